@@ -1,0 +1,214 @@
+// /admin — users, roles, teams, sources, tokens
+import { ROLES } from '@/lib/auth';
+import { pageActor } from '@/lib/auth/guard';
+import { listTeams } from '@/lib/admin/teams';
+import { listUsers } from '@/lib/admin/users';
+import { listTokens } from '@/lib/admin/tokens';
+import { listSources } from '@/lib/sources/list-sources';
+import {
+  createSourceAction,
+  createTeamAction,
+  createTokenAction,
+  createUserAction,
+  revokeTokenAction,
+  updateUserAction,
+} from './actions';
+import { AdminForm } from './forms';
+
+export default async function AdminPage() {
+  const actor = await pageActor('admin.manage');
+  const [users, teams, sources, tokens] = await Promise.all([listUsers(), listTeams(), listSources(actor, 'admin.manage'), listTokens()]);
+  const teamOptions = (
+    <>
+      <option value="">(no team)</option>
+      {teams.map((t) => (
+        <option key={t.id} value={t.name}>
+          {t.name}
+        </option>
+      ))}
+    </>
+  );
+  return (
+    <>
+      <h1>Admin</h1>
+      <h2>Users</h2>
+      <table data-testid="users-table">
+        <thead>
+          <tr>
+            <th>E-mail</th>
+            <th>Role</th>
+            <th>Team</th>
+            <th>Status</th>
+            <th>Change</th>
+          </tr>
+        </thead>
+        <tbody>
+          {users.map((u) => (
+            <tr key={u.id} data-email={u.email}>
+              <td>{u.email}</td>
+              <td>{u.role}</td>
+              <td>{u.team?.name ?? '—'}</td>
+              <td>{u.disabled ? <span className="badge bad">disabled</span> : <span className="badge good">active</span>}</td>
+              <td>
+                <AdminForm action={updateUserAction} submit="Save">
+                  <input type="hidden" name="userId" value={u.id} />
+                  <select name="role" defaultValue={u.role} aria-label="role">
+                    {ROLES.map((r) => (
+                      <option key={r}>{r}</option>
+                    ))}
+                  </select>
+                  <select name="team" defaultValue={u.team?.name ?? ''} aria-label="team">
+                    {teamOptions}
+                  </select>
+                  <select name="disabled" defaultValue={String(u.disabled)} aria-label="status">
+                    <option value="false">active</option>
+                    <option value="true">disabled</option>
+                  </select>
+                </AdminForm>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <div className="card" style={{ marginTop: 12 }}>
+        <AdminForm action={createUserAction} submit="Create user" testId="create-user">
+          <label>
+            E-mail
+            <input name="email" type="email" required />
+          </label>
+          <label>
+            Role
+            <select name="role">
+              {ROLES.map((r) => (
+                <option key={r}>{r}</option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Team
+            <select name="team">{teamOptions}</select>
+          </label>
+          <label>
+            Password
+            <input name="password" type="password" minLength={8} required />
+          </label>
+        </AdminForm>
+      </div>
+
+      <h2>Teams</h2>
+      <p>{teams.map((t) => t.name).join(', ') || 'none yet'}</p>
+      <div className="card">
+        <AdminForm action={createTeamAction} submit="Create team">
+          <label>
+            Name
+            <input name="name" required />
+          </label>
+        </AdminForm>
+      </div>
+
+      <h2>Sources</h2>
+      <table>
+        <thead>
+          <tr>
+            <th>Name</th>
+            <th>Team</th>
+            <th>Kind</th>
+            <th>Max receives</th>
+            <th>Max redrives</th>
+          </tr>
+        </thead>
+        <tbody>
+          {sources.map((s) => (
+            <tr key={s.id}>
+              <td>{s.name}</td>
+              <td>{s.team.name}</td>
+              <td>{s.kind}</td>
+              <td>{s.maxReceives}</td>
+              <td>{s.maxRedrives}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <div className="card" style={{ marginTop: 12 }}>
+        <AdminForm action={createSourceAction} submit="Create source" testId="create-source">
+          <label>
+            Name
+            <input name="name" required pattern="[a-z0-9][a-z0-9._-]{0,62}" />
+          </label>
+          <label>
+            Team
+            <select name="team" required>
+              {teams.map((t) => (
+                <option key={t.id}>{t.name}</option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Kind
+            <select name="kind">
+              <option value="builtin">built-in queue</option>
+              <option value="ingest">ingest API</option>
+            </select>
+          </label>
+        </AdminForm>
+      </div>
+
+      <h2>Tokens</h2>
+      <table>
+        <thead>
+          <tr>
+            <th>Prefix</th>
+            <th>Kind</th>
+            <th>For</th>
+            <th>Created</th>
+            <th></th>
+          </tr>
+        </thead>
+        <tbody>
+          {tokens.map((t) => (
+            <tr key={t.id}>
+              <td>
+                <code>{t.prefix}…</code>
+              </td>
+              <td>{t.kind}</td>
+              <td>{t.source?.name ?? t.user?.email}</td>
+              <td>{t.createdAt.toISOString()}</td>
+              <td>
+                {t.revokedAt ? (
+                  <span className="badge bad">revoked</span>
+                ) : (
+                  <AdminForm action={revokeTokenAction} submit="Revoke">
+                    <input type="hidden" name="tokenId" value={t.id} />
+                  </AdminForm>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <div className="card" style={{ marginTop: 12 }}>
+        <AdminForm action={createTokenAction} submit="Create ingest token">
+          <label>
+            Source
+            <select name="source" required>
+              {sources.map((s) => (
+                <option key={s.id}>{s.name}</option>
+              ))}
+            </select>
+          </label>
+        </AdminForm>
+        <div style={{ height: 8 }} />
+        <AdminForm action={createTokenAction} submit="Create personal token">
+          <label>
+            User
+            <select name="user" required>
+              {users.map((u) => (
+                <option key={u.id}>{u.email}</option>
+              ))}
+            </select>
+          </label>
+        </AdminForm>
+      </div>
+    </>
+  );
+}

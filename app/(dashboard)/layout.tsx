@@ -1,0 +1,35 @@
+import Link from 'next/link';
+import type { ReactNode } from 'react';
+import { can } from '@/lib/auth';
+import { pageActor } from '@/lib/auth/guard';
+import { signOutAction } from './actions';
+
+export const dynamic = 'force-dynamic';
+
+export default async function DashboardLayout({ children }: { children: ReactNode }) {
+  const actor = await pageActor();
+  // Links follow the permission map only for convenience; every page and action checks again.
+  return (
+    <div className="shell">
+      <nav className="nav">
+        <span className="brand">Triage</span>
+        {can(actor.role, 'deadletters.read') ? <Link href="/inbox">Inbox</Link> : null}
+        {can(actor.role, 'deadletters.read') ? <Link href="/sla">SLA board</Link> : null}
+        {can(actor.role, 'audit.read') ? <Link href="/audit">Audit trail</Link> : null}
+        {can(actor.role, 'admin.manage') ? <Link href="/admin">Admin</Link> : null}
+        <div className="who">
+          <div data-testid="whoami">{actor.email}</div>
+          <div className="muted" data-testid="role">
+            {actor.role}
+          </div>
+          <form action={signOutAction}>
+            <button className="secondary" type="submit" style={{ marginTop: 8 }}>
+              Sign out
+            </button>
+          </form>
+        </div>
+      </nav>
+      <main>{children}</main>
+    </div>
+  );
+}

@@ -1,0 +1,13 @@
+import Link from 'next/link';
+
+export default function Forbidden() {
+  return (
+    <div className="center">
+      <div className="card signin">
+        <h1>Not allowed</h1>
+        <p>Your role does not permit this page.</p>
+        <Link href="/">Back to your home</Link>
+      </div>
+    </div>
+  );
+}

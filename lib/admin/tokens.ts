@@ -1,0 +1,54 @@
+import { db } from '@/lib/db';
+import { append } from '@/lib/audit';
+import { auditActor, authorize, isSystem, type Principal } from '@/lib/auth';
+import { newToken } from '@/lib/auth/tokens';
+import { AppError } from '@/lib/errors';
+
+/** Create an ingest token for a source; the token is returned once and only its hash is kept. */
+export async function createIngestToken(actor: Principal, sourceName: string, name?: string) {
+  authorize(actor, 'admin.manage');
+  return db().$transaction(async (tx) => {
+    const source = await tx.source.findUnique({ where: { name: sourceName } });
+    if (!source) throw new AppError('not_found', `No source "${sourceName}"`);
+    const t = newToken('ingest');
+    const row = await tx.apiToken.create({
+      data: { kind: 'ingest', tokenHash: t.hash, prefix: t.prefix, name, sourceId: source.id, createdById: isSystem(actor) ? null : actor.userId },
+    });
+    await append(tx, { actor: auditActor(actor), action: 'token.create', targetType: 'token', targetId: row.id, sourceId: source.id, teamId: source.teamId, after: { kind: 'ingest', prefix: t.prefix } });
+    return { id: row.id, token: t.token, prefix: t.prefix };
+  });
+}
+
+/** A personal API token acts with its user's role, read from the database on each request. */
+export async function createPersonalToken(actor: Principal, email: string, name?: string) {
+  authorize(actor, 'admin.manage');
+  return db().$transaction(async (tx) => {
+    const user = await tx.user.findUnique({ where: { email: email.trim().toLowerCase() } });
+    if (!user) throw new AppError('not_found', `No user ${email}`);
+    const t = newToken('personal');
+    const row = await tx.apiToken.create({
+      data: { kind: 'personal', tokenHash: t.hash, prefix: t.prefix, name, userId: user.id, createdById: isSystem(actor) ? null : actor.userId },
+    });
+    await append(tx, { actor: auditActor(actor), action: 'token.create', targetType: 'token', targetId: row.id, teamId: user.teamId, after: { kind: 'personal', userId: user.id, prefix: t.prefix } });
+    return { id: row.id, token: t.token, prefix: t.prefix };
+  });
+}
+
+export async function revokeToken(actor: Principal, tokenId: string) {
+  authorize(actor, 'admin.manage');
+  return db().$transaction(async (tx) => {
+    const row = await tx.apiToken.findUnique({ where: { id: tokenId } });
+    if (!row) throw new AppError('not_found', 'No such token');
+    if (row.revokedAt) return row;
+    const updated = await tx.apiToken.update({ where: { id: tokenId }, data: { revokedAt: new Date() } });
+    await append(tx, { actor: auditActor(actor), action: 'token.revoke', targetType: 'token', targetId: row.id, sourceId: row.sourceId, after: { prefix: row.prefix } });
+    return updated;
+  });
+}
+
+export function listTokens() {
+  return db().apiToken.findMany({
+    orderBy: { createdAt: 'desc' },
+    select: { id: true, kind: true, prefix: true, name: true, createdAt: true, revokedAt: true, lastUsedAt: true, source: { select: { name: true } }, user: { select: { email: true } } },
+  });
+}

@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { db, type Tx } from '@/lib/db';
+import { append } from '@/lib/audit';
+import { ROLES, auditActor, authorize, type Principal } from '@/lib/auth';
+import { hashPassword } from '@/lib/auth/password';
+import { AppError, unprocessable } from '@/lib/errors';
+
+export const userInput = z.object({
+  email: z.string().trim().toLowerCase().email().max(320),
+  name: z.string().trim().max(200).optional(),
+  role: z.enum(ROLES),
+  team: z.string().trim().min(1).optional(), // team name or id
+  password: z.string().min(8).max(1024).optional(),
+});
+
+async function resolveTeamId(tx: Tx, team: string | undefined | null): Promise<string | null> {
+  if (!team) return null;
+  const isUuid = /^[0-9a-f-]{36}$/i.test(team);
+  const t = await tx.team.findFirst({ where: isUuid ? { OR: [{ id: team }, { name: team }] } : { name: team } });
+  if (!t) throw unprocessable(`No team "${team}"`, { field: 'team' });
+  return t.id;
+}
+
+function teamRequired(role: string, teamId: string | null) {
+  // Team-scoped roles see nothing without a team (DESIGN.md table), so refuse that state.
+  if ((role === 'support' || role === 'lead') && !teamId) {
+    throw unprocessable(`A ${role} must belong to a team`, { field: 'team' });
+  }
+}
+
+export async function createUser(actor: Principal, input: z.input<typeof userInput>) {
+  authorize(actor, 'admin.manage');
+  const data = userInput.parse(input);
+  const passwordHash = data.password ? await hashPassword(data.password) : null;
+  return db().$transaction(async (tx) => {
+    if (await tx.user.findUnique({ where: { email: data.email } })) {
+      throw new AppError('conflict', `A user with e-mail ${data.email} already exists`);
+    }
+    const teamId = await resolveTeamId(tx, data.team);
+    teamRequired(data.role, teamId);
+    const user = await tx.user.create({ data: { email: data.email, name: data.name, role: data.role, teamId, passwordHash } });
+    await append(tx, {
+      actor: auditActor(actor),
+      action: 'user.create',
+      targetType: 'user',
+      targetId: user.id,
+      teamId,
+      after: { email: user.email, role: user.role, teamId },
+    });
+    return user;
+  });
+}
+
+export const userUpdate = z.object({
+  role: z.enum(ROLES).optional(),
+  team: z.string().trim().min(1).nullable().optional(),
+  disabled: z.boolean().optional(),
+  password: z.string().min(8).max(1024).optional(),
+});
+
+export async function updateUser(actor: Principal, userId: string, input: z.input<typeof userUpdate>) {
+  authorize(actor, 'admin.manage');
+  const patch = userUpdate.parse(input);
+  const passwordHash = patch.password ? await hashPassword(patch.password) : undefined;
+  return db().$transaction(async (tx) => {
+    const before = await tx.user.findUnique({ where: { id: userId } });
+    if (!before) throw new AppError('not_found', 'No such user');
+    const teamId = patch.team === undefined ? before.teamId : await resolveTeamId(tx, patch.team);
+    const role = patch.role ?? before.role;
+    teamRequired(role, teamId);
+    const user = await tx.user.update({ where: { id: userId }, data: { role, teamId, disabled: patch.disabled, passwordHash } });
+    // Disabling ends every open session at once, not at cookie expiry.
+    if (patch.disabled) await tx.userSession.updateMany({ where: { userId, revokedAt: null }, data: { revokedAt: new Date() } });
+    await append(tx, {
+      actor: auditActor(actor),
+      action: patch.disabled === true ? 'user.disable' : patch.disabled === false ? 'user.enable' : 'user.update',
+      targetType: 'user',
+      targetId: user.id,
+      teamId,
+      before: { role: before.role, teamId: before.teamId, disabled: before.disabled },
+      after: { role: user.role, teamId: user.teamId, disabled: user.disabled, ...(passwordHash ? { password: 'changed' } : {}) },
+    });
+    return user;
+  });
+}
+
+export function listUsers() {
+  return db().user.findMany({ orderBy: { email: 'asc' }, include: { team: { select: { name: true } } } });
+}
+
+export async function findUserByEmail(email: string) {
+  return db().user.findUnique({ where: { email: email.trim().toLowerCase() } });
+}

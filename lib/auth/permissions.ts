@@ -1,0 +1,41 @@
+// The one permission map (DESIGN.md "Roles and permissions"). Every route handler and server
+// action is checked against it on the server; the security suite generates its matrix from it.
+export const ROLES = ['support', 'lead', 'auditor', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
+
+// 'team': only for sources of the actor's own team; 'all': every team.
+export type Scope = 'team' | 'all';
+
+export const PERMISSIONS = {
+  'deadletters.read': { support: 'team', lead: 'team', auditor: 'all', admin: 'all' },
+  'payload.reveal': { support: 'team', lead: 'team', admin: 'all' },
+  'deadletters.redrive': { support: 'team', lead: 'team', admin: 'all' },
+  'deadletters.archive': { support: 'team', lead: 'team', admin: 'all' },
+  'deadletters.discard': { lead: 'team', admin: 'all' },
+  'redrive.approve': { lead: 'team', admin: 'all' },
+  'sources.policy': { lead: 'team', admin: 'all' },
+  'audit.read': { lead: 'team', auditor: 'all', admin: 'all' },
+  'admin.manage': { admin: 'all' },
+} as const satisfies Record<string, Partial<Record<Role, Scope>>>;
+
+export type Permission = keyof typeof PERMISSIONS;
+
+export function scopeFor(role: Role, permission: Permission): Scope | undefined {
+  return (PERMISSIONS[permission] as Partial<Record<Role, Scope>>)[role];
+}
+
+export function can(role: Role, permission: Permission): boolean {
+  return scopeFor(role, permission) !== undefined;
+}
+
+// Where each role lands after sign-in.
+export const HOME: Record<Role, string> = {
+  support: '/inbox',
+  lead: '/sla',
+  auditor: '/audit',
+  admin: '/admin',
+};
+
+export function isRole(v: unknown): v is Role {
+  return typeof v === 'string' && (ROLES as readonly string[]).includes(v);
+}

@@ -1,0 +1,1 @@
+export function withDefaultUser(url: string): string;

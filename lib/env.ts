@@ -1,0 +1,68 @@
+// The one place that reads process.env (STYLE.md: env read in one place, checked at boot).
+// Defaults make the local demo work with no configuration at all.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { withDefaultUser } from './db-url.mjs';
+
+const schema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  DATABASE_URL: z.string().url().default('postgresql://localhost:5432/triage'),
+  REDIS_URL: z.string().url().default('redis://localhost:6379'),
+  // The app's public origin: links in notifications and the Origin check on cookie mutations.
+  APP_URL: z.string().url().default('http://localhost:3000'),
+  AUTH_SECRET: z.string().min(32).optional(),
+  OIDC_ISSUER: z.string().url().optional(),
+  OIDC_CLIENT_ID: z.string().optional(),
+  OIDC_CLIENT_SECRET: z.string().optional(),
+  OIDC_NAME: z.string().default('Single sign-on'),
+  // Prefix of every BullMQ key; wrap in {braces} to hash-tag queues on Redis Cluster.
+  QUEUE_PREFIX: z.string().default('triage'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // Where local state lives: the generated demo secret, audit checkpoints.
+  TRIAGE_STATE_DIR: z.string().default('.triage'),
+  AUDIT_CHECKPOINT_KEY: z.string().min(16).optional(),
+  // The demo's "deploy handler v2" switch; the admin toggle in settings overrides it.
+  DEMO_HANDLER_VERSION: z.enum(['v1', 'v2']).default('v1'),
+  SIGN_IN_MAX_ATTEMPTS: z.coerce.number().int().positive().default(10),
+  SIGN_IN_WINDOW_SECONDS: z.coerce.number().int().positive().default(300),
+});
+
+export type Env = z.infer<typeof schema> & { AUTH_SECRET: string; AUDIT_CHECKPOINT_KEY: string };
+
+function stateSecret(dir: string, file: string): string {
+  const p = path.resolve(dir, file);
+  if (existsSync(p)) return readFileSync(p, 'utf8').trim();
+  mkdirSync(path.dirname(p), { recursive: true });
+  const secret = randomBytes(32).toString('base64url');
+  writeFileSync(p, secret + '\n', { mode: 0o600, flag: 'wx' });
+  return secret;
+}
+
+function load(): Env {
+  const parsed = schema.safeParse(process.env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid environment:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  // Without configured secrets, one generated on first use is kept under TRIAGE_STATE_DIR (mode
+  // 0600) so the app, workers and CLI of one machine share it across restarts. Several app
+  // instances must be given the same AUTH_SECRET instead.
+  const authSecret = e.AUTH_SECRET ?? stateSecret(e.TRIAGE_STATE_DIR, 'auth-secret');
+  const checkpointKey = e.AUDIT_CHECKPOINT_KEY ?? stateSecret(e.TRIAGE_STATE_DIR, 'audit-checkpoint-key');
+  return { ...e, DATABASE_URL: withDefaultUser(e.DATABASE_URL), AUTH_SECRET: authSecret, AUDIT_CHECKPOINT_KEY: checkpointKey };
+}
+
+let cached: Env | undefined;
+
+export function env(): Env {
+  cached ??= load();
+  return cached;
+}
+
+export function oidcConfigured(): boolean {
+  const e = env();
+  return Boolean(e.OIDC_ISSUER && e.OIDC_CLIENT_ID && e.OIDC_CLIENT_SECRET);
+}

@@ -1,0 +1,33 @@
+// Readiness of what Triage stands on. Redis must not evict keys: BullMQ keeps locks and job state
+// there, and an evicting policy silently loses them.
+import { db } from './db';
+import { redis } from './redis';
+
+export interface Health {
+  ok: boolean;
+  postgres: { ok: boolean; error?: string };
+  redis: { ok: boolean; maxmemoryPolicy?: string; error?: string };
+}
+
+function timeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  return Promise.race([p, new Promise<T>((_, rej) => setTimeout(() => rej(new Error(`no answer in ${ms} ms`)), ms).unref())]);
+}
+
+export async function checkHealth(): Promise<Health> {
+  const [pg, rd] = await Promise.all([
+    timeout(db().$queryRaw`SELECT 1`, 3_000).then(
+      () => ({ ok: true }),
+      (e: Error) => ({ ok: false, error: `Postgres unreachable: ${e.message}` }),
+    ),
+    timeout(redis().config('GET', 'maxmemory-policy') as Promise<string[]>, 3_000).then(
+      (r) => {
+        const policy = r[1];
+        return policy === 'noeviction'
+          ? { ok: true, maxmemoryPolicy: policy }
+          : { ok: false, maxmemoryPolicy: policy, error: `Redis maxmemory-policy is "${policy}"; BullMQ needs "noeviction" or it loses locks and jobs` };
+      },
+      (e: Error) => ({ ok: false, error: `Redis unreachable: ${e.message}` }),
+    ),
+  ]);
+  return { ok: pg.ok && rd.ok, postgres: pg, redis: rd };
+}

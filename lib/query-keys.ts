@@ -1,0 +1,19 @@
+// React Query key factories, one file (STYLE.md pattern 9).
+export const deadLetterKeys = {
+  all: ['dead-letters'] as const,
+  list: (filters: Record<string, unknown>) => [...deadLetterKeys.all, 'list', filters] as const,
+  detail: (id: string) => [...deadLetterKeys.all, 'detail', id] as const,
+};
+
+export const clusterKeys = {
+  all: ['clusters'] as const,
+  list: (filters: Record<string, unknown>) => [...clusterKeys.all, 'list', filters] as const,
+  detail: (id: string) => [...clusterKeys.all, 'detail', id] as const,
+};
+
+export const redriveKeys = {
+  all: ['redrives'] as const,
+  detail: (id: string) => [...redriveKeys.all, 'detail', id] as const,
+};
+
+export const healthKeys = { all: ['health'] as const };

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { HOME, PERMISSIONS, ROLES, can, scopeFor } from '@/lib/auth/permissions';
+
+// DESIGN.md "Roles and permissions", written out once more as the product's promise.
+const TABLE: Record<string, Record<string, string | undefined>> = {
+  'deadletters.read': { support: 'team', lead: 'team', auditor: 'all', admin: 'all' },
+  'payload.reveal': { support: 'team', lead: 'team', admin: 'all' },
+  'deadletters.redrive': { support: 'team', lead: 'team', admin: 'all' },
+  'deadletters.archive': { support: 'team', lead: 'team', admin: 'all' },
+  'deadletters.discard': { lead: 'team', admin: 'all' },
+  'sources.policy': { lead: 'team', admin: 'all' },
+  'audit.read': { lead: 'team', auditor: 'all', admin: 'all' },
+  'admin.manage': { admin: 'all' },
+};
+
+describe('permission map', () => {
+  it.each(Object.keys(TABLE))('%s matches the design table for every role', (perm) => {
+    for (const role of ROLES) expect(scopeFor(role, perm as keyof typeof PERMISSIONS)).toBe(TABLE[perm]![role]);
+  });
+
+  it('auditors change nothing', () => {
+    const mutating = Object.keys(PERMISSIONS).filter((p) => !['deadletters.read', 'audit.read'].includes(p));
+    for (const p of mutating) expect(can('auditor', p as keyof typeof PERMISSIONS)).toBe(false);
+  });
+
+  it('sends each role to its home', () => {
+    expect(HOME).toEqual({ support: '/inbox', lead: '/sla', auditor: '/audit', admin: '/admin' });
+  });
+});
