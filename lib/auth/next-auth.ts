@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { db } from '@/lib/db';
 import { env, oidcConfigured } from '@/lib/env';
 import { verifyPassword } from './password';
-import { clearSignInFailures, signInAllowed } from './rate-limit';
+import { clearSignInFailures, recordSignInFailure, signInAllowed } from './rate-limit';
 import { SESSION_MAX_AGE_SECONDS, closeSession, openSession, recordFailedSignIn } from './sessions';
 
 class RateLimited extends CredentialsSignin {
@@ -27,13 +27,15 @@ function providers(): NextAuthConfig['providers'] {
         const parsed = credentials.safeParse(raw);
         if (!parsed.success) return null;
         const { email, password } = parsed.data;
-        if (!(await signInAllowed(email, clientAddress(request)))) {
+        const ip = clientAddress(request);
+        if (!(await signInAllowed(email, ip))) {
           await recordFailedSignIn(email, 'rate limited');
           throw new RateLimited();
         }
         const user = await db().user.findUnique({ where: { email } });
         const ok = await verifyPassword(password, user?.passwordHash);
         if (!user || !ok || user.disabled) {
+          await recordSignInFailure(email, ip);
           await recordFailedSignIn(email, user?.disabled ? 'disabled' : 'bad credentials');
           return null;
         }

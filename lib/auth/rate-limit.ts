@@ -1,21 +1,25 @@
-// Fixed-window sign-in limiter in Redis, per e-mail and per client address, so guessing a
-// password is slow whichever of the two an attacker varies.
+// Sign-in limiter in Redis: failed attempts per e-mail and per client address in a fixed window,
+// so guessing a password is slow whichever of the two an attacker varies. Successful sign-ins
+// do not count (an office behind one address signs in freely).
 import { redis } from '@/lib/redis';
 import { env } from '@/lib/env';
 
+function keys(email: string, ip: string): string[] {
+  const p = env().QUEUE_PREFIX;
+  return [`${p}:signin-failures:email:${email.toLowerCase()}`, `${p}:signin-failures:ip:${ip}`];
+}
+
 export async function signInAllowed(email: string, ip: string): Promise<boolean> {
-  const { SIGN_IN_MAX_ATTEMPTS: max, SIGN_IN_WINDOW_SECONDS: window, QUEUE_PREFIX } = env();
-  const keys = [`${QUEUE_PREFIX}:signin:email:${email.toLowerCase()}`, `${QUEUE_PREFIX}:signin:ip:${ip}`];
-  const r = redis();
-  const counts = await Promise.all(
-    keys.map(async (k) => {
-      const [[, n]] = (await r.multi().incr(k).expire(k, window, 'NX').exec()) as [[unknown, number], unknown];
-      return n;
-    }),
-  );
-  return counts.every((n) => n <= max);
+  const counts = await redis().mget(...keys(email, ip));
+  return counts.every((n) => Number(n ?? 0) < env().SIGN_IN_MAX_ATTEMPTS);
+}
+
+export async function recordSignInFailure(email: string, ip: string): Promise<void> {
+  const m = redis().multi();
+  for (const k of keys(email, ip)) m.incr(k).expire(k, env().SIGN_IN_WINDOW_SECONDS, 'NX');
+  await m.exec();
 }
 
 export async function clearSignInFailures(email: string): Promise<void> {
-  await redis().del(`${env().QUEUE_PREFIX}:signin:email:${email.toLowerCase()}`);
+  await redis().del(keys(email, 'unused')[0]!);
 }

@@ -30,7 +30,7 @@ test.describe('sign-in and role homes', () => {
     await page.getByLabel('E-mail').fill('support@triage.local');
     await page.getByLabel('Password').fill('not-the-password');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect(page.getByRole('alert')).toHaveText('Wrong e-mail or password.');
+    await expect(page.locator('form').getByRole('alert')).toHaveText('Wrong e-mail or password.');
     await expect(page).toHaveURL(/\/sign-in/);
   });
 
