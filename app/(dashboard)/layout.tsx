@@ -13,8 +13,16 @@ export default async function DashboardLayout({ children }: { children: ReactNod
     <div className="shell">
       <nav className="nav">
         <span className="brand">Triage</span>
-        {can(actor.role, 'deadletters.read') ? <Link href="/inbox">Inbox</Link> : null}
-        {can(actor.role, 'deadletters.read') ? <Link href="/sla">SLA board</Link> : null}
+        {can(actor.role, 'deadletters.read') ? (
+          <>
+            <Link href="/inbox">Inbox</Link>
+            <Link href="/dead-letters">Dead letters</Link>
+            <Link href="/clusters">Clusters</Link>
+            <Link href="/redrives">Redrives</Link>
+            <Link href="/sla">SLA board</Link>
+            <Link href="/alarms">Alarms</Link>
+          </>
+        ) : null}
         {can(actor.role, 'audit.read') ? <Link href="/audit">Audit trail</Link> : null}
         {can(actor.role, 'admin.manage') ? <Link href="/admin">Admin</Link> : null}
         <div className="who">

@@ -66,11 +66,19 @@ export async function freshTestDatabase(baseUrl, label) {
   const template = `triage_test_template`;
   u.pathname = '/' + template;
   const templateUrl = u.toString();
-  // Re-migrating the template is a no-op when it is current, and picks up new migrations.
-  await ensureDatabase(templateUrl);
-  migrate(templateUrl);
   u.pathname = `/triage_test_${label}_${process.pid}_${Date.now().toString(36)}`;
   const url = u.toString();
-  await ensureDatabase(url, { template });
+  // Runs may start side by side: one at a time migrates the template and clones it (a template
+  // cannot be cloned while another session is connected to it).
+  await withAdmin(templateUrl, async (c) => {
+    await c.query('SELECT pg_advisory_lock(72010002)');
+    try {
+      await ensureDatabase(templateUrl);
+      migrate(templateUrl); // a no-op when current; picks up new migrations
+      await c.query(`CREATE DATABASE ${ident(databaseName(url))} TEMPLATE ${ident(template)}`);
+    } finally {
+      await c.query('SELECT pg_advisory_unlock(72010002)');
+    }
+  });
   return url;
 }
