@@ -9,6 +9,9 @@ const securityHeaders = [
 
 const config: NextConfig = {
   poweredByHeader: false,
+  // Lets side-by-side builds (parallel test runs) keep apart; config, like prisma.config.ts, is
+  // read by its tool before the app's env module exists.
+  distDir: process.env.NEXT_DIST_DIR || '.next',
   // Server-only libraries with native or dynamic requires stay out of the bundle.
   serverExternalPackages: ['pino', 'postgres', 'bullmq', 'ioredis', 'pg', '@prisma/adapter-pg', 'prom-client'],
   // Playwright and local users reach `next dev` as 127.0.0.1 too.

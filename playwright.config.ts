@@ -1,5 +1,7 @@
+import { readdirSync } from 'node:fs';
 import { defineConfig } from '@playwright/test';
 
+// Run through `node scripts/e2e.mjs`, which seeds a fresh database and picks the port.
 const PORT = Number(process.env.E2E_PORT ?? 3100);
 const baseURL = `http://127.0.0.1:${PORT}`;
 
@@ -9,26 +11,41 @@ const launchOptions = {
   args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
 };
 
+// Every worker process runs beside the app, as in `npm run demo`; each logs "ready" once started.
+const workers = readdirSync('workers').filter((f) => f.endsWith('.ts') && f !== 'demo.ts');
+
 export default defineConfig({
   testDir: 'test/e2e',
   fullyParallel: false,
   workers: 1,
   retries: 0,
-  timeout: 60_000,
-  expect: { timeout: 10_000 },
+  timeout: 90_000,
+  expect: { timeout: 15_000 },
   reporter: [['list']],
   use: { baseURL, launchOptions, trace: 'off' },
   projects: [
     { name: 'setup', testMatch: /global\.setup\.ts/ },
     { name: 'chromium', dependencies: ['setup'], testIgnore: /global\.setup\.ts/ },
   ],
-  webServer: {
-    command: `node node_modules/next/dist/bin/next start -p ${PORT} -H 127.0.0.1`,
-    url: `${baseURL}/api/health`,
-    reuseExistingServer: false,
-    timeout: 120_000,
-    stdout: 'ignore',
-    stderr: 'pipe',
-    env: { APP_URL: baseURL },
-  },
+  webServer: [
+    {
+      name: 'app',
+      command: `node node_modules/next/dist/bin/next start -p ${PORT} -H 127.0.0.1`,
+      url: `${baseURL}/api/health`,
+      reuseExistingServer: false,
+      timeout: 120_000,
+      stdout: 'ignore',
+      stderr: 'pipe',
+    },
+    ...workers.map((file) => ({
+      name: file.replace(/\.ts$/, ''),
+      command: `node node_modules/tsx/dist/cli.mjs workers/${file}`,
+      wait: { stdout: /"msg":"ready"/ },
+      reuseExistingServer: false,
+      timeout: 60_000,
+      stdout: 'ignore' as const,
+      stderr: 'pipe' as const,
+      gracefulShutdown: { signal: 'SIGTERM' as const, timeout: 5_000 },
+    })),
+  ],
 });

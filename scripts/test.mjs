@@ -2,10 +2,9 @@
 // then browser tests (Playwright on Debian chromium) against a production build of the app.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { dropDatabase, freshTestDatabase, prisma } from './lib/database.mjs';
+import { prisma } from './lib/database.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const baseUrl = process.env.DATABASE_URL ?? 'postgresql://localhost:5432/triage';
 const results = [];
 
 function step(name, cmd, args, env = {}) {
@@ -22,15 +21,7 @@ step('typecheck', process.execPath, ['node_modules/typescript/bin/tsc', '--noEmi
 step('unit + integration (vitest)', process.execPath, ['node_modules/vitest/vitest.mjs', 'run']);
 
 if (process.env.TRIAGE_SKIP_E2E !== '1') {
-  const e2eUrl = await freshTestDatabase(baseUrl, 'e2e');
-  const env = { DATABASE_URL: e2eUrl, QUEUE_PREFIX: `triage-e2e-${process.pid}`, TRIAGE_STATE_DIR: '.triage/e2e', LOG_LEVEL: 'warn' };
-  try {
-    if (step('build (next build)', process.execPath, ['node_modules/next/dist/bin/next', 'build'], { ...env, NODE_ENV: 'production' })) {
-      step('browser (playwright)', process.execPath, ['node_modules/@playwright/test/cli.js', 'test'], env);
-    }
-  } finally {
-    await dropDatabase(e2eUrl);
-  }
+  step('browser (next build + playwright)', process.execPath, ['scripts/e2e.mjs']);
 }
 
 console.log('\n── summary ──');

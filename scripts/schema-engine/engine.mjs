@@ -10,7 +10,6 @@
 // PostgreSQL only.
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { userInfo } from 'node:os';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
@@ -82,7 +81,7 @@ async function serveJsonRpc() {
           const message = `Method not found: ${request.method} (not available in the Wasm schema engine)`;
           return reply({ id, error: { code: -32601, message } });
         }
-        const result = await (await engine)[method](request.params);
+        const result = await call(await engine, method, request.params);
         // `diff` returns its output; the native engine instead asks the CLI to print it (which also
         // makes `migrate diff --output` work, as the CLI captures what it prints).
         if (method === 'diff' && result?.stdout) {
@@ -99,6 +98,23 @@ async function serveJsonRpc() {
   });
   // The CLI ends stdin (and then kills us) when it's done.
   lines.on('close', () => queue.then(() => process.exit(0)));
+}
+
+// evaluateDataLoss and createMigration (`migrate dev`) need the migration history replayed into a
+// shadow database. In the Wasm engine they only get that after a call that opted into a shadow
+// database (devDiagnostic, diagnoseMigrationHistory) and lose it once applyMigrations has applied
+// something (`migrate dev` with pending migrations); then they fail with this message. Make such a
+// call and retry.
+const NO_SHADOW_DB = 'PostgreSQL shadow DB must be provided through an external factory';
+async function call(engine, method, params) {
+  try {
+    return await engine[method](params);
+  } catch (e) {
+    if (!params?.migrationsList || !String(e?.message).includes(NO_SHADOW_DB)) throw e;
+    const { migrationsList, filters } = params;
+    await engine.diagnoseMigrationHistory({ migrationsList, filters, optInToShadowDatabase: true });
+    return await engine[method](params);
+  }
 }
 
 // Shape errors like the native engine's JSON-RPC errors, which the CLI unpacks from `data`.

@@ -1,12 +1,7 @@
-// Seeds the demo data into this run's database and signs each role in once (storage states).
+// Signs each demo user in once and keeps the storage state (scripts/e2e.mjs seeded the data).
 import { test as setup, expect } from '@playwright/test';
-import { execFileSync } from 'node:child_process';
 import { DEMO_PASSWORD, DEMO_USERS } from '../../prisma/seed';
 import { stateFile } from './helpers';
-
-setup('seed demo data', () => {
-  execFileSync(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'prisma/seed.ts'], { stdio: 'inherit' });
-});
 
 for (const u of DEMO_USERS) {
   setup(`sign in ${u.email}`, async ({ page }) => {

@@ -1,0 +1,46 @@
+// Browser tests against a production build: fresh seeded database, its own Redis prefix, a free
+// port, the app and every worker. `node scripts/e2e.mjs [--no-build] [playwright args…]`.
+// NEXT_DIST_DIR lets several checkouts' builds sit side by side (default .next).
+import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { dropDatabase, freshTestDatabase } from './lib/database.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const args = process.argv.slice(2);
+const noBuild = args.includes('--no-build');
+const pwArgs = args.filter((a) => a !== '--no-build');
+
+const freePort = () =>
+  new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+
+const run = (name, argv, env) => {
+  console.log(`── ${name}`);
+  return spawnSync(process.execPath, argv, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } }).status === 0;
+};
+
+const url = await freshTestDatabase(process.env.DATABASE_URL ?? 'postgresql://localhost:5432/triage', 'e2e');
+const port = await freePort();
+const env = {
+  DATABASE_URL: url,
+  QUEUE_PREFIX: `triage-e2e-${process.pid}-${Date.now().toString(36)}`,
+  TRIAGE_STATE_DIR: '.triage/e2e',
+  LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+  E2E_PORT: String(port),
+  APP_URL: `http://127.0.0.1:${port}`,
+};
+let ok = false;
+try {
+  ok =
+    run('seed', ['node_modules/tsx/dist/cli.mjs', 'prisma/seed.ts'], env) &&
+    (noBuild || run('next build', ['node_modules/next/dist/bin/next', 'build'], { ...env, NODE_ENV: 'production' })) &&
+    run('playwright', ['node_modules/@playwright/test/cli.js', 'test', ...pwArgs], env);
+} finally {
+  if (!process.env.TRIAGE_KEEP_TEST_DB) await dropDatabase(url);
+}
+process.exit(ok ? 0 : 1);
