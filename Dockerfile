@@ -1,0 +1,10 @@
+# One image for the app and every worker; docker-compose.yml picks the command.
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NEXT_TELEMETRY_DISABLED=1 CHECKPOINT_DISABLE=1
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY . .
+RUN node scripts/prisma.mjs generate && node node_modules/next/dist/bin/next build
+EXPOSE 3000
+CMD ["node", "node_modules/next/dist/bin/next", "start", "-p", "3000"]
