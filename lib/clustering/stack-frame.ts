@@ -1,0 +1,177 @@
+// The top in-app frame of a stack trace: the innermost frame that is the application's own code,
+// as function and file, never the line (a line moves with every deploy; the function and file name
+// the code site). Library and runtime frames are skipped. Reads JS/Node, JVM (Java, Kotlin, Scala),
+// Python, Go, .NET, Ruby and PHP traces; anything else yields no frame.
+
+export interface StackFrame {
+  fn: string;
+  file: string;
+}
+
+const MAX_STACK_CHARS = 8192;
+
+/** JVM packages that are the platform or well-known libraries, not the application. */
+const JVM_LIBRARY_PREFIXES = [
+  'java.', 'javax.', 'jdk.', 'sun.', 'com.sun.', 'kotlin.', 'kotlinx.', 'scala.', 'groovy.',
+  'jakarta.', 'org.springframework.', 'org.apache.', 'org.hibernate.', 'org.eclipse.', 'org.jboss.',
+  'org.glassfish.', 'org.junit.', 'org.mockito.', 'org.slf4j.', 'ch.qos.', 'io.netty.', 'io.grpc.',
+  'io.micrometer.', 'io.reactivex.', 'io.vertx.', 'reactor.', 'rx.', 'okhttp3.', 'okio.', 'retrofit2.',
+  'com.fasterxml.', 'com.google.', 'com.zaxxer.', 'org.postgresql.', 'com.mysql.', 'org.mariadb.',
+  'software.amazon.', 'com.amazonaws.', 'akka.', 'play.', 'feign.', 'io.opentelemetry.',
+];
+const DOTNET_LIBRARY_PREFIXES = ['System.', 'Microsoft.'];
+
+function isJsLibraryFile(file: string): boolean {
+  return (
+    file.includes('node_modules') ||
+    file.includes('node:') ||
+    file.startsWith('internal/') ||
+    file.includes('<anonymous>') ||
+    file === 'native' ||
+    file.startsWith('bun:') ||
+    file.startsWith('deno:') ||
+    // Core modules of older Node print a bare file name (`events.js:315:20`).
+    !/[/\\]/.test(file)
+  );
+}
+
+const isPythonLibraryFile = (file: string): boolean =>
+  /site-packages|dist-packages|[/\\]lib[/\\]python\d|^<frozen |^<string>$|[/\\]usr[/\\]lib[/\\]/.test(file);
+
+const isGoLibraryFrame = (fn: string, file: string): boolean =>
+  fn.startsWith('runtime.') || fn.startsWith('panic(') || fn.startsWith('testing.') ||
+  /[/\\]pkg[/\\]mod[/\\]|[/\\]go[/\\]src[/\\](runtime|net|sync|reflect|encoding|internal)[/\\]|GOROOT/.test(file);
+
+const isRubyLibraryFile = (file: string): boolean => /[/\\]gems[/\\]|[/\\]lib[/\\]ruby[/\\]|^<internal:/.test(file);
+const isPhpLibraryFile = (file: string): boolean => /[/\\]vendor[/\\]/.test(file);
+
+/** Strips what changes between builds or calls but not between code sites. */
+function normalizeFile(file: string): string {
+  let f = file;
+  if (f.includes('://')) f = f.replace(/^(?:file|webpack(?:-internal)?):\/\/\/?/, '');
+  if (f.includes('?') || f.includes('#')) f = f.replace(/[?#].*$/, '');
+  // Build hashes and chunk numbers (`main.3f9a1c2e.js`, `chunks/8734.js`) change with every build.
+  if (/\d/.test(f)) f = f.replace(/[0-9a-f]{8,}/gi, '<*>').replace(/\d{3,}/g, '<*>');
+  return f;
+}
+
+function normalizeFn(fn: string): string {
+  let f = fn;
+  if (f.startsWith('async ')) f = f.slice(6);
+  if (f.startsWith('new ')) f = f.slice(4);
+  if (f.endsWith(']')) f = f.replace(/\s+\[as [^\]]*\]$/, '');
+  // Lambdas and anonymous classes are numbered by the compiler (`lambda$onMessage$0`, `Foo$1`).
+  if (f.includes('$')) f = f.replace(/\$\d+/g, '$<*>');
+  return f.trim();
+}
+
+const frame = (fn: string, file: string): StackFrame => ({ fn: normalizeFn(fn), file: normalizeFile(file) });
+
+/** Location `path:line:col` or `path:line` → `path`. */
+const stripLineCol = (loc: string): string => loc.replace(/(?::\d+){1,2}$/, '');
+
+function parseAtLine(line: string): StackFrame | null {
+  // Logback and friends append the jar: `Foo.bar(Foo.java:58) ~[app.jar:1.0]`
+  const rest = line.endsWith(']') ? line.replace(/\s+~?\[[^\]]*\]$/, '') : line;
+  // .NET: `Ns.Type.Method(args) in /src/File.cs:line 42`
+  const dotnet = rest.includes(') in ') ? /^([^\s(]+)\(.*\)\s+in\s+(.+?)(?::line \d+)?$/.exec(rest) : null;
+  if (dotnet) {
+    const [, fn = '', file = ''] = dotnet;
+    return DOTNET_LIBRARY_PREFIXES.some((p) => fn.startsWith(p)) ? null : frame(fn, file);
+  }
+  // JVM: `com.acme.Foo.bar(Foo.java:58)`, `java.base/java.lang.Thread.run(Thread.java:1583)`
+  const jvm = /^([\w$.\/<>-]+)\(([^()]*)\)$/.exec(rest);
+  if (jvm && !rest.includes(' ')) {
+    const [, qualified = '', loc = ''] = jvm;
+    // Drop the module or class loader: `java.base/…`, `app//…`.
+    const fn = qualified.replace(/^[\w.@-]*\/\/?/, '');
+    if (JVM_LIBRARY_PREFIXES.some((p) => fn.startsWith(p)) || DOTNET_LIBRARY_PREFIXES.some((p) => fn.startsWith(p))) {
+      return null;
+    }
+    if (loc === 'Native Method' || loc === 'Unknown Source') return null;
+    return frame(fn, loc.replace(/:\d+$/, ''));
+  }
+  // JS: `fn (path:line:col)` or `path:line:col`
+  let fn = '';
+  let loc = rest;
+  const open = rest.lastIndexOf(' (');
+  if (rest.endsWith(')') && open > 0) {
+    fn = rest.slice(0, open);
+    loc = rest.slice(open + 2, -1);
+  }
+  const file = stripLineCol(loc.trim());
+  if (isJsLibraryFile(file)) return null;
+  return frame(fn, file);
+}
+
+/**
+ * The top in-app frame of `stack`, or undefined when it has none (no stack, an unknown format, or
+ * only library and runtime frames).
+ */
+export function topInAppFrame(stack: string | undefined | null): StackFrame | undefined {
+  if (!stack) return undefined;
+  const text = stack.length > MAX_STACK_CHARS ? stack.slice(0, MAX_STACK_CHARS) : stack;
+  let python: StackFrame | undefined;
+  let sawPython = false;
+  // Lines are read one at a time: a JS or JVM trace usually answers on its second line.
+  let lineStart = 0;
+  let nextLine: string | undefined;
+  const readLine = (): string | undefined => {
+    if (nextLine !== undefined) {
+      const line = nextLine;
+      nextLine = undefined;
+      return line;
+    }
+    if (lineStart > text.length) return undefined;
+    let end = text.indexOf('\n', lineStart);
+    if (end < 0) end = text.length;
+    const line = text.slice(lineStart, end);
+    lineStart = end + 1;
+    return line;
+  };
+  const peekLine = (): string | undefined => (nextLine ??= readLine());
+  for (let line = readLine(); line !== undefined; line = readLine()) {
+    const trimmed = line.trim();
+    if (trimmed.length === 0) continue;
+
+    if (trimmed.startsWith('at ')) {
+      const parsed = parseAtLine(trimmed.slice(3).trim());
+      if (parsed) return parsed;
+      continue;
+    }
+    // Python prints the outermost frame first: the innermost in-app frame is the last one.
+    const py = trimmed.startsWith('File "') ? /^File "(.+?)", line \d+(?:, in (.+))?$/.exec(trimmed) : null;
+    if (py) {
+      sawPython = true;
+      const [, file = '', fn = ''] = py;
+      if (!isPythonLibraryFile(file)) python = frame(fn, file);
+      continue;
+    }
+    if (sawPython) continue;
+    // Go: `pkg.(*Type).Method(...)` then `\t/path/file.go:77 +0xa82`
+    if (trimmed.endsWith(')') && !trimmed.startsWith('created by')) {
+      const next = peekLine();
+      if (next !== undefined && /^\s+\S+\.go:\d+/.test(next)) {
+        readLine();
+        const fn = trimmed.replace(/\([^()]*\)$/, '');
+        const file = next.trim().replace(/:\d+.*$/, '');
+        if (!isGoLibraryFrame(fn, file)) return frame(fn, file);
+        continue;
+      }
+    }
+    // Ruby: `app/models/user.rb:12:in 'save'` (or `from …`)
+    const rb = trimmed.includes(':in ') ? /^(?:from\s+)?(.+?):\d+:in [`'](.+)'$/.exec(trimmed) : null;
+    if (rb) {
+      const [, file = '', fn = ''] = rb;
+      if (!isRubyLibraryFile(file)) return frame(fn, file);
+      continue;
+    }
+    // PHP: `#0 /app/src/Foo.php(12): App\Foo->bar()`
+    const php = trimmed.startsWith('#') ? /^#\d+\s+(.+?)\(\d+\):\s+(.+?)\(/.exec(trimmed) : null;
+    if (php) {
+      const [, file = '', fn = ''] = php;
+      if (!isPhpLibraryFile(file)) return frame(fn, file);
+    }
+  }
+  return python;
+}
