@@ -23,8 +23,14 @@ const schema = z.object({
   // Where local state lives: the generated demo secret, audit checkpoints.
   TRIAGE_STATE_DIR: z.string().default('.triage'),
   AUDIT_CHECKPOINT_KEY: z.string().min(16).optional(),
+  // Signed audit checkpoints (NDJSON); default TRIAGE_STATE_DIR/audit-checkpoints.ndjson. Point it at
+  // storage the database's administrators cannot rewrite, or a cut tail goes unnoticed.
+  AUDIT_CHECKPOINT_FILE: z.string().min(1).optional(),
   // The demo's "deploy handler v2" switch; the admin toggle in settings overrides it.
   DEMO_HANDLER_VERSION: z.enum(['v1', 'v2']).default('v1'),
+  // The consumer worker: messages handled at once per source, and how often it looks for new sources.
+  CONSUMER_CONCURRENCY: z.coerce.number().int().positive().default(10),
+  CONSUMER_DISCOVERY_MS: z.coerce.number().int().positive().default(5_000),
   SIGN_IN_MAX_ATTEMPTS: z.coerce.number().int().positive().default(10),
   SIGN_IN_WINDOW_SECONDS: z.coerce.number().int().positive().default(300),
 });

@@ -14,6 +14,8 @@ export const clusterKeys = {
 export const redriveKeys = {
   all: ['redrives'] as const,
   detail: (id: string) => [...redriveKeys.all, 'detail', id] as const,
+  series: (id: string) => [...redriveKeys.all, 'series', id] as const,
+  preview: (selection: unknown) => [...redriveKeys.all, 'preview', selection] as const,
 };
 
 export const healthKeys = { all: ['health'] as const };

@@ -18,8 +18,9 @@ export const DEMO_USERS = [
 
 export const DEMO_SOURCES = [
   { name: 'orders', team: 'commerce', kind: 'builtin', description: 'Order events; v1 of the handler rejects the unknown field "gift"' },
-  { name: 'notifications', team: 'commerce', kind: 'builtin', description: 'Member notifications; some members do not exist' },
-  { name: 'payments', team: 'finance', kind: 'builtin', description: 'Payment captures; the downstream has outages' },
+  // Demo-sized retry policies, so a missing member or a gateway outage is parked within seconds.
+  { name: 'notifications', team: 'commerce', kind: 'builtin', description: 'Member notifications; some members do not exist', maxReceives: 3, backoffBaseMs: 200 },
+  { name: 'payments', team: 'finance', kind: 'builtin', description: 'Payment captures; the downstream has outages', maxReceives: 4, backoffBaseMs: 250 },
   { name: 'partner-webhooks', team: 'finance', kind: 'ingest', description: 'Dead letters forwarded by a partner system through the ingest API' },
 ] as const;
 

@@ -8,7 +8,12 @@ import { createTeam } from '@/lib/admin/teams';
 import { createUser, findUserByEmail, updateUser } from '@/lib/admin/users';
 import { createIngestToken, createPersonalToken } from '@/lib/admin/tokens';
 import { createSource } from '@/lib/sources/create-source';
+import { updateSourcePolicy, type PolicyInput } from '@/lib/sources/update-policy';
+import { parseDuration } from '@/lib/sla/duration';
+import { verifyChain, writeCheckpoint } from '@/lib/audit';
 import { closeDb } from '@/lib/db';
+import { deployDemoHandler, produceDemoBatch } from '@/lib/demo';
+import { closeQueues } from '@/lib/queue';
 import { AppError } from '@/lib/errors';
 
 const USAGE = `usage: triage <command> [--json]
@@ -16,8 +21,15 @@ const USAGE = `usage: triage <command> [--json]
   user create --email E --role support|lead|auditor|admin [--team T] [--password P]
   user update --email E [--role R] [--team T] [--disabled true|false] [--password P]
   source create --name N --team T [--kind builtin|ingest]
+  source update --name N [--retention 14d] [--deadline 7d] [--max-receives N] [--visibility-timeout 30s]
+                [--max-redrives N] [--approval-threshold N]   (durations: 14d, 36h, 90m, 45s or seconds)
+                [--redrive-url URL] [--redrive-secret S]   (where an ingest source is redriven; "" clears)
   token create --source N        (prints an ingest token once)
-  token create --user E          (a personal API token acting with that user's role)`;
+  token create --user E          (a personal API token acting with that user's role)
+  audit verify                   (recompute the hash chain, hold it to the signed checkpoints; exit 1 if broken)
+  audit checkpoint               (verify what is new since the last checkpoint and sign the chain head)
+  demo deploy v1|v2              (the demo's orders handler version; v2 accepts unknown fields)
+  demo produce [--orders N] [--payments N] [--notifications N] [--outage SECONDS]`;
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
@@ -31,6 +43,18 @@ const { positionals, values } = parseArgs({
     source: { type: 'string' },
     user: { type: 'string' },
     disabled: { type: 'string' },
+    retention: { type: 'string' },
+    deadline: { type: 'string' },
+    'max-receives': { type: 'string' },
+    'visibility-timeout': { type: 'string' },
+    'max-redrives': { type: 'string' },
+    'approval-threshold': { type: 'string' },
+    orders: { type: 'string' },
+    payments: { type: 'string' },
+    notifications: { type: 'string' },
+    outage: { type: 'string' },
+    'redrive-url': { type: 'string' },
+    'redrive-secret': { type: 'string' },
     json: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -79,6 +103,29 @@ async function main(): Promise<void> {
       const s = await createSource(actor, { name: need(values.name, 'name'), team: need(values.team, 'team'), kind: (values.kind ?? 'builtin') as never });
       return out(`source ${s.name} (${s.id})`, { id: s.id, name: s.name, kind: s.kind });
     }
+    case 'source update': {
+      const seconds = (v: string | undefined, flag: string) => {
+        if (v === undefined) return undefined;
+        const s = parseDuration(v);
+        if (s === undefined) throw new AppError('bad_request', `--${flag} takes a duration like 14d, 36h, 90m, 45s`);
+        return s;
+      };
+      const int = (v: string | undefined) => (v === undefined ? undefined : Number(v));
+      const visibility = seconds(values['visibility-timeout'], 'visibility-timeout');
+      const patch: PolicyInput = {
+        retentionSeconds: seconds(values.retention, 'retention'),
+        ageDeadlineSeconds: seconds(values.deadline, 'deadline'),
+        maxReceives: int(values['max-receives']),
+        visibilityTimeoutMs: visibility === undefined ? undefined : visibility * 1000,
+        maxRedrives: int(values['max-redrives']),
+        approvalThreshold: int(values['approval-threshold']),
+        redriveUrl: values['redrive-url'] === undefined ? undefined : values['redrive-url'] || null,
+        redriveSecret: values['redrive-secret'] === undefined ? undefined : values['redrive-secret'] || null,
+      };
+      const r = await updateSourcePolicy(actor, need(values.name, 'name'), Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)));
+      const warnings = r.warnings.map((w) => `\nwarning: ${w.message}`).join('');
+      return out(`source ${r.source.name} policy saved${warnings}`, { ...r.source, warnings: r.warnings });
+    }
     case 'token create': {
       if (values.source) {
         const t = await createIngestToken(actor, values.source);
@@ -89,6 +136,38 @@ async function main(): Promise<void> {
         return out(t.token, { token: t.token, id: t.id });
       }
       throw new AppError('bad_request', 'token create needs --source N or --user E');
+    }
+    case 'audit verify': {
+      const r = await verifyChain();
+      if (!r.ok) process.exitCode = 1;
+      return out(r.ok ? `ok: ${r.checked} events intact` : `BROKEN at #${r.firstBrokenId}: ${r.problem} (${r.checked} checked before it)`, { ...r });
+    }
+    case 'audit checkpoint': {
+      const r = await writeCheckpoint();
+      if (!r.verify.ok) process.exitCode = 1;
+      const human = !r.verify.ok
+        ? `BROKEN at #${r.verify.firstBrokenId}: ${r.verify.problem}; no checkpoint written`
+        : r.written
+          ? `checkpoint #${r.checkpoint!.headId} (${r.checkpoint!.count} events) written`
+          : `no new events since checkpoint #${r.checkpoint?.headId ?? '-'}`;
+      return out(human, { written: r.written, checkpoint: r.checkpoint ?? null, ok: r.verify.ok, problem: r.verify.problem ?? null });
+    }
+    case 'demo deploy': {
+      if (!positionals[2]) throw new AppError('bad_request', 'demo deploy needs a version: v1 or v2');
+      const d = await deployDemoHandler(actor, positionals[2]);
+      return out(`demo handler ${d.before} → ${d.after}`, d);
+    }
+    case 'demo produce': {
+      const count = (v: string | undefined) => (v === undefined ? undefined : Number(v));
+      const b = await produceDemoBatch({
+        orders: count(values.orders),
+        payments: count(values.payments),
+        notifications: count(values.notifications),
+        paymentsOutageSeconds: count(values.outage),
+      });
+      await closeQueues();
+      const sent = { orders: b.orders.messageIds.length, payments: b.payments.messageIds.length, notifications: b.notifications.messageIds.length };
+      return out(`sent ${sent.orders} orders, ${sent.payments} payments, ${sent.notifications} notifications`, { ...b, sent });
     }
     default:
       throw new AppError('bad_request', `unknown command "${positionals.join(' ')}"\n${USAGE}`);

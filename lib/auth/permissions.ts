@@ -14,6 +14,8 @@ export const PERMISSIONS = {
   'deadletters.discard': { lead: 'team', admin: 'all' },
   'redrive.approve': { lead: 'team', admin: 'all' },
   'sources.policy': { lead: 'team', admin: 'all' },
+  // Merging two clusters into one (kept as an alias) is a lead's call: it changes what support sees as one cause.
+  'clusters.merge': { lead: 'team', admin: 'all' },
   'audit.read': { lead: 'team', auditor: 'all', admin: 'all' },
   'admin.manage': { admin: 'all' },
 } as const satisfies Record<string, Partial<Record<Role, Scope>>>;

@@ -2,9 +2,21 @@
 // ingest API. Idempotent on (source, message id, generation): a retried write creates nothing new
 // and says so. Each dead letter is fingerprinted and counted into its cluster in the same
 // transaction, so cluster counts are kept, never recounted.
+//
+// Small writes (the runtime's one at a time) are one multi-row INSERT. Batches are COPYed straight
+// into dead_letters (ids drawn from the sequence first) inside a savepoint: the common case, all new,
+// at raw COPY speed. A batch that repeats a stored message id (a forwarder's retry) makes that COPY
+// fail on the unique key; it is then COPYed into a per-connection temp table and moved with one
+// INSERT … SELECT … ON CONFLICT DO NOTHING, which sorts out what is new.
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type postgres from 'postgres';
-import { fingerprint } from '@/lib/clustering';
+import { fingerprint, type Fingerprint } from '@/lib/clustering';
+import { postgresQuery } from '@/lib/clustering/absorb-clusters';
+import { clusterShape } from '@/lib/clustering/cluster-shape';
+import { lockClustersFollowingMerges } from '@/lib/clustering/follow-merges';
+import { mergeNewClusters } from '@/lib/clustering/merge-new-clusters';
 import { sql as pg } from '@/lib/db';
 
 export const DEAD_LETTER_REASONS = ['MaxReceives', 'Rejected', 'Expired', 'KeyParked', 'RedriveLoop', 'Manual'] as const;
@@ -44,6 +56,8 @@ export interface NewDeadLetter {
   partition?: number | null;
   offset?: bigint | number | null;
   failureHistory?: FailureEntry[];
+  /** The whole payload is sensitive: masked for everyone until revealed (see lib/deadletters/sensitive.ts). */
+  sensitive?: boolean;
 }
 
 export interface SourcePolicy {
@@ -61,12 +75,17 @@ export interface RecordedDeadLetter {
 export const MAX_STACK_CHARS = 8_000;
 export const MAX_ERROR_MESSAGE_CHARS = 4_000;
 const PAYLOAD_TEXT_CHARS = 4_096;
+/** From this many rows on, COPY through the temp table beats one multi-row INSERT. */
+const COPY_THRESHOLD = 64;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Searchable text of a payload: its first few KiB when valid UTF-8 (NUL is not storable in text). */
 export function payloadText(payload: Uint8Array): string | null {
+  // Cut the window at a character boundary, so a character straddling it is not "invalid UTF-8".
+  let end = Math.min(payload.byteLength, PAYLOAD_TEXT_CHARS * 4);
+  if (end < payload.byteLength) while (end > 0 && (payload[end]! & 0xc0) === 0x80) end--;
   try {
-    return utf8.decode(payload.subarray(0, PAYLOAD_TEXT_CHARS * 4)).slice(0, PAYLOAD_TEXT_CHARS).replaceAll('\u0000', '');
+    return utf8.decode(payload.subarray(0, end)).slice(0, PAYLOAD_TEXT_CHARS).replaceAll('\u0000', '');
   } catch {
     return null;
   }
@@ -76,8 +95,12 @@ export function sha256Hex(payload: Uint8Array): string {
   return createHash('sha256').update(payload).digest('hex');
 }
 
+// Postgres text and jsonb refuse NUL and lone UTF-16 surrogates; metadata is cleaned, never refused,
+// because the runtime must be able to park anything (the ingest API refuses such input up front).
+const wellFormed = (s: string) => (s as unknown as { toWellFormed(): string }).toWellFormed();
+const clean = (s: string | null | undefined) => (s == null ? null : wellFormed(s.includes('\u0000') ? s.replaceAll('\u0000', '') : s));
 const truncate = (s: string | null | undefined, n: number) => (s == null ? null : s.length > n ? s.slice(0, n) : s);
-const noNul = (s: string | null) => (s == null ? null : s.replaceAll('\u0000', ''));
+const cleanJson = (_k: string, v: unknown) => (typeof v === 'string' ? clean(v) : v);
 
 /** The stricter of the two retention clocks (dead-letter time and original enqueue time). */
 export function expiryOf(deadAt: Date, enqueuedAt: Date | null | undefined, retentionSeconds: number): Date {
@@ -87,19 +110,23 @@ export function expiryOf(deadAt: Date, enqueuedAt: Date | null | undefined, rete
 
 type Row = ReturnType<typeof toRow>;
 
-function toRow(source: SourcePolicy, d: NewDeadLetter, now: Date) {
+function toRow(source: SourcePolicy, d: NewDeadLetter, now: Date, fingerprints: Map<string, Fingerprint>) {
   const deadAt = d.deadAt ?? now;
-  const errorMessage = noNul(truncate(d.errorMessage, MAX_ERROR_MESSAGE_CHARS));
-  const errorStack = noNul(truncate(d.errorStack, MAX_STACK_CHARS));
-  const errorType = noNul(d.errorType ?? null);
-  const fp = fingerprint({ type: errorType ?? d.reason, message: errorMessage ?? '', stack: errorStack });
+  const errorMessage = clean(truncate(d.errorMessage, MAX_ERROR_MESSAGE_CHARS));
+  const errorStack = clean(truncate(d.errorStack, MAX_STACK_CHARS));
+  const errorType = clean(d.errorType);
+  // A batch usually repeats a handful of causes: fingerprint each distinct one once.
+  const fpInput = { type: errorType ?? d.reason, message: errorMessage ?? '', stack: errorStack };
+  const fpKey = `${fpInput.type}\u0001${fpInput.message}\u0001${fpInput.stack ?? ''}`;
+  let fp = fingerprints.get(fpKey);
+  if (!fp) fingerprints.set(fpKey, (fp = fingerprint(fpInput)));
   const lastFailedAt = d.lastFailedAt ?? deadAt;
   return {
     source_id: source.id,
-    message_id: d.messageId,
+    message_id: wellFormed(d.messageId),
     generation: d.generation ?? 0,
-    idempotency_key: d.idempotencyKey ?? null,
-    ordering_key: d.orderingKey ?? null,
+    idempotency_key: clean(d.idempotencyKey),
+    ordering_key: clean(d.orderingKey),
     reason: d.reason,
     error_type: errorType,
     error_message: errorMessage,
@@ -110,24 +137,25 @@ function toRow(source: SourcePolicy, d: NewDeadLetter, now: Date) {
     first_failed_at: d.firstFailedAt ?? lastFailedAt,
     last_failed_at: lastFailedAt,
     dead_at: deadAt,
-    consumer_name: d.consumerName ?? null,
-    consumer_version: d.consumerVersion ?? null,
-    correlation_id: d.correlationId ?? null,
+    consumer_name: clean(d.consumerName),
+    consumer_version: clean(d.consumerVersion),
+    correlation_id: clean(d.correlationId),
     partition: d.partition ?? null,
     offset: d.offset == null ? null : BigInt(d.offset),
     payload: Buffer.from(d.payload.buffer, d.payload.byteOffset, d.payload.byteLength),
     payload_size: d.payload.byteLength,
     payload_sha256: sha256Hex(d.payload),
-    content_type: d.contentType ?? null,
+    content_type: clean(d.contentType),
     payload_text: payloadText(d.payload),
-    headers: d.headers ?? {},
-    failure_history: d.failureHistory ?? [
-      { reason: d.reason, errorType, errorMessage, count: 1, firstAt: lastFailedAt.toISOString(), lastAt: lastFailedAt.toISOString() },
-    ],
+    headers: JSON.parse(JSON.stringify(d.headers ?? {}, cleanJson)) as Record<string, unknown>,
+    failure_history: d.failureHistory
+      ? (JSON.parse(JSON.stringify(d.failureHistory, cleanJson)) as FailureEntry[])
+      : [{ reason: d.reason, errorType, errorMessage, count: 1, firstAt: lastFailedAt.toISOString(), lastAt: lastFailedAt.toISOString() }],
     fingerprint: fp.key,
     cluster_id: null as string | null,
     status: 'open',
     expires_at: expiryOf(deadAt, d.enqueuedAt, source.retentionSeconds),
+    sensitive: d.sensitive ?? false,
     // kept beside the row for the cluster upsert, not inserted
     _template: fp.template,
     _frame: fp.topFrame ? `${fp.topFrame.fn} (${fp.topFrame.file})` : null,
@@ -139,13 +167,79 @@ const COLUMNS = [
   'error_stack', 'receive_count', 'redrive_count', 'enqueued_at', 'first_failed_at', 'last_failed_at', 'dead_at',
   'consumer_name', 'consumer_version', 'correlation_id', 'partition', 'offset', 'payload', 'payload_size',
   'payload_sha256', 'content_type', 'payload_text', 'headers', 'failure_history', 'fingerprint', 'cluster_id', 'status',
-  'expires_at',
+  'expires_at', 'sensitive',
 ] as const;
+
+const COLUMN_LIST = COLUMNS.map((c) => `"${c}"`).join(', ');
+// Same column types as dead_letters and no constraints; ON COMMIT DELETE ROWS empties it for the
+// next batch on this connection.
+const CREATE_INCOMING = `CREATE TEMP TABLE IF NOT EXISTS dead_letters_incoming ON COMMIT DELETE ROWS AS
+  SELECT 0::int AS ord, ${COLUMN_LIST} FROM dead_letters WITH NO DATA`;
+const COPY_INCOMING = `COPY dead_letters_incoming (ord, ${COLUMN_LIST}) FROM STDIN`;
+const COPY_DIRECT = `COPY dead_letters (id, ${COLUMN_LIST}) FROM STDIN`;
+const UNIQUE_VIOLATION = '23505';
+// ORDER BY ord: the first occurrence of a message id repeated within one batch is the one stored.
+const INSERT_INCOMING = `INSERT INTO dead_letters (${COLUMN_LIST}) SELECT ${COLUMN_LIST} FROM dead_letters_incoming ORDER BY ord
+  ON CONFLICT (source_id, message_id, generation) DO NOTHING RETURNING id, message_id, generation`;
+
+/** One field in COPY's text format. */
+function copyField(v: unknown): string {
+  if (v === null || v === undefined) return '\\N';
+  if (v instanceof Date) return v.toISOString();
+  if (Buffer.isBuffer(v)) return '\\\\x' + v.toString('hex');
+  if (typeof v === 'boolean') return v ? 't' : 'f';
+  const s = typeof v === 'object' ? JSON.stringify(v) : String(v);
+  return /[\\\n\r\t]/.test(s) ? s.replace(/[\\\n\r\t]/g, (c) => COPY_ESCAPES[c]!) : s;
+}
+const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/** COPY text of the rows, each led by `first(i)` (its id, or its position for the temp table). */
+function* copyLines(rows: Row[], first: (i: number) => string): Generator<string> {
+  // About 1 MiB per chunk: few writes, bounded memory for batches of large payloads.
+  let chunk = '';
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i]!;
+    let line = first(i);
+    for (const c of COLUMNS) line += '\t' + copyField(r[c]);
+    chunk += line + '\n';
+    if (chunk.length >= 1 << 20) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  if (chunk) yield chunk;
+}
+
+type Inserted = { id: bigint; message_id: string; generation: number };
+
+async function insertRows(tx: postgres.TransactionSql, rows: Row[]): Promise<Inserted[]> {
+  if (rows.length >= COPY_THRESHOLD) {
+    const ids = await tx<{ id: bigint }[]>`
+      SELECT nextval(pg_get_serial_sequence('dead_letters', 'id')) AS id FROM generate_series(1, ${rows.length})`;
+    try {
+      await tx.savepoint(async (sp) => {
+        await pipeline(Readable.from(copyLines(rows, (i) => ids[i]!.id.toString())), await sp.unsafe(COPY_DIRECT).writable());
+      });
+      return rows.map((r, i) => ({ id: ids[i]!.id, message_id: r.message_id, generation: r.generation }));
+    } catch (e) {
+      if ((e as { code?: string }).code !== UNIQUE_VIOLATION) throw e;
+    }
+    await tx.unsafe(CREATE_INCOMING);
+    await pipeline(Readable.from(copyLines(rows, String)), await tx.unsafe(COPY_INCOMING).writable());
+    return [...(await tx.unsafe<Inserted[]>(INSERT_INCOMING))];
+  }
+  const inserted = await tx<Inserted[]>`
+    INSERT INTO dead_letters ${tx(rows as unknown as Record<string, postgres.ParameterOrJSON<never>>[], ...COLUMNS)}
+    ON CONFLICT (source_id, message_id, generation) DO NOTHING
+    RETURNING id, message_id, generation`;
+  return [...inserted];
+}
 
 /** Upsert the clusters of these rows and set each row's cluster_id (following merge aliases). */
 async function assignClusters(tx: postgres.TransactionSql, rows: Row[]): Promise<void> {
   const byFp = new Map<string, Row>();
   for (const r of rows) if (!byFp.has(r.fingerprint)) byFp.set(r.fingerprint, r);
+  // Sorted: concurrent batches take the unique-index locks of new clusters in the same order.
   const fresh = [...byFp.values()]
     .sort((a, b) => (a.fingerprint < b.fingerprint ? -1 : 1))
     .map((r) => ({
@@ -153,19 +247,26 @@ async function assignClusters(tx: postgres.TransactionSql, rows: Row[]): Promise
       template: r._template,
       error_type: r.error_type ?? r.reason,
       top_frame: r._frame,
+      shape: clusterShape(r.error_type ?? r.reason, r._frame),
       first_seen: r.dead_at,
       last_seen: r.dead_at,
     }));
-  await tx`INSERT INTO clusters ${tx(fresh, 'fingerprint', 'template', 'error_type', 'top_frame', 'first_seen', 'last_seen')}
-           ON CONFLICT (fingerprint) DO NOTHING`;
+  const created = (await tx`
+    INSERT INTO clusters ${tx(fresh, 'fingerprint', 'template', 'error_type', 'top_frame', 'shape', 'first_seen', 'last_seen')}
+    ON CONFLICT (fingerprint) DO NOTHING RETURNING id, template, shape`) as unknown as { id: string; template: string; shape: string }[];
+  // New fingerprints are rare: only then does the second stage look for kin to merge with.
+  if (created.length) await mergeNewClusters(postgresQuery(tx), [...created]);
   const found = await tx<{ fingerprint: string; id: string; merged_into_id: string | null }[]>`
     SELECT fingerprint, id, merged_into_id FROM clusters WHERE fingerprint IN ${tx([...byFp.keys()])}`;
   const resolved = new Map(found.map((c) => [c.fingerprint, c.merged_into_id ?? c.id]));
   for (const r of rows) r.cluster_id = resolved.get(r.fingerprint) ?? null;
 }
 
-/** Count newly created dead letters into their clusters and per-source splits. */
+/** Count newly created dead letters into their clusters, per-source splits and hours: four statements per batch. */
 async function countIntoClusters(tx: postgres.TransactionSql, created: Row[]): Promise<void> {
+  // A fixed lock order (by cluster id) keeps concurrent batches, and closeDeadLetters, from deadlocking;
+  // a merge that committed since assignClusters is followed here.
+  await lockClustersFollowingMerges(tx, created);
   const agg = new Map<string, { cluster_id: string; source_id: string; n: number; first: Date; last: Date }>();
   for (const r of created) {
     if (!r.cluster_id) continue;
@@ -177,19 +278,50 @@ async function countIntoClusters(tx: postgres.TransactionSql, created: Row[]): P
       if (r.dead_at > a.last) a.last = r.dead_at;
     } else agg.set(k, { cluster_id: r.cluster_id, source_id: r.source_id, n: 1, first: r.dead_at, last: r.dead_at });
   }
-  // A fixed lock order (by cluster id) keeps concurrent batches from deadlocking.
-  const groups = [...agg.values()].sort((a, b) => (a.cluster_id + a.source_id < b.cluster_id + b.source_id ? -1 : 1));
-  for (const g of groups) {
-    await tx`UPDATE clusters SET count = count + ${g.n}, open_count = open_count + ${g.n},
-               first_seen = LEAST(first_seen, ${g.first}), last_seen = GREATEST(last_seen, ${g.last})
-             WHERE id = ${g.cluster_id}`;
-    await tx`INSERT INTO cluster_sources (cluster_id, source_id, count, open_count, first_seen, last_seen)
-             VALUES (${g.cluster_id}, ${g.source_id}, ${g.n}, ${g.n}, ${g.first}, ${g.last})
-             ON CONFLICT (cluster_id, source_id) DO UPDATE SET count = cluster_sources.count + EXCLUDED.count,
-               open_count = cluster_sources.open_count + EXCLUDED.open_count,
-               first_seen = LEAST(cluster_sources.first_seen, EXCLUDED.first_seen),
-               last_seen = GREATEST(cluster_sources.last_seen, EXCLUDED.last_seen)`;
+  if (agg.size === 0) return;
+  const hours = new Map<string, { cluster_id: string; source_id: string; hour: string; n: number }>();
+  for (const r of created) {
+    if (!r.cluster_id) continue;
+    const hour = new Date(Math.floor(r.dead_at.getTime() / 3_600_000) * 3_600_000).toISOString();
+    const k = `${r.cluster_id}|${r.source_id}|${hour}`;
+    const h = hours.get(k);
+    if (h) h.n++;
+    else hours.set(k, { cluster_id: r.cluster_id, source_id: r.source_id, hour, n: 1 });
   }
+  const groups = [...agg.values()].sort((a, b) => (a.cluster_id + a.source_id < b.cluster_id + b.source_id ? -1 : 1));
+  const perCluster = new Map<string, { n: number; first: Date; last: Date }>();
+  for (const g of groups) {
+    const c = perCluster.get(g.cluster_id);
+    if (!c) perCluster.set(g.cluster_id, { n: g.n, first: g.first, last: g.last });
+    else {
+      c.n += g.n;
+      if (g.first < c.first) c.first = g.first;
+      if (g.last > c.last) c.last = g.last;
+    }
+  }
+  const clusterIds = [...perCluster.keys()];
+  const clusters = [...perCluster.values()];
+  await tx`UPDATE clusters c SET count = c.count + v.n, open_count = c.open_count + v.n,
+             first_seen = LEAST(c.first_seen, v.first), last_seen = GREATEST(c.last_seen, v.last)
+           FROM unnest(${clusterIds}::uuid[], ${clusters.map((c) => c.n)}::int[],
+                       ${clusters.map((c) => c.first.toISOString())}::timestamptz[], ${clusters.map((c) => c.last.toISOString())}::timestamptz[])
+                AS v(id, n, first, last)
+           WHERE c.id = v.id`;
+  await tx`INSERT INTO cluster_sources (cluster_id, source_id, count, open_count, first_seen, last_seen)
+           SELECT v.cluster_id, v.source_id, v.n, v.n, v.first, v.last
+           FROM unnest(${groups.map((g) => g.cluster_id)}::uuid[], ${groups.map((g) => g.source_id)}::uuid[], ${groups.map((g) => g.n)}::int[],
+                       ${groups.map((g) => g.first.toISOString())}::timestamptz[], ${groups.map((g) => g.last.toISOString())}::timestamptz[])
+                AS v(cluster_id, source_id, n, first, last)
+           ORDER BY v.cluster_id, v.source_id
+           ON CONFLICT (cluster_id, source_id) DO UPDATE SET count = cluster_sources.count + EXCLUDED.count,
+             open_count = cluster_sources.open_count + EXCLUDED.open_count,
+             first_seen = LEAST(cluster_sources.first_seen, EXCLUDED.first_seen),
+             last_seen = GREATEST(cluster_sources.last_seen, EXCLUDED.last_seen)`;
+  const perHour = [...hours.values()].sort((a, b) => (a.cluster_id + a.source_id + a.hour < b.cluster_id + b.source_id + b.hour ? -1 : 1));
+  await tx`INSERT INTO cluster_hours (cluster_id, source_id, hour, count)
+           SELECT * FROM unnest(${perHour.map((h) => h.cluster_id)}::uuid[], ${perHour.map((h) => h.source_id)}::uuid[],
+                                ${perHour.map((h) => h.hour)}::timestamptz[], ${perHour.map((h) => h.n)}::int[])
+           ON CONFLICT (cluster_id, source_id, hour) DO UPDATE SET count = cluster_hours.count + EXCLUDED.count`;
 }
 
 /**
@@ -203,21 +335,15 @@ export async function recordDeadLetters(
 ): Promise<RecordedDeadLetter[]> {
   if (deadLetters.length === 0) return [];
   const now = opts.now ?? new Date();
-  const rows = deadLetters.map((d) => toRow(source, d, now));
+  const fingerprints = new Map<string, Fingerprint>();
+  const rows = deadLetters.map((d) => toRow(source, d, now, fingerprints));
   const sql = opts.sql ?? pg();
   return sql.begin(async (tx) => {
     await assignClusters(tx, rows);
-    const inserted: { id: bigint; message_id: string; generation: number }[] = [];
-    // Stay well under Postgres's 65,535 bind parameters per statement.
-    for (let i = 0; i < rows.length; i += 1000) {
-      const chunk = rows.slice(i, i + 1000);
-      inserted.push(
-        ...(await tx<{ id: bigint; message_id: string; generation: number }[]>`
-          INSERT INTO dead_letters ${tx(chunk as never[], ...COLUMNS)}
-          ON CONFLICT (source_id, message_id, generation) DO NOTHING
-          RETURNING id, message_id, generation`),
-      );
-    }
+    const inserted: Inserted[] = [];
+    // Stay well under Postgres's 65,535 bind parameters per INSERT; COPY takes any number.
+    const chunkSize = rows.length >= COPY_THRESHOLD ? rows.length : 1000;
+    for (let i = 0; i < rows.length; i += chunkSize) inserted.push(...(await insertRows(tx, rows.slice(i, i + chunkSize))));
     const key = (m: string, g: number) => `${g}|${m}`;
     const createdIds = new Map(inserted.map((r) => [key(r.message_id, r.generation), r.id]));
     const missing = rows.filter((r) => !createdIds.has(key(r.message_id, r.generation)));
@@ -231,18 +357,20 @@ export async function recordDeadLetters(
       for (const f of found) existing.set(key(f.message_id, f.generation), { id: f.id, sha: f.payload_sha256 });
     }
     // The same message id twice in one batch: the first occurrence creates it.
-    const seen = new Set<string>();
+    const stored = new Map<string, Row>();
     const created: Row[] = [];
     const result = rows.map((r) => {
       const k = key(r.message_id, r.generation);
       const id = createdIds.get(k);
-      if (id !== undefined && !seen.has(k)) {
-        seen.add(k);
+      if (id !== undefined && !stored.has(k)) {
+        stored.set(k, r);
         created.push(r);
         return { messageId: r.message_id, id: id.toString(), sha256: r.payload_sha256, created: true };
       }
       const e = existing.get(k);
-      return { messageId: r.message_id, id: (id ?? e?.id ?? 0n).toString(), sha256: e?.sha ?? r.payload_sha256, created: false };
+      // A repeat within this batch answers with the stored (first) occurrence's id and SHA-256.
+      const sha = stored.get(k)?.payload_sha256 ?? e?.sha ?? r.payload_sha256;
+      return { messageId: r.message_id, id: (id ?? e?.id ?? 0n).toString(), sha256: sha, created: false };
     });
     await countIntoClusters(tx, created);
     return result;

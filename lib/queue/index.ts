@@ -20,6 +20,7 @@ export const JOBS = {
   retentionSweep: 'retention.sweep',
   auditCheckpoint: 'audit.checkpoint',
   webhookDeliver: 'webhook.deliver',
+  webhooksRedeliver: 'webhooks.redeliver',
 } as const;
 
 export function queuePrefix(): string {

@@ -5,3 +5,6 @@ process.env.DATABASE_URL = inject('databaseUrl');
 process.env.QUEUE_PREFIX = inject('queuePrefix');
 process.env.LOG_LEVEL ??= 'silent';
 process.env.TRIAGE_STATE_DIR = '.triage/test';
+// Each test file gets its own audit checkpoint file: resetDatabase cuts the trail's tail on purpose,
+// which a checkpoint left by another file would (rightly) report.
+process.env.AUDIT_CHECKPOINT_FILE = `.triage/test/audit-checkpoints-${process.pid}-${Date.now().toString(36)}.ndjson`;

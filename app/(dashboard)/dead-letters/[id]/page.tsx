@@ -1,0 +1,226 @@
+// /dead-letters/[id] — one dead letter: payload (text, JSON, hex, download), headers, metadata, failure history, decisions
+import Link from 'next/link';
+import { notFound } from 'next/navigation';
+import { can, type Actor } from '@/lib/auth';
+import { pageActor } from '@/lib/auth/guard';
+import { AppError } from '@/lib/errors';
+import { canReveal, maskJson, maskPayload, type MaskedPayload } from '@/lib/masking';
+import { DECISIONS } from '@/lib/deadletters/decide';
+import { getDeadLetter, getDeadLetterPayload, type DeadLetterDetail } from '@/lib/deadletters/get-dead-letter';
+import { viewPayload, type PayloadMode } from '@/lib/deadletters/payload-view';
+import { activeReveal } from '@/lib/deadletters/reveal-payload';
+import { DecisionForm, RevealForm } from '../forms';
+import { age, bytes, STATUS_BADGE } from '../format';
+import { PayloadViewer } from './payload-viewer';
+import styles from '../dead-letters.module.css';
+
+type Params = { id: string };
+type Search = { view?: string; reveal?: string };
+
+async function load(actor: Actor, id: string): Promise<DeadLetterDetail> {
+  try {
+    return await getDeadLetter(actor, id);
+  } catch (e) {
+    if (e instanceof AppError && e.status === 404) notFound();
+    throw e;
+  }
+}
+
+function Meta({ rows }: { rows: [string, string | number | null | undefined][] }) {
+  return (
+    <dl className={styles.meta}>
+      {rows.map(([k, v]) => (
+        <div key={k} style={{ display: 'contents' }}>
+          <dt>{k}</dt>
+          <dd>{v === null || v === undefined || v === '' ? '—' : String(v)}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+const when = (iso: string | null) => (iso ? `${iso} (${age(iso)} ago)` : null);
+
+export default async function DeadLetterPage({ params, searchParams }: { params: Promise<Params>; searchParams: Promise<Search> }) {
+  const actor = await pageActor('deadletters.read');
+  const { id } = await params;
+  const sp = await searchParams;
+  const d = await load(actor, id);
+  const stored = d.payloadAvailable ? await getDeadLetterPayload(actor, id) : null;
+  const revealed = stored ? await activeReveal(actor, id, sp.reveal) : false;
+  const masking: MaskedPayload = stored?.payload && !revealed ? maskPayload(stored.payload, stored.policy) : { state: 'clear' };
+  const view = stored?.payload && masking.state === 'clear' ? viewPayload(stored.payload) : null;
+  const requested = sp.view === 'json' || sp.view === 'text' || sp.view === 'hex' ? (sp.view as PayloadMode) : undefined;
+  const base = `/dead-letters/${d.id}`;
+  const hrefFor = (m: PayloadMode) => `${base}?${new URLSearchParams({ view: m, ...(revealed && sp.reveal ? { reveal: sp.reveal } : {}) })}`;
+  const download = `/api/v1/dead-letters/${d.id}/payload${revealed && sp.reveal ? `?reveal=${encodeURIComponent(sp.reveal)}` : ''}`;
+  const canArchive = can(actor.role, DECISIONS.archive.permission) && (DECISIONS.archive.from as readonly string[]).includes(d.status);
+  const canDiscard = can(actor.role, DECISIONS.discard.permission) && (DECISIONS.discard.from as readonly string[]).includes(d.status);
+  // Header values get the same detectors as payloads (e-mails, IBANs, card numbers) until revealed.
+  const shownHeaders = revealed ? d.headers : maskJson(d.headers);
+  const headers = shownHeaders && typeof shownHeaders === 'object' ? Object.entries(shownHeaders as Record<string, unknown>) : [];
+
+  return (
+    <>
+      <p>
+        <Link href="/dead-letters">← Dead letters</Link>
+      </p>
+      <h1>
+        Dead letter <code>{d.messageId}</code>{' '}
+        <span className={`badge ${STATUS_BADGE[d.status] ?? ''}`} data-testid="status">
+          {d.status}
+        </span>
+      </h1>
+      <p className="muted">
+        {d.source.name} ({d.source.team}) · {d.reason} · dead {when(d.deadAt)}
+        {d.cluster ? (
+          <>
+            {' '}
+            · cluster <Link href={`/clusters/${d.cluster.id}`}>{d.cluster.template || d.cluster.errorType || d.cluster.id}</Link> ({d.cluster.openCount} open of{' '}
+            {d.cluster.count})
+          </>
+        ) : null}
+      </p>
+
+      <div className="card" data-testid="decisions">
+        <h2 style={{ marginTop: 0 }}>Decision</h2>
+        {d.decision.decidedAt ? (
+          <p data-testid="decision">
+            <strong>{d.status}</strong> by {d.decision.decidedBy?.email ?? 'system'} at {d.decision.decidedAt}: “{d.decision.reason}”
+          </p>
+        ) : (
+          <p className="muted">Undecided: redrive it after the fix, or archive or discard it on purpose.</p>
+        )}
+        {/* Redrive (its own issue) adds its "Redrive" action here, before archive and discard. */}
+        {canArchive ? <DecisionForm id={d.id} decision="archive" label="Archive" /> : null}
+        {canDiscard ? <DecisionForm id={d.id} decision="discard" label="Discard payload" danger /> : null}
+        {d.history.length ? (
+          <table style={{ marginTop: 12 }} data-testid="history">
+            <tbody>
+              {d.history.map((h, i) => (
+                <tr key={i}>
+                  <td>{h.at}</td>
+                  <td>{h.action}</td>
+                  <td>
+                    {h.actor} <span className="muted">({h.role})</span>
+                  </td>
+                  <td>{h.reason}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ) : null}
+      </div>
+
+      <div className="card">
+        <h2 style={{ marginTop: 0 }}>Payload</h2>
+        <p className="muted">
+          {bytes(d.payloadSize)} · {d.contentType ?? 'no content type'} · SHA-256 <code data-testid="sha256">{d.sha256}</code>
+        </p>
+        {!stored ? (
+          <p data-testid="payload-gone">The payload was deleted ({d.status}); this dead letter is kept as a tombstone.</p>
+        ) : masking.state !== 'clear' ? (
+          <div data-testid="payload-masked">
+            <p className={styles.note}>
+              {masking.state === 'hidden' ? masking.why : 'Sensitive values are masked.'}
+              {canReveal(actor) ? ' Revealing it is recorded on the audit trail.' : ' Your role cannot reveal it.'}
+            </p>
+            {masking.state === 'masked' ? <pre className={styles.payload}>{masking.json ?? masking.bytes.toString('utf8')}</pre> : null}
+            {canReveal(actor) ? <RevealForm id={d.id} /> : null}
+          </div>
+        ) : view ? (
+          <>
+            {revealed ? <p className={styles.note}>Revealed: you are seeing the clear payload (recorded on the audit trail).</p> : null}
+            <PayloadViewer view={view} mode={requested ?? view.mode} hrefFor={hrefFor} />
+            <p>
+              <a href={download} download data-testid="download">
+                Download the exact bytes
+              </a>
+            </p>
+          </>
+        ) : null}
+      </div>
+
+      <div className={styles.columns}>
+        <div className="card">
+          <h2 style={{ marginTop: 0 }}>Error</h2>
+          <Meta rows={[['Type', d.errorType], ['Message', d.errorMessage]]} />
+          {d.errorStack ? <pre>{d.errorStack}</pre> : null}
+          <h2>Failure history</h2>
+          <table data-testid="failure-history">
+            <thead>
+              <tr>
+                <th>Reason</th>
+                <th>Error</th>
+                <th>Count</th>
+                <th>First</th>
+                <th>Last</th>
+              </tr>
+            </thead>
+            <tbody>
+              {d.failureHistory.map((f, i) => (
+                <tr key={i}>
+                  <td>{f.reason}</td>
+                  <td>
+                    {f.errorType} {f.errorMessage}
+                  </td>
+                  <td>{f.count}</td>
+                  <td>{f.firstAt}</td>
+                  <td>{f.lastAt}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        <div className="card">
+          <h2 style={{ marginTop: 0 }}>Metadata</h2>
+          <Meta
+            rows={[
+              ['Id', d.id],
+              ['Source', `${d.source.name} (team ${d.source.team})`],
+              ['Message id', d.messageId],
+              ['Generation', d.generation],
+              ['Idempotency key', d.idempotencyKey],
+              ['Ordering key', d.orderingKey],
+              ['Reason', d.reason],
+              ['Receive count', d.receiveCount],
+              ['Redrive count', d.redriveCount],
+              ['Enqueued', when(d.enqueuedAt)],
+              ['First failed', when(d.firstFailedAt)],
+              ['Last failed', when(d.lastFailedAt)],
+              ['Dead', when(d.deadAt)],
+              ['Expires', d.expiresAt],
+              ['Consumer', [d.consumerName, d.consumerVersion].filter(Boolean).join(' ')],
+              ['Correlation id', d.correlationId],
+              ['Partition / offset', d.partition === null ? null : `${d.partition} / ${d.offset ?? '—'}`],
+              ['Fingerprint', d.fingerprint],
+              ['Sensitive', d.sensitive ? 'yes (whole payload)' : d.masked ? "fields (the source's sensitive paths)" : 'no'],
+            ]}
+          />
+        </div>
+      </div>
+
+      <div className="card">
+        <h2 style={{ marginTop: 0 }}>Original headers</h2>
+        {headers.length ? (
+          <table data-testid="headers">
+            <tbody>
+              {headers.map(([k, v]) => (
+                <tr key={k}>
+                  <td>
+                    <code>{k}</code>
+                  </td>
+                  <td>
+                    <code>{typeof v === 'string' ? v : JSON.stringify(v)}</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ) : (
+          <p className="muted">No headers.</p>
+        )}
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,109 @@
+'use client';
+// Forms of the dead-letter pages: each posts to a server action and shows its answer in place.
+import { startTransition, useActionState, type FormEvent } from 'react';
+import { bulkAction, decideAction, revealAction, type ActionState } from './actions';
+import styles from './dead-letters.module.css';
+
+/**
+ * Submit without React's automatic form reset: a reset would untick the list's row checkboxes (they
+ * belong to the bulk form) and wipe a reason after an error. The form's `action` still works without JS.
+ */
+function keepFields(action: (f: FormData) => void) {
+  return (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const data = new FormData(e.currentTarget, (e.nativeEvent as SubmitEvent).submitter);
+    startTransition(() => action(data));
+  };
+}
+
+function Answer({ state }: { state: ActionState }) {
+  if (state.ok) return <span className="badge good" role="status">{state.ok}</span>;
+  if (state.error) return <span className="error" role="alert">{state.error}</span>;
+  return null;
+}
+
+/** Archive or discard this dead letter, with a required reason. */
+export function DecisionForm({ id, decision, label, danger }: { id: string; decision: 'archive' | 'discard'; label: string; danger?: boolean }) {
+  const [state, action, pending] = useActionState(decideAction, {});
+  return (
+    <form action={action} onSubmit={keepFields(action)} className="inline" data-testid={`${decision}-form`}>
+      <input type="hidden" name="id" value={id} />
+      <input type="hidden" name="decision" value={decision} />
+      <label>
+        Reason to {decision}
+        <input name="reason" required maxLength={1000} placeholder={decision === 'archive' ? 'e.g. invalid for good: order cancelled' : 'e.g. test data, holds personal data'} />
+      </label>
+      <button type="submit" disabled={pending} className={danger ? 'danger' : undefined}>
+        {label}
+      </button>
+      <Answer state={state} />
+    </form>
+  );
+}
+
+/** Reveal a masked payload: a reason, and an audit event. */
+export function RevealForm({ id }: { id: string }) {
+  const [state, action, pending] = useActionState(revealAction, {});
+  return (
+    <form action={action} onSubmit={keepFields(action)} className="inline" data-testid="reveal-form">
+      <input type="hidden" name="id" value={id} />
+      <label>
+        Reason to reveal
+        <input name="reason" required maxLength={1000} placeholder="e.g. customer dispute #1234" />
+      </label>
+      <button type="submit" disabled={pending} className="secondary">
+        Reveal
+      </button>
+      <Answer state={state} />
+    </form>
+  );
+}
+
+/**
+ * Bulk actions over the list: ticked rows (their checkboxes belong to this form by `form=`) or every
+ * dead letter matching the current filter, previewed before deciding.
+ */
+export function BulkActions({ filter, matching, canArchive, canDiscard }: { filter: string; matching: string; canArchive: boolean; canDiscard: boolean }) {
+  const [state, action, pending] = useActionState(bulkAction, {});
+  if (!canArchive && !canDiscard) return null;
+  return (
+    <form id="bulk-form" action={action} onSubmit={keepFields(action)} className={`card ${styles.bulk}`} data-testid="bulk-actions">
+      <input type="hidden" name="filter" value={filter} />
+      <div className="inline" style={{ display: 'flex', gap: 12, flexWrap: 'wrap', alignItems: 'end' }}>
+        <label>
+          Selection
+          <select name="scope" defaultValue="ids">
+            <option value="ids">Ticked rows</option>
+            <option value="filter">All {matching} matching the filter</option>
+          </select>
+        </label>
+        <label>
+          Reason
+          <input name="reason" maxLength={1000} placeholder="required to archive or discard" />
+        </label>
+        {canArchive ? (
+          <>
+            <button type="submit" name="intent" value="preview:archive" className="secondary" disabled={pending}>
+              Preview archive
+            </button>
+            <button type="submit" name="intent" value="archive" disabled={pending}>
+              Archive selection
+            </button>
+          </>
+        ) : null}
+        {canDiscard ? (
+          <>
+            <button type="submit" name="intent" value="preview:discard" className="secondary" disabled={pending}>
+              Preview discard
+            </button>
+            <button type="submit" name="intent" value="discard" className="danger" disabled={pending}>
+              Discard selection
+            </button>
+          </>
+        ) : null}
+        {/* Redrive (its own issue) puts its "Redrive selection" button here, reading the same scope, ids and filter. */}
+        <Answer state={state} />
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,72 @@
+// What a list, a count, an export or a bulk selection of dead letters can be narrowed by. One schema
+// for the page's query string, the JSON API, saved selections (bulk decisions, redrive tasks) and
+// "all members of a cluster" (clusterId).
+import { z } from 'zod';
+import { AppError } from '@/lib/errors';
+import { DEAD_LETTER_REASONS } from './record-dead-letters';
+
+export const DEAD_LETTER_STATUSES = ['open', 'redriving', 'redriven', 'archived', 'discarded', 'expired'] as const;
+export type DeadLetterStatus = (typeof DEAD_LETTER_STATUSES)[number];
+
+// A query string says "a,b" or repeats the key; JSON says ["a", "b"] or "a".
+const oneOrMany = <T extends z.ZodType>(item: T) =>
+  z.preprocess((v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : v), z.array(item).max(100));
+
+export const deadLetterFilters = z
+  .object({
+    source: oneOrMany(z.string().min(1).max(63)).optional().describe('Source names'),
+    status: oneOrMany(z.enum(DEAD_LETTER_STATUSES)).optional(),
+    reason: oneOrMany(z.enum(DEAD_LETTER_REASONS)).optional(),
+    errorType: z.string().trim().min(1).max(255).optional(),
+    clusterId: z.uuid().optional(),
+    messageId: z.string().min(1).max(1024).optional(),
+    from: z.coerce.date().optional().describe('Dead at or after (ISO 8601)'),
+    to: z.coerce.date().optional().describe('Dead before (ISO 8601)'),
+    // Three characters at least: shorter strings have no trigram, so no index could serve them.
+    q: z.string().trim().min(3, 'search needs at least 3 characters').max(200).optional().describe('Substring of the error message or payload text'),
+    sort: z.enum(['newest', 'oldest']).default('newest').describe('By dead-letter time'),
+  })
+  .describe('Dead-letter filters');
+
+export type DeadLetterFilters = z.output<typeof deadLetterFilters>;
+export type DeadLetterFiltersInput = z.input<typeof deadLetterFilters>;
+
+export const FILTER_KEYS = Object.keys(deadLetterFilters.shape) as (keyof DeadLetterFilters)[];
+
+/** Filters from a query string (unknown keys such as cursor or format are left to the caller). */
+export function filtersFromSearchParams(params: URLSearchParams): DeadLetterFilters {
+  const raw: Record<string, unknown> = {};
+  for (const key of FILTER_KEYS) {
+    const all = params.getAll(key).filter((v) => v !== '');
+    if (all.length) raw[key] = all.length === 1 ? all[0] : all.join(',');
+  }
+  return deadLetterFilters.parse(raw);
+}
+
+/** The filters as a query string (for links: next page, export, the same view again). */
+export function filtersToSearchParams(filters: Partial<DeadLetterFilters>): URLSearchParams {
+  const p = new URLSearchParams();
+  for (const key of FILTER_KEYS) {
+    const v = filters[key];
+    if (v === undefined || (key === 'sort' && v === 'newest')) continue;
+    p.set(key, Array.isArray(v) ? v.join(',') : v instanceof Date ? v.toISOString() : String(v));
+  }
+  return p;
+}
+
+/** Keyset position: the last row's dead-letter time and id. Opaque to clients. */
+export interface Cursor {
+  deadAt: Date;
+  id: bigint;
+}
+
+export function encodeCursor(c: Cursor): string {
+  return Buffer.from(`${c.deadAt.getTime()}.${c.id}`).toString('base64url');
+}
+
+export function decodeCursor(s: string | null | undefined): Cursor | undefined {
+  if (!s) return undefined;
+  const m = /^(-?\d{1,15})\.(\d{1,19})$/.exec(Buffer.from(s, 'base64url').toString());
+  if (!m) throw new AppError('bad_request', 'cursor is not valid: pass nextCursor from a previous page', { field: 'cursor' });
+  return { deadAt: new Date(Number(m[1])), id: BigInt(m[2]!) };
+}

@@ -1,0 +1,183 @@
+// One dead letter with all it carries (DESIGN.md "What a dead letter carries"), and its payload bytes.
+// Authorization in the query: another team's dead letter answers 404, as if it did not exist.
+import { sql as pg } from '@/lib/db';
+import { authorize, sourceScope, type Permission, type Principal } from '@/lib/auth';
+import { notFound } from '@/lib/errors';
+import type { DeadLetterStatus } from './filters';
+import type { DeadLetterReason, FailureEntry } from './record-dead-letters';
+import { sensitivePathsOf, type PayloadPolicy } from '@/lib/masking';
+
+export function parseDeadLetterId(id: string): bigint {
+  if (!/^\d{1,19}$/.test(id)) throw notFound('No such dead letter');
+  const n = BigInt(id);
+  if (n > 9_223_372_036_854_775_807n) throw notFound('No such dead letter');
+  return n;
+}
+
+export interface DeadLetterDetail {
+  id: string;
+  source: { id: string; name: string; teamId: string; team: string };
+  messageId: string;
+  generation: number;
+  idempotencyKey: string | null;
+  orderingKey: string | null;
+  status: DeadLetterStatus;
+  reason: DeadLetterReason;
+  errorType: string | null;
+  errorMessage: string | null;
+  errorStack: string | null;
+  receiveCount: number;
+  redriveCount: number;
+  enqueuedAt: string | null;
+  firstFailedAt: string | null;
+  lastFailedAt: string | null;
+  deadAt: string;
+  expiresAt: string;
+  createdAt: string;
+  consumerName: string | null;
+  consumerVersion: string | null;
+  correlationId: string | null;
+  partition: number | null;
+  offset: string | null;
+  payloadSize: number;
+  sha256: string;
+  contentType: string | null;
+  /** False once discarded or expired: the row is a tombstone. */
+  payloadAvailable: boolean;
+  headers: unknown;
+  failureHistory: FailureEntry[];
+  fingerprint: string;
+  cluster: { id: string; template: string; errorType: string | null; count: number; openCount: number } | null;
+  sensitive: boolean;
+  /** The payload has sensitive fields (its flag or its source's paths): shown masked until revealed (audited). */
+  masked: boolean;
+  decision: { decidedBy: { id: string; email: string } | null; decidedAt: string | null; reason: string | null };
+  /** Audit events about this dead letter, oldest first (bulk decisions are recorded on the row's decision). */
+  history: { at: string; action: string; actor: string; role: string; reason: string | null }[];
+}
+
+function teamOf(actor: Principal, permission: Permission): string | null {
+  return sourceScope(actor, permission).teamId ?? null;
+}
+
+const iso = (d: Date | null) => d?.toISOString() ?? null;
+
+export async function getDeadLetter(actor: Principal, idParam: string): Promise<DeadLetterDetail> {
+  authorize(actor, 'deadletters.read');
+  const id = parseDeadLetterId(idParam);
+  const team = teamOf(actor, 'deadletters.read');
+  const sql = pg();
+  const [r] = await sql`
+    SELECT d.id, d.source_id, s.name AS source_name, s.team_id, t.name AS team_name, s.sensitive_paths,
+      d.message_id, d.generation, d.idempotency_key, d.ordering_key, d.status, d.reason, d.error_type, d.error_message,
+      d.error_stack, d.receive_count, d.redrive_count, d.enqueued_at, d.first_failed_at, d.last_failed_at, d.dead_at,
+      d.expires_at, d.created_at, d.consumer_name, d.consumer_version, d.correlation_id, d.partition, d."offset",
+      d.payload_size, d.payload_sha256, d.content_type, (d.payload IS NOT NULL) AS payload_available, d.headers,
+      d.failure_history, d.fingerprint, d.sensitive, d.decided_by_id, u.email AS decided_by_email, d.decided_at,
+      d.decision_reason, c.id AS cluster_id, c.template AS cluster_template, c.error_type AS cluster_error_type,
+      c.count AS cluster_count, c.open_count AS cluster_open_count
+    FROM dead_letters d
+    JOIN sources s ON s.id = d.source_id
+    JOIN teams t ON t.id = s.team_id
+    LEFT JOIN clusters c ON c.id = d.cluster_id
+    LEFT JOIN users u ON u.id = d.decided_by_id
+    WHERE d.id = ${id.toString()}::bigint ${team ? sql`AND s.team_id = ${team}::uuid` : sql``}`;
+  if (!r) throw notFound('No such dead letter');
+  const history = await sql<{ at: Date; action: string; actor_email: string; actor_role: string; reason: string | null }[]>`
+    SELECT at, action, actor_email, actor_role, reason FROM audit_events
+    WHERE target_type = 'deadletter' AND target_id = ${id.toString()} ORDER BY id LIMIT 200`;
+  return {
+    id: String(r.id),
+    source: { id: r.source_id, name: r.source_name, teamId: r.team_id, team: r.team_name },
+    messageId: r.message_id,
+    generation: r.generation,
+    idempotencyKey: r.idempotency_key,
+    orderingKey: r.ordering_key,
+    status: r.status,
+    reason: r.reason,
+    errorType: r.error_type,
+    errorMessage: r.error_message,
+    errorStack: r.error_stack,
+    receiveCount: r.receive_count,
+    redriveCount: r.redrive_count,
+    enqueuedAt: iso(r.enqueued_at),
+    firstFailedAt: iso(r.first_failed_at),
+    lastFailedAt: iso(r.last_failed_at),
+    deadAt: r.dead_at.toISOString(),
+    expiresAt: r.expires_at.toISOString(),
+    createdAt: r.created_at.toISOString(),
+    consumerName: r.consumer_name,
+    consumerVersion: r.consumer_version,
+    correlationId: r.correlation_id,
+    partition: r.partition,
+    offset: r.offset == null ? null : String(r.offset),
+    payloadSize: r.payload_size,
+    sha256: r.payload_sha256,
+    contentType: r.content_type,
+    payloadAvailable: r.payload_available,
+    headers: r.headers,
+    failureHistory: Array.isArray(r.failure_history) ? r.failure_history : [],
+    fingerprint: r.fingerprint,
+    cluster: r.cluster_id
+      ? { id: r.cluster_id, template: r.cluster_template, errorType: r.cluster_error_type, count: r.cluster_count, openCount: r.cluster_open_count }
+      : null,
+    sensitive: r.sensitive,
+    masked: r.sensitive || sensitivePathsOf(r.sensitive_paths).length > 0,
+    decision: {
+      decidedBy: r.decided_by_id ? { id: r.decided_by_id, email: r.decided_by_email ?? 'unknown' } : null,
+      decidedAt: iso(r.decided_at),
+      reason: r.decision_reason,
+    },
+    history: history.map((h) => ({ at: h.at.toISOString(), action: h.action, actor: h.actor_email, role: h.actor_role, reason: h.reason })),
+  };
+}
+
+/** Where a dead letter belongs, if it is within the actor's scope for `permission` (else 404). */
+export async function deadLetterOwner(actor: Principal, idParam: string, permission: Permission) {
+  authorize(actor, permission);
+  const id = parseDeadLetterId(idParam);
+  const team = teamOf(actor, permission);
+  const sql = pg();
+  const [r] = await sql<{ source_id: string; team_id: string; status: DeadLetterStatus }[]>`
+    SELECT d.source_id, s.team_id, d.status FROM dead_letters d JOIN sources s ON s.id = d.source_id
+    WHERE d.id = ${id.toString()}::bigint ${team ? sql`AND s.team_id = ${team}::uuid` : sql``}`;
+  if (!r) throw notFound('No such dead letter');
+  return { id, sourceId: r.source_id, teamId: r.team_id, status: r.status };
+}
+
+export interface DeadLetterPayload {
+  id: bigint;
+  sourceId: string;
+  teamId: string;
+  status: DeadLetterStatus;
+  /** Null once discarded or expired. */
+  payload: Buffer | null;
+  contentType: string | null;
+  size: number;
+  sha256: string;
+  policy: PayloadPolicy & { paths: string[] };
+}
+
+/** The stored bytes and what masking applies; the caller decides (download, viewer, reveal). */
+export async function getDeadLetterPayload(actor: Principal, idParam: string): Promise<DeadLetterPayload> {
+  authorize(actor, 'deadletters.read');
+  const id = parseDeadLetterId(idParam);
+  const team = teamOf(actor, 'deadletters.read');
+  const sql = pg();
+  const [r] = await sql`
+    SELECT d.id, d.source_id, s.team_id, d.status, d.payload, d.content_type, d.payload_size, d.payload_sha256, d.sensitive, s.sensitive_paths
+    FROM dead_letters d JOIN sources s ON s.id = d.source_id
+    WHERE d.id = ${id.toString()}::bigint ${team ? sql`AND s.team_id = ${team}::uuid` : sql``}`;
+  if (!r) throw notFound('No such dead letter');
+  return {
+    id,
+    sourceId: r.source_id,
+    teamId: r.team_id,
+    status: r.status,
+    payload: r.payload,
+    contentType: r.content_type,
+    size: r.payload_size,
+    sha256: r.payload_sha256,
+    policy: { sensitive: r.sensitive, paths: sensitivePathsOf(r.sensitive_paths) },
+  };
+}

@@ -1,0 +1,138 @@
+// Read side of the dead-letter list: keyset pages and capped counts, under the actor's team scope.
+// Reused by the clusters page ("all members of a cluster": filters.clusterId), exports and bulk
+// selections. Never mutates.
+import { authorize, type Principal } from '@/lib/auth';
+import { maskText } from '@/lib/masking';
+import { decodeCursor, deadLetterFilters, encodeCursor, type Cursor, type DeadLetterFiltersInput, type DeadLetterStatus } from './filters';
+import { planQuery, selectPage, whereAll } from './query';
+import type { DeadLetterReason } from './record-dead-letters';
+
+export interface DeadLetterSummary {
+  id: string;
+  sourceId: string;
+  source: string;
+  messageId: string;
+  status: DeadLetterStatus;
+  reason: DeadLetterReason;
+  errorType: string | null;
+  /** The first 500 characters. */
+  errorMessage: string | null;
+  receiveCount: number;
+  redriveCount: number;
+  deadAt: string;
+  enqueuedAt: string | null;
+  decidedAt: string | null;
+  payloadSize: number;
+  sha256: string;
+  contentType: string | null;
+  clusterId: string | null;
+  /** The payload has sensitive fields (its flag or its source's paths): no preview. */
+  masked: boolean;
+  /** The first 240 characters of UTF-8 payload text, e-mails, IBANs and card numbers masked; null when masked. */
+  preview: string | null;
+}
+
+export interface DeadLetterPage {
+  deadLetters: DeadLetterSummary[];
+  /** Pass back as `cursor` for the next page; null on the last page. */
+  nextCursor: string | null;
+}
+
+const SUMMARY_COLUMNS = `d.id, d.source_id, d.message_id, d.status, d.reason, d.error_type, left(d.error_message, 500) AS error_message,
+  d.receive_count, d.redrive_count, d.dead_at, d.enqueued_at, d.decided_at, d.payload_size, d.payload_sha256, d.content_type,
+  d.cluster_id, d.sensitive, left(d.payload_text, 240) AS preview`;
+
+interface SummaryRow {
+  id: bigint;
+  source_id: string;
+  message_id: string;
+  status: DeadLetterStatus;
+  reason: DeadLetterReason;
+  error_type: string | null;
+  error_message: string | null;
+  receive_count: number;
+  redrive_count: number;
+  dead_at: Date;
+  enqueued_at: Date | null;
+  decided_at: Date | null;
+  payload_size: number;
+  payload_sha256: string;
+  content_type: string | null;
+  cluster_id: string | null;
+  sensitive: boolean;
+  preview: string | null;
+}
+
+export const MAX_PAGE_SIZE = 500;
+
+/**
+ * One page of dead letters matching `filters`, newest (or oldest) first. `cursor` is the previous
+ * page's nextCursor. Team-scoped roles see their team's sources only.
+ */
+export async function listDeadLetters(
+  actor: Principal,
+  filters: DeadLetterFiltersInput,
+  cursor?: string | Cursor | null,
+  opts: { limit?: number } = {},
+): Promise<DeadLetterPage> {
+  authorize(actor, 'deadletters.read');
+  const f = deadLetterFilters.parse(filters);
+  const after = typeof cursor === 'string' ? decodeCursor(cursor) : (cursor ?? undefined);
+  const limit = Math.min(Math.max(opts.limit ?? 50, 1), MAX_PAGE_SIZE);
+  const plan = await planQuery(actor, f);
+  const rows = await selectPage<SummaryRow>(plan, SUMMARY_COLUMNS, after, limit + 1);
+  const page = rows.slice(0, limit);
+  const names = new Map(plan.sources.map((s) => [s.id, s]));
+  const last = page[page.length - 1];
+  return {
+    deadLetters: page.map((r) => {
+      const masked = r.sensitive || (names.get(r.source_id)?.sensitivePaths.length ?? 0) > 0;
+      return {
+        id: r.id.toString(),
+        sourceId: r.source_id,
+        source: names.get(r.source_id)?.name ?? r.source_id,
+        messageId: r.message_id,
+        status: r.status,
+        reason: r.reason,
+        errorType: r.error_type,
+        errorMessage: r.error_message,
+        receiveCount: r.receive_count,
+        redriveCount: r.redrive_count,
+        deadAt: r.dead_at.toISOString(),
+        enqueuedAt: r.enqueued_at?.toISOString() ?? null,
+        decidedAt: r.decided_at?.toISOString() ?? null,
+        payloadSize: r.payload_size,
+        sha256: r.payload_sha256,
+        contentType: r.content_type,
+        clusterId: r.cluster_id,
+        masked,
+        preview: masked || r.preview === null ? null : maskText(r.preview),
+      };
+    }),
+    nextCursor: rows.length > limit && last ? encodeCursor({ deadAt: last.dead_at, id: last.id }) : null,
+  };
+}
+
+export const COUNT_CAP = 10_000;
+
+/**
+ * How many dead letters match: exact up to `cap` (default 10,000), else `{ count: cap, capped: true }`
+ * ("10,000+"), so a count never scans millions of rows. `cap: null` counts exactly.
+ */
+export async function countDeadLetters(
+  actor: Principal,
+  filters: DeadLetterFiltersInput,
+  opts: { cap?: number | null } = {},
+): Promise<{ count: number; capped: boolean }> {
+  authorize(actor, 'deadletters.read');
+  const plan = await planQuery(actor, deadLetterFilters.parse(filters));
+  if (plan.restrict?.length === 0) return { count: 0, capped: false };
+  const cap = opts.cap === undefined ? COUNT_CAP : opts.cap;
+  const { sql } = plan;
+  const rows =
+    cap === null
+      ? await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM dead_letters d WHERE ${whereAll(plan)}`
+      : await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM (SELECT 1 FROM dead_letters d WHERE ${whereAll(plan)} LIMIT ${cap + 1}) t`;
+  const n = rows[0]?.n ?? 0;
+  return cap !== null && n > cap ? { count: cap, capped: true } : { count: n, capped: false };
+}

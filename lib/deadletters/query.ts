@@ -1,0 +1,147 @@
+// The SQL behind every dead-letter list, count, export and selection: filters turned into WHERE
+// fragments, authorization in the query (rows of sources outside the actor's scope never match), and
+// keyset pages that stay index-ordered at millions of rows.
+//
+// A plain `source_id = ANY(…) AND status = ANY(…) ORDER BY dead_at` cannot walk one index in order,
+// so Postgres would sort every match. Instead a page is a UNION ALL of one branch per (source,
+// status), (cluster, status) or status, each an ordered index scan with its own LIMIT, merged and
+// cut to the page. Text search, error type and message id leave the plan to Postgres (trigram,
+// (source, error_type) and unique indexes), which knows their selectivity.
+import type postgres from 'postgres';
+import { sql as pg } from '@/lib/db';
+import { sourceScope, type Permission, type Principal } from '@/lib/auth';
+import { canReveal, sensitivePathsOf } from '@/lib/masking';
+import { DEAD_LETTER_STATUSES, type Cursor, type DeadLetterFilters, type DeadLetterStatus } from './filters';
+
+export interface VisibleSource {
+  id: string;
+  name: string;
+  teamId: string;
+  sensitivePaths: string[];
+}
+
+/** Sources the actor may see for `permission`; another team's source simply is not there. */
+export async function visibleSources(actor: Principal, permission: Permission = 'deadletters.read'): Promise<VisibleSource[]> {
+  // sourceScope authorizes (403) and names the team; postgres.js rather than Prisma keeps this
+  // per-request lookup well under a millisecond.
+  const { teamId } = sourceScope(actor, permission);
+  const sql = pg();
+  const rows = await sql<{ id: string; name: string; team_id: string; sensitive_paths: unknown }[]>`
+    SELECT id, name, team_id, sensitive_paths FROM sources ${teamId ? sql`WHERE team_id = ${teamId}::uuid` : sql``} ORDER BY name`;
+  return rows.map((s) => ({ id: s.id, name: s.name, teamId: s.team_id, sensitivePaths: sensitivePathsOf(s.sensitive_paths) }));
+}
+
+type Fragment = postgres.PendingQuery<postgres.Row[]>;
+
+export interface Plan {
+  sql: postgres.Sql;
+  sources: VisibleSource[];
+  /** Source ids rows must belong to; null when every source is allowed. Empty: nothing matches. */
+  restrict: string[] | null;
+  statuses: readonly DeadLetterStatus[];
+  clusterId?: string;
+  /** Conditions other than source, status and cluster. */
+  residual: Fragment[];
+  /** Leave the access path to the planner (selective filters with their own indexes). */
+  flat: boolean;
+  sort: 'newest' | 'oldest';
+}
+
+const MAX_BRANCHES = 48;
+
+/** LIKE pattern for a plain substring: %, _ and \ in the search text match themselves. */
+export function likePattern(q: string): string {
+  return `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** Turn filters into a plan for this actor. */
+export async function planQuery(actor: Principal, filters: DeadLetterFilters, permission: Permission = 'deadletters.read'): Promise<Plan> {
+  const sql = pg();
+  const sources = await visibleSources(actor, permission);
+  const scopedToTeam = Object.keys(sourceScope(actor, permission)).length > 0;
+  let restrict: string[] | null = scopedToTeam ? sources.map((s) => s.id) : null;
+  if (filters.source) restrict = sources.filter((s) => filters.source!.includes(s.name)).map((s) => s.id);
+  // The unique (source, message id, generation) index serves a message id lookup per source.
+  if (filters.messageId && restrict === null) restrict = sources.map((s) => s.id);
+
+  const residual: Fragment[] = [];
+  if (filters.reason?.length) residual.push(sql`d.reason = ANY(${filters.reason}::"DeadLetterReason"[])`);
+  if (filters.errorType) residual.push(sql`d.error_type = ${filters.errorType}`);
+  if (filters.messageId) residual.push(sql`d.message_id = ${filters.messageId}`);
+  if (filters.from) residual.push(sql`d.dead_at >= ${filters.from}`);
+  if (filters.to) residual.push(sql`d.dead_at < ${filters.to}`);
+  if (filters.q) {
+    const p = likePattern(filters.q);
+    // Without payload.reveal, sensitive payload text is no search oracle: only error text matches there.
+    const hidden = sources.filter((s) => s.sensitivePaths.length > 0).map((s) => s.id);
+    const payloadMatch = canReveal(actor)
+      ? sql`d.payload_text ILIKE ${p}`
+      : sql`(d.payload_text ILIKE ${p} AND NOT d.sensitive AND d.source_id <> ALL(${hidden}::uuid[]))`;
+    residual.push(sql`(d.error_message ILIKE ${p} OR ${payloadMatch})`);
+  }
+  return {
+    sql,
+    sources,
+    restrict,
+    statuses: filters.status?.length ? [...new Set(filters.status)] : DEAD_LETTER_STATUSES,
+    clusterId: filters.clusterId,
+    residual,
+    flat: Boolean(filters.q || filters.errorType || filters.messageId),
+    sort: filters.sort,
+  };
+}
+
+const and = (sql: postgres.Sql, conds: Fragment[]): Fragment => (conds.length ? conds.reduce((a, c) => sql`${a} AND ${c}`) : sql`TRUE`);
+
+/** Every condition of the plan as one WHERE fragment (counts, selections, flat pages). */
+export function whereAll(plan: Plan, extra: Fragment[] = []): Fragment {
+  const { sql } = plan;
+  const conds: Fragment[] = [];
+  if (plan.restrict) conds.push(sql`d.source_id = ANY(${plan.restrict}::uuid[])`);
+  if (plan.statuses.length < DEAD_LETTER_STATUSES.length) conds.push(sql`d.status = ANY(${plan.statuses}::"DeadLetterStatus"[])`);
+  if (plan.clusterId) conds.push(sql`d.cluster_id = ${plan.clusterId}::uuid`);
+  return and(sql, [...conds, ...plan.residual, ...extra]);
+}
+
+function keyset(plan: Plan, cursor: Cursor | undefined): Fragment[] {
+  if (!cursor) return [];
+  const { sql } = plan;
+  return plan.sort === 'newest'
+    ? [sql`(d.dead_at, d.id) < (${cursor.deadAt}::timestamptz, ${cursor.id.toString()}::bigint)`]
+    : [sql`(d.dead_at, d.id) > (${cursor.deadAt}::timestamptz, ${cursor.id.toString()}::bigint)`];
+}
+
+/** One keyset page of rows with the given columns (an internal constant, never user input). */
+export async function selectPage<T extends postgres.Row>(plan: Plan, columns: string, cursor: Cursor | undefined, limit: number): Promise<T[]> {
+  const { sql } = plan;
+  if (plan.restrict?.length === 0) return [];
+  const cols = sql.unsafe(columns);
+  const order = plan.sort === 'newest' ? sql`ORDER BY d.dead_at DESC, d.id DESC` : sql`ORDER BY d.dead_at ASC, d.id ASC`;
+  const after = keyset(plan, cursor);
+  if (plan.flat) {
+    return [...(await sql<T[]>`SELECT ${cols} FROM dead_letters d WHERE ${whereAll(plan, after)} ${order} LIMIT ${limit}`)];
+  }
+  const common = [...plan.residual, ...after];
+  let branches: Fragment[][];
+  if (plan.clusterId) {
+    const bySource = plan.restrict ? [sql`d.source_id = ANY(${plan.restrict}::uuid[])`] : [];
+    branches = plan.statuses.map((s) => [sql`d.cluster_id = ${plan.clusterId!}::uuid`, sql`d.status = ${s}::"DeadLetterStatus"`, ...bySource]);
+  } else if (plan.restrict && plan.restrict.length * plan.statuses.length <= MAX_BRANCHES) {
+    branches = plan.restrict.flatMap((id) => plan.statuses.map((s) => [sql`d.source_id = ${id}::uuid`, sql`d.status = ${s}::"DeadLetterStatus"`]));
+  } else {
+    const bySource = plan.restrict ? [sql`d.source_id = ANY(${plan.restrict}::uuid[])`] : [];
+    branches = plan.statuses.map((s) => [sql`d.status = ${s}::"DeadLetterStatus"`, ...bySource]);
+  }
+  if (branches.length === 1) {
+    return [...(await sql<T[]>`SELECT ${cols} FROM dead_letters d WHERE ${and(sql, [...branches[0]!, ...common])} ${order} LIMIT ${limit}`)];
+  }
+  // Branches read only the keys (index-only where the visibility map allows); the page's rows are
+  // then fetched once, not once per branch.
+  const parts = branches.map((b) => sql`(SELECT d.id, d.dead_at FROM dead_letters d WHERE ${and(sql, [...b, ...common])} ${order} LIMIT ${limit})`);
+  const union = parts.reduce((a, p) => sql`${a} UNION ALL ${p}`);
+  return [
+    ...(await sql<T[]>`
+      SELECT ${cols} FROM (SELECT d.id FROM (${union}) d ${order} LIMIT ${limit}) page
+      JOIN dead_letters d ON d.id = page.id ${order}`),
+  ];
+}

@@ -1,0 +1,55 @@
+// One area of the HTTP API as OpenAPI 3.1 paths and component schemas. Each capability describes its
+// own routes in its own file (ingest.ts, dead-letters.ts, …) and document.ts merges them, so adding
+// redrive or alarm routes is one new file and one line there.
+import { z } from 'zod';
+
+export type JsonSchema = Record<string, unknown>;
+export type PathItem = Record<string, unknown>;
+
+export interface OpenApiArea {
+  tag: { name: string; description: string };
+  paths: Record<string, PathItem>;
+  schemas?: Record<string, JsonSchema>;
+}
+
+/** JSON Schema (2020-12, OpenAPI 3.1's dialect) of what a client sends or gets. */
+export function schemaOf(schema: z.ZodType, io: 'input' | 'output' = 'input'): JsonSchema {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema;
+  return rest;
+}
+
+export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+export const jsonContent = (schema: JsonSchema) => ({ 'application/json': { schema } });
+
+const ERROR_TEXT: Record<number, string> = {
+  400: 'Malformed request (the message names what)',
+  401: 'Missing or invalid credentials',
+  403: 'Signed in, but without the permission',
+  404: 'No such resource, or outside your team',
+  409: 'The current state does not allow it',
+  410: 'The payload was deleted (discarded or expired); the dead letter is a tombstone',
+  413: 'Too large (details.limit; for batches details.index and details.field)',
+  415: 'Wrong Content-Type',
+  422: 'Invalid input (details name the field, and for batches the item index)',
+  503: 'The database is unavailable: retry after Retry-After seconds',
+};
+
+/** Standard error answers: `{ error: { code, message, details? } }`. */
+export function errors(...statuses: number[]): Record<string, unknown> {
+  return Object.fromEntries(statuses.map((s) => [String(s), { description: ERROR_TEXT[s] ?? 'Error', content: jsonContent(ref('Error')) }]));
+}
+
+export const errorSchema: JsonSchema = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: { code: { type: 'string' }, message: { type: 'string' }, details: { type: 'object' } },
+    },
+  },
+};
+
+export const idParam = (name: string, description: string) => ({ name, in: 'path', required: true, schema: { type: 'string' }, description });

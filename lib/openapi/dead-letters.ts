@@ -1,0 +1,226 @@
+// OpenAPI: reading, deciding on and exporting dead letters (session cookie or personal API token).
+import { z } from 'zod';
+import { DEAD_LETTER_REASONS } from '@/lib/deadletters/record-dead-letters';
+import { DEAD_LETTER_STATUSES } from '@/lib/deadletters/filters';
+import { bulkDecisionInput, decisionInput, MAX_BULK, selectionSchema } from '@/lib/deadletters/decide';
+import { COUNT_CAP, MAX_PAGE_SIZE } from '@/lib/deadletters/list-dead-letters';
+import { errors, idParam, jsonContent, ref, schemaOf, type OpenApiArea } from './area';
+
+const security = [{ apiToken: [] }, { session: [] }];
+const ts = z.iso.datetime();
+const status = z.enum(DEAD_LETTER_STATUSES);
+const reason = z.enum(DEAD_LETTER_REASONS);
+
+const summary = z.object({
+  id: z.string(),
+  sourceId: z.uuid(),
+  source: z.string(),
+  messageId: z.string(),
+  status,
+  reason,
+  errorType: z.string().nullable(),
+  errorMessage: z.string().nullable().describe('First 500 characters'),
+  receiveCount: z.int(),
+  redriveCount: z.int(),
+  deadAt: ts,
+  enqueuedAt: ts.nullable(),
+  decidedAt: ts.nullable(),
+  payloadSize: z.int(),
+  sha256: z.string(),
+  contentType: z.string().nullable(),
+  clusterId: z.uuid().nullable(),
+  masked: z.boolean().describe('Sensitive: no preview'),
+  preview: z.string().nullable().describe('First 240 characters of UTF-8 payload text'),
+});
+
+const failure = z.object({ reason: z.string(), errorType: z.string().nullable(), errorMessage: z.string().nullable(), count: z.int(), firstAt: ts, lastAt: ts });
+
+const detail = z.object({
+  id: z.string(),
+  source: z.object({ id: z.uuid(), name: z.string(), teamId: z.uuid(), team: z.string() }),
+  messageId: z.string(),
+  generation: z.int(),
+  idempotencyKey: z.string().nullable(),
+  orderingKey: z.string().nullable(),
+  status,
+  reason,
+  errorType: z.string().nullable(),
+  errorMessage: z.string().nullable(),
+  errorStack: z.string().nullable(),
+  receiveCount: z.int(),
+  redriveCount: z.int(),
+  enqueuedAt: ts.nullable(),
+  firstFailedAt: ts.nullable(),
+  lastFailedAt: ts.nullable(),
+  deadAt: ts,
+  expiresAt: ts,
+  createdAt: ts,
+  consumerName: z.string().nullable(),
+  consumerVersion: z.string().nullable(),
+  correlationId: z.string().nullable(),
+  partition: z.int().nullable(),
+  offset: z.string().nullable(),
+  payloadSize: z.int(),
+  sha256: z.string(),
+  contentType: z.string().nullable(),
+  payloadAvailable: z.boolean().describe('false once discarded or expired (tombstone)'),
+  headers: z.record(z.string(), z.unknown()),
+  failureHistory: z.array(failure),
+  fingerprint: z.string(),
+  cluster: z.object({ id: z.uuid(), template: z.string(), errorType: z.string().nullable(), count: z.int(), openCount: z.int() }).nullable(),
+  sensitive: z.boolean(),
+  masked: z.boolean(),
+  decision: z.object({ decidedBy: z.object({ id: z.uuid(), email: z.string() }).nullable(), decidedAt: ts.nullable(), reason: z.string().nullable() }),
+  history: z.array(z.object({ at: ts, action: z.string(), actor: z.string(), role: z.string(), reason: z.string().nullable() })),
+});
+
+const page = z.object({
+  deadLetters: z.array(summary),
+  nextCursor: z.string().nullable(),
+  count: z.object({ count: z.int(), capped: z.boolean() }).optional().describe(`With count=true: exact up to ${COUNT_CAP}, else capped`),
+});
+
+const decided = z.object({ id: z.string(), status, decidedAt: ts });
+const bulkDecided = z.object({ count: z.int(), status, decidedAt: ts });
+const preview = z.object({ count: z.int(), overLimit: z.boolean(), limit: z.int() });
+
+const q = (name: string, description: string, schema: Record<string, unknown> = { type: 'string' }) => ({ name, in: 'query', schema, description });
+const list = (values: readonly string[]) => ({ type: 'string', description: `Comma-separated: ${values.join(', ')}` });
+const filterParams = [
+  q('source', 'Source names, comma-separated'),
+  q('status', 'Statuses', list(DEAD_LETTER_STATUSES)),
+  q('reason', 'Reasons', list(DEAD_LETTER_REASONS)),
+  q('errorType', 'Exact error type'),
+  q('clusterId', 'Members of one cluster', { type: 'string', format: 'uuid' }),
+  q('messageId', 'Exact message id'),
+  q('from', 'Dead at or after', { type: 'string', format: 'date-time' }),
+  q('to', 'Dead before', { type: 'string', format: 'date-time' }),
+  q('q', 'Substring (at least 3 characters) of the error message or the payload text'),
+  q('sort', 'By dead-letter time', { type: 'string', enum: ['newest', 'oldest'], default: 'newest' }),
+];
+const pageParams = [
+  ...filterParams,
+  q('cursor', 'nextCursor of the previous page'),
+  q('limit', 'Page size', { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: 50 }),
+  q('count', 'Add a capped count of all matches', { type: 'boolean' }),
+];
+const id = idParam('id', 'Dead-letter id');
+
+const decide = (verb: 'archive' | 'discard', who: string, what: string) => ({
+  post: {
+    tags: ['dead letters'],
+    summary: `${verb[0]!.toUpperCase()}${verb.slice(1)} one dead letter (${who})`,
+    description: `${what} Audited in the same transaction.`,
+    security,
+    parameters: [id],
+    requestBody: { required: true, content: jsonContent(schemaOf(decisionInput)) },
+    responses: { '200': { description: 'Decided', content: jsonContent(schemaOf(decided, 'output')) }, ...errors(401, 403, 404, 409, 422) },
+  },
+});
+
+const bulk = (verb: 'archive' | 'discard', who: string) => ({
+  post: {
+    tags: ['dead letters'],
+    summary: `${verb[0]!.toUpperCase()}${verb.slice(1)} a selection (${who})`,
+    description: `Every dead letter of the selection whose status allows it, at most ${MAX_BULK}; one transaction and one audit event naming the selection and count.`,
+    security,
+    requestBody: { required: true, content: jsonContent(schemaOf(bulkDecisionInput)) },
+    responses: { '200': { description: 'Decided', content: jsonContent(schemaOf(bulkDecided, 'output')) }, ...errors(401, 403, 422) },
+  },
+});
+
+export const deadLettersArea: OpenApiArea = {
+  tag: { name: 'dead letters', description: 'Read, decide on and export dead letters. Team-scoped roles see their team only: another team\'s id answers 404.' },
+  schemas: {
+    DeadLetterSummary: schemaOf(summary, 'output'),
+    DeadLetterPage: schemaOf(page, 'output'),
+    DeadLetter: schemaOf(detail, 'output'),
+    Selection: schemaOf(selectionSchema),
+  },
+  paths: {
+    '/api/v1/dead-letters': {
+      get: {
+        tags: ['dead letters'],
+        summary: 'List dead letters (keyset pages)',
+        security,
+        parameters: pageParams,
+        responses: { '200': { description: 'A page', content: jsonContent(ref('DeadLetterPage')) }, ...errors(400, 401, 403, 422) },
+      },
+    },
+    '/api/v1/sources/{source}/dead-letters': {
+      get: {
+        tags: ['dead letters'],
+        summary: 'List dead letters of one source',
+        security,
+        parameters: [idParam('source', 'Source name'), ...pageParams.filter((p) => p.name !== 'source')],
+        responses: { '200': { description: 'A page', content: jsonContent(ref('DeadLetterPage')) }, ...errors(400, 401, 403, 422) },
+      },
+    },
+    '/api/v1/dead-letters/{id}': {
+      get: {
+        tags: ['dead letters'],
+        summary: 'One dead letter: all metadata, sha256, payloadSize, status, failure history, decision',
+        security,
+        parameters: [id],
+        responses: { '200': { description: 'The dead letter', content: jsonContent(ref('DeadLetter')) }, ...errors(401, 403, 404) },
+      },
+    },
+    '/api/v1/dead-letters/{id}/payload': {
+      get: {
+        tags: ['dead letters'],
+        summary: 'The exact payload bytes',
+        description:
+          'Served as an attachment with the original Content-Type, exact Content-Length, X-Payload-Sha256, nosniff and a sandboxing CSP. A masked (sensitive) payload needs payload.reveal and either `reason` (recorded as a payload.reveal audit event) or `reveal` (an id from POST …/reveal).',
+        security,
+        parameters: [id, q('reason', 'Why you reveal a masked payload'), q('reveal', 'A recent reveal id of yours for this dead letter')],
+        responses: { '200': { description: 'The bytes', content: { '*/*': { schema: { type: 'string', format: 'binary' } } } }, ...errors(401, 403, 404, 410, 422) },
+      },
+    },
+    '/api/v1/dead-letters/{id}/reveal': {
+      post: {
+        tags: ['dead letters'],
+        summary: 'Reveal a masked payload (payload.reveal; audited)',
+        security,
+        parameters: [id],
+        requestBody: { required: true, content: jsonContent(schemaOf(decisionInput)) },
+        responses: {
+          '201': { description: 'Revealed for 15 minutes', content: jsonContent({ type: 'object', properties: { revealId: { type: 'string' }, expiresAt: { type: 'string', format: 'date-time' } } }) },
+          ...errors(401, 403, 404, 422),
+        },
+      },
+    },
+    '/api/v1/dead-letters/{id}/archive': decide('archive', 'support, lead, admin', 'Resolved on purpose; the dead letter and its payload are kept. Only open dead letters.'),
+    '/api/v1/dead-letters/{id}/discard': decide('discard', 'lead, admin', 'The payload is deleted; the row stays as a tombstone with its size and SHA-256.'),
+    '/api/v1/dead-letters/bulk/preview': {
+      post: {
+        tags: ['dead letters'],
+        summary: 'How many dead letters a bulk decision would touch now',
+        security,
+        requestBody: {
+          required: true,
+          content: jsonContent({ type: 'object', required: ['decision', 'selection'], properties: { decision: { enum: ['archive', 'discard'] }, selection: ref('Selection') } }),
+        },
+        responses: { '200': { description: 'The count', content: jsonContent(schemaOf(preview, 'output')) }, ...errors(401, 403, 422) },
+      },
+    },
+    '/api/v1/dead-letters/bulk/archive': bulk('archive', 'support, lead, admin'),
+    '/api/v1/dead-letters/bulk/discard': bulk('discard', 'lead, admin'),
+    '/api/v1/dead-letters/export': {
+      get: {
+        tags: ['dead letters'],
+        summary: 'Export a filtered selection, streamed (audited)',
+        description: 'CSV cells that a spreadsheet would evaluate are prefixed with an apostrophe. Masked payloads stay masked for roles without payload.reveal.',
+        security,
+        parameters: [
+          q('format', 'Output format', { type: 'string', enum: ['csv', 'ndjson'], default: 'ndjson' }),
+          q('payload', 'Include payloads (base64)', { type: 'boolean', default: false }),
+          ...filterParams,
+        ],
+        responses: {
+          '200': { description: 'The rows; X-Total-Count is the count audited at the start', content: { 'text/csv': { schema: { type: 'string' } }, 'application/x-ndjson': { schema: { type: 'string' } } } },
+          ...errors(401, 403, 422),
+        },
+      },
+    },
+  },
+};

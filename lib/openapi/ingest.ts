@@ -1,0 +1,72 @@
+// OpenAPI: the ingest API (per-source ingest token).
+import { z } from 'zod';
+import { ingestBatchSchema, ingestDeadLetterSchema } from '@/lib/ingest/ingest-item';
+import { INGEST_MAX_BATCH, INGEST_MAX_BODY_BYTES, NDJSON_TYPE, RAW_HEADER_PREFIX, RAW_HEADERS } from '@/lib/ingest/ingest-dead-letters';
+import { errors, idParam, jsonContent, ref, schemaOf, type OpenApiArea } from './area';
+
+const recorded = z.object({
+  messageId: z.string(),
+  id: z.string().describe('Dead-letter id (a decimal string)'),
+  sha256: z.string().describe('SHA-256 of the stored payload bytes, hex'),
+  created: z.boolean().describe('false: this message id was already stored (idempotent retry)'),
+});
+
+const security = [{ ingestToken: [] }];
+// The recorded dead letter, and the same as `items: [it]` so batch clients can read it alike.
+const rawAnswer = { allOf: [ref('RecordedDeadLetter'), { type: 'object', properties: { items: { type: 'array', items: ref('RecordedDeadLetter') } } }] };
+const source = idParam('source', 'Source name');
+
+export const ingestArea: OpenApiArea = {
+  tag: { name: 'ingest', description: 'How external systems forward their dead letters. Idempotent on (source, messageId); a batch is all-or-nothing.' },
+  schemas: {
+    IngestDeadLetter: schemaOf(ingestDeadLetterSchema),
+    IngestBatch: schemaOf(ingestBatchSchema),
+    RecordedDeadLetter: schemaOf(recorded, 'output'),
+  },
+  paths: {
+    '/api/v1/sources/{source}/dead-letters': {
+      post: {
+        tags: ['ingest'],
+        summary: 'Ingest a batch of dead letters',
+        description: `JSON \`{ "deadLetters": [...] }\` or NDJSON (one dead letter a line). At most ${INGEST_MAX_BATCH} dead letters and ${INGEST_MAX_BODY_BYTES} bytes of body per request; each payload at most the source's payload limit (default 10 MiB). The answer lists every input in order.`,
+        security,
+        parameters: [source],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': { schema: ref('IngestBatch') },
+            [NDJSON_TYPE]: { schema: { type: 'string', description: 'One IngestDeadLetter JSON object per line' } },
+          },
+        },
+        responses: {
+          '200': { description: 'Stored (or already there)', content: jsonContent({ type: 'object', required: ['items'], properties: { items: { type: 'array', items: ref('RecordedDeadLetter') } } }) },
+          ...errors(400, 401, 404, 413, 415, 422, 503),
+        },
+      },
+    },
+    '/api/v1/sources/{source}/dead-letters/raw': {
+      post: {
+        tags: ['ingest'],
+        summary: 'Ingest one dead letter: the body is the payload',
+        description: `The body is stored byte for byte with its Content-Type. \`${RAW_HEADER_PREFIX}<name>\` headers carry the message's own headers.`,
+        security,
+        parameters: [
+          source,
+          ...Object.entries(RAW_HEADERS).map(([field, header]) => ({
+            name: header,
+            in: 'header',
+            required: field === 'messageId',
+            schema: { type: 'string' },
+            description: `As the batch item's \`${field}\``,
+          })),
+        ],
+        requestBody: { required: true, content: { '*/*': { schema: { type: 'string', format: 'binary' } } } },
+        responses: {
+          '201': { description: 'Created', content: jsonContent(rawAnswer) },
+          '200': { description: 'Already stored (idempotent retry)', content: jsonContent(rawAnswer) },
+          ...errors(400, 401, 404, 413, 422, 503),
+        },
+      },
+    },
+  },
+};
