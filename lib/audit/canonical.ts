@@ -43,6 +43,9 @@ export interface HashedFields {
   prevHash: string;
 }
 
+/** The hash of an event; takes only the hashed fields, so a whole row (with id and hash) may be passed. */
 export function eventHash(e: HashedFields): string {
-  return createHash('sha256').update(canonical(e)).digest('hex');
+  const { at, actorId, actorEmail, actorRole, action, targetType, targetId, teamId, sourceId, selection, count, reason, before, after, result, prevHash } = e;
+  const fields: HashedFields = { at, actorId, actorEmail, actorRole, action, targetType, targetId, teamId, sourceId, selection, count, reason, before, after, result, prevHash };
+  return createHash('sha256').update(canonical(fields)).digest('hex');
 }

@@ -1,43 +1,99 @@
-// /audit — the auditor's home: the trail, newest first
+// /audit — the auditor's home: the trail newest first, filtered, keyset-paged, exportable; a lead
+// sees their own team's events. With targetType=redrive_task&targetId=… it is that task's history.
+import { authorize } from '@/lib/auth';
 import { pageActor } from '@/lib/auth/guard';
-import { listAuditEvents } from '@/lib/audit/list-events';
+import { AUDIT_FILTER_KEYS, auditFilterSchema, auditFilterToSearch, type AuditFilter } from '@/lib/audit/filter';
+import { AUDIT_PAGE_SIZE, listAuditActions, listAuditEvents } from '@/lib/audit/list-events';
+import { auditEventView } from '@/lib/audit/present';
+import { REDRIVE_TASK_TARGET } from '@/lib/audit/redrive-history';
+import { canReveal } from '@/lib/masking';
+import { listSources } from '@/lib/sources/list-sources';
+import { AuditFilters } from './filters';
+import { RedriveHistory } from './redrive-history';
+import styles from './audit.module.css';
 
-export default async function AuditPage({ searchParams }: { searchParams: Promise<{ before?: string; action?: string }> }) {
+type Search = Record<string, string | string[] | undefined>;
+
+const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+
+export default async function AuditPage({ searchParams }: { searchParams: Promise<Search> }) {
   const actor = await pageActor('audit.read');
   const sp = await searchParams;
-  const before = sp.before && /^\d+$/.test(sp.before) ? BigInt(sp.before) : undefined;
-  const events = await listAuditEvents(actor, { before, action: sp.action, limit: 50 });
-  const last = events[events.length - 1];
+  const parsed = auditFilterSchema.safeParse(Object.fromEntries(AUDIT_FILTER_KEYS.map((k) => [k, one(sp[k])])));
+  const filter: AuditFilter = parsed.success ? parsed.data : {};
+  const beforeParam = one(sp.before);
+  const before = beforeParam && /^\d{1,19}$/.test(beforeParam) ? BigInt(beforeParam) : undefined;
+  const [events, actions, sources] = await Promise.all([
+    parsed.success ? listAuditEvents(actor, { filter, before, limit: AUDIT_PAGE_SIZE }) : Promise.resolve([]),
+    listAuditActions(),
+    listSources(actor, 'audit.read'),
+  ]);
+  const mask = !canReveal(actor);
+  const views = events.map((e) => auditEventView(e, { mask }));
+  const query = auditFilterToSearch(filter);
+  const last = views[views.length - 1];
+  const older = last && views.length === AUDIT_PAGE_SIZE ? `/audit?${new URLSearchParams([...query, ['before', last.id]])}` : null;
+  const exportHref = (format: string) => `/api/v1/audit/export?${new URLSearchParams([['format', format], ...query])}`;
+  const wholeTrail = authorize(actor, 'audit.read') === 'all';
+  const sourceName = new Map(sources.map((s) => [s.id, s.name]));
+
   return (
     <>
       <h1>Audit trail</h1>
+      {filter.targetType === REDRIVE_TASK_TARGET && filter.targetId ? <RedriveHistory actor={actor} taskId={filter.targetId} mask={mask} /> : null}
+      <AuditFilters filter={filter} actions={actions} sources={sources.map((s) => ({ id: s.id, name: s.name }))} />
+      {parsed.success ? null : (
+        <p className="error" role="alert">
+          {parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}
+        </p>
+      )}
+      <div className={styles.actions}>
+        <a href={exportHref('csv')} data-testid="export-csv" download>
+          Export CSV
+        </a>
+        <a href={exportHref('ndjson')} data-testid="export-ndjson" download>
+          Export NDJSON
+        </a>
+        {wholeTrail ? <a href="/audit/verify">Verify the chain</a> : null}
+        {mask ? <span className="muted">E-mails, IBANs and card numbers in details are masked for your role.</span> : null}
+      </div>
       <table data-testid="audit-table">
         <thead>
           <tr>
             <th>#</th>
-            <th>Time</th>
+            <th>Time (UTC)</th>
             <th>Actor</th>
             <th>Action</th>
             <th>Target</th>
-            <th>Reason</th>
+            <th>Source</th>
+            <th>Count</th>
+            <th>Reason / result</th>
           </tr>
         </thead>
         <tbody>
-          {events.map((e) => (
-            <tr key={e.id.toString()}>
-              <td>{e.id.toString()}</td>
-              <td>{e.at.toISOString()}</td>
+          {views.map((e) => (
+            <tr key={e.id} data-testid="audit-row" data-id={e.id}>
+              <td>
+                <a href={`/audit/${e.id}`}>{e.id}</a>
+              </td>
+              <td>{e.at}</td>
               <td>
                 {e.actorEmail} <span className="muted">({e.actorRole})</span>
               </td>
               <td>{e.action}</td>
-              <td>{e.targetType ? `${e.targetType} ${e.targetId ?? ''}` : e.count != null ? `${e.count} items` : ''}</td>
-              <td>{e.reason ?? e.result ?? ''}</td>
+              <td>{e.targetType ? `${e.targetType} ${e.targetId ?? ''}` : ''}</td>
+              <td>{e.sourceId ? (sourceName.get(e.sourceId) ?? e.sourceId) : ''}</td>
+              <td>{e.count ?? ''}</td>
+              <td className={styles.cell}>{e.reason ?? e.result ?? ''}</td>
             </tr>
           ))}
         </tbody>
       </table>
-      {last && events.length === 50 ? <a href={`/audit?before=${last.id.toString()}`}>Older →</a> : null}
+      {views.length === 0 ? <p className="muted">No events match.</p> : null}
+      <div className={styles.actions}>
+        {before ? <a href={`/audit?${query}`}>← Newest</a> : null}
+        {older ? <a href={older}>Older →</a> : null}
+      </div>
     </>
   );
 }

@@ -1,12 +1,22 @@
-// GET /api/v1/audit/verify — recompute the hash chain, name the first broken link
+// GET /api/v1/audit/verify — recompute the hash chain and hold it to the signed checkpoints, name the first broken link
 import { api } from '@/lib/auth/guard';
 import { authorize } from '@/lib/auth';
 import { forbidden } from '@/lib/errors';
+import { log } from '@/lib/log';
 import { verifyChain } from '@/lib/audit';
 
 export const GET = api('audit.read', async (_req, { actor }) => {
   // The chain spans every team; only roles that read the whole trail may verify it.
-  if (authorize(actor, 'audit.read') !== 'all') throw forbidden('Verifying the whole trail needs the auditor or admin role');
+  if (authorize(actor, 'audit.read') !== 'all') {
+    log.warn({ userId: actor.userId, role: actor.role, permission: 'audit.read', scope: 'all' }, 'permission denied');
+    throw forbidden('Verifying the whole trail needs the auditor or admin role');
+  }
   const r = await verifyChain();
-  return Response.json({ ok: r.ok, checked: r.checked, ...(r.firstBrokenId ? { firstBrokenId: r.firstBrokenId, problem: r.problem } : {}) });
+  return Response.json({
+    ok: r.ok,
+    checked: r.checked,
+    ...(r.firstBrokenId ? { firstBrokenId: r.firstBrokenId, problem: r.problem } : {}),
+    ...(r.checkpoint ? { checkpoint: r.checkpoint } : {}),
+    ...(r.invalidCheckpoints ? { invalidCheckpoints: r.invalidCheckpoints } : {}),
+  });
 });

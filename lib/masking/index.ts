@@ -1,0 +1,14 @@
+export { maskText, maskTextCounted, luhnValid, ibanValid, isCardNumber, type MaskedText } from './detectors';
+export { parseJsonPath, visitPath, JsonPathError, type PathSegment } from './json-path';
+export {
+  MASKED,
+  MAX_MASK_BYTES,
+  MAX_MASK_DEPTH,
+  maskJson,
+  maskJsonCounted,
+  maskJsonPayload,
+  maskPayload,
+  type MaskedPayload,
+  type PayloadPolicy,
+} from './mask-json';
+export { canReveal, sensitivePathsSchema, sensitivePathsOf } from './policy';

@@ -1,0 +1,210 @@
+// Masking of structured values and raw payloads: a source's sensitive JSON paths hide a value
+// whole; the detectors then mask e-mails, IBANs and card numbers anywhere else.
+import { isCardNumber, maskTextCounted } from './detectors';
+import { parseJsonPath, visitPath, type PathSegment } from './json-path';
+
+/** What a value under a sensitive path becomes, whatever its type (its length is not told). */
+export const MASKED = '***';
+
+/** What a dead letter's masking is decided by: its own flag and its source's JSON paths. */
+export interface PayloadPolicy {
+  /** The dead letter is flagged sensitive: hide the payload whole. */
+  sensitive?: boolean;
+  paths: readonly (string | PathSegment[])[];
+}
+
+export type MaskedPayload =
+  /** Nothing sensitive found: show the payload as it is. */
+  | { state: 'clear' }
+  /** Show these bytes instead (and `json`, indented, when the payload is JSON). */
+  | { state: 'masked'; bytes: Buffer; json: string | null; masked: number }
+  /** Nothing of it may be shown; `why` says so to the reader. */
+  | { state: 'hidden'; why: string };
+
+/** Deeper JSON is not walked (the walk recurses); with sensitive paths set, such a payload is hidden. */
+export const MAX_MASK_DEPTH = 64;
+/** Larger payloads are not scanned; with sensitive paths set, they are hidden. */
+export const MAX_MASK_BYTES = 4 * 1024 * 1024;
+
+type Counter = { n: number };
+
+// Marks a big integer literal quoted by quoteLongIntegers, so it can be written back bare.
+const BIG_INTEGER = '\u0000';
+
+function maskLeaves(v: unknown, count: Counter): unknown {
+  if (typeof v === 'string' && v.startsWith(BIG_INTEGER)) {
+    const digits = v.slice(1);
+    if (!isCardNumber(digits)) return v;
+    count.n++;
+    return maskTextCounted(digits).text;
+  }
+  if (typeof v === 'string') {
+    const m = maskTextCounted(v);
+    count.n += m.masked;
+    return m.text;
+  }
+  if (typeof v === 'number' && Number.isInteger(v) && isCardNumber(String(v))) {
+    count.n++;
+    return maskTextCounted(String(v)).text;
+  }
+  if (Array.isArray(v)) return v.map((x) => maskLeaves(x, count));
+  if (v && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) out[k] = maskLeaves(x, count);
+    return out;
+  }
+  return v;
+}
+
+function compile(paths: readonly (string | PathSegment[])[]): PathSegment[][] {
+  return paths.map((p) => (typeof p === 'string' ? parseJsonPath(p) : p));
+}
+
+function maskPathsInPlace(root: unknown, paths: PathSegment[][], count: Counter): unknown {
+  for (const segments of paths) {
+    if (segments.length === 0) {
+      count.n++;
+      return MASKED;
+    }
+    visitPath(root, segments, (container, key) => {
+      const slot = container as Record<string | number, unknown>;
+      if (slot[key] === MASKED) return; // already hidden by another path
+      slot[key] = MASKED;
+      count.n++;
+    });
+  }
+  return root;
+}
+
+/** A structured value (a parsed payload, audit before/after, headers) with paths and detectors applied. */
+export function maskJson(value: unknown, paths: readonly (string | PathSegment[])[] = []): unknown {
+  return maskJsonCounted(value, paths).value;
+}
+
+export function maskJsonCounted(value: unknown, paths: readonly (string | PathSegment[])[] = []): { value: unknown; masked: number } {
+  const count = { n: 0 };
+  // Paths first, on a copy (the caller's value stays as it is), so a value hidden whole is not also
+  // counted by a detector; then the detectors over what is left (maskLeaves copies again).
+  const hidden = maskPathsInPlace(structuredClone(value), compile(paths), count);
+  return { value: maskLeaves(hidden, count), masked: count.n };
+}
+
+/**
+ * Quotes bare integer literals of 13+ digits in JSON text (with a marker), so that card numbers
+ * sent as numbers survive JSON.parse exactly (they may exceed 2^53) and the detectors see their
+ * digits; unquoteIntegers writes the others back as they were.
+ */
+function quoteLongIntegers(json: string): string {
+  let out = '';
+  let copied = 0;
+  let inString = false;
+  for (let i = 0; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+      continue;
+    }
+    if (c === 34) {
+      inString = true;
+      continue;
+    }
+    if (c >= 48 && c <= 57) {
+      let j = i;
+      while (j < json.length && json.charCodeAt(j) >= 48 && json.charCodeAt(j) <= 57) j++;
+      const next = json[j];
+      const prev = json[i - 1] ?? '';
+      // Only whole integers: not the fraction or exponent of a number, not a negative number.
+      if (j - i >= 13 && next !== '.' && next !== 'e' && next !== 'E' && !'.eE+-'.includes(prev || ' ')) {
+        out += json.slice(copied, i) + '"\\u0000' + json.slice(i, j) + '"';
+        copied = j;
+      }
+      i = j - 1;
+    }
+  }
+  return copied === 0 ? json : out + json.slice(copied);
+}
+
+function unquoteIntegers(json: string): string {
+  return json.replace(/"\\u0000(\d+)"/g, '$1');
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Whether JSON text nests at most `limit` deep; a scan without recursion. */
+function depthWithin(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++;
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      if (++depth > limit) return false;
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return true;
+}
+
+const masked = (bytes: Buffer, json: string | null, n: number): MaskedPayload => ({ state: 'masked', bytes, json, masked: n });
+
+/**
+ * What a reader without reveal may see of a payload. JSON: the source's sensitive paths and the
+ * detectors. Other UTF-8 text, or bytes that are not UTF-8 (read as latin1, so every unmasked byte
+ * stays): the detectors. Masking fails closed: a payload flagged sensitive, or one whose sensitive
+ * paths cannot be located (not JSON, too deep, too large), is hidden whole.
+ */
+export function maskPayload(payload: Uint8Array, policy: PayloadPolicy): MaskedPayload {
+  if (policy.sensitive) return { state: 'hidden', why: 'This payload is marked sensitive.' };
+  const hasPaths = policy.paths.length > 0;
+  let paths: PathSegment[][];
+  try {
+    paths = compile(policy.paths);
+  } catch {
+    return { state: 'hidden', why: "The source's sensitive paths cannot be read." };
+  }
+  if (payload.byteLength > MAX_MASK_BYTES) {
+    return hasPaths ? { state: 'hidden', why: 'The payload is too large to mask field by field.' } : { state: 'clear' };
+  }
+  const buf = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
+  let text: string;
+  try {
+    text = utf8.decode(buf);
+  } catch {
+    if (hasPaths) return { state: 'hidden', why: 'The payload is not JSON, so its sensitive fields cannot be located.' };
+    const m = maskTextCounted(buf.toString('latin1'));
+    return m.masked ? masked(Buffer.from(m.text, 'latin1'), null, m.masked) : { state: 'clear' };
+  }
+  let parsed: unknown;
+  let isJson = false;
+  if (depthWithin(text, MAX_MASK_DEPTH)) {
+    try {
+      parsed = JSON.parse(quoteLongIntegers(text));
+      isJson = true;
+    } catch {
+      // not JSON: handled below
+    }
+  } else if (hasPaths) {
+    return { state: 'hidden', why: 'The payload is nested too deeply to mask field by field.' };
+  }
+  if (!isJson) {
+    if (hasPaths) return { state: 'hidden', why: 'The payload is not JSON, so its sensitive fields cannot be located.' };
+    const m = maskTextCounted(text);
+    return m.masked ? masked(Buffer.from(m.text, 'utf8'), null, m.masked) : { state: 'clear' };
+  }
+  const m = maskJsonCounted(parsed, paths);
+  if (!m.masked) return { state: 'clear' };
+  const json = unquoteIntegers(JSON.stringify(m.value, null, 2));
+  const compact = /\n\s/.test(text) ? json : unquoteIntegers(JSON.stringify(m.value));
+  return masked(Buffer.from(compact, 'utf8'), json, m.masked);
+}
+
+/** maskPayload for a source's paths alone: the masked bytes, or the original bytes when nothing was masked. */
+export function maskJsonPayload(bytes: Uint8Array, paths: readonly (string | PathSegment[])[] = []): { bytes: Buffer; masked: number } {
+  const r = maskPayload(bytes, { paths });
+  if (r.state === 'masked') return { bytes: r.bytes, masked: r.masked };
+  if (r.state === 'hidden') return { bytes: Buffer.from(`[hidden: ${r.why}]`), masked: 1 };
+  return { bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), masked: 0 };
+}

@@ -1,0 +1,298 @@
+// The security suite's registry: every route handler and every server action, with the permission
+// it requires from the one permission map (lib/auth/permissions.ts) and how to make a valid call
+// against the fixtures. The matrix (role × entry → allowed exactly as PERMISSIONS says, else 403),
+// the audit count, cross-team 404s and the cross-site checks are all generated from it, and a
+// completeness test fails when a route or action exists under app/ without an entry here.
+//
+// Adding an endpoint is one entry in ROUTES (or ACTIONS), next to its neighbours, e.g.
+//   route('POST', '/api/v1/clusters/:id/split', 'clusters.merge', () => import('@/app/api/v1/clusters/[id]/split/route'),
+//     clusterIn(own), { crossTeam: clusterIn(other) }),
+// `call` builds a valid request against fresh data of the caller's own team (fixtures.ts has the
+// builders); `crossTeam` the same against the other team's data (expect 404); `audits` when an
+// allowed call writes other than one event (reads: 0). A route outside the permission map goes
+// into EXEMPT_ROUTES with the reason.
+import { createPersonalToken } from '@/lib/admin/tokens';
+import { createUser } from '@/lib/admin/users';
+import { SYSTEM, type Permission } from '@/lib/auth';
+import { newCluster, newDeadLetter, newRedriveTask, newSource, newWebhook, otherTeamSource, ownSource, type Fixtures, type FixtureUser, unique } from './fixtures';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** A permission of the map; 'authenticated': any signed-in role. */
+export type Requirement = Permission | 'authenticated';
+
+export interface CallSpec {
+  /** Values for the path template's :params. */
+  params?: Record<string, string>;
+  /** JSON body (mutations). */
+  body?: unknown;
+  /** Query string (reads). */
+  query?: Record<string, string>;
+}
+
+export type RouteModule = Record<string, unknown>;
+
+export interface RouteEntry {
+  method: Method;
+  /** As under app/: /api/v1/sources/:id for app/api/v1/sources/[id]/route.ts. */
+  path: string;
+  permission: Requirement;
+  /** Only roles with the 'all' scope of the permission may call it (e.g. verifying the whole chain). */
+  scope?: 'all';
+  module: () => Promise<RouteModule>;
+  /** A valid call by `as` on data `as` may touch (its own team's). */
+  call: (fx: Fixtures, as: FixtureUser) => Promise<CallSpec>;
+  /** A call by `as` on another team's object: a team-scoped role must get 404, never 403 or the object. */
+  crossTeam?: (fx: Fixtures, as: FixtureUser) => Promise<CallSpec>;
+  /** Audit events an allowed call writes: 1 for a mutation (default), 0 for a read (default). */
+  audits?: number;
+}
+
+export interface ActionEntry {
+  /** File under app/ that declares 'use server'. */
+  file: string;
+  name: string;
+  /** Tells apart entries of one action whose permission depends on its input (archive / discard). */
+  variant?: string;
+  permission: Requirement;
+  /** The form fields of a valid call by `as`. Actions take (previousState, formData). */
+  form: (fx: Fixtures, as: FixtureUser) => Promise<Record<string, string>>;
+  audits?: number;
+}
+
+export interface Exempt {
+  why: string;
+}
+
+const MUTATING = new Set<Method>(['POST', 'PUT', 'PATCH', 'DELETE']);
+export const isMutating = (e: RouteEntry) => MUTATING.has(e.method);
+export const expectedAudits = (e: RouteEntry) => e.audits ?? (isMutating(e) ? 1 : 0);
+
+function route(
+  method: Method,
+  path: string,
+  permission: Requirement,
+  module: () => Promise<RouteModule>,
+  call: RouteEntry['call'] = async () => ({}),
+  more: Partial<Pick<RouteEntry, 'crossTeam' | 'audits' | 'scope'>> = {},
+): RouteEntry {
+  return { method, path, permission, module, call, ...more };
+}
+
+const newUserBody = () => ({ email: `${unique('user')}@triage.local`, role: 'support', team: 'commerce', password: 'a-long-password' });
+
+async function throwawayUser() {
+  return createUser({ ...SYSTEM, label: 'security-suite' }, { email: `${unique('target')}@triage.local`, role: 'support', team: 'commerce' });
+}
+
+const own = (fx: Fixtures, as: FixtureUser) => ownSource(fx, as);
+const other = (fx: Fixtures, as: FixtureUser) => otherTeamSource(fx, as);
+const reason = 'security suite';
+const deadLetterIn = (pick: typeof own) => async (fx: Fixtures, as: FixtureUser) => ({ params: { id: await newDeadLetter(pick(fx, as)) }, body: { reason } });
+const webhookIn = (pick: typeof own, body?: unknown) => async (fx: Fixtures, as: FixtureUser) => ({ params: { id: await newWebhook(pick(fx, as)) }, body });
+const clusterIn = (pick: typeof own) => async (fx: Fixtures, as: FixtureUser) => ({ params: { id: await newCluster(pick(fx, as)) }, body: { reason } });
+const taskIn = (pick: typeof own, status?: Parameters<typeof newRedriveTask>[1]) => async (fx: Fixtures, as: FixtureUser) => ({
+  params: { id: await newRedriveTask(pick(fx, as), status) },
+  body: { reason },
+});
+const sourceIn = (pick: typeof own, body?: () => unknown) => async (fx: Fixtures, as: FixtureUser) => ({ params: { source: pick(fx, as).name }, body: body?.() });
+// Each call changes the deadline, so each one is a change (and an audit event).
+const newDeadline = () => ({ ageDeadlineSeconds: 5 * 86400 + Math.floor(Math.random() * 86400) });
+
+export const ROUTES: RouteEntry[] = [
+  // Admin
+  route('GET', '/api/v1/users', 'admin.manage', () => import('@/app/api/v1/users/route')),
+  route('POST', '/api/v1/users', 'admin.manage', () => import('@/app/api/v1/users/route'), async () => ({ body: newUserBody() })),
+  route('GET', '/api/v1/sources', 'deadletters.read', () => import('@/app/api/v1/sources/route')),
+  route('POST', '/api/v1/sources', 'admin.manage', () => import('@/app/api/v1/sources/route'), async () => ({
+    body: { name: unique('src'), team: 'commerce', kind: 'builtin' },
+  })),
+
+  // Audit trail
+  route('GET', '/api/v1/audit/verify', 'audit.read', () => import('@/app/api/v1/audit/verify/route'), undefined, { scope: 'all' }),
+  route('GET', '/api/v1/audit/export', 'audit.read', () => import('@/app/api/v1/audit/export/route'), async () => ({ query: { format: 'ndjson', action: 'source.' } }), {
+    audits: 1,
+  }),
+
+  // Dead letters
+  route('GET', '/api/metrics', 'deadletters.read', () => import('@/app/api/metrics/route')),
+  route('GET', '/api/v1/dead-letters', 'deadletters.read', () => import('@/app/api/v1/dead-letters/route')),
+  route('GET', '/api/v1/dead-letters/export', 'deadletters.read', () => import('@/app/api/v1/dead-letters/export/route'), async (fx, as) => ({
+    query: { format: 'ndjson', source: own(fx, as).name },
+  }), { audits: 1 }),
+  route('GET', '/api/v1/dead-letters/:id', 'deadletters.read', () => import('@/app/api/v1/dead-letters/[id]/route'), deadLetterIn(own), {
+    crossTeam: deadLetterIn(other),
+  }),
+  route('GET', '/api/v1/dead-letters/:id/payload', 'deadletters.read', () => import('@/app/api/v1/dead-letters/[id]/payload/route'), deadLetterIn(own), {
+    crossTeam: deadLetterIn(other),
+  }),
+  route('POST', '/api/v1/dead-letters/:id/archive', 'deadletters.archive', () => import('@/app/api/v1/dead-letters/[id]/archive/route'), deadLetterIn(own), {
+    crossTeam: deadLetterIn(other),
+  }),
+  route('POST', '/api/v1/dead-letters/:id/discard', 'deadletters.discard', () => import('@/app/api/v1/dead-letters/[id]/discard/route'), deadLetterIn(own), {
+    crossTeam: deadLetterIn(other),
+  }),
+  route('POST', '/api/v1/dead-letters/:id/reveal', 'payload.reveal', () => import('@/app/api/v1/dead-letters/[id]/reveal/route'), deadLetterIn(own), {
+    crossTeam: deadLetterIn(other),
+  }),
+  route('POST', '/api/v1/dead-letters/bulk/archive', 'deadletters.archive', () => import('@/app/api/v1/dead-letters/bulk/archive/route'), async (fx, as) => ({
+    body: { selection: { ids: [await newDeadLetter(own(fx, as))] }, reason },
+  })),
+  route('POST', '/api/v1/dead-letters/bulk/discard', 'deadletters.discard', () => import('@/app/api/v1/dead-letters/bulk/discard/route'), async (fx, as) => ({
+    body: { selection: { ids: [await newDeadLetter(own(fx, as))] }, reason },
+  })),
+  // A read (a count), but of what the caller would be allowed to decide: the decision's permission.
+  route('POST', '/api/v1/dead-letters/bulk/preview', 'deadletters.archive', () => import('@/app/api/v1/dead-letters/bulk/preview/route'), async (fx, as) => ({
+    body: { decision: 'archive', selection: { ids: [await newDeadLetter(own(fx, as))] } },
+  }), { audits: 0 }),
+
+  // Clusters
+  route('GET', '/api/v1/clusters', 'deadletters.read', () => import('@/app/api/v1/clusters/route')),
+  route('GET', '/api/v1/clusters/:id', 'deadletters.read', () => import('@/app/api/v1/clusters/[id]/route'), clusterIn(own), { crossTeam: clusterIn(other) }),
+  route('POST', '/api/v1/clusters/:id/archive', 'deadletters.archive', () => import('@/app/api/v1/clusters/[id]/archive/route'), clusterIn(own), {
+    crossTeam: clusterIn(other),
+  }),
+  route('POST', '/api/v1/clusters/:id/merge', 'clusters.merge', () => import('@/app/api/v1/clusters/[id]/merge/route'), async (fx, as) => ({
+    params: { id: await newCluster(own(fx, as)) },
+    body: { into: await newCluster(own(fx, as)), reason },
+  }), {
+    crossTeam: async (fx, as) => ({ params: { id: await newCluster(other(fx, as)) }, body: { into: await newCluster(other(fx, as)), reason } }),
+  }),
+
+  // Redrives
+  route('GET', '/api/v1/redrives', 'deadletters.read', () => import('@/app/api/v1/redrives/route')),
+  route('POST', '/api/v1/redrives', 'deadletters.redrive', () => import('@/app/api/v1/redrives/route'), async (fx, as) => ({
+    body: { selection: { ids: [await newDeadLetter(await newSource(own(fx, as)))] }, ratePerSecond: 1, reason },
+  })),
+  route('GET', '/api/v1/redrives/preview', 'deadletters.redrive', () => import('@/app/api/v1/redrives/preview/route'), async (fx, as) => ({
+    query: { ids: await newDeadLetter(own(fx, as)) },
+  })),
+  route('GET', '/api/v1/redrives/:id', 'deadletters.read', () => import('@/app/api/v1/redrives/[id]/route'), taskIn(own), { crossTeam: taskIn(other) }),
+  route('GET', '/api/v1/redrives/:id/series', 'deadletters.read', () => import('@/app/api/v1/redrives/[id]/series/route'), taskIn(own), { crossTeam: taskIn(other) }),
+  route('POST', '/api/v1/redrives/:id/pause', 'deadletters.redrive', () => import('@/app/api/v1/redrives/[id]/pause/route'), taskIn(own), { crossTeam: taskIn(other) }),
+  route('POST', '/api/v1/redrives/:id/resume', 'deadletters.redrive', () => import('@/app/api/v1/redrives/[id]/resume/route'), taskIn(own, 'paused'), {
+    crossTeam: taskIn(other, 'paused'),
+  }),
+  route('POST', '/api/v1/redrives/:id/cancel', 'deadletters.redrive', () => import('@/app/api/v1/redrives/[id]/cancel/route'), taskIn(own), { crossTeam: taskIn(other) }),
+  route('POST', '/api/v1/redrives/:id/approve', 'redrive.approve', () => import('@/app/api/v1/redrives/[id]/approve/route'), taskIn(own, 'pending_approval'), {
+    crossTeam: taskIn(other, 'pending_approval'),
+  }),
+
+  // Sources
+  route('GET', '/api/v1/sources/:source/dead-letters', 'deadletters.read', () => import('@/app/api/v1/sources/[source]/dead-letters/route'), sourceIn(own)),
+  route('GET', '/api/v1/sources/:source/alarms', 'deadletters.read', () => import('@/app/api/v1/sources/[source]/alarms/route'), sourceIn(own), {
+    crossTeam: sourceIn(other),
+  }),
+  route('GET', '/api/v1/sources/:source/policy', 'deadletters.read', () => import('@/app/api/v1/sources/[source]/policy/route'), sourceIn(own), {
+    crossTeam: sourceIn(other),
+  }),
+  route('PATCH', '/api/v1/sources/:source/policy', 'sources.policy', () => import('@/app/api/v1/sources/[source]/policy/route'), sourceIn(own, newDeadline), {
+    crossTeam: sourceIn(other, newDeadline),
+  }),
+
+  // Webhooks
+  route('GET', '/api/v1/webhooks', 'sources.policy', () => import('@/app/api/v1/webhooks/route')),
+  route('POST', '/api/v1/webhooks', 'sources.policy', () => import('@/app/api/v1/webhooks/route'), async () => ({
+    body: { url: 'http://127.0.0.1:9/hook', team: 'commerce' },
+  })),
+  route('PATCH', '/api/v1/webhooks/:id', 'sources.policy', () => import('@/app/api/v1/webhooks/[id]/route'), webhookIn(own, { enabled: false }), {
+    crossTeam: webhookIn(other, { enabled: false }),
+  }),
+  route('DELETE', '/api/v1/webhooks/:id', 'sources.policy', () => import('@/app/api/v1/webhooks/[id]/route'), webhookIn(own), { crossTeam: webhookIn(other) }),
+  route('POST', '/api/v1/webhooks/:id/test', 'sources.policy', () => import('@/app/api/v1/webhooks/[id]/test/route'), webhookIn(own), {
+    crossTeam: webhookIn(other),
+  }),
+  route('GET', '/api/v1/webhooks/:id/deliveries', 'sources.policy', () => import('@/app/api/v1/webhooks/[id]/deliveries/route'), webhookIn(own)),
+];
+
+/** Routes outside the permission map, and why. */
+export const EXEMPT_ROUTES: Record<string, Exempt> = {
+  'GET /api/health': { why: 'public liveness probe, no data' },
+  'GET /api/v1/openapi': { why: 'public: the API description grants nothing' },
+  'GET /api/v1/openapi.json': { why: 'public: the API description grants nothing' },
+  'GET /api/auth/*': { why: 'Auth.js: sign-in, sign-out, session (its own CSRF token)' },
+  'POST /api/auth/*': { why: 'Auth.js: sign-in, sign-out, session (its own CSRF token)' },
+  'POST /api/v1/sources/:source/dead-letters': { why: "ingest: an ingest token of that one source, never a user's cookie (lib/ingest)" },
+  'POST /api/v1/sources/:source/dead-letters/raw': { why: "ingest: an ingest token of that one source, never a user's cookie (lib/ingest)" },
+};
+
+const ADMIN = 'app/(dashboard)/admin/actions.ts';
+const DEAD_LETTERS = 'app/(dashboard)/dead-letters/actions.ts';
+const CLUSTERS = 'app/(dashboard)/clusters/[id]/actions.ts';
+const WEBHOOKS = 'app/(dashboard)/settings/webhooks/actions.ts';
+const SOURCES = 'app/(dashboard)/sources/[source]/actions.ts';
+const suite = { ...SYSTEM, label: 'security-suite' };
+
+export const ACTIONS: ActionEntry[] = [
+  { file: ADMIN, name: 'createTeamAction', permission: 'admin.manage', form: async () => ({ name: unique('team') }) },
+  {
+    file: ADMIN,
+    name: 'createUserAction',
+    permission: 'admin.manage',
+    form: async () => ({ email: `${unique('user')}@triage.local`, role: 'support', team: 'commerce', password: 'a-long-password' }),
+  },
+  {
+    file: ADMIN,
+    name: 'updateUserAction',
+    permission: 'admin.manage',
+    form: async () => ({ userId: (await throwawayUser()).id, role: 'lead', team: 'commerce', disabled: 'false' }),
+  },
+  { file: ADMIN, name: 'createSourceAction', permission: 'admin.manage', form: async () => ({ name: unique('src'), team: 'commerce', kind: 'builtin' }) },
+  { file: ADMIN, name: 'createTokenAction', permission: 'admin.manage', form: async () => ({ source: 'orders' }) },
+  {
+    file: ADMIN,
+    name: 'revokeTokenAction',
+    permission: 'admin.manage',
+    form: async () => ({ tokenId: (await createPersonalToken(suite, (await throwawayUser()).email)).id }),
+  },
+
+  { file: DEAD_LETTERS, name: 'decideAction', variant: 'archive', permission: 'deadletters.archive', form: async (fx, as) => ({ decision: 'archive', id: await newDeadLetter(own(fx, as)), reason }) },
+  { file: DEAD_LETTERS, name: 'decideAction', variant: 'discard', permission: 'deadletters.discard', form: async (fx, as) => ({ decision: 'discard', id: await newDeadLetter(own(fx, as)), reason }) },
+  { file: DEAD_LETTERS, name: 'revealAction', permission: 'payload.reveal', form: async (fx, as) => ({ id: await newDeadLetter(own(fx, as)), reason }) },
+  { file: DEAD_LETTERS, name: 'bulkAction', variant: 'archive', permission: 'deadletters.archive', form: async (fx, as) => ({ intent: 'archive', ids: await newDeadLetter(own(fx, as)), reason }) },
+  { file: DEAD_LETTERS, name: 'bulkAction', variant: 'discard', permission: 'deadletters.discard', form: async (fx, as) => ({ intent: 'discard', ids: await newDeadLetter(own(fx, as)), reason }) },
+  {
+    file: DEAD_LETTERS,
+    name: 'bulkAction',
+    variant: 'preview',
+    permission: 'deadletters.archive',
+    audits: 0,
+    form: async (fx, as) => ({ intent: 'preview:archive', ids: await newDeadLetter(own(fx, as)) }),
+  },
+
+  { file: CLUSTERS, name: 'archiveClusterAction', permission: 'deadletters.archive', form: async (fx, as) => ({ clusterId: await newCluster(own(fx, as)), reason }) },
+  {
+    file: CLUSTERS,
+    name: 'mergeClusterAction',
+    permission: 'clusters.merge',
+    form: async (fx, as) => ({ clusterId: await newCluster(own(fx, as)), into: await newCluster(own(fx, as)), reason }),
+  },
+
+  { file: WEBHOOKS, name: 'createWebhookAction', permission: 'sources.policy', form: async () => ({ url: 'http://127.0.0.1:9/hook', team: 'commerce' }) },
+  { file: WEBHOOKS, name: 'setWebhookEnabledAction', permission: 'sources.policy', form: async (fx, as) => ({ id: await newWebhook(own(fx, as)), enabled: 'false' }) },
+  { file: WEBHOOKS, name: 'deleteWebhookAction', permission: 'sources.policy', form: async (fx, as) => ({ id: await newWebhook(own(fx, as)) }) },
+  { file: WEBHOOKS, name: 'testWebhookAction', permission: 'sources.policy', form: async (fx, as) => ({ id: await newWebhook(own(fx, as)) }) },
+
+  { file: SOURCES, name: 'updatePolicyAction', permission: 'sources.policy', form: async (fx, as) => ({ source: own(fx, as).name, ageDeadlineHours: String(120 + Math.floor(Math.random() * 48)) }) },
+];
+
+/** Server actions outside the permission map, and why. */
+export const EXEMPT_ACTIONS: Record<string, Exempt> = {
+  'app/(auth)/sign-in/actions.ts#signInWithPassword': { why: 'public: the sign-in form (rate-limited, tested on its own)' },
+  'app/(auth)/sign-in/actions.ts#signInWithOidc': { why: 'public: starts single sign-on' },
+  'app/(dashboard)/actions.ts#signOutAction': { why: "ends the caller's own session; the sign-out replay test covers it" },
+};
+
+export const routeKey = (e: { method: string; path: string }) => `${e.method} ${e.path}`;
+export const actionKey = (e: { file: string; name: string }) => `${e.file}#${e.name}`;
+export const actionLabel = (e: ActionEntry) => (e.variant ? `${e.name} (${e.variant})` : e.name);
+
+/** The URL path for a call: the template with its params filled in, plus the query. */
+export function urlPath(e: RouteEntry, spec: CallSpec): string {
+  const path = e.path.replace(/:(\w+)/g, (_, k: string) => {
+    const v = spec.params?.[k];
+    if (v === undefined) throw new Error(`${routeKey(e)}: no value for :${k}`);
+    return encodeURIComponent(v);
+  });
+  return spec.query ? `${path}?${new URLSearchParams(spec.query)}` : path;
+}

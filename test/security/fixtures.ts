@@ -1,0 +1,128 @@
+// The data the security suite acts on: the demo's teams, users (one per role, plus finance's support
+// and lead) and sources, each user with a personal API token. Vitest seeds it into its fresh
+// database; Playwright finds it already seeded by scripts/e2e.mjs. Both read it with loadFixtures().
+import { randomBytes } from 'node:crypto';
+import { SYSTEM, type Actor, type Role } from '@/lib/auth';
+import { createPersonalToken } from '@/lib/admin/tokens';
+import { db } from '@/lib/db';
+import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { createWebhook } from '@/lib/notifications/webhooks';
+import { startRedrive } from '@/lib/redrive/start-redrive';
+import { createSource } from '@/lib/sources/create-source';
+import { DEMO_SOURCES, DEMO_USERS, seed } from '../../prisma/seed';
+
+export interface FixtureUser {
+  id: string;
+  email: string;
+  role: Role;
+  teamId: string | null;
+  /** A personal API token acting as this user (Authorization: Bearer …). */
+  token: string;
+}
+
+export interface FixtureSource {
+  id: string;
+  name: string;
+  teamId: string;
+}
+
+export type SourceName = (typeof DEMO_SOURCES)[number]['name'];
+
+export interface Fixtures {
+  teams: { commerce: string; finance: string };
+  /** By e-mail: support@, lead@, auditor@, admin@, finance-support@, finance-lead@triage.local. */
+  users: Record<string, FixtureUser>;
+  sources: Record<SourceName, FixtureSource>;
+}
+
+/** The user who plays each role in the matrix; support and lead belong to team commerce. */
+export const ACTING: Record<Role, string> = {
+  support: 'support@triage.local',
+  lead: 'lead@triage.local',
+  auditor: 'auditor@triage.local',
+  admin: 'admin@triage.local',
+};
+
+export const unique = (prefix: string) => `${prefix}-${randomBytes(4).toString('hex')}`;
+
+export async function seedFixtures(): Promise<Fixtures> {
+  await seed();
+  return loadFixtures();
+}
+
+export async function loadFixtures(): Promise<Fixtures> {
+  const teams = await db().team.findMany({ where: { name: { in: ['commerce', 'finance'] } } });
+  const teamId = (name: string) => teams.find((t) => t.name === name)!.id;
+  const users: Record<string, FixtureUser> = {};
+  for (const u of DEMO_USERS) {
+    const row = await db().user.findUniqueOrThrow({ where: { email: u.email } });
+    const { token } = await createPersonalToken({ ...SYSTEM, label: 'security-suite' }, u.email);
+    users[u.email] = { id: row.id, email: row.email, role: row.role, teamId: row.teamId, token };
+  }
+  const sources = {} as Record<SourceName, FixtureSource>;
+  for (const s of DEMO_SOURCES) {
+    const row = await db().source.findUniqueOrThrow({ where: { name: s.name } });
+    sources[s.name] = { id: row.id, name: row.name, teamId: row.teamId };
+  }
+  return { teams: { commerce: teamId('commerce'), finance: teamId('finance') }, users, sources };
+}
+
+/** The lib-level principal of a fixture user, for calling lib/ functions directly. */
+export function principal(u: FixtureUser): Actor {
+  return { userId: u.id, email: u.email, role: u.role, teamId: u.teamId, via: 'token' };
+}
+
+/** A source of the acting user's own team (commerce for roles without a team), and one of the other team. */
+export function ownSource(fx: Fixtures, as: FixtureUser): FixtureSource {
+  return as.teamId === fx.teams.finance ? fx.sources.payments : fx.sources.orders;
+}
+
+export function otherTeamSource(fx: Fixtures, as: FixtureUser): FixtureSource {
+  return as.teamId === fx.teams.finance ? fx.sources.orders : fx.sources.payments;
+}
+
+/** A fresh open dead letter in `source`, for endpoints that act on one; its own cluster with `cause`. */
+export async function newDeadLetter(source: FixtureSource, opts: { payload?: string; cause?: string } = {}): Promise<string> {
+  const [r] = await recordDeadLetters({ id: source.id, retentionSeconds: 14 * 86400 }, [
+    {
+      messageId: unique('msg'),
+      payload: Buffer.from(opts.payload ?? '{"order":1}'),
+      reason: 'Rejected',
+      errorType: opts.cause ?? 'ValidationError',
+      errorMessage: 'field "gift" is unknown',
+    },
+  ]);
+  return r!.id;
+}
+
+/** A fresh cluster with one open dead letter in `source`. */
+export async function newCluster(source: FixtureSource): Promise<string> {
+  const id = await newDeadLetter(source, { cause: `Cause${randomBytes(6).toString('hex')}Error` });
+  const row = await db().deadLetter.findUniqueOrThrow({ where: { id: BigInt(id) }, select: { clusterId: true } });
+  return row.clusterId!;
+}
+
+/** A fresh webhook of `source`'s team (deliveries go nowhere: a closed local port). */
+export async function newWebhook(source: FixtureSource): Promise<string> {
+  const team = await db().team.findUniqueOrThrow({ where: { id: source.teamId } });
+  const { webhook } = await createWebhook({ ...SYSTEM, label: 'security-suite' }, { url: 'http://127.0.0.1:9/hook', team: team.name });
+  return webhook.id;
+}
+
+/** A fresh source of `like`'s team: a redrive allows one active task per source. */
+export async function newSource(like: FixtureSource): Promise<FixtureSource> {
+  const s = await createSource({ ...SYSTEM, label: 'security-suite' }, { name: unique('sec-src'), team: like.teamId });
+  return { id: s.id, name: s.name, teamId: s.teamId };
+}
+
+/**
+ * A redrive task over one fresh dead letter in a fresh source of `like`'s team, put in `status`
+ * (started by the system, so any lead may approve it: four eyes).
+ */
+export async function newRedriveTask(like: FixtureSource, status: 'queued' | 'paused' | 'pending_approval' = 'queued'): Promise<string> {
+  const source = await newSource(like);
+  const id = await newDeadLetter(source);
+  const task = await startRedrive({ ...SYSTEM, label: 'security-suite' }, { selection: { ids: [id] }, ratePerSecond: 1 });
+  if (status !== 'queued') await db().redriveTask.update({ where: { id: task.id }, data: { status } });
+  return task.id;
+}

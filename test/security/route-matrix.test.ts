@@ -1,0 +1,171 @@
+// Role × route handler, generated from the one permission map the app uses: allowed exactly as
+// PERMISSIONS says (every allowed mutation leaves exactly one audit event), 403 otherwise (logged,
+// nothing written); another team's object → 404; demotion and disabling apply on the next request.
+// Calls go straight to the route handlers with personal API tokens (no cookie, so no Origin check);
+// the cookie and cross-site cases run in the browser suite (test/e2e/security.spec.ts).
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { PERMISSIONS, ROLES, SYSTEM, scopeFor, type Permission, type Role } from '@/lib/auth';
+import { createIngestToken, createPersonalToken } from '@/lib/admin/tokens';
+import { createUser, updateUser } from '@/lib/admin/users';
+import { closeDb, db } from '@/lib/db';
+import { log } from '@/lib/log';
+import { QUEUES, closeQueues, producerQueue } from '@/lib/queue';
+import { resetDatabase } from '../support/db';
+import { ACTIONS, EXEMPT_ACTIONS, EXEMPT_ROUTES, ROUTES, actionKey, expectedAudits, isMutating, routeKey, urlPath, type CallSpec, type RouteEntry } from './endpoints';
+import { ACTING, seedFixtures, unique, type Fixtures, type FixtureUser } from './fixtures';
+import { inlineServerActions, routeHandlers, serverActions } from './inventory';
+
+type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
+
+async function invoke(e: RouteEntry, spec: CallSpec, headers: Record<string, string>): Promise<Response> {
+  const handler = (await e.module())[e.method] as Handler | undefined;
+  if (!handler) throw new Error(`${routeKey(e)}: the module exports no ${e.method}`);
+  const body = spec.body === undefined || !isMutating(e) ? undefined : JSON.stringify(spec.body);
+  const req = new Request(`http://127.0.0.1:3000${urlPath(e, spec)}`, {
+    method: e.method,
+    headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+    body,
+  });
+  const res = await handler(req, { params: Promise.resolve(spec.params ?? {}) });
+  await res.arrayBuffer(); // a streamed body (an export) runs to its end
+  return res;
+}
+
+const bearer = (u: FixtureUser) => ({ authorization: `Bearer ${u.token}` });
+// Every event, whoever wrote it: nothing else runs beside these calls (the browser suite counts per user).
+const auditCount = () => db().auditEvent.count();
+
+/** Allowed exactly as the permission map says ('all' entries: only roles with the 'all' scope). */
+function allowed(role: Role, e: { permission: Permission | 'authenticated'; scope?: 'all' }): boolean {
+  if (e.permission === 'authenticated') return true;
+  const scope = scopeFor(role, e.permission);
+  return scope !== undefined && (e.scope !== 'all' || scope === 'all');
+}
+
+let fx: Fixtures;
+
+beforeAll(async () => {
+  await resetDatabase();
+  fx = await seedFixtures();
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+afterAll(async () => {
+  // The calls above queued webhook deliveries and redrive nudges for rows the next file's reset
+  // removes: leave the run's queues empty for the tests that start those workers.
+  for (const name of [QUEUES.webhooks, QUEUES.redrive]) await producerQueue(name).obliterate({ force: true });
+  await closeQueues();
+  await closeDb();
+});
+
+describe('the registry covers every route handler and server action', () => {
+  it('has an entry or an exemption for every exported route handler', () => {
+    const known = new Set([...ROUTES.map(routeKey), ...Object.keys(EXEMPT_ROUTES)]);
+    const missing = routeHandlers().filter((h) => !known.has(routeKey(h)));
+    expect(missing, 'add these to ROUTES in test/security/endpoints.ts').toEqual([]);
+  });
+
+  it('has an entry or an exemption for every server action, and no inline ones', () => {
+    const known = new Set([...ACTIONS.map(actionKey), ...Object.keys(EXEMPT_ACTIONS)]);
+    const missing = serverActions().filter((a) => !known.has(actionKey(a)));
+    expect(missing, 'add these to ACTIONS in test/security/endpoints.ts').toEqual([]);
+    expect(inlineServerActions(), "move inline 'use server' functions to an actions file").toEqual([]);
+  });
+
+  it('names only permissions of the map and entries that exist', () => {
+    for (const e of [...ROUTES, ...ACTIONS]) expect(['authenticated', ...Object.keys(PERMISSIONS)]).toContain(e.permission);
+    const existing = new Set(routeHandlers().map(routeKey));
+    expect(ROUTES.map(routeKey).filter((k) => !existing.has(k))).toEqual([]);
+    const actions = new Set(serverActions().map(actionKey));
+    expect(ACTIONS.map(actionKey).filter((k) => !actions.has(k))).toEqual([]);
+  });
+});
+
+describe.each(ROUTES.map((e) => [routeKey(e), e] as const))('%s', (_key, e) => {
+  it.each(ROLES.map((r) => [r, allowed(r, e) ? 'allowed' : 'refused with 403'] as const))('%s: %s', async (role) => {
+    const as = fx.users[ACTING[role]]!;
+    const spec = await e.call(fx, as);
+    const warn = vi.spyOn(log, 'warn');
+    const before = await auditCount();
+    const res = await invoke(e, spec, bearer(as));
+    const written = (await auditCount()) - before;
+    if (allowed(role, e)) {
+      expect(res.status, `${role} ${routeKey(e)}`).toBeGreaterThanOrEqual(200);
+      expect(res.status).toBeLessThan(300);
+      expect(written, 'audit events written').toBe(expectedAudits(e));
+    } else {
+      expect(res.status, `${role} ${routeKey(e)}`).toBe(403);
+      expect(written, 'a refused call writes nothing').toBe(0);
+      expect(warn).toHaveBeenCalledWith(expect.objectContaining({ userId: as.id, role }), 'permission denied');
+    }
+  });
+
+  if (e.crossTeam) {
+    const teamScoped = ROLES.filter((r) => e.permission !== 'authenticated' && scopeFor(r, e.permission) === 'team');
+    it.each(teamScoped)("%s: another team's object answers 404", async (role) => {
+      const as = fx.users[ACTING[role]]!;
+      const spec = await e.crossTeam!(fx, as);
+      const before = await auditCount();
+      const res = await invoke(e, spec, bearer(as));
+      expect(res.status).toBe(404);
+      expect(await auditCount()).toBe(before);
+    });
+  }
+});
+
+describe('requests that must not get through', () => {
+  const mutations = ROUTES.filter((e) => e.method !== 'GET');
+
+  // Without any credential the same header meets 401: the browser suite checks that with a real server.
+  it.each(mutations.map((e) => [routeKey(e), e] as const))('%s: the x-middleware-subrequest header bypasses nothing', async (_k, e) => {
+    const support = fx.users[ACTING.support]!;
+    const spec = await e.call(fx, support);
+    const bypass = { 'x-middleware-subrequest': 'middleware:middleware:middleware:middleware:middleware' };
+    const res = await invoke(e, spec, { ...bearer(support), ...bypass });
+    if (allowed('support', e)) expect(res.status).toBeLessThan(300);
+    else expect(res.status).toBe(403);
+  });
+
+  it.each(mutations.map((e) => [routeKey(e), e] as const))('%s: a bearer token works from any Origin (no cookie, no CSRF)', async (_k, e) => {
+    const admin = fx.users[ACTING.admin]!;
+    for (const origin of ['http://evil.example', 'null']) {
+      const res = await invoke(e, await e.call(fx, admin), { ...bearer(admin), origin });
+      expect(res.status, `Origin ${origin}`).toBeLessThan(300);
+    }
+  });
+
+  it('refuses an unknown, a revoked and an ingest token', async () => {
+    const e = ROUTES.find((r) => routeKey(r) === 'GET /api/v1/users')!;
+    expect((await invoke(e, {}, { authorization: 'Bearer tri_p_not-a-token' })).status).toBe(401);
+    const t = await createPersonalToken(SYSTEM, ACTING.admin);
+    await db().apiToken.update({ where: { id: t.id }, data: { revokedAt: new Date() } });
+    expect((await invoke(e, {}, { authorization: `Bearer ${t.token}` })).status).toBe(401);
+    const ingest = await createIngestToken(SYSTEM, 'orders');
+    expect((await invoke(e, {}, { authorization: `Bearer ${ingest.token}` })).status).toBe(401);
+  });
+});
+
+describe('role changes apply on the next request', () => {
+  const listUsers = () => ROUTES.find((r) => routeKey(r) === 'GET /api/v1/users')!;
+
+  it('a demoted admin is refused at once, a promoted support allowed at once', async () => {
+    const u = await createUser(SYSTEM, { email: `${unique('demoted')}@triage.local`, role: 'admin' });
+    const { token } = await createPersonalToken(SYSTEM, u.email);
+    const auth = { authorization: `Bearer ${token}` };
+    expect((await invoke(listUsers(), {}, auth)).status).toBe(200);
+    await updateUser(SYSTEM, u.id, { role: 'support', team: 'commerce' });
+    expect((await invoke(listUsers(), {}, auth)).status).toBe(403);
+    await updateUser(SYSTEM, u.id, { role: 'admin' });
+    expect((await invoke(listUsers(), {}, auth)).status).toBe(200);
+  });
+
+  it("a disabled user's token stops working", async () => {
+    const u = await createUser(SYSTEM, { email: `${unique('disabled')}@triage.local`, role: 'admin' });
+    const { token } = await createPersonalToken(SYSTEM, u.email);
+    const auth = { authorization: `Bearer ${token}` };
+    expect((await invoke(listUsers(), {}, auth)).status).toBe(200);
+    await updateUser(SYSTEM, u.id, { disabled: true });
+    expect((await invoke(listUsers(), {}, auth)).status).toBe(401);
+  });
+});
