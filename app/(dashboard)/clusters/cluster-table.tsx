@@ -1,0 +1,65 @@
+// The cluster list as a table (the inbox and /clusters): one row per cause, newest wave first.
+import Link from 'next/link';
+import type { ClusterSummary } from '@/lib/clustering/list-clusters';
+import { Sparkline } from '../_charts/sparkline';
+import { age } from '../dead-letters/format';
+import styles from './clusters.module.css';
+
+const n = (v: number) => v.toLocaleString('en');
+
+export function ClusterTable({ clusters, empty }: { clusters: ClusterSummary[]; empty: string }) {
+  return (
+    <table data-testid="cluster-table">
+      <thead>
+        <tr>
+          <th>Cause</th>
+          <th>Sources</th>
+          <th className={styles.num}>Open</th>
+          <th className={styles.num}>Total</th>
+          <th className={styles.num}>Rate</th>
+          <th>Last 24 h</th>
+          <th>Last seen</th>
+          <th>First seen</th>
+        </tr>
+      </thead>
+      <tbody>
+        {clusters.map((c) => (
+          <tr key={c.id} data-testid="cluster-row" data-id={c.id}>
+            <td>
+              <Link href={`/clusters/${c.id}`} className={styles.template}>
+                {c.template || '(empty message)'}
+              </Link>
+              <div>
+                <span className="badge">{c.errorType ?? '—'}</span> {c.topFrame ? <span className={styles.frame}>at {c.topFrame}</span> : null}
+              </div>
+            </td>
+            <td>{c.sources.map((s) => s.name).join(', ')}</td>
+            <td className={styles.num} data-testid="cluster-open">
+              {n(c.openCount)}
+            </td>
+            <td className={styles.num} data-testid="cluster-count">
+              {n(c.count)}
+            </td>
+            <td className={styles.num}>{n(c.ratePerHour)}/h</td>
+            <td>
+              <Sparkline values={c.sparkline} title={`${n(c.sparkline.reduce((a, b) => a + b, 0))} in the last 24 h`} />
+            </td>
+            <td className={styles.when} title={c.lastSeen}>
+              {age(c.lastSeen)} ago
+            </td>
+            <td className={styles.when} title={c.firstSeen}>
+              {age(c.firstSeen)} ago
+            </td>
+          </tr>
+        ))}
+        {clusters.length === 0 ? (
+          <tr>
+            <td colSpan={8} className="muted">
+              {empty}
+            </td>
+          </tr>
+        ) : null}
+      </tbody>
+    </table>
+  );
+}

@@ -1,0 +1,127 @@
+// One cluster as its page shows it: the readable template and what it merged, error type and top
+// frame, per-source counts, a few sample messages and the hourly trend, all within the actor's
+// sources. Its members are the dead-letter list with clusterId (lib/deadletters/list-dead-letters).
+import { authorize, type Principal } from '@/lib/auth';
+import { systemClock, type Clock } from '@/lib/clock';
+import { sql as pg } from '@/lib/db';
+import { DEAD_LETTER_STATUSES, type DeadLetterStatus } from '@/lib/deadletters/filters';
+import { clusterScope, findCluster } from './cluster-scope';
+import { hourlySeries, ratePerHour, type HourlySeries } from './cluster-hours';
+import { SPARKLINE_HOURS, type ClusterSource } from './list-clusters';
+
+export interface ClusterSourceSplit extends ClusterSource {
+  count: number;
+  openCount: number;
+  firstSeen: string;
+  lastSeen: string;
+}
+
+export interface ClusterSample {
+  id: string;
+  source: string;
+  status: DeadLetterStatus;
+  errorType: string | null;
+  errorMessage: string | null;
+  deadAt: string;
+}
+
+export interface ClusterDetail {
+  id: string;
+  fingerprint: string;
+  /** The readable template (the merged pattern once other fingerprints joined). */
+  template: string;
+  /** The template of the fingerprint the cluster started from. */
+  firstTemplate: string;
+  errorType: string | null;
+  topFrame: string | null;
+  /** The id asked for, when it was an alias merged into this cluster. */
+  aliasOf: string | null;
+  count: number;
+  openCount: number;
+  firstSeen: string | null;
+  lastSeen: string | null;
+  ratePerHour: number;
+  sparkline: number[];
+  sources: ClusterSourceSplit[];
+  /** Fingerprints merged into this cluster (by the second stage or a lead). */
+  merged: { id: string; fingerprint: string; template: string }[];
+  /** Recent distinct messages. */
+  samples: ClusterSample[];
+  /** Dead letters per hour over the trend window. */
+  trend: HourlySeries;
+}
+
+export const TREND_HOURS = 7 * 24;
+const SAMPLES = 5;
+/** Recent members looked at per status for distinct sample messages. */
+const SAMPLE_WINDOW = 20;
+
+export async function getCluster(actor: Principal, id: string, opts: { clock?: Clock } = {}): Promise<ClusterDetail> {
+  authorize(actor, 'deadletters.read');
+  const now = (opts.clock ?? systemClock).now();
+  const scope = await clusterScope(actor);
+  const cluster = await findCluster(actor, id, scope);
+  const sql = pg();
+  const inScope = scope.restrict ? sql`AND source_id = ANY(${scope.restrict}::uuid[])` : sql``;
+  const names = new Map(scope.sources.map((s) => [s.id, s.name]));
+
+  const splits = await sql<{ source_id: string; count: number; open_count: number; first_seen: Date; last_seen: Date }[]>`
+    SELECT source_id::text, count, open_count, first_seen, last_seen FROM cluster_sources
+    WHERE cluster_id = ${cluster.id}::uuid ${inScope} ORDER BY last_seen DESC`;
+  const merged = await sql<{ id: string; fingerprint: string; template: string }[]>`
+    SELECT id::text, fingerprint, template FROM clusters WHERE merged_into_id = ${cluster.id}::uuid ORDER BY created_at, id LIMIT 100`;
+  // One index-ordered branch per status (cluster_id, status, dead_at): no sort of a whole wave.
+  const branches = DEAD_LETTER_STATUSES.map(
+    (status) => sql`(SELECT id, source_id::text, status::text, error_type, left(error_message, 1000) AS error_message, dead_at FROM dead_letters
+       WHERE cluster_id = ${cluster.id}::uuid AND status = ${status}::"DeadLetterStatus" ${inScope}
+       ORDER BY dead_at DESC, id DESC LIMIT ${SAMPLE_WINDOW})`,
+  );
+  const recent = await sql<{ id: bigint; source_id: string; status: DeadLetterStatus; error_type: string | null; error_message: string | null; dead_at: Date }[]>`
+    SELECT * FROM (${branches.reduce((a, b) => sql`${a} UNION ALL ${b}`)}) r ORDER BY dead_at DESC, id DESC`;
+  const seen = new Set<string>();
+  const samples: ClusterSample[] = [];
+  for (const r of recent) {
+    const text = r.error_message ?? '';
+    if (seen.has(text) || samples.length === SAMPLES) continue;
+    seen.add(text);
+    samples.push({
+      id: r.id.toString(),
+      source: names.get(r.source_id) ?? r.source_id,
+      status: r.status,
+      errorType: r.error_type,
+      errorMessage: r.error_message,
+      deadAt: r.dead_at.toISOString(),
+    });
+  }
+
+  const trend = (await hourlySeries([cluster.id], { now, hours: TREND_HOURS, restrict: scope.restrict })).get(cluster.id)!;
+  const day = { from: new Date(trend.from.getTime() + (TREND_HOURS - SPARKLINE_HOURS) * 3_600_000), counts: trend.counts.slice(-SPARKLINE_HOURS) };
+  const first = splits.reduce<Date | null>((m, s) => (m && m < s.first_seen ? m : s.first_seen), null);
+  const last = splits.reduce<Date | null>((m, s) => (m && m > s.last_seen ? m : s.last_seen), null);
+  return {
+    id: cluster.id,
+    fingerprint: cluster.fingerprint,
+    template: cluster.pattern ?? cluster.template,
+    firstTemplate: cluster.template,
+    errorType: cluster.errorType,
+    topFrame: cluster.topFrame,
+    aliasOf: cluster.aliasOf,
+    count: splits.reduce((n, s) => n + s.count, 0),
+    openCount: splits.reduce((n, s) => n + s.open_count, 0),
+    firstSeen: first?.toISOString() ?? null,
+    lastSeen: last?.toISOString() ?? null,
+    ratePerHour: ratePerHour(day, now),
+    sparkline: day.counts,
+    sources: splits.map((s) => ({
+      id: s.source_id,
+      name: names.get(s.source_id) ?? s.source_id,
+      count: s.count,
+      openCount: s.open_count,
+      firstSeen: s.first_seen.toISOString(),
+      lastSeen: s.last_seen.toISOString(),
+    })),
+    merged,
+    samples,
+    trend,
+  };
+}

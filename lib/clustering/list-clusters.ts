@@ -1,0 +1,186 @@
+// The cluster list, support's inbox: clusters of the sources the actor may read, newest wave first
+// (last seen), with kept counts, the rate now and a 24-hour sparkline. Reads kept aggregates only
+// (clusters, cluster_sources, cluster_hours), never dead_letters, so a page costs the same at a
+// million dead letters as at ten. Never mutates.
+import { z } from 'zod';
+import type { Principal } from '@/lib/auth';
+import { authorize } from '@/lib/auth';
+import { systemClock, type Clock } from '@/lib/clock';
+import { sql as pg } from '@/lib/db';
+import { AppError } from '@/lib/errors';
+import { likePattern } from '@/lib/deadletters/query';
+import { clusterScope } from './cluster-scope';
+import { hourlySeries, ratePerHour } from './cluster-hours';
+
+// A query string says "a,b" or repeats the key; JSON says ["a", "b"] or "a".
+const sourceNames = z.preprocess(
+  (v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : v),
+  z.array(z.string().min(1).max(63)).max(100),
+);
+
+export const clusterFilters = z
+  .object({
+    source: sourceNames.optional().describe('Source names'),
+    errorType: z.string().trim().min(1).max(255).optional(),
+    q: z.string().trim().min(1).max(200).optional().describe('Text in the template'),
+    state: z.enum(['open', 'all']).default('open').describe('open: clusters with open dead letters (default); all: every cluster'),
+  })
+  .describe('Cluster filters');
+
+export type ClusterFilters = z.output<typeof clusterFilters>;
+export type ClusterFiltersInput = z.input<typeof clusterFilters>;
+export const CLUSTER_FILTER_KEYS = Object.keys(clusterFilters.shape) as (keyof ClusterFilters)[];
+
+export interface ClusterSource {
+  id: string;
+  name: string;
+}
+
+export interface ClusterSummary {
+  id: string;
+  fingerprint: string;
+  /** The readable template: variable parts as <*>. */
+  template: string;
+  errorType: string | null;
+  topFrame: string | null;
+  /** Dead letters in the actor's sources, all statuses; openCount: still open. */
+  count: number;
+  openCount: number;
+  firstSeen: string;
+  lastSeen: string;
+  /** Dead letters per hour now (sliding 60 minutes). */
+  ratePerHour: number;
+  /** Dead letters per hour over the last 24 hours, oldest first. */
+  sparkline: number[];
+  sources: ClusterSource[];
+}
+
+export interface ClusterPage {
+  clusters: ClusterSummary[];
+  nextCursor: string | null;
+}
+
+export const SPARKLINE_HOURS = 24;
+export const MAX_CLUSTER_PAGE = 200;
+
+interface Cursor {
+  lastSeen: Date;
+  id: string;
+}
+
+const encodeCursor = (c: Cursor) => Buffer.from(`${c.lastSeen.getTime()}.${c.id}`).toString('base64url');
+
+function decodeCursor(s: string): Cursor {
+  const m = /^(\d{1,15})\.([0-9a-f-]{36})$/.exec(Buffer.from(s, 'base64url').toString());
+  if (!m) throw new AppError('bad_request', 'cursor is not valid: pass nextCursor from a previous page', { field: 'cursor' });
+  return { lastSeen: new Date(Number(m[1])), id: m[2]! };
+}
+
+interface Row {
+  id: string;
+  fingerprint: string;
+  template: string;
+  error_type: string | null;
+  top_frame: string | null;
+  count: number;
+  open_count: number;
+  first_seen: Date;
+  last_seen: Date;
+  sources: string[];
+}
+
+/** One page of clusters, newest wave first. `cursor` is the previous page's nextCursor. */
+export async function listClusters(
+  actor: Principal,
+  filters: ClusterFiltersInput = {},
+  cursor?: string | null,
+  opts: { limit?: number; clock?: Clock } = {},
+): Promise<ClusterPage> {
+  authorize(actor, 'deadletters.read');
+  const f = clusterFilters.parse(filters);
+  const after = cursor ? decodeCursor(cursor) : undefined;
+  const limit = Math.min(Math.max(opts.limit ?? 50, 1), MAX_CLUSTER_PAGE);
+  const now = (opts.clock ?? systemClock).now();
+  const scope = await clusterScope(actor);
+  let restrict = scope.restrict;
+  if (f.source) restrict = scope.sources.filter((s) => f.source!.includes(s.name)).map((s) => s.id);
+  if (restrict?.length === 0) return { clusters: [], nextCursor: null };
+
+  const sql = pg();
+  const about = sql`${f.errorType ? sql`AND c.error_type = ${f.errorType}` : sql``}
+    ${f.q ? sql`AND coalesce(c.pattern, c.template) ILIKE ${likePattern(f.q)}` : sql``}`;
+  const rows = restrict
+    ? // Only the actor's sources' share: counts, first/last seen and the order are theirs.
+      await sql<Row[]>`
+        SELECT c.id::text, c.fingerprint, coalesce(c.pattern, c.template) AS template, c.error_type, c.top_frame,
+               a.count, a.open_count, a.first_seen, a.last_seen, a.sources
+        FROM (
+          SELECT cluster_id, sum(count)::int AS count, sum(open_count)::int AS open_count, min(first_seen) AS first_seen,
+                 max(last_seen) AS last_seen, array_agg(source_id::text ORDER BY source_id) AS sources
+          FROM cluster_sources WHERE source_id = ANY(${restrict}::uuid[])
+          GROUP BY cluster_id
+          HAVING TRUE ${f.state === 'open' ? sql`AND sum(open_count) > 0` : sql``}
+            ${after ? sql`AND (max(last_seen), cluster_id) < (${after.lastSeen}::timestamptz, ${after.id}::uuid)` : sql``}
+        ) a JOIN clusters c ON c.id = a.cluster_id
+        WHERE c.merged_into_id IS NULL ${about}
+        ORDER BY a.last_seen DESC, a.cluster_id DESC
+        LIMIT ${limit + 1}`
+    : await sql<Row[]>`
+        SELECT c.id::text, c.fingerprint, coalesce(c.pattern, c.template) AS template, c.error_type, c.top_frame,
+               c.count, c.open_count, c.first_seen, c.last_seen,
+               ARRAY(SELECT cs.source_id::text FROM cluster_sources cs WHERE cs.cluster_id = c.id ORDER BY cs.source_id) AS sources
+        FROM clusters c
+        WHERE c.merged_into_id IS NULL ${f.state === 'open' ? sql`AND c.open_count > 0` : sql``} ${about}
+          ${after ? sql`AND c.last_seen <= ${after.lastSeen}::timestamptz AND (c.last_seen, c.id) < (${after.lastSeen}::timestamptz, ${after.id}::uuid)` : sql``}
+        ORDER BY c.last_seen DESC, c.id DESC
+        LIMIT ${limit + 1}`;
+
+  const page = rows.slice(0, limit);
+  const series = await hourlySeries(
+    page.map((r) => r.id),
+    { now, hours: SPARKLINE_HOURS, restrict },
+  );
+  const names = new Map(scope.sources.map((s) => [s.id, s.name]));
+  const last = page[page.length - 1];
+  return {
+    clusters: page.map((r) => {
+      const s = series.get(r.id)!;
+      return {
+        id: r.id,
+        fingerprint: r.fingerprint,
+        template: r.template,
+        errorType: r.error_type,
+        topFrame: r.top_frame,
+        count: r.count,
+        openCount: r.open_count,
+        firstSeen: r.first_seen.toISOString(),
+        lastSeen: r.last_seen.toISOString(),
+        ratePerHour: ratePerHour(s, now),
+        sparkline: s.counts,
+        sources: r.sources.flatMap((id) => (names.has(id) ? [{ id, name: names.get(id)! }] : [])),
+      };
+    }),
+    nextCursor: rows.length > limit && last ? encodeCursor({ lastSeen: last.last_seen, id: last.id }) : null,
+  };
+}
+
+/** Filters from a query string (cursor and limit are left to the caller). */
+export function clusterFiltersFromSearchParams(params: URLSearchParams): ClusterFilters {
+  const raw: Record<string, string> = {};
+  for (const key of CLUSTER_FILTER_KEYS) {
+    const all = params.getAll(key).filter((v) => v !== '');
+    if (all.length) raw[key] = all.join(',');
+  }
+  return clusterFilters.parse(raw);
+}
+
+/** The filters as a query string (links: next page, the same view again). */
+export function clusterFiltersToSearchParams(filters: Partial<ClusterFilters>): URLSearchParams {
+  const p = new URLSearchParams();
+  for (const key of CLUSTER_FILTER_KEYS) {
+    const v = filters[key];
+    if (v === undefined || (key === 'state' && v === 'open')) continue;
+    p.set(key, Array.isArray(v) ? v.join(',') : String(v));
+  }
+  return p;
+}

@@ -1,0 +1,101 @@
+// The second stage in the product, at ingest: when a batch brings fingerprints never seen before,
+// the template merger runs over the templates of their shape (same error type and top frame) and
+// every family it proves one cause becomes one cluster. A new fingerprint that joins an existing
+// cluster becomes its alias before any dead letter is stored under it; when the new template is the
+// evidence that two existing clusters are one (a fourth distinct value proves a column variable),
+// the younger is folded into the older (absorbClusters). Merges stick: nothing here ever splits.
+//
+// Bounded: it runs only for new fingerprints (rare once a system has run a while), over one shape's
+// most recent MAX_KIN templates, serialised per shape by an advisory lock so that two batches
+// bringing kin at once see each other.
+import type { Query } from './absorb-clusters';
+import { absorbClusters } from './absorb-clusters';
+import { TemplateMerger } from './template-merger';
+
+export interface NewCluster {
+  id: string;
+  template: string;
+  shape: string;
+}
+
+/** Templates of one shape the merger looks at, most recently seen first. */
+export const MAX_KIN = 1_000;
+/** First key of the two-key advisory lock on a shape (the second is hashtext(shape)). */
+const SHAPE_LOCK = 72_010_005;
+
+interface Kin {
+  id: string;
+  template: string;
+  root: string;
+}
+
+interface Root {
+  id: string;
+  fresh: boolean;
+  firstSeen: Date;
+  shape: string | null;
+}
+
+/** Serialise second-stage work (and lead merges) on these shapes until the transaction ends. */
+export async function lockShapes(q: Query, shapes: Iterable<string>): Promise<void> {
+  for (const shape of [...new Set(shapes)].sort()) {
+    await q`SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(${SHAPE_LOCK}::int, hashtext(${shape}::text))) l`;
+  }
+}
+
+/** Merge the clusters just created in this transaction with their kin; returns how many were folded. */
+export async function mergeNewClusters(q: Query, created: NewCluster[]): Promise<number> {
+  const byShape = new Map<string, NewCluster[]>();
+  for (const c of created) byShape.set(c.shape, [...(byShape.get(c.shape) ?? []), c]);
+  await lockShapes(q, byShape.keys());
+  let folded = 0;
+  for (const [shape, fresh] of [...byShape].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const freshIds = fresh.map((c) => c.id);
+    const older = await q<{ id: string; template: string; root: string }>`
+      SELECT id::text, template, coalesce(merged_into_id, id)::text AS root FROM clusters
+      WHERE shape = ${shape} AND id <> ALL(${freshIds}::uuid[])
+      ORDER BY last_seen DESC, id LIMIT ${MAX_KIN}`;
+    if (older.length + fresh.length < 2) continue;
+    folded += await mergeShape(q, shape, [...older, ...fresh.map((c) => ({ id: c.id, template: c.template, root: c.id }))], new Set(freshIds));
+  }
+  return folded;
+}
+
+async function mergeShape(q: Query, shape: string, kin: Kin[], fresh: Set<string>): Promise<number> {
+  // One shape is one merger group: type and frame need not be passed again.
+  const merger = new TemplateMerger();
+  const handles = kin.map((k) => merger.add({ template: k.template }));
+  const patternOf = new Map<string, string>();
+  for (const c of merger.clusters()) for (const m of c.members) patternOf.set(m.template, c.template);
+  const families = new Map<string, Kin[]>();
+  kin.forEach((k, i) => {
+    const key = merger.clusterKeyOf(handles[i]!);
+    families.set(key, [...(families.get(key) ?? []), k]);
+  });
+  const toMerge = [...families.values()].filter((family) => new Set(family.map((k) => k.root)).size > 1);
+  if (toMerge.length === 0) return 0;
+  const rootIds = [...new Set(toMerge.flatMap((family) => family.map((k) => k.root)))];
+  const rows = await q<{ id: string; first_seen: Date; shape: string | null }>`
+    SELECT id::text, first_seen, shape FROM clusters WHERE id = ANY(${rootIds}::uuid[])`;
+  const roots = new Map<string, Root>(rows.map((r) => [r.id, { id: r.id, fresh: fresh.has(r.id), firstSeen: r.first_seen, shape: r.shape }]));
+  let folded = 0;
+  for (const family of toMerge) {
+    // The survivor is the cluster people have been looking at: an existing one, the oldest.
+    const [survivor, ...absorbed] = [...new Set(family.map((k) => k.root))]
+      .map((id) => roots.get(id)!)
+      .sort((a, b) => Number(a.fresh) - Number(b.fresh) || a.firstSeen.getTime() - b.firstSeen.getTime() || (a.id < b.id ? -1 : 1));
+    const ids = absorbed.map((r) => r.id);
+    if (absorbed.every((r) => r.fresh)) {
+      // Clusters created by this batch hold no dead letter yet: pointing them at the survivor is enough.
+      await q`UPDATE clusters SET merged_into_id = ${survivor!.id}::uuid WHERE id = ANY(${ids}::uuid[]) RETURNING id`;
+    } else {
+      await absorbClusters(q, survivor!.id, ids);
+    }
+    folded += ids.length;
+    const pattern = patternOf.get(family[0]!.template);
+    if (pattern !== undefined && survivor!.shape === shape) {
+      await q`UPDATE clusters SET pattern = ${pattern} WHERE id = ${survivor!.id}::uuid AND template <> ${pattern} RETURNING id`;
+    }
+  }
+  return folded;
+}
