@@ -1,0 +1,107 @@
+'use client';
+// Start a redrive of a selection, from any page: the preview (how many, loops skipped, approval,
+// an active task) comes first; then the rate (required, default 10/s), a canary, a ramp, a reason.
+// Embed: <StartRedrive selection={{ cluster: id }} /> (or { ids }, { filter }, { source }); or link
+// to redriveHref(selection) for the full page.
+import { useMutation, useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useRouter } from 'next/navigation';
+import { useState, type FormEvent } from 'react';
+import { redriveKeys } from '@/lib/query-keys';
+import type { RedriveSelectionInput } from '@/lib/redrive';
+import { redriveApi, RedriveApiError } from './redrive-api';
+import styles from './redrive.module.css';
+
+const DEFAULT_RATE = 10;
+
+function parseRamp(text: string): number[] | undefined {
+  const steps = text
+    .split(/[,\s→>-]+/)
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map(Number);
+  return steps.length ? steps : undefined;
+}
+
+export function StartRedrive({ selection, title = 'Redrive' }: { selection: RedriveSelectionInput; title?: string }) {
+  const router = useRouter();
+  const preview = useQuery({ queryKey: redriveKeys.preview(selection), queryFn: () => redriveApi.preview(selection), retry: false });
+  const [rate, setRate] = useState(String(DEFAULT_RATE));
+  const [canary, setCanary] = useState(true);
+  const [ramp, setRamp] = useState('');
+  const [reason, setReason] = useState('');
+  const start = useMutation({
+    mutationFn: () =>
+      redriveApi.start({ selection, ratePerSecond: Number(rate), canary, ramp: parseRamp(ramp), reason: reason.trim() || undefined }),
+    onSuccess: (task) => router.push(`/redrives/${task.id}`),
+  });
+
+  const p = preview.data;
+  const activeTaskId = p?.activeTaskId ?? (start.error instanceof RedriveApiError ? (start.error.details?.activeTaskId as string | undefined) : undefined);
+  const onSubmit = (e: FormEvent) => {
+    e.preventDefault();
+    start.mutate();
+  };
+
+  return (
+    <section className={`card ${styles.start}`} data-testid="start-redrive">
+      <h2 className={styles.title}>{title}</h2>
+      {preview.isPending ? <p className="muted">Counting what the redrive would cover…</p> : null}
+      {preview.error ? (
+        <p className="error" role="alert">
+          {preview.error.message}
+        </p>
+      ) : null}
+      {p ? (
+        <div className={styles.preview} data-testid="redrive-preview">
+          <p>
+            <strong data-testid="preview-count">{p.count}</strong> open dead letter{p.count === 1 ? '' : 's'} of <strong>{p.source.name}</strong> back to{' '}
+            <code>{p.destination}</code>, frozen at start (later arrivals are not included).
+          </p>
+          {p.loops > 0 ? (
+            <p className={styles.warn}>
+              {p.loops} already redriven {p.maxRedrives} times (the source&apos;s max): they will be skipped as a loop.
+            </p>
+          ) : null}
+          {p.needsApproval ? (
+            <p className={styles.warn} data-testid="needs-approval">
+              Over the approval threshold ({p.approvalThreshold}): the task waits for a lead&apos;s approval before it sends anything.
+            </p>
+          ) : null}
+          {activeTaskId ? (
+            <p className="error" role="alert">
+              This source already has an active redrive: <Link href={`/redrives/${activeTaskId}`}>open it</Link>.
+            </p>
+          ) : null}
+        </div>
+      ) : null}
+      <form className={styles.form} onSubmit={onSubmit}>
+        <label>
+          Rate (messages/second)
+          <input name="ratePerSecond" type="number" min={1} max={5000} step={1} required value={rate} onChange={(e) => setRate(e.target.value)} />
+        </label>
+        <label>
+          Ramp (optional, e.g. 1, 10, 100)
+          <input name="ramp" value={ramp} onChange={(e) => setRamp(e.target.value)} placeholder="none" pattern="[0-9 ,>→-]*" />
+        </label>
+        <label>
+          Reason
+          <input name="reason" value={reason} onChange={(e) => setReason(e.target.value)} maxLength={1000} placeholder="e.g. handler v2 deployed" />
+        </label>
+        <label className={styles.check}>
+          <input name="canary" type="checkbox" checked={canary} onChange={(e) => setCanary(e.target.checked)} />
+          Canary: one message first, the rest only after it was acknowledged
+        </label>
+        <button type="submit" disabled={!p || p.count === 0 || Boolean(activeTaskId) || start.isPending}>
+          {p?.needsApproval ? 'Ask for approval' : 'Start redrive'}
+        </button>
+        {start.error && !activeTaskId ? (
+          <span className="error" role="alert">
+            {start.error.message}
+          </span>
+        ) : null}
+      </form>
+      <p className="muted">Fix the cause first: a redrive before the fix, or at full speed into a just-recovered downstream, re-creates the outage.</p>
+    </section>
+  );
+}

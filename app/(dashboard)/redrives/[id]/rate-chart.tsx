@@ -1,0 +1,23 @@
+'use client';
+// Sends and outcomes per second: the rate held (sends flat at the requested rate), and whether
+// what went back stays acknowledged or comes back dead.
+import { CartesianGrid, Legend, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import type { RatePoint } from '@/lib/redrive';
+
+export function RateChart({ points, rate }: { points: RatePoint[]; rate: number }) {
+  return (
+    <ResponsiveContainer width="100%" height={220}>
+      <LineChart data={points} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
+        <CartesianGrid strokeDasharray="3 3" vertical={false} />
+        <XAxis dataKey="t" unit=" s" fontSize={11} minTickGap={24} />
+        <YAxis allowDecimals={false} fontSize={11} width={48} />
+        <Tooltip labelFormatter={(t) => `${String(t)} s`} />
+        <Legend />
+        <ReferenceLine y={rate} stroke="#5b6470" strokeDasharray="4 4" label={{ value: `${rate}/s requested`, fontSize: 11, position: 'insideTopRight' }} />
+        <Line name="sent/s" dataKey="sent" stroke="#2456d6" dot={false} isAnimationActive={false} />
+        <Line name="acknowledged/s" dataKey="acknowledged" stroke="#2e7d32" dot={false} isAnimationActive={false} />
+        <Line name="dead again/s" dataKey="deadAgain" stroke="#c62828" dot={false} isAnimationActive={false} />
+      </LineChart>
+    </ResponsiveContainer>
+  );
+}

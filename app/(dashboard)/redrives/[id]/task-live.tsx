@@ -1,0 +1,163 @@
+'use client';
+// The task page's live part: polls the task (every second while it is active) and its rate series.
+import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { redriveKeys } from '@/lib/query-keys';
+import type { ClusterRedriveOutcome } from '@/lib/redrive';
+import { ProgressBar } from '../../_redrive/progress-bar';
+import { redriveApi, type TaskWithHistory } from '../../_redrive/redrive-api';
+import { CommandButtons } from '../command-buttons';
+import { STATUS_BADGE, VERDICT_BADGE } from '../format';
+import { RateChart } from './rate-chart';
+
+const ACTIVE = new Set(['pending_approval', 'queued', 'running', 'paused']);
+
+const COUNTS = [
+  ['total', 'total'],
+  ['sent', 'sent'],
+  ['acknowledged', 'acknowledged'],
+  ['deadAgain', 'dead again'],
+  ['awaitingOutcome', 'awaiting outcome'],
+  ['skipped', 'skipped'],
+  ['failed', 'failed'],
+  ['pending', 'not sent yet'],
+] as const;
+
+function describeRamp(ramp: unknown): string | null {
+  const r = ramp as { steps?: number[]; stepSeconds?: number } | null;
+  return r?.steps?.length ? `ramp ${r.steps.join(' → ')}/s, ${r.stepSeconds} s each` : null;
+}
+
+export function TaskLive({
+  initial,
+  cluster,
+  canControl,
+  canApprove,
+  auditHref,
+}: {
+  initial: TaskWithHistory;
+  /** For a cluster's redrive: every redrive of that cluster so far. */
+  cluster: (ClusterRedriveOutcome & { id: string }) | null;
+  canControl: boolean;
+  canApprove: boolean;
+  auditHref: string | null;
+}) {
+  const { data: task } = useQuery({
+    queryKey: redriveKeys.detail(initial.id),
+    queryFn: () => redriveApi.task(initial.id),
+    initialData: initial,
+    refetchInterval: (q) => (ACTIVE.has(q.state.data?.status ?? '') ? 1_000 : 10_000),
+  });
+  const active = ACTIVE.has(task.status);
+  const series = useQuery({
+    queryKey: redriveKeys.series(task.id),
+    queryFn: () => redriveApi.series(task.id),
+    refetchInterval: active ? 2_000 : false,
+  });
+  const c = task.counts;
+  const verbs = [
+    ...(canApprove && task.status === 'pending_approval' ? (['approve'] as const) : []),
+    ...(canControl && (task.status === 'queued' || task.status === 'running') ? (['pause'] as const) : []),
+    ...(canControl && task.status === 'paused' ? (['resume'] as const) : []),
+    ...(canControl && active ? (['cancel'] as const) : []),
+  ];
+  const ramp = describeRamp(task.ramp);
+  return (
+    <>
+      <h1>
+        Redrive of {task.source.name}{' '}
+        <span className={`badge ${STATUS_BADGE[task.status]}`} data-testid="redrive-status">
+          {task.status.replace('_', ' ')}
+        </span>
+      </h1>
+      {task.pausedReason ? (
+        <p className="error" role="alert" data-testid="paused-reason">
+          {task.pausedReason}
+        </p>
+      ) : null}
+      {task.status === 'pending_approval' ? <p className="muted">Waits for a lead&apos;s or admin&apos;s approval (not its starter&apos;s) before anything is sent.</p> : null}
+      <section className="card">
+        <ProgressBar counts={c} legend />
+        <dl style={{ display: 'grid', gridTemplateColumns: 'repeat(8, max-content)', gap: '4px 24px', margin: '12px 0 0' }}>
+          {COUNTS.map(([key, label]) => (
+            <div key={key}>
+              <dt className="muted" style={{ fontSize: 12 }}>
+                {label}
+              </dt>
+              <dd style={{ margin: 0, fontSize: 18 }} data-testid={`count-${key}`}>
+                {c[key]}
+              </dd>
+            </div>
+          ))}
+        </dl>
+        <p style={{ marginBottom: 0 }}>
+          Did it work?{' '}
+          <span className={`badge ${VERDICT_BADGE[task.verdict]}`} data-testid="redrive-verdict">
+            {task.verdict}
+          </span>{' '}
+          <span className="muted">
+            {c.acknowledged} acknowledged, {c.deadAgain} dead again{c.failed ? `, ${c.failed} undelivered` : ''} of {c.sent} sent
+          </span>
+        </p>
+        {cluster ? (
+          <p className="muted" data-testid="cluster-outcome">
+            <Link href={`/clusters/${cluster.id}`}>This cluster</Link> over {cluster.tasks} redrive{cluster.tasks === 1 ? '' : 's'}: {cluster.acknowledged} acknowledged,{' '}
+            {cluster.deadAgain} dead again of {cluster.sent} sent ({cluster.verdict}).
+          </p>
+        ) : null}
+        {task.drift > 0 ? (
+          <p className="muted" data-testid="redrive-drift">
+            {task.drift} matching dead letter{task.drift === 1 ? '' : 's'} arrived after the start: not included (start another redrive for them).
+          </p>
+        ) : null}
+        {verbs.length ? <CommandButtons taskId={task.id} verbs={verbs} withReason /> : null}
+      </section>
+      <section className="card">
+        <h2 style={{ marginTop: 0 }}>Rate</h2>
+        <p className="muted">
+          {task.ratePerSecond} messages/s{ramp ? ` (${ramp})` : ''}
+          {task.canary ? ' · canary first' : ''} · back to {task.source.kind === 'builtin' ? `queue source.${task.source.name}` : 'its redrive URL'}
+        </p>
+        {series.data && series.data.points.length > 0 ? <RateChart points={series.data.points} rate={task.ratePerSecond} /> : <p className="muted">Nothing sent yet.</p>}
+      </section>
+      <section className="card">
+        <h2 style={{ marginTop: 0 }}>Task</h2>
+        <dl style={{ display: 'grid', gridTemplateColumns: 'max-content 1fr', gap: '4px 16px', margin: 0 }}>
+          <dt className="muted">Selection</dt>
+          <dd>
+            <code data-testid="redrive-selection">{JSON.stringify(task.selection)}</code>
+          </dd>
+          <dt className="muted">Reason</dt>
+          <dd>{task.reason ?? '—'}</dd>
+          <dt className="muted">Started by</dt>
+          <dd>{task.createdBy ?? '—'}</dd>
+          <dt className="muted">Approved by</dt>
+          <dd>{task.approvedBy ?? '—'}</dd>
+          <dt className="muted">Created / started / finished</dt>
+          <dd>
+            {task.createdAt} / {task.startedAt ?? '—'} / {task.finishedAt ?? '—'}
+          </dd>
+          {task.loops > 0 ? (
+            <>
+              <dt className="muted">Loops</dt>
+              <dd>{task.loops} skipped: already redriven the source&apos;s maximum number of times</dd>
+            </>
+          ) : null}
+        </dl>
+      </section>
+      <section className="card" data-testid="redrive-audit">
+        <h2 style={{ marginTop: 0 }}>Audit</h2>
+        <ol>
+          {task.history.map((e) => (
+            <li key={e.id}>
+              {e.at} · <strong>{e.action}</strong> by {e.actorEmail} ({e.actorRole}){e.count != null ? ` · ${e.count} items` : ''}
+              {e.reason ? ` · why: ${e.reason}` : ''}
+              {e.result ? ` · ${e.result}` : ''}
+            </li>
+          ))}
+        </ol>
+        {auditHref ? <Link href={auditHref}>This task on the audit trail →</Link> : null}
+      </section>
+    </>
+  );
+}

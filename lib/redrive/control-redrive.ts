@@ -1,0 +1,152 @@
+// Every change of a task's status, each audited in its own transaction: pause, resume, cancel and
+// approve by people; auto-pause (breaker, canary) and finish by the redrive worker.
+import { z } from 'zod';
+import type { RedriveTask, RedriveTaskStatus } from '@/generated/prisma/client';
+import { db, type Tx } from '@/lib/db';
+import { append } from '@/lib/audit';
+import { auditActor, authorize, isSystem, sourceScope, SYSTEM, type Permission, type Principal } from '@/lib/auth';
+import { AppError, forbidden, notFound } from '@/lib/errors';
+import { countsOf } from './get-redrive';
+import { holdDeadLetters, releaseUnsent } from './dead-letter-status';
+import { nudgeRedrive } from './nudge';
+import { TASK_LOCK_CLASS } from './task-lock';
+
+export const redriveCommandInput = z.object({ reason: z.string().trim().max(1000).optional() }).strict();
+export type RedriveCommandInput = z.input<typeof redriveCommandInput>;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+type LockedTask = RedriveTask & { teamId: string };
+
+/** The task, row-locked for this transaction, if the actor may act on it (else 404). */
+async function lockTask(tx: Tx, actor: Principal, permission: Permission, id: string): Promise<LockedTask> {
+  if (!UUID.test(id)) throw notFound('No such redrive task');
+  const visible = await tx.redriveTask.findFirst({ where: { id, source: sourceScope(actor, permission) }, select: { id: true } });
+  if (!visible) throw notFound('No such redrive task');
+  await tx.$executeRaw`SELECT 1 FROM redrive_tasks WHERE id = ${id}::uuid FOR UPDATE`;
+  const task = await tx.redriveTask.findUniqueOrThrow({ where: { id }, include: { source: { select: { teamId: true } } } });
+  const { source, ...rest } = task;
+  return { ...rest, teamId: source.teamId };
+}
+
+function expectStatus(task: RedriveTask, allowed: RedriveTaskStatus[], verb: string): void {
+  if (!allowed.includes(task.status)) throw new AppError('conflict', `Cannot ${verb} a task that is ${task.status.replace('_', ' ')}`, { status: task.status });
+}
+
+async function audit(tx: Tx, actor: Principal, task: LockedTask, action: string, reason: string | null | undefined, extra: { result?: string } = {}) {
+  const fresh = await tx.redriveTask.findUniqueOrThrow({ where: { id: task.id } });
+  await append(tx, {
+    actor: auditActor(actor),
+    action,
+    targetType: 'redrive_task',
+    targetId: task.id,
+    teamId: task.teamId,
+    sourceId: task.sourceId,
+    selection: task.selection,
+    count: fresh.total,
+    reason: reason ?? null,
+    before: { status: task.status },
+    after: { status: fresh.status, ...countsOf(fresh) },
+    result: extra.result,
+  });
+  return fresh;
+}
+
+const who = (actor: Principal) => (isSystem(actor) ? (actor.label ?? 'system') : actor.email);
+
+export async function pauseRedrive(actor: Principal, id: string, input: RedriveCommandInput = {}): Promise<RedriveTask> {
+  authorize(actor, 'deadletters.redrive');
+  const { reason } = redriveCommandInput.parse(input);
+  return db().$transaction(async (tx) => {
+    const task = await lockTask(tx, actor, 'deadletters.redrive', id);
+    expectStatus(task, ['queued', 'running'], 'pause');
+    await tx.redriveTask.update({ where: { id }, data: { status: 'paused', pausedReason: `Paused by ${who(actor)}${reason ? `: ${reason}` : ''}` } });
+    return audit(tx, actor, task, 'redrive.pause', reason);
+  });
+}
+
+export async function resumeRedrive(actor: Principal, id: string, input: RedriveCommandInput = {}): Promise<RedriveTask> {
+  authorize(actor, 'deadletters.redrive');
+  const { reason } = redriveCommandInput.parse(input);
+  const task = await db().$transaction(async (tx) => {
+    const task = await lockTask(tx, actor, 'deadletters.redrive', id);
+    expectStatus(task, ['paused'], 'resume');
+    // A resume starts a new segment: the canary and the breaker judge only what is sent from now on.
+    await tx.redriveTask.update({ where: { id }, data: { status: 'running', pausedReason: null } });
+    return audit(tx, actor, task, 'redrive.resume', reason, { result: task.pausedReason ? `was: ${task.pausedReason}` : undefined });
+  });
+  await nudgeRedrive(task.id);
+  return task;
+}
+
+/** Cancel: takes effect at the worker's next step (well within 2 s); what was sent stays sent, the rest is open again. */
+export async function cancelRedrive(actor: Principal, id: string, input: RedriveCommandInput = {}): Promise<RedriveTask> {
+  authorize(actor, 'deadletters.redrive');
+  const { reason } = redriveCommandInput.parse(input);
+  return db().$transaction(async (tx) => {
+    const task = await lockTask(tx, actor, 'deadletters.redrive', id);
+    expectStatus(task, ['pending_approval', 'queued', 'running', 'paused'], 'cancel');
+    await tx.redriveTask.update({ where: { id }, data: { status: 'cancelled', finishedAt: new Date() } });
+    // No runner holds the task (the lock is free): nothing is in flight, so let go of every unsent item.
+    // Otherwise the runner lets go of its claimed batch when it sees the cancel.
+    const [free] = await tx.$queryRaw<{ ok: boolean }[]>`SELECT pg_try_advisory_xact_lock(${TASK_LOCK_CLASS}::int, hashtext(${id})) AS ok`;
+    const released = await releaseUnsent(tx, id, { claimed: free?.ok === true });
+    return audit(tx, actor, task, 'redrive.cancel', reason, { result: `${released} unsent dead letters open again` });
+  });
+}
+
+/** A lead's or admin's approval of a large redrive; four eyes: never the one who started it. */
+export async function approveRedrive(actor: Principal, id: string, input: RedriveCommandInput = {}): Promise<RedriveTask> {
+  authorize(actor, 'redrive.approve');
+  const { reason } = redriveCommandInput.parse(input);
+  const task = await db().$transaction(async (tx) => {
+    const task = await lockTask(tx, actor, 'redrive.approve', id);
+    expectStatus(task, ['pending_approval'], 'approve');
+    if (!isSystem(actor) && task.createdById === actor.userId) throw forbidden('Four eyes: a redrive cannot be approved by the person who started it');
+    await tx.redriveTask.update({
+      where: { id },
+      data: { status: 'queued', approvedById: isSystem(actor) ? null : actor.userId, approvedAt: new Date() },
+    });
+    const { skipped } = await holdDeadLetters(tx, id);
+    return audit(tx, actor, task, 'redrive.approve', reason, { result: skipped ? `${skipped} no longer open, skipped` : undefined });
+  });
+  await nudgeRedrive(task.id);
+  return task;
+}
+
+const WORKER = { ...SYSTEM, label: 'redrive-worker' };
+
+/** The worker's own pause (circuit breaker, failed canary), with the reason shown on the page. */
+export async function autoPauseRedrive(id: string, reason: string): Promise<boolean> {
+  return db().$transaction(async (tx) => {
+    const task = await lockTask(tx, WORKER, 'deadletters.redrive', id);
+    if (task.status !== 'running') return false;
+    await tx.redriveTask.update({ where: { id }, data: { status: 'paused', pausedReason: reason } });
+    await audit(tx, WORKER, task, 'redrive.auto_pause', reason);
+    return true;
+  });
+}
+
+/** Every item handled: the task is completed, with its counts and verdict on the trail. */
+export async function finishRedrive(id: string): Promise<boolean> {
+  return db().$transaction(async (tx) => {
+    const task = await lockTask(tx, WORKER, 'deadletters.redrive', id);
+    if (task.status !== 'running') return false;
+    await tx.redriveTask.update({ where: { id }, data: { status: 'completed', finishedAt: new Date() } });
+    const c = countsOf(task);
+    await audit(tx, WORKER, task, 'redrive.finish', null, {
+      result: `${c.sent} sent: ${c.acknowledged} acknowledged, ${c.deadAgain} dead again, ${c.awaitingOutcome} awaiting outcome; ${c.skipped} skipped, ${c.failed} failed`,
+    });
+    return true;
+  });
+}
+
+/** A queued task starts running when a worker takes it. */
+export async function markRunning(id: string): Promise<RedriveTask | null> {
+  const rows = await db().$queryRaw<{ id: string }[]>`
+    UPDATE redrive_tasks SET status = CASE WHEN status = 'queued' THEN 'running'::"RedriveTaskStatus" ELSE status END,
+      started_at = COALESCE(started_at, ${new Date()}), updated_at = now()
+    WHERE id = ${id}::uuid AND status IN ('queued', 'running') RETURNING id`;
+  if (rows.length === 0) return null;
+  return db().redriveTask.findUnique({ where: { id } });
+}

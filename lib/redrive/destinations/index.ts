@@ -1,0 +1,46 @@
+// Where a redrive sends a dead letter: always its own source. Built-in sources are queues of the
+// broker runtime; sources fed by the ingest API are redriven by a signed HTTP POST to their redrive URL.
+import { builtinDestination } from './builtin';
+import { httpDestination } from './http';
+
+/** A dead letter on its way back, as the runner hands it to a destination. */
+export interface OutgoingRedrive {
+  deadLetterId: bigint;
+  messageId: string;
+  payload: Uint8Array;
+  contentType: string | null;
+  headers: Record<string, unknown>;
+  /** The dead letter's redrive count; the message goes out with one more. */
+  redriveCount: number;
+  enqueuedAt: Date | null;
+  orderingKey: string | null;
+  idempotencyKey: string | null;
+  correlationId: string | null;
+}
+
+export type DeliveryResult =
+  | { ok: true; /** the destination answered for the consumer (HTTP 2xx); else the outcome comes later */ acknowledged: boolean }
+  | { ok: false; error: string };
+
+export interface RedriveDestination {
+  readonly description: string;
+  /**
+   * 'message': a failure is the message's (retried with backoff, counted by the circuit breaker);
+   * 'infrastructure': Triage's own queue is unavailable (wait and retry, the breaker does not count it).
+   */
+  readonly failures: 'message' | 'infrastructure';
+  deliver(batch: OutgoingRedrive[], signal: AbortSignal): Promise<DeliveryResult[]>;
+}
+
+export interface DestinationSource {
+  name: string;
+  kind: 'builtin' | 'ingest';
+  redriveUrl: string | null;
+  redriveSecret: string | null;
+}
+
+export function destinationFor(source: DestinationSource, opts: { httpTimeoutMs?: number } = {}): RedriveDestination {
+  if (source.kind === 'builtin') return builtinDestination(source.name);
+  if (!source.redriveUrl) throw new Error(`Source "${source.name}" has no redrive URL`);
+  return httpDestination({ url: source.redriveUrl, secret: source.redriveSecret, timeoutMs: opts.httpTimeoutMs });
+}

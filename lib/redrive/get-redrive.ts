@@ -1,0 +1,257 @@
+// Read side of redrive tasks (never mutates): one task with its counts and drift, the list, the
+// approval queue, the per-second series for the rate chart, and "did the redrive work?" per cluster.
+import { Prisma } from '@/generated/prisma/client';
+import type { RedriveTask, RedriveTaskStatus } from '@/generated/prisma/client';
+import { db } from '@/lib/db';
+import { authorize, sourceScope, type Principal } from '@/lib/auth';
+import { notFound } from '@/lib/errors';
+import { clusterCondition, filterMatches, redriveSelection } from './selection';
+
+export const ACTIVE_STATUSES: RedriveTaskStatus[] = ['pending_approval', 'queued', 'running', 'paused'];
+
+export interface RedriveCounts {
+  total: number;
+  sent: number;
+  acknowledged: number;
+  deadAgain: number;
+  skipped: number;
+  failed: number;
+  /** Not sent yet. */
+  pending: number;
+  /** Sent, no outcome yet. */
+  awaitingOutcome: number;
+}
+
+export type RedriveVerdict = 'worked' | 'failing' | 'mixed' | 'no outcome yet';
+
+export interface RedriveTaskView {
+  id: string;
+  status: RedriveTaskStatus;
+  source: { id: string; name: string; kind: 'builtin' | 'ingest' };
+  selection: unknown;
+  ratePerSecond: number;
+  ramp: unknown;
+  canary: boolean;
+  reason: string | null;
+  pausedReason: string | null;
+  counts: RedriveCounts;
+  /** Did the redrive work? From the outcomes so far. */
+  verdict: RedriveVerdict;
+  createdBy: string | null;
+  approvedBy: string | null;
+  createdAt: string;
+  approvedAt: string | null;
+  startedAt: string | null;
+  finishedAt: string | null;
+  updatedAt: string;
+}
+
+export function countsOf(t: Pick<RedriveTask, 'total' | 'sent' | 'acknowledged' | 'deadAgain' | 'skipped' | 'failed'>): RedriveCounts {
+  return {
+    total: t.total,
+    sent: t.sent,
+    acknowledged: t.acknowledged,
+    deadAgain: t.deadAgain,
+    skipped: t.skipped,
+    failed: t.failed,
+    pending: Math.max(0, t.total - t.sent - t.skipped - t.failed),
+    awaitingOutcome: Math.max(0, t.sent - t.acknowledged - t.deadAgain),
+  };
+}
+
+export function verdictOf(c: Pick<RedriveCounts, 'acknowledged' | 'deadAgain' | 'failed'>): RedriveVerdict {
+  const bad = c.deadAgain + c.failed;
+  if (c.acknowledged + bad === 0) return 'no outcome yet';
+  if (bad === 0) return 'worked';
+  if (c.acknowledged === 0) return 'failing';
+  return 'mixed';
+}
+
+type TaskWithSource = RedriveTask & { source: { id: string; name: string; kind: 'builtin' | 'ingest'; teamId: string } };
+
+async function emails(ids: (string | null)[]): Promise<Map<string, string>> {
+  const wanted = [...new Set(ids.filter((x): x is string => !!x))];
+  if (wanted.length === 0) return new Map();
+  const users = await db().user.findMany({ where: { id: { in: wanted } }, select: { id: true, email: true } });
+  return new Map(users.map((u) => [u.id, u.email]));
+}
+
+function view(t: TaskWithSource, who: Map<string, string>): RedriveTaskView {
+  const counts = countsOf(t);
+  return {
+    id: t.id,
+    status: t.status,
+    source: { id: t.source.id, name: t.source.name, kind: t.source.kind },
+    selection: t.selection,
+    ratePerSecond: t.ratePerSecond,
+    ramp: t.ramp,
+    canary: t.canary,
+    reason: t.reason,
+    pausedReason: t.pausedReason,
+    counts,
+    verdict: verdictOf(counts),
+    createdBy: t.createdById ? (who.get(t.createdById) ?? null) : 'system',
+    approvedBy: t.approvedById ? (who.get(t.approvedById) ?? null) : null,
+    createdAt: t.createdAt.toISOString(),
+    approvedAt: t.approvedAt?.toISOString() ?? null,
+    startedAt: t.startedAt?.toISOString() ?? null,
+    finishedAt: t.finishedAt?.toISOString() ?? null,
+    updatedAt: t.updatedAt.toISOString(),
+  };
+}
+
+const SOURCE_SELECT = { select: { id: true, name: true, kind: true, teamId: true } } as const;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A task the actor may see (another team's task: 404). */
+export async function findTaskInScope(actor: Principal, id: string, permission: 'deadletters.read' | 'deadletters.redrive' | 'redrive.approve' = 'deadletters.read') {
+  if (!UUID.test(id)) throw notFound('No such redrive task');
+  const task = await db().redriveTask.findFirst({ where: { id, source: sourceScope(actor, permission) }, include: { source: SOURCE_SELECT } });
+  if (!task) throw notFound('No such redrive task');
+  return task;
+}
+
+export interface RedriveTaskDetail extends RedriveTaskView {
+  /** Open dead letters matching the selection that arrived after it was frozen: shown, not included. */
+  drift: number;
+  /** Redrive counts of the items' dead letters that were past the source's maxRedrives (skipped as loops). */
+  loops: number;
+}
+
+export async function getRedriveTask(actor: Principal, id: string): Promise<RedriveTaskDetail> {
+  const task = await findTaskInScope(actor, id);
+  const who = await emails([task.createdById, task.approvedById]);
+  const [loops] = await db().$queryRaw<{ n: bigint }[]>`
+    SELECT count(*) AS n FROM redrive_items WHERE task_id = ${task.id}::uuid AND state = 'skipped' AND error LIKE 'RedriveLoop%'`;
+  return { ...view(task, who), drift: await driftOf(actor, task), loops: Number(loops?.n ?? 0) };
+}
+
+async function driftOf(actor: Principal, task: TaskWithSource): Promise<number> {
+  const selection = redriveSelection.safeParse(task.selection);
+  if (!selection.success || 'ids' in selection.data) return 0;
+  if ('filter' in selection.data) {
+    const later = await filterMatches(actor, 'deadletters.read', selection.data.filter, { createdAfter: task.createdAt, notInTask: task.id });
+    return later.filter((m) => m.source_id === task.sourceId).length;
+  }
+  const where = 'cluster' in selection.data ? clusterCondition(selection.data.cluster) : Prisma.sql`TRUE`;
+  const [row] = await db().$queryRaw<{ n: bigint }[]>`
+    SELECT count(*) AS n FROM dead_letters d
+    WHERE d.source_id = ${task.sourceId}::uuid AND d.status = 'open' AND d.created_at > ${task.createdAt} AND ${where}
+      AND NOT EXISTS (SELECT 1 FROM redrive_items i WHERE i.task_id = ${task.id}::uuid AND i.dead_letter_id = d.id)`;
+  return Number(row?.n ?? 0);
+}
+
+export interface ListRedrivesOptions {
+  status?: RedriveTaskStatus | 'active';
+  source?: string;
+  /** Keyset cursor: the id of the last task of the previous page. */
+  after?: string;
+  limit?: number;
+}
+
+export async function listRedriveTasks(actor: Principal, opts: ListRedrivesOptions = {}) {
+  const limit = Math.min(Math.max(opts.limit ?? 50, 1), 200);
+  const cursor = opts.after && UUID.test(opts.after) ? await db().redriveTask.findUnique({ where: { id: opts.after }, select: { createdAt: true, id: true } }) : null;
+  const tasks = await db().redriveTask.findMany({
+    where: {
+      source: { ...sourceScope(actor, 'deadletters.read'), ...(opts.source ? { name: opts.source } : {}) },
+      ...(opts.status === 'active' ? { status: { in: ACTIVE_STATUSES } } : opts.status ? { status: opts.status } : {}),
+      ...(cursor ? { OR: [{ createdAt: { lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { lt: cursor.id } }] } : {}),
+    },
+    include: { source: SOURCE_SELECT },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    take: limit,
+  });
+  const who = await emails(tasks.flatMap((t) => [t.createdById, t.approvedById]));
+  const views = tasks.map((t) => view(t, who));
+  return { tasks: views, next: views.length === limit ? views[views.length - 1]!.id : null };
+}
+
+/** Tasks waiting for the actor's approval: their scope for redrive.approve, not started by them. */
+export async function listPendingApprovals(actor: Principal) {
+  authorize(actor, 'redrive.approve');
+  const tasks = await db().redriveTask.findMany({
+    where: { status: 'pending_approval', source: sourceScope(actor, 'redrive.approve') },
+    include: { source: SOURCE_SELECT },
+    orderBy: { createdAt: 'asc' },
+    take: 200,
+  });
+  const who = await emails(tasks.map((t) => t.createdById));
+  return tasks.map((t) => view(t, who));
+}
+
+export interface RatePoint {
+  /** Seconds since the first send of the window. */
+  t: number;
+  at: string;
+  sent: number;
+  acknowledged: number;
+  deadAgain: number;
+}
+
+/**
+ * Per-second sends and outcomes over the task's last `seconds` of activity, for the rate chart.
+ * Items go out in seq order, so the recent ones are a seq range behind the frontier (an index
+ * range on the primary key, not a scan of the whole task).
+ */
+export async function redriveSeries(actor: Principal, id: string, seconds = 300): Promise<RatePoint[]> {
+  const task = await findTaskInScope(actor, id);
+  const frontier = task.sent + task.skipped + task.failed;
+  const fromSeq = Math.max(0, frontier - task.ratePerSecond * seconds * 2);
+  const rows = await db().$queryRaw<{ at: Date; sent: bigint; acknowledged: bigint; dead: bigint }[]>`
+    WITH recent AS (
+      SELECT sent_at, outcome_at, state FROM redrive_items WHERE task_id = ${task.id}::uuid AND seq > ${fromSeq}),
+    last AS (SELECT max(greatest(sent_at, outcome_at)) AS t FROM recent),
+    events AS (
+      SELECT date_trunc('second', sent_at) AS at, 1 AS sent, 0 AS ack, 0 AS dead FROM recent, last
+        WHERE sent_at > last.t - make_interval(secs => ${seconds})
+      UNION ALL
+      SELECT date_trunc('second', outcome_at), 0, (state = 'acknowledged')::int, (state IN ('dead_again', 'failed'))::int FROM recent, last
+        WHERE outcome_at > last.t - make_interval(secs => ${seconds}) AND state IN ('acknowledged', 'dead_again', 'failed'))
+    SELECT at, sum(sent) AS sent, sum(ack) AS acknowledged, sum(dead) AS dead FROM events GROUP BY at ORDER BY at`;
+  const t0 = rows[0]?.at.getTime() ?? 0;
+  return rows.map((r) => ({
+    t: Math.round((r.at.getTime() - t0) / 1000),
+    at: r.at.toISOString(),
+    sent: Number(r.sent),
+    acknowledged: Number(r.acknowledged),
+    deadAgain: Number(r.dead),
+  }));
+}
+
+/** The task's audit events, oldest first: who started, approved, paused, resumed, cancelled it, and why. */
+export async function redriveHistory(actor: Principal, id: string) {
+  const task = await findTaskInScope(actor, id);
+  const events = await db().auditEvent.findMany({
+    where: { targetType: 'redrive_task', targetId: task.id },
+    orderBy: { id: 'asc' },
+    take: 500,
+    select: { id: true, at: true, actorEmail: true, actorRole: true, action: true, count: true, reason: true, result: true, after: true },
+  });
+  return events.map((e) => ({ ...e, id: e.id.toString(), at: e.at.toISOString() }));
+}
+
+export interface ClusterRedriveOutcome {
+  tasks: number;
+  sent: number;
+  acknowledged: number;
+  deadAgain: number;
+  verdict: RedriveVerdict;
+}
+
+/** "Did the redrive work?" for a cluster: the outcomes of every redriven dead letter of it. */
+export async function clusterRedriveOutcome(actor: Principal, clusterId: string): Promise<ClusterRedriveOutcome> {
+  if (!UUID.test(clusterId)) throw notFound('No such cluster');
+  const scope = sourceScope(actor, 'deadletters.read');
+  const team = scope.teamId ? Prisma.sql`AND s.team_id = ${scope.teamId}::uuid` : Prisma.empty;
+  const [row] = await db().$queryRaw<{ tasks: bigint; sent: bigint; ack: bigint; dead: bigint; failed: bigint }[]>`
+    SELECT count(DISTINCT i.task_id) AS tasks,
+           count(*) FILTER (WHERE i.state IN ('sent', 'acknowledged', 'dead_again')) AS sent,
+           count(*) FILTER (WHERE i.state = 'acknowledged') AS ack,
+           count(*) FILTER (WHERE i.state = 'dead_again') AS dead,
+           count(*) FILTER (WHERE i.state = 'failed') AS failed
+    FROM dead_letters d JOIN sources s ON s.id = d.source_id JOIN redrive_items i ON i.dead_letter_id = d.id
+    WHERE d.cluster_id IN (SELECT id FROM clusters WHERE id = ${clusterId}::uuid OR merged_into_id = ${clusterId}::uuid) ${team}`;
+  const c = { acknowledged: Number(row?.ack ?? 0), deadAgain: Number(row?.dead ?? 0), failed: Number(row?.failed ?? 0) };
+  return { tasks: Number(row?.tasks ?? 0), sent: Number(row?.sent ?? 0), acknowledged: c.acknowledged, deadAgain: c.deadAgain, verdict: verdictOf(c) };
+}

@@ -1,0 +1,22 @@
+// Redrive: send dead letters back to their source after the fix, rate-limited, resumable, guarded
+// against loops and relapses (DESIGN.md "Redrive"; seed 004 §8–9).
+export { startRedrive, previewRedrive, startRedriveInput, DEFAULT_RATE, MAX_RATE, type StartRedriveInput, type RedrivePreview } from './start-redrive';
+export { pauseRedrive, resumeRedrive, cancelRedrive, approveRedrive, redriveCommandInput, type RedriveCommandInput } from './control-redrive';
+export {
+  getRedriveTask,
+  listRedriveTasks,
+  listPendingApprovals,
+  redriveSeries,
+  redriveHistory,
+  clusterRedriveOutcome,
+  ACTIVE_STATUSES,
+  type RedriveTaskView,
+  type RedriveTaskDetail,
+  type RedriveCounts,
+  type RedriveVerdict,
+  type RatePoint,
+  type ClusterRedriveOutcome,
+} from './get-redrive';
+export { redriveSelection, MAX_FILTER_SELECTION, type RedriveSelection, type RedriveSelectionInput } from './selection';
+export { recordRedriveOutcome, type RedriveOutcome } from './outcomes';
+export { signRedrive, verifyRedriveSignature, REDRIVE_HEADERS } from './signature';

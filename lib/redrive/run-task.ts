@@ -1,0 +1,408 @@
+// Runs one redrive task until it is done, paused, cancelled or the worker stops. Every step works
+// from Postgres: claim the next items (attempts + 1) → send → mark them sent, so a crash between
+// send and mark re-sends only the batch in flight (the consumer deduplicates on the original
+// message id in the headers), and a restart continues at the persisted progress, paced from there.
+import { db } from '@/lib/db';
+import { closeDeadLetters } from '@/lib/deadletters/close-dead-letters';
+import { log } from '@/lib/log';
+import { evaluateBreaker, BREAKER_DEFAULTS } from './breaker';
+import { autoPauseRedrive, finishRedrive, markRunning } from './control-redrive';
+import { HELD_STATUSES, releaseUnsent, reopenDeadLetters } from './dead-letter-status';
+import { destinationFor, type DeliveryResult, type OutgoingRedrive, type RedriveDestination } from './destinations';
+import { detectDeadAgain } from './outcomes';
+import { Pacer, type RatePlan } from './rate-plan';
+
+export interface RunnerOptions {
+  /** Stop after the batch in flight (worker shutdown). */
+  stop?: AbortSignal;
+  /** After the last send, how long to wait for outstanding outcomes before finishing. */
+  settleMs?: number;
+  httpTimeoutMs?: number;
+  maxBatch?: number;
+  /** How often the task's status is re-read: a pause or cancel takes effect within this. */
+  statusPollMs?: number;
+  /** Attempts of an HTTP delivery before the item is failed. */
+  maxHttpAttempts?: number;
+  clock?: () => number;
+}
+
+export type RunEnd = 'completed' | 'paused' | 'cancelled' | 'stopped' | 'not runnable';
+
+const DEFAULTS = { settleMs: 30_000, maxBatch: 200, statusPollMs: 200, maxHttpAttempts: 5, checkEveryMs: 500 } as const;
+const DEAD_AGAIN_SCAN_MS = 5_000;
+const INFRA_RETRY_MS = 1_000;
+const httpBackoffMs = (attempt: number) => Math.min(500 * 2 ** (attempt - 1), 8_000);
+
+interface ClaimedItem extends OutgoingRedrive {
+  seq: number;
+  status: string;
+}
+
+interface Settled {
+  seq: number;
+  state: 'sent' | 'acknowledged' | 'skipped' | 'failed';
+  sentAt: Date | null;
+  error: string | null;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted || ms <= 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+function ratePlanOf(task: { ratePerSecond: number; ramp: unknown }): RatePlan {
+  const ramp = task.ramp as { steps?: unknown; stepSeconds?: unknown } | null;
+  const steps = Array.isArray(ramp?.steps) ? ramp.steps.filter((s): s is number => typeof s === 'number' && s > 0) : [];
+  const stepSeconds = typeof ramp?.stepSeconds === 'number' ? ramp.stepSeconds : 0;
+  return { ratePerSecond: task.ratePerSecond, ramp: steps.length && stepSeconds > 0 ? { steps, stepSeconds } : null };
+}
+
+/** Claim up to `n` pending items in seq order, with their dead letters; null when the task is not running. */
+async function claim(taskId: string, n: number): Promise<ClaimedItem[] | null> {
+  const rows = await db().$queryRaw<
+    {
+      seq: number;
+      deadLetterId: bigint;
+      messageId: string;
+      payload: Uint8Array | null;
+      contentType: string | null;
+      headers: unknown;
+      redriveCount: number;
+      status: string;
+      enqueuedAt: Date | null;
+      orderingKey: string | null;
+      idempotencyKey: string | null;
+      correlationId: string | null;
+    }[]
+  >`
+    WITH running AS (
+      -- KEY SHARE: waits for a pause or cancel in progress (they lock the row FOR UPDATE), so a cancel
+      -- never lets go of an item claimed at the same moment; the counter updates do not conflict.
+      SELECT id FROM redrive_tasks WHERE id = ${taskId}::uuid AND status = 'running' FOR KEY SHARE),
+    next AS (
+      SELECT i.seq FROM redrive_items i JOIN running t ON t.id = i.task_id
+      WHERE i.state = 'pending' ORDER BY i.seq LIMIT ${n})
+    UPDATE redrive_items i SET attempts = i.attempts + 1
+    FROM next, dead_letters d
+    WHERE i.task_id = ${taskId}::uuid AND i.seq = next.seq AND d.id = i.dead_letter_id
+    RETURNING i.seq, d.id AS "deadLetterId", d.message_id AS "messageId", d.payload, d.content_type AS "contentType", d.headers,
+      d.redrive_count AS "redriveCount", d.status::text AS status, d.enqueued_at AS "enqueuedAt", d.ordering_key AS "orderingKey",
+      d.idempotency_key AS "idempotencyKey", d.correlation_id AS "correlationId"`;
+  if (rows.length === 0) {
+    const [t] = await db().$queryRaw<{ status: string }[]>`SELECT status::text AS status FROM redrive_tasks WHERE id = ${taskId}::uuid`;
+    return t?.status === 'running' ? [] : null;
+  }
+  return rows
+    .sort((a, b) => a.seq - b.seq)
+    .map((r) => ({
+      ...r,
+      payload: r.payload ?? new Uint8Array(),
+      headers: r.headers && typeof r.headers === 'object' ? (r.headers as Record<string, unknown>) : {},
+    }));
+}
+
+/**
+ * Record what happened to claimed items. The common case, a batch put on a queue, is one statement:
+ * items marked sent and the task's counter raised together. Otherwise (acknowledged, skipped,
+ * failed items change their dead letters too) one transaction, then the counters apart:
+ * consumers' outcome reports update the task row many times a second, and holding its lock across
+ * the batch would stall the pace. A crash between the two is healed by the recount at the next start.
+ */
+async function settle(taskId: string, createdById: string | null, results: Settled[]): Promise<void> {
+  if (results.length === 0) return;
+  if (results.every((r) => r.state === 'sent')) {
+    await db().$executeRaw`
+      WITH marked AS (
+        UPDATE redrive_items i SET state = 'sent', sent_at = x.sent_at::timestamptz
+        FROM unnest(${results.map((r) => r.seq)}::int[], ${results.map((r) => r.sentAt!.toISOString())}::text[]) AS x(seq, sent_at)
+        WHERE i.task_id = ${taskId}::uuid AND i.seq = x.seq AND i.state = 'pending'
+        RETURNING 1)
+      UPDATE redrive_tasks SET sent = sent + (SELECT count(*) FROM marked), updated_at = now() WHERE id = ${taskId}::uuid`;
+    return;
+  }
+  const done = await db().$transaction(async (tx) => {
+    const now = new Date().toISOString();
+    const rows = await tx.$queryRaw<{ state: Settled['state']; deadLetterId: bigint }[]>`
+      UPDATE redrive_items i
+      SET state = x.state::"RedriveItemState", sent_at = x.sent_at::timestamptz, error = x.error,
+          outcome_at = CASE WHEN x.state IN ('acknowledged', 'skipped', 'failed') THEN ${now}::timestamptz END
+      FROM unnest(${results.map((r) => r.seq)}::int[], ${results.map((r) => r.state)}::text[],
+                  ${results.map((r) => r.sentAt?.toISOString() ?? null)}::text[], ${results.map((r) => r.error)}::text[]) AS x(seq, state, sent_at, error)
+      WHERE i.task_id = ${taskId}::uuid AND i.seq = x.seq AND i.state = 'pending'
+      RETURNING x.state AS state, i.dead_letter_id AS "deadLetterId"`;
+    const ids = (s: Settled['state']) => rows.filter((d) => d.state === s).map((d) => d.deadLetterId);
+    await closeDeadLetters(tx, ids('acknowledged'), 'redriven', { from: HELD_STATUSES, decidedById: createdById, reason: `Redriven by task ${taskId}: acknowledged` });
+    await reopenDeadLetters(tx, [...ids('skipped'), ...ids('failed')]);
+    return rows;
+  });
+  const n = (s: Settled['state']) => done.filter((d) => d.state === s).length;
+  await db().$executeRaw`
+    UPDATE redrive_tasks SET sent = sent + ${n('sent') + n('acknowledged')}, acknowledged = acknowledged + ${n('acknowledged')},
+      skipped = skipped + ${n('skipped')}, failed = failed + ${n('failed')}, updated_at = now()
+    WHERE id = ${taskId}::uuid`;
+}
+
+/** The counters exactly as the items say (at each start: heals a crash between settle's two steps). */
+async function recount(taskId: string): Promise<void> {
+  await db().$executeRaw`
+    UPDATE redrive_tasks t SET sent = c.sent, acknowledged = c.acknowledged, dead_again = c.dead_again, skipped = c.skipped, failed = c.failed
+    FROM (SELECT count(*) FILTER (WHERE state IN ('sent', 'acknowledged', 'dead_again')) AS sent,
+                 count(*) FILTER (WHERE state = 'acknowledged') AS acknowledged, count(*) FILTER (WHERE state = 'dead_again') AS dead_again,
+                 count(*) FILTER (WHERE state = 'skipped') AS skipped, count(*) FILTER (WHERE state = 'failed') AS failed
+          FROM redrive_items WHERE task_id = ${taskId}::uuid) c
+    WHERE t.id = ${taskId}::uuid`;
+}
+
+async function recordAttemptFailure(taskId: string, seqs: number[], error: string): Promise<void> {
+  await db().$executeRaw`
+    UPDATE redrive_items SET attempts = attempts + 1, error = ${error}
+    WHERE task_id = ${taskId}::uuid AND seq = ANY(${seqs}::int[]) AND state = 'pending'`;
+}
+
+/** When the current segment began: the first start, or the last resume (a canary task sends a canary first again). */
+async function segmentStart(taskId: string, startedAt: Date | null): Promise<Date> {
+  const [r] = await db().$queryRaw<{ at: Date | null }[]>`
+    SELECT max(at) AS at FROM audit_events WHERE target_type = 'redrive_task' AND target_id = ${taskId} AND action = 'redrive.resume'`;
+  const resumed = r?.at ?? null;
+  const started = startedAt ?? new Date();
+  return resumed && resumed > started ? resumed : started;
+}
+
+type CanaryState = { kind: 'passed' } | { kind: 'dead'; messageId: string; state: string } | { kind: 'waiting' } | { kind: 'send' };
+
+// Segment starts and send times come from different processes' clocks (app, worker): a little slack.
+const CLOCK_SLACK_MS = 2_000;
+
+/**
+ * Where the canary stands: the one this runner sent (by seq), or after a restart the latest one
+ * sent since the segment began. Acknowledged opens the gate; dead again (or undelivered) pauses.
+ */
+async function canaryState(taskId: string, since: Date, canarySeq: number | null): Promise<CanaryState> {
+  const rows =
+    canarySeq !== null
+      ? await db().$queryRaw<{ state: string; messageId: string }[]>`
+          SELECT i.state::text AS state, d.message_id AS "messageId" FROM redrive_items i JOIN dead_letters d ON d.id = i.dead_letter_id
+          WHERE i.task_id = ${taskId}::uuid AND i.seq = ${canarySeq}`
+      : await db().$queryRaw<{ state: string; messageId: string }[]>`
+          SELECT i.state::text AS state, d.message_id AS "messageId" FROM redrive_items i JOIN dead_letters d ON d.id = i.dead_letter_id
+          WHERE i.task_id = ${taskId}::uuid AND i.sent_at >= ${new Date(since.getTime() - CLOCK_SLACK_MS)}
+            AND i.state IN ('sent', 'acknowledged', 'dead_again', 'failed')
+          ORDER BY (i.state = 'acknowledged') DESC, i.outcome_at DESC NULLS LAST LIMIT 1`;
+  const r = rows[0];
+  if (!r || r.state === 'skipped') return { kind: 'send' };
+  if (r.state === 'acknowledged') return { kind: 'passed' };
+  if (r.state === 'sent' || r.state === 'pending') return { kind: 'waiting' };
+  return { kind: 'dead', messageId: r.messageId, state: r.state };
+}
+
+/**
+ * The breaker's window, from the task's outcome counters as they move (so no scan of the items):
+ * each change adds its acknowledged and dead-again outcomes, interleaved, newest last. It starts
+ * empty with each run, so a resume (or a restart) is judged on what is sent from then on.
+ */
+class OutcomeWindow {
+  private readonly events: boolean[] = [];
+  constructor(private readonly size: number) {}
+
+  add(acknowledged: number, dead: number): void {
+    const n = acknowledged + dead;
+    for (let k = 0; k < n; k++) this.events.push(Math.floor(((k + 1) * dead) / n) > Math.floor((k * dead) / n));
+    if (this.events.length > this.size) this.events.splice(0, this.events.length - this.size);
+  }
+
+  /** Newest first, as evaluateBreaker wants them. */
+  newestFirst(): boolean[] {
+    return [...this.events].reverse();
+  }
+}
+
+/** Run a task (it must be queued or running). The caller guarantees one runner per task (advisory lock). */
+export async function runRedriveTask(taskId: string, options: RunnerOptions = {}): Promise<RunEnd> {
+  const o = { ...DEFAULTS, ...options };
+  const clock = options.clock ?? Date.now;
+  if (!(await markRunning(taskId))) return 'not runnable';
+  await recount(taskId);
+  const task = await db().redriveTask.findUniqueOrThrow({ where: { id: taskId } });
+  const source = await db().source.findUniqueOrThrow({
+    where: { id: task.sourceId },
+    select: { name: true, kind: true, maxRedrives: true, redriveUrl: true, redriveSecret: true },
+  });
+  const destination: RedriveDestination = destinationFor(source, { httpTimeoutMs: o.httpTimeoutMs });
+  const since = await segmentStart(taskId, task.startedAt);
+  const plan = ratePlanOf(task);
+  let pacer = new Pacer(plan, task.sent, clock());
+  const window = task.breakerWindow || BREAKER_DEFAULTS.window;
+  const threshold = task.breakerThreshold || BREAKER_DEFAULTS.threshold;
+  const outcomes = new OutcomeWindow(window);
+  let canaryPassed = !task.canary;
+  let canarySeq: number | null = null;
+  let lastChecks = 0;
+  let lastScan = 0;
+  let lastSendAt = clock();
+  const seen = { acknowledged: task.acknowledged, deadAgain: task.deadAgain, sent: task.sent };
+
+  // The task row, re-read every statusPollMs: a pause or cancel is seen within it, and the moving
+  // outcome counters feed the breaker. A stop ends sleeps but lets the batch in flight finish.
+  const halted = new AbortController();
+  const wake = new AbortController();
+  let end = 'stopped' as RunEnd;
+  const observe = async () => {
+    const [t] = await db().$queryRaw<{ status: string; sent: number; acknowledged: number; deadAgain: number }[]>`
+      SELECT status::text AS status, sent, acknowledged, dead_again AS "deadAgain" FROM redrive_tasks WHERE id = ${taskId}::uuid`;
+    if (!t) return;
+    outcomes.add(Math.max(0, t.acknowledged - seen.acknowledged), Math.max(0, t.deadAgain - seen.deadAgain));
+    Object.assign(seen, { acknowledged: t.acknowledged, deadAgain: t.deadAgain, sent: t.sent });
+    if (t.status !== 'running') {
+      end = t.status === 'cancelled' ? 'cancelled' : t.status === 'completed' ? 'completed' : 'paused';
+      halted.abort();
+      wake.abort();
+    }
+  };
+  const poll = setInterval(() => void observe().catch((err: unknown) => log.warn({ err, taskId }, 'redrive status poll failed')), o.statusPollMs);
+  const onStop = () => wake.abort();
+  options.stop?.addEventListener('abort', onStop, { once: true });
+  const stopped = () => halted.signal.aborted || options.stop?.aborted === true;
+
+  // The wait on a canary is not lag: the rest starts at the task's pace from the moment it passed.
+  function passCanary(): void {
+    canaryPassed = true;
+    pacer = new Pacer(plan, pacer.sends, clock());
+  }
+
+  async function pause(reason: string): Promise<void> {
+    if (await autoPauseRedrive(taskId, reason)) {
+      log.warn({ taskId, reason }, 'redrive paused itself');
+      end = 'paused';
+    }
+    halted.abort();
+  }
+
+  async function checks(): Promise<boolean> {
+    // A fallback for outcomes no consumer reported: a newer death of a sent message (every few seconds).
+    if (clock() - lastScan >= DEAD_AGAIN_SCAN_MS) {
+      lastScan = clock();
+      await detectDeadAgain({ id: taskId, sourceId: task.sourceId, since: task.createdAt });
+    }
+    const verdict = evaluateBreaker(outcomes.newestFirst(), { threshold, window });
+    if (verdict.tripped) {
+      await pause(verdict.reason!);
+      return false;
+    }
+    if (!canaryPassed) {
+      const c = await canaryState(taskId, since, canarySeq);
+      if (c.kind === 'passed') passCanary();
+      if (c.kind === 'dead') {
+        await pause(`Canary: message ${c.messageId} came back ${c.state === 'failed' ? 'undelivered' : 'dead again'}, so the cause is not fixed yet. Fix it, then resume (another canary goes first).`);
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Send a claimed batch (skipping loops); returns the seqs that were sent or attempted. */
+  async function deliverBatch(items: ClaimedItem[]): Promise<number[]> {
+    const skipped: Settled[] = [];
+    const sendable: ClaimedItem[] = [];
+    for (const item of items) {
+      if (item.redriveCount >= source.maxRedrives) {
+        skipped.push({ seq: item.seq, state: 'skipped', sentAt: null, error: `RedriveLoop: redriven ${item.redriveCount} times; the source allows ${source.maxRedrives}` });
+      } else if (item.status !== 'redriving') {
+        skipped.push({ seq: item.seq, state: 'skipped', sentAt: null, error: `No longer held by the task: ${item.status}` });
+      } else sendable.push(item);
+    }
+    await settle(taskId, task.createdById, skipped);
+    const firstSentAt = new Date();
+    let remaining = sendable;
+    for (let attempt = 1; remaining.length > 0; attempt++) {
+      const sentAt = attempt === 1 ? firstSentAt : new Date();
+      const outcome: DeliveryResult[] = await destination.deliver(remaining, halted.signal);
+      const done: Settled[] = [];
+      const failed: { item: ClaimedItem; error: string }[] = [];
+      remaining.forEach((item, k) => {
+        const r = outcome[k]!;
+        if (r.ok) done.push({ seq: item.seq, state: r.acknowledged ? 'acknowledged' : 'sent', sentAt, error: null });
+        else failed.push({ item, error: r.error });
+      });
+      await settle(taskId, task.createdById, done);
+      if (failed.length === 0) break;
+      const error = failed[0]!.error;
+      if (destination.failures === 'infrastructure') {
+        // Triage's own queue is away (Redis restart): the items stay pending and are claimed again.
+        log.warn({ taskId, error }, 'redrive destination unavailable; retrying');
+        await sleep(INFRA_RETRY_MS, wake.signal);
+        break;
+      }
+      outcomes.add(0, failed.length);
+      if (attempt >= o.maxHttpAttempts) {
+        await settle(
+          taskId,
+          task.createdById,
+          failed.map((f) => ({ seq: f.item.seq, state: 'failed' as const, sentAt: firstSentAt, error: `${f.error} (after ${attempt} attempts)` })),
+        );
+        break;
+      }
+      if (!(await checks()) || stopped()) break;
+      await sleep(httpBackoffMs(attempt), wake.signal);
+      if (stopped()) break;
+      await recordAttemptFailure(taskId, failed.map((f) => f.item.seq), error);
+      remaining = failed.map((f) => f.item);
+    }
+    return sendable.map((i) => i.seq);
+  }
+
+  try {
+    while (!stopped()) {
+      const now = clock();
+      if (now - lastChecks >= o.checkEveryMs) {
+        lastChecks = now;
+        if (!(await checks())) break;
+      }
+      let want = pacer.due(now);
+      if (!canaryPassed) {
+        const c = await canaryState(taskId, since, canarySeq);
+        if (c.kind === 'passed') passCanary();
+        else want = c.kind === 'send' ? Math.min(want, 1) : 0;
+        if (c.kind === 'waiting' || c.kind === 'dead') {
+          await sleep(o.statusPollMs, wake.signal);
+          lastChecks = 0; // a dead canary pauses at once
+          continue;
+        }
+      }
+      if (want === 0) {
+        await sleep(Math.min(Math.max(pacer.nextAt() - now, 1), o.statusPollMs), wake.signal);
+        continue;
+      }
+      const items = await claim(taskId, Math.min(want, o.maxBatch));
+      if (items === null) break;
+      if (items.length === 0) {
+        await observe();
+        // Every item handled: finish once the outcomes are in, or settleMs after the last send.
+        if (seen.sent <= seen.acknowledged + seen.deadAgain || clock() - lastSendAt >= o.settleMs) {
+          if (!(await checks())) break;
+          if (await finishRedrive(taskId)) end = 'completed';
+          break;
+        }
+        await sleep(o.statusPollMs, wake.signal);
+        continue;
+      }
+      const sent = await deliverBatch(items);
+      pacer.record(sent.length);
+      if (sent.length > 0) lastSendAt = clock();
+      if (!canaryPassed && sent.length > 0) canarySeq = sent[0]!;
+    }
+  } finally {
+    clearInterval(poll);
+    options.stop?.removeEventListener('abort', onStop);
+  }
+  // Cancelled: nothing of this task is in flight any more, so what it claimed and did not send is open again.
+  if (end === 'cancelled') await db().$transaction((tx) => releaseUnsent(tx, taskId, { claimed: true }));
+  return end;
+}

@@ -1,0 +1,153 @@
+// Start a redrive task (SQS StartMessageMoveTask, safer): the selection is frozen into items in seq
+// order in the same transaction as the task, its audit event and the 409 check, so the preview's
+// count is what the task covers and what arrives later is drift, not included.
+import { z } from 'zod';
+import type { RedriveTask } from '@/generated/prisma/client';
+import { db } from '@/lib/db';
+import { append } from '@/lib/audit';
+import { auditActor, authorize, can, isSystem, type Principal } from '@/lib/auth';
+import { AppError, unprocessable } from '@/lib/errors';
+import { ACTIVE_STATUSES } from './get-redrive';
+import { holdDeadLetters } from './dead-letter-status';
+import { nudgeRedrive } from './nudge';
+import { RAMP_STEP_SECONDS } from './rate-plan';
+import { assertSelectable, countSelection, redriveSelection, resolveSelection, type RedriveSelectionInput, type SelectedSource } from './selection';
+
+export const DEFAULT_RATE = 10;
+export const MAX_RATE = 5_000;
+
+const rampInput = z.union([
+  z.array(z.number().int().min(1)).min(1).max(10).transform((steps) => ({ steps, stepSeconds: RAMP_STEP_SECONDS })),
+  z.object({ steps: z.array(z.number().int().min(1)).min(1).max(10), stepSeconds: z.number().int().min(1).max(3600) }).strict(),
+]);
+
+export const startRedriveInput = z
+  .object({
+    selection: redriveSelection,
+    /** Messages per second; always set (a redrive at full speed re-creates the outage). */
+    ratePerSecond: z.number().int().min(1).max(MAX_RATE).default(DEFAULT_RATE),
+    /** One message first; the rest only after it was acknowledged. */
+    canary: z.boolean().default(false),
+    /** Lower rates first, e.g. [1, 10, 100] (10 s each) or { steps, stepSeconds }. */
+    ramp: rampInput.optional(),
+    reason: z.string().trim().max(1000).optional(),
+  })
+  .strict()
+  .refine((i) => !i.ramp || i.ramp.steps.every((s) => s <= i.ratePerSecond), { message: 'Ramp steps must not exceed the rate', path: ['ramp'] });
+
+export type StartRedriveInput = z.input<typeof startRedriveInput>;
+
+export interface RedrivePreview {
+  source: { id: string; name: string; kind: 'builtin' | 'ingest' };
+  /** Open dead letters the task would cover, frozen at start. */
+  count: number;
+  /** Of those, past the source's maxRedrives: they will be skipped as a loop. */
+  loops: number;
+  maxRedrives: number;
+  approvalThreshold: number;
+  /** Whether a task of this size started by this actor waits for a lead's approval. */
+  needsApproval: boolean;
+  /** The source's active task, if any: a second one is refused (409). */
+  activeTaskId: string | null;
+  destination: string;
+}
+
+function needsApproval(actor: Principal, source: SelectedSource, count: number): boolean {
+  return count > source.approvalThreshold && !isSystem(actor) && !can(actor.role, 'redrive.approve');
+}
+
+function destinationOf(source: SelectedSource): string {
+  return source.kind === 'ingest' ? `POST ${source.redriveUrl ?? '(no redrive URL set)'}` : `queue source.${source.name}`;
+}
+
+/** What a redrive of `selection` would cover, without starting it. */
+export async function previewRedrive(actor: Principal, selection: RedriveSelectionInput): Promise<RedrivePreview> {
+  authorize(actor, 'deadletters.redrive');
+  const parsed = redriveSelection.parse(selection);
+  return db().$transaction(async (tx) => {
+    const r = await resolveSelection(tx, actor, 'deadletters.redrive', parsed);
+    const { count, loops } = await countSelection(tx, r);
+    const active = await tx.redriveTask.findFirst({ where: { sourceId: r.source.id, status: { in: ACTIVE_STATUSES } }, select: { id: true } });
+    return {
+      source: { id: r.source.id, name: r.source.name, kind: r.source.kind },
+      count,
+      loops,
+      maxRedrives: r.source.maxRedrives,
+      approvalThreshold: r.source.approvalThreshold,
+      needsApproval: needsApproval(actor, r.source, count),
+      activeTaskId: active?.id ?? null,
+      destination: destinationOf(r.source),
+    };
+  });
+}
+
+/**
+ * Start a redrive. Returns the task: 'queued' (a worker picks it up at once) or 'pending_approval'
+ * when a support engineer selected more than the source's approval threshold. Throws 409 with the
+ * active task's id when the source already has one, 422 when nothing open matches.
+ */
+export async function startRedrive(actor: Principal, input: StartRedriveInput): Promise<RedriveTask> {
+  authorize(actor, 'deadletters.redrive');
+  const i = startRedriveInput.parse(input);
+  const task = await db().$transaction(
+    async (tx) => {
+      const r = await resolveSelection(tx, actor, 'deadletters.redrive', i.selection);
+      assertSelectable(r.source);
+      // One active task per source: the source row lock serialises concurrent starts.
+      await tx.$executeRaw`SELECT 1 FROM sources WHERE id = ${r.source.id}::uuid FOR UPDATE`;
+      const active = await tx.redriveTask.findFirst({ where: { sourceId: r.source.id, status: { in: ACTIVE_STATUSES } }, select: { id: true, status: true } });
+      if (active) {
+        throw new AppError('conflict', `Source "${r.source.name}" already has an active redrive task (${active.status})`, { activeTaskId: active.id });
+      }
+      const created = await tx.redriveTask.create({
+        data: {
+          sourceId: r.source.id,
+          status: 'queued',
+          selection: i.selection,
+          ratePerSecond: i.ratePerSecond,
+          ramp: i.ramp ?? undefined,
+          canary: i.canary,
+          reason: i.reason ?? null,
+          createdById: isSystem(actor) ? null : actor.userId,
+        },
+      });
+      // Frozen: exactly these dead letters, oldest first (the order they died in).
+      const total = await tx.$executeRaw`
+        INSERT INTO redrive_items (task_id, seq, dead_letter_id)
+        SELECT ${created.id}::uuid, row_number() OVER (ORDER BY d.dead_at, d.id), d.id
+        FROM dead_letters d
+        WHERE d.source_id = ${r.source.id}::uuid AND d.status = 'open' AND ${r.where}`;
+      if (total === 0) throw unprocessable('Nothing to redrive: the selection has no open dead letters');
+      const pending = needsApproval(actor, r.source, total);
+      let task = await tx.redriveTask.update({ where: { id: created.id }, data: { total, status: pending ? 'pending_approval' : 'queued' } });
+      if (!pending) {
+        await holdDeadLetters(tx, task.id);
+        task = await tx.redriveTask.findUniqueOrThrow({ where: { id: task.id } });
+      }
+      await append(tx, {
+        actor: auditActor(actor),
+        action: 'redrive.start',
+        targetType: 'redrive_task',
+        targetId: task.id,
+        teamId: r.source.teamId,
+        sourceId: r.source.id,
+        selection: i.selection,
+        count: total,
+        reason: i.reason ?? null,
+        after: {
+          status: task.status,
+          ratePerSecond: i.ratePerSecond,
+          canary: i.canary,
+          ramp: i.ramp ?? null,
+          destination: destinationOf(r.source),
+          skipped: task.skipped,
+        },
+        result: pending ? `waits for approval: ${total} > threshold ${r.source.approvalThreshold}` : undefined,
+      });
+      return task;
+    },
+    { timeout: 120_000, maxWait: 10_000 },
+  );
+  if (task.status === 'queued') await nudgeRedrive(task.id);
+  return task;
+}

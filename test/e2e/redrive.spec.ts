@@ -1,0 +1,100 @@
+// The demo story (DESIGN.md, seed 004): poison orders parked under handler v1; a redrive started
+// before the fix comes back dead and the circuit breaker pauses it, reason on the page; handler v2
+// "deployed"; the orders cluster redriven with a canary from the UI: all acknowledged, nothing open
+// left, and the audit trail tells it. The consumer and redrive workers run beside the app.
+import { spawnSync } from 'node:child_process';
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { stateFile } from './helpers';
+
+test.describe.configure({ mode: 'serial' });
+
+/** `npm run --silent triage -- …` (the same environment as the app and workers). */
+function triage(...args: string[]): Record<string, unknown> {
+  const r = spawnSync(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'scripts/triage-cli.ts', ...args, '--json'], { encoding: 'utf8', env: process.env });
+  if (r.status !== 0) throw new Error(`triage ${args.join(' ')} failed (${r.status}): ${r.stderr}${r.stdout}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
+}
+
+async function openOrders(request: APIRequestContext): Promise<{ count: number; clusterId: string | null }> {
+  const r = await request.get('/api/v1/dead-letters?source=orders&status=open&count=true&limit=1');
+  expect(r.status()).toBe(200);
+  const body = (await r.json()) as { count: { count: number }; deadLetters: { clusterId: string | null }[] };
+  return { count: body.count.count, clusterId: body.deadLetters[0]?.clusterId ?? null };
+}
+
+/** Fill the start-redrive form on `path` (the redrive page, or a page embedding it) and start. */
+async function startFromUi(page: Page, path: string, opts: { canary: boolean; rate: number; reason: string }): Promise<string> {
+  await page.goto(path);
+  const form = page.getByTestId('start-redrive');
+  await expect(form.getByTestId('preview-count')).toHaveText(/^[1-9]\d*$/);
+  await form.getByLabel('Rate (messages/second)').fill(String(opts.rate));
+  await form.getByLabel(/^Canary/).setChecked(opts.canary);
+  await form.getByLabel('Reason').fill(opts.reason);
+  await form.getByRole('button', { name: 'Start redrive' }).click();
+  await expect(page).toHaveURL(/\/redrives\/[0-9a-f-]{36}$/);
+  return page.url().split('/').pop()!;
+}
+
+test.describe('support engineer', () => {
+  test.use({ storageState: stateFile('support@triage.local') });
+
+  let poison = 0;
+  let beforeFix = '';
+
+  test('a redrive started before the fix trips the circuit breaker and pauses itself, reason shown', async ({ page, request }) => {
+    triage('demo', 'deploy', 'v1');
+    const batch = triage('demo', 'produce', '--orders', '40', '--payments', '0', '--notifications', '0') as { orders: { failing: string[] } };
+    poison = batch.orders.failing.length;
+    expect(poison).toBeGreaterThanOrEqual(5);
+    await expect.poll(async () => (await openOrders(request)).count, { timeout: 30_000 }).toBeGreaterThanOrEqual(poison);
+    const { clusterId } = await openOrders(request);
+
+    beforeFix = await startFromUi(page, `/redrives/new?cluster=${clusterId}&source=orders`, { canary: false, rate: 20, reason: 'before the fix' });
+    await expect(page.getByTestId('paused-reason')).toContainText('Circuit breaker', { timeout: 30_000 });
+    await expect(page.getByTestId('redrive-status')).toHaveText('paused');
+    await expect(page.getByTestId('redrive-verdict')).toHaveText('failing');
+    await expect(page.getByTestId('redrive-audit')).toContainText('redrive.auto_pause');
+
+    await page.getByTestId('redrive-commands').getByLabel('Reason (optional)').fill('fix the handler first');
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await expect(page.getByTestId('redrive-status')).toHaveText('cancelled');
+    // Their new deaths are open dead letters again, in the same cluster.
+    expect((await openOrders(request)).count).toBeGreaterThanOrEqual(poison);
+  });
+
+  test('after handler v2 is deployed, a canary redrive of the orders cluster brings every one back acknowledged', async ({ page, request }) => {
+    triage('demo', 'deploy', 'v2');
+    const { clusterId, count } = await openOrders(request);
+    expect(count).toBeGreaterThanOrEqual(poison);
+
+    // From the cluster's own page, which embeds the start form.
+    const id = await startFromUi(page, `/clusters/${clusterId}`, { canary: true, rate: 10, reason: 'handler v2 deployed' });
+    await expect(page.getByTestId('cluster-outcome')).toContainText('over 2 redrives');
+    await expect(page.getByTestId('redrive-status')).toHaveText('completed', { timeout: 60_000 });
+    const total = await page.getByTestId('count-total').textContent();
+    await expect(page.getByTestId('count-acknowledged')).toHaveText(total!);
+    await expect(page.getByTestId('count-deadAgain')).toHaveText('0');
+    await expect(page.getByTestId('redrive-verdict')).toHaveText('worked');
+    await expect(page.getByTestId('redrive-progress')).toHaveAttribute('aria-valuenow', total!);
+
+    // The dead-letter queue of orders is empty.
+    await expect.poll(async () => (await openOrders(request)).count, { timeout: 15_000 }).toBe(0);
+
+    await page.goto('/redrives');
+    await expect(page.locator(`tr[data-task="${id}"]`)).toContainText('worked');
+    await expect(page.locator(`tr[data-task="${beforeFix}"]`)).toContainText('cancelled');
+  });
+});
+
+test('the auditor reads the story on the audit trail', async ({ browser }) => {
+  const context = await browser.newContext({ storageState: stateFile('auditor@triage.local') });
+  const page = await context.newPage();
+  await page.goto('/audit?action=redrive.');
+  const trail = page.getByTestId('audit-table');
+  for (const action of ['redrive.start', 'redrive.auto_pause', 'redrive.cancel', 'redrive.finish']) await expect(trail).toContainText(action);
+  await page.goto('/audit?action=demo.deploy');
+  await expect(page.getByTestId('audit-table')).toContainText('demo.deploy');
+  const verify = await context.request.get('/api/v1/audit/verify');
+  expect(await verify.json()).toMatchObject({ ok: true });
+  await context.close();
+});

@@ -1,0 +1,205 @@
+// Helpers for the redrive tests: teams, people and sources; parked dead letters of one cause; an
+// HTTP receiver on 127.0.0.1 that checks the signature and records every delivery; a consumer on a
+// built-in source (the broker runtime's own) that acknowledges or rejects; per-second send counts.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { PermanentError } from '@/lib/broker';
+import { SYSTEM, type Actor } from '@/lib/auth';
+import { createTeam } from '@/lib/admin/teams';
+import { createUser } from '@/lib/admin/users';
+import { createSource } from '@/lib/sources/create-source';
+import { recordDeadLetters, type NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
+import { db } from '@/lib/db';
+import { env } from '@/lib/env';
+import { consume, type Consumer, type ReceivedMessage } from '@/lib/runtime';
+import { REDRIVE_HEADERS, verifyRedriveSignature } from '@/lib/redrive';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+export const RECEIVER_SECRET = 'a-redrive-secret-for-tests-only';
+
+export interface World {
+  support: Actor;
+  support2: Actor;
+  lead: Actor;
+  financeSupport: Actor;
+  orders: { id: string; name: string; retentionSeconds: number };
+  partner: { id: string; name: string; retentionSeconds: number };
+}
+
+async function actor(email: string, role: 'support' | 'lead' | 'admin', team: string): Promise<Actor> {
+  const u = await createUser(SYSTEM, { email, role, team });
+  return { userId: u.id, email: u.email, role, teamId: u.teamId, via: 'session' };
+}
+
+// Each world gets fresh source names: the broker runtime caches a source's policy by name for a
+// moment, and a queue's leftovers must not meet the next test's consumer.
+let worlds = 0;
+
+/** Team commerce (orders-N: built-in) and finance (partner-N: ingest, redriven to `partnerUrl`). */
+export async function world(opts: { partnerUrl?: string; maxRedrives?: number; approvalThreshold?: number } = {}): Promise<World> {
+  await createTeam(SYSTEM, { name: 'commerce' });
+  await createTeam(SYSTEM, { name: 'finance' });
+  const n = ++worlds;
+  const orders = await createSource(SYSTEM, { name: `orders-${n}`, team: 'commerce', kind: 'builtin', maxRedrives: opts.maxRedrives ?? 2 });
+  const partner = await createSource(SYSTEM, { name: `partner-${n}`, team: 'finance', kind: 'ingest' });
+  if (opts.approvalThreshold !== undefined) {
+    await db().source.updateMany({ data: { approvalThreshold: opts.approvalThreshold } });
+  }
+  await db().source.update({ where: { id: partner.id }, data: { redriveUrl: opts.partnerUrl ?? 'http://127.0.0.1:9/none', redriveSecret: RECEIVER_SECRET } });
+  return {
+    support: await actor('support@test.local', 'support', 'commerce'),
+    support2: await actor('support2@test.local', 'support', 'commerce'),
+    lead: await actor('lead@test.local', 'lead', 'commerce'),
+    financeSupport: await actor('finance-support@test.local', 'support', 'finance'),
+    orders,
+    partner,
+  };
+}
+
+/** `n` dead letters of one cause (one cluster), message ids `${prefix}-<i>`, oldest first. */
+export async function park(
+  source: { id: string; retentionSeconds: number },
+  n: number,
+  opts: { prefix?: string; redriveCount?: number; errorMessage?: string; from?: number } = {},
+): Promise<string[]> {
+  const ids: string[] = [];
+  const t0 = Date.now() - 60_000;
+  for (let start = 0; start < n; start += 2_000) {
+    const batch: NewDeadLetter[] = [];
+    for (let i = start; i < Math.min(n, start + 2_000); i++) {
+      const k = (opts.from ?? 0) + i;
+      batch.push({
+        messageId: `${opts.prefix ?? 'm'}-${k}`,
+        payload: new TextEncoder().encode(JSON.stringify({ order: k, gift: true })),
+        contentType: 'application/json',
+        headers: { 'content-type': 'application/json', 'x-tenant': 'acme' },
+        reason: 'Rejected',
+        errorType: 'SchemaError',
+        errorMessage: opts.errorMessage ?? 'unknown field "gift" in order',
+        redriveCount: opts.redriveCount ?? 0,
+        generation: opts.redriveCount ?? 0,
+        deadAt: new Date(t0 + k),
+      });
+    }
+    ids.push(...(await recordDeadLetters(source, batch)).map((r) => r.id));
+  }
+  return ids;
+}
+
+export interface Delivery {
+  messageId: string;
+  deadLetterId: string;
+  redriveCount: string;
+  contentType: string;
+  body: Buffer;
+  signed: boolean;
+  at: number;
+}
+
+export interface Receiver {
+  url: string;
+  deliveries: Delivery[];
+  /** The status to answer with; 200 by default. */
+  answer: (d: Delivery) => number;
+  close(): Promise<void>;
+}
+
+export async function receiver(): Promise<Receiver> {
+  const r: Receiver = { url: '', deliveries: [], answer: () => 200, close: async () => {} };
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const d: Delivery = {
+        messageId: String(req.headers[REDRIVE_HEADERS.messageId.toLowerCase()] ?? ''),
+        deadLetterId: String(req.headers[REDRIVE_HEADERS.deadLetterId.toLowerCase()] ?? ''),
+        redriveCount: String(req.headers[REDRIVE_HEADERS.redriveCount.toLowerCase()] ?? ''),
+        contentType: String(req.headers['content-type'] ?? ''),
+        body,
+        signed: verifyRedriveSignature(RECEIVER_SECRET, body, req.headers[REDRIVE_HEADERS.signature.toLowerCase()] as string | undefined),
+        at: Date.now(),
+      };
+      r.deliveries.push(d);
+      res.writeHead(d.signed ? r.answer(d) : 401).end();
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  r.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/redrive`;
+  r.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return r;
+}
+
+export interface TestConsumer {
+  received: ReceivedMessage[];
+  /** 'ack' acknowledges; 'reject' throws a permanent error, so the message is dead-lettered again. */
+  mode: 'ack' | 'reject';
+  close(): Promise<void>;
+}
+
+/** The broker runtime's consumer on a built-in source, as the application would run it. */
+export async function testConsumer(sourceName: string, mode: TestConsumer['mode'] = 'ack'): Promise<TestConsumer> {
+  const c: TestConsumer = { received: [], mode, close: async () => {} };
+  const consumer: Consumer = await consume(
+    sourceName,
+    async (m) => {
+      c.received.push(m);
+      if (c.mode === 'reject') throw new PermanentError('unknown field "gift" in order');
+    },
+    { consumerName: 'test', consumerVersion: 'v1', concurrency: 20 },
+  );
+  c.close = () => consumer.close();
+  return c;
+}
+
+/** Sends per 1-second window from the first send, from the items' recorded sent_at (full windows only). */
+export async function sendsPerSecond(taskId: string): Promise<number[]> {
+  const rows = await db().redriveItem.findMany({ where: { taskId, sentAt: { not: null } }, select: { sentAt: true } });
+  const times = rows.map((r) => r.sentAt!.getTime()).sort((a, b) => a - b);
+  if (times.length === 0) return [];
+  const t0 = times[0]!;
+  const full = Math.floor((times[times.length - 1]! - t0) / 1000);
+  const windows = new Array<number>(full).fill(0);
+  for (const t of times) {
+    const w = Math.floor((t - t0) / 1000);
+    if (w < full) windows[w]!++;
+  }
+  return windows;
+}
+
+export interface WorkerProcess {
+  process: ChildProcess;
+  ready: Promise<void>;
+  exited: Promise<void>;
+}
+
+/** workers/redrive.ts as its own process (node with tsx as a loader, so a signal reaches it directly). */
+export function spawnRedriveWorker(): WorkerProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'workers/redrive.ts'], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: env().DATABASE_URL, QUEUE_PREFIX: env().QUEUE_PREFIX, LOG_LEVEL: 'info', TRIAGE_STATE_DIR: env().TRIAGE_STATE_DIR },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-4000);
+  });
+  const ready = new Promise<void>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (line.includes('"msg":"ready"')) resolve();
+    });
+    void exited.then(() => reject(new Error(`redrive worker exited before ready: ${stderr}`)));
+  });
+  ready.catch(() => {});
+  return { process: child, ready, exited };
+}

@@ -1,0 +1,30 @@
+// The redrive process: runs redrive tasks at their rate, resumable from Postgres after a crash or a
+// Redis restart. The work is in lib/redrive; this file starts it and shuts it down cleanly.
+import { closeDb } from '@/lib/db';
+import { log } from '@/lib/log';
+import { closeQueues, QUEUES } from '@/lib/queue';
+import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
+
+async function main(): Promise<void> {
+  const supervisor = await startRedriveSupervisor();
+  log.info({ queue: QUEUES.redrive, running: supervisor.running() }, 'ready');
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'redrive worker stopping');
+    // Batches in flight are sent and marked first; the tasks stay running in Postgres for the next process.
+    await supervisor.stop();
+    await closeQueues();
+    await closeDb();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  log.fatal({ err }, 'redrive worker failed to start');
+  process.exit(1);
+});
