@@ -1,0 +1,270 @@
+// Write-then-delete for the broker runtime. A consumer parks a message by failing its job with the
+// evidence (BullMQ keeps failed jobs, evidence and bytes together, atomically with the move, and
+// only if the consumer still holds the lock). The sweeper then writes the failed jobs of a source
+// to Postgres in batches and removes each job from Redis only after its dead letter is committed.
+// A crash in between leaves the job in the failed set; the next sweep (this process or any other
+// consumer of the source) writes it again, and the unique key (source, message id, generation)
+// absorbs the duplicate. Batching keeps consumers off Postgres's commit latency.
+import type { Job, Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import {
+  DEAD_LETTER_REASONS,
+  recordDeadLetters,
+  type FailureEntry,
+  type NewDeadLetter,
+  type SourcePolicy,
+} from '@/lib/deadletters/record-dead-letters';
+import { log } from '@/lib/log';
+import { recordRedriveOutcome } from '@/lib/redrive/outcomes';
+import { decodeBody, envelopeSchema } from './envelope';
+
+/** What the consumer knew when it parked a message, carried as the failed job's failedReason. */
+export const parkEvidenceSchema = z.object({
+  triage: z.literal('park'),
+  reason: z.enum(DEAD_LETTER_REASONS),
+  errorType: z.string().nullable(),
+  errorMessage: z.string().nullable(),
+  errorStack: z.string().nullable(),
+  receiveCount: z.number().int(),
+  firstFailedAt: z.string(),
+  deadAt: z.string(),
+  consumerName: z.string().nullable(),
+  consumerVersion: z.string().nullable(),
+  history: z.array(z.custom<FailureEntry>()),
+});
+export type ParkEvidence = z.infer<typeof parkEvidenceSchema>;
+
+// Per transaction: at most this many dead letters or this many payload bytes (as base64 in Redis).
+const BATCH = 2_000;
+const BATCH_BYTES = 32 << 20;
+// Past this, parked jobs are left to the stray sweep instead of being held in memory.
+const MAX_PARKED_IN_MEMORY = 10_000;
+// Parked jobs cost the consumers nothing while they wait, so the sweeper lets them gather into
+// large batches: one Postgres commit per few hundred dead letters instead of one per handful.
+const GATHER_MS = 100;
+// Failed jobs nobody is sweeping (their consumer crashed after parking them) are looked for this
+// often, once they are this old (younger ones are still on their own consumer's list).
+const STRAYS_EVERY_MS = 2_000;
+const STRAY_AFTER_MS = 2_000;
+const STRAY_BATCH = 100;
+
+function parseEvidence(failedReason: string | undefined): ParkEvidence | null {
+  if (!failedReason?.startsWith('{')) return null;
+  try {
+    const parsed = parkEvidenceSchema.safeParse(JSON.parse(failedReason));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The dead letter of a failed job: its exact bytes and headers, and the consumer's evidence. */
+export function deadLetterOf(job: Job): { deadLetter: NewDeadLetter; redrivenFrom: string | null } {
+  const at = new Date(job.finishedOn ?? Date.now());
+  // A job BullMQ failed by itself (not parked by this runtime) still becomes a dead letter.
+  const evidence = parseEvidence(job.failedReason) ?? {
+    reason: 'Rejected' as const,
+    errorType: 'QueueFailure',
+    errorMessage: job.failedReason ?? 'failed in the queue',
+    errorStack: null,
+    receiveCount: job.attemptsStarted,
+    firstFailedAt: at.toISOString(),
+    deadAt: at.toISOString(),
+    consumerName: null,
+    consumerVersion: null,
+    history: [],
+  };
+  const failure = {
+    reason: evidence.reason,
+    errorType: evidence.errorType,
+    errorMessage: evidence.errorMessage,
+    errorStack: evidence.errorStack,
+    receiveCount: evidence.receiveCount,
+    firstFailedAt: new Date(evidence.firstFailedAt),
+    lastFailedAt: new Date(evidence.deadAt),
+    deadAt: new Date(evidence.deadAt),
+    consumerName: evidence.consumerName,
+    consumerVersion: evidence.consumerVersion,
+    failureHistory: evidence.history.length ? evidence.history : undefined,
+  };
+  const envelope = envelopeSchema.safeParse(job.data);
+  if (!envelope.success) {
+    // Not a message this runtime sent: keep what the job held, as JSON, rather than lose it.
+    return {
+      deadLetter: {
+        ...failure,
+        messageId: job.id ?? `job-${job.timestamp}`,
+        payload: new TextEncoder().encode(JSON.stringify(job.data ?? null)),
+        contentType: 'application/json',
+        enqueuedAt: new Date(job.timestamp),
+      },
+      redrivenFrom: null,
+    };
+  }
+  const e = envelope.data;
+  return {
+    deadLetter: {
+      ...failure,
+      messageId: e.messageId,
+      // A redriven message that dies again is a new row: its generation is its redrive count.
+      generation: e.redriveCount,
+      payload: decodeBody(e.body),
+      contentType: Object.entries(e.headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1] ?? null,
+      headers: e.headers,
+      enqueuedAt: new Date(e.enqueuedAt),
+      redriveCount: e.redriveCount,
+      orderingKey: e.key ?? null,
+      idempotencyKey: e.idempotencyKey ?? null,
+      correlationId: e.correlationId ?? null,
+    },
+    redrivenFrom: e.deadLetterId ?? null,
+  };
+}
+
+export class DeadLetterSweeper {
+  /** Jobs this consumer parked (BullMQ's 'failed' event hands them over, data and evidence in memory). */
+  private parked: Job[] = [];
+  private straysDue = false;
+  private loop: Promise<void> | null = null;
+  /** Removals of committed jobs run behind the next batch's write; stop() waits for them. */
+  private removing: Promise<unknown> = Promise.resolve();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly queue: Queue,
+    private readonly redis: Redis,
+    private readonly source: () => SourcePolicy,
+  ) {}
+
+  start(): void {
+    const strays = () => {
+      this.straysDue = true;
+      this.wake(0);
+    };
+    this.timer = setInterval(strays, STRAYS_EVERY_MS);
+    this.timer.unref();
+    strays();
+  }
+
+  /** A job this consumer just parked: it is written with the others parked around now. */
+  add(job: Job): void {
+    if (this.parked.length < MAX_PARKED_IN_MEMORY) this.parked.push(job);
+    this.wake(GATHER_MS);
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    while (this.loop) await this.loop;
+    await this.removing;
+  }
+
+  /** One sweeping loop per consumer; work that arrives while it runs is picked up by it. */
+  private wake(afterMs: number): void {
+    if (this.loop) return;
+    this.loop = this.drain(afterMs).finally(() => {
+      this.loop = null;
+      if (this.parked.length > 0) this.wake(0);
+    });
+  }
+
+  private async drain(afterMs: number): Promise<void> {
+    if (afterMs > 0) await new Promise((r) => setTimeout(r, afterMs));
+    try {
+      while (this.parked.length > 0 || this.straysDue) {
+        if (this.parked.length > 0) await this.sweep(this.nextBatch());
+        else {
+          this.straysDue = false;
+          await this.sweepStrays();
+        }
+      }
+    } catch (err) {
+      // Postgres or Redis away: the jobs stay parked in Redis, where the stray sweep finds them again.
+      log.warn({ queue: this.queue.name, err: err instanceof Error ? err.message : String(err) }, 'dead-letter sweep failed; retrying');
+    }
+  }
+
+  private nextBatch(): Job[] {
+    let bytes = 0;
+    let n = 0;
+    while (n < this.parked.length && n < BATCH && (n === 0 || bytes < BATCH_BYTES)) {
+      const body = (this.parked[n]!.data as { body?: unknown } | undefined)?.body;
+      bytes += typeof body === 'string' ? body.length : 0;
+      n++;
+    }
+    return this.parked.splice(0, n);
+  }
+
+  private async sweepStrays(): Promise<void> {
+    for (;;) {
+      const before = Date.now() - STRAY_AFTER_MS;
+      const jobs = (await this.queue.getJobs(['failed'], 0, STRAY_BATCH - 1, true)).filter(
+        (j): j is Job => Boolean(j?.id) && (j.finishedOn ?? 0) < before,
+      );
+      if (jobs.length === 0 || (await this.sweep(jobs)) < STRAY_BATCH) return;
+      await this.removing;
+    }
+  }
+
+  /** Write these parked jobs' dead letters, then remove the jobs. Returns how many it committed. */
+  private async sweep(jobs: Job[]): Promise<number> {
+    const parked = jobs.map(deadLetterOf);
+    const written = await this.write(parked.map((p) => p.deadLetter));
+    const done: Job[] = [];
+    for (let i = 0; i < jobs.length; i++) {
+      if (!written[i]) continue;
+      const from = parked[i]!.redrivenFrom;
+      // The redrive's outcome signal, once the new dead letter is committed (the engine finds it as the newer generation).
+      if (from) await recordRedriveOutcome({ deadLetterId: from, outcome: 'dead_again', at: parked[i]!.deadLetter.deadAt });
+      done.push(jobs[i]!);
+    }
+    // Committed: now, and only now, the jobs leave Redis. A removal that fails leaves the job for
+    // the stray sweep, which writes it again (absorbed) and removes it.
+    const removals = this.remove(done).catch((err: unknown) =>
+      log.warn({ queue: this.queue.name, err: err instanceof Error ? err.message : String(err) }, 'removing swept jobs failed; they will be swept again'),
+    );
+    this.removing = Promise.all([this.removing, removals]);
+    return done.length;
+  }
+
+  /**
+   * Remove swept jobs in one MULTI: out of the failed set, and their hashes and logs deleted. BullMQ's
+   * own removal is a script call per job, which at a few thousand dead letters a second costs Redis
+   * as much as failing them did; these jobs are plain failed jobs (no flows, no locks, no scheduler).
+   */
+  private async remove(jobs: Job[]): Promise<void> {
+    if (jobs.length === 0) return;
+    const ids = jobs.map((j) => j.id!);
+    await this.redis
+      .multi()
+      .zrem(this.queue.keys.failed!, ...ids)
+      .del(...ids.flatMap((id) => [this.queue.toKey(id), `${this.queue.toKey(id)}:logs`]))
+      .exec();
+  }
+
+  /** All in one transaction; if Postgres refuses the batch, row by row, so one bad row holds back only itself. */
+  private async write(deadLetters: NewDeadLetter[]): Promise<boolean[]> {
+    try {
+      await recordDeadLetters(this.source(), deadLetters);
+      return deadLetters.map(() => true);
+    } catch (err) {
+      // A deadlock or serialization failure says nothing about the rows: the whole batch goes again later.
+      const code = (err as { code?: unknown }).code;
+      if (deadLetters.length === 1 || code === '40P01' || code === '40001') throw err;
+      const ok: boolean[] = [];
+      for (const d of deadLetters) {
+        try {
+          await recordDeadLetters(this.source(), [d]);
+          ok.push(true);
+        } catch (rowErr) {
+          log.error(
+            { queue: this.queue.name, messageId: d.messageId, err: rowErr instanceof Error ? rowErr.message : String(rowErr) },
+            'a dead letter could not be written; it stays parked in Redis',
+          );
+          ok.push(false);
+        }
+      }
+      return ok;
+    }
+  }
+}

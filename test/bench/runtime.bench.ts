@@ -1,0 +1,160 @@
+// The broker runtime against plain BullMQ, measured in the same run on the same Redis:
+// - acknowledged messages/s: the runtime's consumer (envelope check, policy, receive counting) vs
+//   a plain BullMQ worker completing the same jobs (target ≥ 0.7×);
+// - dead-lettered messages/s: the runtime parking permanent failures write-then-delete (committed
+//   in Postgres with their evidence, then removed from Redis) vs plain BullMQ failing the same
+//   jobs into its failed set (target ≥ 0.5×).
+// 5,000 messages each at concurrency 50, after a warm-up, best of two rounds. The measurement runs
+// in a child process with its own database and queue prefix, since lib/env is read once per process.
+//   npx tsx test/bench/run.ts runtime
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import type { BenchResult } from './run';
+
+const CHILD_FLAG = '--runtime-bench-child';
+const MESSAGES = 5_000;
+const WARMUP = 500;
+const CONCURRENCY = 50;
+
+interface Measured {
+  plainAck: number;
+  runtimeAck: number;
+  plainFail: number;
+  runtimeDeadLetter: number;
+}
+
+async function child(): Promise<Measured> {
+  const { Queue, Worker } = await import('bullmq');
+  const { SYSTEM } = await import('@/lib/auth');
+  const { PermanentError } = await import('@/lib/broker');
+  const { createTeam } = await import('@/lib/admin/teams');
+  const { createSource } = await import('@/lib/sources/create-source');
+  const { closeDb, db } = await import('@/lib/db');
+  const { closeQueues, producerQueue, queuePrefix, QUEUES } = await import('@/lib/queue');
+  const { redisConnection } = await import('@/lib/redis');
+  const { consume, sendMany } = await import('@/lib/runtime');
+
+  await createTeam(SYSTEM, { name: 'bench' });
+  const body = new Uint8Array(randomBytes(200));
+  const headers = { 'content-type': 'application/octet-stream', 'x-tenant': 'acme' };
+  const connection = redisConnection('producer');
+  const gift = () => new PermanentError('unknown field "gift" in order 13');
+
+  /** Time until the queue holds nothing in flight (polling counts, as for both sides). */
+  type Counted = { getJobCounts(...types: string[]): Promise<Record<string, number>> };
+  const count = (c: Record<string, number>, ...types: string[]) => types.reduce((n, t) => n + (c[t] ?? 0), 0);
+
+  async function drain(queue: Counted, done: (c: Record<string, number>) => boolean, start: number): Promise<number> {
+    for (;;) {
+      const c = await queue.getJobCounts('wait', 'active', 'delayed', 'prioritized', 'failed', 'completed');
+      if (done(c)) return (performance.now() - start) / 1000;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  async function plain(name: string, n: number, fail: boolean): Promise<number> {
+    const queue = new Queue(name, { connection, prefix: queuePrefix() });
+    await queue.addBulk(Array.from({ length: n }, (_, i) => ({ name: 'm', data: { body: Buffer.from(body).toString('base64'), headers, messageId: `p-${i}` }, opts: { removeOnComplete: true } })));
+    const start = performance.now();
+    const worker = new Worker(
+      name,
+      async () => {
+        if (fail) throw gift();
+      },
+      { connection: redisConnection('worker'), prefix: queuePrefix(), concurrency: CONCURRENCY },
+    );
+    const seconds = await drain(queue, (c) => count(c, 'wait', 'active', 'delayed', 'prioritized') === 0 && count(c, 'failed') === (fail ? n : 0), start);
+    await worker.close();
+    await queue.obliterate({ force: true });
+    await queue.close();
+    return n / seconds;
+  }
+
+  async function runtime(name: string, n: number, fail: boolean): Promise<number> {
+    const source = await createSource(SYSTEM, { name, team: 'bench' });
+    for (let i = 0; i < n; i += 1_000) {
+      await sendMany(name, Array.from({ length: Math.min(1_000, n - i) }, (_, k) => ({ body, headers, messageId: `r-${i + k}` })));
+    }
+    const start = performance.now();
+    const consumer = await consume(
+      name,
+      async () => {
+        if (fail) throw gift();
+      },
+      { consumerName: 'bench', consumerVersion: '1', concurrency: CONCURRENCY },
+    );
+    const seconds = await drain(producerQueue(QUEUES.source(name)), (c) => Object.values(c).every((v) => v === 0), start);
+    await consumer.close();
+    if (fail && (await db().deadLetter.count({ where: { sourceId: source.id } })) !== n) throw new Error('dead letters missing');
+    await producerQueue(QUEUES.source(name)).obliterate({ force: true });
+    return n / seconds;
+  }
+
+  await plain('bench-warm-plain', WARMUP, false);
+  await runtime('bench-warm-ack', WARMUP, false);
+  await plain('bench-warm-plain-fail', WARMUP, true);
+  await runtime('bench-warm-dlq', WARMUP, true);
+
+  // Two rounds, each side alternating with its baseline; the better of each, as the machine is shared.
+  const measured: Measured = { plainAck: 0, runtimeAck: 0, plainFail: 0, runtimeDeadLetter: 0 };
+  for (const round of [1, 2]) {
+    measured.plainAck = Math.max(measured.plainAck, await plain(`bench-plain-ack-${round}`, MESSAGES, false));
+    measured.runtimeAck = Math.max(measured.runtimeAck, await runtime(`bench-ack-${round}`, MESSAGES, false));
+    measured.plainFail = Math.max(measured.plainFail, await plain(`bench-plain-fail-${round}`, MESSAGES, true));
+    measured.runtimeDeadLetter = Math.max(measured.runtimeDeadLetter, await runtime(`bench-dlq-${round}`, MESSAGES, true));
+  }
+  await connection.quit();
+  await closeQueues();
+  await closeDb();
+  return measured;
+}
+
+export async function run(): Promise<BenchResult[]> {
+  const { dropDatabase, freshTestDatabase } = await import('../../scripts/lib/database.mjs');
+  const url = await freshTestDatabase(process.env.DATABASE_URL ?? 'postgresql://localhost:5432/triage', 'bench_runtime');
+  try {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), CHILD_FLAG], {
+      env: { ...process.env, DATABASE_URL: url, QUEUE_PREFIX: `triage-bench-runtime-${process.pid}`, LOG_LEVEL: 'warn', TRIAGE_STATE_DIR: '.triage/bench' },
+      encoding: 'utf8',
+      maxBuffer: 16 << 20,
+      timeout: 180_000,
+    });
+    const line = r.stdout.trim().split('\n').pop() ?? '';
+    if (r.status !== 0 || !line.startsWith('{')) throw new Error(`runtime bench child failed (${r.status}):\n${r.stderr.slice(-4000)}`);
+    const m = JSON.parse(line) as Measured;
+    const round = (v: number) => Math.round(v);
+    return [
+      {
+        name: `runtime.ack throughput (${MESSAGES} messages, concurrency ${CONCURRENCY})`,
+        value: round(m.runtimeAck),
+        unit: 'msg/s',
+        baseline: { name: 'plain BullMQ completing the same jobs', value: round(m.plainAck) },
+        target: '≥ 0.7× baseline',
+        met: m.runtimeAck >= 0.7 * m.plainAck,
+      },
+      {
+        name: `runtime.dead-letter throughput (${MESSAGES} permanent failures, write-then-delete)`,
+        value: round(m.runtimeDeadLetter),
+        unit: 'msg/s',
+        baseline: { name: 'plain BullMQ failing the same jobs', value: round(m.plainFail) },
+        target: '≥ 0.5× baseline',
+        met: m.runtimeDeadLetter >= 0.5 * m.plainFail,
+      },
+    ];
+  } finally {
+    await dropDatabase(url);
+  }
+}
+
+if (process.argv.includes(CHILD_FLAG)) {
+  child()
+    .then((m) => {
+      process.stdout.write(`${JSON.stringify(m)}\n`);
+      process.exit(0);
+    })
+    .catch((err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    });
+}

@@ -1,0 +1,113 @@
+// Helpers for the runtime's integration and fault tests: sources with a test policy, a consumer
+// child process, queue counts, and waiting for asynchronous outcomes (polling, never a fixed sleep).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { SYSTEM } from '@/lib/auth';
+import { createTeam } from '@/lib/admin/teams';
+import { createSource } from '@/lib/sources/create-source';
+import { db, sql } from '@/lib/db';
+import { env } from '@/lib/env';
+import { QUEUES, producerQueue } from '@/lib/queue';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+const sourceQueues = new Set<string>();
+
+/** Remove the queues of the sources this run made (Redis is shared; the test database is dropped anyway). */
+export async function dropTestQueues(...more: string[]): Promise<void> {
+  for (const name of [...sourceQueues, ...more]) await producerQueue(QUEUES.source(name)).obliterate({ force: true });
+  sourceQueues.clear();
+}
+
+export async function testSource(
+  name: string,
+  policy: { maxReceives?: number; visibilityTimeoutMs?: number; backoffBaseMs?: number; backoffCapMs?: number; maxRedrives?: number } = {},
+) {
+  const team = (await db().team.findUnique({ where: { name: 'runtime' } })) ?? (await createTeam(SYSTEM, { name: 'runtime' }));
+  const { backoffCapMs, ...rest } = policy;
+  const source = await createSource(SYSTEM, { name, team: team.name, kind: 'builtin', ...rest });
+  sourceQueues.add(name);
+  if (backoffCapMs !== undefined) await db().source.update({ where: { id: source.id }, data: { backoffCapMs } });
+  return source;
+}
+
+/** Tables the child's test handler writes: acknowledgements, and messages it started and hung on. */
+export async function createTestTables(): Promise<void> {
+  await sql()`CREATE TABLE IF NOT EXISTS runtime_acks (message_id text PRIMARY KEY, receives int NOT NULL, at timestamptz NOT NULL DEFAULT now())`;
+  await sql()`CREATE TABLE IF NOT EXISTS runtime_started (message_id text PRIMARY KEY)`;
+  await sql()`TRUNCATE runtime_acks, runtime_started`;
+}
+
+/** Waiting, job by job, in BullMQ's own states: all zero once the source has nothing in flight. */
+export async function inFlight(sourceName: string): Promise<number> {
+  const c = await producerQueue(QUEUES.source(sourceName)).getJobCounts('wait', 'active', 'delayed', 'prioritized', 'failed', 'completed');
+  return Object.values(c).reduce((a, b) => a + b, 0);
+}
+
+export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 30_000, everyMs = 100): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+const children = new Set<ChildProcess>();
+
+/** SIGKILL every consumer child still running (a failed test must not leave one behind). */
+export async function killConsumers(): Promise<void> {
+  const exits = [...children].map((c) => new Promise((r) => c.once('exit', r)));
+  for (const c of children) c.kill('SIGKILL');
+  await Promise.all(exits);
+}
+
+export interface ChildConsumer {
+  process: ChildProcess;
+  /** Resolves when the child logged "ready". */
+  ready: Promise<void>;
+  /** Resolves with the exit code (null when killed by a signal). */
+  exited: Promise<number | null>;
+}
+
+/**
+ * Start a consumer process (by default the test consumer, runtime-consumer-child.ts): node
+ * itself with tsx as a loader, not tsx's CLI, which would put a second process between the signal
+ * and the consumer.
+ */
+export function spawnConsumer(extraEnv: Record<string, string> = {}, script = 'test/integration/runtime-consumer-child.ts'): ChildConsumer {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    cwd: root,
+    env: {
+      ...process.env,
+      DATABASE_URL: env().DATABASE_URL,
+      QUEUE_PREFIX: env().QUEUE_PREFIX,
+      LOG_LEVEL: 'info',
+      TRIAGE_STATE_DIR: env().TRIAGE_STATE_DIR,
+      ...extraEnv,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      children.delete(child);
+      resolve(code);
+    }),
+  );
+  const ready = new Promise<void>((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      if (line.includes('"msg":"ready"')) resolve();
+    });
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => {
+      stderr = (stderr + d.toString()).slice(-4000);
+    });
+    void exited.then(() => reject(new Error(`consumer child exited before ready: ${stderr}`)));
+  });
+  ready.catch(() => {});
+  return { process: child, ready, exited };
+}

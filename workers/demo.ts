@@ -1,0 +1,49 @@
+// The demo producer (`npm run demo` starts it; the browser tests do not): a steady trickle of
+// orders, payments and notifications with a little poison, and now and then an outage of the
+// payment gateway with the wave of payments that piles up during it. Volumes stay modest.
+import { closeDb } from '@/lib/db';
+import { produceDemoBatch } from '@/lib/demo';
+import { log } from '@/lib/log';
+import { closeQueues } from '@/lib/queue';
+
+const TRICKLE_EVERY_MS = 4_000;
+const OUTAGE_EVERY_MS = 5 * 60_000;
+const FIRST_OUTAGE_AFTER_MS = 60_000;
+const OUTAGE_SECONDS = 40;
+
+let timer: NodeJS.Timeout | undefined;
+let lastOutage = Date.now() - OUTAGE_EVERY_MS + FIRST_OUTAGE_AFTER_MS;
+let stopping = false;
+
+async function tick(): Promise<void> {
+  const outage = Date.now() - lastOutage >= OUTAGE_EVERY_MS;
+  if (outage) lastOutage = Date.now();
+  const batch = await produceDemoBatch(
+    outage
+      ? { orders: 2, payments: 40, notifications: 1, paymentsOutageSeconds: OUTAGE_SECONDS }
+      : { orders: 2, payments: 1, notifications: 1, giftEvery: 8, missingMemberEvery: 6 },
+  );
+  if (outage) log.info({ until: batch.paymentsDownUntil, payments: batch.payments.messageIds.length }, 'payment gateway outage started');
+}
+
+function schedule(): void {
+  timer = setTimeout(() => {
+    tick()
+      .catch((err: unknown) => log.warn({ err: String(err) }, 'demo batch failed; trying again'))
+      .finally(() => {
+        if (!stopping) schedule();
+      });
+  }, TRICKLE_EVERY_MS);
+}
+
+schedule();
+log.info({ everyMs: TRICKLE_EVERY_MS }, 'ready');
+
+async function shutdown(): Promise<void> {
+  stopping = true;
+  clearTimeout(timer);
+  await Promise.all([closeQueues(), closeDb()]);
+  process.exit(0);
+}
+process.on('SIGTERM', () => void shutdown());
+process.on('SIGINT', () => void shutdown());
