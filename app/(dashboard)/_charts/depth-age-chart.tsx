@@ -1,0 +1,24 @@
+'use client';
+// Open dead letters and the oldest one's age over time: a backlog that ages without shrinking is
+// the SLA breach coming.
+import { CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { utcTick } from './chart-format';
+
+export function DepthAgeChart({ data, withDate }: { data: { t: string; open: number | null; oldestAgeHours: number | null }[]; withDate: boolean }) {
+  // Sparse snapshots (a new source, a worker just started) would draw no line: show the points.
+  const dot = data.filter((p) => p.open !== null).length < 30 ? { r: 2 } : false;
+  return (
+    <ResponsiveContainer width="100%" height={240}>
+      <ComposedChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+        <CartesianGrid strokeDasharray="3 3" vertical={false} />
+        <XAxis dataKey="t" tickFormatter={(t: string) => utcTick(t, withDate)} minTickGap={24} fontSize={11} />
+        <YAxis yAxisId="open" allowDecimals={false} fontSize={11} width={48} />
+        <YAxis yAxisId="age" orientation="right" fontSize={11} width={48} unit=" h" />
+        <Tooltip labelFormatter={(t) => `${utcTick(String(t), true)} UTC`} />
+        <Legend />
+        <Line yAxisId="open" name="open" dataKey="open" stroke="#2456d6" dot={dot} isAnimationActive={false} />
+        <Line yAxisId="age" name="oldest age (h)" dataKey="oldestAgeHours" stroke="#b26a00" dot={dot} isAnimationActive={false} />
+      </ComposedChart>
+    </ResponsiveContainer>
+  );
+}

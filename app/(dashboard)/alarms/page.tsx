@@ -1,0 +1,94 @@
+// /alarms — every alarm of my sources, raised first, and the history of transitions
+import Link from 'next/link';
+import { pageActor } from '@/lib/auth/guard';
+import { listAlarmEvents, listAlarmStates } from '@/lib/alarms/list-alarms';
+import { formatDuration } from '@/lib/sla/duration';
+import { listSources } from '@/lib/sources/list-sources';
+
+const PAGE = 50;
+const utc = (d: Date) => d.toISOString().replace('T', ' ').slice(0, 19);
+
+export default async function AlarmsPage({ searchParams }: { searchParams: Promise<{ source?: string; before?: string }> }) {
+  const actor = await pageActor('deadletters.read');
+  const sp = await searchParams;
+  const sources = await listSources(actor);
+  const source = sp.source ? sources.find((s) => s.name === sp.source) : undefined;
+  const before = sp.before && /^\d+$/.test(sp.before) ? BigInt(sp.before) : undefined;
+  const [states, events] = await Promise.all([
+    listAlarmStates(actor, source ? { sourceId: source.id } : {}),
+    listAlarmEvents(actor, { sourceId: source?.id, before, limit: PAGE }),
+  ]);
+  const now = Date.now();
+  const last = events[events.length - 1];
+  const q = (extra: Record<string, string>) => `/alarms?${new URLSearchParams({ ...(source ? { source: source.name } : {}), ...extra }).toString()}`;
+  return (
+    <>
+      <h1>Alarms</h1>
+      <p className="muted">
+        Evaluated every 15 s per source: depth &gt; 0 (ALARM after a minute), oldest open age against the deadline (PENDING in its last day), and
+        the dead-letter rate (a wave of 50 in 5 min is ALARM).{' '}
+        {source ? (
+          <>
+            Showing {source.name}. <Link href="/alarms">All sources</Link>
+          </>
+        ) : null}
+      </p>
+      <table data-testid="alarm-states">
+        <thead>
+          <tr>
+            <th>Source</th>
+            <th>Alarm</th>
+            <th>State</th>
+            <th>Since</th>
+            <th>Value</th>
+            <th>What it suggests</th>
+          </tr>
+        </thead>
+        <tbody>
+          {states.map((a) => (
+            <tr key={`${a.sourceId}-${a.kind}`} data-source={a.sourceName} data-kind={a.kind}>
+              <td>
+                <Link href={`/sources/${encodeURIComponent(a.sourceName)}`}>{a.sourceName}</Link>
+              </td>
+              <td>{a.kind}</td>
+              <td>
+                <span className={`badge ${a.state}`}>{a.state}</span>
+              </td>
+              <td title={`${utc(a.since)} UTC`}>{formatDuration((now - a.since.getTime()) / 1000)} ago</td>
+              <td>{a.detail ? `${a.kind === 'age' ? formatDuration(Number(a.detail.value)) : String(a.detail.value)} (${String(a.detail.threshold)})` : ''}</td>
+              <td>{a.label ? `${a.label}: ${a.hint}` : ''}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {states.length === 0 ? <p className="muted">No evaluation yet: the maintenance worker evaluates every 15 s.</p> : null}
+
+      <h2>History</h2>
+      <table data-testid="alarm-events">
+        <thead>
+          <tr>
+            <th>Time (UTC)</th>
+            <th>Source</th>
+            <th>Alarm</th>
+            <th>Change</th>
+            <th>Label</th>
+          </tr>
+        </thead>
+        <tbody>
+          {events.map((e) => (
+            <tr key={e.id}>
+              <td>{utc(e.at)}</td>
+              <td>{e.sourceName}</td>
+              <td>{e.kind}</td>
+              <td>
+                <span className={`badge ${e.from}`}>{e.from}</span> → <span className={`badge ${e.to}`}>{e.to}</span>
+              </td>
+              <td>{e.label ? `${e.label}: ${e.hint}` : ''}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {last && events.length === PAGE ? <Link href={q({ before: last.id })}>Older →</Link> : null}
+    </>
+  );
+}

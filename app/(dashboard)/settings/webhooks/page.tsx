@@ -1,0 +1,112 @@
+// /settings/webhooks — where my team's alarm notifications go: webhooks, test send, delivery log
+import { pageActor } from '@/lib/auth/guard';
+import { listTeams } from '@/lib/admin/teams';
+import { listDeliveries, listWebhooks } from '@/lib/notifications/webhooks';
+import { createWebhookAction, deleteWebhookAction, setWebhookEnabledAction, testWebhookAction } from './actions';
+import { WebhookForm } from './webhook-form';
+
+const utc = (d: Date) => d.toISOString().replace('T', ' ').slice(0, 19);
+
+export default async function WebhooksPage() {
+  const actor = await pageActor('sources.policy');
+  const [webhooks, deliveries, teams] = await Promise.all([listWebhooks(actor), listDeliveries(actor, { limit: 50 }), actor.role === 'admin' ? listTeams() : []]);
+  const urls = new Map(webhooks.map((w) => [w.id, w.url]));
+  return (
+    <>
+      <h1>Team webhooks</h1>
+      <p className="muted">
+        Alarm transitions of your team&apos;s sources are POSTed here as Slack-compatible JSON (<code>{'{ text, blocks }'}</code>), signed with
+        HMAC-SHA256 over <code>timestamp.body</code> in <code>X-Triage-Signature</code> (timestamp in <code>X-Triage-Timestamp</code>), retried
+        with backoff.
+      </p>
+      <table data-testid="webhooks-table">
+        <thead>
+          <tr>
+            <th>URL</th>
+            <th>Team</th>
+            <th>Status</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {webhooks.map((w) => (
+            <tr key={w.id} data-url={w.url}>
+              <td>
+                <code>{w.url}</code>
+              </td>
+              <td>{w.team.name}</td>
+              <td>{w.enabled ? <span className="badge good">enabled</span> : <span className="badge">disabled</span>}</td>
+              <td>
+                <WebhookForm action={testWebhookAction} submit="Send test">
+                  <input type="hidden" name="id" value={w.id} />
+                </WebhookForm>
+                <WebhookForm action={setWebhookEnabledAction} submit={w.enabled ? 'Disable' : 'Enable'} className="secondary">
+                  <input type="hidden" name="id" value={w.id} />
+                  <input type="hidden" name="enabled" value={String(!w.enabled)} />
+                </WebhookForm>
+                <WebhookForm action={deleteWebhookAction} submit="Delete" className="danger">
+                  <input type="hidden" name="id" value={w.id} />
+                </WebhookForm>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {webhooks.length === 0 ? <p className="muted">No webhooks yet: alarms show in the app only.</p> : null}
+
+      <h2>Add a webhook</h2>
+      <div className="card">
+        <WebhookForm action={createWebhookAction} submit="Add webhook" testId="create-webhook">
+          <label>
+            URL
+            <input name="url" type="url" required placeholder="https://hooks.slack.com/services/…" size={48} />
+          </label>
+          {actor.role === 'admin' ? (
+            <label>
+              Team
+              <select name="team" required>
+                {teams.map((t) => (
+                  <option key={t.id} value={t.name}>
+                    {t.name}
+                  </option>
+                ))}
+              </select>
+            </label>
+          ) : null}
+        </WebhookForm>
+      </div>
+
+      <h2>Delivery log</h2>
+      <table data-testid="deliveries-table">
+        <thead>
+          <tr>
+            <th>Time (UTC)</th>
+            <th>Webhook</th>
+            <th>Event</th>
+            <th>Status</th>
+            <th>Attempts</th>
+            <th>Response</th>
+            <th>Message</th>
+          </tr>
+        </thead>
+        <tbody>
+          {deliveries.map((d) => (
+            <tr key={d.id}>
+              <td>{utc(d.createdAt)}</td>
+              <td>
+                <code>{urls.get(d.webhookId) ?? ''}</code>
+              </td>
+              <td>{d.event}</td>
+              <td>
+                <span className={`badge ${d.status === 'delivered' ? 'good' : d.status === 'failed' ? 'bad' : 'warn'}`}>{d.status}</span>
+              </td>
+              <td>{d.attempts}</td>
+              <td>{d.responseStatus ?? d.error ?? ''}</td>
+              <td>{d.text}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}

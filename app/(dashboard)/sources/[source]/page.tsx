@@ -1,0 +1,157 @@
+// /sources/:source — one source: its alarms, its policy (editable by its owners) and its charts
+import Link from 'next/link';
+import { notFound } from 'next/navigation';
+import { can } from '@/lib/auth';
+import { pageActor } from '@/lib/auth/guard';
+import { listAlarmEvents } from '@/lib/alarms/list-alarms';
+import { AppError } from '@/lib/errors';
+import { isChartRange, sourceCharts, CHART_RANGES, type ChartRange } from '@/lib/rollups/source-charts';
+import { formatDuration } from '@/lib/sla/duration';
+import { getSourcePolicy } from '@/lib/sources/update-policy';
+import { AgeHistogramChart } from '../../_charts/age-histogram-chart';
+import { DepthAgeChart } from '../../_charts/depth-age-chart';
+import { RateByReasonChart } from '../../_charts/rate-by-reason-chart';
+import { Sparkline } from '../../_charts/sparkline';
+import { AlarmBanner } from '../../alarms/alarm-banner';
+import { PolicyForm } from './policy-form';
+import styles from '../sources.module.css';
+
+async function load(actor: Awaited<ReturnType<typeof pageActor>>, ref: string, range: ChartRange) {
+  try {
+    return await Promise.all([sourceCharts(actor, ref, { range }), getSourcePolicy(actor, ref)]);
+  } catch (e) {
+    if (e instanceof AppError && e.code === 'not_found') notFound();
+    throw e;
+  }
+}
+
+export default async function SourcePage({ params, searchParams }: { params: Promise<{ source: string }>; searchParams: Promise<{ range?: string }> }) {
+  const actor = await pageActor('deadletters.read');
+  const ref = (await params).source;
+  const sp = await searchParams;
+  const range: ChartRange = isChartRange(sp.range) ? sp.range : '24h';
+  const [charts, { source: policy, warnings }] = await load(actor, ref, range);
+  const { source } = charts;
+  const events = await listAlarmEvents(actor, { sourceId: source.id, limit: 10 });
+  const mayEdit = can(actor.role, 'sources.policy') && (actor.role === 'admin' || actor.teamId === source.teamId);
+  const withDate = range === '7d' || range === '30d';
+  return (
+    <>
+      <h1>{source.name}</h1>
+      <p className="muted">
+        Team {source.team.name} · {source.kind}
+        {source.description ? ` · ${source.description}` : ''} ·{' '}
+        <Link href={`/dead-letters?source=${encodeURIComponent(source.name)}&status=open`}>open dead letters</Link>
+      </p>
+      <AlarmBanner actor={actor} sourceId={source.id} />
+
+      <h2>Policy</h2>
+      {mayEdit ? (
+        <div className="card">
+          <PolicyForm policy={policy} />
+        </div>
+      ) : (
+        <table className={styles.policy} data-testid="policy-table">
+          <tbody>
+            <tr>
+              <th>Retention</th>
+              <td>{formatDuration(policy.retentionSeconds)}</td>
+              <th>Age deadline</th>
+              <td>{formatDuration(policy.ageDeadlineSeconds)}</td>
+              <th>Max receives</th>
+              <td>{policy.maxReceives}</td>
+              <th>Visibility timeout</th>
+              <td>{formatDuration(policy.visibilityTimeoutMs / 1000)}</td>
+              <th>Max redrives</th>
+              <td>{policy.maxRedrives}</td>
+              <th>Approval threshold</th>
+              <td>{policy.approvalThreshold}</td>
+            </tr>
+          </tbody>
+        </table>
+      )}
+      {warnings.map((w) => (
+        <p key={w.message} className="badge warn">
+          {w.message}
+        </p>
+      ))}
+
+      <h2>
+        Charts{' '}
+        <span className={styles.ranges}>
+          {(Object.keys(CHART_RANGES) as ChartRange[]).map((r) =>
+            r === range ? (
+              <strong key={r}>{r}</strong>
+            ) : (
+              <Link key={r} href={`?range=${r}`}>
+                {r}
+              </Link>
+            ),
+          )}
+        </span>
+      </h2>
+      <div className={styles.charts}>
+        <div className="card">
+          <h3>Dead letters by reason</h3>
+          <RateByReasonChart data={charts.rate} withDate={withDate} />
+        </div>
+        <div className="card">
+          <h3>Open and oldest age</h3>
+          <DepthAgeChart data={charts.depth} withDate={withDate} />
+        </div>
+        <div className="card">
+          <h3>Age of open dead letters</h3>
+          <AgeHistogramChart data={charts.histogram} />
+        </div>
+        <div className="card">
+          <h3>Clusters, last 24 h</h3>
+          <table>
+            <tbody>
+              {charts.clusters.map((c) => (
+                <tr key={c.clusterId}>
+                  <td className={styles.template} title={c.template}>
+                    {c.errorType ? <strong>{c.errorType}</strong> : null} {c.template}
+                  </td>
+                  <td>{c.openCount} open</td>
+                  <td>
+                    <Sparkline values={c.hourly} title={`dead letters per hour, last 24 h: ${c.hourly.join(', ')}`} />
+                  </td>
+                </tr>
+              ))}
+              {charts.clusters.length === 0 ? (
+                <tr>
+                  <td className="muted">No clusters with open or recent dead letters.</td>
+                </tr>
+              ) : null}
+            </tbody>
+          </table>
+        </div>
+      </div>
+
+      <h2>Alarm history</h2>
+      <table data-testid="alarm-history">
+        <thead>
+          <tr>
+            <th>Time (UTC)</th>
+            <th>Alarm</th>
+            <th>Change</th>
+            <th>Label</th>
+          </tr>
+        </thead>
+        <tbody>
+          {events.map((e) => (
+            <tr key={e.id}>
+              <td>{e.at.toISOString().replace('T', ' ').slice(0, 19)}</td>
+              <td>{e.kind}</td>
+              <td>
+                <span className={`badge ${e.from}`}>{e.from}</span> → <span className={`badge ${e.to}`}>{e.to}</span>
+              </td>
+              <td>{e.label ? `${e.label}: ${e.hint}` : ''}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {events.length === 0 ? <p className="muted">No alarm transitions yet.</p> : <Link href={`/alarms?source=${encodeURIComponent(source.name)}`}>All transitions →</Link>}
+    </>
+  );
+}

@@ -1,0 +1,75 @@
+'use client';
+// The source policy form: retention and deadline in the units people think in (days, hours).
+import { useActionState } from 'react';
+import { updatePolicyAction, type PolicyState } from './actions';
+
+export interface PolicyFormValues {
+  name: string;
+  retentionSeconds: number;
+  ageDeadlineSeconds: number;
+  maxReceives: number;
+  visibilityTimeoutMs: number;
+  maxRedrives: number;
+  approvalThreshold: number;
+  redriveUrl: string | null;
+  redriveSecretSet: boolean;
+}
+
+export function PolicyForm({ policy }: { policy: PolicyFormValues }) {
+  const [state, action, pending] = useActionState<PolicyState, FormData>(updatePolicyAction, {});
+  return (
+    <form action={action} className="inline" data-testid="policy-form">
+      <input type="hidden" name="source" value={policy.name} />
+      <label>
+        Retention (days)
+        <input name="retentionDays" type="number" min="0.05" step="any" defaultValue={+(policy.retentionSeconds / 86_400).toFixed(3)} required />
+      </label>
+      <label>
+        Age deadline (hours)
+        <input name="ageDeadlineHours" type="number" min="0.02" step="any" defaultValue={+(policy.ageDeadlineSeconds / 3600).toFixed(2)} required />
+      </label>
+      <label>
+        Max receives
+        <input name="maxReceives" type="number" min="1" step="1" defaultValue={policy.maxReceives} required />
+      </label>
+      <label>
+        Visibility timeout (s)
+        <input name="visibilityTimeoutSeconds" type="number" min="1" step="any" defaultValue={policy.visibilityTimeoutMs / 1000} required />
+      </label>
+      <label>
+        Max redrives
+        <input name="maxRedrives" type="number" min="0" step="1" defaultValue={policy.maxRedrives} required />
+      </label>
+      <label>
+        Approval threshold
+        <input name="approvalThreshold" type="number" min="1" step="1" defaultValue={policy.approvalThreshold} required />
+      </label>
+      <label>
+        Redrive URL
+        <input name="redriveUrl" type="url" defaultValue={policy.redriveUrl ?? ''} placeholder="none" />
+      </label>
+      <label>
+        Redrive secret
+        <input name="redriveSecret" type="password" autoComplete="new-password" placeholder={policy.redriveSecretSet ? 'set: blank keeps it' : 'none'} />
+      </label>
+      <button type="submit" disabled={pending}>
+        Save policy
+      </button>
+      {state.ok ? (
+        <span className="badge good" role="status">
+          {state.ok}
+        </span>
+      ) : null}
+      {state.error ? (
+        <span className="error" role="alert">
+          {state.error}
+        </span>
+      ) : null}
+      {state.warnings?.map((w) => (
+        <span key={w} className="badge warn" data-testid="policy-warning">
+          {w}
+        </span>
+      ))}
+    </form>
+  );
+}

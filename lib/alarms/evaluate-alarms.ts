@@ -1,0 +1,136 @@
+// The alarm evaluation the maintenance worker runs every 15 s: refresh each source's age stats,
+// look at the last hour's arrivals, move every alarm one step through OK / PENDING / ALARM, record
+// the transitions and notify the source team's webhooks of each, in one transaction.
+import type postgres from 'postgres';
+import { db, sql as pg } from '@/lib/db';
+import { env } from '@/lib/env';
+import { systemClock, type Clock } from '@/lib/clock';
+import { refreshAgeStats, type AgeStats } from '@/lib/sla/age-stats';
+import { DEAD_LETTER_STATUSES } from '@/lib/sla/statuses';
+import { alarmMessage, type AlarmTransition } from '@/lib/notifications/alarm-message';
+import { createDeliveries, enqueueAfterCommit, type DeliveryRef } from '@/lib/notifications/deliveries';
+import {
+  ALARM_KINDS,
+  CONFIRM_MS,
+  HINTS,
+  RULES,
+  classify,
+  describe,
+  nextState,
+  targetLevel,
+  type AlarmKind,
+  type AlarmLabel,
+  type AlarmLevel,
+  type RecentArrivals,
+  type SourceObservation,
+} from './rules';
+
+// Serialises evaluations: two workers (or a worker and a test) never both move the same alarm.
+const ALARMS_LOCK_KEY = 7_201_000_007;
+
+/** Arrivals per source over the classify window, by rate window and by cluster. */
+export async function recentArrivals(now: Date, sql: postgres.Sql = pg()): Promise<Map<string, RecentArrivals>> {
+  const windows = Math.ceil(RULES.classifyWindowMs / RULES.rateWindowMs);
+  // Any status: a dead letter redriven a minute after it arrived still arrived.
+  const rows = await sql<{ source_id: string; cluster_id: string | null; w: number; n: number }[]>`
+    SELECT source_id, cluster_id,
+      floor(extract(epoch FROM (${now}::timestamptz - dead_at)) * 1000 / ${RULES.rateWindowMs})::int AS w, count(*)::int AS n
+    FROM dead_letters
+    WHERE status = ANY(${DEAD_LETTER_STATUSES as unknown as string[]}::"DeadLetterStatus"[])
+      AND dead_at > ${now}::timestamptz - ${`${RULES.classifyWindowMs} milliseconds`}::interval AND dead_at <= ${now}::timestamptz
+    GROUP BY 1, 2, 3`;
+  const out = new Map<string, RecentArrivals & { byCluster: Map<string | null, number> }>();
+  for (const r of rows) {
+    let a = out.get(r.source_id);
+    if (!a) out.set(r.source_id, (a = { windowCounts: new Array<number>(windows).fill(0), clusterCounts: [], byCluster: new Map() }));
+    a.windowCounts[Math.min(r.w, windows - 1)]! += r.n;
+    a.byCluster.set(r.cluster_id, (a.byCluster.get(r.cluster_id) ?? 0) + r.n);
+  }
+  for (const a of out.values()) a.clusterCounts = [...a.byCluster].map(([clusterId, count]) => ({ clusterId, count }));
+  return out;
+}
+
+export interface EvaluationResult {
+  sources: number;
+  transitions: AlarmTransition[];
+}
+
+interface StateRow {
+  source_id: string;
+  kind: AlarmKind;
+  state: AlarmLevel;
+  since: string;
+  label: string | null;
+  detail: Record<string, unknown>;
+  evaluated_at: string;
+}
+
+export async function evaluateAlarms(clock: Clock = systemClock): Promise<EvaluationResult> {
+  const now = clock.now();
+  // Both are idempotent reads/refreshes; only the state moves need the lock below.
+  const stats = new Map((await refreshAgeStats(now)).map((s) => [s.sourceId, s]));
+  const arrivals = await recentArrivals(now);
+
+  const { transitions, deliveries, sources } = await db().$transaction(
+    async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${ALARMS_LOCK_KEY}::bigint)`;
+      const sources = await tx.source.findMany({ select: { id: true, name: true, teamId: true, ageDeadlineSeconds: true } });
+      const prev = new Map((await tx.alarmState.findMany()).map((a) => [`${a.sourceId}|${a.kind}`, a]));
+      const rows: StateRow[] = [];
+      const transitions: AlarmTransition[] = [];
+      for (const s of sources) {
+        const st: AgeStats | undefined = stats.get(s.id);
+        const recent = arrivals.get(s.id);
+        const o: SourceObservation = {
+          openCount: st?.openCount ?? 0,
+          oldestAgeMs: st?.oldestDeadAt ? now.getTime() - st.oldestDeadAt.getTime() : null,
+          ageDeadlineMs: s.ageDeadlineSeconds * 1000,
+          rateCount: recent?.windowCounts[0] ?? 0,
+        };
+        const c = recent ? classify(recent) : null;
+        // No arrivals this hour: the backlog's cause has not changed, keep the label it had.
+        const keptLabel = ALARM_KINDS.map((k) => prev.get(`${s.id}|${k}`)?.label).find((l): l is string => !!l) ?? null;
+        const label = c?.label ?? keptLabel;
+        for (const kind of ALARM_KINDS) {
+          const p = prev.get(`${s.id}|${kind}`);
+          const position = nextState(p ? { state: p.state, since: p.since } : undefined, targetLevel(kind, o), now, CONFIRM_MS[kind]);
+          const rowLabel = position.state === 'OK' ? null : label;
+          const hint = rowLabel ? (HINTS[rowLabel as AlarmLabel] ?? null) : null;
+          const d = describe(kind, o);
+          rows.push({
+            source_id: s.id,
+            kind,
+            state: position.state,
+            since: position.since.toISOString(),
+            label: rowLabel,
+            detail: { ...d, hint, dominantClusterId: c?.dominantClusterId ?? null, dominantShare: c?.dominantShare ?? null },
+            evaluated_at: now.toISOString(),
+          });
+          const from = p?.state ?? 'OK';
+          if (position.state !== from) {
+            transitions.push({ sourceId: s.id, sourceName: s.name, teamId: s.teamId, kind, from, to: position.state, at: now, label: rowLabel, hint, value: d.value, ageDeadlineSeconds: s.ageDeadlineSeconds });
+          }
+        }
+      }
+      if (rows.length) {
+        await tx.$executeRaw`
+          INSERT INTO alarm_states (source_id, kind, state, since, label, detail, evaluated_at)
+          SELECT source_id, kind, state, since, label, detail, evaluated_at FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+            AS x(source_id uuid, kind "AlarmKind", state "AlarmStateValue", since timestamptz, label text, detail jsonb, evaluated_at timestamptz)
+          ON CONFLICT (source_id, kind) DO UPDATE SET state = EXCLUDED.state, since = EXCLUDED.since, label = EXCLUDED.label,
+            detail = EXCLUDED.detail, evaluated_at = EXCLUDED.evaluated_at`;
+      }
+      const deliveries: DeliveryRef[] = [];
+      if (transitions.length) {
+        await tx.alarmEvent.createMany({
+          data: transitions.map((t) => ({ sourceId: t.sourceId, kind: t.kind, from: t.from, to: t.to, at: t.at, label: t.label, detail: { value: t.value, hint: t.hint } })),
+        });
+        for (const t of transitions) deliveries.push(...(await createDeliveries(tx, t.teamId, 'alarm.transition', alarmMessage(t, env().APP_URL))));
+      }
+      return { transitions, deliveries, sources: sources.length };
+    },
+    { timeout: 30_000 },
+  );
+  await enqueueAfterCommit(deliveries);
+  return { sources, transitions };
+}

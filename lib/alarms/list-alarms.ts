@@ -1,0 +1,62 @@
+// Read side of the alarms: current states and their history, for the sources the actor may read.
+import { db } from '@/lib/db';
+import { sourceScope, type Principal } from '@/lib/auth';
+import { findSource } from '@/lib/sla/find-source';
+import { HINTS, type AlarmLabel } from './rules';
+
+const LEVEL_ORDER = { ALARM: 0, PENDING: 1, OK: 2 } as const;
+
+export interface AlarmView {
+  sourceId: string;
+  sourceName: string;
+  kind: string;
+  state: 'OK' | 'PENDING' | 'ALARM';
+  since: Date;
+  label: string | null;
+  hint: string | null;
+  detail: Record<string, unknown> | null;
+  evaluatedAt: Date | null;
+}
+
+const hintOf = (label: string | null) => (label ? (HINTS[label as AlarmLabel] ?? null) : null);
+
+/** Current alarm states, the raised ones first. */
+export async function listAlarmStates(actor: Principal, opts: { sourceId?: string } = {}): Promise<AlarmView[]> {
+  const rows = await db().alarmState.findMany({
+    where: { source: sourceScope(actor, 'deadletters.read'), ...(opts.sourceId ? { sourceId: opts.sourceId } : {}) },
+    include: { source: { select: { name: true } } },
+  });
+  return rows
+    .map((a) => ({
+      sourceId: a.sourceId,
+      sourceName: a.source.name,
+      kind: a.kind,
+      state: a.state,
+      since: a.since,
+      label: a.label,
+      hint: hintOf(a.label),
+      detail: a.detail as Record<string, unknown> | null,
+      evaluatedAt: a.evaluatedAt,
+    }))
+    .sort((a, b) => LEVEL_ORDER[a.state] - LEVEL_ORDER[b.state] || a.sourceName.localeCompare(b.sourceName) || a.kind.localeCompare(b.kind));
+}
+
+/** Transitions, newest first, keyset-paged by id. */
+export async function listAlarmEvents(actor: Principal, opts: { sourceId?: string; before?: bigint; limit?: number } = {}) {
+  const sources = await db().source.findMany({ where: sourceScope(actor, 'deadletters.read'), select: { id: true, name: true } });
+  const names = new Map(sources.map((s) => [s.id, s.name]));
+  const ids = opts.sourceId ? sources.filter((s) => s.id === opts.sourceId).map((s) => s.id) : sources.map((s) => s.id);
+  const rows = await db().alarmEvent.findMany({
+    where: { sourceId: { in: ids }, ...(opts.before ? { id: { lt: opts.before } } : {}) },
+    orderBy: { id: 'desc' },
+    take: Math.min(opts.limit ?? 50, 200),
+  });
+  return rows.map((e) => ({ ...e, id: e.id.toString(), sourceName: names.get(e.sourceId) ?? '', hint: hintOf(e.label) }));
+}
+
+/** One source's alarms and recent transitions (the source page's banner, GET …/alarms). */
+export async function sourceAlarms(actor: Principal, sourceRef: string, limit = 20) {
+  const source = await findSource(actor, sourceRef, 'deadletters.read');
+  const [states, events] = await Promise.all([listAlarmStates(actor, { sourceId: source.id }), listAlarmEvents(actor, { sourceId: source.id, limit })]);
+  return { source, states, events };
+}

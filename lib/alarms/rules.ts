@@ -1,0 +1,117 @@
+// The alarm rules, pure: what each alarm wants to be given what was observed, how the state moves,
+// and the runbook's first question, "how many, and how fast?" (seed 004 §9): a wave with one
+// dominant cause is an outage (the DLQ is the symptom), a trickle is bad input.
+import { MINUTE, HOUR } from '@/lib/clock';
+import { formatDuration } from '@/lib/sla/duration';
+
+export type AlarmKind = 'depth' | 'age' | 'rate';
+export type AlarmLevel = 'OK' | 'PENDING' | 'ALARM';
+export const ALARM_KINDS: readonly AlarmKind[] = ['depth', 'age', 'rate'];
+
+export const RULES = {
+  /** Depth > 0 must hold this long before PENDING becomes ALARM (a blip redriven at once pages nobody). */
+  depthConfirmMs: MINUTE,
+  /** The age alarm is PENDING this long before the deadline. */
+  nearDeadlineMs: 24 * HOUR,
+  /** The rate alarm counts dead letters over this window. */
+  rateWindowMs: 5 * MINUTE,
+  /** Dead letters in the rate window that make the rate alarm PENDING. */
+  ratePending: 10,
+  /** Dead letters in one rate window that make a wave ("thousands, in minutes" in a small system). */
+  waveMin: 50,
+  /** Classification looks back this far, in rate windows. */
+  classifyWindowMs: HOUR,
+  /** Share of the classify window's dead letters that makes one cluster dominant. */
+  dominantShare: 0.8,
+} as const;
+
+export type AlarmLabel = 'probable outage' | 'wave, mixed causes' | 'bad input';
+
+export const HINTS: Record<AlarmLabel, string> = {
+  'probable outage': 'check the downstream, do not redrive yet',
+  'wave, mixed causes': 'many causes at once: look for a shared dependency or a recent deploy before redriving',
+  'bad input': 'sample the bodies, fix the producer or the consumer, then redrive',
+};
+
+export interface RecentArrivals {
+  /** Dead letters per rate window over the classify window, newest first. */
+  windowCounts: number[];
+  /** Dead letters per cluster over the classify window. */
+  clusterCounts: { clusterId: string | null; count: number }[];
+}
+
+export interface Classification {
+  label: AlarmLabel;
+  hint: string;
+  dominantClusterId: string | null;
+  dominantShare: number;
+}
+
+/**
+ * Outage or bad input, from the last hour's arrivals. Null when nothing arrived in that hour: the
+ * backlog's cause has not changed, so the caller keeps the label it had.
+ */
+export function classify(recent: RecentArrivals): Classification | null {
+  const total = recent.clusterCounts.reduce((n, c) => n + c.count, 0);
+  if (total === 0) return null;
+  const top = recent.clusterCounts.reduce((a, c) => (c.count > a.count ? c : a));
+  const share = top.count / total;
+  const wave = Math.max(0, ...recent.windowCounts) >= RULES.waveMin;
+  const label: AlarmLabel = wave ? (share >= RULES.dominantShare ? 'probable outage' : 'wave, mixed causes') : 'bad input';
+  return { label, hint: HINTS[label], dominantClusterId: top.clusterId, dominantShare: share };
+}
+
+export interface SourceObservation {
+  openCount: number;
+  /** Age of the oldest open dead letter since dead-lettered, ms; null when none is open. */
+  oldestAgeMs: number | null;
+  ageDeadlineMs: number;
+  /** Dead letters in the latest rate window. */
+  rateCount: number;
+}
+
+/** The level each alarm would have if it moved at once. */
+export function targetLevel(kind: AlarmKind, o: SourceObservation): AlarmLevel {
+  switch (kind) {
+    case 'depth':
+      return o.openCount > 0 ? 'ALARM' : 'OK';
+    case 'age':
+      if (o.oldestAgeMs === null) return 'OK';
+      if (o.oldestAgeMs >= o.ageDeadlineMs) return 'ALARM';
+      return o.oldestAgeMs >= o.ageDeadlineMs - RULES.nearDeadlineMs ? 'PENDING' : 'OK';
+    case 'rate':
+      if (o.rateCount >= RULES.waveMin) return 'ALARM';
+      return o.rateCount >= RULES.ratePending ? 'PENDING' : 'OK';
+  }
+}
+
+/** How long ALARM must be wanted, in PENDING, before it is raised. */
+export const CONFIRM_MS: Record<AlarmKind, number> = { depth: RULES.depthConfirmMs, age: 0, rate: 0 };
+
+export interface AlarmPosition {
+  state: AlarmLevel;
+  since: Date;
+}
+
+/** OK / PENDING / ALARM: a wanted ALARM passes through PENDING until it held for `confirmMs`. */
+export function nextState(prev: AlarmPosition | undefined, target: AlarmLevel, now: Date, confirmMs: number): AlarmPosition {
+  const from = prev?.state ?? 'OK';
+  let to: AlarmLevel = target;
+  if (target === 'ALARM' && confirmMs > 0 && from !== 'ALARM') {
+    const heldMs = from === 'PENDING' && prev ? now.getTime() - prev.since.getTime() : 0;
+    to = heldMs >= confirmMs ? 'ALARM' : 'PENDING';
+  }
+  return to === from && prev ? prev : { state: to, since: now };
+}
+
+/** The numbers behind an alarm's level (the age in seconds), for its detail and its notification. */
+export function describe(kind: AlarmKind, o: SourceObservation): { value: number; threshold: string } {
+  switch (kind) {
+    case 'depth':
+      return { value: o.openCount, threshold: '> 0 open' };
+    case 'age':
+      return { value: Math.round((o.oldestAgeMs ?? 0) / 1000), threshold: `deadline ${formatDuration(o.ageDeadlineMs / 1000)}` };
+    case 'rate':
+      return { value: o.rateCount, threshold: `${RULES.ratePending} / ${RULES.waveMin} in ${RULES.rateWindowMs / MINUTE} min` };
+  }
+}

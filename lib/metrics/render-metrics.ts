@@ -1,0 +1,75 @@
+// GET /api/metrics in Prometheus text format: the sources the scraper's user may read, from the
+// per-source stats the maintenance worker refreshes every 15 s (recomputed on the spot when stale),
+// so a scrape is a few small reads at any table size. A registry per request: no global state
+// shared between scrapers that see different sources.
+import { Counter, Gauge, Registry } from 'prom-client';
+import { db } from '@/lib/db';
+import { sourceScope, type Principal } from '@/lib/auth';
+import { systemClock, type Clock } from '@/lib/clock';
+import { computeAgeStats } from '@/lib/sla/age-stats';
+import { STATS_MAX_AGE_MS } from '@/lib/sla/sla-board';
+
+const ALARM_VALUE = { OK: 0, PENDING: 1, ALARM: 2 } as const;
+
+export async function renderMetrics(actor: Principal, clock: Clock = systemClock): Promise<{ contentType: string; body: string }> {
+  const now = clock.now();
+  const sources = await db().source.findMany({
+    where: sourceScope(actor, 'deadletters.read'),
+    orderBy: { name: 'asc' },
+    select: { id: true, name: true, stats: true, alarms: { select: { kind: true, state: true } } },
+  });
+  const stale = sources.filter((s) => !s.stats?.evaluatedAt || Math.abs(now.getTime() - s.stats.evaluatedAt.getTime()) > STATS_MAX_AGE_MS).map((s) => s.id);
+  const live = new Map((stale.length ? await computeAgeStats(now, stale) : []).map((s) => [s.sourceId, s]));
+  const tasks = await db().redriveTask.findMany({
+    where: { status: { in: ['queued', 'running', 'paused'] }, sourceId: { in: sources.map((s) => s.id) } },
+    select: { id: true, sourceId: true, status: true, total: true, sent: true, acknowledged: true, deadAgain: true, failed: true },
+  });
+
+  const registry = new Registry();
+  const gauge = (name: string, help: string, labelNames: string[]) => new Gauge({ name, help, labelNames, registers: [registry] });
+  const open = gauge('triage_dead_letters_open', 'Open dead letters', ['source']);
+  const oldest = gauge('triage_dead_letter_oldest_age_seconds', 'Age of the oldest open dead letter since it was dead-lettered', ['source']);
+  const oldestEnqueued = gauge(
+    'triage_dead_letter_oldest_enqueued_age_seconds',
+    'Age of the oldest open dead letter since first enqueued (the SQS standard-queue clock)',
+    ['source'],
+  );
+  const near = gauge('triage_dead_letters_near_deadline', 'Open dead letters with less than 24 h left before the age deadline', ['source']);
+  const breached = gauge('triage_dead_letters_breached', 'Open dead letters past the age deadline', ['source']);
+  const expiring = gauge('triage_dead_letters_expiring_soon', 'Open dead letters expiring under the retention within 3 days', ['source']);
+  const alarm = gauge('triage_alarm_state', 'Alarm state: 0 OK, 1 PENDING, 2 ALARM', ['source', 'kind']);
+  const statsAge = gauge('triage_source_stats_age_seconds', 'How old the figures above are', ['source']);
+  const total = new Counter({ name: 'triage_dead_letters_total', help: 'Dead letters recorded, by reason', labelNames: ['source', 'reason'], registers: [registry] });
+  const redrive = {
+    total: gauge('triage_redrive_total', 'Dead letters in an active redrive task', ['task', 'source', 'status']),
+    sent: gauge('triage_redrive_sent', 'Dead letters an active redrive task has sent', ['task', 'source', 'status']),
+    acknowledged: gauge('triage_redrive_acknowledged', 'Redriven dead letters acknowledged by the consumer', ['task', 'source', 'status']),
+    deadAgain: gauge('triage_redrive_dead_again', 'Redriven dead letters that died again', ['task', 'source', 'status']),
+    failed: gauge('triage_redrive_failed', 'Redrive sends that failed', ['task', 'source', 'status']),
+  };
+
+  const names = new Map(sources.map((s) => [s.id, s.name]));
+  for (const s of sources) {
+    const st = live.get(s.id) ?? s.stats!;
+    const secondsSince = (at: Date | null) => (at ? Math.max(0, (now.getTime() - at.getTime()) / 1000) : 0);
+    const source = s.name;
+    open.set({ source }, st.openCount);
+    oldest.set({ source }, secondsSince(st.oldestDeadAt));
+    oldestEnqueued.set({ source }, secondsSince(st.oldestEnqueuedAt));
+    near.set({ source }, st.nearDeadline);
+    breached.set({ source }, st.breached);
+    expiring.set({ source }, st.expiringSoon);
+    statsAge.set({ source }, secondsSince(st.evaluatedAt));
+    for (const [reason, n] of Object.entries((s.stats?.totals ?? {}) as Record<string, number>)) total.inc({ source, reason }, Number(n));
+    for (const a of s.alarms) alarm.set({ source, kind: a.kind }, ALARM_VALUE[a.state]);
+  }
+  for (const t of tasks) {
+    const labels = { task: t.id, source: names.get(t.sourceId) ?? '', status: t.status };
+    redrive.total.set(labels, t.total);
+    redrive.sent.set(labels, t.sent);
+    redrive.acknowledged.set(labels, t.acknowledged);
+    redrive.deadAgain.set(labels, t.deadAgain);
+    redrive.failed.set(labels, t.failed);
+  }
+  return { contentType: registry.contentType, body: await registry.metrics() };
+}

@@ -1,0 +1,52 @@
+// The Slack-compatible body of an alarm notification: `text` for any receiver (and Slack's
+// notification preview), `blocks` for Slack's richer layout.
+import { formatDuration } from '@/lib/sla/duration';
+import type { AlarmKind, AlarmLevel } from '@/lib/alarms/rules';
+
+export interface AlarmTransition {
+  sourceId: string;
+  sourceName: string;
+  teamId: string;
+  kind: AlarmKind;
+  from: AlarmLevel;
+  to: AlarmLevel;
+  at: Date;
+  label: string | null;
+  hint: string | null;
+  value: number;
+  ageDeadlineSeconds: number;
+}
+
+export interface SlackMessage {
+  text: string;
+  blocks?: unknown[];
+}
+
+const ICON: Record<AlarmLevel, string> = { OK: ':white_check_mark:', PENDING: ':warning:', ALARM: ':rotating_light:' };
+
+function measure(t: AlarmTransition): string {
+  switch (t.kind) {
+    case 'depth':
+      return `${t.value} open dead letter${t.value === 1 ? '' : 's'}`;
+    case 'age':
+      return `oldest open dead letter ${formatDuration(t.value)} old (deadline ${formatDuration(t.ageDeadlineSeconds)})`;
+    case 'rate':
+      return `${t.value} dead letter${t.value === 1 ? '' : 's'} in the last 5 min`;
+  }
+}
+
+export function alarmMessage(t: AlarmTransition, appUrl: string): SlackMessage {
+  const link = `${appUrl.replace(/\/$/, '')}/sources/${encodeURIComponent(t.sourceName)}`;
+  const advice = t.to !== 'OK' && t.label ? ` · ${t.label}: ${t.hint}` : '';
+  const text = `[${t.to}] ${t.sourceName} ${t.kind} alarm ${t.from} → ${t.to}: ${measure(t)}${advice}`;
+  return {
+    text,
+    blocks: [
+      {
+        type: 'section',
+        text: { type: 'mrkdwn', text: `${ICON[t.to]} *<${link}|${t.sourceName}>* ${t.kind} alarm *${t.from} → ${t.to}*\n${measure(t)}${advice ? `\n*${t.label}*: ${t.hint}` : ''}` },
+      },
+      { type: 'context', elements: [{ type: 'mrkdwn', text: `Triage · ${t.at.toISOString()}` }] },
+    ],
+  };
+}

@@ -1,0 +1,151 @@
+// A source's policy: retention, age deadline, retry budget, redrive limits. Owned by the lead of the
+// source's team (and admins); every change is audited with its before and after.
+import { z } from 'zod';
+import { db } from '@/lib/db';
+import { append } from '@/lib/audit';
+import { auditActor, authorize, type Principal } from '@/lib/auth';
+import { AppError, unprocessable } from '@/lib/errors';
+import { findSource } from '@/lib/sla/find-source';
+import { formatDuration } from '@/lib/sla/duration';
+
+const DAY_S = 86_400;
+
+export const policyInput = z
+  .object({
+    retentionSeconds: z.number().int().min(3600).max(365 * DAY_S),
+    ageDeadlineSeconds: z.number().int().min(60).max(365 * DAY_S),
+    maxReceives: z.number().int().min(1).max(1000),
+    visibilityTimeoutMs: z.number().int().min(1000).max(12 * 3600_000),
+    maxRedrives: z.number().int().min(0).max(100),
+    approvalThreshold: z.number().int().min(1).max(10_000_000),
+    redriveUrl: z
+      .string()
+      .trim()
+      .url()
+      .refine((u) => /^https?:\/\//i.test(u), 'http or https only')
+      .nullable(),
+    redriveSecret: z.string().min(16, 'at least 16 characters').max(256).nullable(),
+  })
+  .partial()
+  .strict();
+
+export type PolicyInput = z.input<typeof policyInput>;
+
+export interface PolicyWarning {
+  field: string;
+  message: string;
+}
+
+const POLICY_FIELDS = ['retentionSeconds', 'ageDeadlineSeconds', 'maxReceives', 'visibilityTimeoutMs', 'maxRedrives', 'approvalThreshold', 'redriveUrl'] as const;
+
+type PolicyRow = { [K in (typeof POLICY_FIELDS)[number]]: K extends 'redriveUrl' ? string | null : number } & { redriveSecret: string | null };
+
+/** What a client may see of a policy: the redrive secret only as "set or not". */
+export function policyView(s: PolicyRow & { id: string; name: string }) {
+  const view: Record<string, unknown> = { id: s.id, name: s.name };
+  for (const f of POLICY_FIELDS) view[f] = s[f];
+  view.redriveSecretSet = s.redriveSecret !== null;
+  return view as Pick<PolicyRow, (typeof POLICY_FIELDS)[number]> & { id: string; name: string; redriveSecretSet: boolean };
+}
+
+// A retry loop that runs this close to the retention leaves dead letters almost no time to decide.
+const RETRY_LOOP_WARN_SHARE = 0.5;
+
+/**
+ * Refusals (422) and warnings for a merged policy. The retry loop (max receives × visibility
+ * timeout) runs on the original enqueue clock, which is also the stricter expiry clock: a loop as
+ * long as the retention parks messages that have already expired (seed 004, "the retention trap").
+ */
+export function checkPolicy(p: PolicyRow): PolicyWarning[] {
+  if (p.ageDeadlineSeconds >= p.retentionSeconds) {
+    throw unprocessable('The age deadline must be shorter than the retention, or dead letters expire before anyone has to decide them', {
+      field: 'ageDeadlineSeconds',
+    });
+  }
+  const loopSeconds = (p.maxReceives * p.visibilityTimeoutMs) / 1000;
+  if (loopSeconds >= p.retentionSeconds) {
+    throw unprocessable(
+      `Max receives × visibility timeout (${formatDuration(loopSeconds)}) reaches the retention (${formatDuration(p.retentionSeconds)}): messages would expire before they are dead-lettered`,
+      { field: 'maxReceives' },
+    );
+  }
+  const warnings: PolicyWarning[] = [];
+  if (p.maxReceives === 1) warnings.push({ field: 'maxReceives', message: 'Max receives 1: one network blip parks a good message' });
+  if (loopSeconds >= p.retentionSeconds * RETRY_LOOP_WARN_SHARE) {
+    warnings.push({
+      field: 'maxReceives',
+      message: `Max receives × visibility timeout (${formatDuration(loopSeconds)}) approaches the retention (${formatDuration(p.retentionSeconds)}): dead letters arrive with little time left`,
+    });
+  }
+  return warnings;
+}
+
+/**
+ * Change a source's policy. A new retention re-dates the expiry of its open dead letters in the
+ * same transaction, so lengthening it is how a lead saves dead letters the SLA board says are
+ * about to expire.
+ */
+export async function updateSourcePolicy(actor: Principal, sourceRef: string, input: PolicyInput) {
+  authorize(actor, 'sources.policy');
+  const patch = policyInput.parse(input);
+  if (Object.keys(patch).length === 0) throw unprocessable('Nothing to change');
+  // A large backlog makes the re-dating UPDATE long; the default 5 s would cut it off.
+  return db().$transaction(
+    async (tx) => {
+      const before = await findSource(actor, sourceRef, 'sources.policy', tx);
+      const merged: PolicyRow = { ...before, ...patch };
+      const warnings = checkPolicy(merged);
+      const changedBefore: Record<string, unknown> = {};
+      const changedAfter: Record<string, unknown> = {};
+      for (const f of POLICY_FIELDS) {
+        if (f in patch && patch[f] !== before[f]) {
+          changedBefore[f] = before[f];
+          changedAfter[f] = merged[f];
+        }
+      }
+      if ('redriveSecret' in patch && patch.redriveSecret !== before.redriveSecret) {
+        changedBefore.redriveSecret = before.redriveSecret === null ? null : 'set';
+        changedAfter.redriveSecret = patch.redriveSecret === null ? null : before.redriveSecret === null ? 'set' : 'replaced';
+      }
+      const source = await tx.source.update({ where: { id: before.id }, data: patch });
+      let redated = 0;
+      if ('retentionSeconds' in changedAfter) {
+        redated = await tx.$executeRaw`
+          UPDATE dead_letters SET expires_at = LEAST(dead_at, COALESCE(enqueued_at, dead_at)) + make_interval(secs => ${source.retentionSeconds})
+          WHERE source_id = ${source.id}::uuid AND status = 'open'`;
+      }
+      if (Object.keys(changedAfter).length > 0) {
+        await append(tx, {
+          actor: auditActor(actor),
+          action: 'source.policy.update',
+          targetType: 'source',
+          targetId: source.id,
+          sourceId: source.id,
+          teamId: source.teamId,
+          before: changedBefore,
+          after: changedAfter,
+          ...(redated ? { count: redated } : {}),
+          result: warnings.length ? `saved with ${warnings.length} warning(s)` : 'saved',
+        });
+      }
+      return { source: policyView(source), warnings, redated };
+    },
+    { timeout: 120_000 },
+  );
+}
+
+/** The policy of a source the actor may read (support sees it; only its owners change it). */
+export async function getSourcePolicy(actor: Principal, sourceRef: string) {
+  const source = await findSource(actor, sourceRef, 'deadletters.read');
+  return { source: policyView(source), warnings: checkPolicySafe(source) };
+}
+
+function checkPolicySafe(p: PolicyRow): PolicyWarning[] {
+  try {
+    return checkPolicy(p);
+  } catch (e) {
+    // A policy saved before a rule existed may break it: show it as a warning, not a broken page.
+    if (!(e instanceof AppError)) throw e;
+    return [{ field: String(e.details?.field ?? 'policy'), message: e.message }];
+  }
+}

@@ -1,0 +1,124 @@
+// The lead's SLA board and source policy, the auditor's view of the change, the support engineer
+// refused on the server; Prometheus metrics with a personal token; a team webhook's test send
+// delivered by the maintenance worker to a local receiver.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect, test } from '@playwright/test';
+import { stateFile } from './helpers';
+
+test.describe.configure({ mode: 'serial' });
+
+test.describe('lead', () => {
+  test.use({ storageState: stateFile('lead@triage.local') });
+
+  test('sees the SLA board with the team’s sources and changes a deadline in the UI', async ({ page }) => {
+    await page.goto('/sla');
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('SLA board');
+    const board = page.getByTestId('sla-board');
+    await expect(board.locator('tbody tr')).toHaveCount(2);
+    await expect(board.locator('tr[data-source="orders"]')).toBeVisible();
+    await expect(board.locator('tr[data-source="notifications"]')).toBeVisible();
+    await expect(board).not.toContainText('payments');
+    await expect(board.locator('tr[data-source="orders"] td[data-col="deadline"]')).toHaveText('7 d');
+    await expect(board.locator('tr[data-source="orders"] td[data-col="open"] a')).toHaveAttribute('href', '/dead-letters?source=orders&status=open');
+
+    await board.getByRole('link', { name: 'orders' }).click();
+    await expect(page).toHaveURL(/\/sources\/orders$/);
+    const form = page.getByTestId('policy-form');
+    await form.getByLabel('Age deadline (hours)').fill('72');
+    await form.getByRole('button', { name: 'Save policy' }).click();
+    await expect(form.getByRole('status')).toHaveText('Policy saved');
+
+    // A deadline as long as the retention is refused with the reason.
+    await form.getByLabel('Age deadline (hours)').fill(String(14 * 24));
+    await form.getByRole('button', { name: 'Save policy' }).click();
+    await expect(form.getByRole('alert')).toContainText('must be shorter than the retention');
+
+    await page.goto('/sla');
+    await expect(page.locator('tr[data-source="orders"] td[data-col="deadline"]')).toHaveText('3 d');
+  });
+
+  test('adds a team webhook whose test send the maintenance worker delivers, signed', async ({ page }) => {
+    const received: { signature?: string; body: string }[] = [];
+    const server: Server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+      req.on('end', () => {
+        received.push({ signature: req.headers['x-triage-signature'] as string | undefined, body });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/slack`;
+    try {
+      await page.goto('/sla');
+      await page.getByRole('link', { name: 'Team webhooks' }).click();
+      const create = page.getByTestId('create-webhook');
+      await create.getByLabel('URL').fill(url);
+      await create.getByRole('button', { name: 'Add webhook' }).click();
+      await expect(create.getByTestId('webhook-secret')).toHaveText(/^whsec_/);
+      const row = page.locator(`tr[data-url="${url}"]`);
+      await row.getByRole('button', { name: 'Send test' }).click();
+      await expect(row.getByRole('status')).toContainText('Test message queued');
+      await expect.poll(() => received.length, { timeout: 30_000 }).toBe(1);
+      expect(received[0]!.signature).toMatch(/^sha256=[0-9a-f]{64}$/);
+      expect(JSON.parse(received[0]!.body)).toMatchObject({ text: expect.stringContaining('Test message from Triage') });
+      await expect(async () => {
+        await page.reload();
+        await expect(page.getByTestId('deliveries-table')).toContainText('delivered');
+      }).toPass({ timeout: 15_000 });
+    } finally {
+      server.close();
+    }
+  });
+});
+
+test('the auditor sees the deadline change in the trail', async ({ browser }) => {
+  const context = await browser.newContext({ storageState: stateFile('auditor@triage.local') });
+  const page = await context.newPage();
+  await page.goto('/audit?action=source.policy.update');
+  const table = page.getByTestId('audit-table');
+  await expect(table).toContainText('source.policy.update');
+  await expect(table).toContainText('lead@triage.local');
+  await context.close();
+});
+
+test.describe('support', () => {
+  test.use({ storageState: stateFile('support@triage.local') });
+
+  test('sees the policy but cannot change it: the server refuses', async ({ page, request, baseURL }) => {
+    await page.goto('/sources/orders');
+    await expect(page.getByTestId('policy-table')).toContainText('3 d');
+    await expect(page.getByTestId('policy-form')).toHaveCount(0);
+    const r = await request.patch('/api/v1/sources/orders/policy', { headers: { origin: baseURL! }, data: { ageDeadlineSeconds: 3600 } });
+    expect(r.status()).toBe(403);
+    const policy = await request.get('/api/v1/sources/orders/policy');
+    expect(((await policy.json()) as { source: { ageDeadlineSeconds: number } }).source.ageDeadlineSeconds).toBe(3 * 86400);
+    await page.goto('/settings/webhooks');
+    await expect(page).toHaveURL(/\/forbidden$/);
+  });
+});
+
+test.describe('metrics', () => {
+  test.use({ storageState: stateFile('admin@triage.local') });
+
+  test('a scraper with a personal token sees its user’s sources only', async ({ page, playwright, baseURL }) => {
+    await page.goto('/admin');
+    const form = page.locator('form', { has: page.getByRole('button', { name: 'Create personal token' }) });
+    await form.getByLabel('User').selectOption('finance-lead@triage.local');
+    await form.getByRole('button', { name: 'Create personal token' }).click();
+    const token = (await form.getByTestId('new-token').textContent())!;
+    const scraper = await playwright.request.newContext({ baseURL, storageState: { cookies: [], origins: [] } });
+    expect((await scraper.get('/api/metrics')).status()).toBe(401);
+    // The alarm states appear once the maintenance worker has evaluated (every 15 s).
+    await expect(async () => {
+      const r = await scraper.get('/api/metrics', { headers: { authorization: `Bearer ${token}` } });
+      expect(r.status()).toBe(200);
+      const text = await r.text();
+      expect(text).toContain('triage_dead_letters_open{source="payments"}');
+      expect(text).toContain('triage_alarm_state{source="payments",kind="depth"} 0');
+      expect(text).not.toContain('source="orders"');
+    }).toPass({ timeout: 30_000 });
+    await scraper.dispose();
+  });
+});

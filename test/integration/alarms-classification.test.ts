@@ -1,0 +1,104 @@
+// The runbook's first question, answered by the alarms: the demo's payments outage (one cause, many
+// dead letters in minutes) is a probable outage; the orders poison messages (a trickle of different
+// errors) are bad input. Also the age alarm against the deadline.
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
+import { listAlarmStates } from '@/lib/alarms/list-alarms';
+import { DAY, HOUR, MINUTE, SECOND, manualClock } from '@/lib/clock';
+import { closeDb } from '@/lib/db';
+import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { closeQueues } from '@/lib/queue';
+import { resetDatabase } from '../support/db';
+import { deadLetter, demoWorld } from './sla-fixtures';
+
+const T0 = new Date('2026-03-02T03:01:00Z');
+const at = (ms: number) => new Date(T0.getTime() + ms);
+
+describe('alarm classification', () => {
+  beforeEach(resetDatabase);
+  afterAll(async () => {
+    await closeQueues();
+    await closeDb();
+  });
+
+  it('labels a payments wave with one dominant cause a probable outage: do not redrive yet', async () => {
+    const { users, sources } = await demoWorld();
+    const clock = manualClock(T0);
+    // 300 captures failing against a gateway answering 503 over three minutes, plus a little noise.
+    const wave = Array.from({ length: 300 }, (_, i) =>
+      deadLetter({ deadAt: at(i * 600), errorType: 'GatewayError', errorMessage: `payment gateway returned 503 for capture cap_${100000 + i}` }),
+    );
+    const noise = [deadLetter({ deadAt: at(90 * SECOND), errorType: 'ValidationError', errorMessage: 'amount must be positive' })];
+    await recordDeadLetters(sources.payments, [...wave, ...noise]);
+
+    clock.set(at(3 * MINUTE));
+    const r = await evaluateAlarms(clock);
+    const rate = r.transitions.find((t) => t.sourceName === 'payments' && t.kind === 'rate')!;
+    expect(rate).toMatchObject({ from: 'OK', to: 'ALARM', label: 'probable outage', hint: 'check the downstream, do not redrive yet' });
+    expect(r.transitions.find((t) => t.kind === 'depth')).toMatchObject({ to: 'PENDING', label: 'probable outage' });
+
+    clock.set(at(4 * MINUTE + 15 * SECOND));
+    await evaluateAlarms(clock);
+    const states = await listAlarmStates(users.financeLead);
+    expect(states.filter((s) => s.state === 'ALARM').map((s) => [s.sourceName, s.kind, s.label, s.hint])).toEqual([
+      ['payments', 'depth', 'probable outage', 'check the downstream, do not redrive yet'],
+      ['payments', 'rate', 'probable outage', 'check the downstream, do not redrive yet'],
+    ]);
+    expect(states.find((s) => s.kind === 'rate')!.detail).toMatchObject({ dominantShare: 300 / 301 });
+
+    // The wave is over: the rate alarm clears; the backlog stays in ALARM and keeps its label.
+    clock.set(at(2 * HOUR));
+    await evaluateAlarms(clock);
+    const later = await listAlarmStates(users.financeLead);
+    expect(later.map((s) => [s.kind, s.state, s.label])).toEqual([
+      ['depth', 'ALARM', 'probable outage'],
+      ['age', 'OK', null],
+      ['rate', 'OK', null],
+    ]);
+    // Commerce sees none of it.
+    expect((await listAlarmStates(users.lead)).every((s) => s.state === 'OK')).toBe(true);
+  });
+
+  it('labels a trickle of different errors in orders bad input', async () => {
+    const { users, sources } = await demoWorld();
+    const clock = manualClock(T0);
+    const errors = [
+      ['SchemaError', 'unknown field "gift"'],
+      ['SyntaxError', 'Unexpected token } in JSON at position 112'],
+      ['SchemaError', 'unknown field "gift"'],
+      ['ValidationError', 'quantity must be an integer, got "two"'],
+      ['UnknownMessageType', 'no handler for order.gift_wrapped'],
+      ['SchemaError', 'unknown field "gift"'],
+    ] as const;
+    await recordDeadLetters(
+      sources.orders,
+      errors.map(([errorType, errorMessage], i) => deadLetter({ deadAt: at(i * 7 * MINUTE), errorType, errorMessage })),
+    );
+    clock.set(at(40 * MINUTE));
+    await evaluateAlarms(clock);
+    clock.set(at(41 * MINUTE + 15 * SECOND));
+    await evaluateAlarms(clock);
+    const orders = (await listAlarmStates(users.lead)).filter((s) => s.sourceName === 'orders');
+    expect(orders.map((s) => [s.kind, s.state, s.label])).toEqual([
+      ['depth', 'ALARM', 'bad input'],
+      ['age', 'OK', null],
+      ['rate', 'OK', null],
+    ]);
+    expect(orders[0]!.hint).toBe('sample the bodies, fix the producer or the consumer, then redrive');
+  });
+
+  it('raises the age alarm a day before the deadline and at it', async () => {
+    const { users, sources } = await demoWorld();
+    await recordDeadLetters(sources.notifications, [deadLetter({ deadAt: T0 })]);
+    const clock = manualClock(at(6 * DAY - MINUTE));
+    const age = async () => (await listAlarmStates(users.lead)).find((s) => s.sourceName === 'notifications' && s.kind === 'age')!.state;
+    await evaluateAlarms(clock);
+    expect(await age()).toBe('OK');
+    clock.set(at(6 * DAY));
+    await evaluateAlarms(clock);
+    expect(await age()).toBe('PENDING');
+    clock.set(at(7 * DAY));
+    await evaluateAlarms(clock);
+    expect(await age()).toBe('ALARM');
+  });
+});

@@ -1,0 +1,93 @@
+// Team webhooks: who manages them, the audit trail, the test send, the delivery log, and the
+// reconciler that re-queues a delivery whose job never reached Redis.
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Worker } from 'bullmq';
+import { closeDb, db } from '@/lib/db';
+import { redeliverPending, webhookWorker } from '@/lib/notifications/deliveries';
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyWebhookSignature } from '@/lib/notifications/signature';
+import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, sendTestWebhook, updateWebhook } from '@/lib/notifications/webhooks';
+import { closeQueues } from '@/lib/queue';
+import { resetDatabase } from '../support/db';
+import { demoWorld, webhookReceiver } from './sla-fixtures';
+
+describe('team webhooks', () => {
+  let worker: Worker | undefined;
+  beforeEach(resetDatabase);
+  afterEach(async () => {
+    await worker?.close();
+    worker = undefined;
+  });
+  afterAll(async () => {
+    await closeQueues();
+    await closeDb();
+  });
+
+  it('a lead manages their team’s webhooks, audited; support and other teams cannot', async () => {
+    const { users, teams } = await demoWorld();
+    const { webhook, secret } = await createWebhook(users.lead, { url: 'https://hooks.slack.example/T1/B2' });
+    expect(webhook).toMatchObject({ teamId: teams.commerce.id, enabled: true });
+    expect(secret).toMatch(/^whsec_/);
+    await expect(createWebhook(users.support, { url: 'https://x.example' })).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(createWebhook(users.lead, { url: 'https://x.example', team: 'finance' })).rejects.toMatchObject({ code: 'unprocessable' });
+    await expect(updateWebhook(users.financeLead, webhook.id, { enabled: false })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(createWebhook(users.admin, { url: 'https://x.example' })).rejects.toMatchObject({ code: 'unprocessable' });
+    const forFinance = await createWebhook(users.admin, { url: 'https://finance.example/hook', team: 'finance' });
+
+    expect((await listWebhooks(users.lead)).map((w) => w.url)).toEqual(['https://hooks.slack.example/T1/B2']);
+    expect((await listWebhooks(users.admin)).length).toBe(2);
+    expect(JSON.stringify(await listWebhooks(users.lead))).not.toContain(secret);
+
+    await updateWebhook(users.lead, webhook.id, { enabled: false });
+    await deleteWebhook(users.admin, forFinance.webhook.id);
+    const trail = await db().auditEvent.findMany({ where: { action: { startsWith: 'webhook.' } }, orderBy: { id: 'asc' } });
+    expect(trail.map((e) => [e.action, e.actorEmail])).toEqual([
+      ['webhook.create', 'lead@triage.local'],
+      ['webhook.create', 'admin@triage.local'],
+      ['webhook.update', 'lead@triage.local'],
+      ['webhook.delete', 'admin@triage.local'],
+    ]);
+    expect(trail[2]).toMatchObject({ before: { enabled: true }, after: { enabled: false } });
+  });
+
+  it('a test send reaches the receiver signed and shows in the delivery log', async () => {
+    const { users } = await demoWorld();
+    const receiver = await webhookReceiver();
+    const { webhook, secret } = await createWebhook(users.lead, { url: receiver.url });
+    worker = webhookWorker({ backoffBaseMs: 20 });
+    const delivered = new Promise<void>((resolve) => worker!.on('completed', () => resolve()));
+    await sendTestWebhook(users.lead, webhook.id);
+    await receiver.waitFor(1);
+    await delivered;
+    const [r] = receiver.received;
+    expect(verifyWebhookSignature(secret, Number(r!.headers[TIMESTAMP_HEADER]), r!.body, String(r!.headers[SIGNATURE_HEADER]))).toBe(true);
+    expect(r!.headers['x-triage-event']).toBe('webhook.test');
+    expect((JSON.parse(r!.body) as { text: string }).text).toContain('sent by lead@triage.local');
+    const [log] = await listDeliveries(users.lead);
+    expect(log).toMatchObject({ event: 'webhook.test', status: 'delivered', attempts: 1, responseStatus: 200 });
+    expect(await listDeliveries(users.financeLead)).toEqual([]);
+    await receiver.close();
+  });
+
+  it('re-queues a delivery whose job was lost, and records a failure after the last attempt', async () => {
+    const { users } = await demoWorld();
+    const receiver = await webhookReceiver(() => 500);
+    const { webhook } = await createWebhook(users.lead, { url: receiver.url });
+    // A delivery row written, its job never queued (Redis was away at the time).
+    const lost = await db().webhookDelivery.create({
+      data: { webhookId: webhook.id, event: 'alarm.transition', body: { text: 'lost' }, createdAt: new Date(Date.now() - 5 * 60_000) },
+    });
+    worker = webhookWorker({ backoffBaseMs: 1 });
+    const failedForGood = new Promise<void>((resolve) =>
+      worker!.on('failed', (job) => {
+        if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) resolve();
+      }),
+    );
+    expect(await redeliverPending(new Date())).toEqual({ requeued: 1, abandoned: 0 });
+    await failedForGood;
+    const row = await db().webhookDelivery.findUniqueOrThrow({ where: { id: lost.id } });
+    expect(row).toMatchObject({ status: 'failed', attempts: 8, responseStatus: 500, error: 'HTTP 500' });
+    expect(receiver.attempts()).toBe(8);
+    expect(await redeliverPending(new Date())).toEqual({ requeued: 0, abandoned: 0 });
+    await receiver.close();
+  });
+});

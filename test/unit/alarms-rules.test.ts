@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { HOUR, DAY, SECOND } from '@/lib/clock';
+import { RULES, classify, nextState, targetLevel, type SourceObservation } from '@/lib/alarms/rules';
+
+const t = (ms: number) => new Date(Date.UTC(2026, 2, 2) + ms);
+const obs = (o: Partial<SourceObservation>): SourceObservation => ({ openCount: 0, oldestAgeMs: null, ageDeadlineMs: 7 * DAY, rateCount: 0, ...o });
+
+describe('alarm state machine', () => {
+  it('passes a wanted ALARM through PENDING until it held for the confirm time', () => {
+    const confirm = RULES.depthConfirmMs;
+    let p = nextState(undefined, 'ALARM', t(0), confirm);
+    expect(p).toEqual({ state: 'PENDING', since: t(0) });
+    p = nextState(p, 'ALARM', t(confirm - SECOND), confirm);
+    expect(p).toEqual({ state: 'PENDING', since: t(0) });
+    p = nextState(p, 'ALARM', t(confirm), confirm);
+    expect(p).toEqual({ state: 'ALARM', since: t(confirm) });
+    p = nextState(p, 'ALARM', t(2 * confirm), confirm);
+    expect(p.since).toEqual(t(confirm));
+    expect(nextState(p, 'OK', t(3 * confirm), confirm)).toEqual({ state: 'OK', since: t(3 * confirm) });
+  });
+
+  it('raises at once where no confirm time applies, and steps down as the target drops', () => {
+    let p = nextState(undefined, 'ALARM', t(0), 0);
+    expect(p.state).toBe('ALARM');
+    p = nextState(p, 'PENDING', t(1), 0);
+    expect(p).toEqual({ state: 'PENDING', since: t(1) });
+  });
+
+  it('a blip that clears before the confirm time never becomes ALARM', () => {
+    const p = nextState(undefined, 'ALARM', t(0), RULES.depthConfirmMs);
+    const cleared = nextState(p, 'OK', t(15 * SECOND), RULES.depthConfirmMs);
+    expect(cleared.state).toBe('OK');
+    expect(nextState(cleared, 'ALARM', t(RULES.depthConfirmMs + SECOND), RULES.depthConfirmMs).state).toBe('PENDING');
+  });
+});
+
+describe('alarm targets', () => {
+  it('depth wants ALARM while anything is open', () => {
+    expect(targetLevel('depth', obs({ openCount: 0 }))).toBe('OK');
+    expect(targetLevel('depth', obs({ openCount: 1 }))).toBe('ALARM');
+  });
+
+  it('age is PENDING in the last day before the deadline, ALARM at it', () => {
+    expect(targetLevel('age', obs({ oldestAgeMs: 6 * DAY - 1 }))).toBe('OK');
+    expect(targetLevel('age', obs({ oldestAgeMs: 6 * DAY }))).toBe('PENDING');
+    expect(targetLevel('age', obs({ oldestAgeMs: 7 * DAY }))).toBe('ALARM');
+    expect(targetLevel('age', obs({ oldestAgeMs: 2 * HOUR, ageDeadlineMs: 12 * HOUR }))).toBe('PENDING');
+  });
+
+  it('rate is PENDING when elevated and ALARM in a wave', () => {
+    expect(targetLevel('rate', obs({ rateCount: RULES.ratePending - 1 }))).toBe('OK');
+    expect(targetLevel('rate', obs({ rateCount: RULES.ratePending }))).toBe('PENDING');
+    expect(targetLevel('rate', obs({ rateCount: RULES.waveMin }))).toBe('ALARM');
+  });
+});
+
+describe('poison or outage', () => {
+  const windows = (first: number) => [first, ...Array<number>(11).fill(0)];
+
+  it('a wave with one dominant cluster is a probable outage', () => {
+    const c = classify({ windowCounts: windows(500), clusterCounts: [{ clusterId: 'gw', count: 480 }, { clusterId: 'x', count: 20 }] });
+    expect(c).toMatchObject({ label: 'probable outage', hint: 'check the downstream, do not redrive yet', dominantClusterId: 'gw', dominantShare: 0.96 });
+  });
+
+  it('a wave of many causes is not called an outage of one downstream', () => {
+    const clusterCounts = Array.from({ length: 5 }, (_, i) => ({ clusterId: `c${i}`, count: 20 }));
+    expect(classify({ windowCounts: windows(100), clusterCounts })?.label).toBe('wave, mixed causes');
+  });
+
+  it('a trickle is bad input, whether its errors vary or not', () => {
+    const trickle = [1, 0, 2, 1, 0, 1, 0, 0, 1, 0, 0, 1];
+    expect(classify({ windowCounts: trickle, clusterCounts: [{ clusterId: 'a', count: 3 }, { clusterId: 'b', count: 2 }, { clusterId: 'c', count: 2 }] })?.label).toBe('bad input');
+    expect(classify({ windowCounts: trickle, clusterCounts: [{ clusterId: 'a', count: 7 }] })?.label).toBe('bad input');
+  });
+
+  it('an hour with no arrivals says nothing new', () => {
+    expect(classify({ windowCounts: windows(0), clusterCounts: [] })).toBeNull();
+  });
+});
