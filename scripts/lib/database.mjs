@@ -1,5 +1,8 @@
 // Database lifecycle for the demo and the test runs: create, migrate, clone from a template, drop.
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { withDefaultUser } from '../../lib/db-url.mjs';
@@ -63,7 +66,9 @@ export function migrate(url) {
 /** A fresh, migrated database for one test run, cloned from a migrated template (fast). */
 export async function freshTestDatabase(baseUrl, label) {
   const u = new URL(withDefaultUser(baseUrl));
-  const template = `triage_test_template`;
+  // Named by the migrations' content: an edited or added migration gets a new template, never a
+  // stale one.
+  const template = `triage_test_tpl_${migrationsHash()}`;
   u.pathname = '/' + template;
   const templateUrl = u.toString();
   u.pathname = `/triage_test_${label}_${process.pid}_${Date.now().toString(36)}`;
@@ -73,6 +78,8 @@ export async function freshTestDatabase(baseUrl, label) {
   await withAdmin(templateUrl, async (c) => {
     await c.query('SELECT pg_advisory_lock(72010002)');
     try {
+      const { rows } = await c.query(`SELECT datname FROM pg_database WHERE datname LIKE 'triage_test_tpl_%' AND datname <> $1`, [template]);
+      for (const r of rows) await c.query(`DROP DATABASE IF EXISTS ${ident(r.datname)} WITH (FORCE)`);
       await ensureDatabase(templateUrl);
       migrate(templateUrl); // a no-op when current; picks up new migrations
       await c.query(`CREATE DATABASE ${ident(databaseName(url))} TEMPLATE ${ident(template)}`);
@@ -81,4 +88,14 @@ export async function freshTestDatabase(baseUrl, label) {
     }
   });
   return url;
+}
+
+function migrationsHash() {
+  const dir = path.join(root, 'prisma/migrations');
+  const h = createHash('sha256');
+  for (const name of readdirSync(dir).sort()) {
+    if (name.endsWith('.toml')) continue;
+    h.update(name).update(readFileSync(path.join(dir, name, 'migration.sql')));
+  }
+  return h.digest('hex').slice(0, 12);
 }

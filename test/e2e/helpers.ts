@@ -1,4 +1,7 @@
 import path from 'node:path';
 
-export const stateFile = (email: string) => path.join('test-results', '.auth', `${email}.json`);
+// Per port, so side-by-side e2e runs (each on its own port) keep their sign-ins apart.
+const run = process.env.E2E_PORT ?? 'default';
+
+export const stateFile = (email: string) => path.join('test-results', '.auth', run, `${email}.json`);
 export const as = (email: string) => ({ storageState: stateFile(email) });
