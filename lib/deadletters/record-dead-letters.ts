@@ -3,11 +3,11 @@
 // and says so. Each dead letter is fingerprinted and counted into its cluster in the same
 // transaction, so cluster counts are kept, never recounted.
 //
-// Small writes (the runtime's one at a time) are one multi-row INSERT. Batches are COPYed straight
-// into dead_letters (ids drawn from the sequence first) inside a savepoint: the common case, all new,
-// at raw COPY speed. A batch that repeats a stored message id (a forwarder's retry) makes that COPY
-// fail on the unique key; it is then COPYed into a per-connection temp table and moved with one
-// INSERT … SELECT … ON CONFLICT DO NOTHING, which sorts out what is new.
+// Small writes (the runtime's one at a time) are one multi-row INSERT; batches go through COPY into
+// a per-connection temp table and one INSERT … SELECT … ON CONFLICT DO NOTHING, which keeps COPY's
+// speed and the unique key's idempotency. COPY straight into dead_letters would abort on the first
+// duplicate, and postgres.js 3.4 never settles a COPY FROM STDIN that the server fails after the
+// stream ended (the request would hang): the temp table has no constraints, so its COPY cannot fail.
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -176,8 +176,7 @@ const COLUMN_LIST = COLUMNS.map((c) => `"${c}"`).join(', ');
 const CREATE_INCOMING = `CREATE TEMP TABLE IF NOT EXISTS dead_letters_incoming ON COMMIT DELETE ROWS AS
   SELECT 0::int AS ord, ${COLUMN_LIST} FROM dead_letters WITH NO DATA`;
 const COPY_INCOMING = `COPY dead_letters_incoming (ord, ${COLUMN_LIST}) FROM STDIN`;
-const COPY_DIRECT = `COPY dead_letters (id, ${COLUMN_LIST}) FROM STDIN`;
-const UNIQUE_VIOLATION = '23505';
+
 // ORDER BY ord: the first occurrence of a message id repeated within one batch is the one stored.
 const INSERT_INCOMING = `INSERT INTO dead_letters (${COLUMN_LIST}) SELECT ${COLUMN_LIST} FROM dead_letters_incoming ORDER BY ord
   ON CONFLICT (source_id, message_id, generation) DO NOTHING RETURNING id, message_id, generation`;
@@ -193,13 +192,13 @@ function copyField(v: unknown): string {
 }
 const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
-/** COPY text of the rows, each led by `first(i)` (its id, or its position for the temp table). */
-function* copyLines(rows: Row[], first: (i: number) => string): Generator<string> {
+/** COPY text of the rows, each led by its position in the batch. */
+function* copyLines(rows: Row[]): Generator<string> {
   // About 1 MiB per chunk: few writes, bounded memory for batches of large payloads.
   let chunk = '';
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i]!;
-    let line = first(i);
+    let line = String(i);
     for (const c of COLUMNS) line += '\t' + copyField(r[c]);
     chunk += line + '\n';
     if (chunk.length >= 1 << 20) {
@@ -214,18 +213,8 @@ type Inserted = { id: bigint; message_id: string; generation: number };
 
 async function insertRows(tx: postgres.TransactionSql, rows: Row[]): Promise<Inserted[]> {
   if (rows.length >= COPY_THRESHOLD) {
-    const ids = await tx<{ id: bigint }[]>`
-      SELECT nextval(pg_get_serial_sequence('dead_letters', 'id')) AS id FROM generate_series(1, ${rows.length})`;
-    try {
-      await tx.savepoint(async (sp) => {
-        await pipeline(Readable.from(copyLines(rows, (i) => ids[i]!.id.toString())), await sp.unsafe(COPY_DIRECT).writable());
-      });
-      return rows.map((r, i) => ({ id: ids[i]!.id, message_id: r.message_id, generation: r.generation }));
-    } catch (e) {
-      if ((e as { code?: string }).code !== UNIQUE_VIOLATION) throw e;
-    }
     await tx.unsafe(CREATE_INCOMING);
-    await pipeline(Readable.from(copyLines(rows, String)), await tx.unsafe(COPY_INCOMING).writable());
+    await pipeline(Readable.from(copyLines(rows)), await tx.unsafe(COPY_INCOMING).writable());
     return [...(await tx.unsafe<Inserted[]>(INSERT_INCOMING))];
   }
   const inserted = await tx<Inserted[]>`

@@ -32,12 +32,19 @@ export interface DemoBatch {
 const enc = new TextEncoder();
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
+// Business numbers (order 13, loan 57…) run on across batches; each kind counts its own messages
+// so that "every n-th" poison holds across small batches too.
 let sequence = Math.floor(Date.now() / 1000) % 100_000;
+const sentOfKind = { orders: 0, payments: 0, notifications: 0 };
 
-function build(count: number, make: (n: number) => { message: OutgoingMessage; failing: boolean }) {
+function build(
+  kind: keyof typeof sentOfKind,
+  count: number,
+  make: (n: number, nth: number) => { message: OutgoingMessage; failing: boolean },
+) {
   const tag = randomBytes(3).toString('hex');
   return Array.from({ length: count }, () => {
-    const { message, failing } = make(++sequence);
+    const { message, failing } = make(++sequence, ++sentOfKind[kind]);
     return { message: { ...message, messageId: `${message.messageId}-${tag}` }, failing };
   });
 }
@@ -53,9 +60,8 @@ export async function produceDemoBatch(opts: DemoBatchOptions = {}): Promise<Dem
   const missingEvery = opts.missingMemberEvery ?? 4;
   const paymentsDownUntil = opts.paymentsOutageSeconds ? await startPaymentsOutage(opts.paymentsOutageSeconds) : null;
 
-  // Poison is chosen by the running sequence number, so small batches get their share too.
-  const orders = build(opts.orders ?? 10, (n) => {
-    const gift = giftEvery > 0 && n % giftEvery === 0;
+  const orders = build('orders', opts.orders ?? 10, (n, nth) => {
+    const gift = giftEvery > 0 && nth % giftEvery === 0;
     const customer = `c-${100 + (n % 37)}`;
     const order = { order: n, customer, items: [{ sku: `SKU-${n % 13}`, qty: 1 + (n % 3) }], total: 19.9 + (n % 50), currency: 'EUR', ...(gift ? { gift: true } : {}) };
     return {
@@ -63,15 +69,15 @@ export async function produceDemoBatch(opts: DemoBatchOptions = {}): Promise<Dem
       failing: gift,
     };
   });
-  const payments = build(opts.payments ?? 5, (n) => {
+  const payments = build('payments', opts.payments ?? 5, (n) => {
     const payment = { payment: n, order: n - 3, amount: 10 + (n % 90), currency: 'EUR' };
     return {
       message: { messageId: `payment-${n}`, body: enc.encode(JSON.stringify(payment)), headers: JSON_HEADERS, idempotencyKey: `capture-${n}`, correlationId: `trace-${n}` },
       failing: false,
     };
   });
-  const notifications = build(opts.notifications ?? 5, (n) => {
-    const missing = missingEvery > 0 && n % missingEvery === 0;
+  const notifications = build('notifications', opts.notifications ?? 5, (n, nth) => {
+    const missing = missingEvery > 0 && nth % missingEvery === 0;
     const member = missing ? 9000 + (n % 900) : 1000 + (n % 1000);
     return {
       message: { messageId: `notice-${n}`, body: enc.encode(JSON.stringify({ loan: n, member, template: 'payment-due' })), headers: JSON_HEADERS, correlationId: `trace-${n}` },

@@ -20,7 +20,7 @@ import { recordRedriveOutcome } from '@/lib/redrive/outcomes';
 import { decodeBody, envelopeSchema } from './envelope';
 
 /** What the consumer knew when it parked a message, carried as the failed job's failedReason. */
-export const parkEvidenceSchema = z.object({
+const parkEvidenceSchema = z.object({
   triage: z.literal('park'),
   reason: z.enum(DEAD_LETTER_REASONS),
   errorType: z.string().nullable(),

@@ -116,7 +116,7 @@ async function child(): Promise<void> {
 
   out.push(await timed('maintenance: age-stats refresh, all sources (every 15 s)', 5, () => refreshAgeStats(systemClock.now()), false));
   out.push(await timed('maintenance: alarm evaluation incl. refresh (every 15 s)', 5, () => evaluateAlarms(systemClock), false));
-  out.push(await timed('maintenance: rollups, steady state (every minute)', 5, () => computeRollups(systemClock.now()), false));
+  out.push(await timed('maintenance: rollups, steady state (every 15 s)', 5, () => computeRollups(systemClock.now()), false));
   out.push(await timed('SLA board fallback: stats computed on the spot, orders (400k open)', 5, () => computeAgeStats(systemClock.now(), [ids[0]!]), false));
 
   // Pages read the stats the worker refreshes every 15 s: refresh before each group, as it would.
