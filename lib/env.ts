@@ -31,6 +31,9 @@ const schema = z.object({
   // The consumer worker: messages handled at once per source, and how often it looks for new sources.
   CONSUMER_CONCURRENCY: z.coerce.number().int().positive().default(10),
   CONSUMER_DISCOVERY_MS: z.coerce.number().int().positive().default(5_000),
+  // Only behind a reverse proxy that sets X-Forwarded-For may that header name the client: anyone
+  // can send it, and the sign-in limiter keys on it.
+  TRUST_PROXY: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
   SIGN_IN_MAX_ATTEMPTS: z.coerce.number().int().positive().default(10),
   SIGN_IN_WINDOW_SECONDS: z.coerce.number().int().positive().default(300),
 });

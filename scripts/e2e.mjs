@@ -30,6 +30,8 @@ const env = {
   DATABASE_URL: url,
   QUEUE_PREFIX: `triage-e2e-${process.pid}-${Date.now().toString(36)}`,
   TRIAGE_STATE_DIR: '.triage/e2e',
+  // The security suite varies X-Forwarded-For as a proxy in front of the app would.
+  TRUST_PROXY: 'true',
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
   E2E_PORT: String(port),
   APP_URL: `http://127.0.0.1:${port}`,

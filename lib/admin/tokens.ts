@@ -36,6 +36,7 @@ export async function createPersonalToken(actor: Principal, email: string, name?
 
 export async function revokeToken(actor: Principal, tokenId: string) {
   authorize(actor, 'admin.manage');
+  if (!/^[0-9a-f-]{36}$/i.test(tokenId)) throw new AppError('not_found', 'No such token');
   return db().$transaction(async (tx) => {
     const row = await tx.apiToken.findUnique({ where: { id: tokenId } });
     if (!row) throw new AppError('not_found', 'No such token');

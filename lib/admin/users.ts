@@ -61,6 +61,7 @@ export const userUpdate = z.object({
 export async function updateUser(actor: Principal, userId: string, input: z.input<typeof userUpdate>) {
   authorize(actor, 'admin.manage');
   const patch = userUpdate.parse(input);
+  if (!z.string().uuid().safeParse(userId).success) throw new AppError('not_found', 'No such user');
   const passwordHash = patch.password ? await hashPassword(patch.password) : undefined;
   return db().$transaction(async (tx) => {
     const before = await tx.user.findUnique({ where: { id: userId } });

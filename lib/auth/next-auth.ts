@@ -15,8 +15,9 @@ class RateLimited extends CredentialsSignin {
 
 const credentials = z.object({ email: z.string().trim().toLowerCase().email().max(320), password: z.string().min(1).max(1024) });
 
-function clientAddress(req: Request): string {
-  return req.headers.get('x-forwarded-for')?.split(',')[0]?.trim() || req.headers.get('x-real-ip') || 'local';
+function clientAddress(req: Request): string | undefined {
+  if (!env().TRUST_PROXY) return undefined;
+  return req.headers.get('x-forwarded-for')?.split(',')[0]?.trim() || req.headers.get('x-real-ip') || undefined;
 }
 
 function providers(): NextAuthConfig['providers'] {
