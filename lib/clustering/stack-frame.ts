@@ -52,8 +52,12 @@ function normalizeFile(file: string): string {
   if (f.includes('?') || f.includes('#')) f = f.replace(/[?#].*$/, '');
   // Build hashes and chunk numbers (`main.3f9a1c2e.js`, `chunks/8734.js`) change with every build.
   if (/\d/.test(f)) f = f.replace(/[0-9a-f]{8,}/gi, '<*>').replace(/\d{3,}/g, '<*>');
-  return f;
+  // Where the code is checked out differs between machines and deploys (/srv/app-v2/…, /tmp/x/…);
+  // the last segments name the code site, so the same code keeps the same key everywhere.
+  return f.split(/[/\\]/).filter(Boolean).slice(-FILE_SEGMENTS).join('/');
 }
+
+const FILE_SEGMENTS = 3;
 
 function normalizeFn(fn: string): string {
   let f = fn;
