@@ -77,7 +77,7 @@ describe('clusters', () => {
       ]);
       const gift = page.clusters[0]!;
       expect(gift.template).toBe('unknown field "<*>" in order <*>');
-      expect(gift.topFrame).toBe('handleOrder (/app/lib/demo/handlers.ts)');
+      expect(gift.topFrame).toBe('handleOrder (lib/demo/handlers.ts)');
       expect(gift.sources.map((s) => s.name)).toEqual(['orders']);
       expect(gift.sparkline).toHaveLength(24);
       expect(gift.sparkline.slice(-4)).toEqual([3, 0, 0, 1]);
