@@ -7,9 +7,8 @@
 // Also the ingest side of the second stage: one dead letter with a new fingerprint whose shape holds
 // 300 kin templates, against one with a known fingerprint.
 //   npx tsx test/bench/run.ts clusters
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { BenchResult } from './run';
+import { runBenchChild } from './support';
 
 const CHILD_FLAG = '--clusters-bench-child';
 const DEAD_LETTERS = 1_000_000;
@@ -142,40 +141,26 @@ async function child(): Promise<void> {
 }
 
 export async function run(): Promise<BenchResult[]> {
-  const { dropDatabase, freshTestDatabase } = await import('../../scripts/lib/database.mjs');
-  const url = await freshTestDatabase(process.env.DATABASE_URL ?? 'postgresql://localhost:5432/triage', 'bench_clusters');
-  try {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), CHILD_FLAG], {
-      env: { ...process.env, DATABASE_URL: url, QUEUE_PREFIX: `triage-bench-clusters-${process.pid}`, LOG_LEVEL: 'warn', TRIAGE_STATE_DIR: '.triage/bench' },
-      encoding: 'utf8',
-      maxBuffer: 16 << 20,
-      timeout: 300_000,
-    });
-    const line = r.stdout.trim().split('\n').pop() ?? '';
-    if (r.status !== 0 || !line.startsWith('{')) throw new Error(`clusters bench child failed (${r.status}):\n${r.stderr.slice(-4000)}`);
-    const { generatedSeconds, out } = JSON.parse(line) as { generatedSeconds: number; out: Measured[] };
-    const round = (v: number) => Number(v.toFixed(2));
-    const sparklineBaseline = out.find((m) => m.name.startsWith('baseline: 24-h'))!;
-    const recountBaseline = out.find((m) => m.name.startsWith('baseline: list recounted'))!;
-    return [
-      { name: `clusters.bench data: ${DEAD_LETTERS.toLocaleString('en')} dead letters generated in`, value: round(generatedSeconds), unit: 's' },
-      ...out.flatMap((m): BenchResult[] => {
-        if (m.name.startsWith('baseline')) return [{ name: `${m.name} p95`, value: round(m.p95), unit: 'ms' }];
-        if (m.name.startsWith('ingest')) return [{ name: `${m.name} p50`, value: round(m.p50), unit: 'ms' }];
-        const baseline = m.name.startsWith('clusters.list team scope, first')
-          ? { name: recountBaseline.name, value: round(recountBaseline.p95) }
-          : m.name.startsWith('clusters.sparklines')
-            ? { name: sparklineBaseline.name, value: round(sparklineBaseline.p95) }
-            : undefined;
-        return [
-          { name: `${m.name} p50`, value: round(m.p50), unit: 'ms' },
-          { name: `${m.name} p95`, value: round(m.p95), unit: 'ms', ...(baseline ? { baseline } : {}), target: `≤ ${TARGET_MS} ms`, met: m.p95 <= TARGET_MS },
-        ];
-      }),
-    ];
-  } finally {
-    await dropDatabase(url);
-  }
+  const { generatedSeconds, out } = await runBenchChild<{ generatedSeconds: number; out: Measured[] }>('clusters', import.meta.url, CHILD_FLAG, { timeoutMs: 300_000 });
+  const round = (v: number) => Number(v.toFixed(2));
+  const sparklineBaseline = out.find((m) => m.name.startsWith('baseline: 24-h'))!;
+  const recountBaseline = out.find((m) => m.name.startsWith('baseline: list recounted'))!;
+  return [
+    { name: `clusters.bench data: ${DEAD_LETTERS.toLocaleString('en')} dead letters generated in`, value: round(generatedSeconds), unit: 's' },
+    ...out.flatMap((m): BenchResult[] => {
+      if (m.name.startsWith('baseline')) return [{ name: `${m.name} p95`, value: round(m.p95), unit: 'ms' }];
+      if (m.name.startsWith('ingest')) return [{ name: `${m.name} p50`, value: round(m.p50), unit: 'ms' }];
+      const baseline = m.name.startsWith('clusters.list team scope, first')
+        ? { name: recountBaseline.name, value: round(recountBaseline.p95) }
+        : m.name.startsWith('clusters.sparklines')
+          ? { name: sparklineBaseline.name, value: round(sparklineBaseline.p95) }
+          : undefined;
+      return [
+        { name: `${m.name} p50`, value: round(m.p50), unit: 'ms' },
+        { name: `${m.name} p95`, value: round(m.p95), unit: 'ms', ...(baseline ? { baseline } : {}), target: `≤ ${TARGET_MS} ms`, met: m.p95 <= TARGET_MS },
+      ];
+    }),
+  ];
 }
 
 if (process.argv.includes(CHILD_FLAG)) {

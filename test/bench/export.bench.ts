@@ -4,9 +4,8 @@
 // the baseline: flat memory means the 10× larger export needs about as much. Rows come from generate_series
 // (test/bench/million-dead-letters.ts). Runs in a child process with its own database.
 //   npx tsx test/bench/run.ts export
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { BenchResult } from './run';
+import { runBenchChild } from './support';
 
 const CHILD_FLAG = '--export-bench-child';
 
@@ -75,35 +74,21 @@ async function child(): Promise<void> {
 }
 
 export async function run(): Promise<BenchResult[]> {
-  const { dropDatabase, freshTestDatabase } = await import('../../scripts/lib/database.mjs');
-  const url = await freshTestDatabase(process.env.DATABASE_URL ?? 'postgresql://localhost:5432/triage', 'bench_export');
-  try {
-    const r = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', fileURLToPath(import.meta.url), CHILD_FLAG], {
-      env: { ...process.env, DATABASE_URL: url, QUEUE_PREFIX: `triage-bench-export-${process.pid}`, LOG_LEVEL: 'warn', TRIAGE_STATE_DIR: '.triage/bench' },
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'inherit'],
-      timeout: 300_000,
+  const [small, nd, csv] = await runBenchChild<[Measured, Measured, Measured]>('export', import.meta.url, CHILD_FLAG, { nodeArgs: ['--expose-gc'], timeoutMs: 300_000 });
+  const results: BenchResult[] = [];
+  for (const m of [nd, csv]) {
+    results.push({ name: `export ${m.name} (${m.megabytes.toFixed(0)} MB): throughput`, value: Math.round(m.rows / m.seconds), unit: 'rows/s' });
+    results.push({
+      name: `export ${m.name}: peak RSS delta while streaming`,
+      value: Number(m.peakRssDeltaMb.toFixed(1)),
+      unit: 'MB',
+      baseline: { name: `${small.name} (${small.megabytes.toFixed(0)} MB)`, value: Number(small.peakRssDeltaMb.toFixed(1)) },
+      // Flat: ten times the rows, about the same memory (growing with the data would be 10×).
+      target: '≤ 2× the 100,000-row export (flat; linear growth would be 10×)',
+      met: m.peakRssDeltaMb <= 2 * small.peakRssDeltaMb && m.rows === 1_000_000,
     });
-    const line = r.stdout.trim().split('\n').pop() ?? '';
-    if (r.status !== 0 || !line.startsWith('[')) throw new Error(`export bench child failed (${r.status})`);
-    const [small, nd, csv] = JSON.parse(line) as [Measured, Measured, Measured];
-    const results: BenchResult[] = [];
-    for (const m of [nd, csv]) {
-      results.push({ name: `export ${m.name} (${m.megabytes.toFixed(0)} MB): throughput`, value: Math.round(m.rows / m.seconds), unit: 'rows/s' });
-      results.push({
-        name: `export ${m.name}: peak RSS delta while streaming`,
-        value: Number(m.peakRssDeltaMb.toFixed(1)),
-        unit: 'MB',
-        baseline: { name: `${small.name} (${small.megabytes.toFixed(0)} MB)`, value: Number(small.peakRssDeltaMb.toFixed(1)) },
-        // Flat: ten times the rows, about the same memory (growing with the data would be 10×).
-        target: '≤ 2× the 100,000-row export (flat; linear growth would be 10×)',
-        met: m.peakRssDeltaMb <= 2 * small.peakRssDeltaMb && m.rows === 1_000_000,
-      });
-    }
-    return results;
-  } finally {
-    await dropDatabase(url);
   }
+  return results;
 }
 
 if (process.argv.includes(CHILD_FLAG)) {

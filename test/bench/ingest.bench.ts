@@ -7,12 +7,11 @@
 // ids, amounts): the trigram index on payload_text is most of the cost of either path, so both are
 // measured again without it, for information. Runs in a child process with its own database.
 //   npx tsx test/bench/run.ts ingest
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { fileURLToPath } from 'node:url';
 import type { BenchResult } from './run';
+import { runBenchChild } from './support';
 
 const CHILD_FLAG = '--ingest-bench-child';
 const BATCH = 500;
@@ -137,38 +136,24 @@ async function child(): Promise<void> {
 }
 
 export async function run(): Promise<BenchResult[]> {
-  const { dropDatabase, freshTestDatabase } = await import('../../scripts/lib/database.mjs');
-  const url = await freshTestDatabase(process.env.DATABASE_URL ?? 'postgresql://localhost:5432/triage', 'bench_ingest');
-  try {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), CHILD_FLAG], {
-      env: { ...process.env, DATABASE_URL: url, QUEUE_PREFIX: `triage-bench-ingest-${process.pid}`, LOG_LEVEL: 'warn', TRIAGE_STATE_DIR: '.triage/bench' },
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'inherit'],
-      timeout: 300_000,
-    });
-    const line = r.stdout.trim().split('\n').pop() ?? '';
-    if (r.status !== 0 || !line.startsWith('[')) throw new Error(`ingest bench child failed (${r.status})`);
-    const [full, lean] = JSON.parse(line) as [Round, Round];
-    const name = `ingest API, ${BATCH * BATCHES} dead letters in batches of ${BATCH} × ${PAYLOAD_BYTES} B JSON, ${IN_FLIGHT} in flight (route handler in process)`;
-    return [
-      {
-        name,
-        value: Math.round(full.api),
-        unit: 'dead letters/s',
-        baseline: { name: 'raw COPY of the same rows', value: Math.round(full.copy) },
-        target: '≥ 0.4× raw COPY and ≥ 10,000/s',
-        met: full.api >= 0.4 * full.copy && full.api >= 10_000,
-      },
-      {
-        name: `${name}, without the payload_text trigram index (information)`,
-        value: Math.round(lean.api),
-        unit: 'dead letters/s',
-        baseline: { name: 'raw COPY of the same rows, same index set', value: Math.round(lean.copy) },
-      },
-    ];
-  } finally {
-    await dropDatabase(url);
-  }
+  const [full, lean] = await runBenchChild<[Round, Round]>('ingest', import.meta.url, CHILD_FLAG, { timeoutMs: 300_000 });
+  const name = `ingest API, ${BATCH * BATCHES} dead letters in batches of ${BATCH} × ${PAYLOAD_BYTES} B JSON, ${IN_FLIGHT} in flight (route handler in process)`;
+  return [
+    {
+      name,
+      value: Math.round(full.api),
+      unit: 'dead letters/s',
+      baseline: { name: 'raw COPY of the same rows', value: Math.round(full.copy) },
+      target: '≥ 0.4× raw COPY and ≥ 10,000/s',
+      met: full.api >= 0.4 * full.copy && full.api >= 10_000,
+    },
+    {
+      name: `${name}, without the payload_text trigram index (information)`,
+      value: Math.round(lean.api),
+      unit: 'dead letters/s',
+      baseline: { name: 'raw COPY of the same rows, same index set', value: Math.round(lean.copy) },
+    },
+  ];
 }
 
 if (process.argv.includes(CHILD_FLAG)) {

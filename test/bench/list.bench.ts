@@ -6,10 +6,9 @@
 // Rows come from generate_series (test/bench/million-dead-letters.ts). Runs in a child process with
 // its own database (lib/env is read once per process).
 //   npx tsx test/bench/run.ts list
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type postgres from 'postgres';
 import type { BenchResult } from './run';
+import { runBenchChild } from './support';
 
 const CHILD_FLAG = '--list-bench-child';
 const TARGET_MS = 50;
@@ -76,26 +75,12 @@ async function child(): Promise<void> {
 
 
 export async function run(): Promise<BenchResult[]> {
-  const { dropDatabase, freshTestDatabase } = await import('../../scripts/lib/database.mjs');
-  const url = await freshTestDatabase(process.env.DATABASE_URL ?? 'postgresql://localhost:5432/triage', 'bench_list');
-  try {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), CHILD_FLAG], {
-      env: { ...process.env, DATABASE_URL: url, QUEUE_PREFIX: `triage-bench-list-${process.pid}`, LOG_LEVEL: 'warn', TRIAGE_STATE_DIR: '.triage/bench' },
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'inherit'],
-      timeout: 300_000,
-    });
-    const line = r.stdout.trim().split('\n').pop() ?? '';
-    if (r.status !== 0 || !line.startsWith('[')) throw new Error(`list bench child failed (${r.status})`);
-    return (JSON.parse(line) as Timing[]).map((m) => ({
-      name: `${m.name}: p95 of ${m.runs} (p50 ${m.p50.toFixed(1)} ms)`,
-      value: Number(m.p95.toFixed(2)),
-      unit: 'ms',
-      ...(m.target ? { target: `p95 ≤ ${TARGET_MS} ms`, met: m.p95 <= TARGET_MS } : {}),
-    }));
-  } finally {
-    await dropDatabase(url);
-  }
+  return (await runBenchChild<Timing[]>('list', import.meta.url, CHILD_FLAG, { timeoutMs: 300_000 })).map((m) => ({
+    name: `${m.name}: p95 of ${m.runs} (p50 ${m.p50.toFixed(1)} ms)`,
+    value: Number(m.p95.toFixed(2)),
+    unit: 'ms',
+    ...(m.target ? { target: `p95 ≤ ${TARGET_MS} ms`, met: m.p95 <= TARGET_MS } : {}),
+  }));
 }
 
 if (process.argv.includes(CHILD_FLAG)) {

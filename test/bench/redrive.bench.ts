@@ -3,9 +3,8 @@
 // Each rate runs 5 s of sends. The measurement runs in a child process with its own database and
 // queue prefix, since lib/env is read once per process.
 //   npx tsx test/bench/run.ts redrive
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { BenchResult } from './run';
+import { runBenchChild } from './support';
 
 const CHILD_FLAG = '--redrive-bench-child';
 const RATES = [10, 100, 1_000];
@@ -76,39 +75,25 @@ async function child(): Promise<void> {
 }
 
 export async function run(): Promise<BenchResult[]> {
-  const { dropDatabase, freshTestDatabase } = await import('../../scripts/lib/database.mjs');
-  const url = await freshTestDatabase(process.env.DATABASE_URL ?? 'postgresql://localhost:5432/triage', 'bench_redrive');
-  try {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), CHILD_FLAG], {
-      env: { ...process.env, DATABASE_URL: url, QUEUE_PREFIX: `triage-bench-redrive-${process.pid}`, LOG_LEVEL: 'warn', TRIAGE_STATE_DIR: '.triage/bench' },
-      encoding: 'utf8',
-      maxBuffer: 16 << 20,
-      timeout: 180_000,
-    });
-    const line = r.stdout.trim().split('\n').pop() ?? '';
-    if (r.status !== 0 || !line.startsWith('[')) throw new Error(`redrive bench child failed (${r.status}):\n${r.stderr.slice(-4000)}`);
-    const measured = JSON.parse(line) as Measured[];
-    return measured.flatMap((m) => [
-      {
-        name: `redrive.rate ${m.rate}/s achieved (${m.sends} sends)`,
-        value: Number(m.achieved.toFixed(2)),
-        unit: 'msg/s',
-        baseline: { name: 'requested', value: m.rate },
-        target: '±5% of requested',
-        met: Math.abs(m.achieved - m.rate) <= m.rate * 0.05,
-      },
-      {
-        name: `redrive.rate ${m.rate}/s busiest 1-s window`,
-        value: m.maxWindow,
-        unit: 'msgs',
-        baseline: { name: 'requested', value: m.rate },
-        target: `≤ ${Math.floor(m.rate * 1.1)} (requested + 10%)`,
-        met: m.maxWindow <= m.rate * 1.1,
-      },
-    ]);
-  } finally {
-    await dropDatabase(url);
-  }
+  const measured = await runBenchChild<Measured[]>('redrive', import.meta.url, CHILD_FLAG, { timeoutMs: 180_000 });
+  return measured.flatMap((m) => [
+    {
+      name: `redrive.rate ${m.rate}/s achieved (${m.sends} sends)`,
+      value: Number(m.achieved.toFixed(2)),
+      unit: 'msg/s',
+      baseline: { name: 'requested', value: m.rate },
+      target: '±5% of requested',
+      met: Math.abs(m.achieved - m.rate) <= m.rate * 0.05,
+    },
+    {
+      name: `redrive.rate ${m.rate}/s busiest 1-s window`,
+      value: m.maxWindow,
+      unit: 'msgs',
+      baseline: { name: 'requested', value: m.rate },
+      target: `≤ ${Math.floor(m.rate * 1.1)} (requested + 10%)`,
+      met: m.maxWindow <= m.rate * 1.1,
+    },
+  ]);
 }
 
 if (process.argv.includes(CHILD_FLAG)) {

@@ -7,10 +7,9 @@
 // 5,000 messages each at concurrency 50, after a warm-up, best of two rounds. The measurement runs
 // in a child process with its own database and queue prefix, since lib/env is read once per process.
 //   npx tsx test/bench/run.ts runtime
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import type { BenchResult } from './run';
+import { runBenchChild } from './support';
 
 const CHILD_FLAG = '--runtime-bench-child';
 const MESSAGES = 5_000;
@@ -111,40 +110,26 @@ async function child(): Promise<Measured> {
 }
 
 export async function run(): Promise<BenchResult[]> {
-  const { dropDatabase, freshTestDatabase } = await import('../../scripts/lib/database.mjs');
-  const url = await freshTestDatabase(process.env.DATABASE_URL ?? 'postgresql://localhost:5432/triage', 'bench_runtime');
-  try {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), CHILD_FLAG], {
-      env: { ...process.env, DATABASE_URL: url, QUEUE_PREFIX: `triage-bench-runtime-${process.pid}`, LOG_LEVEL: 'warn', TRIAGE_STATE_DIR: '.triage/bench' },
-      encoding: 'utf8',
-      maxBuffer: 16 << 20,
-      timeout: 180_000,
-    });
-    const line = r.stdout.trim().split('\n').pop() ?? '';
-    if (r.status !== 0 || !line.startsWith('{')) throw new Error(`runtime bench child failed (${r.status}):\n${r.stderr.slice(-4000)}`);
-    const m = JSON.parse(line) as Measured;
-    const round = (v: number) => Math.round(v);
-    return [
-      {
-        name: `runtime.ack throughput (${MESSAGES} messages, concurrency ${CONCURRENCY})`,
-        value: round(m.runtimeAck),
-        unit: 'msg/s',
-        baseline: { name: 'plain BullMQ completing the same jobs', value: round(m.plainAck) },
-        target: '≥ 0.7× baseline',
-        met: m.runtimeAck >= 0.7 * m.plainAck,
-      },
-      {
-        name: `runtime.dead-letter throughput (${MESSAGES} permanent failures, write-then-delete)`,
-        value: round(m.runtimeDeadLetter),
-        unit: 'msg/s',
-        baseline: { name: 'plain BullMQ failing the same jobs', value: round(m.plainFail) },
-        target: '≥ 0.5× baseline',
-        met: m.runtimeDeadLetter >= 0.5 * m.plainFail,
-      },
-    ];
-  } finally {
-    await dropDatabase(url);
-  }
+  const m = await runBenchChild<Measured>('runtime', import.meta.url, CHILD_FLAG, { timeoutMs: 180_000 });
+  const round = (v: number) => Math.round(v);
+  return [
+    {
+      name: `runtime.ack throughput (${MESSAGES} messages, concurrency ${CONCURRENCY})`,
+      value: round(m.runtimeAck),
+      unit: 'msg/s',
+      baseline: { name: 'plain BullMQ completing the same jobs', value: round(m.plainAck) },
+      target: '≥ 0.7× baseline',
+      met: m.runtimeAck >= 0.7 * m.plainAck,
+    },
+    {
+      name: `runtime.dead-letter throughput (${MESSAGES} permanent failures, write-then-delete)`,
+      value: round(m.runtimeDeadLetter),
+      unit: 'msg/s',
+      baseline: { name: 'plain BullMQ failing the same jobs', value: round(m.plainFail) },
+      target: '≥ 0.5× baseline',
+      met: m.runtimeDeadLetter >= 0.5 * m.plainFail,
+    },
+  ];
 }
 
 if (process.argv.includes(CHILD_FLAG)) {

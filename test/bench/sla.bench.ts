@@ -5,9 +5,8 @@
 // Rows are generated with generate_series in SQL; 400,000 of them are one source's open backlog.
 // Runs in a child process with its own database and queue prefix (lib/env is read once per process).
 //   npx tsx test/bench/run.ts sla
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { BenchResult } from './run';
+import { runBenchChild } from './support';
 
 const CHILD_FLAG = '--sla-bench-child';
 const DEAD_LETTERS = 1_000_000;
@@ -142,28 +141,13 @@ async function child(): Promise<void> {
 }
 
 export async function run(): Promise<BenchResult[]> {
-  const { dropDatabase, freshTestDatabase } = await import('../../scripts/lib/database.mjs');
-  const url = await freshTestDatabase(process.env.DATABASE_URL ?? 'postgresql://localhost:5432/triage', 'bench_sla');
-  try {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), CHILD_FLAG], {
-      env: { ...process.env, DATABASE_URL: url, QUEUE_PREFIX: `triage-bench-sla-${process.pid}`, LOG_LEVEL: 'warn', TRIAGE_STATE_DIR: '.triage/bench' },
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'inherit'],
-      maxBuffer: 16 << 20,
-      timeout: 600_000,
-    });
-    const line = r.stdout.trim().split('\n').pop() ?? '';
-    if (r.status !== 0 || !line.startsWith('[')) throw new Error(`sla bench child failed (${r.status})`);
-    const timings = JSON.parse(line) as Timing[];
-    return timings.map((m) => ({
-      name: m.runs > 1 ? `${m.name}: p95 of ${m.runs} (p50 ${m.p50.toFixed(1)} ms)` : m.name,
-      value: Number(m.p95.toFixed(1)),
-      unit: 'ms',
-      ...(m.target ? { target: `p95 ≤ ${TARGET_MS} ms`, met: m.p95 <= TARGET_MS } : {}),
-    }));
-  } finally {
-    await dropDatabase(url);
-  }
+  const timings = await runBenchChild<Timing[]>('sla', import.meta.url, CHILD_FLAG, { timeoutMs: 600_000 });
+  return timings.map((m) => ({
+    name: m.runs > 1 ? `${m.name}: p95 of ${m.runs} (p50 ${m.p50.toFixed(1)} ms)` : m.name,
+    value: Number(m.p95.toFixed(1)),
+    unit: 'ms',
+    ...(m.target ? { target: `p95 ≤ ${TARGET_MS} ms`, met: m.p95 <= TARGET_MS } : {}),
+  }));
 }
 
 if (process.argv.includes(CHILD_FLAG)) {
