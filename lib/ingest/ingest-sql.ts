@@ -2,6 +2,7 @@
 // forwarder gets 503 + Retry-After within seconds instead of a hanging request (it will retry; the
 // batch is idempotent). The app's shared pool keeps longer limits for exports and bulk decisions.
 import postgres from 'postgres';
+import { withNoDelay } from '@/lib/db';
 import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 import { log } from '@/lib/log';
@@ -11,7 +12,7 @@ const g = globalThis as unknown as { __triageIngestSql?: postgres.Sql };
 export const INGEST_RETRY_AFTER_SECONDS = 5;
 
 export function createIngestSql(url = env().DATABASE_URL): postgres.Sql {
-  return postgres(url, {
+  return postgres(url, withNoDelay({
     max: 5,
     connect_timeout: 3,
     idle_timeout: 60,
@@ -19,7 +20,7 @@ export function createIngestSql(url = env().DATABASE_URL): postgres.Sql {
     types: { bigint: postgres.BigInt },
     // Sent as startup parameters: every statement and lock wait on this pool is bounded.
     connection: { statement_timeout: 15_000, lock_timeout: 5_000, idle_in_transaction_session_timeout: 20_000 },
-  });
+  }));
 }
 
 export function ingestSql(): postgres.Sql {
