@@ -2,7 +2,7 @@
 // + the message masked into a template + the top in-app stack frame. Pure: a function of one error,
 // with no state, so every worker computes the same key for the same cause.
 
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { maskMessage } from './mask-message';
 import { topInAppFrame, type StackFrame } from './stack-frame';
 
@@ -26,7 +26,7 @@ const KEY_HEX_CHARS = 16;
 /** The key of a (type, template, frame) triple; the template merger keys merged clusters the same way. */
 export function clusterKey(type: string, template: string, frame: StackFrame | undefined): string {
   const material = `${type}\u0001${template}\u0001${frame?.fn ?? ''}\u0001${frame?.file ?? ''}`;
-  return createHash('sha256').update(material).digest('hex').slice(0, KEY_HEX_CHARS);
+  return hash('sha256', material, 'hex').slice(0, KEY_HEX_CHARS);
 }
 
 export function fingerprint(error: ErrorInput): Fingerprint {

@@ -41,8 +41,7 @@ export async function closeDeadLetters(
       decided_by_id = ${opts.decidedById}::uuid,
       decided_at = ${at},
       decision_reason = ${opts.reason},
-      payload = CASE WHEN ${drop} THEN NULL ELSE d.payload END,
-      payload_text = CASE WHEN ${drop} THEN NULL ELSE d.payload_text END
+      payload = CASE WHEN ${drop} THEN NULL ELSE d.payload END
     FROM (
       SELECT id, status FROM dead_letters
       WHERE id = ANY(${[...ids]}::bigint[]) AND status = ANY(${[...opts.from]}::"DeadLetterStatus"[])
@@ -50,6 +49,15 @@ export async function closeDeadLetters(
     ) old
     WHERE d.id = old.id
     RETURNING d.id, d.source_id, d.cluster_id, old.status::text AS from_status`;
+  if (drop && moved.length) {
+    // The payload's searchable text goes with it. An upsert, not an UPDATE: a row the search indexer
+    // has not written yet is written here without text (the indexer then leaves it), and one it is
+    // writing right now is waited for and then cleared.
+    await tx.$executeRaw`
+      INSERT INTO dead_letter_search (dead_letter_id, error_text)
+      SELECT id, error_message FROM dead_letters WHERE id = ANY(${moved.map((m) => m.id)}::bigint[])
+      ON CONFLICT (dead_letter_id) DO UPDATE SET payload_text = NULL`;
+  }
   await leaveOpen(tx, moved.filter((m) => COUNTED_OPEN.includes(m.from_status)));
   return moved.map((m) => ({ id: m.id, sourceId: m.source_id, clusterId: m.cluster_id, from: m.from_status }));
 }

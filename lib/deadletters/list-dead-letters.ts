@@ -3,6 +3,7 @@
 // selections. Never mutates.
 import { authorize, type Principal } from '@/lib/auth';
 import { maskText } from '@/lib/masking';
+import { payloadText } from '@/lib/search';
 import { decodeCursor, deadLetterFilters, encodeCursor, type Cursor, type DeadLetterFiltersInput, type DeadLetterStatus } from './filters';
 import { planQuery, selectPage, whereAll } from './query';
 import type { DeadLetterReason } from './record-dead-letters';
@@ -38,9 +39,10 @@ export interface DeadLetterPage {
   nextCursor: string | null;
 }
 
+const PREVIEW_CHARS = 240;
 const SUMMARY_COLUMNS = `d.id, d.source_id, d.message_id, d.status, d.reason, d.error_type, left(d.error_message, 500) AS error_message,
   d.receive_count, d.redrive_count, d.dead_at, d.enqueued_at, d.decided_at, d.payload_size, d.payload_sha256, d.content_type,
-  d.cluster_id, d.sensitive, left(d.payload_text, 240) AS preview`;
+  d.cluster_id, d.sensitive, substring(d.payload FROM 1 FOR ${PREVIEW_CHARS * 4}) AS head`;
 
 interface SummaryRow {
   id: bigint;
@@ -60,7 +62,7 @@ interface SummaryRow {
   content_type: string | null;
   cluster_id: string | null;
   sensitive: boolean;
-  preview: string | null;
+  head: Buffer | null;
 }
 
 export const MAX_PAGE_SIZE = 500;
@@ -106,11 +108,18 @@ export async function listDeadLetters(
         contentType: r.content_type,
         clusterId: r.cluster_id,
         masked,
-        preview: masked || r.preview === null ? null : maskText(r.preview),
+        preview: masked ? null : previewOf(r),
       };
     }),
     nextCursor: rows.length > limit && last ? encodeCursor({ deadAt: last.dead_at, id: last.id }) : null,
   };
+}
+
+/** The first characters of a UTF-8 payload, e-mails, IBANs and card numbers masked; null for other bytes. */
+function previewOf(r: SummaryRow): string | null {
+  if (!r.head) return null;
+  const text = payloadText(r.head, { truncated: r.payload_size > r.head.byteLength, maxChars: PREVIEW_CHARS });
+  return text === null ? null : maskText(text);
 }
 
 export const COUNT_CAP = 10_000;

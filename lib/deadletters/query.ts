@@ -72,12 +72,14 @@ export async function planQuery(actor: Principal, filters: DeadLetterFilters, pe
   if (filters.to) residual.push(sql`d.dead_at < ${filters.to}`);
   if (filters.q) {
     const p = likePattern(filters.q);
-    // Without payload.reveal, sensitive payload text is no search oracle: only error text matches there.
-    const hidden = sources.filter((s) => s.sensitivePaths.length > 0).map((s) => s.id);
-    const payloadMatch = canReveal(actor)
-      ? sql`d.payload_text ILIKE ${p}`
-      : sql`(d.payload_text ILIKE ${p} AND NOT d.sensitive AND d.source_id <> ALL(${hidden}::uuid[]))`;
-    residual.push(sql`(d.error_message ILIKE ${p} OR ${payloadMatch})`);
+    // Text lives in dead_letter_search (filled by the search indexer, lib/search): its trigram
+    // indexes find the candidates. Without payload.reveal, sensitive payload text is no search
+    // oracle: there a row must match on its error text.
+    residual.push(sql`d.id IN (SELECT s.dead_letter_id FROM dead_letter_search s WHERE s.error_text ILIKE ${p} OR s.payload_text ILIKE ${p})`);
+    if (!canReveal(actor)) {
+      const hidden = sources.filter((s) => s.sensitivePaths.length > 0).map((s) => s.id);
+      residual.push(sql`(d.error_message ILIKE ${p} OR (NOT d.sensitive AND d.source_id <> ALL(${hidden}::uuid[])))`);
+    }
   }
   return {
     sql,

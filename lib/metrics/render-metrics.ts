@@ -6,6 +6,7 @@ import { Counter, Gauge, Registry } from 'prom-client';
 import { db } from '@/lib/db';
 import { sourceScope, type Principal } from '@/lib/auth';
 import { systemClock, type Clock } from '@/lib/clock';
+import { backlogSize } from '@/lib/search';
 import { computeAgeStats } from '@/lib/sla/age-stats';
 import { STATS_MAX_AGE_MS } from '@/lib/sla/sla-board';
 
@@ -47,6 +48,10 @@ export async function renderMetrics(actor: Principal, clock: Clock = systemClock
     deadAgain: gauge('triage_redrive_dead_again', 'Redriven dead letters that died again', ['task', 'source', 'status']),
     failed: gauge('triage_redrive_failed', 'Redrive sends that failed', ['task', 'source', 'status']),
   };
+
+  // Capped like the list's count: a scrape never counts a huge backlog row by row.
+  const unindexed = await backlogSize({ cap: 100_000, sourceIds: sources.map((s) => s.id) });
+  gauge('triage_search_backlog', 'Dead letters of these sources not yet searchable by text (capped at 100,000)', []).set(unindexed.count);
 
   const names = new Map(sources.map((s) => [s.id, s.name]));
   for (const s of sources) {

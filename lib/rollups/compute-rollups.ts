@@ -98,6 +98,8 @@ export async function computeRollups(now: Date, sql: postgres.Sql = pg()): Promi
       FROM source_stats WHERE evaluated_at IS NOT NULL
       ON CONFLICT (source_id, minute) DO UPDATE SET open_count = EXCLUDED.open_count, oldest_age_seconds = EXCLUDED.oldest_age_seconds`;
     await tx`DELETE FROM source_snapshots WHERE minute < ${new Date(now.getTime() - SNAPSHOT_KEEP_MS)}::timestamptz`;
+    // Hourly cluster counts feed sparklines (24 h) and cluster trends (7 d): older hours only grow the table.
+    await tx`DELETE FROM cluster_hours WHERE hour < ${new Date(now.getTime() - SNAPSHOT_KEEP_MS)}::timestamptz`;
     return { deadLetters, buckets, snapshots: snapshots.count };
   });
 }

@@ -25,8 +25,6 @@ interface Measured {
 }
 
 const GENERATE = [
-  // The list never reads them; they only slow the generation down.
-  `DROP INDEX IF EXISTS dead_letters_error_message_trgm_idx, dead_letters_payload_text_trgm_idx`,
   `INSERT INTO teams (name) VALUES ('team-a'), ('team-b'), ('team-c')`,
   `INSERT INTO sources (name, team_id, updated_at)
    SELECT 'src-' || lpad(i::text, 2, '0'), (SELECT id FROM teams ORDER BY name OFFSET (i % 3) LIMIT 1), now() FROM generate_series(0, ${SOURCES - 1}) i`,

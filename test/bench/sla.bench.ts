@@ -65,8 +65,7 @@ async function child(): Promise<void> {
   }
   const ids = sources.map((s) => s.id);
   // Load first, index after (the same definitions, rebuilt): several times faster than maintaining
-  // them row by row. Trigram indexes serve text search, not these queries, and are left out.
-  await pg`DROP INDEX IF EXISTS dead_letters_error_message_trgm_idx, dead_letters_payload_text_trgm_idx`;
+  // them row by row.
   const indexes = await pg<{ name: string; def: string }[]>`
     SELECT i.indexname AS name, i.indexdef AS def FROM pg_indexes i
     WHERE i.tablename = 'dead_letters' AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname)`;

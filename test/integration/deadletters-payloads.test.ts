@@ -13,6 +13,7 @@ import { GET as getPayload } from '@/app/api/v1/dead-letters/[id]/payload/route'
 import { GET as getDetail } from '@/app/api/v1/dead-letters/[id]/route';
 import { PayloadViewer } from '@/app/(dashboard)/dead-letters/[id]/payload-viewer';
 import { nastyPayloads, type NastyPayload } from '../fixtures/payloads/corpus';
+import { drainBacklog } from '@/lib/search';
 import { resetDatabase } from '../support/db';
 import { b64, BASE, ctx, getRequest, jsonRequest, world, type World } from './deadletters-world';
 
@@ -112,8 +113,10 @@ describe('nasty payloads, byte for byte', () => {
   });
 
   it('keeps searchable text only for UTF-8 payloads, cut at a character boundary', async () => {
-    const rows = await db().deadLetter.findMany({ where: { messageId: { startsWith: 'batch-' } }, select: { messageId: true, payloadText: true } });
-    const text = Object.fromEntries(rows.map((r) => [r.messageId, r.payloadText]));
+    await drainBacklog();
+    const rows = await db().deadLetter.findMany({ where: { messageId: { startsWith: 'batch-' } }, select: { messageId: true, search: true } });
+    expect(rows.length).toBeGreaterThan(5);
+    const text = Object.fromEntries(rows.map((r) => [r.messageId, r.search?.payloadText]));
     expect(text['batch-invalid-utf8']).toBeNull();
     expect(text['batch-five-mb-binary']).toBeNull();
     expect(text['batch-nul-bytes']).not.toContain('\u0000');

@@ -12,6 +12,7 @@ import { closeDb, db } from '@/lib/db';
 import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
 import { closeQueues } from '@/lib/queue';
 import { computeRollups } from '@/lib/rollups/compute-rollups';
+import { drainBacklog } from '@/lib/search';
 import { resetDatabase } from '../support/db';
 import { deadLetter, demoWorld } from './sla-fixtures';
 
@@ -64,9 +65,14 @@ describe('/api/metrics', () => {
     expect(value(m.text, 'triage_alarm_state{source="orders",kind="rate"}')).toBe(0);
     expect(value(m.text, 'triage_source_stats_age_seconds{source="orders"}')).toBeLessThan(15);
     expect(m.text).toContain('# TYPE triage_dead_letters_total counter');
+    // The lead's two orders dead letters are not searchable until the search indexer has run.
+    expect(value(m.text, 'triage_search_backlog')).toBe(2);
 
     const finance = await scrape((await createPersonalToken(SYSTEM, 'finance-lead@triage.local')).token);
     expect(value(finance.text, 'triage_dead_letters_open{source="payments"}')).toBe(1);
+    expect(value(finance.text, 'triage_search_backlog')).toBe(1);
+    await drainBacklog();
+    expect(value((await scrape(token)).text, 'triage_search_backlog')).toBe(0);
     expect(value(finance.text, `triage_redrive_sent{task="${task.id}",source="payments",status="running"}`)).toBe(12);
     expect(value(finance.text, `triage_redrive_total{task="${task.id}",source="payments",status="running"}`)).toBe(40);
     expect(finance.text).not.toContain('orders');

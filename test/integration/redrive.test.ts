@@ -17,6 +17,7 @@ import {
 import { startRedriveSupervisor, type RedriveSupervisor } from '@/lib/redrive/supervisor';
 import { detectDeadAgain } from '@/lib/redrive/outcomes';
 import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { drainBacklog } from '@/lib/search';
 import { resetDatabase } from '../support/db';
 import { waitFor } from './runtime-support';
 import { park, receiver, sendsPerSecond, testConsumer, world, type Receiver, type TestConsumer } from './redrive-support';
@@ -336,10 +337,12 @@ describe('redrive tasks', () => {
     await park(w.orders, 6, { prefix: 'gift' });
     await park(w.orders, 4, { prefix: 'slow', errorMessage: 'downstream timeout after 30000 ms' });
     const filter = { source: [w.orders.name], q: 'timeout' };
+    await drainBacklog(); // the search indexer has run
     expect(await previewRedrive(w.support, { filter })).toMatchObject({ count: 4 });
     const t = await startRedrive(w.support, { selection: { filter }, ratePerSecond: 1 });
     expect(t.total).toBe(4);
     await park(w.orders, 2, { prefix: 'slow-later', errorMessage: 'downstream timeout after 30000 ms' });
+    await drainBacklog();
     expect((await getRedriveTask(w.support, t.id)).drift).toBe(2);
     // A filter over another team's source matches nothing of it.
     await expect(previewRedrive(w.financeSupport, { filter })).rejects.toMatchObject({ code: 'unprocessable' });

@@ -39,7 +39,8 @@ describe('retention sweep', () => {
     expect(await statusOf(fresh!.id)).toBe('open');
     expect(await statusOf(otherTeam!.id)).toBe('expired');
     const tombstone = await db().deadLetter.findUniqueOrThrow({ where: { id: BigInt(due[0]!.id) } });
-    expect(tombstone).toMatchObject({ payload: null, payloadText: null, errorType: 'MemberNotFound', decidedById: null });
+    expect(tombstone).toMatchObject({ payload: null, errorType: 'MemberNotFound', decidedById: null });
+    expect(await db().deadLetterSearch.findUnique({ where: { deadLetterId: tombstone.id } })).toMatchObject({ payloadText: null });
     expect(tombstone.payloadSha256).toHaveLength(64);
 
     const events = await db().auditEvent.findMany({ where: { action: 'deadletter.expire' }, orderBy: { id: 'asc' } });

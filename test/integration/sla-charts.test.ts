@@ -82,4 +82,15 @@ describe('rollups and charts', () => {
     expect(spark!.hourly).toHaveLength(24);
     expect([spark!.hourly[22], spark!.hourly[18], spark!.hourly.reduce((a, b) => a + b)]).toEqual([1, 1, 2]);
   });
+
+  it('prunes hourly cluster counts past the longest view, keeping the kept totals', async () => {
+    const { sources } = await demoWorld();
+    const same = { errorType: 'TimeoutError', errorMessage: 'upstream timed out after 30000 ms' };
+    await recordDeadLetters(sources.orders, [deadLetter({ deadAt: at(-40 * 24 * HOUR), ...same }), deadLetter({ deadAt: at(-HOUR), ...same })]);
+    expect(await db().clusterHour.count()).toBe(2);
+    await computeRollups(T0);
+    const hours = await db().clusterHour.findMany();
+    expect(hours.map((h) => h.hour.toISOString())).toEqual(['2026-03-02T08:00:00.000Z']);
+    expect((await db().cluster.findFirstOrThrow({ where: { errorType: 'TimeoutError' } })).count).toBe(2);
+  });
 });

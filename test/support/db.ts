@@ -6,7 +6,7 @@ export async function resetDatabase(): Promise<void> {
   await db().$transaction([
     db().$executeRawUnsafe('ALTER TABLE audit_events DISABLE TRIGGER USER'),
     db().$executeRawUnsafe(
-      `TRUNCATE audit_events, redrive_items, redrive_tasks, dead_letters, cluster_sources, clusters, alarm_events, alarm_states,
+      `TRUNCATE audit_events, redrive_items, redrive_tasks, dead_letters, search_backlog, cluster_sources, clusters, alarm_events, alarm_states,
        dead_letter_rollups, source_snapshots, webhook_deliveries, webhooks, api_tokens, user_sessions, users, sources, teams, settings
        RESTART IDENTITY CASCADE`,
     ),

@@ -1,0 +1,57 @@
+// The long-running search indexer (workers/search-indexer.ts): woken by the backlog trigger's
+// NOTIFY, with a slow poll as a fallback for a lost notification or a dropped connection.
+import { sql as pg } from '@/lib/db';
+import { log } from '@/lib/log';
+import { indexBacklog } from './index-backlog';
+
+const POLL_MS = 5_000;
+const RETRY_MS = 2_000;
+
+export interface SearchIndexer {
+  stop(): Promise<void>;
+  /** Dead letters indexed since start. */
+  indexed(): number;
+}
+
+export async function startSearchIndexer(): Promise<SearchIndexer> {
+  const sql = pg();
+  let stopping = false;
+  let total = 0;
+  let wake: (() => void) | null = null;
+  let pending = true;
+  const nudge = () => {
+    pending = true;
+    wake?.();
+  };
+  const listener = await sql.listen('search_backlog', nudge, nudge);
+  const timer = setInterval(nudge, POLL_MS);
+
+  const loop = (async () => {
+    while (!stopping) {
+      if (!pending) await new Promise<void>((r) => (wake = r));
+      wake = null;
+      pending = false;
+      try {
+        for (let n = await indexBacklog({ sql }); n > 0 && !stopping; n = await indexBacklog({ sql })) {
+          total += n;
+          log.debug({ n, total }, 'search indexed');
+        }
+      } catch (err) {
+        log.error({ err }, 'search indexing failed; retrying');
+        await new Promise((r) => setTimeout(r, RETRY_MS));
+        pending = true;
+      }
+    }
+  })();
+
+  return {
+    indexed: () => total,
+    async stop() {
+      stopping = true;
+      clearInterval(timer);
+      wake?.();
+      await loop;
+      await listener.unlisten();
+    },
+  };
+}
