@@ -1,6 +1,6 @@
 'use server';
 // Dead-letter server actions: guard (same origin, session, permission), then the same lib/ functions
-// the JSON API calls. Redrive adds its own action beside these, reading the same selection.
+// the JSON API calls. "Redrive selection" hands the same selection to the start-redrive page.
 import { revalidatePath } from 'next/cache';
 import { redirect } from 'next/navigation';
 import { ZodError } from 'zod';
@@ -9,6 +9,7 @@ import { AppError } from '@/lib/errors';
 import { DECISIONS, decideDeadLetter, decideSelection, previewDecision, type Decision, type SelectionInput } from '@/lib/deadletters/decide';
 import { filtersFromSearchParams } from '@/lib/deadletters/filters';
 import { revealPayload } from '@/lib/deadletters/reveal-payload';
+import { redriveHref } from '../_redrive/redrive-href';
 
 export interface ActionState {
   ok?: string;
@@ -65,23 +66,35 @@ function selectionOf(f: FormData): SelectionInput {
   return { ids };
 }
 
-/** Bulk over the list's selection (ticked rows or the whole filter): preview, archive or discard. */
+/**
+ * Bulk over the list's selection (ticked rows or the whole filter): preview, archive or discard; or
+ * redrive, which opens the start-redrive page on it (that page previews the count before anything starts).
+ */
 export async function bulkAction(_: ActionState, f: FormData): Promise<ActionState> {
+  let redriveTo: string;
   try {
     const [verb, what] = text(f, 'intent').split(':') as [string, string | undefined];
-    const decision = decisionOf(what ?? verb);
-    const actor = await actionActor(DECISIONS[decision].permission);
-    const selection = selectionOf(f);
-    if (verb === 'preview') {
-      const p = await previewDecision(actor, decision, selection);
-      return p.overLimit
-        ? { error: `More than ${p.limit.toLocaleString('en')} dead letters match: narrow the filter.` }
-        : { ok: `${p.count.toLocaleString('en')} dead letter${p.count === 1 ? '' : 's'} would be ${DECISIONS[decision].to}.` };
-    }
-    const r = await decideSelection(actor, decision, selection, text(f, 'reason'));
-    revalidatePath('/dead-letters');
-    return { ok: `${r.count.toLocaleString('en')} dead letter${r.count === 1 ? '' : 's'} ${r.status}.` };
+    if (verb === 'redrive') {
+      await actionActor('deadletters.redrive');
+      redriveTo = redriveHref(selectionOf(f));
+    } else return await decideBulk(verb, what, f);
   } catch (e) {
     return failure(e);
   }
+  redirect(redriveTo);
+}
+
+async function decideBulk(verb: string, what: string | undefined, f: FormData): Promise<ActionState> {
+  const decision = decisionOf(what ?? verb);
+  const actor = await actionActor(DECISIONS[decision].permission);
+  const selection = selectionOf(f);
+  if (verb === 'preview') {
+    const p = await previewDecision(actor, decision, selection);
+    return p.overLimit
+      ? { error: `More than ${p.limit.toLocaleString('en')} dead letters match: narrow the filter.` }
+      : { ok: `${p.count.toLocaleString('en')} dead letter${p.count === 1 ? '' : 's'} would be ${DECISIONS[decision].to}.` };
+  }
+  const r = await decideSelection(actor, decision, selection, text(f, 'reason'));
+  revalidatePath('/dead-letters');
+  return { ok: `${r.count.toLocaleString('en')} dead letter${r.count === 1 ? '' : 's'} ${r.status}.` };
 }

@@ -63,9 +63,21 @@ export function RevealForm({ id }: { id: string }) {
  * Bulk actions over the list: ticked rows (their checkboxes belong to this form by `form=`) or every
  * dead letter matching the current filter, previewed before deciding.
  */
-export function BulkActions({ filter, matching, canArchive, canDiscard }: { filter: string; matching: string; canArchive: boolean; canDiscard: boolean }) {
+export function BulkActions({
+  filter,
+  matching,
+  canArchive,
+  canDiscard,
+  canRedrive,
+}: {
+  filter: string;
+  matching: string;
+  canArchive: boolean;
+  canDiscard: boolean;
+  canRedrive: boolean;
+}) {
   const [state, action, pending] = useActionState(bulkAction, {});
-  if (!canArchive && !canDiscard) return null;
+  if (!canArchive && !canDiscard && !canRedrive) return null;
   return (
     <form id="bulk-form" action={action} onSubmit={keepFields(action)} className={`card ${styles.bulk}`} data-testid="bulk-actions">
       <input type="hidden" name="filter" value={filter} />
@@ -101,7 +113,11 @@ export function BulkActions({ filter, matching, canArchive, canDiscard }: { filt
             </button>
           </>
         ) : null}
-        {/* Redrive (its own issue) puts its "Redrive selection" button here, reading the same scope, ids and filter. */}
+        {canRedrive ? (
+          <button type="submit" name="intent" value="redrive" className="secondary" disabled={pending}>
+            Redrive selection…
+          </button>
+        ) : null}
         <Answer state={state} />
       </div>
     </form>

@@ -7,6 +7,7 @@ import { AppError } from '@/lib/errors';
 import { DEAD_LETTER_REASONS } from '@/lib/deadletters/record-dead-letters';
 import { DEAD_LETTER_STATUSES, deadLetterFilters, filtersFromSearchParams, filtersToSearchParams, type DeadLetterFilters } from '@/lib/deadletters/filters';
 import { countDeadLetters, listDeadLetters, type DeadLetterPage } from '@/lib/deadletters/list-dead-letters';
+import { backlogSize } from '@/lib/search';
 import { listSources } from '@/lib/sources/list-sources';
 import { BulkActions } from './forms';
 import { age, bytes, STATUS_BADGE } from './format';
@@ -48,6 +49,8 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
     problem = e.message;
   }
   const sources = await listSources(actor);
+  // Search reads what the indexer has written: say so while a burst is still being indexed.
+  const unindexed = filters.q && !problem ? await backlogSize({ cap: 100_000, sourceIds: sources.map((s) => s.id) }) : { count: 0, capped: false };
   const query = filtersToSearchParams(filters);
   const matching = `${count.count.toLocaleString('en')}${count.capped ? '+' : ''}`;
   const exportHref = (format: string) => `/api/v1/dead-letters/export?${new URLSearchParams([...query, ['format', format]])}`;
@@ -126,8 +129,16 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
         <strong>{matching}</strong> matching{count.capped ? ' (counted up to 10,000)' : ''} · export <a href={exportHref('csv')}>CSV</a> ·{' '}
         <a href={exportHref('ndjson')}>NDJSON</a>
       </p>
+      {unindexed.count > 0 ? (
+        <p className="muted" data-testid="search-backlog">
+          Search covers every dead letter but the {unindexed.count.toLocaleString('en')}
+          {unindexed.capped ? '+' : ''} newest, which are still being indexed (usually seconds).
+        </p>
+      ) : null}
 
-      <BulkActions filter={query.toString()} matching={matching} canArchive={can(actor.role, 'deadletters.archive')} canDiscard={can(actor.role, 'deadletters.discard')} />
+      <BulkActions filter={query.toString()} matching={matching} canArchive={can(actor.role, 'deadletters.archive')} canDiscard={can(actor.role, 'deadletters.discard')}
+        canRedrive={can(actor.role, 'deadletters.redrive')}
+      />
 
       <table data-testid="dead-letters-table">
         <thead>

@@ -9,6 +9,7 @@ import { DECISIONS } from '@/lib/deadletters/decide';
 import { getDeadLetter, getDeadLetterPayload, type DeadLetterDetail } from '@/lib/deadletters/get-dead-letter';
 import { viewPayload, type PayloadMode } from '@/lib/deadletters/payload-view';
 import { activeReveal } from '@/lib/deadletters/reveal-payload';
+import { redriveHref } from '../../_redrive/redrive-href';
 import { DecisionForm, RevealForm } from '../forms';
 import { age, bytes, STATUS_BADGE } from '../format';
 import { PayloadViewer } from './payload-viewer';
@@ -56,6 +57,8 @@ export default async function DeadLetterPage({ params, searchParams }: { params:
   const download = `/api/v1/dead-letters/${d.id}/payload${revealed && sp.reveal ? `?reveal=${encodeURIComponent(sp.reveal)}` : ''}`;
   const canArchive = can(actor.role, DECISIONS.archive.permission) && (DECISIONS.archive.from as readonly string[]).includes(d.status);
   const canDiscard = can(actor.role, DECISIONS.discard.permission) && (DECISIONS.discard.from as readonly string[]).includes(d.status);
+  // Only open dead letters are redriven; the start page previews before anything is sent.
+  const canRedrive = can(actor.role, 'deadletters.redrive') && d.status === 'open';
   // Header values get the same detectors as payloads (e-mails, IBANs, card numbers) until revealed.
   const shownHeaders = revealed ? d.headers : maskJson(d.headers);
   const headers = shownHeaders && typeof shownHeaders === 'object' ? Object.entries(shownHeaders as Record<string, unknown>) : [];
@@ -91,7 +94,13 @@ export default async function DeadLetterPage({ params, searchParams }: { params:
         ) : (
           <p className="muted">Undecided: redrive it after the fix, or archive or discard it on purpose.</p>
         )}
-        {/* Redrive (its own issue) adds its "Redrive" action here, before archive and discard. */}
+        {canRedrive ? (
+          <p>
+            <Link href={redriveHref({ ids: [d.id] })} data-testid="redrive-link">
+              Redrive…
+            </Link>
+          </p>
+        ) : null}
         {canArchive ? <DecisionForm id={d.id} decision="archive" label="Archive" /> : null}
         {canDiscard ? <DecisionForm id={d.id} decision="discard" label="Discard payload" danger /> : null}
         {d.history.length ? (

@@ -12,6 +12,7 @@ import { AgeHistogramChart } from '../../_charts/age-histogram-chart';
 import { DepthAgeChart } from '../../_charts/depth-age-chart';
 import { RateByReasonChart } from '../../_charts/rate-by-reason-chart';
 import { Sparkline } from '../../_charts/sparkline';
+import { redriveHref } from '../../_redrive/redrive-href';
 import { AlarmBanner } from '../../alarms/alarm-banner';
 import { PolicyForm } from './policy-form';
 import styles from '../sources.module.css';
@@ -42,6 +43,12 @@ export default async function SourcePage({ params, searchParams }: { params: Pro
         Team {source.team.name} · {source.kind}
         {source.description ? ` · ${source.description}` : ''} ·{' '}
         <Link href={`/dead-letters?source=${encodeURIComponent(source.name)}&status=open`}>open dead letters</Link>
+        {can(actor.role, 'deadletters.redrive') ? (
+          <>
+            {' '}
+            · <Link href={redriveHref({ source: source.name })}>redrive them…</Link>
+          </>
+        ) : null}
       </p>
       <AlarmBanner actor={actor} sourceId={source.id} />
 
