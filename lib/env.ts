@@ -36,6 +36,13 @@ const schema = z.object({
   TRUST_PROXY: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
   SIGN_IN_MAX_ATTEMPTS: z.coerce.number().int().positive().default(10),
   SIGN_IN_WINDOW_SECONDS: z.coerce.number().int().positive().default(300),
+  // Webhooks and redrive URLs may not reach internal addresses (lib/outbound) except these hosts
+  // (comma-separated names or addresses), or any at all with OUTBOUND_ALLOW_PRIVATE=true.
+  OUTBOUND_ALLOWED_HOSTS: z
+    .string()
+    .default('')
+    .transform((v) => v.split(',').map((h) => h.trim().replace(/^\[(.*)\]$/, '$1').toLowerCase()).filter(Boolean)),
+  OUTBOUND_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
 });
 
 export type Env = z.infer<typeof schema> & { AUTH_SECRET: string; AUDIT_CHECKPOINT_KEY: string };

@@ -32,6 +32,8 @@ const env = {
   TRIAGE_STATE_DIR: '.triage/e2e',
   // The security suite varies X-Forwarded-For as a proxy in front of the app would.
   TRUST_PROXY: 'true',
+  // Webhook and redrive receivers of the browser tests listen on loopback (lib/outbound).
+  OUTBOUND_ALLOWED_HOSTS: '127.0.0.1,localhost,::1',
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
   E2E_PORT: String(port),
   APP_URL: `http://127.0.0.1:${port}`,

@@ -5,6 +5,7 @@ import { Worker, type Job } from 'bullmq';
 import { backoffDelay, fullJitter } from '@/lib/broker/backoff';
 import { db, type Tx } from '@/lib/db';
 import { log } from '@/lib/log';
+import { outboundProblem } from '@/lib/outbound/outbound-url';
 import { JOBS, QUEUES, producerQueue, queuePrefix } from '@/lib/queue';
 import { redisConnection } from '@/lib/redis';
 import { DAY, MINUTE, SECOND } from '@/lib/clock';
@@ -80,6 +81,9 @@ export async function deliverWebhook(deliveryId: bigint, { final }: { final: boo
   let responseStatus: number | null = null;
   let error: string;
   try {
+    // Checked again at send time: the name may point somewhere internal since the URL was saved.
+    const refused = await outboundProblem(d.webhook.url);
+    if (refused) throw new Error(`refused: ${refused}`);
     const res = await fetch(d.webhook.url, {
       method: 'POST',
       headers: {

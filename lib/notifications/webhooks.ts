@@ -7,6 +7,7 @@ import { append } from '@/lib/audit';
 import { auditActor, authorize, isSystem, sourceScope, type Principal } from '@/lib/auth';
 import { env } from '@/lib/env';
 import { notFound, unprocessable } from '@/lib/errors';
+import { assertOutboundUrl } from '@/lib/outbound/outbound-url';
 import { createDeliveries, enqueueAfterCommit } from './deliveries';
 
 const url = z
@@ -46,6 +47,7 @@ export function listWebhooks(actor: Principal) {
 /** Create a webhook; its signing secret is returned this once (it is kept, to sign with). */
 export async function createWebhook(actor: Principal, input: z.input<typeof webhookInput>) {
   const data = webhookInput.parse(input);
+  await assertOutboundUrl(data.url, 'url');
   return db().$transaction(async (tx) => {
     const teamId = await targetTeam(tx, actor, data.team);
     const secret = `whsec_${randomBytes(24).toString('base64url')}`;
@@ -63,6 +65,7 @@ async function findWebhook(tx: Tx, actor: Principal, id: string) {
 
 export async function updateWebhook(actor: Principal, id: string, input: z.input<typeof webhookPatch>) {
   const patch = webhookPatch.parse(input);
+  if (patch.url) await assertOutboundUrl(patch.url, 'url');
   return db().$transaction(async (tx) => {
     const before = await findWebhook(tx, actor, id);
     const webhook = await tx.webhook.update({ where: { id: before.id }, data: patch, select: PUBLIC });

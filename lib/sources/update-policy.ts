@@ -5,6 +5,7 @@ import { db } from '@/lib/db';
 import { append } from '@/lib/audit';
 import { auditActor, authorize, type Principal } from '@/lib/auth';
 import { AppError, unprocessable } from '@/lib/errors';
+import { assertOutboundUrl } from '@/lib/outbound/outbound-url';
 import { findSource } from '@/lib/sla/find-source';
 import { formatDuration } from '@/lib/sla/duration';
 
@@ -89,6 +90,7 @@ export async function updateSourcePolicy(actor: Principal, sourceRef: string, in
   authorize(actor, 'sources.policy');
   const patch = policyInput.parse(input);
   if (Object.keys(patch).length === 0) throw unprocessable('Nothing to change');
+  if (patch.redriveUrl) await assertOutboundUrl(patch.redriveUrl, 'redriveUrl');
   // A large backlog makes the re-dating UPDATE long; the default 5 s would cut it off.
   return db().$transaction(
     async (tx) => {

@@ -53,6 +53,10 @@ describe('source policies', () => {
       details: { field: 'maxReceives' },
     });
     expect(await refusal(updateSourcePolicy(users.lead, 'orders', { redriveUrl: 'ftp://example.com/x' }))).toMatchObject({ code: 'ZodError' });
+    expect(await refusal(updateSourcePolicy(users.lead, 'orders', { redriveUrl: 'http://192.168.1.20/redrive' }))).toMatchObject({
+      code: 'unprocessable',
+      details: { field: 'redriveUrl' },
+    });
     const unchanged = await getSourcePolicy(users.support, 'orders');
     expect(unchanged.source).toMatchObject({ retentionSeconds: 14 * 86400, ageDeadlineSeconds: 7 * 86400, maxReceives: 10 });
   });

@@ -3,7 +3,7 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Worker } from 'bullmq';
 import { closeDb, db } from '@/lib/db';
-import { redeliverPending, webhookWorker } from '@/lib/notifications/deliveries';
+import { deliverWebhook, redeliverPending, webhookWorker } from '@/lib/notifications/deliveries';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyWebhookSignature } from '@/lib/notifications/signature';
 import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, sendTestWebhook, updateWebhook } from '@/lib/notifications/webhooks';
 import { closeQueues } from '@/lib/queue';
@@ -32,6 +32,13 @@ describe('team webhooks', () => {
     await expect(updateWebhook(users.financeLead, webhook.id, { enabled: false })).rejects.toMatchObject({ code: 'not_found' });
     await expect(createWebhook(users.admin, { url: 'https://x.example' })).rejects.toMatchObject({ code: 'unprocessable' });
     const forFinance = await createWebhook(users.admin, { url: 'https://finance.example/hook', team: 'finance' });
+    // Not to internal addresses (cloud metadata, private networks) unless an operator allows them.
+    await expect(createWebhook(users.lead, { url: 'http://169.254.169.254/latest/meta-data/' })).rejects.toMatchObject({
+      code: 'unprocessable',
+      details: { field: 'url' },
+      message: expect.stringContaining('internal address'),
+    });
+    await expect(updateWebhook(users.lead, webhook.id, { url: 'http://10.0.0.5:8080/hook' })).rejects.toMatchObject({ code: 'unprocessable' });
 
     expect((await listWebhooks(users.lead)).map((w) => w.url)).toEqual(['https://hooks.slack.example/T1/B2']);
     expect((await listWebhooks(users.admin)).length).toBe(2);
@@ -89,5 +96,16 @@ describe('team webhooks', () => {
     expect(receiver.attempts()).toBe(8);
     expect(await redeliverPending(new Date())).toEqual({ requeued: 0, abandoned: 0 });
     await receiver.close();
+  });
+
+  it('refuses at send time a webhook whose URL reaches an internal address, and logs why', async () => {
+    const { users } = await demoWorld();
+    const { webhook } = await createWebhook(users.lead, { url: 'https://hooks.slack.example/T1/B2' });
+    // Saved before the guard existed, or a name re-pointed since: the send checks again.
+    await db().webhook.update({ where: { id: webhook.id }, data: { url: 'http://169.254.169.254/latest/meta-data/' } });
+    const { deliveryId } = await sendTestWebhook(users.lead, webhook.id);
+    await expect(deliverWebhook(BigInt(deliveryId), { final: true })).rejects.toThrow('refused');
+    const [log] = await listDeliveries(users.lead);
+    expect(log).toMatchObject({ status: 'failed', responseStatus: null, error: expect.stringContaining('169.254.169.254 is an internal address') });
   });
 });

@@ -2,6 +2,7 @@
 // bytes with the original Content-Type; headers Triage-Message-Id, Triage-Dead-Letter-Id,
 // Triage-Redrive-Count and Triage-Signature; a 2xx answer means acknowledged, anything else or a
 // timeout is a failure (the runner retries with backoff and counts it against the breaker).
+import { outboundProblem } from '@/lib/outbound/outbound-url';
 import { REDRIVE_HEADERS, signRedrive } from '../signature';
 import type { DeliveryResult, OutgoingRedrive, RedriveDestination } from './index';
 
@@ -35,6 +36,11 @@ export function httpDestination(opts: { url: string; secret: string | null; time
   return {
     description: `POST ${opts.url}`,
     failures: 'message',
-    deliver: (batch, signal) => Promise.all(batch.map((m) => post(m, signal))),
+    deliver: async (batch, signal) => {
+      // Once per batch: the URL's name may point somewhere internal since it was saved (lib/outbound).
+      const refused = await outboundProblem(opts.url);
+      if (refused) return batch.map(() => ({ ok: false, error: `refused: ${refused}` }));
+      return Promise.all(batch.map((m) => post(m, signal)));
+    },
   };
 }
