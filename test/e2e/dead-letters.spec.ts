@@ -22,12 +22,16 @@ const payloads = {
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const ids: Record<keyof typeof payloads, string> = { order: '', html: '', deep: '', binary: '' };
 
-async function seed(request: APIRequestContext) {
-  // The CLI inherits the run's DATABASE_URL and state dir from scripts/e2e.mjs.
+/** A new ingest token of SOURCE, made by the CLI (which inherits the run's DATABASE_URL and state dir from scripts/e2e.mjs). */
+function ingestToken(): string {
   const out = execFileSync(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'scripts/triage-cli.ts', 'token', 'create', '--source', SOURCE, '--json'], {
     encoding: 'utf8',
   });
-  const { token } = JSON.parse(out.trim().split('\n').pop()!) as { token: string };
+  return (JSON.parse(out.trim().split('\n').pop()!) as { token: string }).token;
+}
+
+async function seed(request: APIRequestContext) {
+  const token = ingestToken();
   const r = await request.post(`/api/v1/sources/${SOURCE}/dead-letters`, {
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     data: {
@@ -171,6 +175,30 @@ test.describe('a support engineer', () => {
     await expect(bulk.getByRole('status')).toHaveText('2 dead letters archived.');
     await expect(table.locator('tbody tr')).toHaveCount(1);
     await expect(table).toContainText(`html-${RUN}`);
+  });
+
+  test('the list fits a 1280-pixel-wide window: long ids, previews and errors are cut, not scrolled', async () => {
+    const token = ingestToken();
+    const long = `long-${RUN}-${'x'.repeat(300)}`;
+    const r = await context.request.post(`/api/v1/sources/${SOURCE}/dead-letters`, {
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      data: {
+        deadLetters: [
+          {
+            messageId: long,
+            payload: Buffer.from(JSON.stringify({ note: 'word '.repeat(400) })).toString('base64'),
+            error: { type: 'VeryLongValidationErrorTypeNameFromAFramework', message: `field ${'nested.'.repeat(80)}value failed validation` },
+          },
+        ],
+      },
+    });
+    expect(r.status()).toBe(200);
+    const page = await context.newPage();
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`/dead-letters?source=${SOURCE}`);
+    await expect(page.getByTestId('dead-letters-table').locator('tbody tr')).toHaveCount(5);
+    await expect(page.getByTestId('dead-letters-table')).toContainText(`long-${RUN}-xxx`);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1280);
   });
 
   test('starts a redrive from a dead letter or a list selection on the start page, which previews first', async () => {

@@ -9,8 +9,8 @@ import { DEAD_LETTER_STATUSES, deadLetterFilters, filtersFromSearchParams, filte
 import { countDeadLetters, listDeadLetters, type DeadLetterPage } from '@/lib/deadletters/list-dead-letters';
 import { backlogSize } from '@/lib/search';
 import { listSources } from '@/lib/sources/list-sources';
+import { DeadLetterRows } from './dead-letter-rows';
 import { BulkActions } from './forms';
-import { age, bytes, STATUS_BADGE } from './format';
 import styles from './dead-letters.module.css';
 
 type SearchParams = Record<string, string | string[] | undefined>;
@@ -140,50 +140,7 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
         canRedrive={can(actor.role, 'deadletters.redrive')}
       />
 
-      <table data-testid="dead-letters-table">
-        <thead>
-          <tr>
-            <th aria-label="Select" />
-            <th>Dead</th>
-            <th>Source</th>
-            <th>Message</th>
-            <th>Reason</th>
-            <th>Error</th>
-            <th>Status</th>
-            <th>Size</th>
-          </tr>
-        </thead>
-        <tbody>
-          {page.deadLetters.map((d) => (
-            <tr key={d.id}>
-              <td>
-                <input type="checkbox" name="ids" value={d.id} form="bulk-form" aria-label={`Select ${d.messageId}`} />
-              </td>
-              <td title={d.deadAt}>{age(d.deadAt)} ago</td>
-              <td>{d.source}</td>
-              <td className={styles.truncate}>
-                <Link href={`/dead-letters/${d.id}`}>{d.messageId}</Link>
-                <div className={styles.preview}>{d.masked ? '(sensitive: masked)' : (d.preview?.slice(0, 120) ?? '(binary)')}</div>
-              </td>
-              <td>{d.reason}</td>
-              <td className={styles.truncate} title={d.errorMessage ?? undefined}>
-                <strong>{d.errorType ?? '—'}</strong> {d.errorMessage}
-              </td>
-              <td>
-                <span className={`badge ${STATUS_BADGE[d.status] ?? ''}`}>{d.status}</span>
-              </td>
-              <td>{bytes(d.payloadSize)}</td>
-            </tr>
-          ))}
-          {page.deadLetters.length === 0 ? (
-            <tr>
-              <td colSpan={8} className="muted">
-                No dead letters match.
-              </td>
-            </tr>
-          ) : null}
-        </tbody>
-      </table>
+      <DeadLetterRows deadLetters={page.deadLetters} testId="dead-letters-table" selectable empty="No dead letters match." />
       <div className={styles.pager}>
         {cursor ? <Link href={`/dead-letters?${query}`}>← First page</Link> : null}
         {page.nextCursor ? <Link href={`/dead-letters?${new URLSearchParams([...query, ['cursor', page.nextCursor]])}`}>Next page →</Link> : null}

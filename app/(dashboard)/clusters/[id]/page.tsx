@@ -14,7 +14,8 @@ import { AppError } from '@/lib/errors';
 import { Sparkline } from '../../_charts/sparkline';
 import { StartRedrive } from '../../_redrive/start-redrive';
 import { redriveHref } from '../../_redrive/redrive-href';
-import { age, bytes, STATUS_BADGE } from '../../dead-letters/format';
+import { DeadLetterRows } from '../../dead-letters/dead-letter-rows';
+import { age } from '../../dead-letters/format';
 import { toParams, type SearchParams } from '../cluster-query';
 import { ArchiveClusterForm, MergeClusterForm } from './cluster-forms';
 import { TrendChart } from './trend-chart';
@@ -224,47 +225,7 @@ export default async function ClusterPage({ params, searchParams }: { params: Pr
           {problem}
         </p>
       ) : null}
-      <table data-testid="cluster-members">
-        <thead>
-          <tr>
-            <th>Dead</th>
-            <th>Source</th>
-            <th>Message</th>
-            <th>Reason</th>
-            <th>Error</th>
-            <th>Status</th>
-            <th>Size</th>
-          </tr>
-        </thead>
-        <tbody>
-          {members.deadLetters.map((d) => (
-            <tr key={d.id} data-testid="member-row">
-              <td className={styles.when} title={d.deadAt}>
-                {age(d.deadAt)} ago
-              </td>
-              <td>{d.source}</td>
-              <td>
-                <Link href={`/dead-letters/${d.id}`}>{d.messageId}</Link>
-              </td>
-              <td>{d.reason}</td>
-              <td className={styles.truncate} title={d.errorMessage ?? undefined}>
-                {d.errorMessage}
-              </td>
-              <td>
-                <span className={`badge ${STATUS_BADGE[d.status] ?? ''}`}>{d.status}</span>
-              </td>
-              <td>{bytes(d.payloadSize)}</td>
-            </tr>
-          ))}
-          {members.deadLetters.length === 0 ? (
-            <tr>
-              <td colSpan={7} className="muted">
-                No members match.
-              </td>
-            </tr>
-          ) : null}
-        </tbody>
-      </table>
+      <DeadLetterRows deadLetters={members.deadLetters} testId="cluster-members" rowTestId="member-row" empty="No members match." />
       <div className={styles.pager}>
         {query.get('cursor') ? <Link href={`/clusters/${cluster.id}?${memberQuery}`}>← First page</Link> : null}
         {members.nextCursor ? (
