@@ -86,12 +86,15 @@ export function sha256Hex(payload: Uint8Array): string {
 
 // Postgres text and jsonb refuse NUL and lone UTF-16 surrogates; metadata is cleaned, never refused,
 // because the runtime must be able to park anything (the ingest API refuses such input up front).
-const wellFormed = (s: string) => (s as unknown as { toWellFormed(): string }).toWellFormed();
+const wellFormed = (s: string) => {
+  const w = s as unknown as { isWellFormed(): boolean; toWellFormed(): string };
+  return w.isWellFormed() ? s : w.toWellFormed();
+};
 const clean = (s: string | null | undefined) => (s == null ? null : wellFormed(s.includes('\u0000') ? s.replaceAll('\u0000', '') : s));
 /** JSON text Postgres accepts: stringified once; only text with a NUL or lone-surrogate escape is redone, cleaned. */
 function cleanJsonText(v: unknown): string {
   const text = JSON.stringify(v);
-  return text.includes('\\u0000') || /\\ud[89a-f]/i.test(text) ? JSON.stringify(v, cleanJson) : text;
+  return text.includes('\\u') && (text.includes('\\u0000') || /\\ud[89a-f]/i.test(text)) ? JSON.stringify(v, cleanJson) : text;
 }
 const truncate = (s: string | null | undefined, n: number) => (s == null ? null : s.length > n ? s.slice(0, n) : s);
 const cleanJson = (_k: string, v: unknown) => (typeof v === 'string' ? clean(v) : v);
@@ -115,6 +118,7 @@ function toRow(source: SourcePolicy, d: NewDeadLetter, now: Date, fingerprints: 
   let fp = fingerprints.get(fpKey);
   if (!fp) fingerprints.set(fpKey, (fp = fingerprint(fpInput)));
   const lastFailedAt = d.lastFailedAt ?? deadAt;
+  const failedAt = d.failureHistory ? '' : lastFailedAt.toISOString();
   return {
     source_id: source.id,
     message_id: wellFormed(d.messageId),
@@ -143,7 +147,7 @@ function toRow(source: SourcePolicy, d: NewDeadLetter, now: Date, fingerprints: 
     // JSON text, serialized once: COPY writes it as it is, the small path casts it.
     headers: cleanJsonText(d.headers ?? {}),
     failure_history: cleanJsonText(
-      d.failureHistory ?? [{ reason: d.reason, errorType, errorMessage, count: 1, firstAt: lastFailedAt.toISOString(), lastAt: lastFailedAt.toISOString() }],
+      d.failureHistory ?? [{ reason: d.reason, errorType, errorMessage, count: 1, firstAt: failedAt, lastAt: failedAt }],
     ),
     fingerprint: fp.key,
     cluster_id: null as string | null,
@@ -268,10 +272,10 @@ async function countIntoClusters(tx: postgres.TransactionSql, created: Row[]): P
     } else agg.set(k, { cluster_id: r.cluster_id, source_id: r.source_id, n: 1, first: r.dead_at, last: r.dead_at });
   }
   if (agg.size === 0) return;
-  const hours = new Map<string, { cluster_id: string; source_id: string; hour: string; n: number }>();
+  const hours = new Map<string, { cluster_id: string; source_id: string; hour: number; n: number }>();
   for (const r of created) {
     if (!r.cluster_id) continue;
-    const hour = new Date(Math.floor(r.dead_at.getTime() / 3_600_000) * 3_600_000).toISOString();
+    const hour = Math.floor(r.dead_at.getTime() / 3_600_000) * 3_600_000;
     const k = `${r.cluster_id}|${r.source_id}|${hour}`;
     const h = hours.get(k);
     if (h) h.n++;
@@ -306,10 +310,13 @@ async function countIntoClusters(tx: postgres.TransactionSql, created: Row[]): P
              open_count = cluster_sources.open_count + EXCLUDED.open_count,
              first_seen = LEAST(cluster_sources.first_seen, EXCLUDED.first_seen),
              last_seen = GREATEST(cluster_sources.last_seen, EXCLUDED.last_seen)`;
-  const perHour = [...hours.values()].sort((a, b) => (a.cluster_id + a.source_id + a.hour < b.cluster_id + b.source_id + b.hour ? -1 : 1));
+  // Sorted (the same lock order for concurrent batches); hours stay numbers until here.
+  const perHour = [...hours.values()].sort((a, b) =>
+    a.cluster_id !== b.cluster_id ? (a.cluster_id < b.cluster_id ? -1 : 1) : a.source_id !== b.source_id ? (a.source_id < b.source_id ? -1 : 1) : a.hour - b.hour,
+  );
   await tx`INSERT INTO cluster_hours (cluster_id, source_id, hour, count)
            SELECT * FROM unnest(${perHour.map((h) => h.cluster_id)}::uuid[], ${perHour.map((h) => h.source_id)}::uuid[],
-                                ${perHour.map((h) => h.hour)}::timestamptz[], ${perHour.map((h) => h.n)}::int[])
+                                ${perHour.map((h) => new Date(h.hour).toISOString())}::timestamptz[], ${perHour.map((h) => h.n)}::int[])
            ON CONFLICT (cluster_id, source_id, hour) DO UPDATE SET count = cluster_hours.count + EXCLUDED.count`;
 }
 
