@@ -23,6 +23,7 @@ const USAGE = `usage: triage <command> [--json]
   source create --name N --team T [--kind builtin|ingest]
   source update --name N [--retention 14d] [--deadline 7d] [--max-receives N] [--visibility-timeout 30s]
                 [--max-redrives N] [--approval-threshold N]   (durations: 14d, 36h, 90m, 45s or seconds)
+                [--rate-pending N] [--rate-alarm N]   (dead letters per 5 minutes for the rate alarm)
                 [--redrive-url URL] [--redrive-secret S]   (where an ingest source is redriven; "" clears)
   token create --source N        (prints an ingest token once)
   token create --user E          (a personal API token acting with that user's role)
@@ -49,6 +50,8 @@ const { positionals, values } = parseArgs({
     'visibility-timeout': { type: 'string' },
     'max-redrives': { type: 'string' },
     'approval-threshold': { type: 'string' },
+    'rate-pending': { type: 'string' },
+    'rate-alarm': { type: 'string' },
     orders: { type: 'string' },
     payments: { type: 'string' },
     notifications: { type: 'string' },
@@ -119,6 +122,8 @@ async function main(): Promise<void> {
         visibilityTimeoutMs: visibility === undefined ? undefined : visibility * 1000,
         maxRedrives: int(values['max-redrives']),
         approvalThreshold: int(values['approval-threshold']),
+        alarmRatePending: int(values['rate-pending']),
+        alarmRateAlarm: int(values['rate-alarm']),
         redriveUrl: values['redrive-url'] === undefined ? undefined : values['redrive-url'] || null,
         redriveSecret: values['redrive-secret'] === undefined ? undefined : values['redrive-secret'] || null,
       };

@@ -74,7 +74,9 @@ export async function evaluateAlarms(clock: Clock = systemClock): Promise<Evalua
   const { transitions, deliveries, sources } = await db().$transaction(
     async (tx) => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(${ALARMS_LOCK_KEY}::bigint)`;
-      const sources = await tx.source.findMany({ select: { id: true, name: true, teamId: true, ageDeadlineSeconds: true } });
+      const sources = await tx.source.findMany({
+        select: { id: true, name: true, teamId: true, ageDeadlineSeconds: true, alarmRatePending: true, alarmRateAlarm: true },
+      });
       const prev = new Map((await tx.alarmState.findMany()).map((a) => [`${a.sourceId}|${a.kind}`, a]));
       const rows: StateRow[] = [];
       const transitions: AlarmTransition[] = [];
@@ -86,8 +88,9 @@ export async function evaluateAlarms(clock: Clock = systemClock): Promise<Evalua
           oldestAgeMs: st?.oldestDeadAt ? now.getTime() - st.oldestDeadAt.getTime() : null,
           ageDeadlineMs: s.ageDeadlineSeconds * 1000,
           rateCount: recent?.windowCounts[0] ?? 0,
+          rate: { pending: s.alarmRatePending, alarm: s.alarmRateAlarm },
         };
-        const c = recent ? classify(recent) : null;
+        const c = recent ? classify(recent, o.rate) : null;
         // No arrivals this hour: the backlog's cause has not changed, keep the label it had.
         const keptLabel = ALARM_KINDS.map((k) => prev.get(`${s.id}|${k}`)?.label).find((l): l is string => !!l) ?? null;
         const label = c?.label ?? keptLabel;

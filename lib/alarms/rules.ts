@@ -15,9 +15,9 @@ export const RULES = {
   nearDeadlineMs: 24 * HOUR,
   /** The rate alarm counts dead letters over this window. */
   rateWindowMs: 5 * MINUTE,
-  /** Dead letters in the rate window that make the rate alarm PENDING. */
+  /** Default dead letters in the rate window that make the rate alarm PENDING (per source: alarm_rate_pending). */
   ratePending: 10,
-  /** Dead letters in one rate window that make a wave ("thousands, in minutes" in a small system). */
+  /** Default dead letters in one rate window that make a wave, ALARM (per source: alarm_rate_alarm). */
   waveMin: 50,
   /** Classification looks back this far, in rate windows. */
   classifyWindowMs: HOUR,
@@ -32,6 +32,14 @@ export const HINTS: Record<AlarmLabel, string> = {
   'wave, mixed causes': 'many causes at once: look for a shared dependency or a recent deploy before redriving',
   'bad input': 'sample the bodies, fix the producer or the consumer, then redrive',
 };
+
+/** A source's rate thresholds: dead letters per rate window for PENDING, and for ALARM (a wave). */
+export interface RateThresholds {
+  pending: number;
+  alarm: number;
+}
+
+export const DEFAULT_RATE: RateThresholds = { pending: RULES.ratePending, alarm: RULES.waveMin };
 
 export interface RecentArrivals {
   /** Dead letters per rate window over the classify window, newest first. */
@@ -51,12 +59,12 @@ export interface Classification {
  * Outage or bad input, from the last hour's arrivals. Null when nothing arrived in that hour: the
  * backlog's cause has not changed, so the caller keeps the label it had.
  */
-export function classify(recent: RecentArrivals): Classification | null {
+export function classify(recent: RecentArrivals, rate: RateThresholds = DEFAULT_RATE): Classification | null {
   const total = recent.clusterCounts.reduce((n, c) => n + c.count, 0);
   if (total === 0) return null;
   const top = recent.clusterCounts.reduce((a, c) => (c.count > a.count ? c : a));
   const share = top.count / total;
-  const wave = Math.max(0, ...recent.windowCounts) >= RULES.waveMin;
+  const wave = Math.max(0, ...recent.windowCounts) >= rate.alarm;
   const label: AlarmLabel = wave ? (share >= RULES.dominantShare ? 'probable outage' : 'wave, mixed causes') : 'bad input';
   return { label, hint: HINTS[label], dominantClusterId: top.clusterId, dominantShare: share };
 }
@@ -68,6 +76,8 @@ export interface SourceObservation {
   ageDeadlineMs: number;
   /** Dead letters in the latest rate window. */
   rateCount: number;
+  /** The source's rate thresholds; the defaults when absent. */
+  rate?: RateThresholds;
 }
 
 /** The level each alarm would have if it moved at once. */
@@ -79,9 +89,11 @@ export function targetLevel(kind: AlarmKind, o: SourceObservation): AlarmLevel {
       if (o.oldestAgeMs === null) return 'OK';
       if (o.oldestAgeMs >= o.ageDeadlineMs) return 'ALARM';
       return o.oldestAgeMs >= o.ageDeadlineMs - RULES.nearDeadlineMs ? 'PENDING' : 'OK';
-    case 'rate':
-      if (o.rateCount >= RULES.waveMin) return 'ALARM';
-      return o.rateCount >= RULES.ratePending ? 'PENDING' : 'OK';
+    case 'rate': {
+      const rate = o.rate ?? DEFAULT_RATE;
+      if (o.rateCount >= rate.alarm) return 'ALARM';
+      return o.rateCount >= rate.pending ? 'PENDING' : 'OK';
+    }
   }
 }
 
@@ -112,6 +124,6 @@ export function describe(kind: AlarmKind, o: SourceObservation): { value: number
     case 'age':
       return { value: Math.round((o.oldestAgeMs ?? 0) / 1000), threshold: `deadline ${formatDuration(o.ageDeadlineMs / 1000)}` };
     case 'rate':
-      return { value: o.rateCount, threshold: `${RULES.ratePending} / ${RULES.waveMin} in ${RULES.rateWindowMs / MINUTE} min` };
+      return { value: o.rateCount, threshold: `${(o.rate ?? DEFAULT_RATE).pending} / ${(o.rate ?? DEFAULT_RATE).alarm} in ${RULES.rateWindowMs / MINUTE} min` };
   }
 }

@@ -26,6 +26,9 @@ export const policyInput = z
       .refine((u) => /^https?:\/\//i.test(u), 'http or https only')
       .nullable(),
     redriveSecret: z.string().min(16, 'at least 16 characters').max(256).nullable(),
+    // Dead letters in 5 minutes that make the rate alarm PENDING, and ALARM.
+    alarmRatePending: z.number().int().min(1).max(1_000_000),
+    alarmRateAlarm: z.number().int().min(2).max(1_000_000),
   })
   .partial()
   .strict();
@@ -37,7 +40,10 @@ export interface PolicyWarning {
   message: string;
 }
 
-const POLICY_FIELDS = ['retentionSeconds', 'ageDeadlineSeconds', 'maxReceives', 'visibilityTimeoutMs', 'maxRedrives', 'approvalThreshold', 'redriveUrl'] as const;
+const POLICY_FIELDS = [
+  'retentionSeconds', 'ageDeadlineSeconds', 'maxReceives', 'visibilityTimeoutMs', 'maxRedrives', 'approvalThreshold', 'redriveUrl',
+  'alarmRatePending', 'alarmRateAlarm',
+] as const;
 
 type PolicyRow = { [K in (typeof POLICY_FIELDS)[number]]: K extends 'redriveUrl' ? string | null : number } & { redriveSecret: string | null };
 
@@ -58,6 +64,9 @@ const RETRY_LOOP_WARN_SHARE = 0.5;
  * long as the retention parks messages that have already expired (seed 004, "the retention trap").
  */
 export function checkPolicy(p: PolicyRow): PolicyWarning[] {
+  if (p.alarmRateAlarm <= p.alarmRatePending) {
+    throw unprocessable('The rate alarm threshold must be above its pending threshold', { field: 'alarmRateAlarm' });
+  }
   if (p.ageDeadlineSeconds >= p.retentionSeconds) {
     throw unprocessable('The age deadline must be shorter than the retention, or dead letters expire before anyone has to decide them', {
       field: 'ageDeadlineSeconds',

@@ -5,7 +5,7 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
 import { listAlarmStates } from '@/lib/alarms/list-alarms';
 import { DAY, HOUR, MINUTE, SECOND, manualClock } from '@/lib/clock';
-import { closeDb } from '@/lib/db';
+import { closeDb, db } from '@/lib/db';
 import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
 import { closeQueues } from '@/lib/queue';
 import { resetDatabase } from '../support/db';
@@ -57,6 +57,25 @@ describe('alarm classification', () => {
     ]);
     // Commerce sees none of it.
     expect((await listAlarmStates(users.lead)).every((s) => s.state === 'OK')).toBe(true);
+  });
+
+  it('holds a busy source’s rate alarm to that source’s own thresholds', async () => {
+    const { users, sources } = await demoWorld();
+    const clock = manualClock(T0);
+    // 60 in three minutes: a wave by the defaults (50), this source's normal traffic by its own.
+    const steady = Array.from({ length: 60 }, (_, i) => deadLetter({ deadAt: at(i * 3 * SECOND), errorType: 'TimeoutError', errorMessage: `slow reply ${i}` }));
+    await recordDeadLetters(sources.payments, steady);
+    await db().source.update({ where: { id: sources.payments.id }, data: { alarmRatePending: 100, alarmRateAlarm: 400 } });
+    clock.set(at(3 * MINUTE));
+    await evaluateAlarms(clock);
+    const rate = (await listAlarmStates(users.financeLead)).find((s) => s.sourceName === 'payments' && s.kind === 'rate')!;
+    expect(rate).toMatchObject({ state: 'OK' });
+    expect(rate.detail).toMatchObject({ value: 60, threshold: '100 / 400 in 5 min' });
+    // The same arrivals on the defaults would be an ALARM.
+    await db().source.update({ where: { id: sources.payments.id }, data: { alarmRatePending: 10, alarmRateAlarm: 50 } });
+    clock.set(at(3 * MINUTE + 15 * SECOND));
+    await evaluateAlarms(clock);
+    expect((await listAlarmStates(users.financeLead)).find((s) => s.sourceName === 'payments' && s.kind === 'rate')).toMatchObject({ state: 'ALARM' });
   });
 
   it('labels a trickle of different errors in orders bad input', async () => {

@@ -30,6 +30,16 @@ describe('source policies', () => {
     });
   });
 
+  it('sets the rate alarm’s thresholds per source, pending below alarm, audited', async () => {
+    const { users } = await demoWorld();
+    const r = await updateSourcePolicy(users.lead, 'orders', { alarmRatePending: 100, alarmRateAlarm: 400 });
+    expect(r.source).toMatchObject({ alarmRatePending: 100, alarmRateAlarm: 400 });
+    expect(await refusal(updateSourcePolicy(users.lead, 'orders', { alarmRateAlarm: 100 }))).toMatchObject({ code: 'unprocessable', details: { field: 'alarmRateAlarm' } });
+    expect(await refusal(updateSourcePolicy(users.lead, 'orders', { alarmRatePending: 0 }))).toMatchObject({ code: 'ZodError' });
+    const [event] = await db().auditEvent.findMany({ where: { action: 'source.policy.update' } });
+    expect(event).toMatchObject({ before: { alarmRatePending: 10, alarmRateAlarm: 50 }, after: { alarmRatePending: 100, alarmRateAlarm: 400 } });
+  });
+
   it('refuses support engineers, and answers another team’s lead as if the source did not exist', async () => {
     const { users } = await demoWorld();
     expect(await refusal(updateSourcePolicy(users.support, 'orders', { ageDeadlineSeconds: 86400 }))).toMatchObject({ code: 'forbidden' });

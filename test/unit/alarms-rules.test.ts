@@ -52,6 +52,15 @@ describe('alarm targets', () => {
     expect(targetLevel('rate', obs({ rateCount: RULES.ratePending }))).toBe('PENDING');
     expect(targetLevel('rate', obs({ rateCount: RULES.waveMin }))).toBe('ALARM');
   });
+
+  it('rate follows the source’s own thresholds when it has them', () => {
+    const rate = { pending: 100, alarm: 400 };
+    expect(targetLevel('rate', obs({ rateCount: 60, rate }))).toBe('OK');
+    expect(targetLevel('rate', obs({ rateCount: 100, rate }))).toBe('PENDING');
+    expect(targetLevel('rate', obs({ rateCount: 400, rate }))).toBe('ALARM');
+    expect(classify({ windowCounts: [300], clusterCounts: [{ clusterId: 'gw', count: 300 }] }, rate)?.label).toBe('bad input');
+    expect(classify({ windowCounts: [400], clusterCounts: [{ clusterId: 'gw', count: 400 }] }, rate)?.label).toBe('probable outage');
+  });
 });
 
 describe('poison or outage', () => {

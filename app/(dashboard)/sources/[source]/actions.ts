@@ -33,6 +33,8 @@ export async function updatePolicyAction(_: PolicyState, f: FormData): Promise<P
       visibilityTimeoutMs: scaled(f, 'visibilityTimeoutSeconds', 1000),
       maxRedrives: scaled(f, 'maxRedrives', 1),
       approvalThreshold: scaled(f, 'approvalThreshold', 1),
+      alarmRatePending: scaled(f, 'alarmRatePending', 1),
+      alarmRateAlarm: scaled(f, 'alarmRateAlarm', 1),
       redriveUrl: str(f, 'redriveUrl') ?? null,
       ...(secret ? { redriveSecret: secret } : {}),
     };

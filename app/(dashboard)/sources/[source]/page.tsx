@@ -73,6 +73,10 @@ export default async function SourcePage({ params, searchParams }: { params: Pro
               <td>{policy.maxRedrives}</td>
               <th>Approval threshold</th>
               <td>{policy.approvalThreshold}</td>
+              <th>Rate alarm (per 5 min)</th>
+              <td>
+                {policy.alarmRatePending} pending / {policy.alarmRateAlarm} alarm
+              </td>
             </tr>
           </tbody>
         </table>

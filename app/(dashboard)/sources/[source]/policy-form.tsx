@@ -11,6 +11,8 @@ export interface PolicyFormValues {
   visibilityTimeoutMs: number;
   maxRedrives: number;
   approvalThreshold: number;
+  alarmRatePending: number;
+  alarmRateAlarm: number;
   redriveUrl: string | null;
   redriveSecretSet: boolean;
 }
@@ -43,6 +45,14 @@ export function PolicyForm({ policy }: { policy: PolicyFormValues }) {
       <label>
         Approval threshold
         <input name="approvalThreshold" type="number" min="1" step="1" defaultValue={policy.approvalThreshold} required />
+      </label>
+      <label>
+        Rate alarm pending at (per 5 min)
+        <input name="alarmRatePending" type="number" min="1" step="1" defaultValue={policy.alarmRatePending} required />
+      </label>
+      <label>
+        Rate alarm at (per 5 min)
+        <input name="alarmRateAlarm" type="number" min="2" step="1" defaultValue={policy.alarmRateAlarm} required />
       </label>
       <label>
         Redrive URL
