@@ -106,8 +106,11 @@ export async function sendTestWebhook(actor: Principal, id: string) {
 
 /** The delivery log, newest first, of the webhooks the actor manages. */
 export async function listDeliveries(actor: Principal, opts: { webhookId?: string; limit?: number } = {}) {
+  // One webhook's log: a webhook the actor does not manage (or no webhook at all) is a 404, never
+  // the whole log.
+  if (opts.webhookId !== undefined) await findWebhook(db(), actor, opts.webhookId);
   const rows = await db().webhookDelivery.findMany({
-    where: { webhook: sourceScope(actor, 'sources.policy'), ...(opts.webhookId && isUuid(opts.webhookId) ? { webhookId: opts.webhookId } : {}) },
+    where: { webhook: sourceScope(actor, 'sources.policy'), ...(opts.webhookId !== undefined ? { webhookId: opts.webhookId } : {}) },
     orderBy: { id: 'desc' },
     take: Math.min(opts.limit ?? 50, 200),
     select: { id: true, webhookId: true, event: true, status: true, attempts: true, responseStatus: true, error: true, createdAt: true, deliveredAt: true, body: true },

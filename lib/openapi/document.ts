@@ -5,9 +5,24 @@ import { clustersArea } from './clusters';
 import { deadLettersArea } from './dead-letters';
 import { ingestArea } from './ingest';
 import { redrivesArea } from './redrives';
+import { sourcesArea } from './sources';
+import { notificationsArea } from './notifications';
+import { auditArea } from './audit';
+import { adminArea } from './admin';
+import { operationsArea } from './operations';
 
 /** Add an area's file here to publish its routes. */
-export const AREAS: OpenApiArea[] = [ingestArea, deadLettersArea, clustersArea, redrivesArea];
+export const AREAS: OpenApiArea[] = [
+  ingestArea,
+  deadLettersArea,
+  clustersArea,
+  redrivesArea,
+  sourcesArea,
+  notificationsArea,
+  auditArea,
+  adminArea,
+  operationsArea,
+];
 
 export function openApiDocument(areas: OpenApiArea[] = AREAS): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};

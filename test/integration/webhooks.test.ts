@@ -72,6 +72,10 @@ describe('team webhooks', () => {
     const [log] = await listDeliveries(users.lead);
     expect(log).toMatchObject({ event: 'webhook.test', status: 'delivered', attempts: 1, responseStatus: 200 });
     expect(await listDeliveries(users.financeLead)).toEqual([]);
+    // One webhook's log: another team's webhook, or an id that is none, is not found (never the whole log).
+    await expect(listDeliveries(users.financeLead, { webhookId: webhook.id })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(listDeliveries(users.lead, { webhookId: 'not-a-uuid' })).rejects.toMatchObject({ code: 'not_found' });
+    expect(await listDeliveries(users.lead, { webhookId: webhook.id })).toHaveLength(1);
     await receiver.close();
   });
 

@@ -1,0 +1,63 @@
+// OpenAPI: the audit trail — exporting it and verifying its hash chain (session cookie or personal API token).
+import { z } from 'zod';
+import { AUDIT_EXPORT_FORMATS } from '@/lib/audit/export';
+import { errors, jsonContent, schemaOf, type OpenApiArea } from './area';
+
+const security = [{ apiToken: [] }, { session: [] }];
+
+const q = (name: string, description: string, schema: Record<string, unknown> = { type: 'string' }) => ({ name, in: 'query', schema, description });
+const instant = { type: 'string', description: '2026-03-01, 2026-03-01T10:00 (both UTC) or an ISO date-time' };
+
+const verified = z.object({
+  ok: z.boolean(),
+  checked: z.int().describe('Events whose hash was recomputed'),
+  firstBrokenId: z.string().optional().describe('The first event whose link does not hold (when not ok)'),
+  problem: z.string().optional().describe('What is wrong with it'),
+  checkpoint: z.object({ headId: z.string(), count: z.int(), at: z.string() }).optional().describe('The latest signed checkpoint the trail was held to'),
+  invalidCheckpoints: z.int().optional().describe('Checkpoint lines with a wrong signature (ignored)'),
+});
+
+export const auditArea: OpenApiArea = {
+  tag: {
+    name: 'audit',
+    description: "The append-only, hash-chained trail of every decision and change. Leads read their team's events; auditors and admins the whole trail.",
+  },
+  paths: {
+    '/api/v1/audit/export': {
+      get: {
+        tags: ['audit'],
+        summary: 'Export the filtered trail, newest first, streamed (lead, auditor, admin; audited)',
+        description:
+          "The export is audited (audit.export) before the first byte and covers the trail up to just before its own event, whose id is in X-Audit-Event-Id. Details are masked for roles without payload.reveal; CSV cells a spreadsheet would evaluate are prefixed with an apostrophe.",
+        security,
+        parameters: [
+          q('format', 'Output format', { type: 'string', enum: [...AUDIT_EXPORT_FORMATS], default: 'csv' }),
+          q('actor', "A user's e-mail or id, or a system actor"),
+          q('action', 'An exact action, or a prefix ending in "." or "*" (redrive. matches every redrive action)'),
+          q('source', "A source's name or id"),
+          q('targetType', 'Exact target type, e.g. dead_letter or source'),
+          q('targetId', 'Exact target id'),
+          q('from', 'At or after', instant),
+          q('to', 'Before', instant),
+        ],
+        responses: {
+          '200': {
+            description: 'The events, as an attachment',
+            headers: { 'X-Audit-Event-Id': { schema: { type: 'string' }, description: "The export's own audit event" } },
+            content: { 'text/csv': { schema: { type: 'string' } }, 'application/x-ndjson': { schema: { type: 'string' } } },
+          },
+          ...errors(400, 401, 403, 422),
+        },
+      },
+    },
+    '/api/v1/audit/verify': {
+      get: {
+        tags: ['audit'],
+        summary: 'Verify the whole hash chain against the signed checkpoints (auditor, admin)',
+        description: 'Recomputes every link in id order and names the first broken one; a cut tail or a recomputed chain shows against the checkpoints. A lead (team-scoped) gets 403.',
+        security,
+        responses: { '200': { description: 'The verdict', content: jsonContent(schemaOf(verified, 'output')) }, ...errors(401, 403) },
+      },
+    },
+  },
+};

@@ -1,0 +1,149 @@
+// OpenAPI: sources — listing and creating them, their alarms and their policy (session cookie or personal API token).
+import { z } from 'zod';
+import { sourceInput } from '@/lib/sources/create-source';
+import { policyInput } from '@/lib/sources/update-policy';
+import { errors, idParam, jsonContent, ref, schemaOf, type OpenApiArea } from './area';
+
+const security = [{ apiToken: [] }, { session: [] }];
+const ts = z.iso.datetime();
+const kind = z.enum(['builtin', 'ingest']);
+const alarmKind = z.enum(['depth', 'age', 'rate']);
+const level = z.enum(['OK', 'PENDING', 'ALARM']);
+
+const sourceView = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  teamId: z.uuid(),
+  team: z.string().describe("The owning team's name"),
+  kind,
+  description: z.string().nullable(),
+  maxReceives: z.int(),
+  visibilityTimeoutMs: z.int(),
+  backoffBaseMs: z.int(),
+  backoffCapMs: z.int(),
+  maxRedrives: z.int(),
+  retentionSeconds: z.int(),
+  ageDeadlineSeconds: z.int(),
+  alarmRatePending: z.int(),
+  alarmRateAlarm: z.int(),
+  orderMode: z.enum(['none', 'key']),
+  approvalThreshold: z.int(),
+  payloadLimitBytes: z.int(),
+  redriveUrl: z.string().nullable(),
+  sensitivePaths: z.array(z.string()).describe('JSON paths masked for roles without payload.reveal'),
+  createdAt: ts,
+  updatedAt: ts,
+});
+
+const created = z.object({ id: z.uuid(), name: z.string(), kind });
+
+const policy = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  retentionSeconds: z.int(),
+  ageDeadlineSeconds: z.int(),
+  maxReceives: z.int(),
+  visibilityTimeoutMs: z.int(),
+  maxRedrives: z.int(),
+  approvalThreshold: z.int(),
+  redriveUrl: z.string().nullable(),
+  alarmRatePending: z.int().describe('Dead letters in 5 minutes that make the rate alarm PENDING'),
+  alarmRateAlarm: z.int().describe('Dead letters in 5 minutes that make the rate alarm ALARM (a wave)'),
+  redriveSecretSet: z.boolean().describe('The redrive secret is never shown, only whether one is set'),
+});
+const warning = z.object({ field: z.string(), message: z.string() });
+const policyAnswer = z.object({ source: policy, warnings: z.array(warning) });
+
+const alarmState = z.object({
+  sourceId: z.uuid(),
+  sourceName: z.string(),
+  kind: alarmKind,
+  state: level,
+  since: ts,
+  label: z.string().nullable().describe('e.g. "probable outage" or "bad input"'),
+  hint: z.string().nullable().describe("The runbook's first step for the label"),
+  detail: z.record(z.string(), z.unknown()).nullable(),
+  evaluatedAt: ts.nullable(),
+});
+const alarmEvent = z.object({
+  id: z.string(),
+  sourceId: z.uuid(),
+  sourceName: z.string(),
+  kind: alarmKind,
+  from: level,
+  to: level,
+  at: ts,
+  label: z.string().nullable(),
+  hint: z.string().nullable(),
+  detail: z.record(z.string(), z.unknown()).nullable(),
+});
+const alarms = z.object({
+  source: z.object({ id: z.uuid(), name: z.string() }),
+  states: z.array(alarmState).describe('Current states, the raised ones first'),
+  events: z.array(alarmEvent).describe('The 20 latest transitions, newest first'),
+});
+
+const source = idParam('source', 'Source name (or id)');
+
+export const sourcesArea: OpenApiArea = {
+  tag: {
+    name: 'sources',
+    description: "Where dead letters come from, with their policy and alarms. Team-scoped roles see their team's sources only: another team's source answers 404.",
+  },
+  schemas: {
+    Source: schemaOf(sourceView, 'output'),
+    SourcePolicy: schemaOf(policyAnswer, 'output'),
+    SourcePolicyPatch: schemaOf(policyInput),
+    SourceAlarms: schemaOf(alarms, 'output'),
+  },
+  paths: {
+    '/api/v1/sources': {
+      get: {
+        tags: ['sources'],
+        summary: 'List the sources the caller may read, by name',
+        description: 'The redrive secret is never included.',
+        security,
+        responses: {
+          '200': { description: 'The sources', content: jsonContent({ type: 'object', required: ['sources'], properties: { sources: { type: 'array', items: ref('Source') } } }) },
+          ...errors(401, 403),
+        },
+      },
+      post: {
+        tags: ['sources'],
+        summary: 'Create a source (admin)',
+        description: 'Names are lowercase and become queue names and URL segments. Audited as source.create.',
+        security,
+        requestBody: { required: true, content: jsonContent(schemaOf(sourceInput)) },
+        responses: { '201': { description: 'Created', content: jsonContent(schemaOf(created, 'output')) }, ...errors(400, 401, 403, 409, 413, 415, 422) },
+      },
+    },
+    '/api/v1/sources/{source}/alarms': {
+      get: {
+        tags: ['sources'],
+        summary: "The source's alarm states (depth, age, rate) and recent transitions",
+        security,
+        parameters: [source],
+        responses: { '200': { description: 'The alarms', content: jsonContent(ref('SourceAlarms')) }, ...errors(401, 403, 404) },
+      },
+    },
+    '/api/v1/sources/{source}/policy': {
+      get: {
+        tags: ['sources'],
+        summary: "The source's policy (retention, age deadline, retry budget, redrive limits, rate alarm thresholds), with warnings",
+        security,
+        parameters: [source],
+        responses: { '200': { description: 'The policy', content: jsonContent(ref('SourcePolicy')) }, ...errors(401, 403, 404) },
+      },
+      patch: {
+        tags: ['sources'],
+        summary: 'Change the policy (lead of the owning team, admin)',
+        description:
+          'Only the fields sent change. Refused (422) when the age deadline reaches the retention, when max receives × visibility timeout reaches it, or when the rate alarm threshold is not above its pending threshold. A new retention re-dates the expiry of open dead letters. Audited as source.policy.update with before and after.',
+        security,
+        parameters: [source],
+        requestBody: { required: true, content: jsonContent(ref('SourcePolicyPatch')) },
+        responses: { '200': { description: 'Saved, with warnings', content: jsonContent(ref('SourcePolicy')) }, ...errors(400, 401, 403, 404, 413, 415, 422) },
+      },
+    },
+  },
+};
