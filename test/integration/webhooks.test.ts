@@ -3,7 +3,7 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Worker } from 'bullmq';
 import { closeDb, db } from '@/lib/db';
-import { deliverWebhook, redeliverPending, webhookWorker } from '@/lib/notifications/deliveries';
+import { redeliverPending, webhookWorker } from '@/lib/notifications/deliveries';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyWebhookSignature } from '@/lib/notifications/signature';
 import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, sendTestWebhook, updateWebhook } from '@/lib/notifications/webhooks';
 import { closeQueues } from '@/lib/queue';
@@ -107,8 +107,14 @@ describe('team webhooks', () => {
     const { webhook } = await createWebhook(users.lead, { url: 'https://hooks.slack.example/T1/B2' });
     // Saved before the guard existed, or a name re-pointed since: the send checks again.
     await db().webhook.update({ where: { id: webhook.id }, data: { url: 'http://169.254.169.254/latest/meta-data/' } });
-    const { deliveryId } = await sendTestWebhook(users.lead, webhook.id);
-    await expect(deliverWebhook(BigInt(deliveryId), { final: true })).rejects.toThrow('refused');
+    worker = webhookWorker({ backoffBaseMs: 1 });
+    const failedForGood = new Promise<void>((resolve) =>
+      worker!.on('failed', (job) => {
+        if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) resolve();
+      }),
+    );
+    await sendTestWebhook(users.lead, webhook.id);
+    await failedForGood;
     const [log] = await listDeliveries(users.lead);
     expect(log).toMatchObject({ status: 'failed', responseStatus: null, error: expect.stringContaining('169.254.169.254 is an internal address') });
   });
