@@ -1,7 +1,7 @@
 // The one place that reads process.env (STYLE.md: env read in one place, checked at boot).
 // Defaults make the local demo work with no configuration at all.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { withDefaultUser } from './db-url.mjs';
@@ -51,9 +51,20 @@ function stateSecret(dir: string, file: string): string {
   const p = path.resolve(dir, file);
   if (existsSync(p)) return readFileSync(p, 'utf8').trim();
   mkdirSync(path.dirname(p), { recursive: true });
+  // Written whole under a private name, then linked into place: the app's processes (scripts/serve.mjs)
+  // start together, and whichever links first wins; the others read its secret, never a half-written one.
   const secret = randomBytes(32).toString('base64url');
-  writeFileSync(p, secret + '\n', { mode: 0o600, flag: 'wx' });
-  return secret;
+  const tmp = `${p}.${process.pid}.tmp`;
+  writeFileSync(tmp, secret + '\n', { mode: 0o600 });
+  try {
+    linkSync(tmp, p);
+    return secret;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    return readFileSync(p, 'utf8').trim();
+  } finally {
+    unlinkSync(tmp);
+  }
 }
 
 function load(): Env {
