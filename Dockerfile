@@ -7,4 +7,5 @@ RUN npm ci --no-audit --no-fund
 COPY . .
 RUN node scripts/prisma.mjs generate && node node_modules/next/dist/bin/next build
 EXPOSE 3000
-CMD ["node", "node_modules/next/dist/bin/next", "start", "-p", "3000"]
+# One app process per core (WEB_CONCURRENCY to choose), on one port.
+CMD ["node", "scripts/serve.mjs"]

@@ -30,7 +30,8 @@ export default defineConfig({
   webServer: [
     {
       name: 'app',
-      command: `node node_modules/next/dist/bin/next start -p ${PORT} -H 127.0.0.1`,
+      // As `npm start`: one app process per core behind the port (scripts/serve.mjs).
+      command: `node scripts/serve.mjs -p ${PORT} -H 127.0.0.1`,
       url: `${baseURL}/api/health`,
       reuseExistingServer: false,
       timeout: 120_000,

@@ -72,7 +72,7 @@ const stop = () => {
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
 
-start('app', ['node_modules/next/dist/bin/next', 'start', '-p', port]);
+start('app', ['scripts/serve.mjs', '-p', port]);
 const workersDir = path.join(root, 'workers');
 for (const file of existsSync(workersDir) ? readdirSync(workersDir).filter((f) => f.endsWith('.ts')).sort() : []) {
   start(`worker ${file}`, ['node_modules/tsx/dist/cli.mjs', path.join('workers', file)]);
