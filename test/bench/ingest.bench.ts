@@ -8,7 +8,7 @@
 // from empty tables. Then, for information, how fast the search indexer makes the ingested rows
 // searchable (trigram indexing, off the ingest path since it cost three quarters of every insert).
 // Runs in a child process with its own database; the API processes are its children.
-//   npx tsx test/bench/run.ts ingest
+//   npx tsx test/bench/run.ts ingest          (BENCH_PROF=1: CPU profiles of the API processes in /tmp/prof)
 import { fork } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
