@@ -1,8 +1,8 @@
 // `npm start`: the built app (after `next build`) on one port, served by WEB_CONCURRENCY processes
 // (default: one per core). `next start` is one Node process, so one core; the ingest API is CPU work
 // in Node (JSON, base64, SHA-256, fingerprints, COPY encoding), and a second process on a second core
-// ingests a quarter to a half more (test/bench/ingest.bench.ts). The processes share nothing in memory: sessions are signed
-// cookies, sign-in limits and queues live in Redis, everything else in Postgres.
+// ingests a quarter to a half more (test/bench/ingest.bench.ts). The processes share nothing in
+// memory: sessions are signed cookies, sign-in limits and queues live in Redis, the rest in Postgres.
 //
 //   node scripts/serve.mjs [-p 3000] [-H 127.0.0.1]     (PORT and WEB_CONCURRENCY also work)
 import cluster from 'node:cluster';
