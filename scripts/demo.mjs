@@ -16,15 +16,6 @@ const run = (cmd, args, env = {}) => {
 };
 const mtime = (p) => (existsSync(p) ? statSync(p).mtimeMs : 0);
 
-function newestSource(dir) {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestSource(p) : mtime(p));
-  }
-  return newest;
-}
-
 // 1. Dependencies (only Node built-ins are used above this line).
 if (mtime(path.join(root, 'package-lock.json')) > mtime(path.join(root, 'node_modules/.package-lock.json'))) {
   console.log('→ installing dependencies (npm ci)');
@@ -47,10 +38,12 @@ prisma(['generate']);
 run(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'prisma/seed.ts']);
 
 // 3. Build the app when its sources changed since the last build.
-const sources = Math.max(...['app', 'lib', 'generated'].map((d) => newestSource(path.join(root, d))), mtime(path.join(root, 'next.config.ts')));
-if (sources > mtime(path.join(root, '.next/BUILD_ID'))) {
-  console.log('→ building the app (next build)');
-  run(process.execPath, ['node_modules/next/dist/bin/next', 'build']);
+const { buildIfStale } = await import('./lib/build.mjs');
+try {
+  buildIfStale();
+} catch (e) {
+  console.error(`\n✗ ${e.message}`);
+  process.exit(1);
 }
 
 // 4. Run the app and the workers; stop them all together.

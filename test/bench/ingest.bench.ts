@@ -1,24 +1,38 @@
 // Ingest API throughput (target ≥ 10,000 dead letters/s and ≥ 0.4× raw COPY): batches of 500 dead
-// letters with 1 KiB JSON payloads, POSTed to the route handler of /api/v1/sources/{source}/dead-letters
-// (a Request with the ingest token, as Next calls it: token check, body read, JSON parse, validation,
-// base64, SHA-256, fingerprint, cluster upsert, key lookup, binary COPY, cluster counts), two batches
-// in flight per process, in as many processes as `npm start` serves the app with (scripts/serve.mjs:
-// WEB_CONCURRENCY, one per core by default); one process alone is reported beside it. Baseline: one raw
-// binary COPY of the same rows straight into dead_letters, everything precomputed. Each run starts
-// from empty tables. Then, for information, how fast the search indexer makes the ingested rows
-// searchable (trigram indexing, off the ingest path since it cost three quarters of every insert).
-// Runs in a child process with its own database; the API processes are its children.
-//   npx tsx test/bench/run.ts ingest          (BENCH_PROF=1: CPU profiles of the API processes in /tmp/prof)
-import { fork } from 'node:child_process';
+// letters with 1 KiB JSON payloads POSTed over HTTP to /api/v1/sources/{source}/dead-letters of the
+// built app, started as `npm start` starts it (scripts/serve.mjs: one process per core, or
+// WEB_CONCURRENCY), two batches in flight per process: token check, body read, JSON parse,
+// validation, base64, SHA-256, fingerprint, cluster upsert, key lookup, binary COPY, cluster counts.
+// Beside it, for information, the route handler called in one process without HTTP (a Request, as
+// Next calls it). Baseline: one raw binary COPY of the same rows straight into dead_letters,
+// everything precomputed. Each run starts from empty tables, after a warm-up on other dead letters (a
+// server that has been up a while runs optimized code). Then, for information, how fast the search
+// indexer makes the ingested rows searchable (trigram indexing, off the ingest path since it cost
+// three quarters of every insert). Runs in a child process with its own database; builds the app
+// first when its sources changed (scripts/lib/build.mjs).
+//   npx tsx test/bench/run.ts ingest          (BENCH_PROF=1: CPU profiles of the in-process run in /tmp/prof)
+import { fork, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { createServer } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import type { CopyColumn } from '@/lib/db/copy-binary';
 import type { BenchResult } from './run';
+import { buildIfStale } from '../../scripts/lib/build.mjs';
 import { runBenchChild } from './support';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
 
 const CHILD_FLAG = '--ingest-bench-child';
 const API_FLAG = '--ingest-bench-api';
@@ -48,18 +62,18 @@ function payload(i: number): Buffer {
 }
 
 /**
- * CPU time of every local postgres process, ms (Linux /proc; null when Postgres runs elsewhere): with
- * the child's own CPU it shows where an ingested dead letter's CPU goes.
+ * CPU time of the local processes `which` picks by pid, parent pid and name, ms (Linux /proc; null when
+ * none is found, e.g. Postgres runs elsewhere). With it, the bench shows where a dead letter's CPU goes.
  */
-function postgresCpuMs(): number | null {
+function cpuMs(which: (p: { pid: number; ppid: number; name: string }) => boolean): number | null {
   let ticks = 0;
   let found = false;
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       const close = stat.lastIndexOf(')');
-      if (!stat.slice(stat.indexOf('(') + 1, close).startsWith('postgres')) continue;
       const fields = stat.slice(close + 2).split(' ');
+      if (!which({ pid: Number(pid), ppid: Number(fields[1]), name: stat.slice(stat.indexOf('(') + 1, close) })) continue;
       ticks += Number(fields[11]) + Number(fields[12]); // utime, stime
       found = true;
     } catch {
@@ -68,13 +82,17 @@ function postgresCpuMs(): number | null {
   }
   return found ? ticks * 10 : null; // USER_HZ is 100 on Linux
 }
+const postgresCpuMs = () => cpuMs((p) => p.name.startsWith('postgres'));
+/** The app as `npm start` runs it: the supervisor and the servers it forked. */
+const appCpuMs = (root: number) => cpuMs((p) => p.pid === root || p.ppid === root);
 
 interface Result {
+  /** Over HTTP, against the built app as `npm start` serves it. */
   api: number;
-  /** The same run with one process. */
+  /** The route handler called in one process, no HTTP. */
   apiOne: number;
   copy: number;
-  /** CPU per dead letter during the API run, µs: the route handler processes and Postgres. */
+  /** CPU per dead letter during the HTTP run, µs: the app's processes and Postgres. */
   nodeCpuUs: number;
   postgresCpuUs: number | null;
   /** Dead letters per second the search indexer makes searchable, from the backlog the API run left. */
@@ -82,6 +100,7 @@ interface Result {
 }
 
 const TOTAL = BATCH * BATCHES;
+const utf8 = new TextEncoder();
 
 /** Dead letter i of the run, the same in every process (dead times count up to `now`). */
 function row(i: number, now: number) {
@@ -237,16 +256,95 @@ async function child(): Promise<void> {
     return TOTAL / ((performance.now() - t) / 1000);
   };
 
+  /**
+   * The batches POSTed over HTTP to the built app, started as `npm start` starts it (scripts/serve.mjs,
+   * PROCESSES servers on one port), IN_FLIGHT per server; warmed up first on other dead letters.
+   */
+  const httpRun = async () => {
+    buildIfStale({ log: (m: string) => process.stderr.write(`[ingest bench] ${m}\n`) });
+    const port = await freePort();
+    const prof = process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof-app'] : [];
+    const server = spawn(process.execPath, [...prof, 'scripts/serve.mjs', '-p', String(port), '-H', '127.0.0.1'], {
+      cwd: ROOT,
+      env: { ...process.env, WEB_CONCURRENCY: String(PROCESSES) },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    const exited = new Promise((resolve) => server.once('exit', resolve));
+    // node:http with keep-alive: the leanest client, so the load generator takes as little as it can
+    // of the cores the app and Postgres share with it.
+    const agent = new Agent({ keepAlive: true, maxSockets: IN_FLIGHT * PROCESSES });
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      for (let t = Date.now(); ; ) {
+        const up = await fetch(`${base}/api/health`).then((r) => r.ok, () => false);
+        if (up) break;
+        if (server.exitCode !== null || Date.now() - t > 120_000) throw new Error('the app did not start (scripts/serve.mjs)');
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      const post = (body: Uint8Array) =>
+        new Promise<void>((resolve, reject) => {
+          const req = request(
+            {
+              agent,
+              host: '127.0.0.1',
+              port,
+              method: 'POST',
+              path: '/api/v1/sources/orders/dead-letters',
+              headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': body.byteLength },
+            },
+            (res) => {
+              const parts: Buffer[] = [];
+              res.on('data', (c: Buffer) => parts.push(c));
+              res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`ingest answered ${res.statusCode}: ${Buffer.concat(parts).toString()}`))));
+              res.on('error', reject);
+            },
+          );
+          req.on('error', reject);
+          req.end(body);
+        });
+      const all = async (list: Uint8Array[]) => {
+        let next = 0;
+        await Promise.all(
+          Array.from({ length: IN_FLIGHT * PROCESSES }, async () => {
+            for (let b = next++; b < list.length; b = next++) await post(list[b]!);
+          }),
+        );
+      };
+      await all(Array.from({ length: WARMUP_BATCHES * PROCESSES }, (_, w) => utf8.encode(batchBody(BATCHES + w, now))));
+      const bodies = Array.from({ length: BATCHES }, (_, b) => utf8.encode(batchBody(b, now)));
+      await empty();
+      const [app0, pg0] = [appCpuMs(server.pid!), postgresCpuMs()];
+      const client0 = process.cpuUsage();
+      const t = performance.now();
+      await all(bodies);
+      const client = process.cpuUsage(client0);
+      process.stderr.write(`[ingest bench] HTTP client CPU per dead letter: ${((client.user + client.system) / TOTAL).toFixed(0)} µs\n`);
+      const rate = TOTAL / ((performance.now() - t) / 1000);
+      const [app1, pg1] = [appCpuMs(server.pid!), postgresCpuMs()];
+      const [{ n }] = (await pg`SELECT count(*)::int AS n FROM dead_letters`) as unknown as [{ n: number }];
+      if (n !== TOTAL) throw new Error(`expected ${TOTAL} dead letters, found ${n}`);
+      return {
+        rate,
+        nodeCpuUs: app0 === null || app1 === null ? 0 : ((app1 - app0) * 1000) / TOTAL,
+        postgresCpuUs: pg0 === null || pg1 === null ? null : ((pg1 - pg0) * 1000) / TOTAL,
+      };
+    } finally {
+      agent.destroy();
+      server.kill('SIGTERM');
+      await exited;
+    }
+  };
+
   const copy = await copyRun();
   const one = await apiRun(1);
-  const all = await apiRun(PROCESSES);
+  const all = await httpRun();
   const t = performance.now();
   const indexed = await drainBacklog();
   const indexer = indexed / ((performance.now() - t) / 1000);
   if (indexed !== TOTAL) throw new Error(`expected ${TOTAL} dead letters indexed for search, indexed ${indexed}`);
   process.stderr.write(
-    `[ingest bench] API ${all.rate.toFixed(0)}/s in ${PROCESSES} processes (CPU per dead letter: node ${all.nodeCpuUs.toFixed(0)} µs, ` +
-      `postgres ${all.postgresCpuUs?.toFixed(0) ?? 'n/a'} µs), ${one.rate.toFixed(0)}/s in 1, COPY ${copy.toFixed(0)}/s, search indexer ${indexer.toFixed(0)}/s\n`,
+    `[ingest bench] API over HTTP ${all.rate.toFixed(0)}/s with ${PROCESSES} app processes (CPU per dead letter: app ${all.nodeCpuUs.toFixed(0)} µs, ` +
+      `postgres ${all.postgresCpuUs?.toFixed(0) ?? 'n/a'} µs), route handler in 1 process ${one.rate.toFixed(0)}/s, COPY ${copy.toFixed(0)}/s, search indexer ${indexer.toFixed(0)}/s\n`,
   );
   await closeDb();
   process.stdout.write(
@@ -259,7 +357,7 @@ export async function run(): Promise<BenchResult[]> {
   const shape = `${TOTAL} dead letters in batches of ${BATCH} × ${PAYLOAD_BYTES} B JSON, ${IN_FLIGHT} in flight per process`;
   return [
     {
-      name: `ingest API, ${shape}, ${PROCESSES} app processes (npm start: one per core)`,
+      name: `ingest API over HTTP, ${shape}, ${PROCESSES} app processes (npm start: one per core)`,
       value: Math.round(r.api),
       unit: 'dead letters/s',
       baseline: { name: 'raw binary COPY of the same rows', value: Math.round(r.copy) },
@@ -267,14 +365,14 @@ export async function run(): Promise<BenchResult[]> {
       met: r.api >= 0.4 * r.copy && r.api >= 10_000,
     },
     {
-      name: `ingest API, ${shape}, 1 app process (information)`,
+      name: `ingest route handler called in 1 process, no HTTP, ${shape} (information)`,
       value: Math.round(r.apiOne),
       unit: 'dead letters/s',
       baseline: { name: 'raw binary COPY of the same rows', value: Math.round(r.copy) },
     },
     {
       // 10,000/s on 2 cores leaves at most 200 µs of CPU per dead letter for both processes together.
-      name: 'CPU per ingested dead letter, route handlers + Postgres (information: 10,000/s on 2 cores needs ≤ 200)',
+      name: 'CPU per dead letter ingested over HTTP, app processes + Postgres (information: 10,000/s on 2 cores needs ≤ 200)',
       value: Math.round(r.nodeCpuUs + (r.postgresCpuUs ?? 0)),
       unit: `µs (node ${Math.round(r.nodeCpuUs)}, postgres ${r.postgresCpuUs === null ? 'n/a' : Math.round(r.postgresCpuUs)})`,
     },

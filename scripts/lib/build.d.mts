@@ -1,0 +1,1 @@
+export function buildIfStale(opts?: { log?: (message: string) => void }): void;
