@@ -5,10 +5,11 @@
 // the new ids are queued for the search indexer (lib/search), which indexes them in bulk.
 //
 // Small writes (the runtime's one at a time) are one multi-row INSERT … ON CONFLICT DO NOTHING.
-// Batches look up which keys already exist, take ids from the sequence and binary-COPY the new rows
-// straight into dead_letters: no text parsing, no second write through a staging table. A
-// concurrent batch with the same keys can still win the race between lookup and COPY; the COPY then
-// fails on the unique index and the whole transaction runs once more, when the lookup sees them.
+// Batches take ids from the sequence and binary-COPY the new rows straight into dead_letters: no text
+// parsing, no second write through a staging table. A batch assumes its keys are new; when one is
+// already stored, the unique index fails the COPY and the transaction reruns, now looking up first
+// which keys exist and copying only the others. A concurrent batch with the same keys can still win
+// the race between lookup and COPY; then the transaction runs once more, when the lookup sees them.
 import { hash } from 'node:crypto';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
@@ -329,10 +330,14 @@ async function lookupExisting(tx: postgres.TransactionSql, sourceId: string, row
   if (rows.length === 0) return existing;
   const wanted = new Set(rows.map((r) => keyOf(r.message_id, r.generation)));
   // `message_id = ANY(…)` walks the unique (source, message id, generation) index once per id; a join
-  // with unnest() got a generic plan that did not (18 ms instead of 2 for 500 ids).
-  const found = await tx<{ id: bigint; message_id: string; generation: number; payload_sha256: string }[]>`
-    SELECT id, message_id, generation, payload_sha256 FROM dead_letters
-    WHERE source_id = ${sourceId} AND message_id = ANY(${tx.array([...new Set(rows.map((r) => r.message_id))])}::text[])`;
+  // with unnest() got a generic plan that did not (18 ms instead of 2 for 500 ids). Planned afresh for
+  // each batch (an unnamed statement): a cached generic plan, made while the table's statistics were
+  // stale, scanned the source's whole index range instead, so each batch cost more as the table grew.
+  const found = await tx.unsafe<{ id: bigint; message_id: string; generation: number; payload_sha256: string }[]>(
+    'SELECT id, message_id, generation, payload_sha256 FROM dead_letters WHERE source_id = $1 AND message_id = ANY($2::text[])',
+    [sourceId, tx.array([...new Set(rows.map((r) => r.message_id))])],
+    { prepare: false },
+  );
   for (const f of found) {
     const k = keyOf(f.message_id, f.generation);
     if (wanted.has(k)) existing.set(k, { id: f.id, sha: f.payload_sha256 });
@@ -364,20 +369,34 @@ export async function recordDeadLetters(
   const fingerprints = new Map<string, Fingerprint>();
   const rows = deadLetters.map((d) => toRow(source, d, now, fingerprints));
   const sql = opts.sql ?? pg();
-  for (let attempt = 1; ; attempt++) {
+  // A batch first assumes its keys are new and skips the lookup: the unique index checks each key
+  // during the COPY anyway, and the lookup was a third of Postgres's work per batch. When a key is
+  // already stored (a forwarder's retry), the COPY fails, and the batch reruns with the lookup; so do
+  // that source's batches for a while after. A lookup-first batch that loses a race reruns once.
+  const batch = rows.length >= COPY_THRESHOLD;
+  let optimistic = batch && !(Date.now() - (conflictedAt.get(source.id) ?? -Infinity) < CONFLICT_MEMORY_MS);
+  for (let lookups = 0; ; ) {
     try {
-      return await sql.begin((tx) => write(tx, source, rows));
+      return await sql.begin((tx) => write(tx, source, rows, { lookup: !optimistic }));
     } catch (err) {
       const code = (err as { code?: string }).code;
-      if (attempt >= 2 || rows.length < COPY_THRESHOLD || !code || !LOST_RACE.has(code)) throw err;
+      if (!batch || !code || !LOST_RACE.has(code)) throw err;
+      if (optimistic) {
+        optimistic = false;
+        conflictedAt.set(source.id, Date.now());
+      } else if (++lookups >= 2) throw err;
     }
   }
 }
 
-async function write(tx: postgres.TransactionSql, source: SourcePolicy, rows: Row[]): Promise<RecordedDeadLetter[]> {
+/** When a batch of each source last met a stored key (this process): its batches look keys up first for a while. */
+const conflictedAt = new Map<string, number>();
+const CONFLICT_MEMORY_MS = 60_000;
+
+async function write(tx: postgres.TransactionSql, source: SourcePolicy, rows: Row[], opts: { lookup: boolean }): Promise<RecordedDeadLetter[]> {
   await assignClusters(tx, rows);
   const batch = rows.length >= COPY_THRESHOLD;
-  let existing: Existing = batch ? await lookupExisting(tx, source.id, rows) : new Map();
+  let existing: Existing = batch && opts.lookup ? await lookupExisting(tx, source.id, rows) : new Map();
   // A batch inserts the first occurrence of each key not stored yet; a small write lets ON CONFLICT decide.
   const fresh = new Map<string, Row>();
   if (batch) for (const r of rows) if (!existing.has(keyOf(r.message_id, r.generation)) && !fresh.has(keyOf(r.message_id, r.generation))) fresh.set(keyOf(r.message_id, r.generation), r);

@@ -84,6 +84,27 @@ describe('recording dead letters', () => {
     expect((await db().cluster.findMany()).reduce((n, c) => n + c.count, 0)).toBe(300);
   });
 
+  it('a batch that repeats some stored keys (a forwarder resending a window) creates only the new ones', async () => {
+    const s = await source();
+    const first = await recordDeadLetters(s, Array.from({ length: 100 }, (_, i) => dl(`w-${i}`, bytes(`first ${i}`))));
+    // Keys 50..149: the first half is stored, so the COPY that assumed all were new fails and reruns.
+    const overlap = Array.from({ length: 100 }, (_, i) => dl(`w-${50 + i}`, bytes(`second ${50 + i}`)));
+    const second = await recordDeadLetters(s, overlap);
+    expect(second.map((r) => r.created)).toEqual([...Array(50).fill(false), ...Array(50).fill(true)]);
+    expect(second.slice(0, 50).map((r) => r.id)).toEqual(first.slice(50).map((r) => r.id));
+    // Stored keys keep their first bytes, and answer with them.
+    expect(second[0]!.sha256).toBe(createHash('sha256').update(bytes('first 50')).digest('hex'));
+    expect(await db().deadLetter.count()).toBe(150);
+    expect((await db().cluster.findMany()).reduce((n, c) => n + c.count, 0)).toBe(150);
+    expect((await db().clusterSource.findMany()).reduce((n, c) => n + c.count, 0)).toBe(150);
+    // The next batch of that source looks its keys up first; all of them new, all created.
+    const third = await recordDeadLetters(s, Array.from({ length: 100 }, (_, i) => dl(`w-${150 + i}`, bytes(`third ${i}`))));
+    expect(third.every((r) => r.created)).toBe(true);
+    expect(await db().deadLetter.count()).toBe(250);
+    // Each new dead letter was queued for search once: the failed attempt left nothing behind.
+    expect((await backlogSize()).count).toBe(250);
+  });
+
   it('two batches racing for the same keys store each once, and each key is created by exactly one', async () => {
     const s = await source();
     // Their cluster exists already, so neither waits for the other to create it: both look up their
