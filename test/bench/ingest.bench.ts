@@ -2,7 +2,7 @@
 // letters with 1 KiB JSON payloads POSTed over HTTP to /api/v1/sources/{source}/dead-letters of the
 // built app, started as `npm start` starts it (scripts/serve.mjs: one process per core, or
 // WEB_CONCURRENCY), two batches in flight per process: token check, body read, JSON parse,
-// validation, base64, SHA-256, fingerprint, cluster upsert, key lookup, binary COPY, cluster counts.
+// validation, base64, SHA-256, fingerprint, cluster upsert, binary COPY, cluster counts.
 // Beside it, for information, the route handler called in one process without HTTP (a Request, as
 // Next calls it). Baseline: one raw binary COPY of the same rows straight into dead_letters,
 // everything precomputed. Each run starts from empty tables and a checkpoint, without insert-triggered
