@@ -8,9 +8,9 @@
 // everything precomputed. Each run starts from empty tables and a checkpoint, without insert-triggered
 // vacuums, after a warm-up on other dead letters (a server that has been up a while runs optimized
 // code); the baseline and the HTTP API run three times each and the median run is reported. Then,
-// for information, how fast the search indexer makes the ingested rows searchable (trigram indexing, off the ingest path since it cost
-// three quarters of every insert). Runs in a child process with its own database; builds the app
-// first when its sources changed (scripts/lib/build.mjs).
+// for information, how fast the search indexer makes the ingested rows searchable (trigram
+// indexing, off the ingest path since it cost three quarters of every insert). Runs in a child
+// process with its own database; builds the app first when its sources changed (scripts/lib/build.mjs).
 //   npx tsx test/bench/run.ts ingest          (BENCH_PROF=1: CPU profiles of the in-process run in /tmp/prof)
 import { fork, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
