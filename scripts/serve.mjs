@@ -20,7 +20,7 @@ const { values: args } = parseArgs({
 const port = Number(args.port ?? process.env.PORT ?? 3000);
 // Not $HOSTNAME: shells and containers set it to the machine's name, which is not what to listen on.
 const hostname = args.hostname;
-const concurrency = process.env.WEB_CONCURRENCY === undefined ? availableParallelism() : Number(process.env.WEB_CONCURRENCY);
+const concurrency = process.env.WEB_CONCURRENCY ? Number(process.env.WEB_CONCURRENCY) : availableParallelism();
 if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`the port must be an integer from 0 to 65535, got ${args.port ?? process.env.PORT}`);
 if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) fail(`WEB_CONCURRENCY must be an integer from 1 to 64, got ${process.env.WEB_CONCURRENCY}`);
 

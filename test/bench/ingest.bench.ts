@@ -11,7 +11,7 @@
 // for information, how fast the search indexer makes the ingested rows searchable (trigram
 // indexing, off the ingest path since it cost three quarters of every insert). Runs in a child
 // process with its own database; builds the app first when its sources changed (scripts/lib/build.mjs).
-//   npx tsx test/bench/run.ts ingest          (BENCH_PROF=1: CPU profiles of the in-process run in /tmp/prof)
+//   npx tsx test/bench/run.ts ingest     (BENCH_PROF=1: CPU profiles in /tmp/prof, of the app's processes in /tmp/prof-app)
 import { fork, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
