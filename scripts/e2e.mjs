@@ -2,22 +2,14 @@
 // port, the app and every worker. `node scripts/e2e.mjs [--no-build] [playwright args…]`.
 // NEXT_DIST_DIR lets several checkouts' builds sit side by side (default .next).
 import { spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { dropDatabase, freshTestDatabase } from './lib/database.mjs';
+import { freePort } from './lib/free-port.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
 const noBuild = args.includes('--no-build');
 const pwArgs = args.filter((a) => a !== '--no-build');
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
 
 const run = (name, argv, env) => {
   console.log(`── ${name}`);

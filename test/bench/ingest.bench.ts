@@ -16,7 +16,6 @@ import { fork, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { createServer } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -24,16 +23,11 @@ import { fileURLToPath } from 'node:url';
 import type { CopyColumn } from '@/lib/db/copy-binary';
 import type { BenchResult } from './run';
 import { buildIfStale } from '../../scripts/lib/build.mjs';
+import { freePort } from '../../scripts/lib/free-port.mjs';
 import { runBenchChild } from './support';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
+
 
 const CHILD_FLAG = '--ingest-bench-child';
 const API_FLAG = '--ingest-bench-api';
@@ -130,6 +124,16 @@ function batchBody(b: number, now: number): string {
   });
 }
 
+/** Sends every item of the list, `n` at a time, in order of start. */
+async function inFlight<T>(list: T[], n: number, send: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      for (let i = next++; i < list.length; i = next++) await send(list[i]!);
+    }),
+  );
+}
+
 type ToApi = { batches: number[]; token: string; now: number } | 'go' | 'bye';
 type FromApi = 'warm' | { cpuUs: number };
 
@@ -145,25 +149,19 @@ async function apiProcess(): Promise<void> {
   const job = (await message()) as Exclude<ToApi, string>;
   const bodies = job.batches.map((b) => batchBody(b, job.now));
   const warmup = Array.from({ length: WARMUP_BATCHES }, (_, w) => batchBody(BATCHES + job.batches[0]! * WARMUP_BATCHES + w, job.now));
-  const ingest = async (list: string[]) => {
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: IN_FLIGHT }, async () => {
-        for (let b = next++; b < list.length; b = next++) {
-          const res = await POST(
-            new Request('http://bench.local/api/v1/sources/orders/dead-letters', {
-              method: 'POST',
-              headers: { authorization: `Bearer ${job.token}`, 'content-type': 'application/json' },
-              body: list[b],
-            }),
-            { params: Promise.resolve({ source: 'orders' }) },
-          );
-          if (res.status !== 200) throw new Error(`ingest answered ${res.status}: ${await res.text()}`);
-          await res.arrayBuffer();
-        }
-      }),
-    );
-  };
+  const ingest = (list: string[]) =>
+    inFlight(list, IN_FLIGHT, async (body) => {
+      const res = await POST(
+        new Request('http://bench.local/api/v1/sources/orders/dead-letters', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${job.token}`, 'content-type': 'application/json' },
+          body,
+        }),
+        { params: Promise.resolve({ source: 'orders' }) },
+      );
+      if (res.status !== 200) throw new Error(`ingest answered ${res.status}: ${await res.text()}`);
+      await res.arrayBuffer();
+    });
   await ingest(warmup);
   const go = message();
   process.send!('warm' satisfies FromApi);
@@ -324,14 +322,7 @@ async function child(): Promise<void> {
           req.on('error', reject);
           req.end(body);
         });
-      const all = async (list: Uint8Array[]) => {
-        let next = 0;
-        await Promise.all(
-          Array.from({ length: IN_FLIGHT * PROCESSES }, async () => {
-            for (let b = next++; b < list.length; b = next++) await post(list[b]!);
-          }),
-        );
-      };
+      const all = (list: Uint8Array[]) => inFlight(list, IN_FLIGHT * PROCESSES, post);
       await all(Array.from({ length: WARMUP_BATCHES * PROCESSES }, (_, w) => utf8.encode(batchBody(BATCHES + w, now))));
       const bodies = Array.from({ length: BATCHES }, (_, b) => utf8.encode(batchBody(b, now)));
       const runs: { rate: number; nodeCpuUs: number; postgresCpuUs: number | null }[] = [];
