@@ -23,7 +23,7 @@ const config: NextConfig = {
   // Playwright and local users reach `next dev` as 127.0.0.1 too.
   allowedDevOrigins: ['127.0.0.1', 'localhost'],
   typedRoutes: false,
-  // forbidden() (lib/auth/guard.ts): a page a role may not open answers 403 with app/forbidden.tsx.
+  // forbidden(): /forbidden, where the guard sends a page a role may not open, answers 403 (app/forbidden.tsx).
   experimental: { authInterrupts: true },
   async headers() {
     // The later entry wins for a header both set.

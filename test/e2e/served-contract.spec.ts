@@ -7,7 +7,7 @@ import { expect, test, type APIRequestContext, type APIResponse, type Playwright
 import { ROLES, scopeFor, type Permission, type Role } from '@/lib/auth';
 import { closeDb } from '@/lib/db';
 import { recordDeadLetters, type NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
-import { ACTING, loadFixtures, type FixtureSource, type Fixtures } from '../security/fixtures';
+import { ACTING, loadFixtures, newSource, type FixtureSource, type Fixtures } from '../security/fixtures';
 import { stateFile } from './helpers';
 
 const PORT = process.env.E2E_PORT ?? '3100';
@@ -33,6 +33,8 @@ interface Seeded {
 
 const payloads: Record<'empty' | 'mib' | 'fiveMB' | 'masked' | 'sensitive' | 'finance', Seeded> = {} as never;
 let fx: Fixtures;
+// Sources of their own, one per team: the demo's sources' counts and alarms are other specs' to check.
+let commerce: FixtureSource;
 
 async function seedOne(source: FixtureSource, bytes: Buffer, contentType: string, extra: Partial<NewDeadLetter> = {}): Promise<Seeded> {
   const [r] = await recordDeadLetters({ id: source.id, retentionSeconds: 14 * 86400 }, [
@@ -43,15 +45,15 @@ async function seedOne(source: FixtureSource, bytes: Buffer, contentType: string
 
 test.beforeAll(async () => {
   fx = await loadFixtures();
-  const orders = fx.sources.orders; // team commerce
-  payloads.empty = await seedOne(orders, Buffer.alloc(0), 'application/octet-stream');
-  payloads.mib = await seedOne(orders, jsonOfSize(MiB), 'application/json');
-  payloads.fiveMB = await seedOne(orders, Buffer.from(randomBytes(2_500_000).toString('hex')), 'text/plain; charset=utf-8');
+  commerce = await newSource(fx.sources.orders);
+  payloads.empty = await seedOne(commerce, Buffer.alloc(0), 'application/octet-stream');
+  payloads.mib = await seedOne(commerce, jsonOfSize(MiB), 'application/json');
+  payloads.fiveMB = await seedOne(commerce, Buffer.from(randomBytes(2_500_000).toString('hex')), 'text/plain; charset=utf-8');
   // An e-mail address: masked for every reader, its exact bytes are a reveal.
-  payloads.masked = await seedOne(orders, jsonOfSize(MiB, { customer: 'alice@example.com' }), 'application/json');
+  payloads.masked = await seedOne(commerce, jsonOfSize(MiB, { customer: 'alice@example.com' }), 'application/json');
   // Flagged sensitive by the producer: hidden whole until revealed.
-  payloads.sensitive = await seedOne(orders, jsonOfSize(5_000_000), 'application/json', { sensitive: true });
-  payloads.finance = await seedOne(fx.sources.payments, jsonOfSize(512), 'application/json');
+  payloads.sensitive = await seedOne(commerce, jsonOfSize(5_000_000), 'application/json', { sensitive: true });
+  payloads.finance = await seedOne(await newSource(fx.sources.payments), jsonOfSize(512), 'application/json');
   expect(payloads.fiveMB.bytes.length).toBe(5_000_000);
 });
 test.afterAll(closeDb);
@@ -184,7 +186,7 @@ test.describe('exports', () => {
         // The header and commerce's five (a team role sees its own team's; auditor and admin see finance's too).
         expect(lines.length, role).toBe(1 + (fx.users[ACTING[role]]!.teamId ? 5 : 6));
 
-        const ndjson = await api.get(`/api/v1/dead-letters/export?format=ndjson&payload=true&errorType=${ERROR_TYPE}&source=orders`);
+        const ndjson = await api.get(`/api/v1/dead-letters/export?format=ndjson&payload=true&errorType=${ERROR_TYPE}&source=${commerce.name}`);
         expectExport(ndjson, /^application\/x-ndjson\b/, 'ndjson');
         const rows = (await ndjson.text()).trim().split('\n').map((l) => JSON.parse(l) as { id: string });
         expect(rows.map((r) => r.id).sort(), role).toEqual([payloads.empty, payloads.mib, payloads.fiveMB, payloads.masked, payloads.sensitive].map((p) => p.id).sort());
@@ -230,7 +232,7 @@ test.describe('API status codes by role', () => {
     { method: 'GET', path: () => '/api/v1/users', permission: 'admin.manage' },
     { method: 'GET', path: () => '/api/v1/audit/verify', permission: 'audit.read', scope: 'all' },
     { method: 'GET', path: () => '/api/v1/webhooks', permission: 'sources.policy' },
-    { method: 'GET', path: () => '/api/v1/redrives/preview?source=orders', permission: 'deadletters.redrive' },
+    { method: 'GET', path: () => `/api/v1/redrives/preview?source=${commerce.name}`, permission: 'deadletters.redrive' },
     { method: 'POST', path: () => `/api/v1/dead-letters/${payloads.masked.id}/reveal`, permission: 'payload.reveal', body: () => ({ reason: 'served contract' }) },
   ];
 
