@@ -106,8 +106,11 @@ function expectExport(res: APIResponse, contentType: RegExp, extension: string) 
   expect(h['content-type']).toMatch(contentType);
   expect(h['content-disposition']).toMatch(new RegExp(`^attachment; filename="[\\w.-]+\\.${extension}"$`));
   expect(h['x-content-type-options']).toBe('nosniff');
+  expect(h['cache-control']).toMatch(/\bprivate\b/);
   expect(h['cache-control']).toMatch(/\bno-store\b/);
-  expect(h['content-security-policy']).not.toMatch(/script-src|nonce-/);
+  // Nothing in an export may run if a browser is made to render it.
+  expect(h['content-security-policy']).toMatch(/(^|;\s*)default-src 'none'(;|$)/);
+  expect(h['content-security-policy']).toMatch(/(^|;\s*)sandbox(;|$)/);
 }
 
 const allowed = (role: Role, permission: Permission, scope?: 'all') => {
