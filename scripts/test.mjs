@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { installIfStale } from './lib/dependencies.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+const started = Date.now();
 const e2e = process.env.TRIAGE_SKIP_E2E !== '1';
 // Only Node built-ins are imported above: node_modules may not exist yet.
 installIfStale();
@@ -34,5 +35,5 @@ if (e2e) {
 console.log('\n── summary ──');
 for (const r of results) console.log(`${r.ok ? 'ok  ' : 'FAIL'} ${r.name} (${r.seconds}s)`);
 const failed = results.filter((r) => !r.ok).length;
-console.log(`\nsteps: ${results.length - failed} passed, ${failed} failed`);
+console.log(`\nsteps: ${results.length - failed} passed, ${failed} failed, on Node ${process.version} in ${((Date.now() - started) / 60_000).toFixed(1)} min`);
 process.exit(failed ? 1 : 0);
