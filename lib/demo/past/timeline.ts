@@ -7,7 +7,7 @@
 // in time order, before anything live, keeps the trail's times rising with it.
 import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
 import type { Principal } from '@/lib/auth';
-import { HOUR, MINUTE, type Clock } from '@/lib/clock';
+import { DAY, HOUR, MINUTE, type Clock } from '@/lib/clock';
 import { db } from '@/lib/db';
 import { recordDeadLetters, type NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
 import { sweepExpired } from '@/lib/retention/sweep-expired';
@@ -52,10 +52,13 @@ export interface SourceHistory {
 }
 
 /**
- * How often the maintenance worker's runs are played (it runs every 15 s live): twice a day is
- * enough for the daily trend and keeps the playing to seconds; waves get runs every few minutes.
+ * How often the maintenance worker's runs are played (it runs every 15 s live), to keep the playing
+ * to seconds: daily, enough for the 30-day trend; every 4 hours in the last week, for the 7-day
+ * charts; every 5 minutes in a wave, so the alarms see it as it happened.
  */
-export const TICK_MS = 12 * HOUR;
+export const TICK_MS = DAY;
+const RECENT_TICK_MS = 4 * HOUR;
+const RECENT_MS = 7 * DAY;
 const BUSY_TICK_MS = 5 * MINUTE;
 
 export interface PastResult {
@@ -95,7 +98,8 @@ export async function playHistory(histories: SourceHistory[], span: Span, clock:
   }
   // The maintenance worker's runs, as workers/maintenance.ts schedules them, after any event of the same moment.
   const tickTimes = new Set<number>();
-  for (let t = span.start.getTime() + TICK_MS; t <= span.end.getTime(); t += TICK_MS) tickTimes.add(t);
+  const recent = span.end.getTime() - RECENT_MS;
+  for (let t = span.start.getTime() + TICK_MS; t <= span.end.getTime(); t += t < recent ? TICK_MS : RECENT_TICK_MS) tickTimes.add(t);
   for (const h of histories) {
     for (const w of h.busy?.(span) ?? []) for (let t = w.start.getTime(); t <= w.end.getTime(); t += BUSY_TICK_MS) tickTimes.add(t);
   }
