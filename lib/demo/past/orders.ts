@@ -5,7 +5,7 @@
 import { DAY, HOUR } from '@/lib/clock';
 import { decideDeadLetter, decideSelection } from '@/lib/deadletters/decide';
 import { pastConsumer, type PastMessage } from './past-consumer';
-import type { PastEvent, SourceHistory, Span } from './timeline';
+import type { PastContext, PastEvent, SourceHistory, Span } from './timeline';
 
 const at = (span: Span, beforeEnd: number) => new Date(span.end.getTime() - beforeEnd);
 
@@ -34,16 +34,15 @@ export const ordersHistory: SourceHistory = {
       const message = order(n++, when, { gift: true });
       events.push({ at: when, what: 'orders: a gift order', run: async (ctx) => open.push(...(await ctx.park('orders', deliver, [{ message, at: when }]))) });
     }
-    const archive = (what: string) => async (ctx: Parameters<PastEvent['run']>[0]) => {
+    const archive = async (ctx: PastContext) => {
       const ids = open.splice(0);
       if (ids.length === 0) return;
       await decideSelection(ctx.actor, 'archive', { ids: ids.map(String) }, 'gift orders are not supported by handler v1; the customers were asked to order again without the gift note', ctx.clock);
-      return what;
     };
     for (let t = span.start.getTime() + 3 * DAY + 9 * HOUR; t < span.end.getTime() - DAY; t += 3 * DAY) {
-      events.push({ at: new Date(t), what: 'orders: support archives the gift orders', run: archive('archived') });
+      events.push({ at: new Date(t), what: 'orders: support archives the gift orders', run: archive });
     }
-    events.push({ at: at(span, HOUR), what: 'orders: support archives the last gift orders', run: archive('archived') });
+    events.push({ at: at(span, HOUR), what: 'orders: support archives the last gift orders', run: archive });
 
     const cardAt = at(span, 20 * DAY + 5 * HOUR);
     const card = order(30_999, cardAt, { note: 'please charge card 4111 1111 1111 1111 exp 09/29' });
