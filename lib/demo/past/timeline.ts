@@ -12,6 +12,7 @@ import { db } from '@/lib/db';
 import { recordDeadLetters, type NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
 import { sweepExpired } from '@/lib/retention/sweep-expired';
 import { computeRollups } from '@/lib/rollups/compute-rollups';
+import { refreshAgeStats } from '@/lib/sla/age-stats';
 import { updateSourcePolicy, type PolicyInput } from '@/lib/sources/update-policy';
 import type { ConsumerPolicy, PastDelivery, PastMessage } from './past-consumer';
 
@@ -52,14 +53,15 @@ export interface SourceHistory {
 }
 
 /**
- * How often the maintenance worker's runs are played (it runs every 15 s live), to keep the playing
- * to seconds: daily, enough for the 30-day trend; every 4 hours in the last week, for the 7-day
- * charts; every 5 minutes in a wave, so the alarms see it as it happened.
+ * How often the maintenance worker's runs are played (live: every 15 s), to keep the playing to
+ * seconds: alarms, rollups and retention every 12 hours, every 5 minutes in a wave (so the alarms
+ * see it as it happened); in the last week the depth is also snapshotted every 2 hours (age stats
+ * and rollups only), as often as the 7-day charts show it.
  */
-export const TICK_MS = DAY;
-const RECENT_TICK_MS = 4 * HOUR;
-const RECENT_MS = 7 * DAY;
+export const TICK_MS = 12 * HOUR;
 const BUSY_TICK_MS = 5 * MINUTE;
+const RECENT_MS = 7 * DAY;
+const RECENT_SNAPSHOT_MS = 2 * HOUR;
 
 export interface PastResult {
   events: number;
@@ -98,8 +100,7 @@ export async function playHistory(histories: SourceHistory[], span: Span, clock:
   }
   // The maintenance worker's runs, as workers/maintenance.ts schedules them, after any event of the same moment.
   const tickTimes = new Set<number>();
-  const recent = span.end.getTime() - RECENT_MS;
-  for (let t = span.start.getTime() + TICK_MS; t <= span.end.getTime(); t += t < recent ? TICK_MS : RECENT_TICK_MS) tickTimes.add(t);
+  for (let t = span.start.getTime() + TICK_MS; t <= span.end.getTime(); t += TICK_MS) tickTimes.add(t);
   for (const h of histories) {
     for (const w of h.busy?.(span) ?? []) for (let t = w.start.getTime(); t <= w.end.getTime(); t += BUSY_TICK_MS) tickTimes.add(t);
   }
@@ -116,6 +117,20 @@ export async function playHistory(histories: SourceHistory[], span: Span, clock:
       },
     });
   }
+  let snapshots = 0;
+  for (let t = span.end.getTime() - RECENT_MS; t < span.end.getTime(); t += RECENT_SNAPSHOT_MS) {
+    if (tickTimes.has(t)) continue;
+    snapshots++;
+    steps.push({
+      at: new Date(t),
+      what: 'depth snapshot',
+      order: 2,
+      run: async () => {
+        await refreshAgeStats(clock.now());
+        await computeRollups(clock.now());
+      },
+    });
+  }
   const outside = steps.find((s) => s.at < span.start || s.at > span.end);
   if (outside) throw new Error(`The demo history's event "${outside.what}" lies outside ${span.start.toISOString()}–${span.end.toISOString()}`);
   steps.sort((a, b) => a.at.getTime() - b.at.getTime() || a.order - b.order);
@@ -123,5 +138,5 @@ export async function playHistory(histories: SourceHistory[], span: Span, clock:
     clock.jumpTo(step.at);
     await step.run(ctx);
   }
-  return { events: steps.length - tickTimes.size, ticks: tickTimes.size, deadLetters };
+  return { events: steps.length - tickTimes.size - snapshots, ticks: tickTimes.size + snapshots, deadLetters };
 }
