@@ -6,7 +6,7 @@ import { createUser } from '@/lib/admin/users';
 import { simulatedClock, systemClock, type Clock } from '@/lib/clock';
 import { createSource } from '@/lib/sources/create-source';
 import { closeDb, db } from '@/lib/db';
-import { demoPastSeeded, pastSpan, seedDemoPast } from '@/lib/demo/past';
+import { HISTORY_DAYS, demoPastSeeded, pastSpan, seedDemoPast } from '@/lib/demo/past';
 import { closeQueues } from '@/lib/queue';
 
 export const DEMO_PASSWORD = 'triage-demo';
@@ -76,7 +76,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   seedDemo()
     .then((r) => {
       console.log(r.created ? `seeded ${r.created} records` : 'demo data already present');
-      if (r.past === 'played') console.log(`played 30 days of demo history (${r.deadLetters} dead letters) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      if (r.past === 'played') console.log(`played ${HISTORY_DAYS} days of demo history (${r.deadLetters} dead letters) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
       if (r.past === 'not fresh') console.log('no demo history: it is played only into a fresh database (drop it, or set DATABASE_URL to a new one, to have it)');
     })
     .finally(() => Promise.all([closeQueues(), closeDb()]));

@@ -58,7 +58,7 @@ export interface SourceHistory {
  * see it as it happened); in the last week the depth is also snapshotted every 2 hours (age stats
  * and rollups only), as often as the 7-day charts show it.
  */
-export const TICK_MS = 12 * HOUR;
+const TICK_MS = 12 * HOUR;
 const BUSY_TICK_MS = 5 * MINUTE;
 const RECENT_MS = 7 * DAY;
 const RECENT_SNAPSHOT_MS = 2 * HOUR;
