@@ -21,6 +21,24 @@ export function manualClock(start: Date): Clock & { set(at: Date): void; advance
   };
 }
 
+/**
+ * A clock set to another time that runs on at real speed from there: the demo history's, so that
+ * work taking real time inside one simulated moment (a redrive run) still sees time pass. Never
+ * moves back: a jump to a time it has already passed keeps its time.
+ */
+export function simulatedClock(start: Date): Clock & { jumpTo(at: Date): void } {
+  let base = start.getTime();
+  let realBase = Date.now();
+  const now = () => base + (Date.now() - realBase);
+  return {
+    now: () => new Date(now()),
+    jumpTo: (at) => {
+      base = Math.max(at.getTime(), now());
+      realBase = Date.now();
+    },
+  };
+}
+
 export const SECOND = 1_000;
 export const MINUTE = 60 * SECOND;
 export const HOUR = 60 * MINUTE;

@@ -1,9 +1,13 @@
-// Demo data: two teams, one user per role, a few sources. Idempotent: safe on every `npm run demo`.
+// Demo data: two teams, one user per role, a few sources, and on a fresh database 30 days of
+// history (lib/demo/past). Idempotent: safe on every `npm run demo`.
 import { SYSTEM } from '@/lib/auth';
 import { createTeam } from '@/lib/admin/teams';
 import { createUser } from '@/lib/admin/users';
+import { simulatedClock, systemClock, type Clock } from '@/lib/clock';
 import { createSource } from '@/lib/sources/create-source';
 import { closeDb, db } from '@/lib/db';
+import { HISTORY_DAYS, demoPastSeeded, pastSpan, seedDemoPast } from '@/lib/demo/past';
+import { closeQueues } from '@/lib/queue';
 
 export const DEMO_PASSWORD = 'triage-demo';
 
@@ -26,31 +30,54 @@ export const DEMO_SOURCES = [
 
 const actor = { ...SYSTEM, label: 'seed' };
 
-export async function seed(): Promise<{ created: number }> {
+/** The teams, users and sources, audited at the clock's time. */
+export async function seed(clock: Clock = systemClock): Promise<{ created: number }> {
   let created = 0;
   for (const name of ['commerce', 'finance']) {
     if (!(await db().team.findUnique({ where: { name } }))) {
-      await createTeam(actor, { name });
+      await createTeam(actor, { name }, clock);
       created++;
     }
   }
   for (const u of DEMO_USERS) {
     if (!(await db().user.findUnique({ where: { email: u.email } }))) {
-      await createUser(actor, { email: u.email, role: u.role, team: 'team' in u ? u.team : undefined, password: DEMO_PASSWORD });
+      await createUser(actor, { email: u.email, role: u.role, team: 'team' in u ? u.team : undefined, password: DEMO_PASSWORD }, clock);
       created++;
     }
   }
   for (const s of DEMO_SOURCES) {
     if (!(await db().source.findUnique({ where: { name: s.name } }))) {
-      await createSource(actor, s);
+      await createSource(actor, s, clock);
       created++;
     }
   }
   return { created };
 }
 
+/**
+ * `npm run demo`'s seed (and the browser tests'). A fresh database (nothing on its audit trail) is
+ * set up a month ago and then given its past, both on a simulated clock, before anything live; a
+ * database that has a trail already keeps it: its past is never played again, nor into it.
+ */
+export async function seedDemo(now: Date = new Date()): Promise<{ created: number; past: 'played' | 'present' | 'not fresh'; deadLetters?: number }> {
+  if ((await db().auditEvent.count()) === 0) {
+    const span = pastSpan(now);
+    const clock = simulatedClock(span.setupAt);
+    const { created } = await seed(clock);
+    const result = await seedDemoPast(span, clock);
+    return { created, past: 'played', deadLetters: result.deadLetters };
+  }
+  const { created } = await seed();
+  return { created, past: (await demoPastSeeded()) ? 'present' : 'not fresh' };
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
-  seed()
-    .then(({ created }) => console.log(created ? `seeded ${created} records` : 'demo data already present'))
-    .finally(() => closeDb());
+  const started = Date.now();
+  seedDemo()
+    .then((r) => {
+      console.log(r.created ? `seeded ${r.created} records` : 'demo data already present');
+      if (r.past === 'played') console.log(`played ${HISTORY_DAYS} days of demo history (${r.deadLetters} dead letters) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      if (r.past === 'not fresh') console.log('no demo history: it is played only into a fresh database (drop it, or set DATABASE_URL to a new one, to have it)');
+    })
+    .finally(() => Promise.all([closeQueues(), closeDb()]));
 }

@@ -4,6 +4,7 @@ import { append } from '@/lib/audit';
 import { ROLES, auditActor, authorize, type Principal } from '@/lib/auth';
 import { hashPassword } from '@/lib/auth/password';
 import { AppError, unprocessable } from '@/lib/errors';
+import { systemClock, type Clock } from '@/lib/clock';
 
 export const userInput = z.object({
   email: z.string().trim().toLowerCase().email().max(320),
@@ -29,7 +30,7 @@ function teamRequired(role: string, teamId: string | null) {
   }
 }
 
-export async function createUser(actor: Principal, input: z.input<typeof userInput>) {
+export async function createUser(actor: Principal, input: z.input<typeof userInput>, clock: Clock = systemClock) {
   authorize(actor, 'admin.manage');
   const data = userInput.parse(input);
   const passwordHash = data.password ? await hashPassword(data.password) : null;
@@ -47,7 +48,7 @@ export async function createUser(actor: Principal, input: z.input<typeof userInp
       targetId: user.id,
       teamId,
       after: { email: user.email, role: user.role, teamId },
-    });
+    }, clock);
     return user;
   });
 }

@@ -2,6 +2,7 @@
 // commits or rolls back with the change (docs/design.md "Non-negotiables" 3).
 import type { Tx } from '@/lib/db';
 import type { Prisma } from '@/generated/prisma/client';
+import { systemClock, type Clock } from '@/lib/clock';
 import { GENESIS_HASH, eventHash, type HashedFields } from './canonical';
 
 export interface AuditActor {
@@ -31,11 +32,16 @@ export interface AuditInput {
 // until the caller's transaction ends, so id order is chain order.
 const AUDIT_LOCK_KEY = 7_201_000_001;
 
-export async function append(tx: Tx, input: AuditInput): Promise<{ id: bigint; hash: string }> {
+/**
+ * The clock stamps the event's time (the demo history passes its simulated one). The chain is in
+ * insertion order, not time order: a caller with a clock of its own appends in its clock's order
+ * and before anything live (lib/demo/past), so the trail's times rise with its ids.
+ */
+export async function append(tx: Tx, input: AuditInput, clock: Clock = systemClock): Promise<{ id: bigint; hash: string }> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(${AUDIT_LOCK_KEY}::bigint)`;
   const last = await tx.$queryRaw<{ hash: string }[]>`SELECT hash FROM audit_events ORDER BY id DESC LIMIT 1`;
   const fields: HashedFields = {
-    at: new Date(),
+    at: clock.now(),
     actorId: input.actor.userId,
     actorEmail: input.actor.email,
     actorRole: input.actor.role,

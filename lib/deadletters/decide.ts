@@ -7,6 +7,7 @@ import { db } from '@/lib/db';
 import { append } from '@/lib/audit';
 import { auditActor, authorize, isSystem, sourceScope, type Permission, type Principal } from '@/lib/auth';
 import { AppError, notFound } from '@/lib/errors';
+import { systemClock, type Clock } from '@/lib/clock';
 import { closeDeadLetters, type ClosedStatus } from './close-dead-letters';
 import { deadLetterFilters, type DeadLetterStatus } from './filters';
 import { parseDeadLetterId } from './get-dead-letter';
@@ -42,12 +43,18 @@ export interface DecisionResult {
 }
 
 /** Archive or discard one dead letter. 404 outside the actor's scope, 409 when its status does not allow it. */
-export async function decideDeadLetter(actor: Principal, decision: Decision, idParam: string, reasonInput: string): Promise<DecisionResult> {
+export async function decideDeadLetter(
+  actor: Principal,
+  decision: Decision,
+  idParam: string,
+  reasonInput: string,
+  clock: Clock = systemClock,
+): Promise<DecisionResult> {
   const d = DECISIONS[decision];
   authorize(actor, d.permission);
   const id = parseDeadLetterId(idParam);
   const reason = reasonSchema.parse(reasonInput);
-  const at = new Date();
+  const at = clock.now();
   return db().$transaction(async (tx) => {
     const row = await tx.deadLetter.findFirst({
       where: { id, source: sourceScope(actor, d.permission) },
@@ -70,7 +77,7 @@ export async function decideDeadLetter(actor: Principal, decision: Decision, idP
       reason,
       before: { status: row.status },
       after: { status: d.to },
-    });
+    }, clock);
     return { id: id.toString(), status: d.to, decidedAt: at.toISOString() };
   });
 }
@@ -105,7 +112,7 @@ export async function previewDecision(actor: Principal, decision: Decision, sele
 }
 
 /** Archive or discard every eligible dead letter of a selection: one transaction, one audit event with the selection and count. */
-export async function decideSelection(actor: Principal, decision: Decision, selectionInput: SelectionInput, reasonInput: string) {
+export async function decideSelection(actor: Principal, decision: Decision, selectionInput: SelectionInput, reasonInput: string, clock: Clock = systemClock) {
   const d = DECISIONS[decision];
   authorize(actor, d.permission);
   const reason = reasonSchema.parse(reasonInput);
@@ -113,7 +120,7 @@ export async function decideSelection(actor: Principal, decision: Decision, sele
   if (ids.length > MAX_BULK) {
     throw new AppError('unprocessable', `The selection holds more than ${MAX_BULK} dead letters; narrow the filter and repeat`, { limit: MAX_BULK });
   }
-  const at = new Date();
+  const at = clock.now();
   // The ids were frozen above; closeDeadLetters rechecks each status under its row lock.
   return db().$transaction(
     async (tx) => {
@@ -129,7 +136,7 @@ export async function decideSelection(actor: Principal, decision: Decision, sele
         sourceId: sources.size === 1 ? [...sources][0] : null,
         reason,
         after: { status: d.to },
-      });
+      }, clock);
       return { count: moved.length, status: d.to, decidedAt: at.toISOString() };
     },
     { timeout: 120_000, maxWait: 10_000 },

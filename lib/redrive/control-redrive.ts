@@ -6,6 +6,7 @@ import { db, type Tx } from '@/lib/db';
 import { append } from '@/lib/audit';
 import { auditActor, authorize, isSystem, sourceScope, SYSTEM, type Permission, type Principal } from '@/lib/auth';
 import { AppError, forbidden, notFound } from '@/lib/errors';
+import { systemClock, type Clock } from '@/lib/clock';
 import { countsOf } from './get-redrive';
 import { holdDeadLetters, releaseUnsent } from './dead-letter-status';
 import { nudgeRedrive } from './nudge';
@@ -33,7 +34,14 @@ function expectStatus(task: RedriveTask, allowed: RedriveTaskStatus[], verb: str
   if (!allowed.includes(task.status)) throw new AppError('conflict', `Cannot ${verb} a task that is ${task.status.replace('_', ' ')}`, { status: task.status });
 }
 
-async function audit(tx: Tx, actor: Principal, task: LockedTask, action: string, reason: string | null | undefined, extra: { result?: string } = {}) {
+async function audit(
+  tx: Tx,
+  actor: Principal,
+  task: LockedTask,
+  action: string,
+  reason: string | null | undefined,
+  extra: { result?: string; clock?: Clock } = {},
+) {
   const fresh = await tx.redriveTask.findUniqueOrThrow({ where: { id: task.id } });
   await append(tx, {
     actor: auditActor(actor),
@@ -48,7 +56,7 @@ async function audit(tx: Tx, actor: Principal, task: LockedTask, action: string,
     before: { status: task.status },
     after: { status: fresh.status, ...countsOf(fresh) },
     result: extra.result,
-  });
+  }, extra.clock);
   return fresh;
 }
 
@@ -80,18 +88,18 @@ export async function resumeRedrive(actor: Principal, id: string, input: Redrive
 }
 
 /** Cancel: takes effect at the worker's next step (well within 2 s); what was sent stays sent, the rest is open again. */
-export async function cancelRedrive(actor: Principal, id: string, input: RedriveCommandInput = {}): Promise<RedriveTask> {
+export async function cancelRedrive(actor: Principal, id: string, input: RedriveCommandInput = {}, clock: Clock = systemClock): Promise<RedriveTask> {
   authorize(actor, 'deadletters.redrive');
   const { reason } = redriveCommandInput.parse(input);
   return db().$transaction(async (tx) => {
     const task = await lockTask(tx, actor, 'deadletters.redrive', id);
     expectStatus(task, ['pending_approval', 'queued', 'running', 'paused'], 'cancel');
-    await tx.redriveTask.update({ where: { id }, data: { status: 'cancelled', finishedAt: new Date() } });
+    await tx.redriveTask.update({ where: { id }, data: { status: 'cancelled', finishedAt: clock.now() } });
     // No runner holds the task (the lock is free): nothing is in flight, so let go of every unsent item.
     // Otherwise the runner lets go of its claimed batch when it sees the cancel.
     const [free] = await tx.$queryRaw<{ ok: boolean }[]>`SELECT pg_try_advisory_xact_lock(${TASK_LOCK_CLASS}::int, hashtext(${id})) AS ok`;
     const released = await releaseUnsent(tx, id, { claimed: free?.ok === true });
-    return audit(tx, actor, task, 'redrive.cancel', reason, { result: `${released} unsent dead letters open again` });
+    return audit(tx, actor, task, 'redrive.cancel', reason, { result: `${released} unsent dead letters open again`, clock });
   });
 }
 
@@ -117,35 +125,36 @@ export async function approveRedrive(actor: Principal, id: string, input: Redriv
 const WORKER = { ...SYSTEM, label: 'redrive-worker' };
 
 /** The worker's own pause (circuit breaker, failed canary), with the reason shown on the page. */
-export async function autoPauseRedrive(id: string, reason: string): Promise<boolean> {
+export async function autoPauseRedrive(id: string, reason: string, clock: Clock = systemClock): Promise<boolean> {
   return db().$transaction(async (tx) => {
     const task = await lockTask(tx, WORKER, 'deadletters.redrive', id);
     if (task.status !== 'running') return false;
     await tx.redriveTask.update({ where: { id }, data: { status: 'paused', pausedReason: reason } });
-    await audit(tx, WORKER, task, 'redrive.auto_pause', reason);
+    await audit(tx, WORKER, task, 'redrive.auto_pause', reason, { clock });
     return true;
   });
 }
 
 /** Every item handled: the task is completed, with its counts and verdict on the trail. */
-export async function finishRedrive(id: string): Promise<boolean> {
+export async function finishRedrive(id: string, clock: Clock = systemClock): Promise<boolean> {
   return db().$transaction(async (tx) => {
     const task = await lockTask(tx, WORKER, 'deadletters.redrive', id);
     if (task.status !== 'running') return false;
-    await tx.redriveTask.update({ where: { id }, data: { status: 'completed', finishedAt: new Date() } });
+    await tx.redriveTask.update({ where: { id }, data: { status: 'completed', finishedAt: clock.now() } });
     const c = countsOf(task);
     await audit(tx, WORKER, task, 'redrive.finish', null, {
       result: `${c.sent} sent: ${c.acknowledged} acknowledged, ${c.deadAgain} dead again, ${c.awaitingOutcome} awaiting outcome; ${c.skipped} skipped, ${c.failed} failed`,
+      clock,
     });
     return true;
   });
 }
 
 /** A queued task starts running when a worker takes it. */
-export async function markRunning(id: string): Promise<RedriveTask | null> {
+export async function markRunning(id: string, clock: Clock = systemClock): Promise<RedriveTask | null> {
   const rows = await db().$queryRaw<{ id: string }[]>`
     UPDATE redrive_tasks SET status = CASE WHEN status = 'queued' THEN 'running'::"RedriveTaskStatus" ELSE status END,
-      started_at = COALESCE(started_at, ${new Date()}), updated_at = now()
+      started_at = COALESCE(started_at, ${clock.now()}), updated_at = now()
     WHERE id = ${id}::uuid AND status IN ('queued', 'running') RETURNING id`;
   if (rows.length === 0) return null;
   return db().redriveTask.findUnique({ where: { id } });

@@ -2,6 +2,7 @@
 // from Postgres: claim the next items (attempts + 1) → send → mark them sent, so a crash between
 // send and mark re-sends only the batch in flight (the consumer deduplicates on the original
 // message id in the headers), and a restart continues at the persisted progress, paced from there.
+import type { Clock } from '@/lib/clock';
 import { db } from '@/lib/db';
 import { closeDeadLetters } from '@/lib/deadletters/close-dead-letters';
 import { log } from '@/lib/log';
@@ -24,6 +25,8 @@ export interface RunnerOptions {
   /** Attempts of an HTTP delivery before the item is failed. */
   maxHttpAttempts?: number;
   clock?: () => number;
+  /** Where the items go; the source's own destination unless given (the demo history answers for its past consumers). */
+  destination?: RedriveDestination;
 }
 
 export type RunEnd = 'completed' | 'paused' | 'cancelled' | 'stopped' | 'not runnable';
@@ -116,7 +119,7 @@ async function claim(taskId: string, n: number): Promise<ClaimedItem[] | null> {
  * consumers' outcome reports update the task row many times a second, and holding its lock across
  * the batch would stall the pace. A crash between the two is healed by the recount at the next start.
  */
-async function settle(taskId: string, createdById: string | null, results: Settled[]): Promise<void> {
+async function settle(taskId: string, createdById: string | null, results: Settled[], at: Date): Promise<void> {
   if (results.length === 0) return;
   if (results.every((r) => r.state === 'sent')) {
     await db().$executeRaw`
@@ -129,7 +132,7 @@ async function settle(taskId: string, createdById: string | null, results: Settl
     return;
   }
   const done = await db().$transaction(async (tx) => {
-    const now = new Date().toISOString();
+    const now = at.toISOString();
     const rows = await tx.$queryRaw<{ state: Settled['state']; deadLetterId: bigint }[]>`
       UPDATE redrive_items i
       SET state = x.state::"RedriveItemState", sent_at = x.sent_at::timestamptz, error = x.error,
@@ -139,7 +142,7 @@ async function settle(taskId: string, createdById: string | null, results: Settl
       WHERE i.task_id = ${taskId}::uuid AND i.seq = x.seq AND i.state = 'pending'
       RETURNING x.state AS state, i.dead_letter_id AS "deadLetterId"`;
     const ids = (s: Settled['state']) => rows.filter((d) => d.state === s).map((d) => d.deadLetterId);
-    await closeDeadLetters(tx, ids('acknowledged'), 'redriven', { from: HELD_STATUSES, decidedById: createdById, reason: `Redriven by task ${taskId}: acknowledged` });
+    await closeDeadLetters(tx, ids('acknowledged'), 'redriven', { from: HELD_STATUSES, decidedById: createdById, reason: `Redriven by task ${taskId}: acknowledged`, at });
     await reopenDeadLetters(tx, [...ids('skipped'), ...ids('failed')]);
     return rows;
   });
@@ -168,11 +171,11 @@ async function recordAttemptFailure(taskId: string, seqs: number[], error: strin
 }
 
 /** When the current segment began: the first start, or the last resume (a canary task sends a canary first again). */
-async function segmentStart(taskId: string, startedAt: Date | null): Promise<Date> {
+async function segmentStart(taskId: string, startedAt: Date | null, now: Date): Promise<Date> {
   const [r] = await db().$queryRaw<{ at: Date | null }[]>`
     SELECT max(at) AS at FROM audit_events WHERE target_type = 'redrive_task' AND target_id = ${taskId} AND action = 'redrive.resume'`;
   const resumed = r?.at ?? null;
-  const started = startedAt ?? new Date();
+  const started = startedAt ?? now;
   return resumed && resumed > started ? resumed : started;
 }
 
@@ -228,15 +231,16 @@ class OutcomeWindow {
 export async function runRedriveTask(taskId: string, options: RunnerOptions = {}): Promise<RunEnd> {
   const o = { ...DEFAULTS, ...options };
   const clock = options.clock ?? Date.now;
-  if (!(await markRunning(taskId))) return 'not runnable';
+  const dates: Clock = { now: () => new Date(clock()) };
+  if (!(await markRunning(taskId, dates))) return 'not runnable';
   await recount(taskId);
   const task = await db().redriveTask.findUniqueOrThrow({ where: { id: taskId } });
   const source = await db().source.findUniqueOrThrow({
     where: { id: task.sourceId },
     select: { name: true, kind: true, maxRedrives: true, redriveUrl: true, redriveSecret: true },
   });
-  const destination: RedriveDestination = destinationFor(source, { httpTimeoutMs: o.httpTimeoutMs });
-  const since = await segmentStart(taskId, task.startedAt);
+  const destination: RedriveDestination = options.destination ?? destinationFor(source, { httpTimeoutMs: o.httpTimeoutMs });
+  const since = await segmentStart(taskId, task.startedAt, dates.now());
   const plan = ratePlanOf(task);
   let pacer = new Pacer(plan, task.sent, clock());
   const window = task.breakerWindow || BREAKER_DEFAULTS.window;
@@ -278,7 +282,7 @@ export async function runRedriveTask(taskId: string, options: RunnerOptions = {}
   }
 
   async function pause(reason: string): Promise<void> {
-    if (await autoPauseRedrive(taskId, reason)) {
+    if (await autoPauseRedrive(taskId, reason, dates)) {
       log.warn({ taskId, reason }, 'redrive paused itself');
       end = 'paused';
     }
@@ -318,11 +322,11 @@ export async function runRedriveTask(taskId: string, options: RunnerOptions = {}
         skipped.push({ seq: item.seq, state: 'skipped', sentAt: null, error: `No longer held by the task: ${item.status}` });
       } else sendable.push(item);
     }
-    await settle(taskId, task.createdById, skipped);
-    const firstSentAt = new Date();
+    await settle(taskId, task.createdById, skipped, dates.now());
+    const firstSentAt = dates.now();
     let remaining = sendable;
     for (let attempt = 1; remaining.length > 0; attempt++) {
-      const sentAt = attempt === 1 ? firstSentAt : new Date();
+      const sentAt = attempt === 1 ? firstSentAt : dates.now();
       const outcome: DeliveryResult[] = await destination.deliver(remaining, halted.signal);
       const done: Settled[] = [];
       const failed: { item: ClaimedItem; error: string }[] = [];
@@ -331,7 +335,7 @@ export async function runRedriveTask(taskId: string, options: RunnerOptions = {}
         if (r.ok) done.push({ seq: item.seq, state: r.acknowledged ? 'acknowledged' : 'sent', sentAt, error: null });
         else failed.push({ item, error: r.error });
       });
-      await settle(taskId, task.createdById, done);
+      await settle(taskId, task.createdById, done, dates.now());
       if (failed.length === 0) break;
       const error = failed[0]!.error;
       if (destination.failures === 'infrastructure') {
@@ -346,6 +350,7 @@ export async function runRedriveTask(taskId: string, options: RunnerOptions = {}
           taskId,
           task.createdById,
           failed.map((f) => ({ seq: f.item.seq, state: 'failed' as const, sentAt: firstSentAt, error: `${f.error} (after ${attempt} attempts)` })),
+          dates.now(),
         );
         break;
       }
@@ -387,7 +392,7 @@ export async function runRedriveTask(taskId: string, options: RunnerOptions = {}
         // Every item handled: finish once the outcomes are in, or settleMs after the last send.
         if (seen.sent <= seen.acknowledged + seen.deadAgain || clock() - lastSendAt >= o.settleMs) {
           if (!(await checks())) break;
-          if (await finishRedrive(taskId)) end = 'completed';
+          if (await finishRedrive(taskId, dates)) end = 'completed';
           break;
         }
         await sleep(o.statusPollMs, wake.signal);

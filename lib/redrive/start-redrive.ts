@@ -7,6 +7,7 @@ import { db } from '@/lib/db';
 import { append } from '@/lib/audit';
 import { auditActor, authorize, can, isSystem, type Principal } from '@/lib/auth';
 import { AppError, unprocessable } from '@/lib/errors';
+import { systemClock, type Clock } from '@/lib/clock';
 import { ACTIVE_STATUSES } from './get-redrive';
 import { holdDeadLetters } from './dead-letter-status';
 import { nudgeRedrive } from './nudge';
@@ -86,7 +87,7 @@ export async function previewRedrive(actor: Principal, selection: RedriveSelecti
  * when a support engineer selected more than the source's approval threshold. Throws 409 with the
  * active task's id when the source already has one, 422 when nothing open matches.
  */
-export async function startRedrive(actor: Principal, input: StartRedriveInput): Promise<RedriveTask> {
+export async function startRedrive(actor: Principal, input: StartRedriveInput, clock: Clock = systemClock): Promise<RedriveTask> {
   authorize(actor, 'deadletters.redrive');
   const i = startRedriveInput.parse(input);
   const task = await db().$transaction(
@@ -109,6 +110,7 @@ export async function startRedrive(actor: Principal, input: StartRedriveInput): 
           canary: i.canary,
           reason: i.reason ?? null,
           createdById: isSystem(actor) ? null : actor.userId,
+          createdAt: clock.now(),
         },
       });
       // Frozen: exactly these dead letters, oldest first (the order they died in).
@@ -143,7 +145,7 @@ export async function startRedrive(actor: Principal, input: StartRedriveInput): 
           skipped: task.skipped,
         },
         result: pending ? `waits for approval: ${total} > threshold ${r.source.approvalThreshold}` : undefined,
-      });
+      }, clock);
       return task;
     },
     { timeout: 120_000, maxWait: 10_000 },

@@ -3,6 +3,7 @@ import { db } from '@/lib/db';
 import { append } from '@/lib/audit';
 import { auditActor, authorize, type Principal } from '@/lib/auth';
 import { AppError, unprocessable } from '@/lib/errors';
+import { systemClock, type Clock } from '@/lib/clock';
 
 export const sourceInput = z.object({
   // Source names become BullMQ queue names and URL segments: keep them plain.
@@ -17,7 +18,7 @@ export const sourceInput = z.object({
   orderMode: z.enum(['none', 'key']).optional(),
 });
 
-export async function createSource(actor: Principal, input: z.input<typeof sourceInput>) {
+export async function createSource(actor: Principal, input: z.input<typeof sourceInput>, clock: Clock = systemClock) {
   authorize(actor, 'admin.manage');
   const { team, ...data } = sourceInput.parse(input);
   return db().$transaction(async (tx) => {
@@ -25,7 +26,7 @@ export async function createSource(actor: Principal, input: z.input<typeof sourc
     if (!t) throw unprocessable(`No team "${team}"`, { field: 'team' });
     if (await tx.source.findUnique({ where: { name: data.name } })) throw new AppError('conflict', `Source "${data.name}" already exists`);
     const source = await tx.source.create({ data: { ...data, teamId: t.id } });
-    await append(tx, { actor: auditActor(actor), action: 'source.create', targetType: 'source', targetId: source.id, sourceId: source.id, teamId: t.id, after: { name: source.name, team: t.name, kind: source.kind } });
+    await append(tx, { actor: auditActor(actor), action: 'source.create', targetType: 'source', targetId: source.id, sourceId: source.id, teamId: t.id, after: { name: source.name, team: t.name, kind: source.kind } }, clock);
     return source;
   });
 }

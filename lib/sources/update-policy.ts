@@ -8,6 +8,7 @@ import { AppError, unprocessable } from '@/lib/errors';
 import { assertOutboundUrl } from '@/lib/outbound/outbound-url';
 import { findSource } from '@/lib/sla/find-source';
 import { formatDuration } from '@/lib/sla/duration';
+import { systemClock, type Clock } from '@/lib/clock';
 
 const DAY_S = 86_400;
 
@@ -95,7 +96,7 @@ export function checkPolicy(p: PolicyRow): PolicyWarning[] {
  * same transaction, so lengthening it is how a lead saves dead letters the SLA board says are
  * about to expire.
  */
-export async function updateSourcePolicy(actor: Principal, sourceRef: string, input: PolicyInput) {
+export async function updateSourcePolicy(actor: Principal, sourceRef: string, input: PolicyInput, clock: Clock = systemClock) {
   authorize(actor, 'sources.policy');
   const patch = policyInput.parse(input);
   if (Object.keys(patch).length === 0) throw unprocessable('Nothing to change');
@@ -137,7 +138,7 @@ export async function updateSourcePolicy(actor: Principal, sourceRef: string, in
           after: changedAfter,
           ...(redated ? { count: redated } : {}),
           result: warnings.length ? `saved with ${warnings.length} warning(s)` : 'saved',
-        });
+        }, clock);
       }
       return { source: policyView(source), warnings, redated };
     },
