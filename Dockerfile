@@ -3,6 +3,8 @@ FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NEXT_TELEMETRY_DISABLED=1 CHECKPOINT_DISABLE=1
 COPY package.json package-lock.json ./
+# npm ci applies patches/ (patch-package) to the dependencies.
+COPY patches ./patches
 RUN npm ci --no-audit --no-fund
 COPY . .
 RUN node scripts/prisma.mjs generate && node node_modules/next/dist/bin/next build

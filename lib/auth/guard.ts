@@ -96,7 +96,7 @@ export async function actionActor(permission?: Permission): Promise<Actor> {
   return actor;
 }
 
-/** For pages (server components): redirect to sign-in, or to /forbidden without the permission. */
+/** For pages (server components): redirect to sign-in, or to /forbidden (which answers 403) without the permission. */
 export async function pageActor(permission?: Permission): Promise<Actor> {
   const actor = await sessionActor();
   if (!actor) redirect('/sign-in');
