@@ -1,4 +1,4 @@
-// The one guard for route handlers, server actions and pages (STYLE.md pattern 2). It runs on the
+// The one guard for route handlers, server actions and pages (docs/style.md pattern 2). It runs on the
 // server next to the data; the proxy and hidden buttons are never the control (CVE-2025-29927).
 import { headers as nextHeaders } from 'next/headers';
 import { redirect } from 'next/navigation';
