@@ -1,6 +1,7 @@
 'use client';
 // Open dead letters by age since dead-lettered: where the backlog sits relative to the deadline.
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { SERIES_COLORS } from './chart-format';
 
 export function AgeHistogramChart({ data }: { data: { bucket: string; count: number }[] }) {
   return (
@@ -10,7 +11,7 @@ export function AgeHistogramChart({ data }: { data: { bucket: string; count: num
         <XAxis dataKey="bucket" fontSize={11} />
         <YAxis allowDecimals={false} fontSize={11} width={48} />
         <Tooltip />
-        <Bar dataKey="count" name="open" fill="#2456d6" isAnimationActive={false} />
+        <Bar dataKey="count" name="open" fill={SERIES_COLORS.accent} isAnimationActive={false} />
       </BarChart>
     </ResponsiveContainer>
   );

@@ -2,7 +2,7 @@
 // Open dead letters and the oldest one's age over time: a backlog that ages without shrinking is
 // the SLA breach coming.
 import { CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { utcTick } from './chart-format';
+import { SERIES_COLORS, utcTick } from './chart-format';
 
 export function DepthAgeChart({ data, withDate }: { data: { t: string; open: number | null; oldestAgeHours: number | null }[]; withDate: boolean }) {
   // Sparse snapshots (a new source, a worker just started) would draw no line: show the points.
@@ -16,8 +16,8 @@ export function DepthAgeChart({ data, withDate }: { data: { t: string; open: num
         <YAxis yAxisId="age" orientation="right" fontSize={11} width={48} unit=" h" />
         <Tooltip labelFormatter={(t) => `${utcTick(String(t), true)} UTC`} />
         <Legend />
-        <Line yAxisId="open" name="open" dataKey="open" stroke="#2456d6" dot={dot} isAnimationActive={false} />
-        <Line yAxisId="age" name="oldest age (h)" dataKey="oldestAgeHours" stroke="#b26a00" dot={dot} isAnimationActive={false} />
+        <Line yAxisId="open" name="open" dataKey="open" stroke={SERIES_COLORS.accent} dot={dot} isAnimationActive={false} />
+        <Line yAxisId="age" name="oldest age (h)" dataKey="oldestAgeHours" stroke={SERIES_COLORS.warn} dot={dot} isAnimationActive={false} />
       </ComposedChart>
     </ResponsiveContainer>
   );

@@ -2,12 +2,13 @@
 // A tiny trend line for table rows (SLA board trend, cluster activity). Reusable anywhere a row
 // wants "how has this moved lately": pass the values oldest first; null is a gap.
 import { Line, LineChart, YAxis } from 'recharts';
+import { SERIES_COLORS } from './chart-format';
 
 export function Sparkline({
   values,
   width = 120,
   height = 28,
-  stroke = '#2456d6',
+  stroke = SERIES_COLORS.accent,
   title,
 }: {
   values: (number | null)[];

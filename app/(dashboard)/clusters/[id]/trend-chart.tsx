@@ -1,7 +1,7 @@
 'use client';
 // A cluster's dead letters per hour over the last week.
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { utcTick } from '../../_charts/chart-format';
+import { SERIES_COLORS, utcTick } from '../../_charts/chart-format';
 
 export function TrendChart({ from, counts }: { from: string; counts: number[] }) {
   const start = Date.parse(from);
@@ -13,7 +13,7 @@ export function TrendChart({ from, counts }: { from: string; counts: number[] })
         <XAxis dataKey="hour" tickFormatter={(v: string) => utcTick(v, true)} minTickGap={48} fontSize={11} />
         <YAxis allowDecimals={false} width={48} fontSize={11} />
         <Tooltip labelFormatter={(t) => `${utcTick(String(t), true)} UTC`} />
-        <Bar dataKey="n" name="dead letters" fill="#2456d6" isAnimationActive={false} />
+        <Bar dataKey="n" name="dead letters" fill={SERIES_COLORS.accent} isAnimationActive={false} />
       </BarChart>
     </ResponsiveContainer>
   );

@@ -3,6 +3,7 @@
 // what went back stays acknowledged or comes back dead.
 import { CartesianGrid, Legend, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { RatePoint } from '@/lib/redrive';
+import { SERIES_COLORS } from '../../_charts/chart-format';
 
 export function RateChart({ points, rate }: { points: RatePoint[]; rate: number }) {
   return (
@@ -13,10 +14,10 @@ export function RateChart({ points, rate }: { points: RatePoint[]; rate: number 
         <YAxis allowDecimals={false} fontSize={11} width={48} />
         <Tooltip labelFormatter={(t) => `${String(t)} s`} />
         <Legend />
-        <ReferenceLine y={rate} stroke="#5b6470" strokeDasharray="4 4" label={{ value: `${rate}/s requested`, fontSize: 11, position: 'insideTopRight' }} />
-        <Line name="sent/s" dataKey="sent" stroke="#2456d6" dot={false} isAnimationActive={false} />
-        <Line name="acknowledged/s" dataKey="acknowledged" stroke="#2e7d32" dot={false} isAnimationActive={false} />
-        <Line name="dead again/s" dataKey="deadAgain" stroke="#c62828" dot={false} isAnimationActive={false} />
+        <ReferenceLine y={rate} stroke={SERIES_COLORS.muted} strokeDasharray="4 4" label={{ value: `${rate}/s requested`, fontSize: 11, position: 'insideTopRight' }} />
+        <Line name="sent/s" dataKey="sent" stroke={SERIES_COLORS.accent} dot={false} isAnimationActive={false} />
+        <Line name="acknowledged/s" dataKey="acknowledged" stroke={SERIES_COLORS.ok} dot={false} isAnimationActive={false} />
+        <Line name="dead again/s" dataKey="deadAgain" stroke={SERIES_COLORS.bad} dot={false} isAnimationActive={false} />
       </LineChart>
     </ResponsiveContainer>
   );

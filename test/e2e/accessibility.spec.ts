@@ -1,0 +1,295 @@
+// Accessibility: axe-core's WCAG 2.0/2.1 A and AA rules on every page under app/, for every role that
+// may open it, with data on it (a source of its own holding breached, near-deadline, masked and
+// discarded dead letters, a cluster, a redrive task, an audit event, a webhook, alarm states), and
+// in the states users meet (an error after a bad submit, a preview, another payload view). A page
+// added under app/ without an entry in PAGES fails the inventory test.
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page } from '@playwright/test';
+import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
+import { HOME, ROLES, scopeFor, SYSTEM, type Actor, type Permission, type Role } from '@/lib/auth';
+import { closeDb, db } from '@/lib/db';
+import { decideDeadLetter } from '@/lib/deadletters/decide';
+import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { createWebhook } from '@/lib/notifications/webhooks';
+import { startRedrive } from '@/lib/redrive/start-redrive';
+import { computeRollups } from '@/lib/rollups/compute-rollups';
+import { createSource } from '@/lib/sources/create-source';
+import { DEMO_PASSWORD } from '../../prisma/seed';
+import { routePath } from '../security/inventory';
+import { ACTING } from '../security/fixtures';
+import { stateFile } from './helpers';
+
+const WCAG_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
+const SOURCE = 'a11y-pages';
+const DAY = 86_400_000;
+
+/** Ids of the records the pages show, seeded in beforeAll. */
+interface Seeded {
+  source: string;
+  deadLetter: string;
+  masked: string;
+  sensitive: string;
+  discarded: string;
+  cluster: string;
+  redrive: string;
+  auditEvent: string;
+}
+
+interface PageEntry {
+  /** Who may open it: a permission (at a scope), signed in without one, or signed out. */
+  access: { permission: Permission; scope?: 'all' } | 'signed-in' | 'signed-out' | 'anyone';
+  url: (s: Seeded) => string;
+}
+
+// Every page.tsx under app/, by its route path (test/security/inventory.ts names them the same way).
+const PAGES: Record<string, PageEntry> = {
+  '/': { access: 'signed-in', url: () => '/' }, // redirects to the role's home: its landing page is checked
+  '/sign-in': { access: 'signed-out', url: () => '/sign-in' },
+  '/forbidden': { access: 'anyone', url: () => '/forbidden' },
+  '/inbox': { access: { permission: 'deadletters.read' }, url: () => '/inbox' },
+  '/dead-letters': { access: { permission: 'deadletters.read' }, url: (s) => `/dead-letters?source=${s.source}` },
+  '/dead-letters/:id': { access: { permission: 'deadletters.read' }, url: (s) => `/dead-letters/${s.deadLetter}` },
+  '/clusters': { access: { permission: 'deadletters.read' }, url: () => '/clusters' },
+  '/clusters/:id': { access: { permission: 'deadletters.read' }, url: (s) => `/clusters/${s.cluster}` },
+  '/redrives': { access: { permission: 'deadletters.read' }, url: () => '/redrives' },
+  '/redrives/new': { access: { permission: 'deadletters.redrive' }, url: (s) => `/redrives/new?ids=${s.deadLetter}` },
+  '/redrives/:id': { access: { permission: 'deadletters.read' }, url: (s) => `/redrives/${s.redrive}` },
+  '/sla': { access: { permission: 'deadletters.read' }, url: () => '/sla' },
+  '/alarms': { access: { permission: 'deadletters.read' }, url: () => '/alarms' },
+  '/sources': { access: { permission: 'deadletters.read' }, url: () => '/sources' },
+  '/sources/:source': { access: { permission: 'deadletters.read' }, url: (s) => `/sources/${s.source}` },
+  '/settings/webhooks': { access: { permission: 'sources.policy' }, url: () => '/settings/webhooks' },
+  '/audit': { access: { permission: 'audit.read' }, url: () => '/audit' },
+  '/audit/:id': { access: { permission: 'audit.read' }, url: (s) => `/audit/${s.auditEvent}` },
+  '/audit/verify': { access: { permission: 'audit.read', scope: 'all' }, url: () => '/audit/verify' },
+  '/admin': { access: { permission: 'admin.manage' }, url: () => '/admin' },
+};
+
+function pageFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = path.join(dir, name);
+    if (statSync(p).isDirectory()) return pageFiles(p);
+    return /^page\.[jt]sx?$/.test(name) ? [p] : [];
+  });
+}
+
+function mayOpen(role: Role | 'signed-out', e: PageEntry): boolean {
+  if (e.access === 'anyone') return true;
+  if (e.access === 'signed-out') return role === 'signed-out';
+  if (role === 'signed-out') return false;
+  if (e.access === 'signed-in') return true;
+  const scope = scopeFor(role, e.access.permission);
+  return scope !== undefined && (e.access.scope === undefined || scope === e.access.scope);
+}
+
+/** The violations of WCAG 2.0/2.1 A and AA on the page as it is now, one line per element. */
+async function violations(page: Page): Promise<string[]> {
+  const { violations } = await new AxeBuilder({ page }).withTags(WCAG_TAGS).analyze();
+  return violations.flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(' ')} — ${n.failureSummary?.replace(/\s+/g, ' ')}`));
+}
+
+async function expectAccessible(page: Page) {
+  await page.waitForLoadState('load');
+  await expect(page.locator('h1').first()).toBeVisible();
+  // Charts draw once hydrated and measured; their legends are text that axe has to see.
+  await expect(page.locator('.recharts-responsive-container:not(:has(svg))')).toHaveCount(0);
+  expect(await violations(page)).toEqual([]);
+}
+
+let seeded: Seeded;
+
+async function principal(email: string): Promise<Actor> {
+  const u = await db().user.findUniqueOrThrow({ where: { email } });
+  return { userId: u.id, email: u.email, role: u.role, teamId: u.teamId, via: 'token' };
+}
+
+// Idempotent: a failed test restarts the worker, which runs beforeAll again on the same database.
+async function seed(): Promise<Seeded> {
+  const actor = { ...SYSTEM, label: 'accessibility-suite' };
+  const source =
+    (await db().source.findUnique({ where: { name: SOURCE } })) ??
+    (await createSource(actor, { name: SOURCE, team: 'commerce', description: 'What the accessibility suite looks at' }));
+  const now = Date.now();
+  const order = (n: number, extra: object = {}) => Buffer.from(JSON.stringify({ order: n, gift: true, ...extra }));
+  const failure = (errorType: string, errorMessage: string, ageMs: number) => ({
+    reason: 'MaxReceives' as const,
+    errorType,
+    errorMessage,
+    errorStack: `${errorType}: ${errorMessage}\n    at capture (src/payments/capture.ts:41:11)\n    at handle (src/consumer.ts:12:5)`,
+    receiveCount: 5,
+    headers: { 'x-tenant': 'acme', 'content-type': 'application/json' },
+    contentType: 'application/json',
+    enqueuedAt: new Date(now - ageMs - 3_600_000),
+    firstFailedAt: new Date(now - ageMs - 600_000),
+    lastFailedAt: new Date(now - ageMs),
+    deadAt: new Date(now - ageMs),
+    consumerName: 'capture-worker',
+    consumerVersion: 'v1',
+    failureHistory: [
+      { reason: 'MaxReceives', errorType, errorMessage, count: 5, firstAt: new Date(now - ageMs - 600_000).toISOString(), lastAt: new Date(now - ageMs).toISOString() },
+    ],
+  });
+  const rows = await recordDeadLetters({ id: source.id, retentionSeconds: source.retentionSeconds }, [
+    // Past the 7-day deadline and in its last day: the SLA board's breached and near-deadline columns.
+    { messageId: 'breached', payload: order(1), ...failure('TimeoutError', 'capture timed out after 30000 ms', 8 * DAY) },
+    { messageId: 'near-deadline', payload: order(2), ...failure('ValidationError', 'field "gift" is unknown', 6.5 * DAY) },
+    // Values the detectors mask (a card number, an e-mail), and a payload flagged sensitive as a whole.
+    { messageId: 'masked', payload: order(3, { card: '4111 1111 1111 1111', email: 'carol@bank.example' }), ...failure('ValidationError', 'field "gift" is unknown', DAY) },
+    { messageId: 'sensitive', payload: order(4), sensitive: true, ...failure('ValidationError', 'field "gift" is unknown', DAY) },
+    { messageId: 'discarded', payload: order(5), ...failure('ValidationError', 'field "gift" is unknown', 2 * DAY) },
+    { messageId: 'redriven', payload: order(6), ...failure('ConnectionError', 'connect ECONNREFUSED 10.0.0.7:5432', 3 * DAY) },
+  ]);
+  const id = (messageId: string) => rows.find((r) => r.messageId === messageId)!.id;
+  // A discard, not an archive: the audit suite counts the archives a lead sees.
+  const discarded = await db().deadLetter.findUniqueOrThrow({ where: { id: BigInt(id('discarded')) }, select: { status: true } });
+  if (discarded.status === 'open') await decideDeadLetter(await principal(ACTING.lead), 'discard', id('discarded'), 'test data, holds personal data');
+  const task =
+    (await db().redriveTask.findFirst({ where: { sourceId: source.id } })) ??
+    (await startRedrive(await principal(ACTING.lead), { selection: { ids: [id('redriven')] }, ratePerSecond: 1, reason: 'downstream back' }));
+  if (!(await db().webhook.findFirst({ where: { teamId: source.teamId } }))) await createWebhook(actor, { url: 'http://127.0.0.1:9/hook', team: 'commerce' });
+  // What the maintenance worker does every 15 s, now: alarm states and the charts' rollups.
+  await evaluateAlarms();
+  await computeRollups(new Date());
+  const dl = await db().deadLetter.findUniqueOrThrow({ where: { id: BigInt(id('breached')) }, select: { clusterId: true } });
+  const event = await db().auditEvent.findFirstOrThrow({ where: { targetId: id('discarded'), action: 'deadletter.discard' } });
+  return {
+    source: source.name,
+    deadLetter: id('breached'),
+    masked: id('masked'),
+    sensitive: id('sensitive'),
+    discarded: id('discarded'),
+    cluster: dl.clusterId!,
+    redrive: task.id,
+    auditEvent: event.id.toString(),
+  };
+}
+
+test.beforeAll(async () => {
+  seeded = await seed();
+});
+test.afterAll(closeDb);
+
+test('every page under app/ has an accessibility check', () => {
+  const found = pageFiles(path.resolve('app')).map(routePath).sort();
+  expect(found).toEqual(Object.keys(PAGES).sort());
+});
+
+for (const [route, entry] of Object.entries(PAGES)) {
+  for (const role of [...ROLES, 'signed-out' as const].filter((r) => mayOpen(r, entry))) {
+    test(`${route} as ${role}`, async ({ browser }) => {
+      const context = await browser.newContext(role === 'signed-out' ? {} : { storageState: stateFile(ACTING[role]) });
+      const page = await context.newPage();
+      const url = entry.url(seeded);
+      await page.goto(url);
+      // The page itself, not the sign-in or forbidden page instead (the root redirects home).
+      const landed = route === '/' && role !== 'signed-out' ? HOME[role] : url.split('?')[0]!;
+      expect(new URL(page.url()).pathname).toBe(landed);
+      await expectAccessible(page);
+      await context.close();
+    });
+  }
+}
+
+test.describe('pages in the states users meet', () => {
+  test('sign-in after a wrong password', async ({ page }) => {
+    await page.goto('/sign-in');
+    await page.getByLabel('E-mail').fill('nobody@triage.local');
+    await page.getByLabel('Password').fill(DEMO_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.locator('form').getByRole('alert')).toHaveText('Wrong e-mail or password.');
+    await expectAccessible(page);
+  });
+
+  test.describe('support', () => {
+    test.use({ storageState: stateFile(ACTING.support) });
+
+    test('the dead-letter list with rows ticked: a preview, then an archive without a reason', async ({ page }) => {
+      await page.goto(`/dead-letters?source=${seeded.source}`);
+      const bulk = page.getByTestId('bulk-actions');
+      await page.getByTestId('dead-letters-table').locator('tbody input[type=checkbox]').first().check();
+      await bulk.getByRole('button', { name: 'Preview archive' }).click();
+      await expect(bulk.getByRole('status')).toContainText('would be archived');
+      await expectAccessible(page);
+      await bulk.getByRole('button', { name: 'Archive selection' }).click();
+      await expect(bulk.getByRole('alert')).toBeVisible();
+      await expectAccessible(page);
+    });
+
+    test('a dead letter in its text and hex views, and a masked one revealed', async ({ page }) => {
+      for (const view of ['Text', 'Hex']) {
+        await page.goto(`/dead-letters/${seeded.deadLetter}`);
+        await page.getByTestId('payload-viewer').getByRole('link', { name: view }).click();
+        await expect(page.getByTestId('payload-viewer')).toHaveAttribute('data-mode', view.toLowerCase());
+        await expectAccessible(page);
+      }
+      await page.goto(`/dead-letters/${seeded.sensitive}`);
+      await expectAccessible(page);
+      await page.goto(`/dead-letters/${seeded.masked}`);
+      await expect(page.getByTestId('payload-masked')).toBeVisible();
+      await expectAccessible(page);
+      const reveal = page.getByTestId('reveal-form');
+      await reveal.getByLabel('Reason to reveal').fill('customer dispute #1234');
+      await reveal.getByRole('button', { name: 'Reveal' }).click();
+      await expect(page).toHaveURL(/reveal=/);
+      await expectAccessible(page);
+    });
+
+    test('a discarded dead letter: its decision, and its payload gone', async ({ page }) => {
+      await page.goto(`/dead-letters/${seeded.discarded}`);
+      await expect(page.getByTestId('decision')).toContainText('discarded');
+      await expect(page.getByTestId('payload-gone')).toBeVisible();
+      await expectAccessible(page);
+    });
+  });
+
+  test.describe('lead', () => {
+    test.use({ storageState: stateFile(ACTING.lead) });
+
+    test('a source policy refused with its reason', async ({ page }) => {
+      await page.goto(`/sources/${seeded.source}`);
+      const form = page.getByTestId('policy-form');
+      await form.getByLabel('Age deadline (hours)').fill(String(14 * 24));
+      await form.getByRole('button', { name: 'Save policy' }).click();
+      await expect(form.getByRole('alert')).toContainText('must be shorter than the retention');
+      await expectAccessible(page);
+    });
+
+    test('a redrive previewed before it starts, and a cluster merge refused', async ({ page }) => {
+      await page.goto(`/redrives/new?ids=${seeded.deadLetter}`);
+      await expect(page.getByTestId('preview-count')).toHaveText('1');
+      await expectAccessible(page);
+      await page.goto(`/clusters/${seeded.cluster}`);
+      const merge = page.getByTestId('merge-cluster-form');
+      await merge.getByLabel('Merge into (cluster id)').fill('00000000-0000-4000-8000-000000000000');
+      await merge.getByLabel('Reason').fill('the same outage, worded two ways');
+      await merge.getByRole('button', { name: 'Merge' }).click();
+      await expect(merge.getByRole('alert')).toBeVisible();
+      await expectAccessible(page);
+    });
+
+    test('a webhook refused for its URL', async ({ page }) => {
+      await page.goto('/settings/webhooks');
+      const create = page.getByTestId('create-webhook');
+      await create.getByLabel('URL').fill('http://169.254.169.254/latest');
+      await create.getByRole('button', { name: 'Add webhook' }).click();
+      await expect(create.getByRole('alert')).toBeVisible();
+      await expectAccessible(page);
+    });
+  });
+
+  test.describe('admin', () => {
+    test.use({ storageState: stateFile(ACTING.admin) });
+
+    test('a user that exists already, refused', async ({ page }) => {
+      await page.goto('/admin');
+      const form = page.getByTestId('create-user');
+      await form.getByLabel('E-mail').fill(ACTING.support);
+      await form.getByLabel('Password').fill(DEMO_PASSWORD);
+      await form.getByRole('button', { name: 'Create user' }).click();
+      await expect(form.getByRole('alert')).toBeVisible();
+      await expectAccessible(page);
+    });
+  });
+});
