@@ -43,9 +43,14 @@ const schema = z.object({
     .default('')
     .transform((v) => v.split(',').map((h) => h.trim().replace(/^\[(.*)\]$/, '$1').toLowerCase()).filter(Boolean)),
   OUTBOUND_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  // Encrypts connector credentials at rest (lib/connectors/secrets.ts); generated under TRIAGE_STATE_DIR
+  // when unset. Losing it means re-entering every connector's credentials.
+  CONNECTOR_SECRET_KEY: z.string().min(32).optional(),
+  // The connectors worker: how often it rereads the connector sources (new, changed, paused, removed).
+  CONNECTOR_DISCOVERY_MS: z.coerce.number().int().positive().default(5_000),
 });
 
-export type Env = z.infer<typeof schema> & { AUTH_SECRET: string; AUDIT_CHECKPOINT_KEY: string };
+export type Env = z.infer<typeof schema> & { AUTH_SECRET: string; AUDIT_CHECKPOINT_KEY: string; CONNECTOR_SECRET_KEY: string };
 
 function stateSecret(dir: string, file: string): string {
   const p = path.resolve(dir, file);
@@ -79,7 +84,14 @@ function load(): Env {
   // instances must be given the same AUTH_SECRET instead.
   const authSecret = e.AUTH_SECRET ?? stateSecret(e.TRIAGE_STATE_DIR, 'auth-secret');
   const checkpointKey = e.AUDIT_CHECKPOINT_KEY ?? stateSecret(e.TRIAGE_STATE_DIR, 'audit-checkpoint-key');
-  return { ...e, DATABASE_URL: withDefaultUser(e.DATABASE_URL), AUTH_SECRET: authSecret, AUDIT_CHECKPOINT_KEY: checkpointKey };
+  const connectorKey = e.CONNECTOR_SECRET_KEY ?? stateSecret(e.TRIAGE_STATE_DIR, 'connector-secret-key');
+  return {
+    ...e,
+    DATABASE_URL: withDefaultUser(e.DATABASE_URL),
+    AUTH_SECRET: authSecret,
+    AUDIT_CHECKPOINT_KEY: checkpointKey,
+    CONNECTOR_SECRET_KEY: connectorKey,
+  };
 }
 
 let cached: Env | undefined;
