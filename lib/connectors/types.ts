@@ -32,7 +32,8 @@ export interface ConnectorSource<Config, Secret extends ConnectorSecret = Connec
  */
 export class ConnectorError extends Error {
   constructor(
-    readonly kind: 'unreachable' | 'auth' | 'not_found' | 'config' | 'refused',
+    /** 'storage': Triage's own database refused the write (the batch stays on the broker). */
+    readonly kind: 'unreachable' | 'auth' | 'not_found' | 'config' | 'refused' | 'storage',
     message: string,
   ) {
     super(message);
