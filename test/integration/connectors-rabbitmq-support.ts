@@ -156,6 +156,8 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | false | 
 
 export interface ChildWorker {
   child: ChildProcess;
+  /** Everything it wrote to stdout and stderr so far. */
+  output(): string;
   ready: Promise<void>;
   exited: Promise<number | null>;
   kill(signal?: NodeJS.Signals): void;
@@ -183,16 +185,18 @@ export function spawnConnectors(): ChildWorker {
       resolve(code);
     }),
   );
+  let output = '';
   const ready = new Promise<void>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
+      output += line + '\n';
       if (line.includes('"msg":"connectors ready"')) resolve();
     });
-    let stderr = '';
-    child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
-    void exited.then(() => reject(new Error(`connectors child exited before ready: ${stderr}`)));
+    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+    void exited.then(() => reject(new Error(`connectors child exited before ready: ${output.slice(-4000)}`)));
   });
-  return { child, ready, exited, kill: (signal = 'SIGKILL') => child.kill(signal) };
+  ready.catch(() => undefined);
+  return { child, ready, exited, output: () => output, kill: (signal = 'SIGKILL') => child.kill(signal) };
 }
 
 export async function killChildren(): Promise<void> {
