@@ -209,7 +209,7 @@ export function closeConnections(prefix: string): number {
   const out = execFileSync('rabbitmqctl', ['-q', 'list_connections', 'pid', 'client_properties'], { encoding: 'utf8', timeout: 30_000 });
   let n = 0;
   for (const line of out.split('\n')) {
-    if (!line.includes(`"${prefix}`) && !line.includes(`<<"${prefix}`)) continue;
+    if (!line.includes(`"connection_name","${prefix}`)) continue;
     const pid = line.split('\t')[0]!.trim();
     execFileSync('rabbitmqctl', ['-q', 'close_connection', pid, 'closed by the test'], { timeout: 30_000 });
     n++;
