@@ -4,11 +4,13 @@
 // and the unique key (source, message id, generation) absorbs the second write. The prefetch is the
 // backpressure: while Postgres is slow no acknowledgement goes out, so the broker sends no more.
 import type { Channel, ConsumeMessage } from 'amqplib';
+import type { NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
 import { log } from '@/lib/log';
+import type { ErrorTextMapping } from '../error-text';
 import { ConnectorError, type ConnectorSource, type ImportSink } from '../types';
 import type { RabbitmqConfig, RabbitmqSecret } from './config';
 import { amqpError, connectAmqp } from './connection';
-import { toDeadLetter } from './message';
+import { derivedMessageId, toDeadLetter } from './message';
 
 /** A batch is written once it holds this many bytes of payload, whatever its count. */
 const BATCH_MAX_BYTES = 16 * 1024 * 1024;
@@ -16,6 +18,29 @@ const BATCH_MAX_BYTES = 16 * 1024 * 1024;
 const INFLIGHT_MAX_BYTES = 64 * 1024 * 1024;
 /** How often the queue's depth is read (the source's lag and "last successful poll"). */
 const DEPTH_POLL_MS = 5_000;
+/** Batches being written at once. */
+const MAX_WRITES = 2;
+
+interface Batch {
+  messages: ConsumeMessage[];
+  deadLetters: NewDeadLetter[];
+  bytes: number;
+}
+
+/** The dead letter of a message; one whose headers cannot be read is still recorded, never a poison for the import. */
+function deadLetterOf(msg: ConsumeMessage, errorText: ErrorTextMapping | undefined): NewDeadLetter {
+  try {
+    return toDeadLetter(msg, { errorText });
+  } catch (err) {
+    return {
+      messageId: typeof msg.properties.messageId === 'string' && msg.properties.messageId ? msg.properties.messageId : derivedMessageId(msg.content, null),
+      payload: msg.content,
+      reason: 'Rejected',
+      errorType: 'TriageImportError',
+      errorMessage: `Triage could not read this message's headers: ${err instanceof Error ? err.message : String(err)}`,
+    };
+  }
+}
 
 export async function importFromRabbitmq(source: ConnectorSource<RabbitmqConfig, RabbitmqSecret>, sink: ImportSink, signal: AbortSignal): Promise<void> {
   const { url } = source.secret;
@@ -35,10 +60,12 @@ export async function importFromRabbitmq(source: ConnectorSource<RabbitmqConfig,
 
   let ch: Channel | null = null;
   let depthTimer: NodeJS.Timeout | null = null;
-  let batch: ConsumeMessage[] = [];
-  let batchBytes = 0;
+  let batch: Batch = { messages: [], deadLetters: [], bytes: 0 };
   let batchTimer: NodeJS.Timeout | null = null;
-  let writing: Promise<void> = Promise.resolve();
+  const ready: Batch[] = [];
+  let writes = 0;
+  let acking: Promise<void> = Promise.resolve();
+  let stopping = false;
   let prefetch = source.config.prefetch;
   let consumerTag: string | null = null;
 
@@ -53,55 +80,72 @@ export async function importFromRabbitmq(source: ConnectorSource<RabbitmqConfig,
     await ch.prefetch(prefetch);
     const channel = ch;
 
-    // One batch written at a time, in delivery order, so an ack "up to this tag" covers exactly what committed.
+    // Up to MAX_WRITES batches are written at once, so mapping and fingerprinting the next one overlaps Postgres's
+    // work on the last; acknowledgements go out strictly in delivery order, each "up to this tag" only
+    // once every batch before it committed.
+    const pump = () => {
+      while (writes < MAX_WRITES && ready.length > 0 && !failure && !stopping) {
+        const b = ready.shift()!;
+        writes++;
+        const recorded = sink.record(b.deadLetters);
+        void recorded.catch(() => undefined).finally(() => {
+          writes--;
+          pump();
+        });
+        acking = acking.then(() => settleBatch(b, recorded));
+      }
+    };
+
+    const settleBatch = async (b: Batch, recorded: Promise<unknown>) => {
+      const last = b.messages[b.messages.length - 1]!;
+      try {
+        await recorded;
+      } catch (err) {
+        if (failure) return;
+        // Not committed: give them back to the broker now, and let the supervisor back off.
+        try {
+          channel.nack(last, true, true);
+        } catch {
+          // channel already closed: the broker requeued them itself
+        }
+        const why = err instanceof Error ? err.message : String(err);
+        failure = new ConnectorError('storage', `Recording ${b.messages.length} dead letters failed (${why}); they stay on the queue`);
+        settle?.();
+        return;
+      }
+      if (failure) return; // committed, never acknowledged: redelivered later, absorbed by the unique key
+      try {
+        channel.ack(last, true);
+      } catch (err) {
+        fail(err);
+        return;
+      }
+      // Large messages: fewer of them in flight, so one connector never holds gigabytes.
+      const average = b.bytes / b.messages.length;
+      const fitting = Math.max(1, Math.min(source.config.prefetch, Math.floor(INFLIGHT_MAX_BYTES / Math.max(average, 1))));
+      if (fitting !== prefetch) {
+        prefetch = fitting;
+        await channel.prefetch(prefetch).catch(fail);
+      }
+    };
+
     const flush = () => {
       if (batchTimer) clearTimeout(batchTimer);
       batchTimer = null;
-      if (batch.length === 0) return;
-      const taken = batch;
-      const bytes = batchBytes;
-      batch = [];
-      batchBytes = 0;
-      writing = writing.then(async () => {
-        if (failure) return; // the channel is gone: unacked messages are already back on the queue
-        const deadLetters = taken.map((m) => toDeadLetter(m, { errorText }));
-        try {
-          await sink.record(deadLetters);
-        } catch (err) {
-          // Not committed: give them back to the broker now, and let the supervisor back off.
-          try {
-            channel.nack(taken[taken.length - 1]!, true, true);
-          } catch {
-            // channel already closed: the broker requeued them itself
-          }
-          const why = err instanceof Error ? err.message : String(err);
-          failure ??= new ConnectorError('storage', `Recording ${taken.length} dead letters failed (${why}); they stay on the queue`);
-          settle?.();
-          return;
-        }
-        try {
-          channel.ack(taken[taken.length - 1]!, true);
-        } catch (err) {
-          fail(err); // committed but not acked: redelivered later, absorbed by the unique key
-          return;
-        }
-        // Large messages: fewer of them in flight, so one connector never holds gigabytes.
-        const average = bytes / taken.length;
-        const fitting = Math.max(1, Math.min(source.config.prefetch, Math.floor(INFLIGHT_MAX_BYTES / Math.max(average, 1))));
-        if (fitting !== prefetch) {
-          prefetch = fitting;
-          await channel.prefetch(prefetch).catch(fail);
-        }
-      });
+      if (batch.messages.length === 0) return;
+      ready.push(batch);
+      batch = { messages: [], deadLetters: [], bytes: 0 };
+      pump();
     };
 
     const consumed = await channel.consume(
       queue,
       (msg) => {
         if (msg === null) return fail(new Error(`NOT_FOUND - the broker cancelled the consumer: queue "${queue}" was deleted`));
-        batch.push(msg);
-        batchBytes += msg.content.length;
-        if (batch.length >= batchSize || batchBytes >= BATCH_MAX_BYTES) flush();
+        batch.messages.push(msg);
+        batch.deadLetters.push(deadLetterOf(msg, errorText));
+        batch.bytes += msg.content.length;
+        if (batch.messages.length >= batchSize || batch.bytes >= BATCH_MAX_BYTES) flush();
         else batchTimer ??= setTimeout(flush, source.config.batchWaitMs);
       },
       { noAck: false },
@@ -120,10 +164,11 @@ export async function importFromRabbitmq(source: ConnectorSource<RabbitmqConfig,
 
     await ended;
     if (failure) throw failure;
-    // Stopping (pause, removal, shutdown): no new deliveries; the batch being written commits and is
+    // Stopping (pause, removal, shutdown): no new deliveries; the batches being written commit and are
     // acknowledged; what was delivered but not yet written goes back to the queue when the channel closes.
+    stopping = true;
     await channel.cancel(consumerTag).catch(() => undefined);
-    await writing;
+    await acking;
     if (failure) throw failure;
   } catch (err) {
     throw amqpError(err, url, queue);
@@ -131,7 +176,8 @@ export async function importFromRabbitmq(source: ConnectorSource<RabbitmqConfig,
     signal.removeEventListener('abort', onAbort);
     if (batchTimer) clearTimeout(batchTimer);
     if (depthTimer) clearInterval(depthTimer);
-    await writing.catch(() => undefined);
+    stopping = true;
+    await acking.catch(() => undefined);
     await conn.close().catch((err: unknown) => log.debug({ err, source: source.name }, 'AMQP connection already closed'));
   }
 }
