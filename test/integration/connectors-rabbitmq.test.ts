@@ -102,8 +102,10 @@ describe('RabbitMQ connector', () => {
       }
       return 'reject';
     });
-    redrives = await startRedriveSupervisor({ reconcileMs: 500 });
     const task = await startRedrive(SYSTEM, { selection: { source: source.name }, ratePerSecond: 1_000 });
+    // Three in four come back dead on purpose: this test is about the connector, not the circuit breaker.
+    await db().redriveTask.update({ where: { id: task.id }, data: { breakerThreshold: 1 } });
+    redrives = await startRedriveSupervisor({ reconcileMs: 500 });
     await waitFor('all sent', async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).sent === 2_000, 60_000, 250);
     await waitFor('500 acknowledged by the fixed consumer', async () => acked.size === 500, 60_000, 250);
     await waitFor('1,500 next-generation dead letters', async () => (await db().deadLetter.count({ where: { sourceId: source.id, generation: 1 } })) === 1_500, 60_000, 250);
