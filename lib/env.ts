@@ -50,7 +50,7 @@ const schema = z.object({
   CONNECTOR_DISCOVERY_MS: z.coerce.number().int().positive().default(5_000),
 });
 
-export type Env = z.infer<typeof schema> & { AUTH_SECRET: string; AUDIT_CHECKPOINT_KEY: string; CONNECTOR_SECRET_KEY: string };
+export type Env = z.infer<typeof schema> & { AUTH_SECRET: string; AUDIT_CHECKPOINT_KEY: string };
 
 function stateSecret(dir: string, file: string): string {
   const p = path.resolve(dir, file);
@@ -84,14 +84,7 @@ function load(): Env {
   // instances must be given the same AUTH_SECRET instead.
   const authSecret = e.AUTH_SECRET ?? stateSecret(e.TRIAGE_STATE_DIR, 'auth-secret');
   const checkpointKey = e.AUDIT_CHECKPOINT_KEY ?? stateSecret(e.TRIAGE_STATE_DIR, 'audit-checkpoint-key');
-  const connectorKey = e.CONNECTOR_SECRET_KEY ?? stateSecret(e.TRIAGE_STATE_DIR, 'connector-secret-key');
-  return {
-    ...e,
-    DATABASE_URL: withDefaultUser(e.DATABASE_URL),
-    AUTH_SECRET: authSecret,
-    AUDIT_CHECKPOINT_KEY: checkpointKey,
-    CONNECTOR_SECRET_KEY: connectorKey,
-  };
+  return { ...e, DATABASE_URL: withDefaultUser(e.DATABASE_URL), AUTH_SECRET: authSecret, AUDIT_CHECKPOINT_KEY: checkpointKey };
 }
 
 let cached: Env | undefined;
@@ -99,6 +92,19 @@ let cached: Env | undefined;
 export function env(): Env {
   cached ??= load();
   return cached;
+}
+
+let connectorKey: string | undefined;
+
+/**
+ * The key of connector credentials at rest: CONNECTOR_SECRET_KEY, or one generated under
+ * TRIAGE_STATE_DIR the first time a connector secret is sealed or opened (not at boot: most processes
+ * never touch one).
+ */
+export function connectorSecretKey(): string {
+  const e = env();
+  connectorKey ??= e.CONNECTOR_SECRET_KEY ?? stateSecret(e.TRIAGE_STATE_DIR, 'connector-secret-key');
+  return connectorKey;
 }
 
 export function oidcConfigured(): boolean {

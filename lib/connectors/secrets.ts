@@ -1,9 +1,9 @@
-// Connector credentials at rest: AES-256-GCM with a key from CONNECTOR_SECRET_KEY (lib/env.ts). A
+// Connector credentials at rest: AES-256-GCM with CONNECTOR_SECRET_KEY (lib/env.ts connectorSecretKey). A
 // source's secrets (the URL with its password, access keys…) are one small JSON object, encrypted
 // whole into sources.connection_secret; they are decrypted only where a connection is opened, and
 // never returned by an API or page ("set" is all anyone sees) nor logged (redactUrl / scrubSecrets).
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { env } from '@/lib/env';
+import { connectorSecretKey } from '@/lib/env';
 
 /** A connector's secret fields, e.g. { url: 'amqp://user:pass@host/vhost' }. */
 export type ConnectorSecret = Record<string, string>;
@@ -16,7 +16,7 @@ const TAG_BYTES = 16;
 let cachedKey: { from: string; key: Buffer } | undefined;
 
 function key(): Buffer {
-  const from = env().CONNECTOR_SECRET_KEY;
+  const from = connectorSecretKey();
   // Any string of 32+ characters (a generated one is 256 random bits); SHA-256 makes it the AES key.
   if (cachedKey?.from !== from) cachedKey = { from, key: createHash('sha256').update(from, 'utf8').digest() };
   return cachedKey.key;
