@@ -143,7 +143,10 @@ async function runImportLoop(row: SourceRow, signal: AbortSignal, o: Required<Om
       if (signal.aborted) break;
       throw new ConnectorError('unreachable', 'The broker closed the connection');
     } catch (err) {
-      if (signal.aborted) break;
+      if (signal.aborted) {
+        log.warn({ source: row.name, error: describeFailure(err, secret) }, 'connector import failed while stopping');
+        break;
+      }
       failures++;
       const message = describeFailure(err, secret);
       await health.failed(message);

@@ -178,6 +178,9 @@ export async function importFromRabbitmq(source: ConnectorSource<RabbitmqConfig,
     if (depthTimer) clearInterval(depthTimer);
     stopping = true;
     await acking.catch(() => undefined);
+    // The channel first: its close handshake follows the acks on the same channel, so the broker has
+    // them before the connection goes (a connection close can overtake another channel's frames).
+    await ch?.close().catch(() => undefined);
     await conn.close().catch((err: unknown) => log.debug({ err, source: source.name }, 'AMQP connection already closed'));
   }
 }
