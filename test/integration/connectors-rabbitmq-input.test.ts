@@ -7,6 +7,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { ConsumeMessage } from 'amqplib';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { GET as listSourcesApi } from '@/app/api/v1/sources/route';
+import { createPersonalToken } from '@/lib/admin/tokens';
+import { createUser } from '@/lib/admin/users';
 import { SYSTEM } from '@/lib/auth';
 import { connectorSourceOf } from '@/lib/connectors';
 import { setImportPaused } from '@/lib/connectors/pause-import';
@@ -79,8 +82,15 @@ describe('RabbitMQ connector: bad input and exact bytes', () => {
     }
     expect(child.child.exitCode).toBeNull();
 
-    // No secret in the logs, the rows, the health or the audit trail.
+    // No secret in the logs, the rows, the health, the audit trail or the API.
+    await createUser(SYSTEM, { email: 'admin@test.local', role: 'admin', password: 'an-admin-password-1' });
+    const token = await createPersonalToken(SYSTEM, 'admin@test.local');
+    const api = await listSourcesApi(new Request('http://triage.test/api/v1/sources', { headers: { authorization: `Bearer ${token.token}` } }), { params: Promise.resolve({}) } as never);
+    const listed = (await api.json()) as { sources: Record<string, unknown>[] };
+    expect(listed.sources.map((s) => s.name)).toContain('bad-auth');
+    expect(listed.sources.every((s) => !('connectionSecret' in s))).toBe(true);
     const everything = JSON.stringify({
+      api: listed,
       log: child.output(),
       sources: await sql()`SELECT connection, encode(connection_secret, 'escape') AS s FROM sources`,
       health: await sql()`SELECT last_error FROM connector_health`,

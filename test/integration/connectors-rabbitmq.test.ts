@@ -106,7 +106,12 @@ describe('RabbitMQ connector', () => {
     // Three in four come back dead on purpose: this test is about the connector, not the circuit breaker.
     await db().redriveTask.update({ where: { id: task.id }, data: { breakerThreshold: 1 } });
     redrives = await startRedriveSupervisor({ reconcileMs: 500 });
-    await waitFor('all sent', async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).sent === 2_000, 60_000, 250);
+    await waitFor('all sent', async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).sent === 2_000, 60_000, 250).catch(async (e: unknown) => {
+      const t2 = await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } });
+      const states = await db().redriveItem.groupBy({ by: ['state'], where: { taskId: task.id }, _count: true });
+      const errors = await db().redriveItem.findMany({ where: { taskId: task.id, error: { not: null } }, select: { error: true }, take: 3 });
+      throw new Error(`${String(e)}: ${JSON.stringify({ status: t2.status, sent: t2.sent, paused: t2.pausedReason, states, errors })}`);
+    });
     await waitFor('500 acknowledged by the fixed consumer', async () => acked.size === 500, 60_000, 250);
     await waitFor('1,500 next-generation dead letters', async () => (await db().deadLetter.count({ where: { sourceId: source.id, generation: 1 } })) === 1_500, 60_000, 250);
 
