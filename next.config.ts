@@ -4,8 +4,14 @@ const securityHeaders = [
   { key: 'X-Content-Type-Options', value: 'nosniff' },
   { key: 'X-Frame-Options', value: 'DENY' },
   { key: 'Referrer-Policy', value: 'same-origin' },
+  // Pages: the proxy replaces it with its nonce policy (proxy.ts).
   { key: 'Content-Security-Policy', value: "frame-ancestors 'none'; object-src 'none'; base-uri 'self'; form-action 'self'" },
 ];
+
+// The API answers data and files, never a document to render: nothing in it may run, load or be
+// framed, whatever a payload or an export holds. It is set here because a header set here wins over
+// the route handler's own (Next does not replace it). Auth.js's routes keep the pages' policy.
+const apiPolicy = { key: 'Content-Security-Policy', value: "default-src 'none'; sandbox; frame-ancestors 'none'" };
 
 const config: NextConfig = {
   poweredByHeader: false,
@@ -17,8 +23,14 @@ const config: NextConfig = {
   // Playwright and local users reach `next dev` as 127.0.0.1 too.
   allowedDevOrigins: ['127.0.0.1', 'localhost'],
   typedRoutes: false,
+  // forbidden(): /forbidden, where the guard sends a page a role may not open, answers 403 (app/forbidden.tsx).
+  experimental: { authInterrupts: true },
   async headers() {
-    return [{ source: '/:path*', headers: securityHeaders }];
+    // The later entry wins for a header both set.
+    return [
+      { source: '/:path*', headers: securityHeaders },
+      { source: '/api/:path((?!auth/).*)', headers: [apiPolicy] },
+    ];
   },
 };
 

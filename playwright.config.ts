@@ -1,13 +1,15 @@
 import { readdirSync } from 'node:fs';
 import { defineConfig } from '@playwright/test';
+import { findChromium } from './scripts/lib/chromium.mjs';
 
 // Run through `node scripts/e2e.mjs`, which seeds a fresh database and picks the port.
 const PORT = Number(process.env.E2E_PORT ?? 3100);
 const baseURL = `http://127.0.0.1:${PORT}`;
 
-// Debian's chromium (npx playwright install cannot download here); flags keep it off the network.
+// CHROMIUM_PATH, Debian's chromium or Playwright's download (scripts/lib/chromium.mjs); flags keep
+// it off the network.
 const launchOptions = {
-  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  executablePath: findChromium()?.path,
   args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
 };
 

@@ -37,7 +37,7 @@ export function proxy(request: NextRequest) {
 export const config = {
   matcher: [
     {
-      // Pages only: API responses are JSON or files and keep the static policy of next.config.ts.
+      // Pages only: API responses are JSON or files and keep next.config.ts's sandboxing policy.
       source: '/((?!api/|_next/static|_next/image|favicon.ico).*)',
       missing: [
         { type: 'header', key: 'next-router-prefetch' },

@@ -1,5 +1,5 @@
 'use client';
-// The one QueryClient provider (STYLE.md pattern 9); query keys live in lib/query-keys.ts.
+// The one QueryClient provider (docs/style.md pattern 9); query keys live in lib/query-keys.ts.
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 

@@ -1,4 +1,5 @@
-// Time is injected (DESIGN.md non-negotiable 6): evaluators take a Clock, tests pass a manual one.
+// Time is injected (docs/design.md "Non-negotiables" 6): evaluators take a Clock, tests pass a
+// manual one.
 export interface Clock {
   now(): Date;
 }

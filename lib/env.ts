@@ -1,4 +1,5 @@
-// The one place that reads process.env (STYLE.md: env read in one place, checked at boot).
+// The one place that reads process.env (docs/style.md pattern 6: env read in one place, checked
+// at boot).
 // Defaults make the local demo work with no configuration at all.
 import { randomBytes } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// One error type with codes mapped to HTTP status (STYLE.md pattern 4). Internal errors are
+// One error type with codes mapped to HTTP status (docs/style.md pattern 4). Internal errors are
 // logged and answered generically; only AppError messages reach a client.
 export type ErrorCode =
   | 'bad_request'

@@ -1,4 +1,4 @@
-// React Query key factories, one file (STYLE.md pattern 9).
+// React Query key factories, one file (docs/style.md pattern 9).
 export const deadLetterKeys = {
   all: ['dead-letters'] as const,
   list: (filters: Record<string, unknown>) => [...deadLetterKeys.all, 'list', filters] as const,

@@ -1,7 +1,7 @@
 // npm run cluster -- FILE — prints one cluster key a line for an NDJSON file of errors
 // (`{ "message": …, "type"?: …, "stack"?: … }` a line), in order; blank lines are skipped.
 //   --ingest   the ingest fingerprint only (no second-stage template merge)
-// Used to score clustering on labelled corpora with shared/tools/grouping-accuracy.mjs.
+// Used to score clustering on labelled corpora with test/support/grouping-accuracy.ts.
 
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';

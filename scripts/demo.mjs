@@ -2,9 +2,10 @@
 // creates and migrates the database, seeds, builds, then runs the app and every worker until
 // Ctrl-C. Needs Postgres and Redis reachable (local services or `docker compose up -d postgres redis`).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { installIfStale } from './lib/dependencies.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const run = (cmd, args, env = {}) => {
@@ -14,13 +15,9 @@ const run = (cmd, args, env = {}) => {
     process.exit(r.status ?? 1);
   }
 };
-const mtime = (p) => (existsSync(p) ? statSync(p).mtimeMs : 0);
 
-// 1. Dependencies (only Node built-ins are used above this line).
-if (mtime(path.join(root, 'package-lock.json')) > mtime(path.join(root, 'node_modules/.package-lock.json'))) {
-  console.log('→ installing dependencies (npm ci)');
-  run('npm', ['ci', '--no-audit', '--no-fund']);
-}
+// 1. Dependencies (only Node built-ins are imported above this line).
+installIfStale();
 
 // 2. Database: create, migrate, generate the client, seed.
 const { ensureDatabase, migrate, prisma } = await import('./lib/database.mjs');

@@ -3,8 +3,13 @@
 // NEXT_DIST_DIR lets several checkouts' builds sit side by side (default .next).
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { dropDatabase, freshTestDatabase } from './lib/database.mjs';
+import { installIfStale } from './lib/dependencies.mjs';
 import { freePort } from './lib/free-port.mjs';
+
+installIfStale();
+const { ensureChromium } = await import('./lib/chromium.mjs');
+const { dropDatabase, freshTestDatabase } = await import('./lib/database.mjs');
+const chromiumPath = ensureChromium();
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
@@ -28,6 +33,7 @@ const env = {
   OUTBOUND_ALLOWED_HOSTS: '127.0.0.1,localhost,::1',
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
   E2E_PORT: String(port),
+  CHROMIUM_PATH: chromiumPath,
   APP_URL: `http://127.0.0.1:${port}`,
 };
 let ok = false;

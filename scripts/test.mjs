@@ -1,10 +1,18 @@
-// `npm test`: every test, on real services. Unit and integration (vitest, fresh database per run),
-// then browser tests (Playwright on Debian chromium) against a production build of the app.
+// `npm test`: every test, on real services, from a fresh clone on. Installs dependencies when stale
+// and finds (or installs) a Chromium first, then unit and integration (vitest, fresh database per
+// run), then browser tests (Playwright) against a production build of the app.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { prisma } from './lib/database.mjs';
+import { installIfStale } from './lib/dependencies.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+const started = Date.now();
+const e2e = process.env.TRIAGE_SKIP_E2E !== '1';
+// Only Node built-ins are imported above: node_modules may not exist yet.
+installIfStale();
+// Before minutes of vitest: a missing browser is said at once.
+if (e2e) (await import('./lib/chromium.mjs')).ensureChromium();
+const { prisma } = await import('./lib/database.mjs');
 const results = [];
 
 function step(name, cmd, args, env = {}) {
@@ -20,12 +28,12 @@ prisma(['generate']);
 step('typecheck', process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit']);
 step('unit + integration (vitest)', process.execPath, ['node_modules/vitest/vitest.mjs', 'run']);
 
-if (process.env.TRIAGE_SKIP_E2E !== '1') {
+if (e2e) {
   step('browser (next build + playwright)', process.execPath, ['scripts/e2e.mjs']);
 }
 
 console.log('\n── summary ──');
 for (const r of results) console.log(`${r.ok ? 'ok  ' : 'FAIL'} ${r.name} (${r.seconds}s)`);
 const failed = results.filter((r) => !r.ok).length;
-console.log(`\nsteps: ${results.length - failed} passed, ${failed} failed`);
+console.log(`\nsteps: ${results.length - failed} passed, ${failed} failed, on Node ${process.version} in ${((Date.now() - started) / 60_000).toFixed(1)} min`);
 process.exit(failed ? 1 : 0);

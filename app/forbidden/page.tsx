@@ -1,13 +1,7 @@
-import Link from 'next/link';
+// /forbidden — where the guard sends a page a role may not open (lib/auth/guard.ts): it answers 403
+// with app/forbidden.tsx, so a client sees the refusal in the status, not only in the text.
+import { forbidden } from 'next/navigation';
 
-export default function Forbidden() {
-  return (
-    <div className="center">
-      <div className="card signin">
-        <h1>Not allowed</h1>
-        <p>Your role does not permit this page.</p>
-        <Link href="/">Back to your home</Link>
-      </div>
-    </div>
-  );
+export default function ForbiddenPage(): never {
+  forbidden();
 }

@@ -22,7 +22,8 @@ async function resolveTeamId(tx: Tx, team: string | undefined | null): Promise<s
 }
 
 function teamRequired(role: string, teamId: string | null) {
-  // Team-scoped roles see nothing without a team (DESIGN.md table), so refuse that state.
+  // Team-scoped roles see nothing without a team (docs/design.md "Roles and permissions"), so
+  // refuse that state.
   if ((role === 'support' || role === 'lead') && !teamId) {
     throw unprocessable(`A ${role} must belong to a team`, { field: 'team' });
   }

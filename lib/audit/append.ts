@@ -1,5 +1,5 @@
 // The one audit write. Every mutation calls append() inside its own transaction, so the event
-// commits or rolls back with the change (DESIGN.md non-negotiable 3).
+// commits or rolls back with the change (docs/design.md "Non-negotiables" 3).
 import type { Tx } from '@/lib/db';
 import type { Prisma } from '@/generated/prisma/client';
 import { GENESIS_HASH, eventHash, type HashedFields } from './canonical';

@@ -65,7 +65,7 @@ export function authorize(actor: Principal, permission: Permission): Scope {
 }
 
 /**
- * Authorization in the query (STYLE.md pattern 3): the `where` that limits sources to what the
+ * Authorization in the query (docs/style.md pattern 3): the `where` that limits sources to what the
  * actor may see for this permission. Another team's row then simply does not exist: 404.
  */
 export function sourceScope(actor: Principal, permission: Permission): { teamId?: string } {

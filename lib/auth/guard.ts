@@ -1,4 +1,4 @@
-// The one guard for route handlers, server actions and pages (STYLE.md pattern 2). It runs on the
+// The one guard for route handlers, server actions and pages (docs/style.md pattern 2). It runs on the
 // server next to the data; the proxy and hidden buttons are never the control (CVE-2025-29927).
 import { headers as nextHeaders } from 'next/headers';
 import { redirect } from 'next/navigation';
@@ -96,7 +96,7 @@ export async function actionActor(permission?: Permission): Promise<Actor> {
   return actor;
 }
 
-/** For pages (server components): redirect to sign-in, or to /forbidden without the permission. */
+/** For pages (server components): redirect to sign-in, or to /forbidden (which answers 403) without the permission. */
 export async function pageActor(permission?: Permission): Promise<Actor> {
   const actor = await sessionActor();
   if (!actor) redirect('/sign-in');

@@ -1,4 +1,4 @@
-// The one permission map (DESIGN.md "Roles and permissions"). Every route handler and server
+// The one permission map (docs/design.md "Roles and permissions"). Every route handler and server
 // action is checked against it on the server; the security suite generates its matrix from it.
 export const ROLES = ['support', 'lead', 'auditor', 'admin'] as const;
 export type Role = (typeof ROLES)[number];

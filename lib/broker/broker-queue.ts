@@ -52,8 +52,9 @@ export interface BrokerQueueOptions {
   random?: () => number;
   seed?: number;
   /**
-   * Per-key order (off by default, as per source in DESIGN.md): once a key has a dead letter, later
-   * messages with that key are parked behind it (KeyParked) and redriven with it, in send order.
+   * Per-key order (off by default, a per-source option in docs/design.md): once a key has a dead
+   * letter, later messages with that key are parked behind it (KeyParked) and redriven with it, in
+   * send order.
    */
   orderByKey?: boolean;
 }

@@ -1,6 +1,6 @@
-// The ingest-time fingerprint of a dead letter's error (DESIGN.md, "Clustering by error"): error type
-// + the message masked into a template + the top in-app stack frame. Pure: a function of one error,
-// with no state, so every worker computes the same key for the same cause.
+// The ingest-time fingerprint of a dead letter's error (docs/design.md "Clustering by error"): error
+// type + the message masked into a template + the top in-app stack frame. Pure: a function of one
+// error, with no state, so every worker computes the same key for the same cause.
 
 import { hash } from 'node:crypto';
 import { maskMessage } from './mask-message';

@@ -72,7 +72,7 @@ async function mergeShape(q: Query, shape: string, kin: Kin[], fresh: Set<string
     const key = merger.clusterKeyOf(handles[i]!);
     families.set(key, [...(families.get(key) ?? []), k]);
   });
-  const toMerge = [...families.values()].filter((family) => new Set(family.map((k) => k.root)).size > 1);
+  const toMerge = joinSharedRoots([...families.values()].filter((family) => new Set(family.map((k) => k.root)).size > 1));
   if (toMerge.length === 0) return 0;
   const rootIds = [...new Set(toMerge.flatMap((family) => family.map((k) => k.root)))];
   const rows = await q<{ id: string; first_seen: Date; shape: string | null }>`
@@ -98,4 +98,26 @@ async function mergeShape(q: Query, shape: string, kin: Kin[], fresh: Set<string
     }
   }
   return folded;
+}
+
+/**
+ * Families that share a root are one cause: a cluster's kin (its aliases' templates) can fall into
+ * two families, and merges stick, so both families fold into one survivor, in one absorb (folding
+ * the root a second time would find it merged already).
+ */
+function joinSharedRoots(families: Kin[][]): Kin[][] {
+  const joined: Kin[][] = [];
+  const familyOf = new Map<string, Kin[]>();
+  for (const family of families) {
+    const overlapping = [...new Set(family.map((k) => familyOf.get(k.root)).filter((f) => f !== undefined))];
+    const into = overlapping[0] ?? [];
+    if (overlapping.length === 0) joined.push(into);
+    into.push(...family);
+    for (const other of overlapping.slice(1)) {
+      into.push(...other);
+      joined.splice(joined.indexOf(other), 1);
+    }
+    for (const k of into) familyOf.set(k.root, into);
+  }
+  return joined;
 }

@@ -1,7 +1,7 @@
-// Decisions on dead letters (DESIGN.md: "archive or discard on purpose, not by expiry"): archive keeps
-// the message as resolved; discard deletes the payload and keeps a tombstone. Single or bulk over a
-// selection (ids or a filter) with a preview count; each with a required reason and its audit event
-// in the same transaction.
+// Decisions on dead letters, on purpose and not by expiry (docs/design.md "What a dead letter
+// carries"): archive keeps the message as resolved; discard deletes the payload and keeps a
+// tombstone. Single or bulk over a selection (ids or a filter) with a preview count; each with a
+// required reason and its audit event in the same transaction.
 import { z } from 'zod';
 import { db } from '@/lib/db';
 import { append } from '@/lib/audit';

@@ -1,4 +1,5 @@
-// One dead letter with all it carries (DESIGN.md "What a dead letter carries"), and its payload bytes.
+// One dead letter with all it carries (docs/design.md "What a dead letter carries"), and its
+// payload bytes.
 // Authorization in the query: another team's dead letter answers 404, as if it did not exist.
 import { sql as pg } from '@/lib/db';
 import { authorize, sourceScope, type Permission, type Principal } from '@/lib/auth';

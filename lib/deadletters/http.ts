@@ -30,7 +30,8 @@ export function payloadResponse(id: bigint, bytes: Uint8Array, contentType: stri
       'Content-Disposition': `attachment; filename="dead-letter-${id}.bin"`,
       'X-Content-Type-Options': 'nosniff',
       'Content-Security-Policy': "default-src 'none'; sandbox",
-      'Cache-Control': 'private, no-store',
+      // no-transform: the exact bytes, so no gzip on the way (which would drop the Content-Length).
+      'Cache-Control': 'private, no-store, no-transform',
       'X-Payload-Sha256': sha256,
     },
   });

@@ -1,4 +1,4 @@
-// One dead letter as a forwarder sends it (the ingest contract, DESIGN.md "What a dead letter
+// One dead letter as a forwarder sends it (the ingest contract, docs/design.md "What a dead letter
 // carries"), validated and turned into the write path's NewDeadLetter. Errors name the item's index
 // and field, so a forwarder can fix the one bad message in a batch of thousands.
 import { z } from 'zod';

@@ -1,5 +1,5 @@
-// Who sees masked values: every role without `payload.reveal` (DESIGN.md table: the auditor), in
-// lists, payload views, exports and audit details. A role with it sees values masked in lists
+// Who sees masked values: every role without `payload.reveal` (docs/design.md "Roles and
+// permissions": the auditor), in lists, payload views, exports and audit details. A role with it sees values masked in lists
 // too and reveals one payload at a time, with a reason, as an audited action (lib/deadletters).
 import { z } from 'zod';
 import type { Principal } from '@/lib/auth';

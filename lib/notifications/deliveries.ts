@@ -1,6 +1,6 @@
 // Webhook deliveries. The delivery row is written in the transaction of the event it announces, the
 // job is queued after commit, and redeliverPending() re-queues any row whose job never made it to
-// Redis: Postgres holds the delivery, Redis only carries the work (DESIGN.md "The pieces").
+// Redis: Postgres holds the delivery, Redis only carries the work (docs/design.md "The pieces").
 import { Worker, type Job } from 'bullmq';
 import { backoffDelay, fullJitter } from '@/lib/broker/backoff';
 import { db, type Tx } from '@/lib/db';

@@ -1,4 +1,4 @@
-// The one queue module (STYLE.md pattern 7): queue names, prefix, job names "domain.verb",
+// The one queue module (docs/style.md pattern 7): queue names, prefix, job names "domain.verb",
 // default job options. Source queues carry in-flight messages only; Postgres is the record.
 import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import { env } from '@/lib/env';

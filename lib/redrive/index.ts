@@ -1,5 +1,5 @@
 // Redrive: send dead letters back to their source after the fix, rate-limited, resumable, guarded
-// against loops and relapses (DESIGN.md "Redrive"; seed 004 §8–9).
+// against loops and relapses (docs/design.md "Redrive"; seed 004 §8–9).
 export { startRedrive, previewRedrive, startRedriveInput, DEFAULT_RATE, MAX_RATE, type StartRedriveInput, type RedrivePreview } from './start-redrive';
 export { pauseRedrive, resumeRedrive, cancelRedrive, approveRedrive, redriveCommandInput, type RedriveCommandInput } from './control-redrive';
 export {

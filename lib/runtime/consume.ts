@@ -1,4 +1,4 @@
-// The broker core's semantics on BullMQ, durable (DESIGN.md "The broker runtime"; seed 000):
+// The broker core's semantics on BullMQ, durable (docs/design.md "The broker runtime"; seed 000):
 // - a delivery is a BullMQ receive; BullMQ's attemptsStarted is the receive count, so a delivery
 //   that ended without a result (crash, stall, lost lock) counts as a failed receive;
 // - the receive limit is checked at receive time, as SQS does, and after a failure that used the

@@ -1,4 +1,4 @@
-// The demo story (DESIGN.md, seed 004): poison orders parked under handler v1; a redrive started
+// The demo story (docs/design.md, seed 004): poison orders parked under handler v1; a redrive started
 // before the fix comes back dead and the circuit breaker pauses it, reason on the page; handler v2
 // "deployed"; the orders cluster redriven with a canary from the UI: all acknowledged, nothing open
 // left, and the audit trail tells it. The consumer and redrive workers run beside the app.

@@ -1,10 +1,8 @@
-// Clustering as the product does it: the shared labelled corpus goes in through the one write path
+// Clustering as the product does it: a labelled corpus goes in through the one write path
 // (recordDeadLetters: fingerprint, then the second stage on new fingerprints), each dead letter's
-// cluster is read back from the database and scored by the shared scorer.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+// cluster is read back from the database and scored (test/support/grouping-accuracy.ts).
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
@@ -13,11 +11,11 @@ import { createSource } from '@/lib/sources/create-source';
 import { recordDeadLetters, type NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
 import { closeDb, db, sql } from '@/lib/db';
 import { resetDatabase } from '../support/db';
+import { readLabels, scoreGrouping } from '../support/grouping-accuracy';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-const scorer = resolve(repoRoot, '../shared/tools/grouping-accuracy.mjs');
-const corpus = resolve(repoRoot, '../shared/data/clustering/dlq-errors.ndjson');
-const work = mkdtempSync(join(tmpdir(), 'clusters-corpus-'));
+// Dead letters from services in seven languages (test/fixtures/clustering/generate.mjs).
+const corpus = resolve(repoRoot, 'test/fixtures/clustering/dlq-polyglot.ndjson');
 
 interface CorpusLine {
   type?: string;
@@ -25,14 +23,7 @@ interface CorpusLine {
   stack?: string;
 }
 
-function score(keys: string[]): number {
-  const predictions = join(work, 'predictions.txt');
-  writeFileSync(predictions, keys.join('\n') + '\n');
-  const out = execFileSync(process.execPath, [scorer, corpus, predictions], { encoding: 'utf8' });
-  const match = /grouping accuracy ([\d.]+)/.exec(out);
-  if (!match) throw new Error(`unexpected scorer output: ${out}`);
-  return Number(match[1]);
-}
+const score = (keys: string[]): number => scoreGrouping(readLabels(corpus), keys).groupingAccuracy;
 
 const lines = readFileSync(corpus, 'utf8')
   .split('\n')
@@ -65,15 +56,12 @@ async function storedClusters(): Promise<{ keys: string[]; onAlias: number }> {
 
 describe('clustering through the ingest write path', () => {
   beforeEach(resetDatabase);
-  afterAll(async () => {
-    rmSync(work, { recursive: true, force: true });
-    await closeDb();
-  });
+  afterAll(closeDb);
 
   it.each([
     ['in batches of 50', 50],
     ['one dead letter at a time', 1],
-  ])('scores at least 0.98 on the shared corpus, %s', async (_, batch) => {
+  ])('scores at least 0.98 on the polyglot corpus, %s', async (_, batch) => {
     await createTeam(SYSTEM, { name: 'commerce' });
     const source = await createSource(SYSTEM, { name: 'orders', team: 'commerce' });
     const all = lines.map(deadLetter);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HOME, PERMISSIONS, ROLES, can, scopeFor } from '@/lib/auth/permissions';
 
-// DESIGN.md "Roles and permissions", written out once more as the product's promise.
+// docs/design.md "Roles and permissions", written out once more as the product's promise.
 const TABLE: Record<string, Record<string, string | undefined>> = {
   'deadletters.read': { support: 'team', lead: 'team', auditor: 'all', admin: 'all' },
   'payload.reveal': { support: 'team', lead: 'team', admin: 'all' },

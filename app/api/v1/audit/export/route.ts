@@ -13,7 +13,7 @@ export const GET = api('audit.read', async (req, { actor }) => {
     headers: {
       'content-type': out.contentType,
       'content-disposition': `attachment; filename="${out.filename}"`,
-      'cache-control': 'no-store',
+      'cache-control': 'private, no-store',
       'x-audit-event-id': out.eventId.toString(),
     },
   });

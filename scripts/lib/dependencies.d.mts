@@ -1,0 +1,1 @@
+export function installIfStale(opts?: { log?: (message: string) => void }): void;
