@@ -44,6 +44,11 @@ const schema = z.object({
     .default('')
     .transform((v) => v.split(',').map((h) => h.trim().replace(/^\[(.*)\]$/, '$1').toLowerCase()).filter(Boolean)),
   OUTBOUND_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  // Encrypts connector credentials at rest (lib/connectors/secrets.ts); generated under TRIAGE_STATE_DIR
+  // when unset. Losing it means re-entering every connector's credentials.
+  CONNECTOR_SECRET_KEY: z.string().min(32).optional(),
+  // The connectors worker: how often it rereads the connector sources (new, changed, paused, removed).
+  CONNECTOR_DISCOVERY_MS: z.coerce.number().int().positive().default(5_000),
 });
 
 export type Env = z.infer<typeof schema> & { AUTH_SECRET: string; AUDIT_CHECKPOINT_KEY: string };
@@ -88,6 +93,19 @@ let cached: Env | undefined;
 export function env(): Env {
   cached ??= load();
   return cached;
+}
+
+let connectorKey: string | undefined;
+
+/**
+ * The key of connector credentials at rest: CONNECTOR_SECRET_KEY, or one generated under
+ * TRIAGE_STATE_DIR the first time a connector secret is sealed or opened (not at boot: most processes
+ * never touch one).
+ */
+export function connectorSecretKey(): string {
+  const e = env();
+  connectorKey ??= e.CONNECTOR_SECRET_KEY ?? stateSecret(e.TRIAGE_STATE_DIR, 'connector-secret-key');
+  return connectorKey;
 }
 
 export function oidcConfigured(): boolean {

@@ -7,7 +7,8 @@ import { SYSTEM } from '@/lib/auth';
 import { createTeam } from '@/lib/admin/teams';
 import { createUser, findUserByEmail, updateUser } from '@/lib/admin/users';
 import { createIngestToken, createPersonalToken } from '@/lib/admin/tokens';
-import { createSource } from '@/lib/sources/create-source';
+import { createSource, redactedSecret } from '@/lib/sources/create-source';
+import { setImportPaused } from '@/lib/connectors/pause-import';
 import { updateSourcePolicy, type PolicyInput } from '@/lib/sources/update-policy';
 import { parseDuration } from '@/lib/sla/duration';
 import { verifyChain, writeCheckpoint } from '@/lib/audit';
@@ -21,6 +22,9 @@ const USAGE = `usage: triage <command> [--json]
   user create --email E --role support|lead|auditor|admin [--team T] [--password P]
   user update --email E [--role R] [--team T] [--disabled true|false] [--password P]
   source create --name N --team T [--kind builtin|ingest]
+  source create --name N --team T --kind rabbitmq --url amqp://user:pass@host:5672/vhost --queue DLX_QUEUE
+  source create --name N --team T --kind bullmq --redis-url redis://host:6379 --queue NAME [--prefix bull]
+  source pause-import --name N [--reason R] | source resume-import --name N   (a connector source's import)
   source update --name N [--retention 14d] [--deadline 7d] [--max-receives N] [--visibility-timeout 30s]
                 [--max-redrives N] [--approval-threshold N]   (durations: 14d, 36h, 90m, 45s or seconds)
                 [--rate-pending N] [--rate-alarm N]   (dead letters per 5 minutes for the rate alarm)
@@ -58,12 +62,33 @@ const { positionals, values } = parseArgs({
     outage: { type: 'string' },
     'redrive-url': { type: 'string' },
     'redrive-secret': { type: 'string' },
+    url: { type: 'string' },
+    'redis-url': { type: 'string' },
+    queue: { type: 'string' },
+    prefix: { type: 'string' },
+    reason: { type: 'string' },
     json: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
 
 const actor = { ...SYSTEM, label: 'cli' };
+
+/** A connector source's secret fields from the flags: the broker URL with its credentials. */
+function connectorSecretFlags(kind: string): Record<string, string> | undefined {
+  if (kind === 'rabbitmq') return { url: need(values.url, 'url') };
+  if (kind === 'bullmq') return { url: need(values['redis-url'], 'redis-url') };
+  return undefined;
+}
+
+/** A connector source's settings and secrets from the flags (validated by its connector). */
+function connectionFlags(kind: string): { connection?: Record<string, unknown>; secret?: Record<string, string> } {
+  const secret = connectorSecretFlags(kind);
+  if (!secret) return {};
+  const connection: Record<string, unknown> = { queue: need(values.queue, 'queue') };
+  if (kind === 'bullmq' && values.prefix !== undefined) connection.prefix = values.prefix;
+  return { connection, secret };
+}
 
 function need(v: string | undefined, flag: string): string {
   if (!v) throw new AppError('bad_request', `--${flag} is required`);
@@ -103,8 +128,23 @@ async function main(): Promise<void> {
       return out(`user ${u.email} (${u.role}${u.disabled ? ', disabled' : ''})`, { id: u.id, email: u.email, role: u.role, disabled: u.disabled });
     }
     case 'source create': {
-      const s = await createSource(actor, { name: need(values.name, 'name'), team: need(values.team, 'team'), kind: (values.kind ?? 'builtin') as never });
-      return out(`source ${s.name} (${s.id})`, { id: s.id, name: s.name, kind: s.kind });
+      const kind = values.kind ?? 'builtin';
+      const s = await createSource(actor, { name: need(values.name, 'name'), team: need(values.team, 'team'), kind: kind as never, ...connectionFlags(kind) });
+      // Never the secret itself: a connector source's URL is printed redacted.
+      const secret = connectorSecretFlags(kind);
+      const connection = s.connection as Record<string, unknown>;
+      const where = secret ? ` ${redactedSecret(secret).url} queue ${String(connection.queue)}` : '';
+      return out(`source ${s.name} (${s.id})${where}`, {
+        id: s.id,
+        name: s.name,
+        kind: s.kind,
+        ...(secret ? { connection, secret: redactedSecret(secret), importPaused: s.importPaused } : {}),
+      });
+    }
+    case 'source pause-import':
+    case 'source resume-import': {
+      const r = await setImportPaused(actor, need(values.name, 'name'), verb === 'pause-import', values.reason);
+      return out(`source ${r.name}: import ${r.importPaused ? 'paused' : 'running'}${r.changed ? '' : ' (unchanged)'}`, r);
     }
     case 'source update': {
       const seconds = (v: string | undefined, flag: string) => {

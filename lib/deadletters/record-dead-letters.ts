@@ -22,7 +22,7 @@ import { mergeNewClusters } from '@/lib/clustering/merge-new-clusters';
 import { sql as pg } from '@/lib/db';
 import { binaryCopyChunks, type CopyColumn, type CopyType } from '@/lib/db/copy-binary';
 
-export const DEAD_LETTER_REASONS = ['MaxReceives', 'Rejected', 'Expired', 'KeyParked', 'RedriveLoop', 'Manual'] as const;
+export const DEAD_LETTER_REASONS = ['MaxReceives', 'Rejected', 'Expired', 'KeyParked', 'RedriveLoop', 'Manual', 'MaxLength'] as const;
 export type DeadLetterReason = (typeof DEAD_LETTER_REASONS)[number];
 
 /** RabbitMQ x-death style: one entry per (reason, error), with a count. */
@@ -33,6 +33,10 @@ export interface FailureEntry {
   count: number;
   firstAt: string;
   lastAt: string;
+  /** Where a broker says it happened (RabbitMQ x-death: the queue, exchange and routing keys). */
+  queue?: string;
+  exchange?: string;
+  routingKeys?: string[];
 }
 
 export interface NewDeadLetter {

@@ -1,5 +1,6 @@
 // Read side of redrive tasks (never mutates): one task with its counts and drift, the list, the
 // approval queue, the per-second series for the rate chart, and "did the redrive work?" per cluster.
+import type { SourceKind } from '@/lib/sources/source-kind';
 import { Prisma } from '@/generated/prisma/client';
 import type { RedriveTask, RedriveTaskStatus } from '@/generated/prisma/client';
 import { db } from '@/lib/db';
@@ -27,7 +28,7 @@ export type RedriveVerdict = 'worked' | 'failing' | 'mixed' | 'no outcome yet';
 export interface RedriveTaskView {
   id: string;
   status: RedriveTaskStatus;
-  source: { id: string; name: string; kind: 'builtin' | 'ingest' };
+  source: { id: string; name: string; kind: SourceKind };
   selection: unknown;
   ratePerSecond: number;
   ramp: unknown;
@@ -67,7 +68,7 @@ export function verdictOf(c: Pick<RedriveCounts, 'acknowledged' | 'deadAgain' | 
   return 'mixed';
 }
 
-type TaskWithSource = RedriveTask & { source: { id: string; name: string; kind: 'builtin' | 'ingest'; teamId: string } };
+type TaskWithSource = RedriveTask & { source: { id: string; name: string; kind: SourceKind; teamId: string } };
 
 async function emails(ids: (string | null)[]): Promise<Map<string, string>> {
   const wanted = [...new Set(ids.filter((x): x is string => !!x))];

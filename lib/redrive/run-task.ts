@@ -237,7 +237,10 @@ export async function runRedriveTask(taskId: string, options: RunnerOptions = {}
   const task = await db().redriveTask.findUniqueOrThrow({ where: { id: taskId } });
   const source = await db().source.findUniqueOrThrow({
     where: { id: task.sourceId },
-    select: { name: true, kind: true, maxRedrives: true, redriveUrl: true, redriveSecret: true },
+    select: {
+      id: true, name: true, kind: true, maxRedrives: true, retentionSeconds: true, redriveUrl: true, redriveSecret: true,
+      connection: true, connectionSecret: true,
+    },
   });
   const destination: RedriveDestination = options.destination ?? destinationFor(source, { httpTimeoutMs: o.httpTimeoutMs });
   const since = await segmentStart(taskId, task.startedAt, dates.now());
@@ -406,6 +409,7 @@ export async function runRedriveTask(taskId: string, options: RunnerOptions = {}
   } finally {
     clearInterval(poll);
     options.stop?.removeEventListener('abort', onStop);
+    await destination.close?.().catch((err: unknown) => log.warn({ err, taskId }, 'redrive destination did not close cleanly'));
   }
   // Cancelled: nothing of this task is in flight any more, so what it claimed and did not send is open again.
   if (end === 'cancelled') await db().$transaction((tx) => releaseUnsent(tx, taskId, { claimed: true }));

@@ -1,6 +1,7 @@
 // What a redrive covers: ids, a cluster, a filter, or all open dead letters of a source. A
 // selection resolves to ONE source (the destination is always the message's own source queue, and
 // a source has one active task at a time) and is frozen at start into the task's items.
+import type { SourceKind } from '@/lib/sources/source-kind';
 import { z } from 'zod';
 import { Prisma } from '@/generated/prisma/client';
 import type { Tx } from '@/lib/db';
@@ -31,7 +32,7 @@ export interface SelectedSource {
   id: string;
   name: string;
   teamId: string;
-  kind: 'builtin' | 'ingest';
+  kind: SourceKind;
   maxRedrives: number;
   approvalThreshold: number;
   redriveUrl: string | null;

@@ -1,6 +1,7 @@
 // Start a redrive task (SQS StartMessageMoveTask, safer): the selection is frozen into items in seq
 // order in the same transaction as the task, its audit event and the 409 check, so the preview's
 // count is what the task covers and what arrives later is drift, not included.
+import type { SourceKind } from '@/lib/sources/source-kind';
 import { z } from 'zod';
 import type { RedriveTask } from '@/generated/prisma/client';
 import { db } from '@/lib/db';
@@ -39,7 +40,7 @@ export const startRedriveInput = z
 export type StartRedriveInput = z.input<typeof startRedriveInput>;
 
 export interface RedrivePreview {
-  source: { id: string; name: string; kind: 'builtin' | 'ingest' };
+  source: { id: string; name: string; kind: SourceKind };
   /** Open dead letters the task would cover, frozen at start. */
   count: number;
   /** Of those, past the source's maxRedrives: they will be skipped as a loop. */

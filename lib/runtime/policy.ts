@@ -1,12 +1,13 @@
 // A source's broker policy as the runtime applies it, read from Postgres (the lead owns it there)
 // and cached briefly so a policy change reaches running consumers without a restart.
+import type { SourceKind } from '@/lib/sources/source-kind';
 import { sql } from '@/lib/db';
 import { AppError } from '@/lib/errors';
 
 export interface RuntimePolicy {
   id: string;
   name: string;
-  kind: 'builtin' | 'ingest';
+  kind: SourceKind;
   maxReceives: number;
   /** The visibility timeout: BullMQ's lockDuration. */
   visibilityTimeoutMs: number;

@@ -1,5 +1,8 @@
 // Where a redrive sends a dead letter: always its own source. Built-in sources are queues of the
-// broker runtime; sources fed by the ingest API are redriven by a signed HTTP POST to their redrive URL.
+// broker runtime; sources fed by the ingest API are redriven by a signed HTTP POST to their redrive URL;
+// connector sources (RabbitMQ, BullMQ…) publish back into their broker through their connector.
+import { connectorSourceOf, isConnectorKind } from '@/lib/connectors';
+import type { SourceKind } from '@/lib/sources/source-kind';
 import { builtinDestination } from './builtin';
 import { httpDestination } from './http';
 
@@ -20,7 +23,12 @@ export interface OutgoingRedrive {
 
 export type DeliveryResult =
   | { ok: true; /** the destination answered for the consumer (HTTP 2xx); else the outcome comes later */ acknowledged: boolean }
-  | { ok: false; error: string };
+  | {
+      ok: false;
+      error: string;
+      /** Whose failure this item's is; when absent, the destination's `failures`. */
+      failure?: 'message' | 'infrastructure';
+    };
 
 export interface RedriveDestination {
   readonly description: string;
@@ -30,17 +38,28 @@ export interface RedriveDestination {
    */
   readonly failures: 'message' | 'infrastructure';
   deliver(batch: OutgoingRedrive[], signal: AbortSignal): Promise<DeliveryResult[]>;
+  /** Releases what the destination holds open (a broker connection); called once when the run ends. */
+  close?(): Promise<void>;
 }
 
 export interface DestinationSource {
+  id: string;
   name: string;
-  kind: 'builtin' | 'ingest';
+  kind: SourceKind;
   redriveUrl: string | null;
   redriveSecret: string | null;
+  connection: unknown;
+  connectionSecret: Uint8Array | null;
+  retentionSeconds: number;
+  maxRedrives: number;
 }
 
 export function destinationFor(source: DestinationSource, opts: { httpTimeoutMs?: number } = {}): RedriveDestination {
   if (source.kind === 'builtin') return builtinDestination(source.name);
+  if (isConnectorKind(source.kind)) {
+    const { connector, source: connectorSource } = connectorSourceOf(source);
+    return connector.redriveDestination(connectorSource);
+  }
   if (!source.redriveUrl) throw new Error(`Source "${source.name}" has no redrive URL`);
   return httpDestination({ url: source.redriveUrl, secret: source.redriveSecret, timeoutMs: opts.httpTimeoutMs });
 }

@@ -1,0 +1,31 @@
+// Pause or resume a connector source's import (a lead of its team, or an admin), audited. The
+// connectors worker sees the switch on its next read of the sources (CONNECTOR_DISCOVERY_MS) and
+// stops the import loop after the batch in flight; messages stay on the broker meanwhile.
+import { db } from '@/lib/db';
+import { append } from '@/lib/audit';
+import { auditActor, authorize, type Principal } from '@/lib/auth';
+import { unprocessable } from '@/lib/errors';
+import { findSource } from '@/lib/sla/find-source';
+import { isConnectorKind } from './types';
+
+export async function setImportPaused(actor: Principal, sourceRef: string, paused: boolean, reason?: string | null) {
+  authorize(actor, 'sources.policy');
+  return db().$transaction(async (tx) => {
+    const before = await findSource(actor, sourceRef, 'sources.policy', tx);
+    if (!isConnectorKind(before.kind)) throw unprocessable(`Source "${before.name}" is not a connector source: it has no import to pause`);
+    if (before.importPaused === paused) return { id: before.id, name: before.name, importPaused: paused, changed: false };
+    const source = await tx.source.update({ where: { id: before.id }, data: { importPaused: paused } });
+    await append(tx, {
+      actor: auditActor(actor),
+      action: paused ? 'source.import.pause' : 'source.import.resume',
+      targetType: 'source',
+      targetId: source.id,
+      sourceId: source.id,
+      teamId: source.teamId,
+      reason: reason ?? null,
+      before: { importPaused: before.importPaused },
+      after: { importPaused: paused },
+    });
+    return { id: source.id, name: source.name, importPaused: paused, changed: true };
+  });
+}

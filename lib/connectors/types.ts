@@ -1,0 +1,91 @@
+// The connector interface (DESIGN.md "Connectors"). A connector source reads a broker's own
+// dead-letter queue (import, run by workers/connectors.ts through lib/connectors/supervisor.ts) and
+// is a redrive destination (run by the redrive engine, lib/redrive/destinations). One folder per
+// broker under lib/connectors/, registered in lib/connectors/index.ts.
+import type { z } from 'zod';
+import type { NewDeadLetter, RecordedDeadLetter } from '@/lib/deadletters/record-dead-letters';
+import type { RedriveDestination } from '@/lib/redrive/destinations';
+import type { ConnectorSecret } from './secrets';
+
+export const CONNECTOR_KINDS = ['rabbitmq', 'bullmq', 'sqs', 'nats'] as const;
+export type ConnectorKind = (typeof CONNECTOR_KINDS)[number];
+
+export function isConnectorKind(kind: string): kind is ConnectorKind {
+  return (CONNECTOR_KINDS as readonly string[]).includes(kind);
+}
+
+/** A connector source as a connector sees it: its settings parsed, its secrets decrypted. */
+export interface ConnectorSource<Config, Secret extends ConnectorSecret = ConnectorSecret> {
+  id: string;
+  name: string;
+  kind: ConnectorKind;
+  config: Config;
+  secret: Secret;
+  retentionSeconds: number;
+  maxRedrives: number;
+}
+
+/**
+ * Why a connector could not do its work, in words a user can act on. Connectors throw this (never a
+ * raw driver error, whose text may echo a credential); the supervisor writes `message` to the
+ * source's health and backs off.
+ */
+export class ConnectorError extends Error {
+  constructor(
+    /** 'storage': Triage's own database refused the write (the batch stays on the broker). */
+    readonly kind: 'unreachable' | 'auth' | 'not_found' | 'config' | 'refused' | 'storage',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ConnectorError';
+  }
+}
+
+/** What a "test connection" learnt. Never throws: a failure is `ok: false` with a clear `error`. */
+export interface ProbeReport {
+  ok: boolean;
+  /** One line for the page, e.g. "queue orders.dlq exists: 12 messages, 0 consumers". */
+  summary: string;
+  /** Facts by name (exists, depth, consumers, arguments…), shown as a list. */
+  facts: Record<string, string | number | boolean | null>;
+  error?: string;
+}
+
+/** What an import loop reports besides the dead letters it records. */
+export interface HealthUpdate {
+  /** Messages left on the broker (queue depth), when known. */
+  lag?: number | null;
+}
+
+/** Where an import loop delivers, given by the supervisor. */
+export interface ImportSink {
+  /**
+   * Record a bounded batch through the ingest write path (recordDeadLetters) and resolve once it
+   * committed: only then may the connector acknowledge the batch on the broker (write, then
+   * acknowledge). Rejects when the write failed: the connector leaves the batch on the broker (nack
+   * with requeue, or not acknowledged) and backs off. Counts the batch into the source's health.
+   */
+  record(batch: NewDeadLetter[]): Promise<RecordedDeadLetter[]>;
+  /** A successful poll (connected, maybe idle), with what it learnt. Cheap: writes are coalesced. */
+  health(update?: HealthUpdate): void;
+}
+
+export interface Connector<Config, Secret extends ConnectorSecret = ConnectorSecret> {
+  kind: ConnectorKind;
+  /** Non-secret settings (sources.connection): host, queue, prefix, error-text mapping… */
+  configSchema: z.ZodType<Config>;
+  /** The secret fields (sources.connection_secret, encrypted); every connector has at least `url`. */
+  secretSchema: z.ZodType<Secret>;
+  /** What a "test connection" can learn (exists, depth, consumers, arguments…): clear errors, never throws. */
+  probe(source: ConnectorSource<Config, Secret>, signal?: AbortSignal): Promise<ProbeReport>;
+  /**
+   * The import side: a long-running reader that delivers bounded batches to `sink.record` and
+   * acknowledges each on the broker only after it resolved. Returns once `signal` aborted (pause,
+   * removal, shutdown) with the batch in flight either committed and acknowledged or left on the
+   * broker. Throws (a ConnectorError) when the connection is lost or refused; the supervisor
+   * reconnects with backoff.
+   */
+  openImport(source: ConnectorSource<Config, Secret>, sink: ImportSink, signal: AbortSignal): Promise<void>;
+  /** The redrive side: a destination the redrive engine calls, closed when the run ends. */
+  redriveDestination(source: ConnectorSource<Config, Secret>): RedriveDestination;
+}

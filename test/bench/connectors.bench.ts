@@ -1,0 +1,164 @@
+// The RabbitMQ connector: import throughput from a dead-letter queue into Postgres (every message
+// committed through recordDeadLetters, then acknowledged) against a plain amqplib consumer that only
+// acknowledges the same messages, in the same run (target ≥ 0.5×); and redrive publish rate into
+// RabbitMQ at 100 and 1,000 messages/s, measured where a consumer of the original queue receives
+// them (target ±5%). Needs RabbitMQ on 127.0.0.1:5672 (guest/guest).
+//   npx tsx test/bench/run.ts connectors
+import type { BenchResult } from './run';
+import { runBenchChild } from './support';
+
+const CHILD_FLAG = '--connectors-bench-child';
+const AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672/%2F';
+const IMPORT_N = 20_000;
+const REDRIVE_RATES = [100, 1_000];
+const REDRIVE_SECONDS = 5;
+
+interface Measured {
+  plainPerSecond: number;
+  importPerSecond: number;
+  redrive: { rate: number; received: number; achieved: number }[];
+}
+
+async function child(): Promise<void> {
+  const { randomBytes } = await import('node:crypto');
+  const amqp = (await import('amqplib')).default;
+  const { SYSTEM } = await import('@/lib/auth');
+  const { createTeam } = await import('@/lib/admin/teams');
+  const { createSource } = await import('@/lib/sources/create-source');
+  const { startConnectorSupervisor } = await import('@/lib/connectors/supervisor');
+  const { closeDb, db } = await import('@/lib/db');
+  const { closeQueues } = await import('@/lib/queue');
+  const { cancelRedrive, startRedrive } = await import('@/lib/redrive');
+  const { startRedriveSupervisor } = await import('@/lib/redrive/supervisor');
+
+  const run = `triage-bench.${Date.now().toString(36)}`;
+  const names = { exchange: `${run}.orders`, work: `${run}.work`, dlx: `${run}.dlx`, dlq: `${run}.dlq` };
+  const conn = await amqp.connect(AMQP_URL);
+  const ch = await conn.createConfirmChannel();
+  await ch.assertExchange(names.exchange, 'direct', { durable: false });
+  await ch.assertExchange(names.dlx, 'fanout', { durable: false });
+  await ch.assertQueue(names.dlq, { durable: true });
+  await ch.bindQueue(names.dlq, names.dlx, '');
+  await ch.assertQueue(names.work, { durable: true, arguments: { 'x-dead-letter-exchange': names.dlx } });
+  await ch.bindQueue(names.work, names.exchange, 'order.created');
+
+  /** IMPORT_N dead letters in the DLQ, dead-lettered by a consumer's reject (so they carry x-death). */
+  async function fill(): Promise<void> {
+    const rejecter = await conn.createChannel();
+    await rejecter.prefetch(1_000);
+    const { consumerTag } = await rejecter.consume(names.work, (m) => m && rejecter.nack(m, false, false));
+    for (let i = 0; i < IMPORT_N; i++) {
+      const body = Buffer.from(JSON.stringify({ order: i, sku: 'A-1', qty: 2, note: randomBytes(48).toString('hex') }));
+      const headers = { 'x-exception-message': `Order ${i} rejected: unknown field "giftWrap"`, 'x-exception-stacktrace': 'com.acme.UnknownFieldException: unknown field\n\tat com.acme.OrderHandler.handle(OrderHandler.java:42)' };
+      if (!ch.publish(names.exchange, 'order.created', body, { messageId: `m-${i}-${Date.now()}`, persistent: true, headers })) await new Promise((r) => ch.once('drain', r));
+    }
+    await ch.waitForConfirms();
+    for (;;) {
+      if ((await ch.checkQueue(names.dlq)).messageCount >= IMPORT_N) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await rejecter.cancel(consumerTag);
+    await rejecter.close();
+  }
+
+  // Baseline: a plain consumer with the connector's prefetch, acknowledging each message as it arrives.
+  await fill();
+  const plain = await conn.createChannel();
+  await plain.prefetch(3_000);
+  let acked = 0;
+  const plainStart = performance.now();
+  await new Promise<void>((resolve) => {
+    void plain.consume(names.dlq, (m) => {
+      if (!m) return;
+      plain.ack(m);
+      if (++acked === IMPORT_N) resolve();
+    });
+  });
+  const plainPerSecond = IMPORT_N / ((performance.now() - plainStart) / 1000);
+  await plain.close();
+
+  // The connector: the same messages, written to Postgres before each batch is acknowledged.
+  await fill();
+  await createTeam(SYSTEM, { name: 'bench' });
+  const source = await createSource(SYSTEM, { name: 'bench-rmq', team: 'bench', kind: 'rabbitmq', connection: { queue: names.dlq }, secret: { url: AMQP_URL } });
+  await db().source.update({ where: { id: source.id }, data: { approvalThreshold: 1_000_000, maxRedrives: 100 } });
+  const importStart = performance.now();
+  const connectors = await startConnectorSupervisor({ only: [source.id] });
+  // The connector's own count of committed dead letters, one row (counting rows while they arrive would
+  // slow the import down; the broker's depth leaves out delivered, unacknowledged messages).
+  const importedSoFar = async () => (await db().connectorHealth.findUnique({ where: { sourceId: source.id } }))?.importedTotal ?? 0n;
+  while ((await importedSoFar()) < BigInt(IMPORT_N)) await new Promise((r) => setTimeout(r, 20));
+  const importPerSecond = IMPORT_N / ((performance.now() - importStart) / 1000);
+  const stored = await db().deadLetter.count({ where: { sourceId: source.id } });
+  if (stored !== IMPORT_N) throw new Error(`imported ${stored} of ${IMPORT_N}`);
+  await connectors.stop();
+
+  // Redrive pacing, measured at a consumer of the original queue.
+  const receiver = await conn.createChannel();
+  await receiver.prefetch(2_000);
+  let arrivals: number[] = [];
+  await receiver.consume(names.work, (m) => {
+    if (!m) return;
+    arrivals.push(performance.now());
+    receiver.ack(m);
+  });
+  const redriveSupervisor = await startRedriveSupervisor({ reconcileMs: 500 });
+  const redrive: Measured['redrive'] = [];
+  const open = await db().deadLetter.findMany({ where: { sourceId: source.id }, select: { id: true }, orderBy: { id: 'asc' } });
+  let offset = 0;
+  for (const rate of REDRIVE_RATES) {
+    const ids = open.slice(offset, offset + rate * REDRIVE_SECONDS).map((d) => d.id.toString());
+    offset += ids.length;
+    arrivals = [];
+    const task = await startRedrive({ ...SYSTEM, label: 'bench' }, { selection: { ids }, ratePerSecond: rate });
+    for (;;) {
+      const t = await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } });
+      if (t.sent === ids.length && arrivals.length >= ids.length) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const t = [...arrivals].sort((a, b) => a - b);
+    const span = (t[t.length - 1]! - t[0]!) / 1000;
+    redrive.push({ rate, received: t.length, achieved: span > 0 ? (t.length - 1) / span : 0 });
+    // Every item is sent and received: the task need not wait out its outcome window for the next rate.
+    const end = await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } });
+    if (['queued', 'running', 'paused'].includes(end.status)) await cancelRedrive({ ...SYSTEM, label: 'bench' }, task.id, { reason: 'bench: next rate' });
+  }
+  await redriveSupervisor.stop();
+  await receiver.close();
+
+  for (const q of [names.work, names.dlq]) await ch.deleteQueue(q);
+  for (const x of [names.exchange, names.dlx]) await ch.deleteExchange(x);
+  await conn.close();
+  await closeQueues();
+  await closeDb();
+  process.stdout.write(`${JSON.stringify({ plainPerSecond, importPerSecond, redrive } satisfies Measured)}\n`);
+}
+
+export async function run(): Promise<BenchResult[]> {
+  const m = await runBenchChild<Measured>('connectors', import.meta.url, CHILD_FLAG, { timeoutMs: 300_000 });
+  return [
+    {
+      name: `connectors.rabbitmq import ${IMPORT_N} dead letters into Postgres`,
+      value: Number(m.importPerSecond.toFixed(0)),
+      unit: 'msg/s',
+      baseline: { name: 'plain amqplib consumer acking the same messages', value: Number(m.plainPerSecond.toFixed(0)) },
+      target: '≥ 0.5× baseline',
+      met: m.importPerSecond >= 0.5 * m.plainPerSecond,
+    },
+    ...m.redrive.map((r) => ({
+      name: `connectors.rabbitmq redrive ${r.rate}/s received (${r.received} messages)`,
+      value: Number(r.achieved.toFixed(2)),
+      unit: 'msg/s',
+      baseline: { name: 'requested', value: r.rate },
+      target: '±5% of requested',
+      met: Math.abs(r.achieved - r.rate) <= r.rate * 0.05,
+    })),
+  ];
+}
+
+if (process.argv.includes(CHILD_FLAG)) {
+  child().catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,218 @@
+// Helpers for the RabbitMQ connector tests, on the real broker at 127.0.0.1:5672 (guest/guest): a
+// work queue whose dead-letter exchange routes into a DLQ (classic, or quorum with a delivery limit),
+// names unique per run and deleted afterwards; a real amqplib consumer of the work queue; a source
+// for the DLQ; the connectors worker as a child process.
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import amqp, { type Channel, type ChannelModel, type ConsumeMessage } from 'amqplib';
+import { SYSTEM } from '@/lib/auth';
+import { createTeam } from '@/lib/admin/teams';
+import { createSource } from '@/lib/sources/create-source';
+import { db } from '@/lib/db';
+import { env } from '@/lib/env';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+export const AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672/%2F';
+
+export interface Topology {
+  run: string;
+  exchange: string;
+  routingKey: string;
+  work: string;
+  dlx: string;
+  dlq: string;
+}
+
+let connection: ChannelModel | null = null;
+
+export async function admin(): Promise<ChannelModel> {
+  connection ??= await amqp.connect(AMQP_URL);
+  connection.on('error', () => {});
+  connection.on('close', () => (connection = null));
+  return connection;
+}
+
+const created: Topology[] = [];
+
+/** A direct exchange → work queue (dead-lettering into dlx → dlq). Quorum: nacks count towards x-delivery-limit. */
+export async function topology(opts: { quorum?: { deliveryLimit: number } } = {}): Promise<Topology> {
+  const run = `triage-test.${Date.now().toString(36)}.${randomBytes(3).toString('hex')}`;
+  const t: Topology = { run, exchange: `${run}.orders`, routingKey: 'order.created', work: `${run}.work`, dlx: `${run}.dlx`, dlq: `${run}.dlq` };
+  const ch = await (await admin()).createChannel();
+  await ch.assertExchange(t.exchange, 'direct', { durable: false, autoDelete: false });
+  await ch.assertExchange(t.dlx, 'fanout', { durable: false });
+  await ch.assertQueue(t.dlq, { durable: true });
+  await ch.bindQueue(t.dlq, t.dlx, '');
+  const args: Record<string, unknown> = { 'x-dead-letter-exchange': t.dlx };
+  if (opts.quorum) Object.assign(args, { 'x-queue-type': 'quorum', 'x-delivery-limit': opts.quorum.deliveryLimit });
+  await ch.assertQueue(t.work, { durable: true, arguments: args });
+  await ch.bindQueue(t.work, t.exchange, t.routingKey);
+  await ch.close();
+  created.push(t);
+  return t;
+}
+
+export async function deleteTopologies(): Promise<void> {
+  const conn = await admin().catch(() => null);
+  if (!conn) return;
+  for (const t of created.splice(0)) {
+    const ch = await conn.createChannel();
+    ch.on('error', () => {});
+    for (const q of [t.work, t.dlq]) await ch.deleteQueue(q).catch(() => undefined);
+    for (const x of [t.exchange, t.dlx]) await ch.deleteExchange(x).catch(() => undefined);
+    await ch.close().catch(() => undefined);
+  }
+  await conn.close().catch(() => undefined);
+  connection = null;
+}
+
+export async function depth(queue: string): Promise<number> {
+  const ch = await (await admin()).createChannel();
+  try {
+    return (await ch.checkQueue(queue)).messageCount;
+  } finally {
+    await ch.close().catch(() => undefined);
+  }
+}
+
+/** Publish through a confirm channel (waits for every confirm). */
+export async function publish(exchange: string, routingKey: string, messages: { content: Buffer; options?: amqp.Options.Publish }[]): Promise<void> {
+  const ch = await (await admin()).createConfirmChannel();
+  for (const m of messages) {
+    if (!ch.publish(exchange, routingKey, m.content, { persistent: true, ...m.options })) await new Promise((r) => ch.once('drain', r));
+  }
+  await ch.waitForConfirms();
+  await ch.close();
+}
+
+export interface WorkConsumer {
+  channel: Channel;
+  close(): Promise<void>;
+}
+
+/** A real consumer of the work queue: `decide` says ack, reject (no requeue), requeue (nack), or spring (republish to the DLX with Spring's headers, then ack). */
+export async function workConsumer(
+  t: Topology,
+  decide: (m: ConsumeMessage) => 'ack' | 'reject' | 'requeue' | 'spring',
+  opts: { prefetch?: number } = {},
+): Promise<WorkConsumer> {
+  const conn = await amqp.connect(AMQP_URL);
+  conn.on('error', () => {});
+  const ch = await conn.createChannel();
+  await ch.prefetch(opts.prefetch ?? 200);
+  await ch.consume(t.work, (m) => {
+    if (!m) return;
+    const d = decide(m);
+    if (d === 'ack') ch.ack(m);
+    else if (d === 'reject') ch.nack(m, false, false);
+    else if (d === 'requeue') ch.nack(m, false, true);
+    else {
+      // Spring AMQP's RepublishMessageRecoverer: the failed message goes to the error exchange with the
+      // exception in headers, the original is acknowledged.
+      const headers = {
+        ...m.properties.headers,
+        'x-exception-message': `Order ${String(m.properties.messageId)} rejected: unknown field "giftWrap"`,
+        'x-exception-stacktrace': `com.acme.orders.UnknownFieldException: Order ${String(m.properties.messageId)} rejected: unknown field "giftWrap"\n\tat com.acme.orders.OrderHandler.handle(OrderHandler.java:42)\n\tat org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer.doInvokeListener(AbstractMessageListenerContainer.java:1580)`,
+        'x-original-exchange': m.fields.exchange,
+        'x-original-routingKey': m.fields.routingKey,
+      };
+      ch.publish(t.dlx, m.fields.routingKey, m.content, { ...m.properties, headers });
+      ch.ack(m);
+    }
+  });
+  return {
+    channel: ch,
+    close: async () => {
+      await conn.close().catch(() => undefined);
+    },
+  };
+}
+
+export async function connectorSource(t: Topology, name: string, extra: { connection?: Record<string, unknown>; url?: string } = {}) {
+  await createTeam(SYSTEM, { name: 'commerce' }).catch(() => undefined);
+  const s = await createSource(SYSTEM, {
+    name,
+    team: 'commerce',
+    kind: 'rabbitmq',
+    connection: { queue: t.dlq, ...extra.connection },
+    secret: { url: extra.url ?? AMQP_URL },
+  });
+  // Large test redrives need no approval.
+  await db().source.update({ where: { id: s.id }, data: { approvalThreshold: 1_000_000 } });
+  return s;
+}
+
+export async function waitFor<T>(what: string, probe: () => Promise<T | false | null | undefined>, timeoutMs = 60_000, everyMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+export interface ChildWorker {
+  child: ChildProcess;
+  /** Everything it wrote to stdout and stderr so far. */
+  output(): string;
+  ready: Promise<void>;
+  exited: Promise<number | null>;
+  kill(signal?: NodeJS.Signals): void;
+}
+
+const children = new Set<ChildProcess>();
+
+/** workers/connectors.ts as a child process, on the test database; resolves `ready` when it logs it. */
+export function spawnConnectors(): ChildWorker {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'workers/connectors.ts'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      DATABASE_URL: env().DATABASE_URL,
+      TRIAGE_STATE_DIR: env().TRIAGE_STATE_DIR,
+      CONNECTOR_DISCOVERY_MS: '500',
+      LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      children.delete(child);
+      resolve(code);
+    }),
+  );
+  let output = '';
+  const ready = new Promise<void>((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      output += line + '\n';
+      if (line.includes('"msg":"connectors ready"')) resolve();
+    });
+    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+    void exited.then(() => reject(new Error(`connectors child exited before ready: ${output.slice(-4000)}`)));
+  });
+  ready.catch(() => undefined);
+  return { child, ready, exited, output: () => output, kill: (signal = 'SIGKILL') => child.kill(signal) };
+}
+
+export async function killChildren(): Promise<void> {
+  for (const c of children) c.kill('SIGKILL');
+  await Promise.all([...children].map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r)))));
+}
+
+/** Close every broker connection whose name starts with `prefix` (the connector names its own). */
+export function closeConnections(prefix: string): number {
+  const out = execFileSync('rabbitmqctl', ['-q', 'list_connections', 'pid', 'client_properties'], { encoding: 'utf8', timeout: 30_000 });
+  let n = 0;
+  for (const line of out.split('\n')) {
+    if (!line.includes(`"connection_name","${prefix}`)) continue;
+    const pid = line.split('\t')[0]!.trim();
+    execFileSync('rabbitmqctl', ['-q', 'close_connection', pid, 'closed by the test'], { timeout: 30_000 });
+    n++;
+  }
+  return n;
+}

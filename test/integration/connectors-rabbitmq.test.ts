@@ -1,0 +1,151 @@
+// The RabbitMQ connector end to end on the real broker (issue 13, "Done when"): messages a real
+// consumer dead-letters (reject without requeue, Spring's republish with exception headers, a quorum
+// queue's delivery limit) all appear in Triage byte-exact with their x-death facts and error text;
+// a redrive puts them back on the original queue, the consumer acknowledges the fixed ones and
+// rejects the others, which come back as the next generation and count as dead again.
+import { createHash } from 'node:crypto';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SYSTEM } from '@/lib/auth';
+import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
+import { closeDb, db, sql } from '@/lib/db';
+import { closeQueues } from '@/lib/queue';
+import { startRedrive } from '@/lib/redrive';
+import { startRedriveSupervisor, type RedriveSupervisor } from '@/lib/redrive/supervisor';
+import { resetDatabase } from '../support/db';
+import { connectorSource, deleteTopologies, depth, publish, topology, waitFor, workConsumer, type WorkConsumer } from './connectors-rabbitmq-support';
+
+const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+
+function orders(n: number, run: string) {
+  return Array.from({ length: n }, (_, i) => {
+    const content = Buffer.from(JSON.stringify({ order: i, run, giftWrap: i % 3 === 0, note: 'x'.repeat(i % 50) }));
+    return { id: `order-${i}`, content, sha: sha(content) };
+  });
+}
+
+const index = (messageId: unknown) => Number(String(messageId).split('-')[1]);
+
+describe('RabbitMQ connector', () => {
+  let connectors: ConnectorSupervisor | undefined;
+  let redrives: RedriveSupervisor | undefined;
+  let consumer: WorkConsumer | undefined;
+
+  beforeEach(resetDatabase);
+  afterEach(async () => {
+    await consumer?.close();
+    await connectors?.stop();
+    await redrives?.stop();
+    consumer = connectors = redrives = undefined;
+    await deleteTopologies();
+  });
+  afterAll(async () => {
+    await closeQueues();
+    await closeDb();
+  });
+
+  it('imports 2,000 dead letters byte-exact with x-death and Spring exception headers, and redrives them back', { timeout: 240_000 }, async () => {
+    const t = await topology();
+    const source = await connectorSource(t, 'orders-rmq');
+    connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
+
+    // Handler v1: even orders rejected (x-death "rejected"), odd ones republished Spring-style.
+    consumer = await workConsumer(t, (m) => (index(m.properties.messageId) % 2 === 0 ? 'reject' : 'spring'));
+    const sent = orders(2_000, t.run);
+    await publish(
+      t.exchange,
+      t.routingKey,
+      sent.map((m) => ({ content: m.content, options: { messageId: m.id, contentType: 'application/json', correlationId: `corr-${m.id}`, timestamp: 1_700_000_000, headers: { 'x-tenant': 'acme' } } })),
+    );
+    await waitFor('2,000 dead letters', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 2_000, 120_000, 250);
+    await waitFor('the DLQ drained (acknowledged after commit)', async () => (await depth(t.dlq)) === 0);
+
+    const rows = await sql()<
+      { message_id: string; payload_sha256: string; reason: string; error_type: string | null; error_message: string | null; error_stack: string | null; content_type: string; correlation_id: string; enqueued_at: Date; headers: Record<string, unknown>; failure_history: Record<string, unknown>[]; generation: number; receive_count: number }[]
+    >`SELECT message_id, payload_sha256, reason::text AS reason, error_type, error_message, error_stack, content_type, correlation_id, enqueued_at, headers, failure_history, generation, receive_count
+      FROM dead_letters WHERE source_id = ${source.id}::uuid`;
+    const byId = new Map(rows.map((r) => [r.message_id, r]));
+    const wrong = sent.filter((m) => byId.get(m.id)?.payload_sha256 !== m.sha).map((m) => m.id);
+    expect(wrong.slice(0, 5)).toEqual([]);
+    expect(byId.size).toBe(2_000);
+
+    const rejected = byId.get('order-4')!;
+    expect(rejected).toMatchObject({ reason: 'Rejected', content_type: 'application/json', correlation_id: 'corr-order-4', generation: 0, receive_count: 1, error_type: null });
+    expect(rejected.enqueued_at.getTime()).toBe(1_700_000_000_000);
+    expect(rejected.failure_history).toEqual([
+      expect.objectContaining({ reason: 'rejected', count: 1, queue: t.work, exchange: t.exchange, routingKeys: [t.routingKey] }),
+    ]);
+    expect(rejected.headers['x-tenant']).toBe('acme');
+    expect(rejected.headers['x-death']).toBeDefined();
+
+    const spring = byId.get('order-7')!;
+    expect(spring).toMatchObject({
+      reason: 'Rejected',
+      error_type: 'com.acme.orders.UnknownFieldException',
+      error_message: 'Order order-7 rejected: unknown field "giftWrap"',
+    });
+    expect(spring.error_stack).toContain('OrderHandler.handle(OrderHandler.java:42)');
+    // Fingerprinted like any dead letter: one cluster for the Spring cause, whatever the order number.
+    const clusters = await sql()<{ n: number }[]>`
+      SELECT count(DISTINCT cluster_id)::int AS n FROM dead_letters WHERE source_id = ${source.id}::uuid AND error_type IS NOT NULL`;
+    expect(clusters[0]!.n).toBe(1);
+    const health = await db().connectorHealth.findUniqueOrThrow({ where: { sourceId: source.id } });
+    expect(health).toMatchObject({ importedTotal: 2_000n, consecutiveFailures: 0, lastError: null });
+
+    // Handler v2 fixes orders divisible by 4; the others are rejected again.
+    await consumer.close();
+    const acked = new Set<string>();
+    consumer = await workConsumer(t, (m) => {
+      const i = index(m.properties.messageId);
+      if (i % 4 === 0) {
+        acked.add(String(m.properties.messageId));
+        return 'ack';
+      }
+      return 'reject';
+    });
+    const task = await startRedrive(SYSTEM, { selection: { source: source.name }, ratePerSecond: 1_000 });
+    // Three in four come back dead on purpose: this test is about the connector, not the circuit breaker.
+    await db().redriveTask.update({ where: { id: task.id }, data: { breakerThreshold: 1 } });
+    redrives = await startRedriveSupervisor({ reconcileMs: 500 });
+    await waitFor('all sent', async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).sent === 2_000, 60_000, 250).catch(async (e: unknown) => {
+      const t2 = await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } });
+      const states = await db().redriveItem.groupBy({ by: ['state'], where: { taskId: task.id }, _count: true });
+      const errors = await db().redriveItem.findMany({ where: { taskId: task.id, error: { not: null } }, select: { error: true }, take: 3 });
+      throw new Error(`${String(e)}: ${JSON.stringify({ status: t2.status, sent: t2.sent, paused: t2.pausedReason, states, errors })}`);
+    });
+    await waitFor('500 acknowledged by the fixed consumer', async () => acked.size === 500, 60_000, 250);
+    await waitFor('1,500 next-generation dead letters', async () => (await db().deadLetter.count({ where: { sourceId: source.id, generation: 1 } })) === 1_500, 60_000, 250);
+
+    const again = await sql()<{ message_id: string; payload_sha256: string; redrive_count: number; headers: Record<string, unknown>; failure_history: Record<string, unknown>[] }[]>`
+      SELECT message_id, payload_sha256, redrive_count, headers, failure_history FROM dead_letters WHERE source_id = ${source.id}::uuid AND generation = 1`;
+    const shaOf = new Map(sent.map((m) => [m.id, m.sha]));
+    expect(again.filter((r) => r.payload_sha256 !== shaOf.get(r.message_id)).length).toBe(0);
+    expect(again.every((r) => r.redrive_count === 1 && index(r.message_id) % 4 !== 0)).toBe(true);
+    // Back on the original queue with the broker's old x-death stripped: the new death is the only one.
+    const sample = again.find((r) => r.message_id === 'order-6')!;
+    expect(sample.failure_history).toEqual([expect.objectContaining({ reason: 'rejected', count: 1, queue: t.work })]);
+    expect(sample.headers['x-triage-redrive-count']).toBe(1);
+    expect(sample.headers['x-tenant']).toBe('acme');
+
+    await waitFor('the task counts 1,500 dead again', async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).deadAgain === 1_500, 60_000, 500);
+    const final = await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } });
+    expect(final).toMatchObject({ sent: 2_000, deadAgain: 1_500, failed: 0 });
+  });
+
+  it("imports a quorum queue's delivery-limit dead letters as MaxReceives", { timeout: 180_000 }, async () => {
+    const t = await topology({ quorum: { deliveryLimit: 2 } });
+    const source = await connectorSource(t, 'orders-quorum');
+    connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
+    consumer = await workConsumer(t, () => 'requeue');
+    const sent = orders(2_000, t.run);
+    await publish(t.exchange, t.routingKey, sent.map((m) => ({ content: m.content, options: { messageId: m.id } })));
+    await waitFor('2,000 dead letters', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 2_000, 150_000, 250);
+
+    const rows = await sql()<{ message_id: string; payload_sha256: string; reason: string; receive_count: number; failure_history: Record<string, unknown>[] }[]>`
+      SELECT message_id, payload_sha256, reason::text AS reason, receive_count, failure_history FROM dead_letters WHERE source_id = ${source.id}::uuid`;
+    const shaOf = new Map(sent.map((m) => [m.id, m.sha]));
+    expect(rows.filter((r) => r.payload_sha256 !== shaOf.get(r.message_id)).length).toBe(0);
+    expect(new Set(rows.map((r) => r.reason))).toEqual(new Set(['MaxReceives']));
+    // RabbitMQ drops x-delivery-count when it dead-letters, so the broker's own word is what remains.
+    expect(rows[0]!.failure_history).toEqual([expect.objectContaining({ reason: 'delivery_limit', count: 1, queue: t.work, exchange: t.exchange, routingKeys: [t.routingKey] })]);
+  });
+});

@@ -1,0 +1,29 @@
+// The connectors process: imports the dead letters of every connector source (RabbitMQ, BullMQ…)
+// from its broker into Triage, write then acknowledge. The work is in lib/connectors; this file
+// starts it and shuts it down cleanly.
+import { closeDb } from '@/lib/db';
+import { log } from '@/lib/log';
+import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
+
+async function main(): Promise<void> {
+  const supervisor = await startConnectorSupervisor();
+  log.info({ running: supervisor.running().length }, 'connectors ready');
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'connectors worker stopping');
+    // Each loop finishes its batch in flight (committed, then acknowledged) or leaves it on the broker.
+    await supervisor.stop();
+    await closeDb();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  log.fatal({ err }, 'connectors worker failed to start');
+  process.exit(1);
+});
