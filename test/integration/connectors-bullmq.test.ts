@@ -230,6 +230,21 @@ describe('BullMQ connector', () => {
     await waitFor('the task counts 50 dead again', async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: t.id } })).deadAgain === 50, 30_000);
   });
 
+  it('a source switched to remove-after-import removes the jobs it already recorded, recording nothing twice', async () => {
+    const a = await app(undefined, 1);
+    await addJobs(a, 100);
+    await waitFor('100 failed jobs', async () => (await failedCount(a)) === 100, 30_000);
+    const source = await bullmqSource(a.queue.name);
+    supervisor = await startConnectorSupervisor({ only: [source.id], discoveryMs: 200, backoffBaseMs: 100 });
+    await waitFor('all imported', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 100, 30_000);
+    expect(await failedCount(a)).toBe(100);
+    // As after a crash between a batch's commit and its removal: recorded, still in the failed set.
+    await db().source.update({ where: { id: source.id }, data: { connection: { queue: a.queue.name, prefix: PREFIX, pollMs: 500, removeAfterImport: true } } });
+    await waitFor('removed', async () => (await failedCount(a)) === 0, 30_000);
+    expect(await db().deadLetter.count({ where: { sourceId: source.id } })).toBe(100);
+    expect(await db().deadLetter.count({ where: { sourceId: source.id, generation: { gt: 0 } } })).toBe(0);
+  });
+
   it('loses and duplicates nothing when the connectors process is SIGKILLed again and again while importing 10,000 failed jobs', async () => {
     const a = await app(undefined, 1);
     await addJobs(a, 10_000);

@@ -162,8 +162,10 @@ export async function runBullmqImport(source: ConnectorSource<BullmqConfig, Bull
       log.warn({ source: source.name, error: redisError(err, secret).message }, 'BullMQ events unavailable; polling the failed set');
     }
 
+    // Removing after import leaves only unimported jobs (and any a crash kept from being removed) in
+    // the set: such a source walks it from the start once, removing those as it finds them recorded.
     inPostgres = true;
-    let cursor = await recordedUpTo(source.id);
+    let cursor = config.removeAfterImport ? null : await recordedUpTo(source.id);
     inPostgres = false;
     // Failures already imported at or after cursor - lookbackMs: rereading them costs no job reads.
     const known = new Map<string, number>();
