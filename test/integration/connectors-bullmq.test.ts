@@ -250,7 +250,7 @@ describe('BullMQ connector', () => {
     await addJobs(a, 10_000);
     await waitFor('10,000 failed jobs', async () => (await failedCount(a)) === 10_000, 120_000);
     await a.close();
-    const source = await bullmqSource(a.queue.name, { batchSize: 250 });
+    const source = await bullmqSource(a.queue.name, { batchSize: 400 });
     const count = () => db().deadLetter.count({ where: { sourceId: source.id } });
     let kills = 0;
     for (let round = 0; (await count()) < 10_000; round++) {
@@ -260,7 +260,7 @@ describe('BullMQ connector', () => {
       const before = await count();
       // Kill it mid-import: a moment after its first batch committed.
       await waitFor('import under way', async () => (await count()) > before || undefined, 30_000, 50).catch(() => undefined);
-      await new Promise((r) => setTimeout(r, 300 + Math.random() * 1_200));
+      await new Promise((r) => setTimeout(r, 500 + Math.random() * 2_000));
       child.kill('SIGKILL');
       kills++;
       await exited;
@@ -274,6 +274,19 @@ describe('BullMQ connector', () => {
     const messageIds = new Set((await db().deadLetter.findMany({ where: { sourceId: source.id }, select: { messageId: true } })).map((d) => d.messageId));
     expect(jobIds.filter((id) => !messageIds.has(id))).toEqual([]);
   }, 300_000);
+
+  it("wakes on the application's failed events, not on its poll", async () => {
+    const a = await app(undefined, 1);
+    await addJobs(a, 1);
+    await waitFor('1 failed', async () => (await failedCount(a)) === 1);
+    const source = await bullmqSource(a.queue.name, { pollMs: 600_000 });
+    supervisor = await startConnectorSupervisor({ only: [source.id], discoveryMs: 200, backoffBaseMs: 100 });
+    await waitFor('the first imported', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 1);
+    // Idle now, with a poll ten minutes away: the next failure must arrive by its event.
+    await new Promise((r) => setTimeout(r, 500));
+    await addJobs(a, 5, 1);
+    await waitFor('the next five imported', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 6, 15_000);
+  });
 
   it('says what is wrong: Redis unreachable, a queue that does not exist', async () => {
     const a = await app();
