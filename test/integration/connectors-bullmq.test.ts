@@ -2,7 +2,7 @@
 // a prefix of this run, removed afterwards; never FLUSHALL) and the real Postgres. A real BullMQ
 // application (Queue + Worker in this process) fails jobs; Triage imports them, redrives them, and
 // the application's next failures come back as the next generation.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Queue, Worker, type Job } from 'bullmq';
@@ -286,6 +286,25 @@ describe('BullMQ connector', () => {
     await new Promise((r) => setTimeout(r, 500));
     await addJobs(a, 5, 1);
     await waitFor('the next five imported', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 6, 15_000);
+  });
+
+  it('takes a source from the CLI contract (--kind bullmq --redis-url --queue --prefix) and imports from it', async () => {
+    const a = await app(undefined, 1);
+    await addJobs(a, 20);
+    await waitFor('20 failed', async () => (await failedCount(a)) === 20);
+    const cli = spawnSync(
+      process.execPath,
+      ['node_modules/tsx/dist/cli.mjs', 'scripts/triage-cli.ts', 'source', 'create', '--name', 'cli-shop', '--team', 'commerce', '--kind', 'bullmq',
+        '--redis-url', REDIS_URL, '--queue', a.queue.name, '--prefix', PREFIX, '--json'],
+      { cwd: root, encoding: 'utf8', env: { ...process.env, DATABASE_URL: env().DATABASE_URL, TRIAGE_STATE_DIR: env().TRIAGE_STATE_DIR, CONNECTOR_SECRET_KEY: env().CONNECTOR_SECRET_KEY } },
+    );
+    expect(cli.status, cli.stderr).toBe(0);
+    const created = JSON.parse(cli.stdout) as { id: string };
+    const row = await db().source.findUniqueOrThrow({ where: { id: created.id } });
+    expect(row.connection).toMatchObject({ queue: a.queue.name, prefix: PREFIX, removeAfterImport: false });
+    expect(Buffer.from(row.connectionSecret!).toString('latin1')).not.toContain('127.0.0.1');
+    supervisor = await startConnectorSupervisor({ only: [row.id], discoveryMs: 200, backoffBaseMs: 100 });
+    await waitFor('20 imported', async () => (await db().deadLetter.count({ where: { sourceId: row.id } })) === 20, 30_000);
   });
 
   it('says what is wrong: Redis unreachable, a queue that does not exist', async () => {
