@@ -307,6 +307,33 @@ describe('BullMQ connector', () => {
     await waitFor('20 imported', async () => (await db().deadLetter.count({ where: { sourceId: row.id } })) === 20, 30_000);
   });
 
+  it("reconnects by itself when Redis closes the import's connections mid-import, and finishes", async () => {
+    const a = await app(undefined, 1);
+    await addJobs(a, 3_000);
+    await waitFor('3,000 failed', async () => (await failedCount(a)) === 3_000, 60_000);
+    const source = await bullmqSource(a.queue.name, { batchSize: 100 });
+    supervisor = await startConnectorSupervisor({ only: [source.id], discoveryMs: 200, backoffBaseMs: 100, backoffCapMs: 400 });
+    const count = () => db().deadLetter.count({ where: { sourceId: source.id } });
+    let killed = 0;
+    while ((await count()) < 3_000) {
+      // Only this source's connections (named triage:<source>:…): the Redis is shared.
+      const list = (await redis.client('LIST')) as string;
+      const ids = list.split('\n').filter((l) => l.includes(` name=triage:${source.name}:`)).map((l) => /\bid=(\d+)/.exec(l)![1]!);
+      if ((await count()) > 0 && ids.length > 0 && killed < 5) {
+        for (const id of ids) await redis.client('KILL', 'ID', id);
+        killed++;
+      }
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    expect(killed).toBeGreaterThanOrEqual(2);
+    expect(await db().deadLetter.count({ where: { sourceId: source.id, generation: 0 } })).toBe(3_000);
+    const h = await waitFor('healthy again', async () => {
+      const x = await health(source.id);
+      return x && x.consecutiveFailures === 0 && x.lastErrorAt && x.lastSuccessAt! > x.lastErrorAt ? x : undefined;
+    }, 15_000);
+    expect(h.lastError).toMatch(/Redis at redis:\/\/127\.0\.0\.1:6379.*(unreachable|closed)/);
+  });
+
   it('says what is wrong: Redis unreachable, a queue that does not exist', async () => {
     const a = await app();
     const down = await bullmqSource(a.queue.name, {}, 'redis://:s3cret-pass@127.0.0.1:1');

@@ -9,10 +9,14 @@ import type { BullmqConfig, BullmqSecret } from './config';
 
 const CONNECT_TIMEOUT_MS = 5_000;
 
-/** An ioredis client that is ready, or a ConnectorError saying why not (never the password). */
-export async function openRedis(secret: BullmqSecret, opts: { blocking?: boolean } = {}): Promise<Redis> {
+/**
+ * An ioredis client that is ready, or a ConnectorError saying why not (never the password). Named
+ * `triage:<source>:<role>` so that CLIENT LIST on the application's Redis shows who is connected.
+ */
+export async function openRedis(secret: BullmqSecret, opts: { name: string; blocking?: boolean }): Promise<Redis> {
   const client = new Redis(secret.url, {
     lazyConnect: true,
+    connectionName: `triage:${opts.name}`,
     connectTimeout: CONNECT_TIMEOUT_MS,
     enableOfflineQueue: false,
     // A blocking client (QueueEvents' XREAD) must not have its command failed by ioredis' retry count.

@@ -137,7 +137,7 @@ function waker(signal: AbortSignal) {
 export async function runBullmqImport(source: ConnectorSource<BullmqConfig, BullmqSecret>, sink: ImportSink, signal: AbortSignal): Promise<void> {
   const { config, secret } = source;
   const keys = keysOf(config);
-  const client = await openRedis(secret);
+  const client = await openRedis(secret, { name: `${source.name}:import` });
   const queue = appQueue(config, client);
   let events: QueueEvents | null = null;
   const wake = waker(signal);
@@ -155,7 +155,7 @@ export async function runBullmqImport(source: ConnectorSource<BullmqConfig, Bull
     // The "failed" events wake an idle import at once; without them (a trimmed or unreachable
     // stream) the import still looks every pollMs.
     try {
-      events = new QueueEvents(config.queue, { connection: await openRedis(secret, { blocking: true }), prefix: config.prefix });
+      events = new QueueEvents(config.queue, { connection: await openRedis(secret, { name: `${source.name}:events`, blocking: true }), prefix: config.prefix });
       events.on('failed', () => wake.ring());
       events.on('error', (err) => log.debug({ err: redisError(err, secret).message, source: source.name }, 'BullMQ events stream error'));
     } catch (err) {

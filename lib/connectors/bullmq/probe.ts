@@ -11,7 +11,7 @@ export async function probeBullmq(source: ConnectorSource<BullmqConfig, BullmqSe
   const keys = keysOf(config);
   let client;
   try {
-    client = await openRedis(secret);
+    client = await openRedis(secret, { name: `${source.name}:probe` });
   } catch (err) {
     const error = redisError(err, secret).message;
     return { ok: false, summary: error, facts: { reachable: false }, error };

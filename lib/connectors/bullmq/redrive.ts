@@ -61,7 +61,7 @@ export function bullmqDestination(source: ConnectorSource<BullmqConfig, BullmqSe
   let open: Promise<{ client: Redis; queue: Queue }> | null = null;
   const connect = () =>
     (open ??= (async () => {
-      const client = await openRedis(secret);
+      const client = await openRedis(secret, { name: `${source.name}:redrive` });
       return { client, queue: appQueue(config, client) };
     })().catch((err: unknown) => {
       open = null;
