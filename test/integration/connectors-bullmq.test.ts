@@ -245,6 +245,29 @@ describe('BullMQ connector', () => {
     expect(await db().deadLetter.count({ where: { sourceId: source.id, generation: { gt: 0 } } })).toBe(0);
   });
 
+  it('walks a failed set whose jobs share failure times (more than a page at one score) exactly once', async () => {
+    // Failed jobs as BullMQ stores them, written directly: 2,500 at three milliseconds.
+    const queue = `ties${++queues}`;
+    const base = `${PREFIX}:${queue}`;
+    const t = Date.now() - 60_000;
+    await redis.hset(`${base}:meta`, 'opts.maxLenEvents', '10000');
+    const m = redis.multi();
+    for (let i = 1; i <= 2_500; i++) {
+      const at = t + (i <= 1_000 ? 0 : i <= 2_200 ? 1 : 2);
+      m.hset(`${base}:${i}`, { name: 'tie', data: JSON.stringify({ i }), opts: '{"attempts":1}', timestamp: String(t - 10), finishedOn: String(at), failedReason: 'boom', stacktrace: '["Error: boom"]', atm: '1' });
+      m.zadd(`${base}:failed`, at, String(i));
+    }
+    await m.exec();
+    const source = await bullmqSource(queue, { batchSize: 400 });
+    supervisor = await startConnectorSupervisor({ only: [source.id], discoveryMs: 200, backoffBaseMs: 100 });
+    await waitFor('2,500 imported', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 2_500, 30_000);
+    await new Promise((r) => setTimeout(r, 1_500)); // more looks: nothing more
+    const all = await sql()<{ n: number; distinct: number }[]>`
+      SELECT count(*)::int AS n, count(DISTINCT message_id)::int AS distinct FROM dead_letters WHERE source_id = ${source.id}::uuid`;
+    expect(all[0]).toEqual({ n: 2_500, distinct: 2_500 });
+    expect((await health(source.id))?.lag).toBe(0n);
+  });
+
   it('loses and duplicates nothing when the connectors process is SIGKILLed again and again while importing 10,000 failed jobs', async () => {
     const a = await app(undefined, 1);
     await addJobs(a, 10_000);

@@ -170,15 +170,19 @@ export async function runBullmqImport(source: ConnectorSource<BullmqConfig, Bull
     // Failures already imported at or after cursor - lookbackMs: rereading them costs no job reads.
     const known = new Map<string, number>();
 
-    /** The next failures not yet imported, in score order, from lookbackMs before the cursor. */
+    // Where a walk through a backlog goes on: after the last failure taken (its score, and the ids
+    // taken at that score). Null: the next look starts lookbackMs before the cursor. So a backlog
+    // (100k jobs failed within the lookback, say) is walked once, not from its start for each batch.
+    let resume: { min: string; atMin: Set<string> } | null = null;
+
+    /** The next failures not yet imported, in score order. */
     async function nextEntries(): Promise<{ found: Entry[]; more: boolean }> {
-      let min = cursor === null ? '-inf' : String(cursor - config.lookbackMs);
-      let atMin = new Set<string>();
+      let { min, atMin } = resume ?? { min: cursor === null ? '-inf' : String(cursor - config.lookbackMs), atMin: new Set<string>() };
       const found: Entry[] = [];
       for (;;) {
         const page = entries(await client.zrangebyscore(keys.failed, min, '+inf', 'WITHSCORES', 'LIMIT', 0, PAGE + atMin.size));
         for (const e of page) {
-          if (atMin.has(e.id) || known.get(e.id) === e.score) continue;
+          if ((String(e.score) === min && atMin.has(e.id)) || known.get(e.id) === e.score) continue;
           found.push(e);
           if (found.length >= config.batchSize) return { found, more: true };
         }
@@ -192,7 +196,10 @@ export async function runBullmqImport(source: ConnectorSource<BullmqConfig, Bull
 
     async function importBatch(): Promise<boolean> {
       const { found, more } = await nextEntries();
-      if (found.length === 0) return false;
+      if (found.length === 0) {
+        resume = null;
+        return false;
+      }
       const pipeline = client.pipeline();
       for (const e of found) pipeline.hgetallBuffer(keys.job(e.id));
       const replies = (await pipeline.exec()) ?? [];
@@ -224,7 +231,14 @@ export async function runBullmqImport(source: ConnectorSource<BullmqConfig, Bull
       const top = Math.max(...done.map((e) => e.score), ...jobs.map(failedAtOf));
       if (cursor === null || top > cursor) cursor = top;
       for (const [id, score] of known) if (score < cursor - config.lookbackMs) known.delete(id);
-      return more || taken < found.length;
+      const partial = more || taken < found.length;
+      if (partial && taken > 0) {
+        const last = found[taken - 1]!;
+        const sameScore = found.slice(0, taken).filter((e) => e.score === last.score).map((e) => e.id);
+        const before = resume && resume.min === String(last.score) ? [...resume.atMin] : [];
+        resume = { min: String(last.score), atMin: new Set([...before, ...sameScore]) };
+      } else if (!partial) resume = null;
+      return partial;
     }
 
     /** Remove imported jobs that are still the failure imported (not retried by the app meanwhile). */
