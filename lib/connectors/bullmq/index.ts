@@ -1,0 +1,16 @@
+// The BullMQ connector: another application's BullMQ queue on Redis. Import reads its failed set
+// (import.ts), redrive retries the job in place or adds a copy (redrive.ts). README "Connectors → BullMQ".
+import type { Connector } from '../types';
+import { bullmqConfigSchema, bullmqSecretSchema, type BullmqConfig, type BullmqSecret } from './config';
+import { runBullmqImport } from './import';
+import { probeBullmq } from './probe';
+import { bullmqDestination } from './redrive';
+
+export const bullmqConnector: Connector<BullmqConfig, BullmqSecret> = {
+  kind: 'bullmq',
+  configSchema: bullmqConfigSchema,
+  secretSchema: bullmqSecretSchema,
+  probe: probeBullmq,
+  openImport: runBullmqImport,
+  redriveDestination: bullmqDestination,
+};
