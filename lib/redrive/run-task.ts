@@ -126,7 +126,7 @@ async function settle(taskId: string, createdById: string | null, results: Settl
   if (results.every((r) => r.state === 'sent')) {
     await db().$executeRaw`
       WITH marked AS (
-        UPDATE redrive_items i SET state = 'sent', sent_at = x.sent_at::timestamptz
+        UPDATE redrive_items i SET state = 'sent', sent_at = x.sent_at::timestamptz, error = NULL
         FROM unnest(${results.map((r) => r.seq)}::int[], ${results.map((r) => r.sentAt!.toISOString())}::text[]) AS x(seq, sent_at)
         WHERE i.task_id = ${taskId}::uuid AND i.seq = x.seq AND i.state = 'pending'
         RETURNING 1)
