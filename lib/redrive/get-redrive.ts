@@ -204,7 +204,6 @@ export interface RatePoint {
   sent: number;
   acknowledged: number;
   deadAgain: number;
-  noDeathSeen: number;
 }
 
 /**
@@ -216,18 +215,18 @@ export async function redriveSeries(actor: Principal, id: string, seconds = 300)
   const task = await findTaskInScope(actor, id);
   const frontier = task.sent + task.skipped + task.failed;
   const fromSeq = Math.max(0, frontier - task.ratePerSecond * seconds * 2);
-  const rows = await db().$queryRaw<{ at: Date; sent: bigint; acknowledged: bigint; dead: bigint; quiet: bigint }[]>`
+  const rows = await db().$queryRaw<{ at: Date; sent: bigint; acknowledged: bigint; dead: bigint }[]>`
     WITH recent AS (
       SELECT sent_at, outcome_at, state FROM redrive_items WHERE task_id = ${task.id}::uuid AND seq > ${fromSeq}),
-    last AS (SELECT max(greatest(sent_at, outcome_at)) AS t FROM recent),
+    -- A window closing (no death seen) is no activity: the chart stays on the sends and the outcomes seen.
+    last AS (SELECT max(greatest(sent_at, CASE WHEN state <> 'no_death_seen' THEN outcome_at END)) AS t FROM recent),
     events AS (
-      SELECT date_trunc('second', sent_at) AS at, 1 AS sent, 0 AS ack, 0 AS dead, 0 AS quiet FROM recent, last
+      SELECT date_trunc('second', sent_at) AS at, 1 AS sent, 0 AS ack, 0 AS dead FROM recent, last
         WHERE sent_at > last.t - make_interval(secs => ${seconds})
       UNION ALL
-      SELECT date_trunc('second', outcome_at), 0, (state = 'acknowledged')::int, (state IN ('dead_again', 'failed'))::int, (state = 'no_death_seen')::int
-        FROM recent, last
-        WHERE outcome_at > last.t - make_interval(secs => ${seconds}) AND state IN ('acknowledged', 'dead_again', 'failed', 'no_death_seen'))
-    SELECT at, sum(sent) AS sent, sum(ack) AS acknowledged, sum(dead) AS dead, sum(quiet) AS quiet FROM events GROUP BY at ORDER BY at`;
+      SELECT date_trunc('second', outcome_at), 0, (state = 'acknowledged')::int, (state IN ('dead_again', 'failed'))::int FROM recent, last
+        WHERE outcome_at > last.t - make_interval(secs => ${seconds}) AND state IN ('acknowledged', 'dead_again', 'failed'))
+    SELECT at, sum(sent) AS sent, sum(ack) AS acknowledged, sum(dead) AS dead FROM events GROUP BY at ORDER BY at`;
   const t0 = rows[0]?.at.getTime() ?? 0;
   return rows.map((r) => ({
     t: Math.round((r.at.getTime() - t0) / 1000),
@@ -235,7 +234,6 @@ export async function redriveSeries(actor: Principal, id: string, seconds = 300)
     sent: Number(r.sent),
     acknowledged: Number(r.acknowledged),
     deadAgain: Number(r.dead),
-    noDeathSeen: Number(r.quiet),
   }));
 }
 

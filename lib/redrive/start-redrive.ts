@@ -34,9 +34,21 @@ export const startRedriveInput = z
     /** One message first; the rest only after it was acknowledged, or its canary window passed with no death seen. */
     canary: z.boolean().default(false),
     /** A sent message neither acknowledged nor dead again by then is final as "no death seen". */
-    outcomeWindowSeconds: z.number().int().min(1).max(MAX_OUTCOME_WINDOW_SECONDS).default(DEFAULT_OUTCOME_WINDOW_SECONDS),
+    outcomeWindowSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_OUTCOME_WINDOW_SECONDS)
+      .default(DEFAULT_OUTCOME_WINDOW_SECONDS)
+      .describe('Seconds a sent message is watched for a death; neither acknowledged nor dead again by then, it counts as no death seen'),
     /** The canary's own outcome window. */
-    canaryWindowSeconds: z.number().int().min(1).max(MAX_OUTCOME_WINDOW_SECONDS).default(DEFAULT_CANARY_WINDOW_SECONDS),
+    canaryWindowSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_OUTCOME_WINDOW_SECONDS)
+      .default(DEFAULT_CANARY_WINDOW_SECONDS)
+      .describe("The canary's outcome window: the rest goes once the canary was acknowledged or this passed with no death seen"),
     /** Lower rates first, e.g. [1, 10, 100] (10 s each) or { steps, stepSeconds }. */
     ramp: rampInput.optional(),
     reason: z.string().trim().max(1000).optional(),
