@@ -3,6 +3,7 @@
 // "no death seen" at the window's end — and the task completes only then. Per item, a destination's
 // failure is the message's (a failed item, counted by the breaker) or the infrastructure's (retried
 // later, not counted). Time is the runner's injected clock, moved on by the test, never waited for.
+import { spawnSync } from 'node:child_process';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
 import { closeDb, db } from '@/lib/db';
@@ -241,6 +242,39 @@ describe('redrive outcomes', () => {
     expect(await task(t.id)).toMatchObject({ status: 'paused', noDeathSeen: paused.sent });
     expect(await db().deadLetter.count({ where: { sourceId: w.orders.id, status: 'redriven' } })).toBe(paused.sent);
     expect(await db().deadLetter.count({ where: { sourceId: w.orders.id, status: 'redriving' } })).toBe(200 - paused.sent);
+  });
+
+  // Each CLI run compiles the CLI afresh (tsx): several seconds apiece on a busy machine.
+  it('the CLI starts a task with its outcome window and shows the figures, awaiting outcomes, then no death seen', { timeout: 180_000 }, async () => {
+    const cli = (...args: string[]) => {
+      const r = spawnSync(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'scripts/triage-cli.ts', ...args], { encoding: 'utf8', env: process.env });
+      expect(r.status, r.stderr).toBe(0);
+      return r.stdout.trim();
+    };
+    const clock = shiftedClock();
+    await supervise({ clock: clock.now });
+    const w = await world();
+    const ids = await park(w.orders, 3);
+    const started = JSON.parse(cli('redrive', 'start', '--ids', ids.join(','), '--rate', '50', '--outcome-window', '2m', '--reason', 'v2 out', '--json')) as {
+      id: string;
+      outcomeWindowSeconds: number;
+      counts: { total: number };
+    };
+    expect(started).toMatchObject({ outcomeWindowSeconds: 120, counts: { total: 3 } });
+    await waitFor('all sent', async () => (await task(started.id)).sent === 3);
+    expect(cli('redrive', 'show', '--id', started.id)).toMatch(
+      new RegExp(`^redrive ${started.id} of ${w.orders.name}: running — awaiting outcomes \\(final by .+, in \\d+ (s|min)\\); 3 sent of 3: 0 acknowledged, 0 no death seen`),
+    );
+    clock.advance(2 * MINUTE + 1_000);
+    await completed(started.id);
+    expect(cli('redrive', 'show', '--id', started.id)).toContain(
+      `completed; 3 sent of 3: 0 acknowledged, 3 no death seen, 0 dead again, 0 awaiting outcome; 0 skipped, 0 failed, 0 not sent yet; outcome window 2 min`,
+    );
+    expect(cli('redrive', 'list', '--source', w.orders.name, '--status', 'completed')).toContain('3 no death seen');
+    expect(spawnSync(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'scripts/triage-cli.ts', 'redrive', 'start', '--source', w.orders.name, '--outcome-window', 'soon'], { encoding: 'utf8', env: process.env })).toMatchObject({
+      status: 2,
+      stderr: expect.stringContaining('--outcome-window takes a duration') as unknown,
+    });
   });
 
   it('a canary with no death seen in its canary window lets the rest go', async () => {

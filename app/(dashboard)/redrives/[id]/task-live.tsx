@@ -8,7 +8,8 @@ import type { ClusterRedriveOutcome } from '@/lib/redrive';
 import { ProgressBar } from '../../_redrive/progress-bar';
 import { redriveApi, type TaskWithHistory } from '../../_redrive/redrive-api';
 import { CommandButtons } from '../command-buttons';
-import { awaitingOutcomes, describeSeconds, STATUS_BADGE, VERDICT_BADGE } from '../format';
+import { formatDuration } from '@/lib/sla/duration';
+import { awaitingOutcomes, STATUS_BADGE, VERDICT_BADGE } from '../format';
 import { RateChart } from './rate-chart';
 
 const ACTIVE = new Set(['pending_approval', 'queued', 'running', 'paused']);
@@ -92,12 +93,12 @@ export function TaskLive({
       ) : null}
       {awaitingOutcomes(task) ? (
         <p data-testid="awaiting-outcomes">
-          <strong>Running — awaiting outcomes:</strong> everything is sent; {c.awaitingOutcome} still inside the {describeSeconds(task.outcomeWindowSeconds)} outcome
+          <strong>Running — awaiting outcomes:</strong> everything is sent; {c.awaitingOutcome} still inside the {formatDuration(task.outcomeWindowSeconds)} outcome
           window. Each counts as dead again if it comes back dead, else as no death seen when its window ends
           {dueAt ? (
             <>
               {' '}
-              (the last at {new Date(dueAt).toISOString().replace('T', ' ').slice(0, 19)} UTC{now !== null ? `, ${describeSeconds((dueAt - now) / 1000)} left` : ''})
+              (the last at {new Date(dueAt).toISOString().replace('T', ' ').slice(0, 19)} UTC{now !== null ? `, ${formatDuration((dueAt - now) / 1000)} left` : ''})
             </>
           ) : null}
           ; the task completes then.
@@ -147,8 +148,8 @@ export function TaskLive({
           {task.canary ? ' · canary first' : ''} · back to {task.source.kind === 'builtin' ? `queue source.${task.source.name}` : 'its redrive URL'}
         </p>
         <p className="muted" data-testid="outcome-window">
-          Outcome window {describeSeconds(task.outcomeWindowSeconds)}
-          {task.canary ? ` (the canary's ${describeSeconds(task.canaryWindowSeconds)})` : ''}: a sent message neither acknowledged nor dead again by then
+          Outcome window {formatDuration(task.outcomeWindowSeconds)}
+          {task.canary ? ` (the canary's ${formatDuration(task.canaryWindowSeconds)})` : ''}: a sent message neither acknowledged nor dead again by then
           counts as no death seen.
         </p>
         {series.data && series.data.points.length > 0 ? <RateChart points={series.data.points} rate={task.ratePerSecond} /> : <p className="muted">Nothing sent yet.</p>}
