@@ -225,8 +225,9 @@ async function canaryState(taskId: string, since: Date, canarySeq: number | null
 
 /**
  * The breaker's window, from the task's outcome counters as they move (so no scan of the items):
- * each change adds its successes (acknowledged, no death seen) and dead-again outcomes, interleaved, newest last. It starts
- * empty with each run, so a resume (or a restart) is judged on what is sent from then on.
+ * each change adds its successes (acknowledged, no death seen) and dead-again outcomes,
+ * interleaved, newest last. It starts empty with each run, so a resume (or a restart) is judged on
+ * what is sent from then on.
  */
 class OutcomeWindow {
   private readonly events: boolean[] = [];
