@@ -10,7 +10,8 @@ import { createIngestToken, createPersonalToken } from '@/lib/admin/tokens';
 import { createSource, redactedSecret } from '@/lib/sources/create-source';
 import { setImportPaused } from '@/lib/connectors/pause-import';
 import { updateSourcePolicy, type PolicyInput } from '@/lib/sources/update-policy';
-import { parseDuration } from '@/lib/sla/duration';
+import { formatDuration, parseDuration } from '@/lib/sla/duration';
+import { getRedriveTask, listRedriveTasks, startRedrive, type RedriveSelectionInput, type RedriveTaskView } from '@/lib/redrive';
 import { verifyChain, writeCheckpoint } from '@/lib/audit';
 import { closeDb } from '@/lib/db';
 import { deployDemoHandler, produceDemoBatch } from '@/lib/demo';
@@ -31,6 +32,10 @@ const USAGE = `usage: triage <command> [--json]
                 [--redrive-url URL] [--redrive-secret S]   (where an ingest source is redriven; "" clears)
   token create --source N        (prints an ingest token once)
   token create --user E          (a personal API token acting with that user's role)
+  redrive start (--source N | --cluster ID [--source N] | --ids ID,ID…) [--rate N] [--canary]
+                [--outcome-window 10m] [--canary-window 60s] [--reason R]
+  redrive show --id ID           (status and figures: acknowledged, no death seen, dead again…)
+  redrive list [--source N] [--status active|completed|cancelled|paused|running]
   audit verify                   (recompute the hash chain, hold it to the signed checkpoints; exit 1 if broken)
   audit checkpoint               (verify what is new since the last checkpoint and sign the chain head)
   demo deploy v1|v2              (the demo's orders handler version; v2 accepts unknown fields)
@@ -67,6 +72,14 @@ const { positionals, values } = parseArgs({
     queue: { type: 'string' },
     prefix: { type: 'string' },
     reason: { type: 'string' },
+    id: { type: 'string' },
+    ids: { type: 'string' },
+    cluster: { type: 'string' },
+    rate: { type: 'string' },
+    canary: { type: 'boolean', default: false },
+    'outcome-window': { type: 'string' },
+    'canary-window': { type: 'string' },
+    status: { type: 'string' },
     json: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -93,6 +106,34 @@ function connectionFlags(kind: string): { connection?: Record<string, unknown>; 
 function need(v: string | undefined, flag: string): string {
   if (!v) throw new AppError('bad_request', `--${flag} is required`);
   return v;
+}
+
+function seconds(v: string | undefined, flag: string): number | undefined {
+  if (v === undefined) return undefined;
+  const s = parseDuration(v);
+  if (s === undefined) throw new AppError('bad_request', `--${flag} takes a duration like 14d, 36h, 90m, 45s`);
+  return s;
+}
+
+function redriveSelectionFlags(): RedriveSelectionInput {
+  if (values.ids) return { ids: values.ids.split(',').map((id) => id.trim()).filter(Boolean) };
+  if (values.cluster) return { cluster: values.cluster, ...(values.source ? { source: values.source } : {}) };
+  if (values.source) return { source: values.source };
+  throw new AppError('bad_request', 'redrive start needs --source N, --cluster ID or --ids ID,ID…');
+}
+
+/** One line: status (awaiting outcomes while sent items are inside their window) and the figures. */
+function describeRedrive(t: RedriveTaskView & { outcomesDueAt?: string | null }): string {
+  const c = t.counts;
+  const awaiting = t.status === 'running' && c.pending === 0 && c.awaitingOutcome > 0;
+  const due = awaiting && t.outcomesDueAt ? ` (final by ${t.outcomesDueAt}, in ${formatDuration((Date.parse(t.outcomesDueAt) - Date.now()) / 1000)})` : '';
+  return (
+    `redrive ${t.id} of ${t.source.name}: ${t.status.replace('_', ' ')}${awaiting ? ' — awaiting outcomes' : ''}${due}; ` +
+    `${c.sent} sent of ${c.total}: ${c.acknowledged} acknowledged, ${c.noDeathSeen} no death seen, ${c.deadAgain} dead again, ` +
+    `${c.awaitingOutcome} awaiting outcome; ${c.skipped} skipped, ${c.failed} failed, ${c.pending} not sent yet; ` +
+    `outcome window ${formatDuration(t.outcomeWindowSeconds)}${t.canary ? `, canary's ${formatDuration(t.canaryWindowSeconds)}` : ''}` +
+    (t.pausedReason ? `\n  paused: ${t.pausedReason}` : '')
+  );
 }
 
 function out(human: string, data: Record<string, unknown>) {
@@ -147,12 +188,6 @@ async function main(): Promise<void> {
       return out(`source ${r.name}: import ${r.importPaused ? 'paused' : 'running'}${r.changed ? '' : ' (unchanged)'}`, r);
     }
     case 'source update': {
-      const seconds = (v: string | undefined, flag: string) => {
-        if (v === undefined) return undefined;
-        const s = parseDuration(v);
-        if (s === undefined) throw new AppError('bad_request', `--${flag} takes a duration like 14d, 36h, 90m, 45s`);
-        return s;
-      };
       const int = (v: string | undefined) => (v === undefined ? undefined : Number(v));
       const visibility = seconds(values['visibility-timeout'], 'visibility-timeout');
       const patch: PolicyInput = {
@@ -181,6 +216,30 @@ async function main(): Promise<void> {
         return out(t.token, { token: t.token, id: t.id });
       }
       throw new AppError('bad_request', 'token create needs --source N or --user E');
+    }
+    case 'redrive start': {
+      const t = await startRedrive(actor, {
+        selection: redriveSelectionFlags(),
+        ratePerSecond: values.rate === undefined ? undefined : Number(values.rate),
+        canary: values.canary,
+        outcomeWindowSeconds: seconds(values['outcome-window'], 'outcome-window'),
+        canaryWindowSeconds: seconds(values['canary-window'], 'canary-window'),
+        reason: values.reason,
+      });
+      await closeQueues(); // the nudge to the redrive workers opened a Redis connection
+      const view = await getRedriveTask(actor, t.id);
+      return out(describeRedrive(view), { ...view });
+    }
+    case 'redrive show': {
+      const view = await getRedriveTask(actor, need(values.id, 'id'));
+      return out(describeRedrive(view), { ...view });
+    }
+    case 'redrive list': {
+      const statuses = ['active', 'pending_approval', 'queued', 'running', 'paused', 'completed', 'cancelled'] as const;
+      const status = statuses.find((s) => s === values.status);
+      if (values.status !== undefined && !status) throw new AppError('bad_request', `--status takes one of ${statuses.join(', ')}`);
+      const page = await listRedriveTasks(actor, { source: values.source, status, limit: 200 });
+      return out(page.tasks.map(describeRedrive).join('\n') || 'no redrive tasks', { tasks: page.tasks });
     }
     case 'audit verify': {
       const r = await verifyChain();

@@ -23,7 +23,7 @@ export async function renderMetrics(actor: Principal, clock: Clock = systemClock
   const live = new Map((stale.length ? await computeAgeStats(now, stale) : []).map((s) => [s.sourceId, s]));
   const tasks = await db().redriveTask.findMany({
     where: { status: { in: ['queued', 'running', 'paused'] }, sourceId: { in: sources.map((s) => s.id) } },
-    select: { id: true, sourceId: true, status: true, total: true, sent: true, acknowledged: true, deadAgain: true, failed: true },
+    select: { id: true, sourceId: true, status: true, total: true, sent: true, acknowledged: true, deadAgain: true, noDeathSeen: true, failed: true },
   });
 
   const registry = new Registry();
@@ -46,6 +46,7 @@ export async function renderMetrics(actor: Principal, clock: Clock = systemClock
     sent: gauge('triage_redrive_sent', 'Dead letters an active redrive task has sent', ['task', 'source', 'status']),
     acknowledged: gauge('triage_redrive_acknowledged', 'Redriven dead letters acknowledged by the consumer', ['task', 'source', 'status']),
     deadAgain: gauge('triage_redrive_dead_again', 'Redriven dead letters that died again', ['task', 'source', 'status']),
+    noDeathSeen: gauge('triage_redrive_no_death_seen', 'Redriven dead letters with no death seen within the outcome window', ['task', 'source', 'status']),
     failed: gauge('triage_redrive_failed', 'Redrive sends that failed', ['task', 'source', 'status']),
   };
 
@@ -74,6 +75,7 @@ export async function renderMetrics(actor: Principal, clock: Clock = systemClock
     redrive.sent.set(labels, t.sent);
     redrive.acknowledged.set(labels, t.acknowledged);
     redrive.deadAgain.set(labels, t.deadAgain);
+    redrive.noDeathSeen.set(labels, t.noDeathSeen);
     redrive.failed.set(labels, t.failed);
   }
   return { contentType: registry.contentType, body: await registry.metrics() };

@@ -11,11 +11,14 @@ const counts = z.object({
   total: z.int(),
   sent: z.int(),
   acknowledged: z.int(),
-  deadAgain: z.int(),
+  deadAgain: z.int().describe('Came back dead: reported by the consumer, or a newer generation of the same message recorded (a connector imports it so)'),
+  noDeathSeen: z
+    .int()
+    .describe('Sent, neither acknowledged nor dead again by the end of the outcome window: final, a success for the canary and the breaker, never "acknowledged"'),
   skipped: z.int().describe('Past the source maxRedrives (a loop), or no longer open when the task started'),
   failed: z.int().describe('HTTP destinations: undelivered after every retry'),
   pending: z.int().describe('Not sent yet'),
-  awaitingOutcome: z.int().describe('Sent, neither acknowledged nor dead again yet'),
+  awaitingOutcome: z.int().describe('Sent, neither acknowledged nor dead again yet, inside the outcome window'),
 });
 
 const task = z.object({
@@ -26,6 +29,8 @@ const task = z.object({
   ratePerSecond: z.int(),
   ramp: z.object({ steps: z.array(z.int()), stepSeconds: z.int() }).nullable(),
   canary: z.boolean(),
+  outcomeWindowSeconds: z.int().describe('How long a sent message is watched for a death before it counts as no death seen'),
+  canaryWindowSeconds: z.int().describe('The same for the canary: the rest goes once it was acknowledged or this passed with no death seen'),
   reason: z.string().nullable(),
   pausedReason: z.string().nullable().describe('Why it is paused: by whom, or the circuit breaker / canary'),
   counts,
@@ -39,6 +44,9 @@ const task = z.object({
   updatedAt: ts,
   drift: z.int().describe('Matching open dead letters that arrived after the start: not included'),
   loops: z.int(),
+  outcomesDueAt: ts
+    .nullable()
+    .describe('Running with everything sent: when the last item awaiting an outcome becomes final, and so when the task completes unless it pauses'),
 });
 
 const preview = z.object({
@@ -91,7 +99,7 @@ export const redrivesArea: OpenApiArea = {
         tags: ['redrives'],
         summary: 'Start a redrive task (support, lead, admin)',
         description:
-          'The selection resolves to one source and is frozen into the task. Over the source approvalThreshold a support engineer’s task waits in pending_approval. One active task per source: a second answers 409 with details.activeTaskId.',
+          'The selection resolves to one source and is frozen into the task. Over the source approvalThreshold a support engineer’s task waits in pending_approval. One active task per source: a second answers 409 with details.activeTaskId. Every sent item ends within outcomeWindowSeconds (default 600; the canary: canaryWindowSeconds, default 60): acknowledged, dead again, or else no death seen; the task completes when every item is final.',
         security,
         requestBody: { required: true, content: jsonContent(ref('StartRedrive')) },
         responses: { '201': { description: 'The task', content: jsonContent(ref('RedriveTask')) }, ...errors(400, 401, 403, 404, 409, 415, 422) },

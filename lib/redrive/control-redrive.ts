@@ -135,7 +135,7 @@ export async function autoPauseRedrive(id: string, reason: string, clock: Clock 
   });
 }
 
-/** Every item handled: the task is completed, with its counts and verdict on the trail. */
+/** Every item final: the task is completed, its final figures on the trail (result and after). */
 export async function finishRedrive(id: string, clock: Clock = systemClock): Promise<boolean> {
   return db().$transaction(async (tx) => {
     const task = await lockTask(tx, WORKER, 'deadletters.redrive', id);
@@ -143,7 +143,7 @@ export async function finishRedrive(id: string, clock: Clock = systemClock): Pro
     await tx.redriveTask.update({ where: { id }, data: { status: 'completed', finishedAt: clock.now() } });
     const c = countsOf(task);
     await audit(tx, WORKER, task, 'redrive.finish', null, {
-      result: `${c.sent} sent: ${c.acknowledged} acknowledged, ${c.deadAgain} dead again, ${c.awaitingOutcome} awaiting outcome; ${c.skipped} skipped, ${c.failed} failed`,
+      result: `${c.sent} sent: ${c.acknowledged} acknowledged, ${c.deadAgain} dead again, ${c.noDeathSeen} no death seen, ${c.awaitingOutcome} awaiting outcome; ${c.skipped} skipped, ${c.failed} failed`,
       clock,
     });
     return true;

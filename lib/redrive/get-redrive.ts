@@ -15,11 +15,13 @@ export interface RedriveCounts {
   sent: number;
   acknowledged: number;
   deadAgain: number;
+  /** Sent, neither acknowledged nor dead again by the end of the outcome window: final, never "acknowledged". */
+  noDeathSeen: number;
   skipped: number;
   failed: number;
   /** Not sent yet. */
   pending: number;
-  /** Sent, no outcome yet. */
+  /** Sent, no outcome yet (within the outcome window). */
   awaitingOutcome: number;
 }
 
@@ -33,6 +35,9 @@ export interface RedriveTaskView {
   ratePerSecond: number;
   ramp: unknown;
   canary: boolean;
+  /** A sent item with no outcome by then is final as no death seen. */
+  outcomeWindowSeconds: number;
+  canaryWindowSeconds: number;
   reason: string | null;
   pausedReason: string | null;
   counts: RedriveCounts;
@@ -47,24 +52,27 @@ export interface RedriveTaskView {
   updatedAt: string;
 }
 
-export function countsOf(t: Pick<RedriveTask, 'total' | 'sent' | 'acknowledged' | 'deadAgain' | 'skipped' | 'failed'>): RedriveCounts {
+export function countsOf(t: Pick<RedriveTask, 'total' | 'sent' | 'acknowledged' | 'deadAgain' | 'noDeathSeen' | 'skipped' | 'failed'>): RedriveCounts {
   return {
     total: t.total,
     sent: t.sent,
     acknowledged: t.acknowledged,
     deadAgain: t.deadAgain,
+    noDeathSeen: t.noDeathSeen,
     skipped: t.skipped,
     failed: t.failed,
     pending: Math.max(0, t.total - t.sent - t.skipped - t.failed),
-    awaitingOutcome: Math.max(0, t.sent - t.acknowledged - t.deadAgain),
+    awaitingOutcome: Math.max(0, t.sent - t.acknowledged - t.deadAgain - t.noDeathSeen),
   };
 }
 
-export function verdictOf(c: Pick<RedriveCounts, 'acknowledged' | 'deadAgain' | 'failed'>): RedriveVerdict {
+/** No death seen counts as a success, as it does for the canary and the breaker. */
+export function verdictOf(c: Pick<RedriveCounts, 'acknowledged' | 'deadAgain' | 'failed'> & { noDeathSeen?: number }): RedriveVerdict {
+  const good = c.acknowledged + (c.noDeathSeen ?? 0);
   const bad = c.deadAgain + c.failed;
-  if (c.acknowledged + bad === 0) return 'no outcome yet';
+  if (good + bad === 0) return 'no outcome yet';
   if (bad === 0) return 'worked';
-  if (c.acknowledged === 0) return 'failing';
+  if (good === 0) return 'failing';
   return 'mixed';
 }
 
@@ -87,6 +95,8 @@ function view(t: TaskWithSource, who: Map<string, string>): RedriveTaskView {
     ratePerSecond: t.ratePerSecond,
     ramp: t.ramp,
     canary: t.canary,
+    outcomeWindowSeconds: Math.round(t.outcomeWindowMs / 1000),
+    canaryWindowSeconds: Math.round(t.canaryWindowMs / 1000),
     reason: t.reason,
     pausedReason: t.pausedReason,
     counts,
@@ -117,6 +127,8 @@ export interface RedriveTaskDetail extends RedriveTaskView {
   drift: number;
   /** Redrive counts of the items' dead letters that were past the source's maxRedrives (skipped as loops). */
   loops: number;
+  /** When the last sent item awaiting an outcome becomes final (its window's end); null when none awaits. */
+  outcomesDueAt: string | null;
 }
 
 export async function getRedriveTask(actor: Principal, id: string): Promise<RedriveTaskDetail> {
@@ -124,7 +136,11 @@ export async function getRedriveTask(actor: Principal, id: string): Promise<Redr
   const who = await emails([task.createdById, task.approvedById]);
   const [loops] = await db().$queryRaw<{ n: bigint }[]>`
     SELECT count(*) AS n FROM redrive_items WHERE task_id = ${task.id}::uuid AND state = 'skipped' AND error LIKE 'RedriveLoop%'`;
-  return { ...view(task, who), drift: await driftOf(actor, task), loops: Number(loops?.n ?? 0) };
+  // The newest send awaiting an outcome (an index probe: redrive_items_awaiting_idx).
+  const [last] = await db().$queryRaw<{ at: Date | null }[]>`
+    SELECT max(sent_at) AS at FROM redrive_items WHERE task_id = ${task.id}::uuid AND state = 'sent'`;
+  const outcomesDueAt = last?.at ? new Date(last.at.getTime() + task.outcomeWindowMs).toISOString() : null;
+  return { ...view(task, who), drift: await driftOf(actor, task), loops: Number(loops?.n ?? 0), outcomesDueAt };
 }
 
 async function driftOf(actor: Principal, task: TaskWithSource): Promise<number> {
@@ -202,7 +218,8 @@ export async function redriveSeries(actor: Principal, id: string, seconds = 300)
   const rows = await db().$queryRaw<{ at: Date; sent: bigint; acknowledged: bigint; dead: bigint }[]>`
     WITH recent AS (
       SELECT sent_at, outcome_at, state FROM redrive_items WHERE task_id = ${task.id}::uuid AND seq > ${fromSeq}),
-    last AS (SELECT max(greatest(sent_at, outcome_at)) AS t FROM recent),
+    -- A window closing (no death seen) is no activity: the chart stays on the sends and the outcomes seen.
+    last AS (SELECT max(greatest(sent_at, CASE WHEN state <> 'no_death_seen' THEN outcome_at END)) AS t FROM recent),
     events AS (
       SELECT date_trunc('second', sent_at) AS at, 1 AS sent, 0 AS ack, 0 AS dead FROM recent, last
         WHERE sent_at > last.t - make_interval(secs => ${seconds})
@@ -237,6 +254,7 @@ export interface ClusterRedriveOutcome {
   sent: number;
   acknowledged: number;
   deadAgain: number;
+  noDeathSeen: number;
   verdict: RedriveVerdict;
 }
 
@@ -245,14 +263,22 @@ export async function clusterRedriveOutcome(actor: Principal, clusterId: string)
   if (!UUID.test(clusterId)) throw notFound('No such cluster');
   const scope = sourceScope(actor, 'deadletters.read');
   const team = scope.teamId ? Prisma.sql`AND s.team_id = ${scope.teamId}::uuid` : Prisma.empty;
-  const [row] = await db().$queryRaw<{ tasks: bigint; sent: bigint; ack: bigint; dead: bigint; failed: bigint }[]>`
+  const [row] = await db().$queryRaw<{ tasks: bigint; sent: bigint; ack: bigint; dead: bigint; quiet: bigint; failed: bigint }[]>`
     SELECT count(DISTINCT i.task_id) AS tasks,
-           count(*) FILTER (WHERE i.state IN ('sent', 'acknowledged', 'dead_again')) AS sent,
+           count(*) FILTER (WHERE i.state IN ('sent', 'acknowledged', 'dead_again', 'no_death_seen')) AS sent,
            count(*) FILTER (WHERE i.state = 'acknowledged') AS ack,
            count(*) FILTER (WHERE i.state = 'dead_again') AS dead,
+           count(*) FILTER (WHERE i.state = 'no_death_seen') AS quiet,
            count(*) FILTER (WHERE i.state = 'failed') AS failed
     FROM dead_letters d JOIN sources s ON s.id = d.source_id JOIN redrive_items i ON i.dead_letter_id = d.id
     WHERE d.cluster_id IN (SELECT id FROM clusters WHERE id = ${clusterId}::uuid OR merged_into_id = ${clusterId}::uuid) ${team}`;
-  const c = { acknowledged: Number(row?.ack ?? 0), deadAgain: Number(row?.dead ?? 0), failed: Number(row?.failed ?? 0) };
-  return { tasks: Number(row?.tasks ?? 0), sent: Number(row?.sent ?? 0), acknowledged: c.acknowledged, deadAgain: c.deadAgain, verdict: verdictOf(c) };
+  const c = { acknowledged: Number(row?.ack ?? 0), deadAgain: Number(row?.dead ?? 0), noDeathSeen: Number(row?.quiet ?? 0), failed: Number(row?.failed ?? 0) };
+  return {
+    tasks: Number(row?.tasks ?? 0),
+    sent: Number(row?.sent ?? 0),
+    acknowledged: c.acknowledged,
+    deadAgain: c.deadAgain,
+    noDeathSeen: c.noDeathSeen,
+    verdict: verdictOf(c),
+  };
 }

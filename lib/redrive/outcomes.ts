@@ -1,6 +1,9 @@
-// What became of each redriven message: acknowledged by its consumer, or dead-lettered again. The
-// broker runtime reports both (headers carry the dead letter id); a dead letter of the same message
-// at a newer generation is also found by scanning, so a missed signal never leaves the answer open.
+// What became of each redriven message: acknowledged by its consumer, dead-lettered again, or no
+// death seen within the task's outcome window. The broker runtime reports the first two (headers
+// carry the dead letter id); a dead letter of the same message at a newer generation is also found
+// by scanning (a connector's import brings it back so), so a missed signal never leaves the answer
+// open; what is neither by the window's end is final as no death seen (finalizeOutcomes).
+import { Prisma } from '@/generated/prisma/client';
 import { db, type Tx } from '@/lib/db';
 import { log } from '@/lib/log';
 import { closeDeadLetters } from '@/lib/deadletters/close-dead-letters';
@@ -84,4 +87,54 @@ export async function detectDeadAgain(task: { id: string; sourceId: string; sinc
     }
   }
   return found;
+}
+
+/** Items finalized at once: a window ending over a fast task's sends is closed in bounded steps. */
+const FINALIZE_BATCH = 2_000;
+
+export interface FinalizeScope {
+  id: string;
+  sourceId: string;
+  /** The task's start: deaths recorded since then are scanned for (detectDeadAgain). */
+  since: Date;
+  createdById: string | null;
+}
+
+/**
+ * Sent items whose outcome window ended by `now` (sent_at + windowMs <= now) become final: first a
+ * scan for deaths (so one that came back in time counts as dead again), then the rest are "no
+ * death seen" and their dead letters `redriven` (no longer in Triage's hands). `seq` narrows it to
+ * one item (the canary, with its own window). Works from Postgres alone, so a restarted worker
+ * finalizes what a killed one left. Returns how many became no_death_seen.
+ */
+export async function finalizeOutcomes(task: FinalizeScope, now: Date, opts: { windowMs: number; seq?: number }): Promise<number> {
+  const cutoff = new Date(now.getTime() - opts.windowMs);
+  const one = opts.seq === undefined ? Prisma.empty : Prisma.sql`AND seq = ${opts.seq}`;
+  const [due] = await db().$queryRaw<{ due: boolean }[]>`
+    SELECT EXISTS (SELECT 1 FROM redrive_items WHERE task_id = ${task.id}::uuid AND state = 'sent' AND sent_at <= ${cutoff} ${one}) AS due`;
+  if (!due?.due) return 0;
+  await detectDeadAgain(task, 100_000);
+  let total = 0;
+  for (;;) {
+    const n = await db().$transaction(async (tx) => {
+      const rows = await tx.$queryRaw<{ deadLetterId: bigint }[]>`
+        UPDATE redrive_items i SET state = 'no_death_seen', outcome_at = ${now}
+        FROM (SELECT seq FROM redrive_items WHERE task_id = ${task.id}::uuid AND state = 'sent' AND sent_at <= ${cutoff} ${one}
+              ORDER BY sent_at LIMIT ${FINALIZE_BATCH} FOR UPDATE) due
+        WHERE i.task_id = ${task.id}::uuid AND i.seq = due.seq
+        RETURNING i.dead_letter_id AS "deadLetterId"`;
+      if (rows.length === 0) return 0;
+      await closeDeadLetters(
+        tx,
+        rows.map((r) => r.deadLetterId),
+        'redriven',
+        { from: HELD_STATUSES, decidedById: task.createdById, reason: `Redriven by task ${task.id}: no death seen within ${Math.round(opts.windowMs / 1000)} s`, at: now },
+      );
+      await tx.$executeRaw`
+        UPDATE redrive_tasks SET no_death_seen = no_death_seen + ${rows.length}, updated_at = now() WHERE id = ${task.id}::uuid`;
+      return rows.length;
+    });
+    total += n;
+    if (n < FINALIZE_BATCH) return total;
+  }
 }

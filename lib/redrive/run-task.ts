@@ -2,6 +2,9 @@
 // from Postgres: claim the next items (attempts + 1) → send → mark them sent, so a crash between
 // send and mark re-sends only the batch in flight (the consumer deduplicates on the original
 // message id in the headers), and a restart continues at the persisted progress, paced from there.
+// A sent item is final when acknowledged, dead again, or at the end of the task's outcome window
+// (no death seen); the task completes when every item is final. The windows are sent_at in Postgres
+// plus the task's window, closed by a query (finalizeOutcomes), so a restart keeps them.
 import type { Clock } from '@/lib/clock';
 import { db } from '@/lib/db';
 import { closeDeadLetters } from '@/lib/deadletters/close-dead-letters';
@@ -9,32 +12,34 @@ import { log } from '@/lib/log';
 import { evaluateBreaker, BREAKER_DEFAULTS } from './breaker';
 import { autoPauseRedrive, finishRedrive, markRunning } from './control-redrive';
 import { HELD_STATUSES, releaseUnsent, reopenDeadLetters } from './dead-letter-status';
-import { destinationFor, type DeliveryResult, type OutgoingRedrive, type RedriveDestination } from './destinations';
-import { detectDeadAgain } from './outcomes';
+import { destinationFor, type DeliveryResult, type DestinationSource, type OutgoingRedrive, type RedriveDestination } from './destinations';
+import { detectDeadAgain, finalizeOutcomes } from './outcomes';
 import { Pacer, type RatePlan } from './rate-plan';
 
 export interface RunnerOptions {
   /** Stop after the batch in flight (worker shutdown). */
   stop?: AbortSignal;
-  /** After the last send, how long to wait for outstanding outcomes before finishing. */
-  settleMs?: number;
   httpTimeoutMs?: number;
   maxBatch?: number;
   /** How often the task's status is re-read: a pause or cancel takes effect within this. */
   statusPollMs?: number;
   /** Attempts of an HTTP delivery before the item is failed. */
   maxHttpAttempts?: number;
+  /** Wall clock in ms: pacing, send times and the outcome windows (tests move it on). */
   clock?: () => number;
   /** Where the items go; the source's own destination unless given (the demo history answers for its past consumers). */
   destination?: RedriveDestination;
+  /** Where a source's dead letters go (tests wrap a real destination to script per-item failure kinds). */
+  destinationFor?: (source: DestinationSource, opts: { httpTimeoutMs?: number }) => RedriveDestination;
 }
 
 export type RunEnd = 'completed' | 'paused' | 'cancelled' | 'stopped' | 'not runnable';
 
-const DEFAULTS = { settleMs: 30_000, maxBatch: 200, statusPollMs: 200, maxHttpAttempts: 5, checkEveryMs: 500 } as const;
+const DEFAULTS = { maxBatch: 200, statusPollMs: 200, maxHttpAttempts: 5, checkEveryMs: 500 } as const;
 const DEAD_AGAIN_SCAN_MS = 5_000;
-const INFRA_RETRY_MS = 1_000;
 const httpBackoffMs = (attempt: number) => Math.min(500 * 2 ** (attempt - 1), 8_000);
+/** The destination's infrastructure away (a broker down): 1 s, doubling per failure in a row, up to 30 s. */
+const infraBackoffMs = (failures: number) => Math.min(1_000 * 2 ** (failures - 1), 30_000);
 
 interface ClaimedItem extends OutgoingRedrive {
   seq: number;
@@ -124,7 +129,7 @@ async function settle(taskId: string, createdById: string | null, results: Settl
   if (results.every((r) => r.state === 'sent')) {
     await db().$executeRaw`
       WITH marked AS (
-        UPDATE redrive_items i SET state = 'sent', sent_at = x.sent_at::timestamptz
+        UPDATE redrive_items i SET state = 'sent', sent_at = x.sent_at::timestamptz, error = NULL
         FROM unnest(${results.map((r) => r.seq)}::int[], ${results.map((r) => r.sentAt!.toISOString())}::text[]) AS x(seq, sent_at)
         WHERE i.task_id = ${taskId}::uuid AND i.seq = x.seq AND i.state = 'pending'
         RETURNING 1)
@@ -156,9 +161,11 @@ async function settle(taskId: string, createdById: string | null, results: Settl
 /** The counters exactly as the items say (at each start: heals a crash between settle's two steps). */
 async function recount(taskId: string): Promise<void> {
   await db().$executeRaw`
-    UPDATE redrive_tasks t SET sent = c.sent, acknowledged = c.acknowledged, dead_again = c.dead_again, skipped = c.skipped, failed = c.failed
-    FROM (SELECT count(*) FILTER (WHERE state IN ('sent', 'acknowledged', 'dead_again')) AS sent,
+    UPDATE redrive_tasks t SET sent = c.sent, acknowledged = c.acknowledged, dead_again = c.dead_again, no_death_seen = c.no_death_seen,
+      skipped = c.skipped, failed = c.failed
+    FROM (SELECT count(*) FILTER (WHERE state IN ('sent', 'acknowledged', 'dead_again', 'no_death_seen')) AS sent,
                  count(*) FILTER (WHERE state = 'acknowledged') AS acknowledged, count(*) FILTER (WHERE state = 'dead_again') AS dead_again,
+                 count(*) FILTER (WHERE state = 'no_death_seen') AS no_death_seen,
                  count(*) FILTER (WHERE state = 'skipped') AS skipped, count(*) FILTER (WHERE state = 'failed') AS failed
           FROM redrive_items WHERE task_id = ${taskId}::uuid) c
     WHERE t.id = ${taskId}::uuid`;
@@ -167,6 +174,13 @@ async function recount(taskId: string): Promise<void> {
 async function recordAttemptFailure(taskId: string, seqs: number[], error: string): Promise<void> {
   await db().$executeRaw`
     UPDATE redrive_items SET attempts = attempts + 1, error = ${error}
+    WHERE task_id = ${taskId}::uuid AND seq = ANY(${seqs}::int[]) AND state = 'pending'`;
+}
+
+/** Items the destination's infrastructure could not take: still pending (claimed again later), with why. */
+async function recordUnavailable(taskId: string, seqs: number[], error: string): Promise<void> {
+  await db().$executeRaw`
+    UPDATE redrive_items SET error = ${error}
     WHERE task_id = ${taskId}::uuid AND seq = ANY(${seqs}::int[]) AND state = 'pending'`;
 }
 
@@ -179,44 +193,51 @@ async function segmentStart(taskId: string, startedAt: Date | null, now: Date): 
   return resumed && resumed > started ? resumed : started;
 }
 
-type CanaryState = { kind: 'passed' } | { kind: 'dead'; messageId: string; state: string } | { kind: 'waiting' } | { kind: 'send' };
+type CanaryState =
+  | { kind: 'passed' }
+  | { kind: 'dead'; messageId: string; state: string }
+  | { kind: 'waiting'; seq: number; sentAt: Date | null }
+  | { kind: 'send' };
 
 // Segment starts and send times come from different processes' clocks (app, worker): a little slack.
 const CLOCK_SLACK_MS = 2_000;
 
 /**
  * Where the canary stands: the one this runner sent (by seq), or after a restart the latest one
- * sent since the segment began. Acknowledged opens the gate; dead again (or undelivered) pauses.
+ * sent since the segment began. Acknowledged, or its canary window over with no death seen, opens
+ * the gate; dead again (or undelivered) pauses.
  */
 async function canaryState(taskId: string, since: Date, canarySeq: number | null): Promise<CanaryState> {
+  type Row = { seq: number; state: string; messageId: string; sentAt: Date | null };
   const rows =
     canarySeq !== null
-      ? await db().$queryRaw<{ state: string; messageId: string }[]>`
-          SELECT i.state::text AS state, d.message_id AS "messageId" FROM redrive_items i JOIN dead_letters d ON d.id = i.dead_letter_id
+      ? await db().$queryRaw<Row[]>`
+          SELECT i.seq, i.state::text AS state, d.message_id AS "messageId", i.sent_at AS "sentAt" FROM redrive_items i JOIN dead_letters d ON d.id = i.dead_letter_id
           WHERE i.task_id = ${taskId}::uuid AND i.seq = ${canarySeq}`
-      : await db().$queryRaw<{ state: string; messageId: string }[]>`
-          SELECT i.state::text AS state, d.message_id AS "messageId" FROM redrive_items i JOIN dead_letters d ON d.id = i.dead_letter_id
+      : await db().$queryRaw<Row[]>`
+          SELECT i.seq, i.state::text AS state, d.message_id AS "messageId", i.sent_at AS "sentAt" FROM redrive_items i JOIN dead_letters d ON d.id = i.dead_letter_id
           WHERE i.task_id = ${taskId}::uuid AND i.sent_at >= ${new Date(since.getTime() - CLOCK_SLACK_MS)}
-            AND i.state IN ('sent', 'acknowledged', 'dead_again', 'failed')
-          ORDER BY (i.state = 'acknowledged') DESC, i.outcome_at DESC NULLS LAST LIMIT 1`;
+            AND i.state IN ('sent', 'acknowledged', 'no_death_seen', 'dead_again', 'failed')
+          ORDER BY (i.state IN ('acknowledged', 'no_death_seen')) DESC, i.outcome_at DESC NULLS LAST LIMIT 1`;
   const r = rows[0];
   if (!r || r.state === 'skipped') return { kind: 'send' };
-  if (r.state === 'acknowledged') return { kind: 'passed' };
-  if (r.state === 'sent' || r.state === 'pending') return { kind: 'waiting' };
+  if (r.state === 'acknowledged' || r.state === 'no_death_seen') return { kind: 'passed' };
+  if (r.state === 'sent' || r.state === 'pending') return { kind: 'waiting', seq: r.seq, sentAt: r.sentAt };
   return { kind: 'dead', messageId: r.messageId, state: r.state };
 }
 
 /**
  * The breaker's window, from the task's outcome counters as they move (so no scan of the items):
- * each change adds its acknowledged and dead-again outcomes, interleaved, newest last. It starts
- * empty with each run, so a resume (or a restart) is judged on what is sent from then on.
+ * each change adds its successes (acknowledged, no death seen) and dead-again outcomes,
+ * interleaved, newest last. It starts empty with each run, so a resume (or a restart) is judged on
+ * what is sent from then on.
  */
 class OutcomeWindow {
   private readonly events: boolean[] = [];
   constructor(private readonly size: number) {}
 
-  add(acknowledged: number, dead: number): void {
-    const n = acknowledged + dead;
+  add(succeeded: number, dead: number): void {
+    const n = succeeded + dead;
     for (let k = 0; k < n; k++) this.events.push(Math.floor(((k + 1) * dead) / n) > Math.floor((k * dead) / n));
     if (this.events.length > this.size) this.events.splice(0, this.events.length - this.size);
   }
@@ -242,8 +263,9 @@ export async function runRedriveTask(taskId: string, options: RunnerOptions = {}
       connection: true, connectionSecret: true,
     },
   });
-  const destination: RedriveDestination = options.destination ?? destinationFor(source, { httpTimeoutMs: o.httpTimeoutMs });
+  const destination: RedriveDestination = options.destination ?? (options.destinationFor ?? destinationFor)(source, { httpTimeoutMs: o.httpTimeoutMs });
   const since = await segmentStart(taskId, task.startedAt, dates.now());
+  const scope = { id: taskId, sourceId: task.sourceId, since: task.createdAt, createdById: task.createdById };
   const plan = ratePlanOf(task);
   let pacer = new Pacer(plan, task.sent, clock());
   const window = task.breakerWindow || BREAKER_DEFAULTS.window;
@@ -253,8 +275,10 @@ export async function runRedriveTask(taskId: string, options: RunnerOptions = {}
   let canarySeq: number | null = null;
   let lastChecks = 0;
   let lastScan = 0;
-  let lastSendAt = clock();
-  const seen = { acknowledged: task.acknowledged, deadAgain: task.deadAgain, sent: task.sent };
+  // Failures in a row of the destination's infrastructure, and when the next claim may go.
+  let unavailableInRow = 0;
+  let unavailableUntil = 0;
+  const seen = { acknowledged: task.acknowledged, deadAgain: task.deadAgain, noDeathSeen: task.noDeathSeen, sent: task.sent };
 
   // The task row, re-read every statusPollMs: a pause or cancel is seen within it, and the moving
   // outcome counters feed the breaker. A stop ends sleeps but lets the batch in flight finish.
@@ -262,11 +286,12 @@ export async function runRedriveTask(taskId: string, options: RunnerOptions = {}
   const wake = new AbortController();
   let end = 'stopped' as RunEnd;
   const observe = async () => {
-    const [t] = await db().$queryRaw<{ status: string; sent: number; acknowledged: number; deadAgain: number }[]>`
-      SELECT status::text AS status, sent, acknowledged, dead_again AS "deadAgain" FROM redrive_tasks WHERE id = ${taskId}::uuid`;
+    const [t] = await db().$queryRaw<{ status: string; sent: number; acknowledged: number; deadAgain: number; noDeathSeen: number }[]>`
+      SELECT status::text AS status, sent, acknowledged, dead_again AS "deadAgain", no_death_seen AS "noDeathSeen" FROM redrive_tasks WHERE id = ${taskId}::uuid`;
     if (!t) return;
-    outcomes.add(Math.max(0, t.acknowledged - seen.acknowledged), Math.max(0, t.deadAgain - seen.deadAgain));
-    Object.assign(seen, { acknowledged: t.acknowledged, deadAgain: t.deadAgain, sent: t.sent });
+    const succeeded = Math.max(0, t.acknowledged - seen.acknowledged) + Math.max(0, t.noDeathSeen - seen.noDeathSeen);
+    outcomes.add(succeeded, Math.max(0, t.deadAgain - seen.deadAgain));
+    Object.assign(seen, { acknowledged: t.acknowledged, deadAgain: t.deadAgain, noDeathSeen: t.noDeathSeen, sent: t.sent });
     if (t.status !== 'running') {
       end = t.status === 'cancelled' ? 'cancelled' : t.status === 'completed' ? 'completed' : 'paused';
       halted.abort();
@@ -292,20 +317,32 @@ export async function runRedriveTask(taskId: string, options: RunnerOptions = {}
     halted.abort();
   }
 
+  /** The canary, once sent: passed, dead (pause), or waiting; its own window over → no death seen → passed. */
+  async function canary(): Promise<CanaryState> {
+    let c = await canaryState(taskId, since, canarySeq);
+    if (c.kind === 'waiting' && c.sentAt && c.sentAt.getTime() + task.canaryWindowMs <= clock()) {
+      await finalizeOutcomes(scope, new Date(clock()), { windowMs: task.canaryWindowMs, seq: c.seq });
+      c = await canaryState(taskId, since, c.seq);
+    }
+    if (c.kind === 'passed') passCanary();
+    return c;
+  }
+
   async function checks(): Promise<boolean> {
     // A fallback for outcomes no consumer reported: a newer death of a sent message (every few seconds).
     if (clock() - lastScan >= DEAD_AGAIN_SCAN_MS) {
       lastScan = clock();
-      await detectDeadAgain({ id: taskId, sourceId: task.sourceId, since: task.createdAt });
+      await detectDeadAgain(scope);
     }
+    // Windows that ended: those items are final (dead again if their death came back, else no death seen).
+    await finalizeOutcomes(scope, new Date(clock()), { windowMs: task.outcomeWindowMs });
     const verdict = evaluateBreaker(outcomes.newestFirst(), { threshold, window });
     if (verdict.tripped) {
       await pause(verdict.reason!);
       return false;
     }
     if (!canaryPassed) {
-      const c = await canaryState(taskId, since, canarySeq);
-      if (c.kind === 'passed') passCanary();
+      const c = await canary();
       if (c.kind === 'dead') {
         await pause(`Canary: message ${c.messageId} came back ${c.state === 'failed' ? 'undelivered' : 'dead again'}, so the cause is not fixed yet. Fix it, then resume (another canary goes first).`);
         return false;
@@ -314,7 +351,12 @@ export async function runRedriveTask(taskId: string, options: RunnerOptions = {}
     return true;
   }
 
-  /** Send a claimed batch (skipping loops); returns the seqs that were sent or attempted. */
+  /**
+   * Send a claimed batch (skipping loops). Per item, a failure is the message's (retried with
+   * backoff, counted by the breaker, failed after maxHttpAttempts) or the infrastructure's (the item
+   * stays pending and is claimed again after a backoff; the breaker does not count it); one batch
+   * may hold both. Returns the seqs handled: sent, acknowledged or failed for good.
+   */
   async function deliverBatch(items: ClaimedItem[]): Promise<number[]> {
     const skipped: Settled[] = [];
     const sendable: ClaimedItem[] = [];
@@ -326,6 +368,7 @@ export async function runRedriveTask(taskId: string, options: RunnerOptions = {}
       } else sendable.push(item);
     }
     await settle(taskId, task.createdById, skipped, dates.now());
+    const handled: number[] = [];
     const firstSentAt = dates.now();
     let remaining = sendable;
     for (let attempt = 1; remaining.length > 0; attempt++) {
@@ -333,20 +376,25 @@ export async function runRedriveTask(taskId: string, options: RunnerOptions = {}
       const outcome: DeliveryResult[] = await destination.deliver(remaining, halted.signal);
       const done: Settled[] = [];
       const failed: { item: ClaimedItem; error: string }[] = [];
+      const unavailable: { item: ClaimedItem; error: string }[] = [];
       remaining.forEach((item, k) => {
-        const r = outcome[k]!;
+        const r: DeliveryResult = outcome[k] ?? { ok: false, error: 'the destination gave no result for this message', failure: 'infrastructure' };
         if (r.ok) done.push({ seq: item.seq, state: r.acknowledged ? 'acknowledged' : 'sent', sentAt, error: null });
+        else if ((r.failure ?? destination.failures) === 'infrastructure') unavailable.push({ item, error: r.error });
         else failed.push({ item, error: r.error });
       });
       await settle(taskId, task.createdById, done, dates.now());
+      handled.push(...done.map((d) => d.seq));
+      if (unavailable.length > 0) {
+        // The broker (or Triage's own queue) is away: these stay pending and go again, lowest seq first, after the backoff.
+        unavailableInRow++;
+        unavailableUntil = clock() + infraBackoffMs(unavailableInRow);
+        const error = unavailable[0]!.error;
+        log.warn({ taskId, error, items: unavailable.length, retryInMs: infraBackoffMs(unavailableInRow) }, 'redrive destination unavailable; retrying');
+        await recordUnavailable(taskId, unavailable.map((u) => u.item.seq), `unavailable, retrying: ${error}`);
+      } else if (done.length > 0) unavailableInRow = 0;
       if (failed.length === 0) break;
       const error = failed[0]!.error;
-      if (destination.failures === 'infrastructure') {
-        // Triage's own queue is away (Redis restart): the items stay pending and are claimed again.
-        log.warn({ taskId, error }, 'redrive destination unavailable; retrying');
-        await sleep(INFRA_RETRY_MS, wake.signal);
-        break;
-      }
       outcomes.add(0, failed.length);
       if (attempt >= o.maxHttpAttempts) {
         await settle(
@@ -355,6 +403,7 @@ export async function runRedriveTask(taskId: string, options: RunnerOptions = {}
           failed.map((f) => ({ seq: f.item.seq, state: 'failed' as const, sentAt: firstSentAt, error: `${f.error} (after ${attempt} attempts)` })),
           dates.now(),
         );
+        handled.push(...failed.map((f) => f.item.seq));
         break;
       }
       if (!(await checks()) || stopped()) break;
@@ -363,7 +412,7 @@ export async function runRedriveTask(taskId: string, options: RunnerOptions = {}
       await recordAttemptFailure(taskId, failed.map((f) => f.item.seq), error);
       remaining = failed.map((f) => f.item);
     }
-    return sendable.map((i) => i.seq);
+    return handled.sort((a, b) => a - b);
   }
 
   try {
@@ -373,11 +422,14 @@ export async function runRedriveTask(taskId: string, options: RunnerOptions = {}
         lastChecks = now;
         if (!(await checks())) break;
       }
+      if (now < unavailableUntil) {
+        await sleep(Math.min(unavailableUntil - now, o.statusPollMs), wake.signal);
+        continue;
+      }
       let want = pacer.due(now);
       if (!canaryPassed) {
-        const c = await canaryState(taskId, since, canarySeq);
-        if (c.kind === 'passed') passCanary();
-        else want = c.kind === 'send' ? Math.min(want, 1) : 0;
+        const c = await canary();
+        if (c.kind !== 'passed') want = c.kind === 'send' ? Math.min(want, 1) : 0;
         if (c.kind === 'waiting' || c.kind === 'dead') {
           await sleep(o.statusPollMs, wake.signal);
           lastChecks = 0; // a dead canary pauses at once
@@ -392,8 +444,9 @@ export async function runRedriveTask(taskId: string, options: RunnerOptions = {}
       if (items === null) break;
       if (items.length === 0) {
         await observe();
-        // Every item handled: finish once the outcomes are in, or settleMs after the last send.
-        if (seen.sent <= seen.acknowledged + seen.deadAgain || clock() - lastSendAt >= o.settleMs) {
+        // Every item sent: the task completes once each one is final (acknowledged, dead again, or
+        // no death seen at its window's end); until then it is running, awaiting outcomes.
+        if (seen.sent <= seen.acknowledged + seen.deadAgain + seen.noDeathSeen) {
           if (!(await checks())) break;
           if (await finishRedrive(taskId, dates)) end = 'completed';
           break;
@@ -403,7 +456,6 @@ export async function runRedriveTask(taskId: string, options: RunnerOptions = {}
       }
       const sent = await deliverBatch(items);
       pacer.record(sent.length);
-      if (sent.length > 0) lastSendAt = clock();
       if (!canaryPassed && sent.length > 0) canarySeq = sent[0]!;
     }
   } finally {

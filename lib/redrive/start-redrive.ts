@@ -17,6 +17,10 @@ import { assertSelectable, countSelection, redriveSelection, resolveSelection, t
 
 export const DEFAULT_RATE = 10;
 export const MAX_RATE = 5_000;
+/** How long a sent message is watched for a death before it counts as "no death seen" (seconds). */
+export const DEFAULT_OUTCOME_WINDOW_SECONDS = 600;
+export const DEFAULT_CANARY_WINDOW_SECONDS = 60;
+export const MAX_OUTCOME_WINDOW_SECONDS = 7 * 24 * 3600;
 
 const rampInput = z.union([
   z.array(z.number().int().min(1)).min(1).max(10).transform((steps) => ({ steps, stepSeconds: RAMP_STEP_SECONDS })),
@@ -28,8 +32,24 @@ export const startRedriveInput = z
     selection: redriveSelection,
     /** Messages per second; always set (a redrive at full speed re-creates the outage). */
     ratePerSecond: z.number().int().min(1).max(MAX_RATE).default(DEFAULT_RATE),
-    /** One message first; the rest only after it was acknowledged. */
+    /** One message first; the rest only after it was acknowledged, or its canary window passed with no death seen. */
     canary: z.boolean().default(false),
+    /** A sent message neither acknowledged nor dead again by then is final as "no death seen". */
+    outcomeWindowSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_OUTCOME_WINDOW_SECONDS)
+      .default(DEFAULT_OUTCOME_WINDOW_SECONDS)
+      .describe('Seconds a sent message is watched for a death; neither acknowledged nor dead again by then, it counts as no death seen'),
+    /** The canary's own outcome window. */
+    canaryWindowSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_OUTCOME_WINDOW_SECONDS)
+      .default(DEFAULT_CANARY_WINDOW_SECONDS)
+      .describe("The canary's outcome window: the rest goes once the canary was acknowledged or this passed with no death seen"),
     /** Lower rates first, e.g. [1, 10, 100] (10 s each) or { steps, stepSeconds }. */
     ramp: rampInput.optional(),
     reason: z.string().trim().max(1000).optional(),
@@ -109,6 +129,8 @@ export async function startRedrive(actor: Principal, input: StartRedriveInput, c
           ratePerSecond: i.ratePerSecond,
           ramp: i.ramp ?? undefined,
           canary: i.canary,
+          outcomeWindowMs: i.outcomeWindowSeconds * 1000,
+          canaryWindowMs: i.canaryWindowSeconds * 1000,
           reason: i.reason ?? null,
           createdById: isSystem(actor) ? null : actor.userId,
           createdAt: clock.now(),
@@ -141,6 +163,8 @@ export async function startRedrive(actor: Principal, input: StartRedriveInput, c
           status: task.status,
           ratePerSecond: i.ratePerSecond,
           canary: i.canary,
+          outcomeWindowSeconds: i.outcomeWindowSeconds,
+          ...(i.canary ? { canaryWindowSeconds: i.canaryWindowSeconds } : {}),
           ramp: i.ramp ?? null,
           destination: destinationOf(r.source),
           skipped: task.skipped,

@@ -10,7 +10,7 @@ import { env } from '@/lib/env';
 import { log } from '@/lib/log';
 import { JOBS, QUEUES, queuePrefix } from '@/lib/queue';
 import { redisConnection } from '@/lib/redis';
-import { detectDeadAgain } from './outcomes';
+import { detectDeadAgain, finalizeOutcomes } from './outcomes';
 import { runRedriveTask, type RunnerOptions } from './run-task';
 import { TASK_LOCK_CLASS } from './task-lock';
 
@@ -31,6 +31,7 @@ export interface RedriveSupervisor {
 
 export async function startRedriveSupervisor(options: RedriveSupervisorOptions = {}): Promise<RedriveSupervisor> {
   const { concurrency = 8, reconcileMs = 2_000, ...runner } = options;
+  const clock = runner.clock ?? Date.now;
   // One dedicated session for the advisory locks; if it ever reconnects its locks are gone, so
   // every runner stops and the next reconcile takes the tasks up again under new locks.
   const locks = postgres(env().DATABASE_URL, { max: 1, idle_timeout: 0, max_lifetime: null, onnotice: () => {} });
@@ -72,12 +73,17 @@ export async function startRedriveSupervisor(options: RedriveSupervisorOptions =
     }
     const runnable = await db().redriveTask.findMany({ where: { status: { in: ['queued', 'running'] } }, orderBy: { createdAt: 'asc' }, select: { id: true } });
     for (const t of runnable) await ensureRunning(t.id);
-    // Outcomes still arriving for tasks no runner watches (finished, paused): dead-again found by scan.
-    const watching = await db().$queryRaw<{ id: string; sourceId: string; createdAt: Date }[]>`
-      SELECT t.id, t.source_id AS "sourceId", t.created_at AS "createdAt" FROM redrive_tasks t
-      WHERE t.status IN ('paused', 'completed', 'cancelled') AND t.sent > t.acknowledged + t.dead_again
-        AND COALESCE(t.finished_at, t.updated_at) > now() - interval '1 day'`;
-    for (const t of watching) await detectDeadAgain({ id: t.id, sourceId: t.sourceId, since: t.createdAt });
+    // Sent items of tasks no runner watches (paused, cancelled): dead again found by scan, and each
+    // final at its window's end, so none of their dead letters stays redriving.
+    const watching = await db().$queryRaw<{ id: string; sourceId: string; createdAt: Date; createdById: string | null; windowMs: number }[]>`
+      SELECT t.id, t.source_id AS "sourceId", t.created_at AS "createdAt", t.created_by_id AS "createdById", t.outcome_window_ms AS "windowMs"
+      FROM redrive_tasks t
+      WHERE t.status IN ('paused', 'completed', 'cancelled') AND t.sent > t.acknowledged + t.dead_again + t.no_death_seen`;
+    for (const t of watching) {
+      const scope = { id: t.id, sourceId: t.sourceId, since: t.createdAt, createdById: t.createdById };
+      await detectDeadAgain(scope);
+      await finalizeOutcomes(scope, new Date(clock()), { windowMs: t.windowMs });
+    }
   }
 
   let reconciling: Promise<void> | null = null;

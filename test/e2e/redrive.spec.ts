@@ -74,6 +74,9 @@ test.describe('support engineer', () => {
     const total = await page.getByTestId('count-total').textContent();
     await expect(page.getByTestId('count-acknowledged')).toHaveText(total!);
     await expect(page.getByTestId('count-deadAgain')).toHaveText('0');
+    // Every one acknowledged by the consumer: none left to "no death seen" at the window's end.
+    await expect(page.getByTestId('count-noDeathSeen')).toHaveText('0');
+    await expect(page.getByTestId('outcome-window')).toContainText("Outcome window 10 min (the canary's 1 min)");
     await expect(page.getByTestId('redrive-verdict')).toHaveText('worked');
     await expect(page.getByTestId('redrive-progress')).toHaveAttribute('aria-valuenow', total!);
 

@@ -44,7 +44,7 @@ describe('/api/metrics', () => {
       deadLetter({ deadAt: new Date(now.getTime() - HOUR), reason: 'Rejected' }),
     ]);
     const [p] = await recordDeadLetters(sources.payments, [deadLetter({ deadAt: now })]);
-    const task = await db().redriveTask.create({ data: { sourceId: sources.payments.id, status: 'running', selection: { ids: [p!.id] }, total: 40, sent: 12, acknowledged: 10 } });
+    const task = await db().redriveTask.create({ data: { sourceId: sources.payments.id, status: 'running', selection: { ids: [p!.id] }, total: 40, sent: 12, acknowledged: 10, noDeathSeen: 1 } });
     await evaluateAlarms(systemClock);
     await computeRollups(systemClock.now());
 
@@ -75,6 +75,7 @@ describe('/api/metrics', () => {
     expect(value((await scrape(token)).text, 'triage_search_backlog')).toBe(0);
     expect(value(finance.text, `triage_redrive_sent{task="${task.id}",source="payments",status="running"}`)).toBe(12);
     expect(value(finance.text, `triage_redrive_total{task="${task.id}",source="payments",status="running"}`)).toBe(40);
+    expect(value(finance.text, `triage_redrive_no_death_seen{task="${task.id}",source="payments",status="running"}`)).toBe(1);
     expect(finance.text).not.toContain('orders');
 
     const auditor = await scrape((await createPersonalToken(SYSTEM, 'auditor@triage.local')).token);

@@ -46,6 +46,8 @@ describe('redrive JSON API', () => {
     expect(r.status).toBe(201);
     const task = (await r.json()) as { id: string; status: string; ratePerSecond: number; counts: { total: number }; canary: boolean };
     expect(task).toMatchObject({ status: 'queued', ratePerSecond: 10, canary: true, counts: { total: 5 } });
+    // The outcome windows by default: 10 minutes, the canary's 60 s.
+    expect(task).toMatchObject({ outcomeWindowSeconds: 600, canaryWindowSeconds: 60 });
     expect(r.headers.get('location')).toBe(`/api/v1/redrives/${task.id}`);
 
     const again = await start(jsonRequest('/api/v1/redrives', tokens.support, { selection: { source: orders }, ratePerSecond: 50 }), ctx({}));
@@ -76,6 +78,19 @@ describe('redrive JSON API', () => {
     expect(bad.status).toBe(422);
     expect((await start(jsonRequest('/api/v1/redrives', tokens.support, { selection: {} }), ctx({}))).status).toBe(422);
     expect((await preview(getRequest(`/api/v1/redrives/preview?source=${orders}`, tokens.finance), ctx({}))).status).toBe(404);
+  });
+
+  it('takes the outcome windows at start and shows them; refuses a window out of range', async () => {
+    const r = await start(jsonRequest('/api/v1/redrives', tokens.support, { selection: { ids: ids.slice(0, 3) }, canary: true, outcomeWindowSeconds: 120, canaryWindowSeconds: 15 }), ctx({}));
+    expect(r.status).toBe(201);
+    const task = (await r.json()) as { id: string };
+    expect(task).toMatchObject({ outcomeWindowSeconds: 120, canaryWindowSeconds: 15, counts: { noDeathSeen: 0 } });
+    const got = await detail(getRequest(`/api/v1/redrives/${task.id}`, tokens.support), ctx({ id: task.id }));
+    expect(await got.json()).toMatchObject({ outcomeWindowSeconds: 120, canaryWindowSeconds: 15, outcomesDueAt: null, history: [{ action: 'redrive.start' }] });
+    for (const bad of [{ outcomeWindowSeconds: 0 }, { outcomeWindowSeconds: 8 * 24 * 3600 }, { canaryWindowSeconds: 1.5 }]) {
+      const res = await start(jsonRequest('/api/v1/redrives', tokens.support, { selection: { ids: ids.slice(3, 5) }, ...bad }), ctx({}));
+      expect(res.status).toBe(422);
+    }
   });
 
   it('a large redrive by support waits; a lead approves it, the starter cannot', async () => {

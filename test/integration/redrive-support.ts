@@ -203,3 +203,14 @@ export function spawnRedriveWorker(): WorkerProcess {
   ready.catch(() => {});
   return { process: child, ready, exited };
 }
+
+/** A wall clock the test moves on: real time plus an offset (the runner's pacing needs time to pass). */
+export function shiftedClock(): { now: () => number; advance(ms: number): void } {
+  let offset = 0;
+  return {
+    now: () => Date.now() + offset,
+    advance: (ms) => {
+      offset += ms;
+    },
+  };
+}

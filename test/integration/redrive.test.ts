@@ -22,7 +22,7 @@ import { resetDatabase } from '../support/db';
 import { waitFor } from './runtime-support';
 import { park, receiver, sendsPerSecond, testConsumer, world, type Receiver, type TestConsumer } from './redrive-support';
 
-const RUNNER = { reconcileMs: 200, settleMs: 3_000, statusPollMs: 100 };
+const RUNNER = { reconcileMs: 200, statusPollMs: 100 };
 
 let supervisor: RedriveSupervisor | undefined;
 let consumer: TestConsumer | undefined;
@@ -114,7 +114,7 @@ describe('redrive tasks', () => {
     expect(await auditActions(t.id)).toEqual(['redrive.start', 'redrive.finish']);
     const view = await getRedriveTask(w.support, t.id);
     expect(view).toMatchObject({ verdict: 'worked', counts: { total: 300, acknowledged: 300, pending: 0, awaitingOutcome: 0 }, drift: 0 });
-    expect(await clusterRedriveOutcome(w.support, cluster)).toEqual({ tasks: 1, sent: 300, acknowledged: 300, deadAgain: 0, verdict: 'worked' });
+    expect(await clusterRedriveOutcome(w.support, cluster)).toEqual({ tasks: 1, sent: 300, acknowledged: 300, deadAgain: 0, noDeathSeen: 0, verdict: 'worked' });
     await expect(clusterRedriveOutcome(w.financeSupport, cluster)).resolves.toMatchObject({ tasks: 0, sent: 0 });
   });
 

@@ -1,4 +1,4 @@
-// A task's progress in one bar: acknowledged, dead again, awaiting an outcome, skipped, failed, of the total.
+// A task's progress in one bar: acknowledged, no death seen, dead again, awaiting an outcome, skipped, failed, of the total.
 import type { RedriveCounts } from '@/lib/redrive';
 import styles from './redrive.module.css';
 
@@ -9,6 +9,7 @@ export function ProgressBar({ counts, legend = false }: { counts: RedriveCounts;
   const handled = counts.sent + counts.skipped + counts.failed;
   const parts = [
     { key: 'ack', n: counts.acknowledged, label: 'acknowledged' },
+    { key: 'quiet', n: counts.noDeathSeen, label: 'no death seen' },
     { key: 'dead', n: counts.deadAgain, label: 'dead again' },
     { key: 'awaiting', n: counts.awaitingOutcome, label: 'sent, awaiting outcome' },
     { key: 'skipped', n: counts.skipped, label: 'skipped' },

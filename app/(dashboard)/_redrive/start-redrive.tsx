@@ -1,6 +1,7 @@
 'use client';
 // Start a redrive of a selection, from any page: the preview (how many, loops skipped, approval,
-// an active task) comes first; then the rate (required, default 10/s), a canary, a ramp, a reason.
+// an active task) comes first; then the rate (required, default 10/s), a canary, a ramp, the outcome
+// windows (how long a sent message is watched for a death), a reason.
 // Embed: <StartRedrive selection={{ cluster: id }} /> (or { ids }, { filter }, { source }); or link
 // to redriveHref(selection) for the full page.
 import { useMutation, useQuery } from '@tanstack/react-query';
@@ -13,6 +14,8 @@ import { redriveApi, RedriveApiError } from './redrive-api';
 import styles from './redrive.module.css';
 
 const DEFAULT_RATE = 10;
+const DEFAULT_OUTCOME_WINDOW_MINUTES = 10;
+const DEFAULT_CANARY_WINDOW_SECONDS = 60;
 
 function parseRamp(text: string): number[] | undefined {
   const steps = text
@@ -29,10 +32,20 @@ export function StartRedrive({ selection, title = 'Redrive' }: { selection: Redr
   const [rate, setRate] = useState(String(DEFAULT_RATE));
   const [canary, setCanary] = useState(true);
   const [ramp, setRamp] = useState('');
+  const [outcomeWindow, setOutcomeWindow] = useState(String(DEFAULT_OUTCOME_WINDOW_MINUTES));
+  const [canaryWindow, setCanaryWindow] = useState(String(DEFAULT_CANARY_WINDOW_SECONDS));
   const [reason, setReason] = useState('');
   const start = useMutation({
     mutationFn: () =>
-      redriveApi.start({ selection, ratePerSecond: Number(rate), canary, ramp: parseRamp(ramp), reason: reason.trim() || undefined }),
+      redriveApi.start({
+        selection,
+        ratePerSecond: Number(rate),
+        canary,
+        ramp: parseRamp(ramp),
+        outcomeWindowSeconds: Math.round(Number(outcomeWindow) * 60),
+        ...(canary ? { canaryWindowSeconds: Number(canaryWindow) } : {}),
+        reason: reason.trim() || undefined,
+      }),
     onSuccess: (task) => router.push(`/redrives/${task.id}`),
   });
 
@@ -84,14 +97,24 @@ export function StartRedrive({ selection, title = 'Redrive' }: { selection: Redr
           Ramp (optional, e.g. 1, 10, 100)
           <input name="ramp" value={ramp} onChange={(e) => setRamp(e.target.value)} placeholder="none" pattern="[0-9 ,>→-]*" />
         </label>
+        <label title="A sent message neither acknowledged nor dead again by then counts as no death seen">
+          Outcome window (minutes)
+          <input name="outcomeWindow" type="number" min={1} max={10080} step={1} required value={outcomeWindow} onChange={(e) => setOutcomeWindow(e.target.value)} />
+        </label>
         <label>
           Reason
           <input name="reason" value={reason} onChange={(e) => setReason(e.target.value)} maxLength={1000} placeholder="e.g. handler v2 deployed" />
         </label>
         <label className={styles.check}>
           <input name="canary" type="checkbox" checked={canary} onChange={(e) => setCanary(e.target.checked)} />
-          Canary: one message first, the rest only after it was acknowledged
+          Canary: one message first, the rest only after it was acknowledged or its window passed with no death seen
         </label>
+        {canary ? (
+          <label>
+            Outcome window of the canary (seconds)
+            <input name="canaryWindow" type="number" min={1} max={604800} step={1} required value={canaryWindow} onChange={(e) => setCanaryWindow(e.target.value)} />
+          </label>
+        ) : null}
         <button type="submit" disabled={!p || p.count === 0 || Boolean(activeTaskId) || start.isPending}>
           {p?.needsApproval ? 'Ask for approval' : 'Start redrive'}
         </button>

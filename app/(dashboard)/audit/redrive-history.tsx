@@ -26,7 +26,7 @@ export async function RedriveHistory({ actor, taskId, mask }: { actor: Principal
           <dd>{task.ratePerSecond}/s{task.canary ? ', canary first' : ''}</dd>
           <dt>Progress</dt>
           <dd>
-            {task.sent} sent of {task.total} · {task.acknowledged} acknowledged · {task.deadAgain} dead again · {task.skipped} skipped ·{' '}
+            {task.sent} sent of {task.total} · {task.acknowledged} acknowledged · {task.noDeathSeen} no death seen · {task.deadAgain} dead again · {task.skipped} skipped ·{' '}
             {task.failed} failed
           </dd>
           <dt>Reason</dt>

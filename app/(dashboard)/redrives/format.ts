@@ -11,4 +11,9 @@ export const STATUS_BADGE: Record<RedriveTaskView['status'], string> = {
   failed: 'bad',
 };
 
+/** Everything sent, some still inside their outcome window: running, awaiting outcomes. */
+export function awaitingOutcomes(t: Pick<RedriveTaskView, 'status' | 'counts'>): boolean {
+  return t.status === 'running' && t.counts.pending === 0 && t.counts.awaitingOutcome > 0;
+}
+
 export const VERDICT_BADGE: Record<RedriveVerdict, string> = { worked: 'good', failing: 'bad', mixed: 'warn', 'no outcome yet': '' };

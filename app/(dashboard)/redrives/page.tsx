@@ -5,7 +5,7 @@ import { pageActor } from '@/lib/auth/guard';
 import { listPendingApprovals, listRedriveTasks, type RedriveTaskView } from '@/lib/redrive';
 import { ProgressBar } from '../_redrive/progress-bar';
 import { CommandButtons } from './command-buttons';
-import { STATUS_BADGE, VERDICT_BADGE } from './format';
+import { awaitingOutcomes, STATUS_BADGE, VERDICT_BADGE } from './format';
 
 const STATUSES = ['active', 'completed', 'cancelled'] as const;
 
@@ -18,6 +18,7 @@ function Row({ t, approve }: { t: RedriveTaskView; approve?: boolean }) {
       <td>{t.source.name}</td>
       <td>
         <span className={`badge ${STATUS_BADGE[t.status]}`}>{t.status.replace('_', ' ')}</span>
+        {awaitingOutcomes(t) ? <span className="muted"> — awaiting outcomes</span> : null}
       </td>
       <td style={{ minWidth: 160 }}>
         <ProgressBar counts={t.counts} />
@@ -26,7 +27,8 @@ function Row({ t, approve }: { t: RedriveTaskView; approve?: boolean }) {
         </span>
       </td>
       <td>
-        {t.counts.acknowledged} ack · {t.counts.deadAgain} dead · {t.counts.skipped} skipped
+        {t.counts.acknowledged} ack · <span data-testid="row-no-death-seen">{t.counts.noDeathSeen}</span> no death seen · {t.counts.deadAgain} dead ·{' '}
+        {t.counts.skipped} skipped
       </td>
       <td>
         <span className={`badge ${VERDICT_BADGE[t.verdict]}`}>{t.verdict}</span>

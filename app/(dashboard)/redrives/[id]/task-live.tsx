@@ -2,12 +2,14 @@
 // The task page's live part: polls the task (every second while it is active) and its rate series.
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
+import { useEffect, useState } from 'react';
 import { redriveKeys } from '@/lib/query-keys';
 import type { ClusterRedriveOutcome } from '@/lib/redrive';
 import { ProgressBar } from '../../_redrive/progress-bar';
 import { redriveApi, type TaskWithHistory } from '../../_redrive/redrive-api';
 import { CommandButtons } from '../command-buttons';
-import { STATUS_BADGE, VERDICT_BADGE } from '../format';
+import { formatDuration } from '@/lib/sla/duration';
+import { awaitingOutcomes, STATUS_BADGE, VERDICT_BADGE } from '../format';
 import { RateChart } from './rate-chart';
 
 const ACTIVE = new Set(['pending_approval', 'queued', 'running', 'paused']);
@@ -16,12 +18,24 @@ const COUNTS = [
   ['total', 'total'],
   ['sent', 'sent'],
   ['acknowledged', 'acknowledged'],
+  ['noDeathSeen', 'no death seen'],
   ['deadAgain', 'dead again'],
   ['awaitingOutcome', 'awaiting outcome'],
   ['skipped', 'skipped'],
   ['failed', 'failed'],
   ['pending', 'not sent yet'],
 ] as const;
+
+/** The wall clock, ticking each second once mounted (null on the server, so the first render matches). */
+function useNow(): number | null {
+  const [now, setNow] = useState<number | null>(null);
+  useEffect(() => {
+    setNow(Date.now());
+    const t = setInterval(() => setNow(Date.now()), 1_000);
+    return () => clearInterval(t);
+  }, []);
+  return now;
+}
 
 function describeRamp(ramp: unknown): string | null {
   const r = ramp as { steps?: number[]; stepSeconds?: number } | null;
@@ -62,6 +76,8 @@ export function TaskLive({
     ...(canControl && active ? (['cancel'] as const) : []),
   ];
   const ramp = describeRamp(task.ramp);
+  const now = useNow();
+  const dueAt = task.outcomesDueAt ? Date.parse(task.outcomesDueAt) : null;
   return (
     <>
       <h1>
@@ -75,10 +91,23 @@ export function TaskLive({
           {task.pausedReason}
         </p>
       ) : null}
+      {awaitingOutcomes(task) ? (
+        <p data-testid="awaiting-outcomes">
+          <strong>Running — awaiting outcomes:</strong> everything is sent; {c.awaitingOutcome} still inside the {formatDuration(task.outcomeWindowSeconds)} outcome
+          window. Each counts as dead again if it comes back dead, else as no death seen when its window ends
+          {dueAt ? (
+            <>
+              {' '}
+              (the last at {new Date(dueAt).toISOString().replace('T', ' ').slice(0, 19)} UTC{now !== null ? `, ${formatDuration((dueAt - now) / 1000)} left` : ''})
+            </>
+          ) : null}
+          ; the task completes then.
+        </p>
+      ) : null}
       {task.status === 'pending_approval' ? <p className="muted">Waits for a lead&apos;s or admin&apos;s approval (not its starter&apos;s) before anything is sent.</p> : null}
       <section className="card">
         <ProgressBar counts={c} legend />
-        <dl style={{ display: 'grid', gridTemplateColumns: 'repeat(8, max-content)', gap: '4px 24px', margin: '12px 0 0' }}>
+        <dl style={{ display: 'grid', gridTemplateColumns: 'repeat(9, max-content)', gap: '4px 24px', margin: '12px 0 0' }}>
           {COUNTS.map(([key, label]) => (
             <div key={key}>
               <dt className="muted" style={{ fontSize: 12 }}>
@@ -96,13 +125,13 @@ export function TaskLive({
             {task.verdict}
           </span>{' '}
           <span className="muted">
-            {c.acknowledged} acknowledged, {c.deadAgain} dead again{c.failed ? `, ${c.failed} undelivered` : ''} of {c.sent} sent
+            {c.acknowledged} acknowledged, {c.noDeathSeen} no death seen, {c.deadAgain} dead again{c.failed ? `, ${c.failed} undelivered` : ''} of {c.sent} sent
           </span>
         </p>
         {cluster ? (
           <p className="muted" data-testid="cluster-outcome">
             <Link href={`/clusters/${cluster.id}`}>This cluster</Link> over {cluster.tasks} redrive{cluster.tasks === 1 ? '' : 's'}: {cluster.acknowledged} acknowledged,{' '}
-            {cluster.deadAgain} dead again of {cluster.sent} sent ({cluster.verdict}).
+            {cluster.noDeathSeen} no death seen, {cluster.deadAgain} dead again of {cluster.sent} sent ({cluster.verdict}).
           </p>
         ) : null}
         {task.drift > 0 ? (
@@ -117,6 +146,11 @@ export function TaskLive({
         <p className="muted">
           {task.ratePerSecond} messages/s{ramp ? ` (${ramp})` : ''}
           {task.canary ? ' · canary first' : ''} · back to {task.source.kind === 'builtin' ? `queue source.${task.source.name}` : 'its redrive URL'}
+        </p>
+        <p className="muted" data-testid="outcome-window">
+          Outcome window {formatDuration(task.outcomeWindowSeconds)}
+          {task.canary ? ` (the canary's ${formatDuration(task.canaryWindowSeconds)})` : ''}: a sent message neither acknowledged nor dead again by then
+          counts as no death seen.
         </p>
         {series.data && series.data.points.length > 0 ? <RateChart points={series.data.points} rate={task.ratePerSecond} /> : <p className="muted">Nothing sent yet.</p>}
       </section>
