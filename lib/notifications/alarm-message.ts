@@ -37,7 +37,7 @@ function measure(t: AlarmTransition): string {
       return `${t.value} dead letter${t.value === 1 ? '' : 's'} in the last 5 min`;
     case 'connector':
       if (t.to === 'OK') return 'the connector reaches its broker again and imports';
-      return `broker unreachable for ${formatDuration(t.value)} (${t.failures ?? 0} failed attempt${t.failures === 1 ? '' : 's'} in a row)${t.lastError ? `: ${t.lastError}` : ''}`;
+      return `broker unreachable${t.value > 0 ? ` for ${formatDuration(t.value)}` : ''} (${t.failures ?? 0} failed attempt${t.failures === 1 ? '' : 's'} in a row)${t.lastError ? `: ${t.lastError}` : ''}`;
   }
 }
 
