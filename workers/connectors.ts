@@ -7,7 +7,7 @@ import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
 
 async function main(): Promise<void> {
   const supervisor = await startConnectorSupervisor();
-  log.info({ running: supervisor.running().length }, 'connectors ready');
+  log.info({ running: supervisor.running().length }, 'ready');
 
   let stopping = false;
   const stop = async (signal: string) => {
