@@ -14,7 +14,8 @@ const launchOptions = {
 };
 
 // Every worker process runs beside the app, as in `npm run demo`; each logs "ready" once started.
-const workers = readdirSync('workers').filter((f) => f.endsWith('.ts') && f !== 'demo.ts');
+// The demo's own producers (demo.ts, demo-rabbitmq.ts) are not: the tests make their own data.
+const workers = readdirSync('workers').filter((f) => f.endsWith('.ts') && !/^demo(-.*)?\.ts$/.test(f));
 
 export default defineConfig({
   testDir: 'test/e2e',

@@ -49,6 +49,10 @@ const schema = z.object({
   CONNECTOR_SECRET_KEY: z.string().min(32).optional(),
   // The connectors worker: how often it rereads the connector sources (new, changed, paused, removed).
   CONNECTOR_DISCOVERY_MS: z.coerce.number().int().positive().default(5_000),
+  // A connector source whose import keeps failing this long raises its connector alarm (lib/alarms).
+  CONNECTOR_ALARM_AFTER_SECONDS: z.coerce.number().int().positive().default(120),
+  // The demo's RabbitMQ (workers/demo-rabbitmq.ts); the demo runs without it when unreachable.
+  DEMO_RABBITMQ_URL: z.string().regex(/^amqps?:\/\//, 'an amqp:// URL').default('amqp://guest:guest@localhost:5672/'),
 });
 
 export type Env = z.infer<typeof schema> & { AUTH_SECRET: string; AUDIT_CHECKPOINT_KEY: string };

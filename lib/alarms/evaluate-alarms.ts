@@ -8,13 +8,16 @@ import { systemClock, type Clock } from '@/lib/clock';
 import { refreshAgeStats, type AgeStats } from '@/lib/sla/age-stats';
 import { DEAD_LETTER_STATUSES } from '@/lib/sla/statuses';
 import { alarmMessage, type AlarmTransition } from '@/lib/notifications/alarm-message';
+import { isConnectorKind } from '@/lib/connectors/types';
 import { createDeliveries, enqueueAfterCommit, type DeliveryRef } from '@/lib/notifications/deliveries';
 import {
-  ALARM_KINDS,
   CONFIRM_MS,
   HINTS,
   RULES,
+  SOURCE_ALARM_KINDS,
+  ALARM_KINDS,
   classify,
+  connectorDownForMs,
   describe,
   nextState,
   targetLevel,
@@ -75,8 +78,19 @@ export async function evaluateAlarms(clock: Clock = systemClock): Promise<Evalua
     async (tx) => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(${ALARMS_LOCK_KEY}::bigint)`;
       const sources = await tx.source.findMany({
-        select: { id: true, name: true, teamId: true, ageDeadlineSeconds: true, alarmRatePending: true, alarmRateAlarm: true },
+        select: {
+          id: true,
+          name: true,
+          teamId: true,
+          kind: true,
+          importPaused: true,
+          ageDeadlineSeconds: true,
+          alarmRatePending: true,
+          alarmRateAlarm: true,
+          health: { select: { consecutiveFailures: true, lastSuccessAt: true, lastError: true } },
+        },
       });
+      const alarmAfterMs = env().CONNECTOR_ALARM_AFTER_SECONDS * 1000;
       const prev = new Map((await tx.alarmState.findMany()).map((a) => [`${a.sourceId}|${a.kind}`, a]));
       const rows: StateRow[] = [];
       const transitions: AlarmTransition[] = [];
@@ -90,14 +104,28 @@ export async function evaluateAlarms(clock: Clock = systemClock): Promise<Evalua
           rateCount: recent?.windowCounts[0] ?? 0,
           rate: { pending: s.alarmRatePending, alarm: s.alarmRateAlarm },
         };
+        const connector = isConnectorKind(s.kind);
+        if (connector) {
+          const p = prev.get(`${s.id}|connector`);
+          const failures = s.health?.consecutiveFailures ?? 0;
+          const pendingSince = p && p.state !== 'OK' ? p.since : null;
+          o.connector = {
+            failures,
+            downForMs: connectorDownForMs(now, failures, s.health?.lastSuccessAt ?? null, pendingSince),
+            alarmAfterMs,
+            lastError: s.health?.lastError ?? null,
+            paused: s.importPaused,
+          };
+        }
         const c = recent ? classify(recent, o.rate) : null;
         // No arrivals this hour: the backlog's cause has not changed, keep the label it had.
-        const keptLabel = ALARM_KINDS.map((k) => prev.get(`${s.id}|${k}`)?.label).find((l): l is string => !!l) ?? null;
+        const keptLabel = SOURCE_ALARM_KINDS.map((k) => prev.get(`${s.id}|${k}`)?.label).find((l): l is string => !!l) ?? null;
         const label = c?.label ?? keptLabel;
-        for (const kind of ALARM_KINDS) {
+        for (const kind of connector ? ALARM_KINDS : SOURCE_ALARM_KINDS) {
           const p = prev.get(`${s.id}|${kind}`);
           const position = nextState(p ? { state: p.state, since: p.since } : undefined, targetLevel(kind, o), now, CONFIRM_MS[kind]);
-          const rowLabel = position.state === 'OK' ? null : label;
+          // The arrivals tell an outage from bad input; a broker the connector cannot reach is its own cause.
+          const rowLabel = position.state === 'OK' ? null : kind === 'connector' ? 'broker unreachable' : label;
           const hint = rowLabel ? (HINTS[rowLabel as AlarmLabel] ?? null) : null;
           const d = describe(kind, o);
           rows.push({
@@ -106,12 +134,28 @@ export async function evaluateAlarms(clock: Clock = systemClock): Promise<Evalua
             state: position.state,
             since: position.since.toISOString(),
             label: rowLabel,
-            detail: { ...d, hint, dominantClusterId: c?.dominantClusterId ?? null, dominantShare: c?.dominantShare ?? null },
+            detail:
+              kind === 'connector'
+                ? { ...d, hint, failures: o.connector!.failures, lastError: o.connector!.lastError }
+                : { ...d, hint, dominantClusterId: c?.dominantClusterId ?? null, dominantShare: c?.dominantShare ?? null },
             evaluated_at: now.toISOString(),
           });
           const from = p?.state ?? 'OK';
           if (position.state !== from) {
-            transitions.push({ sourceId: s.id, sourceName: s.name, teamId: s.teamId, kind, from, to: position.state, at: now, label: rowLabel, hint, value: d.value, ageDeadlineSeconds: s.ageDeadlineSeconds });
+            transitions.push({
+              sourceId: s.id,
+              sourceName: s.name,
+              teamId: s.teamId,
+              kind,
+              from,
+              to: position.state,
+              at: now,
+              label: rowLabel,
+              hint,
+              value: d.value,
+              ageDeadlineSeconds: s.ageDeadlineSeconds,
+              ...(kind === 'connector' ? { lastError: o.connector!.lastError, failures: o.connector!.failures } : {}),
+            });
           }
         }
       }
@@ -126,7 +170,15 @@ export async function evaluateAlarms(clock: Clock = systemClock): Promise<Evalua
       const deliveries: DeliveryRef[] = [];
       if (transitions.length) {
         await tx.alarmEvent.createMany({
-          data: transitions.map((t) => ({ sourceId: t.sourceId, kind: t.kind, from: t.from, to: t.to, at: t.at, label: t.label, detail: { value: t.value, hint: t.hint } })),
+          data: transitions.map((t) => ({
+            sourceId: t.sourceId,
+            kind: t.kind,
+            from: t.from,
+            to: t.to,
+            at: t.at,
+            label: t.label,
+            detail: { value: t.value, hint: t.hint, ...(t.kind === 'connector' ? { lastError: t.lastError ?? null } : {}) },
+          })),
         });
         for (const t of transitions) deliveries.push(...(await createDeliveries(tx, t.teamId, 'alarm.transition', alarmMessage(t, env().APP_URL))));
       }

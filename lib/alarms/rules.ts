@@ -4,9 +4,11 @@
 import { MINUTE, HOUR } from '@/lib/clock';
 import { formatDuration } from '@/lib/sla/duration';
 
-export type AlarmKind = 'depth' | 'age' | 'rate';
+export type AlarmKind = 'depth' | 'age' | 'rate' | 'connector';
 export type AlarmLevel = 'OK' | 'PENDING' | 'ALARM';
-export const ALARM_KINDS: readonly AlarmKind[] = ['depth', 'age', 'rate'];
+export const ALARM_KINDS: readonly AlarmKind[] = ['depth', 'age', 'rate', 'connector'];
+/** The alarms of every source; connector sources (RabbitMQ, BullMQ…) also have `connector`. */
+export const SOURCE_ALARM_KINDS: readonly AlarmKind[] = ['depth', 'age', 'rate'];
 
 export const RULES = {
   /** Depth > 0 must hold this long before PENDING becomes ALARM (a blip redriven at once pages nobody). */
@@ -25,12 +27,14 @@ export const RULES = {
   dominantShare: 0.8,
 } as const;
 
-export type AlarmLabel = 'probable outage' | 'wave, mixed causes' | 'bad input';
+export type AlarmLabel = 'probable outage' | 'wave, mixed causes' | 'bad input' | 'broker unreachable';
 
 export const HINTS: Record<AlarmLabel, string> = {
   'probable outage': 'check the downstream, do not redrive yet',
   'wave, mixed causes': 'many causes at once: look for a shared dependency or a recent deploy before redriving',
   'bad input': 'sample the bodies, fix the producer or the consumer, then redrive',
+  'broker unreachable':
+    'nothing is imported meanwhile (messages wait on the broker); the connector retries with backoff: check the broker, the credentials and the network',
 };
 
 /** A source's rate thresholds: dead letters per rate window for PENDING, and for ALARM (a wave). */
@@ -78,6 +82,20 @@ export interface SourceObservation {
   rateCount: number;
   /** The source's rate thresholds; the defaults when absent. */
   rate?: RateThresholds;
+  /** Connector sources: their import's health (connector_health). */
+  connector?: ConnectorObservation;
+}
+
+export interface ConnectorObservation {
+  /** Failed attempts in a row since the import last succeeded; 0 while it works. */
+  failures: number;
+  /** How long the import has not succeeded while failing, ms (0 when it works). */
+  downForMs: number;
+  /** How long it may fail before the alarm is raised (CONNECTOR_ALARM_AFTER_SECONDS). */
+  alarmAfterMs: number;
+  lastError: string | null;
+  /** A paused import fails nothing: no alarm. */
+  paused: boolean;
 }
 
 /** The level each alarm would have if it moved at once. */
@@ -94,11 +112,26 @@ export function targetLevel(kind: AlarmKind, o: SourceObservation): AlarmLevel {
       if (o.rateCount >= rate.alarm) return 'ALARM';
       return o.rateCount >= rate.pending ? 'PENDING' : 'OK';
     }
+    case 'connector': {
+      const c = o.connector;
+      if (!c || c.paused || c.failures === 0) return 'OK';
+      return c.downForMs >= c.alarmAfterMs ? 'ALARM' : 'PENDING';
+    }
   }
 }
 
+/**
+ * How long a connector has been failing: since its last success when it had one, and at least
+ * since the alarm turned PENDING (a connector that never connected has no success to count from).
+ */
+export function connectorDownForMs(now: Date, failures: number, lastSuccessAt: Date | null, pendingSince: Date | null): number {
+  if (failures === 0) return 0;
+  const since = [lastSuccessAt, pendingSince].filter((d): d is Date => d !== null).map((d) => d.getTime());
+  return since.length ? Math.max(0, now.getTime() - Math.min(...since)) : 0;
+}
+
 /** How long ALARM must be wanted, in PENDING, before it is raised. */
-export const CONFIRM_MS: Record<AlarmKind, number> = { depth: RULES.depthConfirmMs, age: 0, rate: 0 };
+export const CONFIRM_MS: Record<AlarmKind, number> = { depth: RULES.depthConfirmMs, age: 0, rate: 0, connector: 0 };
 
 export interface AlarmPosition {
   state: AlarmLevel;
@@ -125,5 +158,7 @@ export function describe(kind: AlarmKind, o: SourceObservation): { value: number
       return { value: Math.round((o.oldestAgeMs ?? 0) / 1000), threshold: `deadline ${formatDuration(o.ageDeadlineMs / 1000)}` };
     case 'rate':
       return { value: o.rateCount, threshold: `${(o.rate ?? DEFAULT_RATE).pending} / ${(o.rate ?? DEFAULT_RATE).alarm} in ${RULES.rateWindowMs / MINUTE} min` };
+    case 'connector':
+      return { value: Math.round((o.connector?.downForMs ?? 0) / 1000), threshold: `unreachable for ${formatDuration((o.connector?.alarmAfterMs ?? 0) / 1000)}` };
   }
 }

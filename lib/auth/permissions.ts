@@ -14,6 +14,9 @@ export const PERMISSIONS = {
   'deadletters.discard': { lead: 'team', admin: 'all' },
   'redrive.approve': { lead: 'team', admin: 'all' },
   'sources.policy': { lead: 'team', admin: 'all' },
+  // A connector source's import: test its connection, pause and resume it. An operational switch
+  // in an incident, so the team's lead may use it; the connection itself stays admin.manage.
+  'sources.import': { lead: 'team', admin: 'all' },
   // Merging two clusters into one (kept as an alias) is a lead's call: it changes what support sees as one cause.
   'clusters.merge': { lead: 'team', admin: 'all' },
   'audit.read': { lead: 'team', auditor: 'all', admin: 'all' },

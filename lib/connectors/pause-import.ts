@@ -1,6 +1,7 @@
 // Pause or resume a connector source's import (a lead of its team, or an admin), audited. The
 // connectors worker sees the switch on its next read of the sources (CONNECTOR_DISCOVERY_MS) and
 // stops the import loop after the batch in flight; messages stay on the broker meanwhile.
+import { z } from 'zod';
 import { db } from '@/lib/db';
 import { append } from '@/lib/audit';
 import { auditActor, authorize, type Principal } from '@/lib/auth';
@@ -8,10 +9,13 @@ import { unprocessable } from '@/lib/errors';
 import { findSource } from '@/lib/sla/find-source';
 import { isConnectorKind } from './types';
 
+/** The body of POST …/import/pause and …/resume. */
+export const importSwitchBody = z.object({ reason: z.string().trim().max(1000).optional() }).strict();
+
 export async function setImportPaused(actor: Principal, sourceRef: string, paused: boolean, reason?: string | null) {
-  authorize(actor, 'sources.policy');
+  authorize(actor, 'sources.import');
   return db().$transaction(async (tx) => {
-    const before = await findSource(actor, sourceRef, 'sources.policy', tx);
+    const before = await findSource(actor, sourceRef, 'sources.import', tx);
     if (!isConnectorKind(before.kind)) throw unprocessable(`Source "${before.name}" is not a connector source: it has no import to pause`);
     if (before.importPaused === paused) return { id: before.id, name: before.name, importPaused: paused, changed: false };
     const source = await tx.source.update({ where: { id: before.id }, data: { importPaused: paused } });

@@ -6,6 +6,7 @@ import { Counter, Gauge, Registry } from 'prom-client';
 import { db } from '@/lib/db';
 import { sourceScope, type Principal } from '@/lib/auth';
 import { systemClock, type Clock } from '@/lib/clock';
+import { isConnectorKind } from '@/lib/connectors/types';
 import { backlogSize } from '@/lib/search';
 import { computeAgeStats } from '@/lib/sla/age-stats';
 import { STATS_MAX_AGE_MS } from '@/lib/sla/sla-board';
@@ -17,7 +18,7 @@ export async function renderMetrics(actor: Principal, clock: Clock = systemClock
   const sources = await db().source.findMany({
     where: sourceScope(actor, 'deadletters.read'),
     orderBy: { name: 'asc' },
-    select: { id: true, name: true, stats: true, alarms: { select: { kind: true, state: true } } },
+    select: { id: true, name: true, kind: true, importPaused: true, stats: true, alarms: { select: { kind: true, state: true } }, health: true },
   });
   const stale = sources.filter((s) => !s.stats?.evaluatedAt || Math.abs(now.getTime() - s.stats.evaluatedAt.getTime()) > STATS_MAX_AGE_MS).map((s) => s.id);
   const live = new Map((stale.length ? await computeAgeStats(now, stale) : []).map((s) => [s.sourceId, s]));
@@ -50,6 +51,21 @@ export async function renderMetrics(actor: Principal, clock: Clock = systemClock
     failed: gauge('triage_redrive_failed', 'Redrive sends that failed', ['task', 'source', 'status']),
   };
 
+  // Connector sources: their import's health, as the connectors worker last wrote it.
+  const connector = {
+    up: gauge('triage_connector_up', 'Connector import reaches its broker: 1 up, 0 failing (or never connected); absent while paused', ['source', 'kind']),
+    lastSuccess: gauge('triage_connector_last_success_timestamp_seconds', 'Unix time of the last successful poll or import (0: never)', ['source', 'kind']),
+    imported: new Counter({
+      name: 'triage_connector_imported_total',
+      help: 'Dead letters imported from the broker (new rows; duplicates absorbed are not counted)',
+      labelNames: ['source', 'kind'],
+      registers: [registry],
+    }),
+    lag: gauge('triage_connector_lag', 'Messages left on the broker (queue depth) at the last poll', ['source', 'kind']),
+    failures: gauge('triage_connector_consecutive_failures', 'Failed import attempts in a row since the last success', ['source', 'kind']),
+    paused: gauge('triage_connector_import_paused', 'Import paused by a user: 1 paused, 0 running', ['source', 'kind']),
+  };
+
   // Capped like the list's count: a scrape never counts a huge backlog row by row.
   const unindexed = await backlogSize({ cap: 100_000, sourceIds: sources.map((s) => s.id) });
   gauge('triage_search_backlog', 'Dead letters of these sources not yet searchable by text (capped at 100,000)', []).set(unindexed.count);
@@ -68,6 +84,16 @@ export async function renderMetrics(actor: Principal, clock: Clock = systemClock
     statsAge.set({ source }, secondsSince(st.evaluatedAt));
     for (const [reason, n] of Object.entries((s.stats?.totals ?? {}) as Record<string, number>)) total.inc({ source, reason }, Number(n));
     for (const a of s.alarms) alarm.set({ source, kind: a.kind }, ALARM_VALUE[a.state]);
+    if (isConnectorKind(s.kind)) {
+      const labels = { source, kind: s.kind };
+      const h = s.health;
+      connector.paused.set(labels, s.importPaused ? 1 : 0);
+      connector.imported.inc(labels, Number(h?.importedTotal ?? 0));
+      connector.failures.set(labels, h?.consecutiveFailures ?? 0);
+      connector.lastSuccess.set(labels, h?.lastSuccessAt ? h.lastSuccessAt.getTime() / 1000 : 0);
+      if (h?.lag != null) connector.lag.set(labels, Number(h.lag));
+      if (!s.importPaused) connector.up.set(labels, h?.lastSuccessAt && h.consecutiveFailures === 0 ? 1 : 0);
+    }
   }
   for (const t of tasks) {
     const labels = { task: t.id, source: names.get(t.sourceId) ?? '', status: t.status };

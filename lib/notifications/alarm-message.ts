@@ -15,6 +15,9 @@ export interface AlarmTransition {
   hint: string | null;
   value: number;
   ageDeadlineSeconds: number;
+  /** Connector alarms: the import's last error and failed attempts in a row. */
+  lastError?: string | null;
+  failures?: number;
 }
 
 export interface SlackMessage {
@@ -32,6 +35,9 @@ function measure(t: AlarmTransition): string {
       return `oldest open dead letter ${formatDuration(t.value)} old (deadline ${formatDuration(t.ageDeadlineSeconds)})`;
     case 'rate':
       return `${t.value} dead letter${t.value === 1 ? '' : 's'} in the last 5 min`;
+    case 'connector':
+      if (t.to === 'OK') return 'the connector reaches its broker again and imports';
+      return `broker unreachable${t.value > 0 ? ` for ${formatDuration(t.value)}` : ''} (${t.failures ?? 0} failed attempt${t.failures === 1 ? '' : 's'} in a row)${t.lastError ? `: ${t.lastError}` : ''}`;
   }
 }
 

@@ -6,6 +6,7 @@ import { deadLettersArea } from './dead-letters';
 import { ingestArea } from './ingest';
 import { redrivesArea } from './redrives';
 import { sourcesArea } from './sources';
+import { connectorsArea } from './connectors';
 import { notificationsArea } from './notifications';
 import { auditArea } from './audit';
 import { adminArea } from './admin';
@@ -18,6 +19,7 @@ export const AREAS: OpenApiArea[] = [
   clustersArea,
   redrivesArea,
   sourcesArea,
+  connectorsArea,
   notificationsArea,
   auditArea,
   adminArea,

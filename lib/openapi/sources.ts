@@ -1,13 +1,14 @@
 // OpenAPI: sources — listing and creating them, their alarms and their policy (session cookie or personal API token).
 import { z } from 'zod';
 import { sourceInput } from '@/lib/sources/create-source';
+import { SOURCE_KINDS } from '@/lib/sources/source-kind';
 import { policyInput } from '@/lib/sources/update-policy';
 import { errors, idParam, jsonContent, ref, schemaOf, type OpenApiArea } from './area';
 
 const security = [{ apiToken: [] }, { session: [] }];
 const ts = z.iso.datetime();
-const kind = z.enum(['builtin', 'ingest']);
-const alarmKind = z.enum(['depth', 'age', 'rate']);
+const kind = z.enum(SOURCE_KINDS);
+const alarmKind = z.enum(['depth', 'age', 'rate', 'connector']);
 const level = z.enum(['OK', 'PENDING', 'ALARM']);
 
 const sourceView = z.object({
@@ -30,7 +31,14 @@ const sourceView = z.object({
   approvalThreshold: z.int(),
   payloadLimitBytes: z.int(),
   redriveUrl: z.string().nullable(),
+  redriveSecretSet: z.boolean().describe('The redrive secret is never shown, only whether one is set'),
   sensitivePaths: z.array(z.string()).describe('JSON paths masked for roles without payload.reveal'),
+  connection: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .describe("Connector sources: the non-secret settings (queue, target queue, management URL, error-text mapping…); null for other kinds"),
+  credentialsSet: z.boolean().nullable().describe('Connector sources: whether credentials are stored. They are never returned, in any form'),
+  importPaused: z.boolean().describe('Connector sources: import paused by a user'),
   createdAt: ts,
   updatedAt: ts,
 });
@@ -101,7 +109,7 @@ export const sourcesArea: OpenApiArea = {
       get: {
         tags: ['sources'],
         summary: 'List the sources the caller may read, by name',
-        description: 'The redrive secret is never included.',
+        description: 'No secret is ever included: not the redrive secret, not a connector\'s credentials (only whether they are set).',
         security,
         responses: {
           '200': { description: 'The sources', content: jsonContent({ type: 'object', required: ['sources'], properties: { sources: { type: 'array', items: ref('Source') } } }) },
@@ -111,7 +119,8 @@ export const sourcesArea: OpenApiArea = {
       post: {
         tags: ['sources'],
         summary: 'Create a source (admin)',
-        description: 'Names are lowercase and become queue names and URL segments. Audited as source.create.',
+        description:
+          'Names are lowercase and become queue names and URL segments. A connector kind (rabbitmq, bullmq) takes `connection` (its settings, checked by the connector: e.g. { "queue": "orders.dlq", "managementUrl": "http://host:15672", "errorText": { "messageHeader": "x-error" } }) and `secret` (e.g. { "url": "amqp://user:pass@host:5672/vhost" }), encrypted at rest and never returned. Audited as source.create, the credentials redacted.',
         security,
         requestBody: { required: true, content: jsonContent(schemaOf(sourceInput)) },
         responses: { '201': { description: 'Created', content: jsonContent(schemaOf(created, 'output')) }, ...errors(400, 401, 403, 409, 413, 415, 422) },

@@ -38,7 +38,7 @@ export function redactedSecret(secret: ConnectorSecret): Record<string, string> 
 const issues = (err: z.ZodError, prefix: string) => err.issues.map((i) => `${[prefix, ...i.path].join('.')}: ${i.message}`).join('; ');
 
 /** The connection of a connector kind, checked by its connector: what is stored, and the sealed secret. */
-function connectionOf(kind: string, connection: Record<string, unknown> | undefined, secret: Record<string, string> | undefined) {
+export function connectionOf(kind: string, connection: Record<string, unknown> | undefined, secret: Record<string, string> | undefined) {
   if (!isConnectorKind(kind)) {
     if (connection || secret) throw unprocessable(`A ${kind} source takes no connection settings`, { field: 'connection' });
     return {};

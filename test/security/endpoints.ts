@@ -14,7 +14,19 @@
 import { createPersonalToken } from '@/lib/admin/tokens';
 import { createUser } from '@/lib/admin/users';
 import { SYSTEM, type Permission } from '@/lib/auth';
-import { newCluster, newDeadLetter, newRedriveTask, newSource, newWebhook, otherTeamSource, ownSource, type Fixtures, type FixtureUser, unique } from './fixtures';
+import {
+  newCluster,
+  newConnectorSource,
+  newDeadLetter,
+  newRedriveTask,
+  newSource,
+  newWebhook,
+  otherTeamSource,
+  ownSource,
+  type Fixtures,
+  type FixtureUser,
+  unique,
+} from './fixtures';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -96,6 +108,10 @@ const taskIn = (pick: typeof own, status?: Parameters<typeof newRedriveTask>[1])
   body: { reason },
 });
 const sourceIn = (pick: typeof own, body?: () => unknown) => async (fx: Fixtures, as: FixtureUser) => ({ params: { source: pick(fx, as).name }, body: body?.() });
+const connectorIn = (pick: typeof own, opts: { paused?: boolean } = {}, body?: () => unknown) => async (fx: Fixtures, as: FixtureUser) => ({
+  params: { source: (await newConnectorSource(pick(fx, as), opts)).name },
+  body: body?.(),
+});
 // Each call changes the deadline, so each one is a change (and an audit event).
 const newDeadline = () => ({ ageDeadlineSeconds: 5 * 86400 + Math.floor(Math.random() * 86400) });
 
@@ -189,6 +205,23 @@ export const ROUTES: RouteEntry[] = [
   route('PATCH', '/api/v1/sources/:source/policy', 'sources.policy', () => import('@/app/api/v1/sources/[source]/policy/route'), sourceIn(own, newDeadline), {
     crossTeam: sourceIn(other, newDeadline),
   }),
+  route('GET', '/api/v1/sources/:source', 'deadletters.read', () => import('@/app/api/v1/sources/[source]/route'), connectorIn(own), {
+    crossTeam: connectorIn(other),
+  }),
+  route('PATCH', '/api/v1/sources/:source', 'admin.manage', () => import('@/app/api/v1/sources/[source]/route'), connectorIn(own, {}, () => ({
+    connection: { prefetch: 100 + Math.floor(Math.random() * 900) },
+  }))),
+  // A read of the broker (nothing changes), by those who operate the import.
+  route('POST', '/api/v1/sources/:source/connection-test', 'sources.import', () => import('@/app/api/v1/sources/[source]/connection-test/route'), connectorIn(own), {
+    crossTeam: connectorIn(other),
+    audits: 0,
+  }),
+  route('POST', '/api/v1/sources/:source/import/pause', 'sources.import', () => import('@/app/api/v1/sources/[source]/import/pause/route'), connectorIn(own, {}, () => ({ reason })), {
+    crossTeam: connectorIn(other),
+  }),
+  route('POST', '/api/v1/sources/:source/import/resume', 'sources.import', () => import('@/app/api/v1/sources/[source]/import/resume/route'), connectorIn(own, { paused: true }), {
+    crossTeam: connectorIn(other, { paused: true }),
+  }),
 
   // Webhooks
   route('GET', '/api/v1/webhooks', 'sources.policy', () => import('@/app/api/v1/webhooks/route')),
@@ -221,6 +254,7 @@ const DEAD_LETTERS = 'app/(dashboard)/dead-letters/actions.ts';
 const CLUSTERS = 'app/(dashboard)/clusters/[id]/actions.ts';
 const WEBHOOKS = 'app/(dashboard)/settings/webhooks/actions.ts';
 const SOURCES = 'app/(dashboard)/sources/[source]/actions.ts';
+const CONNECTORS = 'app/(dashboard)/sources/[source]/connector-actions.ts';
 const suite = { ...SYSTEM, label: 'security-suite' };
 
 export const ACTIONS: ActionEntry[] = [
@@ -238,6 +272,24 @@ export const ACTIONS: ActionEntry[] = [
     form: async () => ({ userId: (await throwawayUser()).id, role: 'lead', team: 'commerce', disabled: 'false' }),
   },
   { file: ADMIN, name: 'createSourceAction', permission: 'admin.manage', form: async () => ({ name: unique('src'), team: 'commerce', kind: 'builtin' }) },
+  {
+    file: ADMIN,
+    name: 'createSourceAction',
+    variant: 'rabbitmq',
+    permission: 'admin.manage',
+    form: async () => ({ name: unique('src'), team: 'commerce', kind: 'rabbitmq', 'secret.url': 'amqp://guest:guest@127.0.0.1:5672', 'connection.queue': 'orders.dlq' }),
+  },
+  {
+    file: ADMIN,
+    name: 'updateConnectionAction',
+    permission: 'admin.manage',
+    form: async (fx, as) => ({
+      source: (await newConnectorSource(own(fx, as))).name,
+      kind: 'rabbitmq',
+      'connection.queue': unique('other.dlq'),
+      'secret.url': 'amqp://guest:guest@localhost:5672',
+    }),
+  },
   { file: ADMIN, name: 'createTokenAction', permission: 'admin.manage', form: async () => ({ source: 'orders' }) },
   {
     file: ADMIN,
@@ -273,6 +325,21 @@ export const ACTIONS: ActionEntry[] = [
   { file: WEBHOOKS, name: 'deleteWebhookAction', permission: 'sources.policy', form: async (fx, as) => ({ id: await newWebhook(own(fx, as)) }) },
   { file: WEBHOOKS, name: 'testWebhookAction', permission: 'sources.policy', form: async (fx, as) => ({ id: await newWebhook(own(fx, as)) }) },
 
+  { file: CONNECTORS, name: 'testConnectionAction', permission: 'sources.import', audits: 0, form: async (fx, as) => ({ source: (await newConnectorSource(own(fx, as))).name }) },
+  {
+    file: CONNECTORS,
+    name: 'setImportPausedAction',
+    variant: 'pause',
+    permission: 'sources.import',
+    form: async (fx, as) => ({ source: (await newConnectorSource(own(fx, as))).name, paused: 'true', reason }),
+  },
+  {
+    file: CONNECTORS,
+    name: 'setImportPausedAction',
+    variant: 'resume',
+    permission: 'sources.import',
+    form: async (fx, as) => ({ source: (await newConnectorSource(own(fx, as), { paused: true })).name, paused: 'false' }),
+  },
   { file: SOURCES, name: 'updatePolicyAction', permission: 'sources.policy', form: async (fx, as) => ({ source: own(fx, as).name, ageDeadlineHours: String(120 + Math.floor(Math.random() * 48)) }) },
 ];
 

@@ -116,6 +116,19 @@ export async function newSource(like: FixtureSource): Promise<FixtureSource> {
 }
 
 /**
+ * A fresh RabbitMQ source of `like`'s team (the local broker; its queue need not exist: a connection
+ * test then reports that, which is still an answer), its import paused when asked.
+ */
+export async function newConnectorSource(like: FixtureSource, opts: { paused?: boolean } = {}): Promise<FixtureSource> {
+  const s = await createSource(
+    { ...SYSTEM, label: 'security-suite' },
+    { name: unique('sec-rmq'), team: like.teamId, kind: 'rabbitmq', connection: { queue: unique('sec.dlq') }, secret: { url: 'amqp://guest:guest@127.0.0.1:5672' } },
+  );
+  if (opts.paused) await db().source.update({ where: { id: s.id }, data: { importPaused: true } });
+  return { id: s.id, name: s.name, teamId: s.teamId };
+}
+
+/**
  * A redrive task over one fresh dead letter in a fresh source of `like`'s team, put in `status`
  * (started by the system, so any lead may approve it: four eyes).
  */

@@ -15,6 +15,7 @@ describe('generated secrets (no AUTH_SECRET / AUDIT_CHECKPOINT_KEY set)', () => 
     const env: NodeJS.ProcessEnv = { ...process.env, TRIAGE_STATE_DIR: dir, START_AT: String(Date.now() + 8_000) };
     delete env.AUTH_SECRET;
     delete env.AUDIT_CHECKPOINT_KEY;
+    delete env.CONNECTOR_SECRET_KEY;
     const outputs = await Promise.all(
       Array.from({ length: 6 }, () => run(process.execPath, ['--import', 'tsx', 'test/support/print-secrets.ts'], { env })),
     );
@@ -23,6 +24,6 @@ describe('generated secrets (no AUTH_SECRET / AUDIT_CHECKPOINT_KEY set)', () => 
     expect(new Set(secrets.map((s) => s.checkpoint)).size).toBe(1);
     expect(secrets[0]!.auth).toMatch(/^[\w-]{43}$/);
     // No private temp files are left behind.
-    expect(readdirSync(dir).sort()).toEqual(['audit-checkpoint-key', 'auth-secret']);
+    expect(readdirSync(dir).sort()).toEqual(['audit-checkpoint-key', 'auth-secret', 'connector-secret-key']);
   }, 60_000);
 });

@@ -9,6 +9,7 @@ const TABLE: Record<string, Record<string, string | undefined>> = {
   'deadletters.archive': { support: 'team', lead: 'team', admin: 'all' },
   'deadletters.discard': { lead: 'team', admin: 'all' },
   'sources.policy': { lead: 'team', admin: 'all' },
+  'sources.import': { lead: 'team', admin: 'all' },
   'clusters.merge': { lead: 'team', admin: 'all' },
   'audit.read': { lead: 'team', auditor: 'all', admin: 'all' },
   'admin.manage': { admin: 'all' },

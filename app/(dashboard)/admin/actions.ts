@@ -6,13 +6,18 @@ import { actionActor } from '@/lib/auth/guard';
 import { createTeam } from '@/lib/admin/teams';
 import { createUser, updateUser } from '@/lib/admin/users';
 import { createIngestToken, createPersonalToken, revokeToken } from '@/lib/admin/tokens';
+import { isConnectorKind } from '@/lib/connectors/types';
 import { createSource } from '@/lib/sources/create-source';
+import { updateSourceConnection } from '@/lib/sources/update-connection';
 import { AppError } from '@/lib/errors';
+import { connectionFromForm } from './connection-kinds';
 
 export interface AdminState {
   ok?: string;
   error?: string;
   token?: string;
+  /** Where to go next (a new connector source's page, to test its connection). */
+  href?: string;
 }
 
 const str = (f: FormData, k: string) => {
@@ -20,7 +25,7 @@ const str = (f: FormData, k: string) => {
   return typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
 };
 
-async function run(fn: () => Promise<string | { ok: string; token?: string }>): Promise<AdminState> {
+async function run(fn: () => Promise<string | { ok: string; token?: string; href?: string }>): Promise<AdminState> {
   try {
     const r = await fn();
     revalidatePath('/admin');
@@ -64,8 +69,23 @@ export async function updateUserAction(_: AdminState, f: FormData) {
 export async function createSourceAction(_: AdminState, f: FormData) {
   return run(async () => {
     const actor = await actionActor('admin.manage');
-    const s = await createSource(actor, { name: str(f, 'name') ?? '', team: str(f, 'team') ?? '', kind: (str(f, 'kind') ?? 'builtin') as never });
-    return `Source ${s.name} created`;
+    const kind = str(f, 'kind') ?? 'builtin';
+    const connection = isConnectorKind(kind) ? connectionFromForm(kind, f, 'create') : {};
+    const s = await createSource(actor, { name: str(f, 'name') ?? '', team: str(f, 'team') ?? '', kind: kind as never, ...connection });
+    return isConnectorKind(kind) ? { ok: `Source ${s.name} created`, href: `/sources/${encodeURIComponent(s.name)}` } : `Source ${s.name} created`;
+  });
+}
+
+export async function updateConnectionAction(_: AdminState, f: FormData) {
+  return run(async () => {
+    const actor = await actionActor('admin.manage');
+    const source = str(f, 'source') ?? '';
+    const kind = str(f, 'kind') ?? '';
+    if (!isConnectorKind(kind)) throw new AppError('unprocessable', 'Not a connector source');
+    const { source: s, changed } = await updateSourceConnection(actor, source, { ...connectionFromForm(kind, f, 'patch'), description: str(f, 'description') ?? null });
+    revalidatePath(`/sources/${encodeURIComponent(s.name)}`);
+    revalidatePath(`/admin/sources/${encodeURIComponent(s.name)}`);
+    return changed ? `Connection of ${s.name} saved` : 'Nothing changed';
   });
 }
 

@@ -1,4 +1,5 @@
 'use client';
+import Link from 'next/link';
 import { useActionState, type ReactNode } from 'react';
 import type { AdminState } from './actions';
 
@@ -23,6 +24,7 @@ export function AdminForm({
       {state.ok ? <span className="badge good" role="status">{state.ok}</span> : null}
       {state.error ? <span className="error" role="alert">{state.error}</span> : null}
       {state.token ? <code data-testid="new-token">{state.token}</code> : null}
+      {state.href ? <Link href={state.href}>open it →</Link> : null}
     </form>
   );
 }

@@ -4,20 +4,30 @@ import { pageActor } from '@/lib/auth/guard';
 import { listTeams } from '@/lib/admin/teams';
 import { listUsers } from '@/lib/admin/users';
 import { listTokens } from '@/lib/admin/tokens';
+import Link from 'next/link';
+import { registeredConnectorKinds } from '@/lib/connectors';
+import { CONNECTOR_KINDS, isConnectorKind } from '@/lib/connectors/types';
 import { listSources } from '@/lib/sources/list-sources';
 import {
-  createSourceAction,
   createTeamAction,
   createTokenAction,
   createUserAction,
   revokeTokenAction,
   updateUserAction,
 } from './actions';
+import { CONNECTION_FORMS } from './connection-kinds';
+import { CreateSourceForm } from './create-source-form';
 import { AdminForm } from './forms';
 
 export default async function AdminPage() {
   const actor = await pageActor('admin.manage');
   const [users, teams, sources, tokens] = await Promise.all([listUsers(), listTeams(), listSources(actor, 'admin.manage'), listTokens()]);
+  const registered = new Set(registeredConnectorKinds());
+  const connectorKinds = CONNECTOR_KINDS.map((kind) => ({
+    kind,
+    label: CONNECTION_FORMS[kind]?.label ?? kind,
+    available: registered.has(kind) && CONNECTION_FORMS[kind] !== undefined,
+  }));
   const teamOptions = (
     <>
       <option value="">(no team)</option>
@@ -115,42 +125,35 @@ export default async function AdminPage() {
             <th>Kind</th>
             <th>Max receives</th>
             <th>Max redrives</th>
+            <th>Connection</th>
           </tr>
         </thead>
         <tbody>
           {sources.map((s) => (
-            <tr key={s.id}>
-              <td>{s.name}</td>
+            <tr key={s.id} data-source={s.name}>
+              <td>
+                <Link href={`/sources/${encodeURIComponent(s.name)}`}>{s.name}</Link>
+              </td>
               <td>{s.team.name}</td>
               <td>{s.kind}</td>
               <td>{s.maxReceives}</td>
               <td>{s.maxRedrives}</td>
+              <td>
+                {isConnectorKind(s.kind) ? (
+                  <>
+                    <Link href={`/admin/sources/${encodeURIComponent(s.name)}`}>edit connection</Link>
+                    {s.importPaused ? <span className="badge warn">import paused</span> : null}
+                  </>
+                ) : (
+                  '—'
+                )}
+              </td>
             </tr>
           ))}
         </tbody>
       </table>
       <div className="card" style={{ marginTop: 12 }}>
-        <AdminForm action={createSourceAction} submit="Create source" testId="create-source">
-          <label>
-            Name
-            <input name="name" required pattern="[a-z0-9][a-z0-9._-]{0,62}" />
-          </label>
-          <label>
-            Team
-            <select name="team" required>
-              {teams.map((t) => (
-                <option key={t.id}>{t.name}</option>
-              ))}
-            </select>
-          </label>
-          <label>
-            Kind
-            <select name="kind">
-              <option value="builtin">built-in queue</option>
-              <option value="ingest">ingest API</option>
-            </select>
-          </label>
-        </AdminForm>
+        <CreateSourceForm teams={teams.map((t) => t.name)} connectorKinds={connectorKinds} />
       </div>
 
       <h2>Tokens</h2>

@@ -7,6 +7,7 @@ import { listAlarmEvents } from '@/lib/alarms/list-alarms';
 import { AppError } from '@/lib/errors';
 import { isChartRange, sourceCharts, CHART_RANGES, type ChartRange } from '@/lib/rollups/source-charts';
 import { formatDuration } from '@/lib/sla/duration';
+import { getSource } from '@/lib/sources/get-source';
 import { getSourcePolicy } from '@/lib/sources/update-policy';
 import { AgeHistogramChart } from '../../_charts/age-histogram-chart';
 import { DepthAgeChart } from '../../_charts/depth-age-chart';
@@ -14,12 +15,13 @@ import { RateByReasonChart } from '../../_charts/rate-by-reason-chart';
 import { Sparkline } from '../../_charts/sparkline';
 import { redriveHref } from '../../_redrive/redrive-href';
 import { AlarmBanner } from '../../alarms/alarm-banner';
+import { ConnectorPanel } from './connector-panel';
 import { PolicyForm } from './policy-form';
 import styles from '../sources.module.css';
 
 async function load(actor: Awaited<ReturnType<typeof pageActor>>, ref: string, range: ChartRange) {
   try {
-    return await Promise.all([sourceCharts(actor, ref, { range }), getSourcePolicy(actor, ref)]);
+    return await Promise.all([sourceCharts(actor, ref, { range }), getSourcePolicy(actor, ref), getSource(actor, ref)]);
   } catch (e) {
     if (e instanceof AppError && e.code === 'not_found') notFound();
     throw e;
@@ -31,7 +33,7 @@ export default async function SourcePage({ params, searchParams }: { params: Pro
   const ref = (await params).source;
   const sp = await searchParams;
   const range: ChartRange = isChartRange(sp.range) ? sp.range : '24h';
-  const [charts, { source: policy, warnings }] = await load(actor, ref, range);
+  const [charts, { source: policy, warnings }, detail] = await load(actor, ref, range);
   const { source } = charts;
   const events = await listAlarmEvents(actor, { sourceId: source.id, limit: 10 });
   const mayEdit = can(actor.role, 'sources.policy') && (actor.role === 'admin' || actor.teamId === source.teamId);
@@ -51,6 +53,7 @@ export default async function SourcePage({ params, searchParams }: { params: Pro
         ) : null}
       </p>
       <AlarmBanner actor={actor} sourceId={source.id} />
+      {detail.connector ? <ConnectorPanel actor={actor} source={detail} /> : null}
 
       <h2>Policy</h2>
       {mayEdit ? (

@@ -4,10 +4,11 @@ import { api } from '@/lib/auth/guard';
 import { readJsonBody } from '@/lib/http';
 import { createSource } from '@/lib/sources/create-source';
 import { listSources } from '@/lib/sources/list-sources';
+import { sourceView } from '@/lib/sources/source-view';
 
 export const GET = api('deadletters.read', async (_req, { actor }) => {
   const sources = await listSources(actor);
-  return Response.json({ sources: sources.map(({ redriveSecret: _s, ...s }) => ({ ...s, team: s.team.name })) });
+  return Response.json({ sources: sources.map(sourceView) });
 });
 
 export const POST = api('admin.manage', async (req, { actor }) => {

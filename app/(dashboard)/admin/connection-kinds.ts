@@ -1,0 +1,94 @@
+// The connection fields of each connector kind, as the admin forms show them (the per-kind fields
+// component, connection-fields.tsx) and read them back (connectionFromForm, in the server actions).
+// A kind without an entry here cannot be set up from the pages yet; adding SQS or NATS is one entry.
+// Field names are the connector's own settings (lib/connectors/<kind>/config.ts), which validate them.
+import type { ConnectorKind } from '@/lib/connectors/types';
+
+export interface ConnectionField {
+  /** The setting's name in sources.connection, or in the secret for `secret` fields. */
+  name: string;
+  label: string;
+  type: 'text' | 'url' | 'number' | 'select' | 'secret';
+  required?: boolean;
+  placeholder?: string;
+  options?: { value: string; label: string }[];
+}
+
+export interface ConnectionKindForm {
+  label: string;
+  fields: ConnectionField[];
+  /** Whether the error-text mapping applies (the kind's messages carry headers or a body, not an error). */
+  errorText: boolean;
+}
+
+export const CONNECTION_FORMS: Partial<Record<ConnectorKind, ConnectionKindForm>> = {
+  rabbitmq: {
+    label: 'RabbitMQ dead-letter queue',
+    fields: [
+      { name: 'url', label: 'AMQP URL (with credentials)', type: 'secret', required: true, placeholder: 'amqp://user:pass@host:5672/vhost' },
+      { name: 'queue', label: 'Dead-letter queue', type: 'text', required: true, placeholder: 'orders.dlq' },
+      { name: 'targetQueue', label: 'Redrive to queue (default: original exchange)', type: 'text', placeholder: 'original exchange and routing keys' },
+      { name: 'managementUrl', label: 'Management API URL (optional)', type: 'url', placeholder: 'http://host:15672' },
+      { name: 'prefetch', label: 'Prefetch', type: 'number', placeholder: '1000' },
+    ],
+    errorText: true,
+  },
+  bullmq: {
+    label: "Another app's BullMQ failed set",
+    fields: [
+      { name: 'url', label: 'Redis URL (with credentials)', type: 'secret', required: true, placeholder: 'redis://:pass@host:6379/0' },
+      { name: 'queue', label: 'Queue name', type: 'text', required: true, placeholder: 'emails' },
+      { name: 'prefix', label: 'Key prefix', type: 'text', placeholder: 'bull' },
+      {
+        name: 'afterImport',
+        label: 'After import',
+        type: 'select',
+        options: [
+          { value: 'leave', label: 'leave the job in place (the app’s tools keep working)' },
+          { value: 'remove', label: 'remove the job once its row committed' },
+        ],
+      },
+    ],
+    errorText: false,
+  },
+};
+
+/** The error-text mapping's fields (lib/connectors/error-text.ts), under connection.errorText. */
+export const ERROR_TEXT_FIELDS: ConnectionField[] = [
+  { name: 'typeHeader', label: 'Error type header', type: 'text', placeholder: 'x-exception-fqcn' },
+  { name: 'messageHeader', label: 'Error message header', type: 'text', placeholder: 'x-exception-message' },
+  { name: 'stackHeader', label: 'Stack trace header', type: 'text', placeholder: 'x-exception-stacktrace' },
+  { name: 'typePath', label: 'Error type JSON path', type: 'text', placeholder: '$.error.type' },
+  { name: 'messagePath', label: 'Error message JSON path', type: 'text', placeholder: '$.error.message' },
+  { name: 'stackPath', label: 'Stack trace JSON path', type: 'text', placeholder: '$.error.stack' },
+];
+
+const field = (f: FormData, k: string) => {
+  const v = f.get(k);
+  return typeof v === 'string' ? v.trim() : '';
+};
+
+/**
+ * A kind's connection from its form (fields named `connection.<name>`, `secret.<name>` and
+ * `errorText.<name>`). Creating, blank fields are left out; editing (`patch`), a blank setting is
+ * removed (null) and a blank secret keeps the stored one.
+ */
+export function connectionFromForm(kind: ConnectorKind, f: FormData, mode: 'create' | 'patch') {
+  const spec = CONNECTION_FORMS[kind];
+  if (!spec) return {};
+  const connection: Record<string, unknown> = {};
+  const secret: Record<string, string> = {};
+  for (const x of spec.fields) {
+    const v = field(f, x.type === 'secret' ? `secret.${x.name}` : `connection.${x.name}`);
+    if (x.type === 'secret') {
+      if (v) secret[x.name] = v;
+    } else if (v) connection[x.name] = x.type === 'number' && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v;
+    else if (mode === 'patch') connection[x.name] = null;
+  }
+  if (spec.errorText) {
+    const mapping = Object.fromEntries(ERROR_TEXT_FIELDS.map((x) => [x.name, field(f, `errorText.${x.name}`)]).filter(([, v]) => v));
+    if (Object.keys(mapping).length) connection.errorText = mapping;
+    else if (mode === 'patch') connection.errorText = null;
+  }
+  return { connection, ...(Object.keys(secret).length || mode === 'create' ? { secret } : {}) };
+}

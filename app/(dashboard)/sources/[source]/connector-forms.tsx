@@ -1,0 +1,66 @@
+'use client';
+// "Test connection" and the import switch of a connector source.
+import { useActionState } from 'react';
+import { setImportPausedAction, testConnectionAction, type ConnectorState } from './connector-actions';
+
+export function TestConnection({ source }: { source: string }) {
+  const [state, action, pending] = useActionState<ConnectorState, FormData>(testConnectionAction, {});
+  const r = state.report;
+  return (
+    <form action={action} data-testid="connection-test">
+      <input type="hidden" name="source" value={source} />
+      <button type="submit" className="secondary" disabled={pending}>
+        {pending ? 'Testing…' : 'Test connection'}
+      </button>
+      {state.error ? (
+        <span className="error" role="alert">
+          {state.error}
+        </span>
+      ) : null}
+      {r ? (
+        <div role="status" data-testid="connection-report" style={{ marginTop: 8 }}>
+          <span className={`badge ${r.ok ? 'good' : 'bad'}`}>{r.ok ? 'connected' : 'failed'}</span> {r.summary}
+          {Object.keys(r.facts).length ? (
+            <table style={{ marginTop: 8 }}>
+              <tbody>
+                {Object.entries(r.facts).map(([k, v]) => (
+                  <tr key={k} data-fact={k}>
+                    <th>{k}</th>
+                    <td>{v === null ? '—' : String(v)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          ) : null}
+        </div>
+      ) : null}
+    </form>
+  );
+}
+
+export function ImportSwitch({ source, paused }: { source: string; paused: boolean }) {
+  const [state, action, pending] = useActionState<ConnectorState, FormData>(setImportPausedAction, {});
+  return (
+    <form action={action} className="inline" data-testid="import-switch">
+      <input type="hidden" name="source" value={source} />
+      <input type="hidden" name="paused" value={paused ? 'false' : 'true'} />
+      <label>
+        Reason (audited)
+        <input name="reason" placeholder="optional" />
+      </label>
+      <button type="submit" className={paused ? undefined : 'secondary'} disabled={pending}>
+        {paused ? 'Resume import' : 'Pause import'}
+      </button>
+      {state.ok ? (
+        <span className="badge good" role="status">
+          {state.ok}
+        </span>
+      ) : null}
+      {state.error ? (
+        <span className="error" role="alert">
+          {state.error}
+        </span>
+      ) : null}
+    </form>
+  );
+}

@@ -1,0 +1,77 @@
+// The source page's connector section: where the source reads from, its import's health (from
+// connector_health), the error-text notice, and the buttons its owners may use.
+import Link from 'next/link';
+import { can, type Actor } from '@/lib/auth';
+import { formatDuration } from '@/lib/sla/duration';
+import type { SourceDetail } from '@/lib/sources/get-source';
+import { ImportSwitch, TestConnection } from './connector-forms';
+
+const at = (d: Date | null) => (d ? `${d.toISOString().replace('T', ' ').slice(0, 19)} UTC (${formatDuration((Date.now() - d.getTime()) / 1000)} ago)` : 'never');
+
+export function ConnectorPanel({ actor, source }: { actor: Actor; source: SourceDetail }) {
+  const c = source.connector!;
+  const h = c.health;
+  const settings = source.connection ?? {};
+  const owner = actor.role === 'admin' || actor.teamId === source.teamId;
+  const mayOperate = can(actor.role, 'sources.import') && owner;
+  const state = source.importPaused ? 'paused' : !h ? 'not started yet' : h.consecutiveFailures > 0 ? 'failing' : 'running';
+  return (
+    <>
+      <h2>Connector</h2>
+      <div className="card" data-testid="connector-health">
+        <p>
+          Reads <code>{String(settings.queue ?? '?')}</code> ({source.kind}) · credentials {source.credentialsSet ? 'set' : 'missing'} · import{' '}
+          <span className={`badge ${state === 'running' ? 'good' : state === 'failing' ? 'bad' : 'warn'}`} data-testid="import-state">
+            {state}
+          </span>
+          {can(actor.role, 'admin.manage') ? (
+            <>
+              {' '}
+              · <Link href={`/admin/sources/${encodeURIComponent(source.name)}`}>edit connection</Link>
+            </>
+          ) : null}
+        </p>
+        <table>
+          <tbody>
+            <tr>
+              <th>Last successful poll</th>
+              <td data-testid="health-last-success">{at(h?.lastSuccessAt ?? null)}</td>
+            </tr>
+            <tr>
+              <th>Imported</th>
+              <td data-testid="health-imported">{h ? h.importedTotal : 0}</td>
+            </tr>
+            <tr>
+              <th>Lag (left on the broker)</th>
+              <td data-testid="health-lag">{h?.lag ?? '—'}</td>
+            </tr>
+            <tr>
+              <th>Last error</th>
+              <td data-testid="health-last-error">
+                {h?.lastError ? (
+                  <>
+                    <span className="error">{h.lastError}</span> <span className="muted">at {at(h.lastErrorAt)}</span>
+                    {h.consecutiveFailures > 0 ? ` · ${h.consecutiveFailures} failed attempt${h.consecutiveFailures === 1 ? '' : 's'} in a row` : ''}
+                  </>
+                ) : (
+                  'none'
+                )}
+              </td>
+            </tr>
+          </tbody>
+        </table>
+        {c.errorText.notice ? (
+          <p className="badge warn" data-testid="error-text-notice" style={{ marginTop: 8, whiteSpace: 'normal' }}>
+            {c.errorText.notice}
+          </p>
+        ) : null}
+        {mayOperate ? (
+          <div style={{ display: 'flex', gap: 24, flexWrap: 'wrap', marginTop: 12 }}>
+            <TestConnection source={source.name} />
+            <ImportSwitch source={source.name} paused={source.importPaused} />
+          </div>
+        ) : null}
+      </div>
+    </>
+  );
+}
