@@ -3,13 +3,20 @@ import { sourceScope, type Permission, type Principal } from '@/lib/auth';
 
 /**
  * Sources the actor may see for `permission` (team-scoped roles: their team's only). A connector
- * source's encrypted credentials never leave the server: they are not even read here.
+ * source's encrypted credentials never leave the server: they are not even read here, only whether
+ * they are stored (`credentialsStored`).
  */
-export function listSources(actor: Principal, permission: Permission = 'deadletters.read') {
-  return db().source.findMany({
+export async function listSources(actor: Principal, permission: Permission = 'deadletters.read') {
+  const sources = await db().source.findMany({
     where: sourceScope(actor, permission),
     orderBy: { name: 'asc' },
     include: { team: { select: { name: true } } },
     omit: { connectionSecret: true },
   });
+  const ids = sources.map((s) => s.id);
+  const stored = ids.length
+    ? await db().$queryRaw<{ id: string }[]>`SELECT id::text FROM sources WHERE id = ANY(${ids}::uuid[]) AND connection_secret IS NOT NULL`
+    : [];
+  const withSecret = new Set(stored.map((r) => r.id));
+  return sources.map((s) => ({ ...s, credentialsStored: withSecret.has(s.id) }));
 }

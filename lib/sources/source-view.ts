@@ -5,21 +5,23 @@ import { isConnectorKind } from '@/lib/connectors/types';
 
 type SourceRow = {
   redriveSecret: string | null;
-  connectionSecret: Uint8Array | null;
+  /** The ciphertext where the row was read with it; list reads carry only `credentialsStored`. */
+  connectionSecret?: Uint8Array | null;
+  credentialsStored?: boolean;
   connection: unknown;
   kind: string;
   team: { name: string };
 };
 
 export function sourceView<T extends SourceRow>(row: T) {
-  const { redriveSecret, connectionSecret, connection, team, ...rest } = row;
+  const { redriveSecret, connectionSecret, credentialsStored, connection, team, ...rest } = row;
   return {
     ...rest,
     team: team.name,
     redriveSecretSet: redriveSecret !== null,
     // Connector sources only: the non-secret settings, and whether credentials are stored.
     connection: isConnectorKind(row.kind) ? ((connection ?? {}) as Record<string, unknown>) : null,
-    credentialsSet: isConnectorKind(row.kind) ? connectionSecret !== null : null,
+    credentialsSet: isConnectorKind(row.kind) ? (credentialsStored ?? (connectionSecret !== null && connectionSecret !== undefined)) : null,
   };
 }
 export type SourceView = ReturnType<typeof sourceView>;
