@@ -12,7 +12,7 @@ import { ADVISORY_SUBJECTS } from './message';
 /** Captured advisories are kept this long (an advisory read and acknowledged stays until then too). */
 const CAPTURE_MAX_AGE_DAYS = 30;
 /** How long an advisory handed to Triage may stay unacknowledged before it is handed out again. */
-const READER_ACK_WAIT_S = 60;
+const READER_ACK_WAIT_S = 30;
 
 /**
  * The capture stream of a stream and consumer: one per pair on a server, whichever Triage sources

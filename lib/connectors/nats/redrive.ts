@@ -15,6 +15,13 @@ import { redrivePublish } from './message';
 
 const PUBLISH_TIMEOUT_MS = 10_000;
 
+/** The names along an error's cause chain. */
+function causes(err: unknown): string[] {
+  const names: string[] = [];
+  for (let e = (err as Error & { cause?: unknown })?.cause; e && names.length < 5; e = (e as { cause?: unknown }).cause) names.push((e as Error).name);
+  return names;
+}
+
 export function natsDestination(source: ConnectorSource<NatsConfig, NatsSecret>): RedriveDestination {
   const { secret } = source;
   const endpoint = endpointOf(secret.url);
@@ -38,9 +45,9 @@ export function natsDestination(source: ConnectorSource<NatsConfig, NatsSecret>)
       await js.publish(p.subject, p.payload, { headers: h, msgID: p.msgId, expect: { streamName: p.stream }, timeout: PUBLISH_TIMEOUT_MS });
       return { ok: true, acknowledged: false };
     } catch (err) {
-      const e = err as Error & { cause?: Error };
+      const e = err as Error;
       // No responders: no stream takes the subject any more (the client words it "jetstream is not enabled").
-      if (e.name === 'JetStreamNotEnabled' && e.cause?.name === 'NoResponders') {
+      if (e.name === 'JetStreamNotEnabled' && causes(e).includes('NoResponders')) {
         return { ok: false, error: `No stream takes subject "${p.subject}" on NATS at ${endpoint}`, failure: 'message' };
       }
       if (e.name === 'JetStreamApiError') {
