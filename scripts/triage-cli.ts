@@ -25,6 +25,8 @@ const USAGE = `usage: triage <command> [--json]
   source create --name N --team T [--kind builtin|ingest]
   source create --name N --team T --kind rabbitmq --url amqp://user:pass@host:5672/vhost --queue DLX_QUEUE
   source create --name N --team T --kind bullmq --redis-url redis://host:6379 --queue NAME [--prefix bull]
+  source create --name N --team T --kind nats --url nats://host:4222 --stream S --consumer C
+                [--token T | --user U --password P] [--delete-after-import]   (credentials may be in the URL instead)
   source pause-import --name N [--reason R] | source resume-import --name N   (a connector source's import)
   source update --name N [--retention 14d] [--deadline 7d] [--max-receives N] [--visibility-timeout 30s]
                 [--max-redrives N] [--approval-threshold N]   (durations: 14d, 36h, 90m, 45s or seconds)
@@ -71,6 +73,10 @@ const { positionals, values } = parseArgs({
     'redis-url': { type: 'string' },
     queue: { type: 'string' },
     prefix: { type: 'string' },
+    stream: { type: 'string' },
+    consumer: { type: 'string' },
+    token: { type: 'string' },
+    'delete-after-import': { type: 'boolean', default: false },
     reason: { type: 'string' },
     id: { type: 'string' },
     ids: { type: 'string' },
@@ -91,6 +97,13 @@ const actor = { ...SYSTEM, label: 'cli' };
 function connectorSecretFlags(kind: string): Record<string, string> | undefined {
   if (kind === 'rabbitmq') return { url: need(values.url, 'url') };
   if (kind === 'bullmq') return { url: need(values['redis-url'], 'redis-url') };
+  if (kind === 'nats') {
+    const secret: Record<string, string> = { url: need(values.url, 'url') };
+    if (values.token) secret.token = values.token;
+    if (values.user) secret.user = values.user;
+    if (values.password) secret.pass = values.password;
+    return secret;
+  }
   return undefined;
 }
 
@@ -98,6 +111,10 @@ function connectorSecretFlags(kind: string): Record<string, string> | undefined 
 function connectionFlags(kind: string): { connection?: Record<string, unknown>; secret?: Record<string, string> } {
   const secret = connectorSecretFlags(kind);
   if (!secret) return {};
+  if (kind === 'nats') {
+    const connection = { stream: need(values.stream, 'stream'), consumer: need(values.consumer, 'consumer'), deleteAfterImport: values['delete-after-import'] };
+    return { connection, secret };
+  }
   const connection: Record<string, unknown> = { queue: need(values.queue, 'queue') };
   if (kind === 'bullmq' && values.prefix !== undefined) connection.prefix = values.prefix;
   return { connection, secret };
@@ -174,7 +191,8 @@ async function main(): Promise<void> {
       // Never the secret itself: a connector source's URL is printed redacted.
       const secret = connectorSecretFlags(kind);
       const connection = s.connection as Record<string, unknown>;
-      const where = secret ? ` ${redactedSecret(secret).url} queue ${String(connection.queue)}` : '';
+      const location = kind === 'nats' ? `stream ${String(connection.stream)} consumer ${String(connection.consumer)}` : `queue ${String(connection.queue)}`;
+      const where = secret ? ` ${redactedSecret(secret).url} ${location}` : '';
       return out(`source ${s.name} (${s.id})${where}`, {
         id: s.id,
         name: s.name,

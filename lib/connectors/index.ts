@@ -2,6 +2,7 @@
 // becomes a ConnectorSource here: its settings parsed by the connector's schema, its secrets decrypted.
 import { unprocessable } from '@/lib/errors';
 import { bullmqConnector } from './bullmq';
+import { natsConnector } from './nats';
 import { rabbitmqConnector } from './rabbitmq';
 import { decryptSecret, type ConnectorSecret } from './secrets';
 import { isConnectorKind, type Connector, type ConnectorKind, type ConnectorSource } from './types';
@@ -15,6 +16,7 @@ type AnyConnector = Connector<any, any>;
 const CONNECTORS: Partial<Record<ConnectorKind, AnyConnector>> = {
   rabbitmq: rabbitmqConnector,
   bullmq: bullmqConnector,
+  nats: natsConnector,
 };
 
 /** The connector of a kind, or a 422 saying this build has none for it. */
