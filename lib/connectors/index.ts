@@ -2,6 +2,7 @@
 // becomes a ConnectorSource here: its settings parsed by the connector's schema, its secrets decrypted.
 import { unprocessable } from '@/lib/errors';
 import { rabbitmqConnector } from './rabbitmq';
+import { sqsConnector } from './sqs';
 import { decryptSecret, type ConnectorSecret } from './secrets';
 import { isConnectorKind, type Connector, type ConnectorKind, type ConnectorSource } from './types';
 
@@ -13,6 +14,7 @@ type AnyConnector = Connector<any, any>;
 
 const CONNECTORS: Partial<Record<ConnectorKind, AnyConnector>> = {
   rabbitmq: rabbitmqConnector,
+  sqs: sqsConnector,
 };
 
 /** The connector of a kind, or a 422 saying this build has none for it. */
