@@ -56,7 +56,7 @@ export async function startEmulator(): Promise<Emulator> {
   installPeer();
   const port = await freePort();
   const child: ChildProcess = spawn(NODE22, [`${peer}/node_modules/fauxqs/dist/cli.js`], {
-    env: { PATH: process.env.PATH, FAUXQS_PORT: String(port), FAUXQS_HOST: 'localhost' },
+    env: { ...process.env, FAUXQS_PORT: String(port), FAUXQS_HOST: 'localhost' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
