@@ -24,6 +24,8 @@ const USAGE = `usage: triage <command> [--json]
   source create --name N --team T [--kind builtin|ingest]
   source create --name N --team T --kind rabbitmq --url amqp://user:pass@host:5672/vhost --queue DLX_QUEUE
   source create --name N --team T --kind bullmq --redis-url redis://host:6379 --queue NAME [--prefix bull]
+  source create --name N --team T --kind sqs --queue-url URL [--source-queue-url URL] [--endpoint URL] [--region R]
+                [--access-key-id K --secret-access-key S]   (no keys: the AWS SDK's environment)
   source pause-import --name N [--reason R] | source resume-import --name N   (a connector source's import)
   source update --name N [--retention 14d] [--deadline 7d] [--max-receives N] [--visibility-timeout 30s]
                 [--max-redrives N] [--approval-threshold N]   (durations: 14d, 36h, 90m, 45s or seconds)
@@ -66,6 +68,12 @@ const { positionals, values } = parseArgs({
     'redis-url': { type: 'string' },
     queue: { type: 'string' },
     prefix: { type: 'string' },
+    'queue-url': { type: 'string' },
+    'source-queue-url': { type: 'string' },
+    endpoint: { type: 'string' },
+    region: { type: 'string' },
+    'access-key-id': { type: 'string' },
+    'secret-access-key': { type: 'string' },
     reason: { type: 'string' },
     json: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
@@ -78,6 +86,10 @@ const actor = { ...SYSTEM, label: 'cli' };
 function connectorSecretFlags(kind: string): Record<string, string> | undefined {
   if (kind === 'rabbitmq') return { url: need(values.url, 'url') };
   if (kind === 'bullmq') return { url: need(values['redis-url'], 'redis-url') };
+  if (kind === 'sqs') {
+    if (!!values['access-key-id'] !== !!values['secret-access-key']) throw new AppError('bad_request', '--access-key-id and --secret-access-key go together');
+    return values['access-key-id'] ? { accessKeyId: values['access-key-id'], secretAccessKey: values['secret-access-key']! } : {};
+  }
   return undefined;
 }
 
@@ -85,6 +97,11 @@ function connectorSecretFlags(kind: string): Record<string, string> | undefined 
 function connectionFlags(kind: string): { connection?: Record<string, unknown>; secret?: Record<string, string> } {
   const secret = connectorSecretFlags(kind);
   if (!secret) return {};
+  if (kind === 'sqs') {
+    const optional = { sourceQueueUrl: values['source-queue-url'], endpoint: values.endpoint, region: values.region };
+    const connection = { queueUrl: need(values['queue-url'], 'queue-url'), ...Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined)) };
+    return { connection, secret };
+  }
   const connection: Record<string, unknown> = { queue: need(values.queue, 'queue') };
   if (kind === 'bullmq' && values.prefix !== undefined) connection.prefix = values.prefix;
   return { connection, secret };
@@ -133,7 +150,7 @@ async function main(): Promise<void> {
       // Never the secret itself: a connector source's URL is printed redacted.
       const secret = connectorSecretFlags(kind);
       const connection = s.connection as Record<string, unknown>;
-      const where = secret ? ` ${redactedSecret(secret).url} queue ${String(connection.queue)}` : '';
+      const where = kind === 'sqs' ? ` ${String(connection.queueUrl)}` : secret ? ` ${redactedSecret(secret).url} queue ${String(connection.queue)}` : '';
       return out(`source ${s.name} (${s.id})${where}`, {
         id: s.id,
         name: s.name,

@@ -2,8 +2,10 @@
 // SDK consumer fails messages past maxReceiveCount, the emulator's redrive policy moves them to the
 // DLQ, Triage imports them (write, then delete), and a redrive sends them back to the source queue.
 import { SendMessageBatchCommand, type MessageAttributeValue } from '@aws-sdk/client-sqs';
+import { spawnSync } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
+import { createTeam } from '@/lib/admin/teams';
 import { connectorSourceOf } from '@/lib/connectors';
 import { sqsRetentionWarnings } from '@/lib/connectors/sqs';
 import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
@@ -271,5 +273,30 @@ describe('SQS connector', () => {
     expect(await db().deadLetter.count({ where: { sourceId: source.id } })).toBe(0);
     connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
     await waitFor('both imported once the database takes them', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 2, 30_000, 250);
+  });
+
+  it('CLI: source create --kind sqs is picked up by the running connectors within 10 s; the keys are stored encrypted only', { timeout: 60_000 }, async () => {
+    const q = await queues(emu.client);
+    await createTeam(SYSTEM, { name: 'commerce' }).catch(() => undefined);
+    connectors = await startConnectorSupervisor({ discoveryMs: 500 });
+    const secretKey = 'cli-secret-key-9f8e7d6c';
+    const cli = spawnSync(
+      process.execPath,
+      ['node_modules/tsx/dist/cli.mjs', 'scripts/triage-cli.ts', 'source', 'create', '--name', 'orders-cli', '--team', 'commerce', '--kind', 'sqs',
+        '--queue-url', q.dlq, '--endpoint', emu.endpoint, '--region', 'us-east-1', '--access-key-id', 'AKIATEST', '--secret-access-key', secretKey, '--json'],
+      { encoding: 'utf8', env: process.env },
+    );
+    expect(cli.stderr).not.toContain(secretKey);
+    expect(cli.status).toBe(0);
+    const created = JSON.parse(cli.stdout) as Record<string, unknown>;
+    expect(created).toMatchObject({ name: 'orders-cli', kind: 'sqs', connection: { queueUrl: q.dlq, endpoint: emu.endpoint, region: 'us-east-1' }, secret: { accessKeyId: 'set', secretAccessKey: 'set' } });
+    expect(cli.stdout).not.toContain(secretKey);
+    const stored = await sql()<{ row: string }[]>`SELECT row_to_json(s)::text AS row FROM sources s WHERE name = 'orders-cli'`;
+    expect(stored[0]!.row).not.toContain(secretKey);
+
+    const started = Date.now();
+    await send(emu, q.dlq, [{ body: JSON.stringify({ order: 1 }) }]);
+    await waitFor('imported by the running worker', async () => (await db().deadLetter.count({ where: { source: { name: 'orders-cli' } } })) === 1, 10_000, 100);
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 });
