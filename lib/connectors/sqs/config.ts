@@ -26,6 +26,10 @@ export const sqsConfigSchema = z
     visibilityTimeoutSeconds: z.number().int().min(1).max(12 * 3600).default(120),
     /** Receives running at once (each returns at most 10 messages). */
     pollers: z.number().int().min(1).max(32).default(4),
+    /** Dead letters per write to Postgres. */
+    batchSize: z.number().int().min(10).max(1_000).default(200),
+    /** How long a partial batch waits for more receives before it is written. */
+    batchWaitMs: z.number().int().min(1).max(10_000).default(50),
     errorText: errorTextMappingSchema.optional(),
   })
   .strict();
