@@ -10,7 +10,7 @@ import { resetDatabase } from '../support/db';
 import { killChildren, spawnConnectors, waitFor } from './connectors-rabbitmq-support';
 import { queueCounts, queues, sqsSource, startEmulator, type Emulator } from './connectors-sqs-support';
 
-const N = 2_000;
+const N = 6_000;
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function imported(sourceId: string): Promise<number> {
