@@ -27,6 +27,8 @@ const USAGE = `usage: triage <command> [--json]
   source create --name N --team T --kind bullmq --redis-url redis://host:6379 --queue NAME [--prefix bull]
   source create --name N --team T --kind nats --url nats://host:4222 --stream S --consumer C
                 [--token T | --user U --password P] [--delete-after-import]   (credentials may be in the URL instead)
+  source create --name N --team T --kind sqs --queue-url URL [--source-queue-url URL] [--endpoint URL] [--region R]
+                [--access-key-id K --secret-access-key S]   (no keys: the AWS SDK's environment)
   source pause-import --name N [--reason R] | source resume-import --name N   (a connector source's import)
   source update --name N [--retention 14d] [--deadline 7d] [--max-receives N] [--visibility-timeout 30s]
                 [--max-redrives N] [--approval-threshold N]   (durations: 14d, 36h, 90m, 45s or seconds)
@@ -77,6 +79,12 @@ const { positionals, values } = parseArgs({
     consumer: { type: 'string' },
     token: { type: 'string' },
     'delete-after-import': { type: 'boolean', default: false },
+    'queue-url': { type: 'string' },
+    'source-queue-url': { type: 'string' },
+    endpoint: { type: 'string' },
+    region: { type: 'string' },
+    'access-key-id': { type: 'string' },
+    'secret-access-key': { type: 'string' },
     reason: { type: 'string' },
     id: { type: 'string' },
     ids: { type: 'string' },
@@ -104,6 +112,10 @@ function connectorSecretFlags(kind: string): Record<string, string> | undefined 
     if (values.password) secret.pass = values.password;
     return secret;
   }
+  if (kind === 'sqs') {
+    if (!!values['access-key-id'] !== !!values['secret-access-key']) throw new AppError('bad_request', '--access-key-id and --secret-access-key go together');
+    return values['access-key-id'] ? { accessKeyId: values['access-key-id'], secretAccessKey: values['secret-access-key']! } : {};
+  }
   return undefined;
 }
 
@@ -113,6 +125,11 @@ function connectionFlags(kind: string): { connection?: Record<string, unknown>; 
   if (!secret) return {};
   if (kind === 'nats') {
     const connection = { stream: need(values.stream, 'stream'), consumer: need(values.consumer, 'consumer'), deleteAfterImport: values['delete-after-import'] };
+    return { connection, secret };
+  }
+  if (kind === 'sqs') {
+    const optional = { sourceQueueUrl: values['source-queue-url'], endpoint: values.endpoint, region: values.region };
+    const connection = { queueUrl: need(values['queue-url'], 'queue-url'), ...Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined)) };
     return { connection, secret };
   }
   const connection: Record<string, unknown> = { queue: need(values.queue, 'queue') };
@@ -192,7 +209,7 @@ async function main(): Promise<void> {
       const secret = connectorSecretFlags(kind);
       const connection = s.connection as Record<string, unknown>;
       const location = kind === 'nats' ? `stream ${String(connection.stream)} consumer ${String(connection.consumer)}` : `queue ${String(connection.queue)}`;
-      const where = secret ? ` ${redactedSecret(secret).url} ${location}` : '';
+      const where = kind === 'sqs' ? ` ${String(connection.queueUrl)}` : secret ? ` ${redactedSecret(secret).url} ${location}` : '';
       return out(`source ${s.name} (${s.id})${where}`, {
         id: s.id,
         name: s.name,

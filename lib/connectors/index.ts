@@ -4,6 +4,7 @@ import { unprocessable } from '@/lib/errors';
 import { bullmqConnector } from './bullmq';
 import { natsConnector } from './nats';
 import { rabbitmqConnector } from './rabbitmq';
+import { sqsConnector } from './sqs';
 import { decryptSecret, type ConnectorSecret } from './secrets';
 import { isConnectorKind, type Connector, type ConnectorKind, type ConnectorSource } from './types';
 
@@ -17,6 +18,7 @@ const CONNECTORS: Partial<Record<ConnectorKind, AnyConnector>> = {
   rabbitmq: rabbitmqConnector,
   bullmq: bullmqConnector,
   nats: natsConnector,
+  sqs: sqsConnector,
 };
 
 /** The connector of a kind, or a 422 saying this build has none for it. */

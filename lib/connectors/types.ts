@@ -49,6 +49,8 @@ export interface ProbeReport {
   /** Facts by name (exists, depth, consumers, arguments…), shown as a list. */
   facts: Record<string, string | number | boolean | null>;
   error?: string;
+  /** What works but will hurt, for the source page (e.g. SQS: a DLQ that keeps messages no longer than its source queue). */
+  warnings?: string[];
 }
 
 /** What an import loop reports besides the dead letters it records. */

@@ -1,0 +1,46 @@
+// An Amazon SQS source's settings. The location is the dead-letter queue's URL; the source queue
+// (where a redrive sends) is configured, or found from the DLQ (see redrive.ts). Region, endpoint and
+// credentials are per source, or the AWS SDK's usual environment (AWS_REGION, AWS_ACCESS_KEY_ID…,
+// instance roles) when left out: the SDK reads those itself.
+import { z } from 'zod';
+import { errorTextMappingSchema } from '../error-text';
+
+const queueUrl = z.string().trim().url().max(1000);
+
+export const sqsConfigSchema = z
+  .object({
+    /** The dead-letter queue: what Triage imports. */
+    queueUrl,
+    /** The queue a redrive sends to; else the message's DeadLetterQueueSourceArn, else ListDeadLetterSourceQueues. */
+    sourceQueueUrl: queueUrl.optional(),
+    /** An SQS-compatible endpoint (http://localhost:4566); else the SDK's endpoint for the region. */
+    endpoint: z.string().trim().url().max(1000).optional(),
+    /** Else the region in the queue URL (sqs.<region>.amazonaws.com), else the SDK's environment. */
+    region: z.string().trim().regex(/^[a-z0-9-]{2,40}$/, 'a region like eu-west-1').optional(),
+    /** Long-poll wait of each receive (SQS allows 0–20 s; 20 keeps an idle queue to 3 requests a minute). */
+    waitTimeSeconds: z.number().int().min(0).max(20).default(20),
+    /**
+     * How long a received message stays hidden while Triage writes it. After a crash it reappears
+     * after this; a failed write releases it at once.
+     */
+    visibilityTimeoutSeconds: z.number().int().min(1).max(12 * 3600).default(120),
+    /** Receives running at once (each returns at most 10 messages). */
+    pollers: z.number().int().min(1).max(32).default(4),
+    /** Dead letters per write to Postgres. */
+    batchSize: z.number().int().min(10).max(1_000).default(200),
+    /** How long a partial batch waits for more receives before it is written. */
+    batchWaitMs: z.number().int().min(1).max(10_000).default(50),
+    errorText: errorTextMappingSchema.optional(),
+  })
+  .strict();
+export type SqsConfig = z.infer<typeof sqsConfigSchema>;
+
+export const sqsSecretSchema = z
+  .object({
+    accessKeyId: z.string().trim().min(1).max(256).optional(),
+    secretAccessKey: z.string().trim().min(1).max(256).optional(),
+    sessionToken: z.string().trim().min(1).max(4096).optional(),
+  })
+  .strict()
+  .refine((s) => !!s.accessKeyId === !!s.secretAccessKey, 'an access key id and a secret access key go together');
+export type SqsSecret = z.infer<typeof sqsSecretSchema>;

@@ -1,0 +1,154 @@
+// An SQS message ⇄ a Triage dead letter. Pure: no I/O, so the mapping is unit-tested on its own.
+//
+// Import keeps everything the message carried: the body (SQS bodies are text; stored as its UTF-8
+// bytes); each message attribute under its own name in the headers (a String as the string, any
+// other type as { "$type": DataType, "value" } or, for Binary, { "$type", "$bytes": base64 }, so it
+// sends back with its type); the system attributes (ApproximateReceiveCount, SentTimestamp…) and the
+// DLQ's message id under the reserved key "$sqs". Redrive sends the same body and attributes plus
+// Triage's original id and redrive count (SQS gives every sent message a new id).
+import type { MessageAttributeValue, Message, SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs';
+import type { FailureEntry, NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
+import type { OutgoingRedrive } from '@/lib/redrive/destinations';
+import { errorTextOf, type ErrorTextMapping } from '../error-text';
+
+/** Message attributes Triage writes on a redriven message. */
+export const TRIAGE_ATTRIBUTES = {
+  /** The message id of the first death (the SQS MessageId then): the same dead letter across generations. */
+  originalId: 'triage-original-id',
+  /** Times Triage redrove this message: the generation of its next dead letter. */
+  redriveCount: 'triage-redrive-count',
+} as const;
+
+/** SQS allows at most this many message attributes on a message. */
+export const SQS_MAX_ATTRIBUTES = 10;
+
+/** The headers key holding the SQS system attributes and the DLQ's message id (Triage's, never sent). */
+export const SYSTEM_KEY = '$sqs';
+
+type StoredAttribute = string | { $type: string; value?: string; $bytes?: string };
+
+function storedAttribute(v: MessageAttributeValue): StoredAttribute {
+  const type = v.DataType ?? 'String';
+  if (type.startsWith('Binary')) return { $type: type, $bytes: Buffer.from(v.BinaryValue ?? new Uint8Array()).toString('base64') };
+  if (type === 'String') return v.StringValue ?? '';
+  return { $type: type, value: v.StringValue ?? '' };
+}
+
+function sentAttribute(v: unknown): MessageAttributeValue | null {
+  if (typeof v === 'string') return { DataType: 'String', StringValue: v };
+  if (typeof v === 'number' || typeof v === 'boolean') return { DataType: 'String', StringValue: String(v) };
+  if (!v || typeof v !== 'object') return null;
+  const o = v as { $type?: unknown; value?: unknown; $bytes?: unknown };
+  if (typeof o.$type !== 'string') return { DataType: 'String', StringValue: JSON.stringify(v) };
+  if (o.$type.startsWith('Binary')) return { DataType: o.$type, BinaryValue: Buffer.from(String(o.$bytes ?? ''), 'base64') };
+  return { DataType: o.$type, StringValue: String(o.value ?? '') };
+}
+
+const isTriageAttribute = (name: string) => name === TRIAGE_ATTRIBUTES.originalId || name === TRIAGE_ATTRIBUTES.redriveCount;
+
+const millis = (v: string | undefined): Date | null => {
+  const n = Number(v);
+  return v && Number.isFinite(n) && n > 0 ? new Date(n) : null;
+};
+
+const nonNegativeInt = (v: string | undefined): number | null => {
+  const n = Number(v);
+  return v !== undefined && Number.isInteger(n) && n >= 0 ? n : null;
+};
+
+/** A message received from the dead-letter queue as Triage records it. */
+export function toDeadLetter(msg: Message, opts: { errorText?: ErrorTextMapping; sourceQueue?: string | null; now?: Date } = {}): NewDeadLetter {
+  const attrs = msg.Attributes ?? {};
+  const messageAttrs = msg.MessageAttributes ?? {};
+  const headers: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(messageAttrs)) headers[name] = storedAttribute(value);
+  headers[SYSTEM_KEY] = { ...attrs, MessageId: msg.MessageId ?? null, ...(msg.MD5OfBody ? { MD5OfBody: msg.MD5OfBody } : {}) };
+  const payload = Buffer.from(msg.Body ?? '', 'utf8');
+  const error = errorTextOf(Object.fromEntries(Object.entries(messageAttrs).map(([k, v]) => [k, v.StringValue ?? null])), payload, opts.errorText);
+  const originalId = messageAttrs[TRIAGE_ATTRIBUTES.originalId]?.StringValue;
+  const redriveCount = nonNegativeInt(messageAttrs[TRIAGE_ATTRIBUTES.redriveCount]?.StringValue) ?? 0;
+  const now = opts.now ?? new Date();
+  const receiveCount = nonNegativeInt(attrs.ApproximateReceiveCount);
+  const firstReceive = millis(attrs.ApproximateFirstReceiveTimestamp);
+  const sourceArn = attrs.DeadLetterQueueSourceArn;
+  const sourceQueue = sourceArn ? sourceArn.split(':').pop()! : (opts.sourceQueue ?? null);
+  const history: FailureEntry[] = [
+    {
+      // SQS's own word: the redrive policy moved it after maxReceiveCount receives.
+      reason: 'maxReceiveCount exceeded',
+      errorType: error.errorType,
+      errorMessage: error.errorMessage,
+      count: receiveCount ?? 1,
+      firstAt: (firstReceive ?? now).toISOString(),
+      lastAt: now.toISOString(),
+      ...(sourceQueue ? { queue: sourceQueue } : {}),
+    },
+  ];
+  return {
+    messageId: originalId || msg.MessageId!,
+    // A message Triage redrove that died again is the next generation of the same message id.
+    generation: redriveCount,
+    redriveCount,
+    payload,
+    contentType: null,
+    headers,
+    reason: 'MaxReceives',
+    errorType: error.errorType,
+    errorMessage: error.errorMessage,
+    errorStack: error.errorStack,
+    // The broker's count: every receive, in the source queue and since in the DLQ (Triage's own included).
+    receiveCount: receiveCount ?? undefined,
+    // When the message was first sent: SQS counts a standard queue's retention from then, in the DLQ too.
+    enqueuedAt: millis(attrs.SentTimestamp),
+    firstFailedAt: firstReceive ?? now,
+    lastFailedAt: now,
+    deadAt: now,
+    orderingKey: attrs.MessageGroupId ?? null,
+    idempotencyKey: attrs.MessageDeduplicationId ?? null,
+    consumerName: sourceQueue,
+    failureHistory: history,
+  };
+}
+
+/** A redriven dead letter as a SendMessageBatch entry, or why it cannot be sent. */
+export function redriveEntry(
+  m: OutgoingRedrive,
+  id: string,
+  opts: { fifo: boolean },
+): { entry: SendMessageBatchRequestEntry; size: number } | { error: string } {
+  const stored = m.headers ?? {};
+  const attributes: Record<string, MessageAttributeValue> = {};
+  for (const [name, v] of Object.entries(stored)) {
+    if (name === SYSTEM_KEY || isTriageAttribute(name)) continue;
+    const a = sentAttribute(v);
+    if (a) attributes[name] = a;
+  }
+  const own = Object.keys(attributes).length;
+  if (own + 2 > SQS_MAX_ATTRIBUTES) {
+    return {
+      error: `The message has ${own} message attributes; SQS allows ${SQS_MAX_ATTRIBUTES} and Triage needs 2 of them (${TRIAGE_ATTRIBUTES.originalId}, ${TRIAGE_ATTRIBUTES.redriveCount}) to recognise it if it dies again`,
+    };
+  }
+  attributes[TRIAGE_ATTRIBUTES.originalId] = { DataType: 'String', StringValue: m.messageId };
+  attributes[TRIAGE_ATTRIBUTES.redriveCount] = { DataType: 'Number', StringValue: String(m.redriveCount + 1) };
+  let body: string;
+  try {
+    body = new TextDecoder('utf-8', { fatal: true }).decode(m.payload);
+  } catch {
+    return { error: 'The body is not UTF-8 text; SQS message bodies are text' };
+  }
+  const entry: SendMessageBatchRequestEntry = { Id: id, MessageBody: body, MessageAttributes: attributes };
+  if (opts.fifo) {
+    const system = (stored[SYSTEM_KEY] ?? {}) as Record<string, unknown>;
+    const group = m.orderingKey ?? (typeof system.MessageGroupId === 'string' ? system.MessageGroupId : null);
+    if (!group) return { error: 'A FIFO queue needs a message group id and this message has none' };
+    entry.MessageGroupId = group;
+    // New: reusing the original inside SQS's 5-minute deduplication window would drop the redrive.
+    // Stable per (dead letter, redrive): a resend of the same item after a crash is deduplicated.
+    entry.MessageDeduplicationId = `triage-${m.deadLetterId}-${m.redriveCount + 1}`;
+  }
+  const size =
+    m.payload.byteLength +
+    Object.entries(attributes).reduce((n, [k, a]) => n + k.length + (a.DataType?.length ?? 0) + (a.StringValue ? Buffer.byteLength(a.StringValue) : (a.BinaryValue?.byteLength ?? 0)), 0);
+  return { entry, size };
+}
