@@ -189,7 +189,10 @@ describe('BullMQ connector', () => {
     // The fix: v2 fails only every fourth order. Redrive all 2,000 in place.
     a.version = 'v2';
     redrives = await startRedriveSupervisor(RUNNER);
-    const t = await startRedrive(actor, { selection: { source: source.name }, ratePerSecond: 2_000 });
+    // A short outcome window: a job not seen failed again by then counts as "no death seen".
+    const t = await startRedrive(actor, { selection: { source: source.name }, ratePerSecond: 2_000, outcomeWindowSeconds: 30 });
+    // One in four fails again on purpose: this test is about the connector, not the circuit breaker.
+    await db().redriveTask.update({ where: { id: t.id }, data: { breakerThreshold: 1 } });
     await waitFor('all sent', async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: t.id } })).sent === 2_000, 60_000);
     await waitFor('1,500 completed by the app', async () => a.completed.size === 1_500, 60_000);
     await waitFor('500 dead again, as generation 1', async () => (await db().deadLetter.count({ where: { sourceId: source.id, generation: 1 } })) === 500, 60_000);
@@ -202,7 +205,12 @@ describe('BullMQ connector', () => {
       return x.deadAgain === 500 ? x : undefined;
     }, 30_000);
     expect(task).toMatchObject({ sent: 2_000, deadAgain: 500, failed: 0, skipped: 0 });
-  }, 240_000);
+    const final = await waitFor('the task completed', async () => {
+      const x = await db().redriveTask.findUniqueOrThrow({ where: { id: t.id } });
+      return x.status === 'completed' ? x : undefined;
+    }, 90_000);
+    expect(final).toMatchObject({ sent: 2_000, deadAgain: 500, noDeathSeen: 1_500, acknowledged: 0 });
+  }, 300_000);
 
   it('removes imported jobs when the source says so; a redrive adds copies, whose failures come back as the next generation', async () => {
     const a = await app(undefined, 1);

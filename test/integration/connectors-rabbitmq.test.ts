@@ -102,7 +102,8 @@ describe('RabbitMQ connector', () => {
       }
       return 'reject';
     });
-    const task = await startRedrive(SYSTEM, { selection: { source: source.name }, ratePerSecond: 1_000 });
+    // A short outcome window: what is not seen dead by then counts as "no death seen" (no ack is observable on a broker).
+    const task = await startRedrive(SYSTEM, { selection: { source: source.name }, ratePerSecond: 1_000, outcomeWindowSeconds: 30 });
     // Three in four come back dead on purpose: this test is about the connector, not the circuit breaker.
     await db().redriveTask.update({ where: { id: task.id }, data: { breakerThreshold: 1 } });
     redrives = await startRedriveSupervisor({ reconcileMs: 500 });
@@ -127,8 +128,13 @@ describe('RabbitMQ connector', () => {
     expect(sample.headers['x-tenant']).toBe('acme');
 
     await waitFor('the task counts 1,500 dead again', async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).deadAgain === 1_500, 60_000, 500);
-    const final = await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } });
-    expect(final).toMatchObject({ sent: 2_000, deadAgain: 1_500, failed: 0 });
+    // The fixed ones were never seen dead again within the window: no death seen, never "acknowledged".
+    const final = await waitFor('the task completed', async () => {
+      const x = await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } });
+      return x.status === 'completed' ? x : undefined;
+    }, 90_000, 500);
+    expect(final).toMatchObject({ sent: 2_000, deadAgain: 1_500, noDeathSeen: 500, acknowledged: 0, failed: 0 });
+    expect(await db().deadLetter.count({ where: { sourceId: source.id, generation: 0, status: 'redriven' } })).toBe(2_000);
   });
 
   it("imports a quorum queue's delivery-limit dead letters as MaxReceives", { timeout: 180_000 }, async () => {
