@@ -281,7 +281,7 @@ describe('BullMQ connector', () => {
     await addJobs(a, 10_000);
     await waitFor('10,000 failed jobs', async () => (await failedCount(a)) === 10_000, 120_000);
     await a.close();
-    const source = await bullmqSource(a.queue.name, { batchSize: 400 });
+    const source = await bullmqSource(a.queue.name, { batchSize: 200 });
     const count = () => db().deadLetter.count({ where: { sourceId: source.id } });
     let kills = 0;
     for (let round = 0; (await count()) < 10_000; round++) {
@@ -289,9 +289,10 @@ describe('BullMQ connector', () => {
       const child = spawnConnectors();
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
       const before = await count();
-      // Kill it mid-import: a moment after its first batch committed.
-      await waitFor('import under way', async () => (await count()) > before || undefined, 30_000, 50).catch(() => undefined);
-      await new Promise((r) => setTimeout(r, 500 + Math.random() * 2_000));
+      // Kill it mid-import: a moment after its first batch committed (on an idle machine the whole
+      // import takes about two seconds, so the moment is short).
+      await waitFor('import under way', async () => (await count()) > before || undefined, 30_000, 20).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, Math.random() * 300));
       child.kill('SIGKILL');
       kills++;
       await exited;

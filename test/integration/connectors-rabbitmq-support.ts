@@ -190,7 +190,7 @@ export function spawnConnectors(): ChildWorker {
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
       output += line + '\n';
-      if (line.includes('"msg":"connectors ready"')) resolve();
+      if (line.includes('"msg":"ready"')) resolve();
     });
     child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
     void exited.then(() => reject(new Error(`connectors child exited before ready: ${output.slice(-4000)}`)));
