@@ -1,6 +1,7 @@
 // OpenAPI: redrive tasks (session cookie or personal API token). Team-scoped: another team's task is 404.
 import { z } from 'zod';
 import { redriveCommandInput, startRedriveInput } from '@/lib/redrive';
+import { SOURCE_KINDS } from '@/lib/sources/source-kind';
 import { errors, idParam, jsonContent, ref, schemaOf, type OpenApiArea } from './area';
 
 const security = [{ apiToken: [] }, { session: [] }];
@@ -24,7 +25,7 @@ const counts = z.object({
 const task = z.object({
   id: z.uuid(),
   status,
-  source: z.object({ id: z.uuid(), name: z.string(), kind: z.enum(['builtin', 'ingest']) }),
+  source: z.object({ id: z.uuid(), name: z.string(), kind: z.enum(SOURCE_KINDS) }),
   selection: z.unknown().describe('As asked for; the items are its frozen result'),
   ratePerSecond: z.int(),
   ramp: z.object({ steps: z.array(z.int()), stepSeconds: z.int() }).nullable(),
@@ -50,7 +51,7 @@ const task = z.object({
 });
 
 const preview = z.object({
-  source: z.object({ id: z.uuid(), name: z.string(), kind: z.enum(['builtin', 'ingest']) }),
+  source: z.object({ id: z.uuid(), name: z.string(), kind: z.enum(SOURCE_KINDS) }),
   count: z.int(),
   loops: z.int(),
   maxRedrives: z.int(),
