@@ -53,5 +53,6 @@ export async function testConnection(actor: Principal, sourceRef: string, timeou
     summary: scrub(report.summary),
     facts: Object.fromEntries(Object.entries(report.facts).map(([k, v]) => [k, typeof v === 'string' ? scrub(v) : v])),
     ...(report.error ? { error: scrub(report.error) } : {}),
+    ...(report.warnings?.length ? { warnings: report.warnings.map(scrub) } : {}),
   };
 }

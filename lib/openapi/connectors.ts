@@ -40,6 +40,7 @@ const probe = z.object({
   summary: z.string().describe('One line, e.g. "Queue \\"orders.dlq\\" exists: 12 messages, 0 consumers"'),
   facts: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).describe('exists, depth, consumers; with a management URL: arguments, bound exchanges'),
   error: z.string().optional(),
+  warnings: z.array(z.string()).optional().describe('What works but will hurt, e.g. SQS: a DLQ whose retention is not longer than its source queue'),
 });
 const importSwitch = z.object({ id: z.uuid(), name: z.string(), importPaused: z.boolean(), changed: z.boolean() });
 
@@ -47,7 +48,7 @@ export const connectorsArea: OpenApiArea = {
   tag: {
     name: 'connectors',
     description:
-      "Sources that read a broker's own dead-letter queue (RabbitMQ, another app's BullMQ). Credentials are encrypted at rest and never returned, only whether they are set.",
+      "Sources that read a broker's own dead-letter queue (RabbitMQ, another app's BullMQ, Amazon SQS, NATS JetStream). Credentials are encrypted at rest and never returned, only whether they are set.",
   },
   schemas: {
     SourceDetail: schemaOf(detail, 'output'),

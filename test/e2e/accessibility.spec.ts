@@ -1,7 +1,8 @@
 // Accessibility: axe-core's WCAG 2.0/2.1 A and AA rules on every page under app/, for every role that
 // may open it, with data on it (a source of its own holding breached, near-deadline, masked and
 // discarded dead letters, a cluster, a redrive task, an audit event, a webhook, alarm states), and
-// in the states users meet (an error after a bad submit, a preview, another payload view). A page
+// in the states users meet (an error after a bad submit, a preview, another payload view, a connector
+// source's page and its connection form). A page
 // added under app/ without an entry in PAGES fails the inventory test.
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -35,6 +36,8 @@ interface Seeded {
   cluster: string;
   redrive: string;
   auditEvent: string;
+  /** An SQS source on an endpoint nothing listens on: its page says the retention could not be checked. */
+  connector: string;
 }
 
 interface PageEntry {
@@ -65,6 +68,7 @@ const PAGES: Record<string, PageEntry> = {
   '/audit/:id': { access: { permission: 'audit.read' }, url: (s) => `/audit/${s.auditEvent}` },
   '/audit/verify': { access: { permission: 'audit.read', scope: 'all' }, url: () => '/audit/verify' },
   '/admin': { access: { permission: 'admin.manage' }, url: () => '/admin' },
+  '/admin/sources/:source': { access: { permission: 'admin.manage' }, url: (s) => `/admin/sources/${s.connector}` },
 };
 
 function pageFiles(dir: string): string[] {
@@ -111,6 +115,15 @@ async function seed(): Promise<Seeded> {
   const source =
     (await db().source.findUnique({ where: { name: SOURCE } })) ??
     (await createSource(actor, { name: SOURCE, team: 'commerce', description: 'What the accessibility suite looks at' }));
+  const connector =
+    (await db().source.findUnique({ where: { name: `${SOURCE}-sqs` } })) ??
+    (await createSource(actor, {
+      name: `${SOURCE}-sqs`,
+      team: 'commerce',
+      kind: 'sqs',
+      connection: { queueUrl: 'http://127.0.0.1:9/000000000000/a11y-dlq', endpoint: 'http://127.0.0.1:9', region: 'us-east-1' },
+      secret: {},
+    }));
   const now = Date.now();
   const order = (n: number, extra: object = {}) => Buffer.from(JSON.stringify({ order: n, gift: true, ...extra }));
   const failure = (errorType: string, errorMessage: string, ageMs: number) => ({
@@ -163,6 +176,7 @@ async function seed(): Promise<Seeded> {
     cluster: dl.clusterId!,
     redrive: task.id,
     auditEvent: event.id.toString(),
+    connector: connector.name,
   };
 }
 
@@ -289,6 +303,17 @@ test.describe('pages in the states users meet', () => {
       await form.getByLabel('Password').fill(DEMO_PASSWORD);
       await form.getByRole('button', { name: 'Create user' }).click();
       await expect(form.getByRole('alert')).toBeVisible();
+      await expectAccessible(page);
+    });
+
+    test("a connector source's page, and the create form with the SQS fields", async ({ page }) => {
+      await page.goto(`/sources/${seeded.connector}`);
+      await expect(page.getByTestId('retention-check')).toContainText('could not check');
+      await expectAccessible(page);
+      await page.goto('/admin');
+      const form = page.getByTestId('create-source');
+      await form.getByLabel('Kind').selectOption('sqs');
+      await expect(form.getByTestId('connection-fields-sqs')).toBeVisible();
       await expectAccessible(page);
     });
   });

@@ -119,3 +119,39 @@ test('the connection page shows the credentials only as set, and saves a change'
   await expect(page.getByText('source.connection.update').first()).toBeVisible();
   expect(await page.content()).not.toContain('guest:guest');
 });
+
+test('the create form offers SQS and NATS with their own fields; an SQS source page says when retention could not be checked', async ({ page }) => {
+  await page.goto('/admin');
+  const form = page.getByTestId('create-source');
+  const kind = form.getByLabel('Kind');
+  for (const label of ['Amazon SQS dead-letter queue', 'NATS JetStream consumer (max deliveries)']) {
+    await expect(kind.locator('option', { hasText: label })).toBeEnabled();
+    await expect(kind.locator('option', { hasText: label })).not.toContainText('not in this version');
+  }
+
+  await kind.selectOption('nats');
+  const nats = form.getByTestId('connection-fields-nats');
+  for (const label of ['NATS URL (credentials may be in it)', 'Stream', 'Durable consumer (with max_deliver)', 'After import']) {
+    await expect(nats.getByLabel(label, { exact: true })).toBeVisible();
+  }
+
+  // An endpoint nothing listens on: the page must still render, saying the check failed.
+  const sqsName = `e2e-sqs-${suffix}`;
+  await form.getByLabel('Name').fill(sqsName);
+  await form.getByLabel('Team').selectOption('commerce');
+  await kind.selectOption('sqs');
+  const sqs = form.getByTestId('connection-fields-sqs');
+  await sqs.getByLabel('Dead-letter queue URL', { exact: true }).fill('http://127.0.0.1:9/000000000000/orders-dlq');
+  await sqs.getByLabel('Endpoint (SQS-compatible server, optional)', { exact: true }).fill('http://127.0.0.1:9');
+  await sqs.getByLabel('Region (default: from the queue URL)', { exact: true }).fill('us-east-1');
+  await sqs.getByLabel('Access key id (optional)', { exact: true }).fill('AKIAE2ETEST');
+  await sqs.getByLabel('Secret access key (optional)', { exact: true }).fill('e2e-secret-key-never-shown');
+  await form.getByRole('button', { name: 'Create source' }).click();
+  await expect(form.getByRole('status')).toHaveText(`Source ${sqsName} created`);
+  await form.getByRole('link', { name: 'open it →' }).click();
+  await expect(page).toHaveURL(new RegExp(`/sources/${sqsName}$`));
+  const health = page.getByTestId('connector-health');
+  await expect(health).toContainText('Reads http://127.0.0.1:9/000000000000/orders-dlq (sqs) · credentials set');
+  await expect(health.getByTestId('retention-check')).toContainText('Retention: could not check');
+  expect(await page.content()).not.toContain('e2e-secret-key-never-shown');
+});

@@ -8,6 +8,8 @@ import { SYSTEM } from '@/lib/auth';
 import { createTeam } from '@/lib/admin/teams';
 import { connectorSourceOf } from '@/lib/connectors';
 import { sqsRetentionWarnings } from '@/lib/connectors/sqs';
+import { sourceRetentionCheck } from '@/lib/connectors/sqs/retention-check';
+import { testConnection } from '@/lib/connectors/test-connection';
 import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { closeDb, db, sql } from '@/lib/db';
 import { closeQueues } from '@/lib/queue';
@@ -246,6 +248,12 @@ describe('SQS connector', () => {
     expect(good.ok).toBe(true);
     expect(good.warnings).toBeUndefined();
     expect(await sqsRetentionWarnings(await db().source.findUniqueOrThrow({ where: { id: kept.id } }))).toEqual([]);
+
+    // What the source page shows, and what "test connection" answers.
+    expect(await sourceRetentionCheck(SYSTEM, 'orders-trap')).toEqual({ warnings: bad.warnings });
+    expect(await sourceRetentionCheck(SYSTEM, 'orders-kept')).toEqual({ warnings: [] });
+    expect((await testConnection(SYSTEM, 'orders-trap')).warnings).toEqual(bad.warnings);
+    expect(await testConnection(SYSTEM, 'orders-kept')).not.toHaveProperty('warnings');
   });
 
   it('releases a batch whose commit failed at once, not after the visibility timeout', { timeout: 120_000 }, async () => {

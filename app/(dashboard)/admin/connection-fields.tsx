@@ -27,11 +27,11 @@ function Field({ f, prefix, value, credentialsSet }: { f: ConnectionField; prefi
       </label>
     );
   }
-  if (f.type === 'select') {
+  if (f.type === 'select' || f.type === 'boolean') {
     return (
       <label>
         {f.label}
-        <select name={name} defaultValue={typeof value === 'string' ? value : f.options?.[0]?.value} aria-label={f.label}>
+        <select name={name} defaultValue={typeof value === 'string' || typeof value === 'boolean' ? String(value) : f.options?.[0]?.value} aria-label={f.label}>
           {f.options?.map((o) => (
             <option key={o.value} value={o.value}>
               {o.label}

@@ -1,6 +1,6 @@
 // The connection fields of each connector kind, as the admin forms show them (the per-kind fields
 // component, connection-fields.tsx) and read them back (connectionFromForm, in the server actions).
-// A kind without an entry here cannot be set up from the pages yet; adding SQS or NATS is one entry.
+// A kind without an entry here cannot be set up from the pages yet.
 // Field names are the connector's own settings (lib/connectors/<kind>/config.ts), which validate them.
 import type { ConnectorKind } from '@/lib/connectors/types';
 
@@ -8,7 +8,8 @@ export interface ConnectionField {
   /** The setting's name in sources.connection, or in the secret for `secret` fields. */
   name: string;
   label: string;
-  type: 'text' | 'url' | 'number' | 'select' | 'secret';
+  /** `boolean`: a select whose options are 'false' and 'true', stored as a boolean. */
+  type: 'text' | 'url' | 'number' | 'select' | 'boolean' | 'secret';
   required?: boolean;
   placeholder?: string;
   options?: { value: string; label: string }[];
@@ -40,16 +41,50 @@ export const CONNECTION_FORMS: Partial<Record<ConnectorKind, ConnectionKindForm>
       { name: 'queue', label: 'Queue name', type: 'text', required: true, placeholder: 'emails' },
       { name: 'prefix', label: 'Key prefix', type: 'text', placeholder: 'bull' },
       {
-        name: 'afterImport',
+        name: 'removeAfterImport',
         label: 'After import',
-        type: 'select',
+        type: 'boolean',
         options: [
-          { value: 'leave', label: 'leave the job in place (the app’s tools keep working)' },
-          { value: 'remove', label: 'remove the job once its row committed' },
+          { value: 'false', label: 'leave the job in place (the app’s tools keep working)' },
+          { value: 'true', label: 'remove the job once its row committed' },
         ],
       },
     ],
     errorText: false,
+  },
+  sqs: {
+    label: 'Amazon SQS dead-letter queue',
+    fields: [
+      { name: 'queueUrl', label: 'Dead-letter queue URL', type: 'url', required: true, placeholder: 'https://sqs.eu-west-1.amazonaws.com/123456789012/orders-dlq' },
+      { name: 'sourceQueueUrl', label: 'Redrive to queue URL (default: the DLQ’s source queue)', type: 'url', placeholder: 'found with ListDeadLetterSourceQueues' },
+      { name: 'endpoint', label: 'Endpoint (SQS-compatible server, optional)', type: 'url', placeholder: 'http://localhost:4566' },
+      { name: 'region', label: 'Region (default: from the queue URL)', type: 'text', placeholder: 'eu-west-1' },
+      // Left blank: the AWS SDK's usual environment (AWS_ACCESS_KEY_ID…, instance roles).
+      { name: 'accessKeyId', label: 'Access key id (optional)', type: 'secret', placeholder: 'blank: the AWS environment' },
+      { name: 'secretAccessKey', label: 'Secret access key (optional)', type: 'secret', placeholder: 'blank: the AWS environment' },
+    ],
+    errorText: true,
+  },
+  nats: {
+    label: 'NATS JetStream consumer (max deliveries)',
+    fields: [
+      { name: 'url', label: 'NATS URL (credentials may be in it)', type: 'secret', required: true, placeholder: 'nats://user:pass@host:4222' },
+      { name: 'token', label: 'Token (optional)', type: 'secret' },
+      { name: 'user', label: 'User (optional)', type: 'secret' },
+      { name: 'pass', label: 'Password (optional)', type: 'secret' },
+      { name: 'stream', label: 'Stream', type: 'text', required: true, placeholder: 'ORDERS' },
+      { name: 'consumer', label: 'Durable consumer (with max_deliver)', type: 'text', required: true, placeholder: 'orders-worker' },
+      {
+        name: 'deleteAfterImport',
+        label: 'After import',
+        type: 'boolean',
+        options: [
+          { value: 'false', label: 'leave the message in the stream' },
+          { value: 'true', label: 'delete it from the stream once its row committed (work-queue streams)' },
+        ],
+      },
+    ],
+    errorText: true,
   },
 };
 
@@ -82,7 +117,8 @@ export function connectionFromForm(kind: ConnectorKind, f: FormData, mode: 'crea
     const v = field(f, x.type === 'secret' ? `secret.${x.name}` : `connection.${x.name}`);
     if (x.type === 'secret') {
       if (v) secret[x.name] = v;
-    } else if (v) connection[x.name] = x.type === 'number' && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v;
+    } else if (x.type === 'boolean' && (v === 'true' || v === 'false')) connection[x.name] = v === 'true';
+    else if (v) connection[x.name] = x.type === 'number' && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v;
     else if (mode === 'patch') connection[x.name] = null;
   }
   if (spec.errorText) {

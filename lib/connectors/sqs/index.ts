@@ -8,7 +8,7 @@ import { importFromSqs } from './import';
 import { probeSqs } from './probe';
 import { sqsDestination } from './redrive';
 
-export { retentionWarning, sqsRetentionWarnings } from './probe';
+export { retentionWarning, sqsRetentionCheck, sqsRetentionWarnings } from './probe';
 
 export const sqsConnector: Connector<SqsConfig, SqsSecret> = {
   kind: 'sqs',

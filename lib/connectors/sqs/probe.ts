@@ -81,13 +81,21 @@ export async function probeSqs(source: ConnectorSource<SqsConfig, SqsSecret>, si
   }
 }
 
+const isRetentionWarning = (w: string) => w.includes('MessageRetentionPeriod');
+
 /**
- * The retention-trap warnings of a stored SQS source (for its page): what its probe finds. Empty
- * when the DLQ keeps messages longer than its source queue, or when the queues cannot be read (the
- * probe's error says why).
+ * The retention trap of a stored SQS source (for its page): the probe's retention warnings (empty
+ * when the DLQ keeps messages longer than its source queue), or the probe's error when the queues
+ * cannot be read.
  */
-export async function sqsRetentionWarnings(row: ConnectorSourceRow, signal?: AbortSignal): Promise<string[]> {
+export async function sqsRetentionCheck(row: ConnectorSourceRow, signal?: AbortSignal): Promise<{ warnings: string[] } | { error: string }> {
   const { source } = connectorSourceOf(row);
   const report = await probeSqs(source as ConnectorSource<SqsConfig, SqsSecret>, signal);
-  return (report.warnings ?? []).filter((w) => w.includes('MessageRetentionPeriod'));
+  return report.ok ? { warnings: (report.warnings ?? []).filter(isRetentionWarning) } : { error: report.error ?? report.summary };
+}
+
+/** The retention-trap warnings of a stored SQS source; empty as well when the queues cannot be read. */
+export async function sqsRetentionWarnings(row: ConnectorSourceRow, signal?: AbortSignal): Promise<string[]> {
+  const check = await sqsRetentionCheck(row, signal);
+  return 'warnings' in check ? check.warnings : [];
 }

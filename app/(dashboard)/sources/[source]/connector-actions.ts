@@ -12,7 +12,7 @@ export interface ConnectorState {
   ok?: string;
   error?: string;
   /** What "test connection" learnt; a probe that failed is a report with ok: false, not an error. */
-  report?: Pick<ConnectionTestResult, 'ok' | 'summary' | 'facts' | 'error'> & { testedAt: string };
+  report?: Pick<ConnectionTestResult, 'ok' | 'summary' | 'facts' | 'error' | 'warnings'> & { testedAt: string };
 }
 
 const str = (f: FormData, k: string) => {
@@ -34,7 +34,7 @@ export async function testConnectionAction(_: ConnectorState, f: FormData): Prom
   return run(async () => {
     const actor = await actionActor('sources.import');
     const r = await testConnection(actor, str(f, 'source') ?? '');
-    return { report: { ok: r.ok, summary: r.summary, facts: r.facts, ...(r.error ? { error: r.error } : {}), testedAt: r.testedAt.toISOString() } };
+    return { report: { ok: r.ok, summary: r.summary, facts: r.facts, ...(r.error ? { error: r.error } : {}), ...(r.warnings ? { warnings: r.warnings } : {}), testedAt: r.testedAt.toISOString() } };
   });
 }
 

@@ -1,10 +1,19 @@
 // The source page's connector section: where the source reads from, its import's health (from
 // connector_health), the error-text notice, and the buttons its owners may use.
 import Link from 'next/link';
+import { Suspense } from 'react';
 import { can, type Actor } from '@/lib/auth';
 import { formatDuration } from '@/lib/sla/duration';
 import type { SourceDetail } from '@/lib/sources/get-source';
 import { ImportSwitch, TestConnection } from './connector-forms';
+import { SqsRetention } from './sqs-retention';
+
+/** What the source reads, in its kind's own terms. */
+function location(kind: string, settings: Record<string, unknown>): string {
+  if (kind === 'sqs') return String(settings.queueUrl ?? '?');
+  if (kind === 'nats') return `stream ${String(settings.stream ?? '?')}, consumer ${String(settings.consumer ?? '?')}`;
+  return String(settings.queue ?? '?');
+}
 
 const at = (d: Date | null) => (d ? `${d.toISOString().replace('T', ' ').slice(0, 19)} UTC (${formatDuration((Date.now() - d.getTime()) / 1000)} ago)` : 'never');
 
@@ -20,7 +29,7 @@ export function ConnectorPanel({ actor, source }: { actor: Actor; source: Source
       <h2>Connector</h2>
       <div className="card" data-testid="connector-health">
         <p>
-          Reads <code>{String(settings.queue ?? '?')}</code> ({source.kind}) · credentials {source.credentialsSet ? 'set' : 'missing'} · import{' '}
+          Reads <code>{location(source.kind, settings)}</code> ({source.kind}) · credentials {source.credentialsSet ? 'set' : 'missing'} · import{' '}
           <span className={`badge ${state === 'running' ? 'good' : state === 'failing' ? 'bad' : 'warn'}`} data-testid="import-state">
             {state}
           </span>
@@ -60,6 +69,11 @@ export function ConnectorPanel({ actor, source }: { actor: Actor; source: Source
             </tr>
           </tbody>
         </table>
+        {source.kind === 'sqs' ? (
+          <Suspense fallback={<p className="muted">Checking the queues’ retention…</p>}>
+            <SqsRetention actor={actor} source={source.name} />
+          </Suspense>
+        ) : null}
         {c.errorText.notice ? (
           <p className="badge warn" data-testid="error-text-notice" style={{ marginTop: 8, whiteSpace: 'normal' }}>
             {c.errorText.notice}

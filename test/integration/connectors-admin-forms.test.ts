@@ -1,0 +1,177 @@
+// The admin pages' connection forms (app/(dashboard)/admin/connection-kinds.ts) for every connector
+// kind: what a filled-in create form posts becomes a source the API accepts and the connector parses,
+// with the connector's own setting names (a form field the connector's strict schema does not know
+// would be refused); the edit form's patch is accepted too. And the SQS source page's retention check
+// says "could not check" in bounded time when SQS does not answer.
+import { createServer, type Server, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SYSTEM } from '@/lib/auth';
+import { createPersonalToken } from '@/lib/admin/tokens';
+import { connectorSourceOf } from '@/lib/connectors';
+import { sourceRetentionCheck } from '@/lib/connectors/sqs/retention-check';
+import { closeDb, db } from '@/lib/db';
+import { closeQueues } from '@/lib/queue';
+import { updateSourceConnection } from '@/lib/sources/update-connection';
+import * as sourcesRoute from '@/app/api/v1/sources/route';
+import { CONNECTION_FORMS, connectionFromForm } from '@/app/(dashboard)/admin/connection-kinds';
+import { CONNECTOR_KINDS, type ConnectorKind } from '@/lib/connectors/types';
+import { resetDatabase } from '../support/db';
+import { demoWorld } from './sla-fixtures';
+
+let adminToken: string;
+
+/** The create form as an admin fills it in: name, team, kind and the kind's fields by their form names. */
+function form(kind: string, name: string, fields: Record<string, string>): FormData {
+  const f = new FormData();
+  f.set('name', name);
+  f.set('team', 'commerce');
+  f.set('kind', kind);
+  for (const [k, v] of Object.entries(fields)) f.set(k, v);
+  return f;
+}
+
+async function createFromForm(kind: ConnectorKind, f: FormData) {
+  const body = { name: f.get('name'), team: f.get('team'), kind, ...connectionFromForm(kind, f, 'create') };
+  const res = await sourcesRoute.POST(
+    new Request('http://127.0.0.1:3000/api/v1/sources', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }),
+    { params: Promise.resolve({}) },
+  );
+  return { status: res.status, json: (await res.json()) as Record<string, any> };
+}
+
+const parsed = async (name: string) => connectorSourceOf(await db().source.findUniqueOrThrow({ where: { name } })).source;
+
+describe('the admin connection forms', () => {
+  beforeAll(async () => {
+    await resetDatabase();
+    await demoWorld();
+    adminToken = (await createPersonalToken(SYSTEM, 'admin@triage.local')).token;
+  });
+  afterAll(async () => {
+    await closeQueues();
+    await closeDb();
+  });
+
+  it('has a form for every connector kind', () => {
+    expect(CONNECTOR_KINDS.filter((k) => !CONNECTION_FORMS[k])).toEqual([]);
+  });
+
+  it('creates an SQS source from the form, with or without access keys', async () => {
+    const queueUrl = 'http://127.0.0.1:4566/000000000000/orders-dlq';
+    const withKeys = await createFromForm(
+      'sqs',
+      form('sqs', 'orders-sqs', {
+        'connection.queueUrl': queueUrl,
+        'connection.sourceQueueUrl': 'http://127.0.0.1:4566/000000000000/orders',
+        'connection.endpoint': 'http://127.0.0.1:4566',
+        'connection.region': 'eu-west-1',
+        'secret.accessKeyId': 'AKIAFORMTEST',
+        'secret.secretAccessKey': 'form-secret-key-1',
+        'errorText.messagePath': '$.error.message',
+      }),
+    );
+    expect(withKeys.status).toBe(201);
+    const s = await parsed('orders-sqs');
+    expect(s.config).toMatchObject({
+      queueUrl,
+      sourceQueueUrl: 'http://127.0.0.1:4566/000000000000/orders',
+      endpoint: 'http://127.0.0.1:4566',
+      region: 'eu-west-1',
+      errorText: { messagePath: '$.error.message' },
+    });
+    expect(s.secret).toEqual({ accessKeyId: 'AKIAFORMTEST', secretAccessKey: 'form-secret-key-1' });
+
+    // Blank optional fields are left out: the SDK's environment gives the keys.
+    const bare = await createFromForm('sqs', form('sqs', 'orders-sqs-env', { 'connection.queueUrl': queueUrl, 'connection.region': '', 'secret.accessKeyId': '' }));
+    expect(bare.status).toBe(201);
+    expect((await parsed('orders-sqs-env')).secret).toEqual({});
+
+    const half = await createFromForm('sqs', form('sqs', 'orders-sqs-half', { 'connection.queueUrl': queueUrl, 'secret.accessKeyId': 'AKIAFORMTEST' }));
+    expect(half.status).toBe(422);
+    expect(half.json.error.message).toContain('an access key id and a secret access key go together');
+  });
+
+  it('creates a NATS source from the form, and the edit form switches delete-after-import', async () => {
+    const created = await createFromForm(
+      'nats',
+      form('nats', 'orders-nats', {
+        'secret.url': 'nats://127.0.0.1:4222',
+        'secret.user': 'app',
+        'secret.pass': 'nats-form-pass-7',
+        'connection.stream': 'ORDERS',
+        'connection.consumer': 'orders-worker',
+        'connection.deleteAfterImport': 'false',
+      }),
+    );
+    expect(created.status).toBe(201);
+    const s = await parsed('orders-nats');
+    expect(s.config).toMatchObject({ stream: 'ORDERS', consumer: 'orders-worker', deleteAfterImport: false });
+    expect(s.secret).toEqual({ url: 'nats://127.0.0.1:4222', user: 'app', pass: 'nats-form-pass-7' });
+
+    const edit = new FormData();
+    edit.set('connection.stream', 'ORDERS');
+    edit.set('connection.consumer', 'orders-worker');
+    edit.set('connection.deleteAfterImport', 'true');
+    const { changed } = await updateSourceConnection(SYSTEM, 'orders-nats', connectionFromForm('nats', edit, 'patch'));
+    expect(changed).toBe(true);
+    const after = await parsed('orders-nats');
+    expect(after.config).toMatchObject({ deleteAfterImport: true });
+    expect(after.secret).toEqual({ url: 'nats://127.0.0.1:4222', user: 'app', pass: 'nats-form-pass-7' });
+  });
+
+  it("creates a BullMQ source whose after-import choice is the connector's removeAfterImport", async () => {
+    const created = await createFromForm(
+      'bullmq',
+      form('bullmq', 'emails-bull', { 'secret.url': 'redis://127.0.0.1:6379/0', 'connection.queue': 'emails', 'connection.removeAfterImport': 'true' }),
+    );
+    expect(created.status).toBe(201);
+    expect((await parsed('emails-bull')).config).toMatchObject({ queue: 'emails', prefix: 'bull', removeAfterImport: true });
+  });
+
+  it('creates a RabbitMQ source from the form', async () => {
+    const created = await createFromForm(
+      'rabbitmq',
+      form('rabbitmq', 'orders-rabbit', { 'secret.url': 'amqp://guest:guest@127.0.0.1:5672/', 'connection.queue': 'orders.dlq', 'connection.prefetch': '50' }),
+    );
+    expect(created.status).toBe(201);
+    expect((await parsed('orders-rabbit')).config).toMatchObject({ queue: 'orders.dlq', prefetch: 50 });
+  });
+
+  describe("an SQS source page's retention check", () => {
+    let silent: Server;
+    let port: number;
+    const sockets = new Set<Socket>();
+    beforeAll(async () => {
+      // Accepts connections and never answers: an endpoint that swallows requests.
+      silent = createServer((socket) => sockets.add(socket));
+      await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+      port = (silent.address() as { port: number }).port;
+    });
+    afterAll(async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((r) => silent.close(r));
+    });
+
+    it('says it could not check, within its bound, when SQS does not answer', async () => {
+      const endpoint = `http://127.0.0.1:${port}`;
+      const created = await createFromForm(
+        'sqs',
+        form('sqs', 'silent-sqs', {
+          'connection.queueUrl': `${endpoint}/000000000000/orders-dlq`,
+          'connection.sourceQueueUrl': `${endpoint}/000000000000/orders`,
+          'connection.endpoint': endpoint,
+          'connection.region': 'us-east-1',
+          'secret.accessKeyId': 'AKIAFORMTEST',
+          'secret.secretAccessKey': 'form-secret-key-1',
+        }),
+      );
+      expect(created.status).toBe(201);
+      const check = await sourceRetentionCheck(SYSTEM, 'silent-sqs', 500);
+      expect(check).toEqual({ error: 'no answer from SQS within 1 s' });
+    });
+  });
+});
