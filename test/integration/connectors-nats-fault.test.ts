@@ -112,13 +112,17 @@ describe('NATS JetStream connector under faults', () => {
 
   it('loses nothing and writes nothing twice while the connectors process is SIGKILLed repeatedly', { timeout: 240_000 }, async () => {
     const w = await workStream({ maxDeliver: 2 });
-    const { sourceId, sent } = await deadLettered(w, `kill-${randomBytes(3).toString('hex')}`);
+    // Small batches: on an idle machine a child imports the whole 5,000 within a second otherwise.
+    const { sourceId, sent } = await deadLettered(w, `kill-${randomBytes(3).toString('hex')}`, { batchSize: 25 });
 
     let kills = 0;
     while (kills < 8) {
       const child = spawnConnectors();
       await child.ready;
-      await pause(300 + Math.floor(Math.random() * 900));
+      // Kill it mid-import: a moment after a batch committed.
+      const before = await imported(sourceId);
+      await waitFor('import under way', async () => (await imported(sourceId)) > before || undefined, 30_000, 20).catch(() => undefined);
+      await pause(Math.floor(Math.random() * 300));
       child.kill('SIGKILL');
       await child.exited;
       kills++;
