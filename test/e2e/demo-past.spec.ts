@@ -24,12 +24,15 @@ test.describe('team lead', () => {
       if ((await count(row.locator('td[data-col="breached"]'))) > 0) breached.push(source);
     }
     expect(near.length).toBeGreaterThanOrEqual(1);
-    expect(breached.length).toBeGreaterThanOrEqual(1);
+    // The demo's past leaves `notifications` past its deadline (lib/demo/past); other specs add sources
+    // of their own to the same team, so the board is read for the demo's source by name.
+    expect(breached).toContain('notifications');
+    const demo = 'notifications';
     // The badge leads to the open dead letters behind the number.
-    await expect(board.locator(`tr[data-source="${breached[0]}"] td[data-col="breached"] a`)).toHaveAttribute('href', `/dead-letters?source=${breached[0]}&status=open`);
+    await expect(board.locator(`tr[data-source="${demo}"] td[data-col="breached"] a`)).toHaveAttribute('href', `/dead-letters?source=${demo}&status=open`);
 
     // The 30-day trend: a line (not "—"), with a count at the end of each of the last 30 days.
-    const trend = board.locator(`tr[data-source="${breached[0]}"] [role="img"]`);
+    const trend = board.locator(`tr[data-source="${demo}"] [role="img"]`);
     await expect(trend).toBeVisible();
     const days = [...((await trend.getAttribute('aria-label')) ?? '').matchAll(/(\d{4}-\d{2}-\d{2}) (\d+|–)/g)];
     expect(days).toHaveLength(30);
