@@ -77,7 +77,8 @@ describe('RabbitMQ connector under faults', () => {
   it('loses nothing and writes nothing twice while the connectors process is SIGKILLed repeatedly', { timeout: 240_000 }, async () => {
     const t = await topology();
     const sent = await deadLettered(t);
-    const source = await connectorSource(t, `kill-${randomBytes(3).toString('hex')}`, { connection: { batchSize: 250 } });
+    // Small batches: an idle machine imports the 10,000 in about a second with batches of 250.
+    const source = await connectorSource(t, `kill-${randomBytes(3).toString('hex')}`, { connection: { batchSize: 50 } });
 
     // Each child is killed while it imports: after its first commit, between batches or inside one.
     let midImport = 0;
@@ -87,7 +88,7 @@ describe('RabbitMQ connector under faults', () => {
       const child = spawnConnectors();
       await child.ready;
       await waitFor('the import under way', async () => (await imported(source.id)) > before, 30_000, 20);
-      await pause(Math.floor(Math.random() * 500));
+      await pause(Math.floor(Math.random() * 150));
       child.kill('SIGKILL');
       await child.exited;
       if ((await imported(source.id)) < N) midImport++;
@@ -103,7 +104,7 @@ describe('RabbitMQ connector under faults', () => {
   it('shuts down cleanly on SIGTERM mid-import: what committed left the broker, the rest is back on the queue', { timeout: 180_000 }, async () => {
     const t = await topology();
     const sent = await deadLettered(t);
-    const source = await connectorSource(t, `term-${randomBytes(3).toString('hex')}`, { connection: { batchSize: 250 } });
+    const source = await connectorSource(t, `term-${randomBytes(3).toString('hex')}`, { connection: { batchSize: 50 } });
     const child = spawnConnectors();
     await child.ready;
     await waitFor('the import under way', async () => (await imported(source.id)) > 0, 30_000, 20);
