@@ -18,13 +18,14 @@ export interface BenchResult {
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const fixtures = join(repoRoot, 'test/fixtures/clustering');
-const besideRepo = resolve(repoRoot, '../shared/data/clustering/dlq-errors.ndjson');
+// Extra labelled corpora a developer scores by hand (e.g. a tuning corpus outside the repo): a comma-separated list.
+const extra = (process.env.TRIAGE_EXTRA_CORPORA ?? '').split(',').filter(Boolean).map((f) => resolve(f));
 const corpora = [
   ...readdirSync(fixtures)
     .filter((f) => f.endsWith('.ndjson'))
     .sort()
     .map((f) => join(fixtures, f)),
-  ...(existsSync(besideRepo) ? [besideRepo] : []),
+  ...extra.filter((f) => existsSync(f)),
 ];
 
 function loadCorpus(file: string): ErrorInput[] {
