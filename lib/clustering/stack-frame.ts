@@ -32,7 +32,7 @@ function normalizeFile(file: string): string {
   if (/\d/.test(f)) f = f.replace(/[0-9a-f]{8,}/gi, '<*>').replace(/\d{3,}/g, '<*>');
   // Where the code is checked out differs between machines and deploys (/srv/app-v2/…, /tmp/x/…);
   // the last segments name the code site, so the same code keeps the same key everywhere.
-  return f.split(/[/\\]/).filter(Boolean).slice(-FILE_SEGMENTS).join('/');
+  return f.split(/[/\\]/).filter((segment) => segment.length > 0 && segment !== '.').slice(-FILE_SEGMENTS).join('/');
 }
 
 const FILE_SEGMENTS = 3;
@@ -129,6 +129,15 @@ export function topInAppFrame(stack: string | undefined | null): StackFrame | un
     const trimmed = line.trim();
     if (trimmed.length === 0) continue;
 
+    // Python prints the outermost frame first: the innermost in-app frame is the last one.
+    const py = trimmed.startsWith('File "') ? /^File "(.+?)", line \d+(?:, in (.+))?$/.exec(trimmed) : null;
+    if (py) {
+      sawPython = true;
+      const [, file = '', fn = ''] = py;
+      if (!isPythonLibraryFile(file)) python = frame(fn, file);
+      continue;
+    }
+    if (sawPython) continue;
     // Rust: `  4: crate::module::function` then `at ./src/file.rs:42:18`, innermost first; the
     // panic's own location (`panicked at src/x.rs:4:5:`) stands in when no frame is the app's.
     const rs = /^\d+: (.+)$/.exec(trimmed);
@@ -158,15 +167,6 @@ export function topInAppFrame(stack: string | undefined | null): StackFrame | un
       if (parsed) return parsed;
       continue;
     }
-    // Python prints the outermost frame first: the innermost in-app frame is the last one.
-    const py = trimmed.startsWith('File "') ? /^File "(.+?)", line \d+(?:, in (.+))?$/.exec(trimmed) : null;
-    if (py) {
-      sawPython = true;
-      const [, file = '', fn = ''] = py;
-      if (!isPythonLibraryFile(file)) python = frame(fn, file);
-      continue;
-    }
-    if (sawPython) continue;
     // Go: `pkg.(*Type).Method(...)` then `\t/path/file.go:77 +0xa82`
     if (trimmed.endsWith(')') && !trimmed.startsWith('created by')) {
       const next = peekLine();
