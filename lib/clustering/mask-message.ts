@@ -151,15 +151,21 @@ const HOST_SUFFIXES = new Set([
   'sg', 'au', 'nz', 'ca', 'br', 'mx', 'za', 'example', 'test', 'invalid',
 ]);
 
+/** Top-level domains that no property or module name ends in: two labels are enough (`example.com`). */
+const GENERIC_HOST_SUFFIXES = new Set(['com', 'net', 'org', 'internal', 'local', 'localdomain', 'example', 'invalid']);
+
 /**
  * A host name: at least three lower-case labels ending in a top-level domain
- * (`tax-olxuj.svc.cluster.local`), not a property (`mapred.task.id`) or reverse-DNS identifier.
+ * (`tax-olxuj.svc.cluster.local`), or two ending in a generic one (`example.com`), or a
+ * certificate's wildcard (`*.example.org`); not a property (`mapred.task.id`) or reverse-DNS
+ * identifier.
  */
 function isHostname(s: string): boolean {
-  let dots = 0;
+  const wildcard = s.startsWith('*.');
+  let dots = wildcard ? 1 : 0;
   let labelLength = 0;
   let lastDot = -1;
-  for (let i = 0; i < s.length; i++) {
+  for (let i = wildcard ? 2 : 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     if (c === 46) {
       if (labelLength === 0) return false;
@@ -172,7 +178,9 @@ function isHostname(s: string): boolean {
       return false;
     }
   }
-  return dots >= 2 && labelLength > 0 && HOST_SUFFIXES.has(s.slice(lastDot + 1));
+  if (labelLength === 0 || dots === 0) return false;
+  const tld = s.slice(lastDot + 1);
+  return dots >= 2 ? HOST_SUFFIXES.has(tld) : GENERIC_HOST_SUFFIXES.has(tld);
 }
 
 /** An API version in a path (`/v1/orders`): part of the endpoint's name. */

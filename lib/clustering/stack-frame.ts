@@ -1,7 +1,20 @@
 // The top in-app frame of a stack trace: the innermost frame that is the application's own code,
 // as function and file, never the line (a line moves with every deploy; the function and file name
-// the code site). Library and runtime frames are skipped. Reads JS/Node, JVM (Java, Kotlin, Scala),
-// Python, Go, .NET, Ruby and PHP traces; anything else yields no frame.
+// the code site). Library and runtime frames are skipped (frame-libraries.ts, per runtime). Reads
+// JS/Node, JVM (Java, Kotlin, Scala), Python, Go, .NET, Ruby, PHP, Rust and Elixir/Erlang traces;
+// anything else yields no frame.
+
+import {
+  DOTNET_LIBRARY_PREFIXES,
+  JVM_LIBRARY_PREFIXES,
+  isBeamLibraryFrame,
+  isGoLibraryFrame,
+  isJsLibraryFile,
+  isPhpLibraryFile,
+  isPythonLibraryFile,
+  isRubyLibraryFile,
+  isRustLibraryFrame,
+} from './frame-libraries';
 
 export interface StackFrame {
   fn: string;
@@ -9,41 +22,6 @@ export interface StackFrame {
 }
 
 const MAX_STACK_CHARS = 8192;
-
-/** JVM packages that are the platform or well-known libraries, not the application. */
-const JVM_LIBRARY_PREFIXES = [
-  'java.', 'javax.', 'jdk.', 'sun.', 'com.sun.', 'kotlin.', 'kotlinx.', 'scala.', 'groovy.',
-  'jakarta.', 'org.springframework.', 'org.apache.', 'org.hibernate.', 'org.eclipse.', 'org.jboss.',
-  'org.glassfish.', 'org.junit.', 'org.mockito.', 'org.slf4j.', 'ch.qos.', 'io.netty.', 'io.grpc.',
-  'io.micrometer.', 'io.reactivex.', 'io.vertx.', 'reactor.', 'rx.', 'okhttp3.', 'okio.', 'retrofit2.',
-  'com.fasterxml.', 'com.google.', 'com.zaxxer.', 'org.postgresql.', 'com.mysql.', 'org.mariadb.',
-  'software.amazon.', 'com.amazonaws.', 'akka.', 'play.', 'feign.', 'io.opentelemetry.',
-];
-const DOTNET_LIBRARY_PREFIXES = ['System.', 'Microsoft.'];
-
-function isJsLibraryFile(file: string): boolean {
-  return (
-    file.includes('node_modules') ||
-    file.includes('node:') ||
-    file.startsWith('internal/') ||
-    file.includes('<anonymous>') ||
-    file === 'native' ||
-    file.startsWith('bun:') ||
-    file.startsWith('deno:') ||
-    // Core modules of older Node print a bare file name (`events.js:315:20`).
-    !/[/\\]/.test(file)
-  );
-}
-
-const isPythonLibraryFile = (file: string): boolean =>
-  /site-packages|dist-packages|[/\\]lib[/\\]python\d|^<frozen |^<string>$|[/\\]usr[/\\]lib[/\\]/.test(file);
-
-const isGoLibraryFrame = (fn: string, file: string): boolean =>
-  fn.startsWith('runtime.') || fn.startsWith('panic(') || fn.startsWith('testing.') ||
-  /[/\\]pkg[/\\]mod[/\\]|[/\\]go[/\\]src[/\\](runtime|net|sync|reflect|encoding|internal)[/\\]|GOROOT/.test(file);
-
-const isRubyLibraryFile = (file: string): boolean => /[/\\]gems[/\\]|[/\\]lib[/\\]ruby[/\\]|^<internal:/.test(file);
-const isPhpLibraryFile = (file: string): boolean => /[/\\]vendor[/\\]/.test(file);
 
 /** Strips what changes between builds or calls but not between code sites. */
 function normalizeFile(file: string): string {
@@ -54,7 +32,7 @@ function normalizeFile(file: string): string {
   if (/\d/.test(f)) f = f.replace(/[0-9a-f]{8,}/gi, '<*>').replace(/\d{3,}/g, '<*>');
   // Where the code is checked out differs between machines and deploys (/srv/app-v2/…, /tmp/x/…);
   // the last segments name the code site, so the same code keeps the same key everywhere.
-  return f.split(/[/\\]/).filter(Boolean).slice(-FILE_SEGMENTS).join('/');
+  return f.split(/[/\\]/).filter((segment) => segment.length > 0 && segment !== '.').slice(-FILE_SEGMENTS).join('/');
 }
 
 const FILE_SEGMENTS = 3;
@@ -95,6 +73,18 @@ function parseAtLine(line: string): StackFrame | null {
     if (loc === 'Native Method' || loc === 'Unknown Source') return null;
     return frame(fn, loc.replace(/:\d+$/, ''));
   }
+  // JVM without a location (`Foo.bar(Native Method)`), .NET without symbols (`Ns.Type.Method(String
+  // key, Int32 n)`): a dotted name glued to its parentheses, where JS puts a space before them.
+  const bare = /^([A-Za-z_][\w$.`<>|\[\],+\/-]*\.[\w$.`<>|\[\],+-]+)\(([^()]*)\)$/.exec(rest);
+  if (bare) {
+    const [, qualified = '', args = ''] = bare;
+    const fn = qualified.replace(/^[\w.@-]*\/\/?/, '');
+    if (args === 'Native Method' || args === 'Unknown Source') return null;
+    if (JVM_LIBRARY_PREFIXES.some((p) => fn.startsWith(p)) || DOTNET_LIBRARY_PREFIXES.some((p) => fn.startsWith(p))) {
+      return null;
+    }
+    return frame(fn, '');
+  }
   // JS: `fn (path:line:col)` or `path:line:col`
   let fn = '';
   let loc = rest;
@@ -134,15 +124,11 @@ export function topInAppFrame(stack: string | undefined | null): StackFrame | un
     return line;
   };
   const peekLine = (): string | undefined => (nextLine ??= readLine());
+  let rustPanicAt: string | undefined;
   for (let line = readLine(); line !== undefined; line = readLine()) {
     const trimmed = line.trim();
     if (trimmed.length === 0) continue;
 
-    if (trimmed.startsWith('at ')) {
-      const parsed = parseAtLine(trimmed.slice(3).trim());
-      if (parsed) return parsed;
-      continue;
-    }
     // Python prints the outermost frame first: the innermost in-app frame is the last one.
     const py = trimmed.startsWith('File "') ? /^File "(.+?)", line \d+(?:, in (.+))?$/.exec(trimmed) : null;
     if (py) {
@@ -152,6 +138,35 @@ export function topInAppFrame(stack: string | undefined | null): StackFrame | un
       continue;
     }
     if (sawPython) continue;
+    // Rust: `  4: crate::module::function` then `at ./src/file.rs:42:18`, innermost first; the
+    // panic's own location (`panicked at src/x.rs:4:5:`) stands in when no frame is the app's.
+    const rs = /^\d+: (.+)$/.exec(trimmed);
+    if (rs) {
+      const fn = rs[1]!.replace(/::h[0-9a-f]{16}$/, '');
+      const next = peekLine();
+      const at = next === undefined ? null : /^\s+at (.+?)(?::\d+){1,2}$/.exec(next);
+      if (at) readLine();
+      const file = at?.[1] ?? '';
+      if (!isRustLibraryFrame(fn, file)) return frame(fn, file);
+      continue;
+    }
+    if (rustPanicAt === undefined && trimmed.includes(' panicked at ')) {
+      const at = / panicked at (.+?\.rs):\d+(?::\d+)?/.exec(trimmed);
+      if (at) rustPanicAt = at[1]!;
+    }
+    // Elixir/Erlang: `(app 1.2.0) lib/app/orders.ex:42: App.Orders.place/1`, or without the app.
+    const ex = trimmed.includes('.ex') || trimmed.includes('.erl') ? /^(?:\(([\w-]+)(?: [^)]*)?\) )?(\S+\.(?:exs?|erl)):\d+: (.+)$/.exec(trimmed) : null;
+    if (ex) {
+      const [, app = '', file = '', fn = ''] = ex;
+      if (!isBeamLibraryFrame(app, file, fn)) return frame(fn, file);
+      continue;
+    }
+
+    if (trimmed.startsWith('at ')) {
+      const parsed = parseAtLine(trimmed.slice(3).trim());
+      if (parsed) return parsed;
+      continue;
+    }
     // Go: `pkg.(*Type).Method(...)` then `\t/path/file.go:77 +0xa82`
     if (trimmed.endsWith(')') && !trimmed.startsWith('created by')) {
       const next = peekLine();
@@ -177,5 +192,6 @@ export function topInAppFrame(stack: string | undefined | null): StackFrame | un
       if (!isPhpLibraryFile(file)) return frame(fn, file);
     }
   }
-  return python;
+  if (python) return python;
+  return rustPanicAt !== undefined && !isRustLibraryFrame('', rustPanicAt) ? frame('', rustPanicAt) : undefined;
 }

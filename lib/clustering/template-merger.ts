@@ -85,6 +85,9 @@ const DEFAULT_MIN_DISTINCT_VALUES = 4;
  * in `cupsd startup succeeded` / `klogd startup succeeded` the varying word is the event.
  */
 const MIN_LITERALS_FOR_COUNT = 3;
+/** Longest shared prefix and suffix, in tokens, that a variable run of varying length is looked for between. */
+const MAX_SPAN_PREFIX = 8;
+const MAX_SPAN_SUFFIX = 4;
 
 /** A token that names a cause even where other templates have other tokens. */
 function isCodeToken(token: string): boolean {
@@ -110,6 +113,13 @@ function sameKey(values: Set<string>): boolean {
     else if (k !== key) return false;
   }
   return key !== undefined;
+}
+
+/** `a, b, c`: items of one token each, more than one of them. */
+function isList(tokens: string[]): boolean {
+  if (tokens.length < 2) return false;
+  for (let i = 0; i < tokens.length - 1; i++) if (!tokens[i]!.endsWith(',')) return false;
+  return !tokens[tokens.length - 1]!.endsWith(',');
 }
 
 /** Runs of masks collapsed into one, as the fingerprint does. */
@@ -238,6 +248,7 @@ export class TemplateMerger {
         drafts.push(...this.mergeFamilies(byWidth.get(width)!.sort(byPattern), variableWords));
       }
     }
+    drafts = this.mergeSpans(drafts.sort(byPattern), group.topFrame !== undefined);
     const clusters = new Map<string, Cluster>();
     for (const draft of this.absorb(drafts)) {
       const template = collapse(draft.tokens);
@@ -254,6 +265,7 @@ export class TemplateMerger {
     let drafts = start;
     if (drafts.length < 2) return drafts;
     const width = drafts[0]!.tokens.length;
+    drafts = this.mergeVariedColumns(drafts, variableWords);
     for (let changed = true; changed; ) {
       changed = false;
       for (let j = 0; j < width; j++) {
@@ -282,6 +294,123 @@ export class TemplateMerger {
       }
     }
     return drafts;
+  }
+
+  /**
+   * Several columns at once, when one column cannot be isolated: `booking <*> not found for
+   * passenger <*> <*>` has three words with no digit that vary together, so no two templates agree
+   * everywhere but one column. A column is varied in a width class when most of its templates have
+   * their own value there (at least `minDistinctValues`, at least half the templates) and none is a
+   * code; templates that agree outside the varied columns merge when each column that differs
+   * among them holds at least `minDistinctValues` values there too, given at least
+   * MIN_LITERALS_FOR_COUNT words outside them and no fewer words than masked columns.
+   */
+  private mergeVariedColumns(drafts: Draft[], variableWords: Set<string>): Draft[] {
+    const n = drafts.length;
+    if (n < this.minDistinctValues) return drafts;
+    const width = drafts[0]!.tokens.length;
+    const varied = new Set<number>();
+    for (let j = 0; j < width; j++) {
+      const values = new Set<string>();
+      let code = false;
+      for (const d of drafts) {
+        const v = d.tokens[j]!;
+        if (isCodeToken(v)) {
+          code = true;
+          break;
+        }
+        values.add(v);
+      }
+      if (!code && values.size >= this.minDistinctValues && values.size * 2 >= n) varied.add(j);
+    }
+    if (varied.size < 2) return drafts;
+    const families = new Map<string, Draft[]>();
+    for (const d of drafts) {
+      const skeleton = d.tokens.map((t, i) => (varied.has(i) ? '' : t)).join('\u0003');
+      const family = families.get(skeleton);
+      if (family) family.push(d);
+      else families.set(skeleton, [d]);
+    }
+    if (families.size === drafts.length) return drafts;
+    const next: Draft[] = [];
+    for (const family of families.values()) {
+      const first = family[0]!.tokens;
+      const differing = [...varied].filter((j) => family.some((d) => d.tokens[j] !== first[j]));
+      let literals = 0;
+      for (let i = 0; i < width; i++) if (!varied.has(i) && !first[i]!.includes(MASK)) literals++;
+      const spread = differing.every((j) => new Set(family.map((d) => d.tokens[j])).size >= this.minDistinctValues);
+      if (!spread || literals < MIN_LITERALS_FOR_COUNT || literals < differing.length) {
+        next.push(...family);
+        continue;
+      }
+      const tokens = [...first];
+      for (const j of differing) {
+        tokens[j] = MASK;
+        for (const d of family) if (!d.tokens[j]!.includes(MASK)) variableWords.add(d.tokens[j]!);
+      }
+      next.push({ tokens, members: family.flatMap((d) => d.members), merged: true });
+    }
+    return next;
+  }
+
+  /**
+   * Variable parts of varying length (a list of validation errors, of unknown fields, of known
+   * properties): drafts that share a prefix and a suffix, with at least `minDistinctValues`
+   * different middles of at least two lengths and no code among them, merge into `prefix <*>
+   * suffix`. Within one error type and code site that is evidence enough; without a frame, the
+   * middles must also be lists of one-token items (`email, city, phone`), most of more than one,
+   * so that `Failed password for root` and `Failed password for invalid user <*>` stay two events,
+   * and so do clauses after a comma (`socket to <*>, Link has been severed`).
+   */
+  private mergeSpans(drafts: Draft[], framed: boolean): Draft[] {
+    if (drafts.length < this.minDistinctValues) return drafts;
+    const buckets = new Map<string, { prefix: number; suffix: number; members: Draft[] }>();
+    for (const d of drafts) {
+      const t = d.tokens;
+      for (let p = 1; p <= Math.min(MAX_SPAN_PREFIX, t.length - 1); p++) {
+        const head = t.slice(0, p).join('\u0003');
+        for (let q = 0; q <= Math.min(MAX_SPAN_SUFFIX, t.length - p - 1); q++) {
+          const key = `${p}\u0004${q}\u0004${head}\u0004${t.slice(t.length - q).join('\u0003')}`;
+          const bucket = buckets.get(key);
+          if (bucket) bucket.members.push(d);
+          else buckets.set(key, { prefix: p, suffix: q, members: [d] });
+        }
+      }
+    }
+    const candidates = [...buckets.values()]
+      .filter((b) => b.members.length >= this.minDistinctValues)
+      .sort((a, b) => b.members.length - a.members.length || b.prefix + b.suffix - (a.prefix + a.suffix));
+    if (candidates.length === 0) return drafts;
+    const taken = new Set<Draft>();
+    const merged: Draft[] = [];
+    for (const b of candidates) {
+      const members = b.members.filter((d) => !taken.has(d));
+      if (members.length < this.minDistinctValues) continue;
+      const first = members[0]!.tokens;
+      let literals = 0;
+      for (let i = 0; i < b.prefix; i++) if (!first[i]!.includes(MASK)) literals++;
+      for (let i = first.length - b.suffix; i < first.length; i++) if (!first[i]!.includes(MASK)) literals++;
+      if (literals < 2) continue;
+      const lengths = new Set<number>();
+      const middles = new Set<string>();
+      let lists = 0;
+      let code = false;
+      for (const d of members) {
+        const middle = d.tokens.slice(b.prefix, d.tokens.length - b.suffix);
+        if (middle.some(isCodeToken)) {
+          code = true;
+          break;
+        }
+        lengths.add(middle.length);
+        middles.add(middle.join(' '));
+        if (isList(middle)) lists++;
+      }
+      if (code || lengths.size < 2 || middles.size < this.minDistinctValues || (!framed && lists * 2 < members.length)) continue;
+      for (const d of members) taken.add(d);
+      const tokens = [...first.slice(0, b.prefix), MASK, ...first.slice(first.length - b.suffix)];
+      merged.push({ tokens, members: members.flatMap((d) => d.members), merged: true });
+    }
+    return merged.length === 0 ? drafts : [...drafts.filter((d) => !taken.has(d)), ...merged];
   }
 
   /**

@@ -49,11 +49,20 @@ describe('clustering on corpora of other flavours', () => {
     ['openssh-style', 0.98],
     ['bgl-style', 0.98],
     ['apache-proxifier-style', 0.95],
+    ['ecosystems-runtimes', 0.98],
+    ['ecosystems-infra', 0.98],
   ])('%s scores at least %s', (name, threshold) => {
     const corpus = join(fixtures, `${name}.ndjson`);
     const keys = clusterBatch(readErrors(corpus));
     expect(score(corpus, `${keys.join('\n')}\n`)).toBeGreaterThanOrEqual(threshold);
   });
+});
+
+describe('clustering dead letters of twelve ecosystems, through the CLI', () => {
+  it.each(['ecosystems-runtimes', 'ecosystems-infra'])('%s scores at least 0.98', (name) => {
+    const corpus = join(fixtures, `${name}.ndjson`);
+    expect(score(corpus, runCli([corpus]))).toBeGreaterThanOrEqual(0.98);
+  }, 60_000);
 });
 
 describe('cluster CLI', () => {

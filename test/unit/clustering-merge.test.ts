@@ -53,6 +53,37 @@ describe('TemplateMerger / clusterBatch', () => {
     expect(keys[0]).not.toBe(keys[4]);
   });
 
+  it('merges several digit-less id columns that vary together', () => {
+    const names = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank'];
+    const surnames = ['SMITH', 'GARCIA', 'ROSSI', 'NOVAK', 'SILVA', 'OLSEN'];
+    const codes = ['KXQZT', 'BLMPRW', 'ZZTRQ', 'HJKLMN', 'PQRSTV', 'WXZBC'];
+    const bookings = codes.map((c, i) => `booking ${c} not found for passenger ${names[i]} ${surnames[(i * 5) % 6]}`);
+    expect(distinct(keysOf(bookings, 'BookingNotFound'))).toBe(1);
+    // Three events that differ in three words stay three: too few values to prove anything.
+    const errnos = ['Bad file descriptor', 'Block device required', 'No child processes'].map((e) => `creating node map from file /a/17: ${e}`);
+    expect(distinct(keysOf([...errnos, 'creating node map from file /a/42: Bad file descriptor']))).toBe(3);
+  });
+
+  it('merges a variable run of varying length at one code site', () => {
+    const stack = "/app/app/models/subscription.rb:41:in 'Subscription#renew!'";
+    const errors = ['Email is invalid', "Name can't be blank", 'Plan must exist', 'Amount must be greater than 0', 'Card token is missing'];
+    const messages = [[0], [1, 2], [3, 0, 4], [2, 4], [1]].map((ix) => `Validation failed: ${ix.map((i) => errors[i]).join(', ')}`);
+    const keys = clusterBatch(messages.map((message) => ({ type: 'ActiveRecord::RecordInvalid', message, stack })));
+    expect(distinct(keys)).toBe(1);
+    // The same messages with no code site and no list shape stay apart.
+    expect(distinct(keysOf(messages))).toBeGreaterThan(1);
+  });
+
+  it('merges lists of one-token items without a frame, but not clauses after a comma', () => {
+    const fields = ['email', 'city', 'phone', 'street', 'iban', 'locale'];
+    const lists = [[0, 1], [2], [3, 4, 5], [1, 2, 3, 4], [5, 0]].map((ix) => `event has unknown fields: ${ix.map((i) => fields[i]).join(', ')}`);
+    expect(distinct(keysOf(lists, 'SchemaError'))).toBe(1);
+    const clauses = ['Link has been severed', 'Connection timed out', 'Connection reset by peer', 'No route to host', 'Broken pipe'].map(
+      (c) => `ciod: Error reading message prefix on socket to 10.0.0.1:7000, ${c}`,
+    );
+    expect(distinct(keysOf(clauses))).toBe(5);
+  });
+
   it('never merges across error types or top frames', () => {
     const message = "Cannot read properties of undefined (reading 'id')";
     const at = (fn: string) => `TypeError: ${message}\n    at ${fn} (/app/src/x.ts:1:1)`;
