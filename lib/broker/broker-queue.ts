@@ -3,7 +3,7 @@
 // does I/O, so tests and simulations replay exactly. lib/runtime applies the same rules on BullMQ.
 import { backoffDelay, fullJitter, seededRandom } from './backoff';
 import { Fifo } from './fifo';
-import { MinHeap } from './min-heap';
+import { TimerHeap } from './timer-heap';
 
 export type MessageId = number;
 
@@ -70,31 +70,27 @@ export interface BrokerStats {
 }
 
 // Message ids are assigned in send order, so comparing ids compares send order (per-key order).
-interface StoredMessage {
-  readonly id: MessageId;
-  readonly body: Uint8Array;
-  receives: number;
-  readonly redrives: number;
-  readonly key?: string;
-  readonly enqueuedAt: number;
-  lastFailure?: string;
-  /** Redriven under per-key order and not yet received: later messages of its key wait for it. */
-  released: boolean;
-}
+// A class with every field set in the constructor: one shape for every message, and the hiding's
+// state lives on the message itself rather than in an object of its own per delivery.
+class StoredMessage {
+  lastFailure: string | undefined = undefined;
+  /** While hidden: until when. */
+  until = 0;
+  /** While hidden: matches the heap entry that may end this hiding; older entries for the message are stale. */
+  lease = 0;
+  /** While hidden: the receipt of the consumer holding it, 0 during a retry backoff. */
+  receipt = 0;
 
-interface Hidden {
-  readonly message: StoredMessage;
-  readonly until: number;
-  /** Matches the heap entry that may end this hiding; older entries for the message are stale. */
-  readonly lease: number;
-  /** Set while a consumer holds the message, unset during a retry backoff. */
-  readonly receipt?: number;
-}
-
-interface Timer {
-  readonly at: number;
-  readonly lease: number;
-  readonly id: MessageId;
+  constructor(
+    readonly id: MessageId,
+    readonly body: Uint8Array,
+    public receives: number,
+    readonly redrives: number,
+    readonly key: string | undefined,
+    readonly enqueuedAt: number,
+    /** Redriven under per-key order and not yet received: later messages of its key wait for it. */
+    public released: boolean,
+  ) {}
 }
 
 interface StoredDeadLetter {
@@ -115,8 +111,9 @@ export class BrokerQueue {
   private readonly random: (() => number) | undefined;
 
   private readonly ready = new Fifo<StoredMessage>();
-  private readonly hidden = new Map<MessageId, Hidden>();
-  private readonly timers = new MinHeap<Timer>((a, b) => a.at < b.at || (a.at === b.at && a.lease < b.lease));
+  /** Messages held by a consumer or waiting out a backoff, by id. */
+  private readonly hidden = new Map<MessageId, StoredMessage>();
+  private readonly timers = new TimerHeap();
   // A Map keeps insertion (FIFO) order and deletes from the middle in O(1) for redrive.
   private readonly dlq = new Map<MessageId, StoredDeadLetter>();
   /** Per key: ids of its dead letters in send order; the first is the one the others wait behind. */
@@ -148,15 +145,8 @@ export class BrokerQueue {
 
   send(body: Uint8Array, now: number, options: { key?: string } = {}): MessageId {
     this.nextId += 1;
-    this.ready.push({
-      id: this.nextId,
-      body: new Uint8Array(body), // the producer may reuse its buffer; the payload must stay byte-exact
-      receives: 0,
-      redrives: 0,
-      ...(options.key === undefined ? {} : { key: options.key }),
-      enqueuedAt: now,
-      released: false,
-    });
+    // A copy: the producer may reuse its buffer; the payload must stay byte-exact.
+    this.ready.push(new StoredMessage(this.nextId, new Uint8Array(body), 0, 0, options.key, now, false));
     return this.nextId;
   }
 
@@ -192,7 +182,7 @@ export class BrokerQueue {
       // Hidden until the visibility timeout: a consumer that crashes or stalls fails this delivery.
       this.hide(message, now + this.visibilityMs, receipt);
       this.inFlightCount += 1;
-      return { ...snapshot(message), receipt };
+      return deliveryOf(message, receipt);
     }
     return undefined;
   }
@@ -204,13 +194,12 @@ export class BrokerQueue {
    */
   settle(delivery: MessageId | Pick<Delivery, 'id' | 'receipt'>, outcome: Outcome, now: number): boolean {
     const id = typeof delivery === 'number' ? delivery : delivery.id;
-    const held = this.hidden.get(id);
-    if (held?.receipt === undefined || now >= held.until) return false;
-    if (typeof delivery !== 'number' && delivery.receipt !== held.receipt) return false;
+    const message = this.hidden.get(id);
+    if (message === undefined || message.receipt === 0 || now >= message.until) return false;
+    if (typeof delivery !== 'number' && delivery.receipt !== message.receipt) return false;
     // The heap entry stays: it no longer matches a lease and is skipped when it comes due.
     this.hidden.delete(id);
     this.inFlightCount -= 1;
-    const { message } = held;
     switch (outcome.kind) {
       case 'ack':
         break;
@@ -263,26 +252,32 @@ export class BrokerQueue {
     };
   }
 
-  private hide(message: StoredMessage, until: number, receipt?: number): void {
+  private hide(message: StoredMessage, until: number, receipt = 0): void {
     const lease = ++this.leases;
-    this.hidden.set(message.id, receipt === undefined ? { message, until, lease } : { message, until, lease, receipt });
-    this.timers.push({ at: until, lease, id: message.id });
+    message.until = until;
+    message.lease = lease;
+    message.receipt = receipt;
+    this.hidden.set(message.id, message);
+    this.timers.push(until, lease, message.id);
   }
 
   // Lazy deletion: entries of acked, settled or re-hidden messages are dropped here, never searched for.
   private expireTimers(now: number): void {
-    for (let timer = this.timers.peek(); timer !== undefined && timer.at <= now; timer = this.timers.peek()) {
-      this.timers.pop();
-      const held = this.hidden.get(timer.id);
-      if (held === undefined || held.lease !== timer.lease) continue;
-      this.hidden.delete(timer.id);
-      if (held.receipt === undefined) {
+    const timers = this.timers;
+    while (timers.peekAt() <= now) {
+      const id = timers.peekId();
+      const lease = timers.peekLease();
+      timers.pop();
+      const held = this.hidden.get(id);
+      if (held === undefined || held.lease !== lease) continue;
+      this.hidden.delete(id);
+      if (held.receipt === 0) {
         this.delayedCount -= 1;
       } else {
         this.inFlightCount -= 1;
-        held.message.lastFailure = TIMEOUT_FAILURE; // the timed-out delivery stays counted
+        held.lastFailure = TIMEOUT_FAILURE; // the timed-out delivery stays counted
       }
-      this.ready.push(held.message);
+      this.ready.push(held);
     }
   }
 
@@ -306,7 +301,7 @@ export class BrokerQueue {
         break;
       }
       this.dlq.delete(message.id);
-      this.ready.push({ ...message, receives: 0, redrives: message.redrives + 1, released: parked !== undefined });
+      this.ready.push(new StoredMessage(message.id, message.body, 0, message.redrives + 1, message.key, message.enqueuedAt, parked !== undefined));
       released += 1;
       if (parked === undefined || message.key === undefined) break;
       insertSorted(this.releasedWaiting, message.key, message.id);
@@ -343,4 +338,10 @@ function insertSorted(lists: Map<string, MessageId[]>, key: string, id: MessageI
 function snapshot(message: StoredMessage): Message {
   const { id, body, receives, redrives, key, enqueuedAt } = message;
   return key === undefined ? { id, body, receives, redrives, enqueuedAt } : { id, body, receives, redrives, key, enqueuedAt };
+}
+
+/** snapshot() with the receipt, built at once (no second object spread from the first). */
+function deliveryOf(message: StoredMessage, receipt: number): Delivery {
+  const { id, body, receives, redrives, key, enqueuedAt } = message;
+  return key === undefined ? { id, body, receives, redrives, enqueuedAt, receipt } : { id, body, receives, redrives, key, enqueuedAt, receipt };
 }

@@ -30,8 +30,32 @@ export function clusterKey(type: string, template: string, frame: StackFrame | u
 }
 
 export function fingerprint(error: ErrorInput): Fingerprint {
-  const template = maskMessage(error.message ?? '').join(' ');
-  const topFrame = topInAppFrame(error.stack);
-  const key = clusterKey(error.type?.trim() ?? '', template, topFrame);
+  return fingerprintOfTemplate(error.type, maskMessage(error.message ?? '').join(' '), error.stack);
+}
+
+function fingerprintOfTemplate(type: string | null | undefined, template: string, stack: string | null | undefined): Fingerprint {
+  const topFrame = topInAppFrame(stack);
+  const key = clusterKey(type?.trim() ?? '', template, topFrame);
   return topFrame ? { key, template, topFrame } : { key, template };
+}
+
+/**
+ * `fingerprint` for a batch: a batch repeats a handful of causes, often with messages that differ
+ * only in their variable parts, so each distinct error is masked once and each distinct (type,
+ * template, stack) has its frame parsed and its key hashed once. Same results as `fingerprint`.
+ */
+export function fingerprintCache(): (error: ErrorInput) => Fingerprint {
+  const byError = new Map<string, Fingerprint>();
+  const byTemplate = new Map<string, Fingerprint>();
+  return (error) => {
+    const errorKey = `${error.type ?? ''}\u0001${error.message ?? ''}\u0001${error.stack ?? ''}`;
+    let fp = byError.get(errorKey);
+    if (fp) return fp;
+    const template = maskMessage(error.message ?? '').join(' ');
+    const templateKey = `${error.type ?? ''}\u0001${template}\u0001${error.stack ?? ''}`;
+    fp = byTemplate.get(templateKey);
+    if (!fp) byTemplate.set(templateKey, (fp = fingerprintOfTemplate(error.type, template, error.stack)));
+    byError.set(errorKey, fp);
+    return fp;
+  };
 }

@@ -1,4 +1,4 @@
-export { fingerprint, clusterKey, type ErrorInput, type Fingerprint } from './fingerprint';
+export { fingerprint, fingerprintCache, clusterKey, type ErrorInput, type Fingerprint } from './fingerprint';
 export { maskMessage, MASK } from './mask-message';
 export { topInAppFrame, type StackFrame } from './stack-frame';
 export { TemplateMerger, type MergedCluster, type TemplateEntry, type TemplateMergerOptions } from './template-merger';

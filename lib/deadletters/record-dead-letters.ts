@@ -14,7 +14,7 @@ import { hash } from 'node:crypto';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import type postgres from 'postgres';
-import { fingerprint, type Fingerprint } from '@/lib/clustering';
+import { fingerprintCache, type Fingerprint } from '@/lib/clustering';
 import { postgresQuery } from '@/lib/clustering/absorb-clusters';
 import { clusterShape } from '@/lib/clustering/cluster-shape';
 import { lockClustersFollowingMerges } from '@/lib/clustering/follow-merges';
@@ -112,16 +112,13 @@ export function expiryOf(deadAt: Date, enqueuedAt: Date | null | undefined, rete
 
 type Row = ReturnType<typeof toRow>;
 
-function toRow(source: SourcePolicy, d: NewDeadLetter, now: Date, fingerprints: Map<string, Fingerprint>) {
+function toRow(source: SourcePolicy, d: NewDeadLetter, now: Date, fingerprintOf: (error: { type: string; message: string; stack: string | null }) => Fingerprint) {
   const deadAt = d.deadAt ?? now;
   const errorMessage = clean(truncate(d.errorMessage, MAX_ERROR_MESSAGE_CHARS));
   const errorStack = clean(truncate(d.errorStack, MAX_STACK_CHARS));
   const errorType = clean(d.errorType);
-  // A batch usually repeats a handful of causes: fingerprint each distinct one once.
-  const fpInput = { type: errorType ?? d.reason, message: errorMessage ?? '', stack: errorStack };
-  const fpKey = `${fpInput.type}\u0001${fpInput.message}\u0001${fpInput.stack ?? ''}`;
-  let fp = fingerprints.get(fpKey);
-  if (!fp) fingerprints.set(fpKey, (fp = fingerprint(fpInput)));
+  // A batch usually repeats a handful of causes: fingerprinted once each (fingerprintCache).
+  const fp = fingerprintOf({ type: errorType ?? d.reason, message: errorMessage ?? '', stack: errorStack });
   const lastFailedAt = d.lastFailedAt ?? deadAt;
   const failedAt = d.failureHistory ? '' : lastFailedAt.toISOString();
   return {
@@ -370,8 +367,8 @@ export async function recordDeadLetters(
 ): Promise<RecordedDeadLetter[]> {
   if (deadLetters.length === 0) return [];
   const now = opts.now ?? new Date();
-  const fingerprints = new Map<string, Fingerprint>();
-  const rows = deadLetters.map((d) => toRow(source, d, now, fingerprints));
+  const fingerprintOf = fingerprintCache();
+  const rows = deadLetters.map((d) => toRow(source, d, now, fingerprintOf));
   const sql = opts.sql ?? pg();
   // A batch first assumes its keys are new and skips the lookup: the unique index checks each key
   // during the COPY anyway, and the lookup was a third of Postgres's work per batch. When a key is

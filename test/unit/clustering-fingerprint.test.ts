@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fingerprint } from '@/lib/clustering/fingerprint';
+import { fingerprint, fingerprintCache } from '@/lib/clustering/fingerprint';
 import { maskMessage } from '@/lib/clustering/mask-message';
 import { topInAppFrame } from '@/lib/clustering/stack-frame';
 
@@ -166,5 +166,19 @@ describe('fingerprint', () => {
   it('is pure: the same input gives the same output', () => {
     const input = smtp('x@y.example', 1);
     expect(fingerprint(input)).toEqual(fingerprint({ ...input }));
+  });
+
+  it('gives, through a batch cache, the same fingerprint as one at a time', () => {
+    const stack = 'com.acme.UnknownFieldException: unknown field\n\tat com.acme.OrderHandler.handle(OrderHandler.java:42)';
+    const errors = [
+      ...Array.from({ length: 5 }, (_, i) => ({ type: 'UnknownFieldException', message: `Order ${i} rejected: unknown field "giftWrap"`, stack })),
+      { type: 'UnknownFieldException', message: 'Order 1 rejected: unknown field "giftWrap"', stack: `${stack}\n\tat com.acme.Other.run(Other.java:7)` },
+      { type: 'OtherException', message: 'Order 1 rejected: unknown field "giftWrap"', stack },
+      { type: null, message: 'Order 1 rejected: unknown field "giftWrap"' },
+      smtp('x@y.example', 1),
+      smtp('x@y.example', 1),
+    ];
+    const cached = fingerprintCache();
+    for (const e of errors) expect(cached(e)).toEqual(fingerprint(e));
   });
 });

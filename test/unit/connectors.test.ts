@@ -88,6 +88,14 @@ describe('RabbitMQ message mapping', () => {
     expect(toDeadLetter({ ...(msg as object), properties: { headers: { ...headers, 'x-triage-redrive-count': 2 } } } as never)).toMatchObject({ generation: 2, redriveCount: 2 });
   });
 
+  it('keeps a header named __proto__ as a header, nested ones too', () => {
+    const odd = JSON.parse('{"__proto__": "top", "x-app": {"__proto__": {"deep": 1}}}') as Record<string, unknown>;
+    const d = toDeadLetter({ ...(msg as object), properties: { headers: odd } } as never);
+    expect(Object.getPrototypeOf(d.headers)).toBe(Object.prototype);
+    expect(Object.keys(d.headers!)).toEqual(['__proto__', 'x-app', '$amqp']);
+    expect(JSON.stringify(d.headers!['x-app'])).toBe('{"__proto__":{"deep":1}}');
+  });
+
   it("publishes back to the first death's exchange and keys, without the broker's headers, with Triage's", () => {
     const d = toDeadLetter(msg);
     expect(redriveRoute(d.headers!, undefined)).toEqual({ exchange: 'shop', routingKey: 'order.created', cc: ['order.any'] });

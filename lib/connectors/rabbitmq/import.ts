@@ -60,9 +60,11 @@ export async function importFromRabbitmq(source: ConnectorSource<RabbitmqConfig,
 
   let ch: Channel | null = null;
   let depthTimer: NodeJS.Timeout | null = null;
-  let batch: Batch = { messages: [], deadLetters: [], bytes: 0 };
+  // Delivered, mapped, not yet being written, in delivery order.
+  const pending: Batch = { messages: [], deadLetters: [], bytes: 0 };
   let batchTimer: NodeJS.Timeout | null = null;
-  const ready: Batch[] = [];
+  /** The oldest pending message has waited batchWaitMs: the next free write takes what is pending, whatever its size. */
+  let due = false;
   let writes = 0;
   let acking: Promise<void> = Promise.resolve();
   let stopping = false;
@@ -82,10 +84,22 @@ export async function importFromRabbitmq(source: ConnectorSource<RabbitmqConfig,
 
     // Up to MAX_WRITES batches are written at once, so mapping and fingerprinting the next one overlaps Postgres's
     // work on the last; acknowledgements go out strictly in delivery order, each "up to this tag" only
-    // once every batch before it committed.
+    // once every batch before it committed. While every write is busy, deliveries keep joining the pending
+    // batch instead of queueing up as small ones (a batch's fixed cost is most of a small write): the
+    // slower Postgres is, the larger the batches, up to batchSize (group commit).
+    const full = () => pending.messages.length >= batchSize || pending.bytes >= BATCH_MAX_BYTES;
     const pump = () => {
-      while (writes < MAX_WRITES && ready.length > 0 && !failure && !stopping) {
-        const b = ready.shift()!;
+      while (writes < MAX_WRITES && pending.messages.length > 0 && (due || full()) && !failure && !stopping) {
+        let n = 0;
+        let bytes = 0;
+        while (n < pending.messages.length && n < batchSize && bytes < BATCH_MAX_BYTES) bytes += pending.messages[n++]!.content.length;
+        const b: Batch = { messages: pending.messages.splice(0, n), deadLetters: pending.deadLetters.splice(0, n), bytes };
+        pending.bytes -= bytes;
+        if (pending.messages.length === 0) {
+          due = false;
+          if (batchTimer) clearTimeout(batchTimer);
+          batchTimer = null;
+        }
         writes++;
         const recorded = sink.record(b.deadLetters);
         void recorded.catch(() => undefined).finally(() => {
@@ -129,24 +143,19 @@ export async function importFromRabbitmq(source: ConnectorSource<RabbitmqConfig,
       }
     };
 
-    const flush = () => {
-      if (batchTimer) clearTimeout(batchTimer);
-      batchTimer = null;
-      if (batch.messages.length === 0) return;
-      ready.push(batch);
-      batch = { messages: [], deadLetters: [], bytes: 0 };
-      pump();
-    };
-
     const consumed = await channel.consume(
       queue,
       (msg) => {
         if (msg === null) return fail(new Error(`NOT_FOUND - the broker cancelled the consumer: queue "${queue}" was deleted`));
-        batch.messages.push(msg);
-        batch.deadLetters.push(deadLetterOf(msg, errorText));
-        batch.bytes += msg.content.length;
-        if (batch.messages.length >= batchSize || batch.bytes >= BATCH_MAX_BYTES) flush();
-        else batchTimer ??= setTimeout(flush, source.config.batchWaitMs);
+        pending.messages.push(msg);
+        pending.deadLetters.push(deadLetterOf(msg, errorText));
+        pending.bytes += msg.content.length;
+        batchTimer ??= setTimeout(() => {
+          batchTimer = null;
+          due = true;
+          pump();
+        }, source.config.batchWaitMs);
+        if (full()) pump();
       },
       { noAck: false },
     );

@@ -58,10 +58,18 @@ const BYTES = '$bytes';
 
 /** amqplib's decoded table → JSON: byte arrays become { $bytes: base64 }. */
 function toJson(v: unknown): unknown {
-  if (Buffer.isBuffer(v) || v instanceof Uint8Array) return { [BYTES]: Buffer.from(v).toString('base64') };
+  if (v === null || typeof v !== 'object') return v;
+  if (v instanceof Uint8Array) return { [BYTES]: Buffer.from(v).toString('base64') };
   if (Array.isArray(v)) return v.map(toJson);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, toJson(x)]));
-  return v;
+  // A loop, not Object.fromEntries(Object.entries()): it runs for every header of every imported message.
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v)) {
+    const x = toJson((v as Record<string, unknown>)[k]);
+    // A header named __proto__ stays a header (as Object.fromEntries keeps it), never the object's prototype.
+    if (k === '__proto__') Object.defineProperty(out, k, { value: x, enumerable: true, writable: true, configurable: true });
+    else out[k] = x;
+  }
+  return out;
 }
 
 /** JSON → an amqplib table: { $bytes } back to a Buffer (published as a byte array). */
@@ -137,22 +145,22 @@ export function toDeadLetter(msg: Pick<ConsumeMessage, 'content' | 'properties' 
   const payload = msg.content;
   const error = errorTextOf(rawHeaders, payload, opts.errorText);
   const redriveCount = nonNegativeInt(str(rawHeaders[TRIAGE_HEADERS.redriveCount])) ?? 0;
-  const properties = Object.fromEntries(
-    Object.entries({
-      deliveryMode: p.deliveryMode,
-      priority: p.priority,
-      type: p.type,
-      appId: p.appId,
-      userId: p.userId,
-      replyTo: p.replyTo,
-      expiration: p.expiration,
-      contentEncoding: p.contentEncoding,
-      clusterId: p.clusterId,
-      // Where this copy was delivered from: the dead-letter exchange and key.
-      deliveredExchange: msg.fields.exchange,
-      deliveredRoutingKey: msg.fields.routingKey,
-    }).filter(([, v]) => v !== undefined && v !== null),
-  );
+  const properties: Record<string, unknown> = {};
+  const put = (k: string, v: unknown) => {
+    if (v !== undefined && v !== null) properties[k] = v;
+  };
+  put('deliveryMode', p.deliveryMode);
+  put('priority', p.priority);
+  put('type', p.type);
+  put('appId', p.appId);
+  put('userId', p.userId);
+  put('replyTo', p.replyTo);
+  put('expiration', p.expiration);
+  put('contentEncoding', p.contentEncoding);
+  put('clusterId', p.clusterId);
+  // Where this copy was delivered from: the dead-letter exchange and key.
+  put('deliveredExchange', msg.fields.exchange);
+  put('deliveredRoutingKey', msg.fields.routingKey);
   const headers = { ...(toJson(rawHeaders) as Record<string, unknown>), [PROPERTIES_KEY]: properties };
   const times = deaths.map((d) => d.time).filter((t): t is Date => t !== null);
   const deadAt = latest?.time ?? opts.now ?? new Date();
