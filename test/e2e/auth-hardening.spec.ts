@@ -61,3 +61,49 @@ test.describe('sessions cannot be built from the audit trail', () => {
   });
 });
 
+test.describe('a password change or a re-enable ends what came before', () => {
+  test('a password change revokes the sessions and the personal tokens', async ({ browser }) => {
+    const email = `${unique('pwchange')}@triage.local`;
+    const user = await createUser(SYSTEM, { email, role: 'admin', password: 'old-password-1' });
+    const { context, page } = await signIn(browser, email, 'old-password-1');
+    await expect(page).toHaveURL(/\/admin$/);
+    const { token } = await createPersonalToken(SYSTEM, email);
+    const bearer = { authorization: `Bearer ${token}` };
+    expect((await context.request.get('/api/v1/sources')).status()).toBe(200);
+    expect((await context.request.get('/api/v1/sources', { headers: bearer })).status()).toBe(200);
+
+    await updateUser(SYSTEM, user.id, { password: 'new-password-2' });
+    expect((await context.request.get('/api/v1/sources')).status()).toBe(401);
+    const anonymous = await browser.newContext();
+    expect((await anonymous.request.get('/api/v1/sources', { headers: bearer })).status()).toBe(401);
+    await anonymous.close();
+    await context.close();
+
+    const again = await signIn(browser, email, 'new-password-2');
+    await expect(again.page).toHaveURL(/\/admin$/);
+    await again.context.close();
+  });
+
+  test('a re-enabled user comes back with no session and no token from before', async ({ browser }) => {
+    const email = `${unique('reenable')}@triage.local`;
+    const user = await createUser(SYSTEM, { email, role: 'admin', password: 'reenable-password' });
+    const { context, page } = await signIn(browser, email, 'reenable-password');
+    await expect(page).toHaveURL(/\/admin$/);
+    const { token } = await createPersonalToken(SYSTEM, email);
+    const bearer = { authorization: `Bearer ${token}` };
+    const anonymous = await browser.newContext();
+    expect((await anonymous.request.get('/api/v1/sources', { headers: bearer })).status()).toBe(200);
+
+    await updateUser(SYSTEM, user.id, { disabled: true });
+    await updateUser(SYSTEM, user.id, { disabled: false });
+    expect((await context.request.get('/api/v1/sources')).status()).toBe(401);
+    expect((await anonymous.request.get('/api/v1/sources', { headers: bearer })).status()).toBe(401);
+    await anonymous.close();
+    await context.close();
+
+    const again = await signIn(browser, email, 'reenable-password');
+    await expect(again.page).toHaveURL(/\/admin$/);
+    await again.context.close();
+  });
+});
+
