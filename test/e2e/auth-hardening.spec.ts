@@ -107,3 +107,48 @@ test.describe('a password change or a re-enable ends what came before', () => {
   });
 });
 
+test.describe('failed sign-ins', () => {
+  test('parallel wrong passwords get no more tries past the limiter than the limit', async ({ playwright, baseURL }) => {
+    const max = env().SIGN_IN_MAX_ATTEMPTS;
+    const email = `${unique('parallel')}@triage.local`;
+    await createUser(SYSTEM, { email, role: 'support', team: 'commerce', password: 'parallel-password' });
+    // Each attempt from its own address: only the per-e-mail limit stands in the way.
+    const contexts = await Promise.all(
+      Array.from({ length: 4 * max }, (_, i) => playwright.request.newContext({ baseURL, extraHTTPHeaders: { 'x-forwarded-for': `198.18.${i >> 8}.${i & 255}` } })),
+    );
+    const outcomes = await Promise.all(contexts.map((c) => attempt(c, email, 'wrong-password')));
+    expect(outcomes.filter((o) => o === 'ok')).toEqual([]);
+    expect(outcomes.filter((o) => o === 'refused').length).toBeLessThanOrEqual(max);
+    expect(outcomes.filter((o) => o === 'rate_limited').length).toBeGreaterThanOrEqual(3 * max);
+    // The right password is refused too while the e-mail is locked.
+    expect(await attempt(contexts[0]!, email, 'parallel-password')).toBe('rate_limited');
+    await Promise.all(contexts.map((c) => c.dispose()));
+  });
+
+  test('attempts past the limit add nothing to the audit trail', async ({ playwright, baseURL }) => {
+    const max = env().SIGN_IN_MAX_ATTEMPTS;
+    const email = `${unique('flood')}@triage.local`;
+    await createUser(SYSTEM, { email, role: 'support', team: 'commerce', password: 'flood-password' });
+    const c = await playwright.request.newContext({ baseURL, extraHTTPHeaders: { 'x-forwarded-for': '198.19.1.1' } });
+    for (let i = 0; i < max; i++) expect(await attempt(c, email, 'wrong-password')).toBe('refused');
+    const before = await db().auditEvent.count({ where: { actorEmail: email } });
+    for (let i = 0; i < 3 * max; i++) expect(await attempt(c, email, 'wrong-password')).toBe('rate_limited');
+    // At most the one event that says the limit was reached.
+    expect(await db().auditEvent.count({ where: { actorEmail: email } })).toBeLessThanOrEqual(before + 1);
+    await c.dispose();
+  });
+
+  test('failed sign-ins of unknown e-mails are aggregated, not one audit event each', async ({ playwright, baseURL }) => {
+    const emails = Array.from({ length: 30 }, () => `${unique('nobody')}@triage.local`);
+    const before = await failedSignIns();
+    for (const [i, email] of emails.entries()) {
+      const c = await playwright.request.newContext({ baseURL, extraHTTPHeaders: { 'x-forwarded-for': `198.19.2.${i + 1}` } });
+      expect(await attempt(c, email, 'wrong-password')).toBe('refused');
+      await c.dispose();
+    }
+    expect(await db().auditEvent.count({ where: { actorEmail: { in: emails } } })).toBe(0);
+    // One aggregate event per minute at most: the burst may straddle a minute's end.
+    expect((await failedSignIns()) - before).toBeLessThanOrEqual(2);
+  });
+});
+
