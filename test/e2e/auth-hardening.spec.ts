@@ -152,3 +152,16 @@ test.describe('failed sign-ins', () => {
   });
 });
 
+test.describe('/api/health', () => {
+  test('tells a stranger ok or not ok and nothing else; an admin token sees each check', async ({ request }) => {
+    const res = await request.get('/api/health');
+    expect(res.status()).toBe(200);
+    expect(await res.json()).toEqual({ ok: true });
+    const detailed = await request.get('/api/health', { headers: { authorization: `Bearer ${fx.users[ACTING.admin]!.token}` } });
+    expect(detailed.status()).toBe(200);
+    expect(await detailed.json()).toMatchObject({ ok: true, postgres: { ok: true }, redis: { ok: true } });
+    // Support's token is no operator's: it sees what a stranger sees.
+    const support = await request.get('/api/health', { headers: { authorization: `Bearer ${fx.users[ACTING.support]!.token}` } });
+    expect(await support.json()).toEqual({ ok: true });
+  });
+});
