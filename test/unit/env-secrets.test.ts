@@ -12,8 +12,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('generated secrets (no AUTH_SECRET / AUDIT_CHECKPOINT_KEY set)', () => {
   it('are the same in every app process that starts at once, as scripts/serve.mjs starts them', async () => {
     // Every process loads first, then all read the (missing) secrets at the same moment.
-    const env: NodeJS.ProcessEnv = { ...process.env, TRIAGE_STATE_DIR: dir, START_AT: String(Date.now() + 8_000) };
+    const home = mkdtempSync(path.join(tmpdir(), 'triage-secrets-home-'));
+    const env: NodeJS.ProcessEnv = { ...process.env, TRIAGE_STATE_DIR: dir, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), START_AT: String(Date.now() + 8_000) };
     delete env.AUTH_SECRET;
+    delete env.AUDIT_CHECKPOINT_KEY_FILE;
     delete env.AUDIT_CHECKPOINT_KEY;
     delete env.CONNECTOR_SECRET_KEY;
     const outputs = await Promise.all(
@@ -23,8 +25,11 @@ describe('generated secrets (no AUTH_SECRET / AUDIT_CHECKPOINT_KEY set)', () => 
     expect(new Set(secrets.map((s) => s.auth)).size).toBe(1);
     expect(new Set(secrets.map((s) => s.checkpoint)).size).toBe(1);
     expect(secrets[0]!.auth).toMatch(/^[\w-]{43}$/);
-    // No private temp files are left behind; the connector key is made on first use, not at boot.
-    expect(readdirSync(dir).sort()).toEqual(['audit-checkpoint-key', 'auth-secret']);
+    // No private temp files are left behind; the connector key is made on first use, not at boot;
+    // the checkpoint key is kept away from the checkpoints (issue 15).
+    expect(readdirSync(dir).sort()).toEqual(['auth-secret']);
+    expect(readdirSync(path.join(home, '.config', 'triage'))).toEqual(['audit-checkpoint-key']);
+    rmSync(home, { recursive: true, force: true });
   }, 60_000);
 });
 
