@@ -5,6 +5,7 @@ import Credentials from 'next-auth/providers/credentials';
 import { z } from 'zod';
 import { db } from '@/lib/db';
 import { env, oidcConfigured } from '@/lib/env';
+import { oidcSignInAllowed } from './oidc';
 import { verifyPassword } from './password';
 import { clearSignInFailures, recordSignInFailure, signInAllowed } from './rate-limit';
 import { SESSION_MAX_AGE_SECONDS, closeSession, openSession, recordFailedSignIn } from './sessions';
@@ -66,15 +67,10 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
   pages: { signIn: '/sign-in' },
   providers: providers(),
   callbacks: {
-    // OIDC users must already exist (an admin creates them with their role); no self-sign-up.
-    async signIn({ user, account }) {
+    // OIDC users must already exist (an admin creates them with their role), linked by a verified e-mail.
+    async signIn({ user, account, profile }) {
       if (account?.provider === 'credentials') return true;
-      const known = user.email ? await db().user.findUnique({ where: { email: user.email.toLowerCase() } }) : null;
-      if (!known || known.disabled) {
-        await recordFailedSignIn(user.email ?? 'unknown', 'no such user for single sign-on');
-        return false;
-      }
-      return true;
+      return oidcSignInAllowed({ email: profile?.email ?? user.email, email_verified: profile?.email_verified });
     },
     async jwt({ token, user, account }) {
       if (user && account) {
