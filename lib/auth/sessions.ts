@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { db } from '@/lib/db';
 import { append } from '@/lib/audit';
+import { countUnknownEmailFailure } from './rate-limit';
 
 export const SESSION_MAX_AGE_SECONDS = 12 * 60 * 60;
 
@@ -48,5 +49,22 @@ export async function closeSession(sessionId: string): Promise<void> {
 export async function recordFailedSignIn(email: string, why: string): Promise<void> {
   await db().$transaction((tx) =>
     append(tx, { actor: { userId: null, email, role: 'anonymous' }, action: 'auth.sign_in_failed', result: why }),
+  );
+}
+
+/**
+ * A failed sign-in of an e-mail no user has: one audit event per minute for all of them, naming none
+ * (made-up addresses would otherwise grow the trail without bound), with the previous minute's total.
+ */
+export async function recordUnknownEmailFailure(): Promise<void> {
+  const { first, minute, previousMinute } = await countUnknownEmailFailure();
+  if (!first) return;
+  await db().$transaction((tx) =>
+    append(tx, {
+      actor: { userId: null, email: 'unknown e-mails', role: 'anonymous' },
+      action: 'auth.sign_in_failed',
+      result: 'no such user (aggregated: one event per minute)',
+      after: { minute: minute.toISOString(), previousMinuteTotal: previousMinute },
+    }),
   );
 }
