@@ -1,11 +1,10 @@
 // The one place that reads process.env (docs/style.md pattern 6: env read in one place, checked
 // at boot).
 // Defaults make the local demo work with no configuration at all.
-import { randomBytes } from 'node:crypto';
-import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { withDefaultUser } from './db-url.mjs';
+import { checkpointKeyFile, fileSecret, productionSecretProblems, secretProblem } from './env-secrets.mjs';
 
 const schema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -21,9 +20,13 @@ const schema = z.object({
   // Prefix of every BullMQ key; wrap in {braces} to hash-tag queues on Redis Cluster.
   QUEUE_PREFIX: z.string().default('triage'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  // Where local state lives: the generated demo secret, audit checkpoints.
+  // Where local state lives: the generated development secret, audit checkpoints.
   TRIAGE_STATE_DIR: z.string().default('.triage'),
+  // Required in production (lib/env-secrets.mjs): `openssl rand -base64 32`.
   AUDIT_CHECKPOINT_KEY: z.string().min(16).optional(),
+  // Outside production only: where the generated checkpoint key is kept (default ~/.config/triage/),
+  // never beside the checkpoint file.
+  AUDIT_CHECKPOINT_KEY_FILE: z.string().min(1).optional(),
   // Signed audit checkpoints (NDJSON); default TRIAGE_STATE_DIR/audit-checkpoints.ndjson. Point it at
   // storage the database's administrators cannot rewrite, or a cut tail goes unnoticed.
   AUDIT_CHECKPOINT_FILE: z.string().min(1).optional(),
@@ -57,39 +60,35 @@ const schema = z.object({
 
 export type Env = z.infer<typeof schema> & { AUTH_SECRET: string; AUDIT_CHECKPOINT_KEY: string };
 
-function stateSecret(dir: string, file: string): string {
-  const p = path.resolve(dir, file);
-  if (existsSync(p)) return readFileSync(p, 'utf8').trim();
-  mkdirSync(path.dirname(p), { recursive: true });
-  // Written whole under a private name, then linked into place: the app's processes (scripts/serve.mjs)
-  // start together, and whichever links first wins; the others read its secret, never a half-written one.
-  const secret = randomBytes(32).toString('base64url');
-  const tmp = `${p}.${process.pid}.tmp`;
-  writeFileSync(tmp, secret + '\n', { mode: 0o600 });
-  try {
-    linkSync(tmp, p);
-    return secret;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    return readFileSync(p, 'utf8').trim();
-  } finally {
-    unlinkSync(tmp);
-  }
-}
-
 function load(): Env {
+  // Before the schema, so a short or placeholder secret gets the message that says what to do.
+  if (process.env.NODE_ENV === 'production') {
+    const problems = productionSecretProblems(process.env);
+    const connector = process.env.CONNECTOR_SECRET_KEY && secretProblem('CONNECTOR_SECRET_KEY', process.env.CONNECTOR_SECRET_KEY);
+    if (connector) problems.push(connector);
+    if (problems.length) throw new Error(`Refusing to start in production:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  }
   const parsed = schema.safeParse(process.env);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`Invalid environment:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
-  // Without configured secrets, one generated on first use is kept under TRIAGE_STATE_DIR (mode
-  // 0600) so the app, workers and CLI of one machine share it across restarts. Several app
-  // instances must be given the same AUTH_SECRET instead.
-  const authSecret = e.AUTH_SECRET ?? stateSecret(e.TRIAGE_STATE_DIR, 'auth-secret');
-  const checkpointKey = e.AUDIT_CHECKPOINT_KEY ?? stateSecret(e.TRIAGE_STATE_DIR, 'audit-checkpoint-key');
+  // Outside production, secrets not configured are generated on first use and kept (mode 0600) so
+  // the app, workers and CLI of one machine share them across restarts: the session key under
+  // TRIAGE_STATE_DIR, the checkpoint key away from the checkpoints (lib/env-secrets.mjs).
+  const authSecret = e.AUTH_SECRET ?? fileSecret(path.join(e.TRIAGE_STATE_DIR, 'auth-secret'));
+  const checkpointKey = e.AUDIT_CHECKPOINT_KEY ?? generatedCheckpointKey(e);
   return { ...e, DATABASE_URL: withDefaultUser(e.DATABASE_URL), AUTH_SECRET: authSecret, AUDIT_CHECKPOINT_KEY: checkpointKey };
+}
+
+function generatedCheckpointKey(e: z.infer<typeof schema>): string {
+  const keyFile = checkpointKeyFile(process.env);
+  const checkpoints = path.resolve(e.AUDIT_CHECKPOINT_FILE ?? path.join(e.TRIAGE_STATE_DIR, 'audit-checkpoints.ndjson'));
+  if (path.dirname(keyFile) === path.dirname(checkpoints)) {
+    throw new Error(`Invalid environment:\n  AUDIT_CHECKPOINT_KEY_FILE: ${keyFile} is beside the checkpoint file ${checkpoints}; keep the key elsewhere`);
+  }
+  return fileSecret(keyFile);
 }
 
 let cached: Env | undefined;
@@ -108,7 +107,7 @@ let connectorKey: string | undefined;
  */
 export function connectorSecretKey(): string {
   const e = env();
-  connectorKey ??= e.CONNECTOR_SECRET_KEY ?? stateSecret(e.TRIAGE_STATE_DIR, 'connector-secret-key');
+  connectorKey ??= e.CONNECTOR_SECRET_KEY ?? fileSecret(path.join(e.TRIAGE_STATE_DIR, 'connector-secret-key'));
   return connectorKey;
 }
 

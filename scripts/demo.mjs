@@ -19,7 +19,14 @@ const run = (cmd, args, env = {}) => {
 // 1. Dependencies (only Node built-ins are imported above this line).
 installIfStale();
 
-// 2. Database: create, migrate, generate the client, seed.
+// 2. Secrets: the app serves in production mode, which refuses to start without real ones. The
+// demo's are generated once and kept: the session key under TRIAGE_STATE_DIR, the checkpoint key
+// away from the checkpoints (lib/env-secrets.mjs), so sessions and checkpoints survive a restart.
+const { checkpointKeyFile, fileSecret } = await import('../lib/env-secrets.mjs');
+process.env.AUTH_SECRET ||= fileSecret(path.join(process.env.TRIAGE_STATE_DIR || '.triage', 'auth-secret'));
+process.env.AUDIT_CHECKPOINT_KEY ||= fileSecret(checkpointKeyFile(process.env));
+
+// 3. Database: create, migrate, generate the client, seed.
 const { ensureDatabase, migrate, prisma } = await import('./lib/database.mjs');
 const databaseUrl = process.env.DATABASE_URL ?? 'postgresql://localhost:5432/triage';
 try {
@@ -34,7 +41,7 @@ migrate(databaseUrl);
 prisma(['generate']);
 run(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'prisma/seed.ts']);
 
-// 3. Build the app when its sources changed since the last build.
+// 4. Build the app when its sources changed since the last build.
 const { buildIfStale } = await import('./lib/build.mjs');
 try {
   buildIfStale();
@@ -43,7 +50,7 @@ try {
   process.exit(1);
 }
 
-// 4. Run the app and the workers; stop them all together.
+// 5. Run the app and the workers; stop them all together.
 const port = process.env.PORT ?? '3000';
 const children = [];
 const start = (name, args) => {

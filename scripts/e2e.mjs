@@ -2,6 +2,9 @@
 // port, the app and every worker. `node scripts/e2e.mjs [--no-build] [playwright args…]`.
 // NEXT_DIST_DIR lets several checkouts' builds sit side by side (default .next).
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { installIfStale } from './lib/dependencies.mjs';
 import { freePort } from './lib/free-port.mjs';
@@ -27,6 +30,11 @@ const env = {
   DATABASE_URL: url,
   QUEUE_PREFIX: `triage-e2e-${process.pid}-${Date.now().toString(36)}`,
   TRIAGE_STATE_DIR: '.triage/e2e',
+  // The app serves in production mode, which refuses to start without real secrets: fresh ones per
+  // run, with a checkpoint file of the run's own (its database is the run's own too).
+  AUTH_SECRET: randomBytes(32).toString('base64'),
+  AUDIT_CHECKPOINT_KEY: randomBytes(32).toString('base64'),
+  AUDIT_CHECKPOINT_FILE: `.triage/e2e/audit-checkpoints-${process.pid}-${Date.now().toString(36)}.ndjson`,
   // The security suite varies X-Forwarded-For as a proxy in front of the app would.
   TRUST_PROXY: 'true',
   // Webhook and redrive receivers of the browser tests listen on loopback (lib/outbound).
@@ -43,6 +51,9 @@ try {
     (noBuild || run('next build', ['node_modules/next/dist/bin/next', 'build'], { ...env, NODE_ENV: 'production' })) &&
     run('playwright', ['node_modules/@playwright/test/cli.js', 'test', ...pwArgs], env);
 } finally {
-  if (!process.env.TRIAGE_KEEP_TEST_DB) await dropDatabase(url);
+  if (!process.env.TRIAGE_KEEP_TEST_DB) {
+    await dropDatabase(url);
+    rmSync(path.join(root, env.AUDIT_CHECKPOINT_FILE), { force: true });
+  }
 }
 process.exit(ok ? 0 : 1);

@@ -11,6 +11,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { productionSecretProblems } from '../lib/env-secrets.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { values: args } = parseArgs({
@@ -81,6 +82,11 @@ function supervise() {
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
 }
+
+// The app serves in production, which needs real secrets: refuse before any process serves a request
+// (lib/env.ts checks again in each process).
+const secretProblems = productionSecretProblems(process.env);
+if (secretProblems.length) fail(`refusing to start:\n  ${secretProblems.join('\n  ')}`);
 
 if (concurrency > 1 && cluster.isPrimary) supervise();
 else await serve();

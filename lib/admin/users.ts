@@ -72,8 +72,20 @@ export async function updateUser(actor: Principal, userId: string, input: z.inpu
     const role = patch.role ?? before.role;
     teamRequired(role, teamId);
     const user = await tx.user.update({ where: { id: userId }, data: { role, teamId, disabled: patch.disabled, passwordHash } });
-    // Disabling ends every open session at once, not at cookie expiry.
-    if (patch.disabled) await tx.userSession.updateMany({ where: { userId, revokedAt: null }, data: { revokedAt: new Date() } });
+    // Disabling ends every open session at once, not at cookie expiry. A password change or a re-enable
+    // also ends the personal API tokens: whoever had the old password, or the account before it was
+    // disabled, may hold either.
+    const now = new Date();
+    const reenabled = patch.disabled === false && before.disabled;
+    let revoked: { sessions: number; tokens: number } | undefined;
+    if (patch.disabled || passwordHash || reenabled) {
+      const sessions = await tx.userSession.updateMany({ where: { userId, revokedAt: null }, data: { revokedAt: now } });
+      const tokens =
+        passwordHash || reenabled
+          ? await tx.apiToken.updateMany({ where: { userId, kind: 'personal', revokedAt: null }, data: { revokedAt: now } })
+          : { count: 0 };
+      revoked = { sessions: sessions.count, tokens: tokens.count };
+    }
     await append(tx, {
       actor: auditActor(actor),
       action: patch.disabled === true ? 'user.disable' : patch.disabled === false ? 'user.enable' : 'user.update',
@@ -81,7 +93,7 @@ export async function updateUser(actor: Principal, userId: string, input: z.inpu
       targetId: user.id,
       teamId,
       before: { role: before.role, teamId: before.teamId, disabled: before.disabled },
-      after: { role: user.role, teamId: user.teamId, disabled: user.disabled, ...(passwordHash ? { password: 'changed' } : {}) },
+      after: { role: user.role, teamId: user.teamId, disabled: user.disabled, ...(passwordHash ? { password: 'changed' } : {}), ...(revoked ? { revoked } : {}) },
     });
     return user;
   });

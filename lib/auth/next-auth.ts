@@ -5,9 +5,10 @@ import Credentials from 'next-auth/providers/credentials';
 import { z } from 'zod';
 import { db } from '@/lib/db';
 import { env, oidcConfigured } from '@/lib/env';
+import { oidcSignInAllowed } from './oidc';
 import { verifyPassword } from './password';
-import { clearSignInFailures, recordSignInFailure, signInAllowed } from './rate-limit';
-import { SESSION_MAX_AGE_SECONDS, closeSession, openSession, recordFailedSignIn } from './sessions';
+import { releaseSignInAttempt, takeSignInAttempt } from './rate-limit';
+import { SESSION_MAX_AGE_SECONDS, closeSession, openSession, recordFailedSignIn, recordUnknownEmailFailure } from './sessions';
 
 class RateLimited extends CredentialsSignin {
   code = 'rate_limited';
@@ -29,18 +30,24 @@ function providers(): NextAuthConfig['providers'] {
         if (!parsed.success) return null;
         const { email, password } = parsed.data;
         const ip = clientAddress(request);
-        if (!(await signInAllowed(email, ip))) {
-          await recordFailedSignIn(email, 'rate limited');
+        // Counted first, atomically: a refused attempt costs no KDF and, but for the one that trips
+        // the limit, no audit append.
+        const take = await takeSignInAttempt(email, ip);
+        if (!take.allowed) {
+          if (take.justLimited) await recordFailedSignIn(email, 'rate limited');
           throw new RateLimited();
         }
         const user = await db().user.findUnique({ where: { email } });
         const ok = await verifyPassword(password, user?.passwordHash);
-        if (!user || !ok || user.disabled) {
-          await recordSignInFailure(email, ip);
-          await recordFailedSignIn(email, user?.disabled ? 'disabled' : 'bad credentials');
+        if (!user) {
+          await recordUnknownEmailFailure();
           return null;
         }
-        await clearSignInFailures(email);
+        if (!ok || user.disabled) {
+          await recordFailedSignIn(email, user.disabled ? 'disabled' : 'bad credentials');
+          return null;
+        }
+        await releaseSignInAttempt(email, ip);
         return { id: user.id, email: user.email, name: user.name };
       },
     }),
@@ -66,15 +73,10 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
   pages: { signIn: '/sign-in' },
   providers: providers(),
   callbacks: {
-    // OIDC users must already exist (an admin creates them with their role); no self-sign-up.
-    async signIn({ user, account }) {
+    // OIDC users must already exist (an admin creates them with their role), linked by a verified e-mail.
+    async signIn({ user, account, profile }) {
       if (account?.provider === 'credentials') return true;
-      const known = user.email ? await db().user.findUnique({ where: { email: user.email.toLowerCase() } }) : null;
-      if (!known || known.disabled) {
-        await recordFailedSignIn(user.email ?? 'unknown', 'no such user for single sign-on');
-        return false;
-      }
-      return true;
+      return oidcSignInAllowed({ email: profile?.email ?? user.email, email_verified: profile?.email_verified });
     },
     async jwt({ token, user, account }) {
       if (user && account) {

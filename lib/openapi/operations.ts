@@ -5,8 +5,11 @@ import { errors, jsonContent, ref, schemaOf, type OpenApiArea } from './area';
 const check = z.object({ ok: z.boolean(), error: z.string().optional() });
 const health = z.object({
   ok: z.boolean(),
-  postgres: check,
-  redis: check.extend({ maxmemoryPolicy: z.string().optional().describe('Must be noeviction: BullMQ loses locks and jobs otherwise') }),
+  postgres: check.optional().describe('Only for an admin (token or session)'),
+  redis: check
+    .extend({ maxmemoryPolicy: z.string().optional().describe('Must be noeviction: BullMQ loses locks and jobs otherwise') })
+    .optional()
+    .describe('Only for an admin (token or session)'),
 });
 
 const openapi = {
@@ -25,11 +28,11 @@ export const operationsArea: OpenApiArea = {
       get: {
         tags: ['operations'],
         summary: 'Readiness: Postgres and Redis reachable, Redis safe for BullMQ',
-        description: 'No credentials. Each check gives up after 3 s.',
+        description: 'No credentials: ok or not ok, nothing more. With an admin\'s personal API token or session, each check and why it failed. Each check gives up after 3 s.',
         security: [],
         responses: {
           '200': { description: 'Ready', content: jsonContent(ref('Health')) },
-          '503': { description: 'Not ready: the failing check names why', content: jsonContent(ref('Health')) },
+          '503': { description: 'Not ready (for an admin, the failing check names why)', content: jsonContent(ref('Health')) },
         },
       },
     },

@@ -4,9 +4,9 @@
 import type { SourceKind } from '@/lib/sources/source-kind';
 import { z } from 'zod';
 import type { RedriveTask } from '@/generated/prisma/client';
-import { db } from '@/lib/db';
+import { db, type Tx } from '@/lib/db';
 import { append } from '@/lib/audit';
-import { auditActor, authorize, can, isSystem, type Principal } from '@/lib/auth';
+import { auditActor, authorize, isSystem, type Principal } from '@/lib/auth';
 import { AppError, unprocessable } from '@/lib/errors';
 import { systemClock, type Clock } from '@/lib/clock';
 import { ACTIVE_STATUSES } from './get-redrive';
@@ -67,15 +67,40 @@ export interface RedrivePreview {
   loops: number;
   maxRedrives: number;
   approvalThreshold: number;
-  /** Whether a task of this size started by this actor waits for a lead's approval. */
+  /** Whether a task of this size started by this actor waits for a second person's approval. */
   needsApproval: boolean;
   /** The source's active task, if any: a second one is refused (409). */
   activeTaskId: string | null;
   destination: string;
 }
 
-function needsApproval(actor: Principal, source: SelectedSource, count: number): boolean {
-  return count > source.approvalThreshold && !isSystem(actor) && !can(actor.role, 'redrive.approve');
+/** Four eyes counts what one person redrives from a source within this window, not per task. */
+export const APPROVAL_WINDOW_MS = 60 * 60 * 1000;
+
+/**
+ * What `actor` started on the source in the last hour: a backlog cut into tasks just under the
+ * threshold adds up. A task cancelled before it sent anything redrove nothing and does not count.
+ */
+async function startedRecently(tx: Tx, actor: Principal, sourceId: string, now: Date): Promise<number> {
+  if (isSystem(actor)) return 0;
+  const r = await tx.redriveTask.aggregate({
+    _sum: { total: true },
+    where: {
+      sourceId,
+      createdById: actor.userId,
+      createdAt: { gte: new Date(now.getTime() - APPROVAL_WINDOW_MS) },
+      NOT: { status: { in: ['cancelled', 'failed'] }, sent: 0 },
+    },
+  });
+  return r._sum.total ?? 0;
+}
+
+/**
+ * Four eyes whoever starts it: above the threshold a task waits for a second person (another lead of
+ * the team or an admin; approveRedrive refuses the starter). The CLI acting as the system is exempt.
+ */
+function needsApproval(actor: Principal, source: SelectedSource, count: number, recent: number): boolean {
+  return !isSystem(actor) && count + recent > source.approvalThreshold;
 }
 
 function destinationOf(source: SelectedSource): string {
@@ -90,13 +115,14 @@ export async function previewRedrive(actor: Principal, selection: RedriveSelecti
     const r = await resolveSelection(tx, actor, 'deadletters.redrive', parsed);
     const { count, loops } = await countSelection(tx, r);
     const active = await tx.redriveTask.findFirst({ where: { sourceId: r.source.id, status: { in: ACTIVE_STATUSES } }, select: { id: true } });
+    const recent = await startedRecently(tx, actor, r.source.id, new Date());
     return {
       source: { id: r.source.id, name: r.source.name, kind: r.source.kind },
       count,
       loops,
       maxRedrives: r.source.maxRedrives,
       approvalThreshold: r.source.approvalThreshold,
-      needsApproval: needsApproval(actor, r.source, count),
+      needsApproval: needsApproval(actor, r.source, count, recent),
       activeTaskId: active?.id ?? null,
       destination: destinationOf(r.source),
     };
@@ -105,7 +131,8 @@ export async function previewRedrive(actor: Principal, selection: RedriveSelecti
 
 /**
  * Start a redrive. Returns the task: 'queued' (a worker picks it up at once) or 'pending_approval'
- * when a support engineer selected more than the source's approval threshold. Throws 409 with the
+ * when it, with what the same person started on the source in the last hour, is above the source's
+ * approval threshold (four eyes, whatever the starter's role; the system is exempt). Throws 409 with the
  * active task's id when the source already has one, 422 when nothing open matches.
  */
 export async function startRedrive(actor: Principal, input: StartRedriveInput, clock: Clock = systemClock): Promise<RedriveTask> {
@@ -121,6 +148,8 @@ export async function startRedrive(actor: Principal, input: StartRedriveInput, c
       if (active) {
         throw new AppError('conflict', `Source "${r.source.name}" already has an active redrive task (${active.status})`, { activeTaskId: active.id });
       }
+      // Before this task exists, so it is not counted twice.
+      const recent = await startedRecently(tx, actor, r.source.id, clock.now());
       const created = await tx.redriveTask.create({
         data: {
           sourceId: r.source.id,
@@ -143,7 +172,7 @@ export async function startRedrive(actor: Principal, input: StartRedriveInput, c
         FROM dead_letters d
         WHERE d.source_id = ${r.source.id}::uuid AND d.status = 'open' AND ${r.where}`;
       if (total === 0) throw unprocessable('Nothing to redrive: the selection has no open dead letters');
-      const pending = needsApproval(actor, r.source, total);
+      const pending = needsApproval(actor, r.source, total, recent);
       let task = await tx.redriveTask.update({ where: { id: created.id }, data: { total, status: pending ? 'pending_approval' : 'queued' } });
       if (!pending) {
         await holdDeadLetters(tx, task.id);
@@ -169,7 +198,11 @@ export async function startRedrive(actor: Principal, input: StartRedriveInput, c
           destination: destinationOf(r.source),
           skipped: task.skipped,
         },
-        result: pending ? `waits for approval: ${total} > threshold ${r.source.approvalThreshold}` : undefined,
+        result: pending
+          ? `waits for approval: ${total}${recent ? ` + ${recent} started by the same person in the last hour` : ''} > threshold ${r.source.approvalThreshold}`
+          : isSystem(actor) && total > r.source.approvalThreshold
+            ? `exempt from four eyes: started by the system (${auditActor(actor).email}), ${total} > threshold ${r.source.approvalThreshold}`
+            : undefined,
       }, clock);
       return task;
     },

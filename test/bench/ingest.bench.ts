@@ -13,7 +13,7 @@
 // process with its own database; builds the app first when its sources changed (scripts/lib/build.mjs).
 //   npx tsx test/bench/run.ts ingest     (BENCH_PROF=1: CPU profiles in /tmp/prof, of the app's processes in /tmp/prof-app)
 import { fork, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { availableParallelism } from 'node:os';
@@ -286,7 +286,8 @@ async function child(): Promise<void> {
     const prof = process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof-app'] : [];
     const server = spawn(process.execPath, [...prof, 'scripts/serve.mjs', '-p', String(port), '-H', '127.0.0.1'], {
       cwd: ROOT,
-      env: { ...process.env, WEB_CONCURRENCY: String(PROCESSES) },
+      // The served app runs in production, which needs real secrets: fresh ones for the run.
+      env: { AUTH_SECRET: randomBytes(32).toString('base64'), AUDIT_CHECKPOINT_KEY: randomBytes(32).toString('base64'), ...process.env, WEB_CONCURRENCY: String(PROCESSES) },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     const exited = new Promise((resolve) => server.once('exit', resolve));

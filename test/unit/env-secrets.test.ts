@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -12,8 +12,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('generated secrets (no AUTH_SECRET / AUDIT_CHECKPOINT_KEY set)', () => {
   it('are the same in every app process that starts at once, as scripts/serve.mjs starts them', async () => {
     // Every process loads first, then all read the (missing) secrets at the same moment.
-    const env: NodeJS.ProcessEnv = { ...process.env, TRIAGE_STATE_DIR: dir, START_AT: String(Date.now() + 8_000) };
+    const home = mkdtempSync(path.join(tmpdir(), 'triage-secrets-home-'));
+    const env: NodeJS.ProcessEnv = { ...process.env, TRIAGE_STATE_DIR: dir, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), START_AT: String(Date.now() + 8_000) };
     delete env.AUTH_SECRET;
+    delete env.AUDIT_CHECKPOINT_KEY_FILE;
     delete env.AUDIT_CHECKPOINT_KEY;
     delete env.CONNECTOR_SECRET_KEY;
     const outputs = await Promise.all(
@@ -23,7 +25,90 @@ describe('generated secrets (no AUTH_SECRET / AUDIT_CHECKPOINT_KEY set)', () => 
     expect(new Set(secrets.map((s) => s.auth)).size).toBe(1);
     expect(new Set(secrets.map((s) => s.checkpoint)).size).toBe(1);
     expect(secrets[0]!.auth).toMatch(/^[\w-]{43}$/);
-    // No private temp files are left behind; the connector key is made on first use, not at boot.
-    expect(readdirSync(dir).sort()).toEqual(['audit-checkpoint-key', 'auth-secret']);
+    // No private temp files are left behind; the connector key is made on first use, not at boot;
+    // the checkpoint key is kept away from the checkpoints (issue 15).
+    expect(readdirSync(dir).sort()).toEqual(['auth-secret']);
+    expect(readdirSync(path.join(home, '.config', 'triage'))).toEqual(['audit-checkpoint-key']);
+    rmSync(home, { recursive: true, force: true });
   }, 60_000);
+});
+
+// Issue 15: with the public compose defaults, anyone could forge a session cookie or re-sign the
+// checkpoints. Production refuses to start without real secrets, and says how to make one.
+describe('secrets in production', () => {
+  const GOOD = 'm6W1bq1cX2s0qJ8oZKkq3T9y7nV5uE4rA1pL0dH2fGc=';
+  const production = (vars: Record<string, string | undefined>): NodeJS.ProcessEnv => {
+    const e: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production', TRIAGE_STATE_DIR: mkdtempSync(path.join(dir, 'prod-')) };
+    delete e.AUTH_SECRET;
+    delete e.AUDIT_CHECKPOINT_KEY;
+    for (const [k, v] of Object.entries(vars)) if (v !== undefined) e[k] = v;
+    return e;
+  };
+  const refusal = async (vars: Record<string, string | undefined>) => {
+    const env = production(vars);
+    const r = await run(process.execPath, ['--import', 'tsx', 'test/support/print-secrets.ts'], { env }).then(
+      () => ({ failed: false, stderr: '' }),
+      (e: { stderr: string }) => ({ failed: true, stderr: e.stderr }),
+    );
+    // Nothing generated in its place either.
+    expect(readdirSync(env.TRIAGE_STATE_DIR!)).toEqual([]);
+    return r;
+  };
+
+  it.each([
+    ['missing', { AUDIT_CHECKPOINT_KEY: GOOD }, 'AUTH_SECRET'],
+    ['short', { AUTH_SECRET: 'abc123', AUDIT_CHECKPOINT_KEY: GOOD }, 'AUTH_SECRET'],
+    ["compose's old placeholder", { AUTH_SECRET: 'change-me-change-me-change-me-change-me', AUDIT_CHECKPOINT_KEY: GOOD }, 'AUTH_SECRET'],
+    ['a repeated character', { AUTH_SECRET: 'x'.repeat(44), AUDIT_CHECKPOINT_KEY: GOOD }, 'AUTH_SECRET'],
+    ['missing checkpoint key', { AUTH_SECRET: GOOD }, 'AUDIT_CHECKPOINT_KEY'],
+    ['short checkpoint key', { AUTH_SECRET: GOOD, AUDIT_CHECKPOINT_KEY: '0123456789abcdef' }, 'AUDIT_CHECKPOINT_KEY'],
+    ["compose's old checkpoint placeholder", { AUTH_SECRET: GOOD, AUDIT_CHECKPOINT_KEY: 'change-me-too-change-me-too' }, 'AUDIT_CHECKPOINT_KEY'],
+  ])('refuses %s, naming the variable and how to generate one', async (_what, vars, name) => {
+    const r = await refusal(vars);
+    expect(r.failed).toBe(true);
+    expect(r.stderr).toContain(name);
+    expect(r.stderr).toContain('openssl rand -base64 32');
+  }, 30_000);
+
+  it('starts with real secrets', async () => {
+    const out = await run(process.execPath, ['--import', 'tsx', 'test/support/print-secrets.ts'], { env: production({ AUTH_SECRET: GOOD, AUDIT_CHECKPOINT_KEY: GOOD.split('').reverse().join('') }) });
+    expect(JSON.parse(out.stdout)).toEqual({ auth: GOOD, checkpoint: GOOD.split('').reverse().join('') });
+  }, 30_000);
+
+  it('npm start refuses to start before it serves anything', async () => {
+    const env = production({ AUTH_SECRET: 'change-me-change-me-change-me-change-me' });
+    const r = await run(process.execPath, ['scripts/serve.mjs', '-p', '0', '-H', '127.0.0.1'], { env, timeout: 20_000 }).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: { code: number | null; stderr: string }) => ({ code: e.code, stderr: e.stderr }),
+    );
+    expect(r.code).not.toBe(0);
+    expect(r.code).not.toBeNull();
+    expect(r.stderr).toContain('AUTH_SECRET');
+    expect(r.stderr).toContain('openssl rand -base64 32');
+  }, 30_000);
+
+  it('docker-compose.yml ships no default secret: it requires them', () => {
+    const compose = readFileSync('docker-compose.yml', 'utf8');
+    expect(compose).not.toMatch(/change-me/i);
+    for (const name of ['AUTH_SECRET', 'AUDIT_CHECKPOINT_KEY']) {
+      const uses = [...compose.matchAll(new RegExp(`${name}: (.*)`, 'g'))].map((m) => m[1]!);
+      expect(uses.length, name).toBeGreaterThan(0);
+      for (const u of uses) expect(u, name).toMatch(new RegExp(`^"?\\$\\{${name}:\\?.*openssl rand -base64 32`));
+    }
+  });
+});
+
+describe('the generated checkpoint key (outside production)', () => {
+  it('is not kept beside the checkpoint file', async () => {
+    const state = mkdtempSync(path.join(dir, 'state-'));
+    const home = mkdtempSync(path.join(dir, 'home-'));
+    const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'development', TRIAGE_STATE_DIR: state, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config') };
+    delete env.AUTH_SECRET;
+    delete env.AUDIT_CHECKPOINT_KEY;
+    delete env.AUDIT_CHECKPOINT_FILE;
+    delete env.AUDIT_CHECKPOINT_KEY_FILE;
+    const out = JSON.parse((await run(process.execPath, ['--import', 'tsx', 'test/support/print-secrets.ts'], { env })).stdout) as { checkpoint: string };
+    // The checkpoint file's directory (TRIAGE_STATE_DIR) holds no copy of the key.
+    for (const f of readdirSync(state)) expect(readFileSync(path.join(state, f), 'utf8'), f).not.toContain(out.checkpoint);
+  }, 30_000);
 });

@@ -78,7 +78,7 @@ export function StartRedrive({ selection, title = 'Redrive' }: { selection: Redr
           ) : null}
           {p.needsApproval ? (
             <p className={styles.warn} data-testid="needs-approval">
-              Over the approval threshold ({p.approvalThreshold}): the task waits for a lead&apos;s approval before it sends anything.
+              Over the approval threshold ({p.approvalThreshold}, counting what you started on this source in the last hour): the task waits for another lead&apos;s or an admin&apos;s approval before it sends anything.
             </p>
           ) : null}
           {activeTaskId ? (
