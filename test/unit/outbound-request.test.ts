@@ -53,7 +53,7 @@ describe('redrive over HTTP', () => {
         return asked.length === 1 ? ['127.0.0.1'] : ['169.254.169.254'];
       },
     };
-    const dest = httpDestination({ url: `http://receiver.rebind.test:${port}/redrive`, secret: null, timeoutMs: 3_000, policy } as never);
+    const dest = httpDestination({ url: `http://receiver.rebind.test:${port}/redrive`, secret: null, timeoutMs: 3_000, policy });
     const results = await dest.deliver([message(1), message(2), message(3)], new AbortController().signal);
     expect(results).toEqual([1, 2, 3].map(() => ({ ok: true, acknowledged: true })));
     expect(received.sort()).toEqual(['m-1', 'm-2', 'm-3']);
@@ -62,7 +62,7 @@ describe('redrive over HTTP', () => {
 
   it('refuses a name that does not resolve, rather than letting the connection resolve it again', async () => {
     const policy: OutboundPolicy = { allowPrivate: false, allowedHosts: new Set(), resolve: async () => Promise.reject(new Error('ENOTFOUND')) };
-    const dest = httpDestination({ url: 'http://nowhere.rebind.test/redrive', secret: null, policy } as never);
+    const dest = httpDestination({ url: 'http://nowhere.rebind.test/redrive', secret: null, policy });
     const [r] = await dest.deliver([message(1)], new AbortController().signal);
     expect(r).toMatchObject({ ok: false, error: expect.stringMatching(/^refused: .*does not resolve/) });
   });
@@ -85,7 +85,7 @@ describe('redrive over HTTP', () => {
       pump();
     });
     const policy: OutboundPolicy = { allowPrivate: false, allowedHosts: new Set(['127.0.0.1']), resolve: async () => ['127.0.0.1'] };
-    const dest = httpDestination({ url: `http://127.0.0.1:${port}/redrive`, secret: null, timeoutMs: 3_000, policy } as never);
+    const dest = httpDestination({ url: `http://127.0.0.1:${port}/redrive`, secret: null, timeoutMs: 3_000, policy });
     const [r] = await dest.deliver([message(1)], new AbortController().signal);
     expect(r).toEqual({ ok: true, acknowledged: true });
     await expect.poll(() => closed).toBe(true);
