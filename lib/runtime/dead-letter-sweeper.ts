@@ -16,7 +16,7 @@ import {
   type SourcePolicy,
 } from '@/lib/deadletters/record-dead-letters';
 import { log } from '@/lib/log';
-import { recordRedriveOutcome } from '@/lib/redrive/outcomes';
+import { recordRedriveOutcome, type RedriveOutcome } from '@/lib/redrive/outcomes';
 import { decodeBody, envelopeSchema } from './envelope';
 
 /** What the consumer knew when it parked a message, carried as the failed job's failedReason. */
@@ -48,6 +48,8 @@ const GATHER_MS = 100;
 const STRAYS_EVERY_MS = 2_000;
 const STRAY_AFTER_MS = 2_000;
 const STRAY_BATCH = 100;
+// Redrive outcomes Postgres refused, kept in Redis until it takes them, this many per look.
+const DEFERRED_OUTCOMES_BATCH = 100;
 
 function parseEvidence(failedReason: string | undefined): ParkEvidence | null {
   if (!failedReason?.startsWith('{')) return null;
@@ -153,6 +155,43 @@ export class DeadLetterSweeper {
     this.wake(GATHER_MS);
   }
 
+  /**
+   * Record a redriven message's outcome; when Postgres refuses it, keep it in Redis for the next
+   * sweep instead of failing the caller. Whatever Triage's side does, a consumer's success is never
+   * turned into a retry of the handler (and in the end a MaxReceives dead letter). Should Redis
+   * refuse it too, the task's outcome window settles the item ("no death seen").
+   */
+  async reportOutcome(deadLetterId: string, outcome: RedriveOutcome, at: Date = new Date()): Promise<void> {
+    try {
+      await recordRedriveOutcome({ deadLetterId, outcome, at });
+    } catch (err) {
+      log.warn({ queue: this.queue.name, deadLetterId, outcome, err: err instanceof Error ? err.message : String(err) }, 'redrive outcome not recorded; kept for the next sweep');
+      try {
+        await this.redis.hset(this.deferredOutcomesKey(), deadLetterId, JSON.stringify({ outcome, at: at.toISOString() }));
+      } catch (redisErr) {
+        log.error(
+          { queue: this.queue.name, deadLetterId, outcome, err: redisErr instanceof Error ? redisErr.message : String(redisErr) },
+          'redrive outcome lost; the task outcome window will settle its item',
+        );
+      }
+    }
+  }
+
+  private deferredOutcomesKey(): string {
+    return this.queue.toKey('triage-deferred-outcomes');
+  }
+
+  /** Outcomes kept by reportOutcome, recorded now that Postgres may take them (a few at a time). */
+  private async recordDeferredOutcomes(): Promise<void> {
+    const key = this.deferredOutcomesKey();
+    const [, flat] = await this.redis.hscan(key, '0', 'COUNT', DEFERRED_OUTCOMES_BATCH);
+    for (let i = 0; i + 1 < flat.length; i += 2) {
+      const { outcome, at } = JSON.parse(flat[i + 1]!) as { outcome: RedriveOutcome; at: string };
+      await recordRedriveOutcome({ deadLetterId: flat[i]!, outcome, at: new Date(at) });
+      await this.redis.hdel(key, flat[i]!);
+    }
+  }
+
   async stop(): Promise<void> {
     clearInterval(this.timer);
     while (this.loop) await this.loop;
@@ -175,6 +214,7 @@ export class DeadLetterSweeper {
         if (this.parked.length > 0) await this.sweep(this.nextBatch());
         else {
           this.straysDue = false;
+          await this.recordDeferredOutcomes();
           await this.sweepStrays();
         }
       }
@@ -215,7 +255,7 @@ export class DeadLetterSweeper {
       if (!written[i]) continue;
       const from = parked[i]!.redrivenFrom;
       // The redrive's outcome signal, once the new dead letter is committed (the engine finds it as the newer generation).
-      if (from) await recordRedriveOutcome({ deadLetterId: from, outcome: 'dead_again', at: parked[i]!.deadLetter.deadAt });
+      if (from) await this.reportOutcome(from, 'dead_again', parked[i]!.deadLetter.deadAt);
       done.push(jobs[i]!);
     }
     // Committed: now, and only now, the jobs leave Redis. A removal that fails leaves the job for
