@@ -1,12 +1,18 @@
-// Bounds on what a client can make the served app hold, over real HTTP against the built app
-// (`npm start`): a JSON body sent without Content-Length is refused once it passes its limit, not
-// buffered whole first (issue 15).
+// Bounds on what a client can make the served app hold or record, over real HTTP against the built
+// app (`npm start`): a JSON body sent without Content-Length is refused once it passes its limit,
+// not buffered whole first; a dead letter dated in the future is refused, since its expiry and age
+// would count from then (issue 15).
 import { request as httpRequest } from 'node:http';
+import { randomBytes } from 'node:crypto';
 import { expect, test } from '@playwright/test';
+import { createIngestToken } from '@/lib/admin/tokens';
+import { SYSTEM } from '@/lib/auth';
 import { closeDb } from '@/lib/db';
-import { loadFixtures, type Fixtures } from '../security/fixtures';
+import { loadFixtures, newSource, type FixtureSource, type Fixtures } from '../security/fixtures';
 
 const PORT = Number(process.env.E2E_PORT ?? 3100);
+const baseURL = `http://127.0.0.1:${PORT}`;
+const RUN = randomBytes(4).toString('hex');
 const MiB = 1024 * 1024;
 
 let fx: Fixtures;
@@ -66,5 +72,54 @@ test.describe('a JSON body without Content-Length', () => {
     expect(r.body).toMatch(/over 16384 bytes/);
     // The answer came while the client was still sending: the server stopped reading at the limit.
     expect(r.sentBeforeAnswer).toBeLessThan(32 * MiB);
+  });
+});
+
+test.describe('ingest: a dead letter dated in the future', () => {
+  let source: FixtureSource;
+  let token: string;
+  test.beforeAll(async () => {
+    source = await newSource(fx.sources.orders);
+    ({ token } = await createIngestToken({ ...SYSTEM, label: 'request-bounds' }, source.name));
+  });
+
+  const batch = (deadAt: string) => ({
+    deadLetters: [{ messageId: `future-${RUN}-${randomBytes(4).toString('hex')}`, payload: Buffer.from('{"order":1}').toString('base64'), deadAt }],
+  });
+
+  test('a deadAt days ahead is 422 naming the field, and nothing is written', async ({ request }) => {
+    const ahead = new Date(Date.now() + 30 * 86400_000).toISOString();
+    const r = await request.post(`${baseURL}/api/v1/sources/${source.name}/dead-letters`, {
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      data: batch(ahead),
+    });
+    expect(r.status()).toBe(422);
+    expect(((await r.json()) as { error: { message: string } }).error.message).toMatch(/deadLetters\[0\]\.deadAt: .*future/);
+    const list = await request.get(`${baseURL}/api/v1/sources/${source.name}/dead-letters`, {
+      headers: { authorization: `Bearer ${fx.users['admin@triage.local']!.token}` },
+    });
+    expect(((await list.json()) as { deadLetters: unknown[] }).deadLetters).toHaveLength(0);
+  });
+
+  test('the raw endpoint refuses a Triage-Dead-At ahead too, naming the header', async ({ request }) => {
+    const r = await request.post(`${baseURL}/api/v1/sources/${source.name}/dead-letters/raw`, {
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        'triage-message-id': `future-raw-${RUN}`,
+        'triage-dead-at': new Date(Date.now() + 3600_000).toISOString(),
+      },
+      data: '{"order":2}',
+    });
+    expect(r.status()).toBe(422);
+    expect(((await r.json()) as { error: { message: string } }).error.message).toMatch(/Triage-Dead-At: .*future/);
+  });
+
+  test("a deadAt a minute ahead (a sender's clock a little fast) is accepted", async ({ request }) => {
+    const r = await request.post(`${baseURL}/api/v1/sources/${source.name}/dead-letters`, {
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      data: batch(new Date(Date.now() + 60_000).toISOString()),
+    });
+    expect(r.status()).toBe(200);
   });
 });
