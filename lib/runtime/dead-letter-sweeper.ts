@@ -5,7 +5,7 @@
 // A crash in between leaves the job in the failed set; the next sweep (this process or any other
 // consumer of the source) writes it again, and the unique key (source, message id, generation)
 // absorbs the duplicate. Batching keeps consumers off Postgres's commit latency.
-import type { Job, Queue } from 'bullmq';
+import { Job, type Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import {
@@ -38,8 +38,11 @@ export type ParkEvidence = z.infer<typeof parkEvidenceSchema>;
 // Per transaction: at most this many dead letters or this many payload bytes (as base64 in Redis).
 const BATCH = 2_000;
 const BATCH_BYTES = 32 << 20;
-// Past this, parked jobs are left to the stray sweep instead of being held in memory.
+// Past this many jobs or body bytes, parked jobs are left in Redis for the stray sweep (which reads
+// them a batch at a time) instead of being held in memory: a burst of 10 MiB messages costs a
+// consumer this much, not thousands of bodies.
 const MAX_PARKED_IN_MEMORY = 10_000;
+const MAX_PARKED_BYTES = 64 << 20;
 // Parked jobs cost the consumers nothing while they wait, so the sweeper lets them gather into
 // large batches: one Postgres commit per few hundred dead letters instead of one per handful.
 const GATHER_MS = 100;
@@ -50,6 +53,19 @@ const STRAY_AFTER_MS = 2_000;
 const STRAY_BATCH = 100;
 // Redrive outcomes Postgres refused, kept in Redis until it takes them, this many per look.
 const DEFERRED_OUTCOMES_BATCH = 100;
+
+/** What a job's body costs in memory: its base64 text, as BullMQ hands the job over. */
+function bodyBytes(job: Job): number {
+  const body = (job.data as { body?: unknown } | undefined)?.body;
+  return typeof body === 'string' ? body.length : 0;
+}
+
+export interface SweeperLimits {
+  /** Body bytes of parked jobs held in memory at most (one job is always held). */
+  maxParkedBytes?: number;
+  /** Body bytes per written batch at most (a batch holds at least one job). */
+  batchBytes?: number;
+}
 
 function parseEvidence(failedReason: string | undefined): ParkEvidence | null {
   if (!failedReason?.startsWith('{')) return null;
@@ -132,12 +148,20 @@ export class DeadLetterSweeper {
   /** Removals of committed jobs run behind the next batch's write; stop() waits for them. */
   private removing: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
+  private readonly maxParkedBytes: number;
+  private readonly batchBytes: number;
+  /** Body bytes held now, the most held at once, and the largest batch written (bytes). */
+  readonly stats = { heldBytes: 0, maxHeldBytes: 0, largestBatchBytes: 0 };
 
   constructor(
     private readonly queue: Queue,
     private readonly redis: Redis,
     private readonly source: () => SourcePolicy,
-  ) {}
+    limits: SweeperLimits = {},
+  ) {
+    this.maxParkedBytes = limits.maxParkedBytes ?? MAX_PARKED_BYTES;
+    this.batchBytes = limits.batchBytes ?? BATCH_BYTES;
+  }
 
   start(): void {
     const strays = () => {
@@ -151,7 +175,13 @@ export class DeadLetterSweeper {
 
   /** A job this consumer just parked: it is written with the others parked around now. */
   add(job: Job): void {
-    if (this.parked.length < MAX_PARKED_IN_MEMORY) this.parked.push(job);
+    const size = bodyBytes(job);
+    const full = this.parked.length >= MAX_PARKED_IN_MEMORY || (this.parked.length > 0 && this.stats.heldBytes + size > this.maxParkedBytes);
+    if (!full) {
+      this.parked.push(job);
+      this.stats.heldBytes += size;
+      this.stats.maxHeldBytes = Math.max(this.stats.maxHeldBytes, this.stats.heldBytes);
+    }
     this.wake(GATHER_MS);
   }
 
@@ -227,21 +257,47 @@ export class DeadLetterSweeper {
   private nextBatch(): Job[] {
     let bytes = 0;
     let n = 0;
-    while (n < this.parked.length && n < BATCH && (n === 0 || bytes < BATCH_BYTES)) {
-      const body = (this.parked[n]!.data as { body?: unknown } | undefined)?.body;
-      bytes += typeof body === 'string' ? body.length : 0;
+    while (n < this.parked.length && n < BATCH) {
+      const size = bodyBytes(this.parked[n]!);
+      if (n > 0 && bytes + size > this.batchBytes) break;
+      bytes += size;
       n++;
     }
+    this.stats.heldBytes -= bytes;
+    this.noteBatch(bytes);
     return this.parked.splice(0, n);
   }
 
+  private noteBatch(bytes: number): void {
+    this.stats.largestBatchBytes = Math.max(this.stats.largestBatchBytes, bytes);
+  }
+
+  /**
+   * Failed jobs nobody swept, oldest first, read one job at a time up to a batch's byte budget (not
+   * a hundred full bodies at once).
+   */
   private async sweepStrays(): Promise<void> {
     for (;;) {
       const before = Date.now() - STRAY_AFTER_MS;
-      const jobs = (await this.queue.getJobs(['failed'], 0, STRAY_BATCH - 1, true)).filter(
-        (j): j is Job => Boolean(j?.id) && (j.finishedOn ?? 0) < before,
-      );
-      if (jobs.length === 0 || (await this.sweep(jobs)) < STRAY_BATCH) return;
+      const ids = await this.queue.getRanges(['failed'], 0, STRAY_BATCH - 1, true);
+      const jobs: Job[] = [];
+      let bytes = 0;
+      let cut = false;
+      for (const id of ids) {
+        const job = await Job.fromId(this.queue, id);
+        if (!job?.id || (job.finishedOn ?? 0) >= before) continue;
+        const size = bodyBytes(job);
+        if (jobs.length > 0 && bytes + size > this.batchBytes) {
+          cut = true;
+          break;
+        }
+        jobs.push(job);
+        bytes += size;
+      }
+      if (jobs.length === 0) return;
+      this.noteBatch(bytes);
+      const written = await this.sweep(jobs);
+      if (written < jobs.length || (!cut && ids.length < STRAY_BATCH)) return;
       await this.removing;
     }
   }

@@ -65,18 +65,17 @@ describe('dead-letter sweeper', () => {
     const queue = producerQueue(QUEUES.source(name));
     const redis = redisConnection('worker');
     redises.push(redis);
-    const sweeper = new DeadLetterSweeper(queue, redis, () => ({ id: source.id, retentionSeconds: 14 * 86400 }), { maxParkedBytes: MiB, batchBytes: MiB } as never);
+    const sweeper = new DeadLetterSweeper(queue, redis, () => ({ id: source.id, retentionSeconds: 14 * 86400 }), { maxParkedBytes: MiB, batchBytes: MiB });
     sweepers.push(sweeper);
-    const s = sweeper as unknown as { stats: { heldBytes: number; maxHeldBytes: number; largestBatchBytes: number } };
     // The consumer hands every one over at once (BullMQ's 'failed' event); only a budget's worth is kept in memory.
     for (const job of await queue.getJobs(['failed'])) sweeper.add(job);
-    expect(s.stats.maxHeldBytes).toBeLessThanOrEqual(MiB);
+    expect(sweeper.stats.maxHeldBytes).toBeLessThanOrEqual(MiB);
     sweeper.start();
     // What it did not hold is swept from Redis (the stray sweep), in batches under the same budget.
     await waitFor('40 dead letters', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 40, 60_000);
     await waitFor('an empty failed set', async () => (await queue.getFailedCount()) === 0);
-    expect(s.stats.largestBatchBytes).toBeGreaterThan(0);
-    expect(s.stats.largestBatchBytes).toBeLessThanOrEqual(MiB);
-    expect(s.stats.maxHeldBytes).toBeLessThanOrEqual(MiB);
+    expect(sweeper.stats.largestBatchBytes).toBeGreaterThan(0);
+    expect(sweeper.stats.largestBatchBytes).toBeLessThanOrEqual(MiB);
+    expect(sweeper.stats.maxHeldBytes).toBeLessThanOrEqual(MiB);
   });
 });
