@@ -1,5 +1,6 @@
 // The dead-letter sweeper under load it cannot write at once (issue 15): the bodies it holds and
-// the batches it writes are bounded by bytes, not counts. The
+// the batches it writes are bounded by bytes, not counts; failed jobs that cannot be written as they
+// are (a NUL in a message id) neither starve the ones behind them nor stay stuck in Redis. The
 // failed jobs are real: a plain BullMQ worker fails them, as a consumer that crashed after parking
 // them would leave them; Postgres and Redis are the real ones.
 import { UnrecoverableError, Worker } from 'bullmq';
@@ -8,6 +9,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { closeDb, db } from '@/lib/db';
 import { closeQueues, producerQueue, queuePrefix, QUEUES } from '@/lib/queue';
 import { redisConnection } from '@/lib/redis';
+import { consume, type Consumer } from '@/lib/runtime';
 import { DeadLetterSweeper } from '@/lib/runtime/dead-letter-sweeper';
 import { encodeBody, jobIdFor, type Envelope } from '@/lib/runtime/envelope';
 import { resetDatabase } from '../support/db';
@@ -44,12 +46,14 @@ async function failedJobs(source: string, messages: { messageId: string; body: U
 }
 
 const redises: Redis[] = [];
+const consumers: Consumer[] = [];
 const sweepers: DeadLetterSweeper[] = [];
 
 describe('dead-letter sweeper', () => {
   beforeEach(resetDatabase);
   afterEach(async () => {
     await Promise.all(sweepers.splice(0).map((s) => s.stop()));
+    await Promise.all(consumers.splice(0).map((c) => c.close()));
     await Promise.all(redises.splice(0).map((r) => r.quit()));
   });
   afterAll(async () => {
@@ -77,5 +81,22 @@ describe('dead-letter sweeper', () => {
     expect(sweeper.stats.largestBatchBytes).toBeGreaterThan(0);
     expect(sweeper.stats.largestBatchBytes).toBeLessThanOrEqual(MiB);
     expect(sweeper.stats.maxHeldBytes).toBeLessThanOrEqual(MiB);
+  });
+
+  it('110 old failed jobs with a NUL in their message id neither starve the 5 behind them nor stay stuck: all are written, the ids cleaned', async () => {
+    const name = uniqueName('sweep-nul');
+    const source = await testSource(name);
+    const body = new TextEncoder().encode('{"order":1}');
+    await failedJobs(name, [
+      ...Array.from({ length: 110 }, (_, i) => ({ messageId: `nul\u0000${i}`, body })),
+      ...Array.from({ length: 5 }, (_, i) => ({ messageId: `fine-${i}`, body })),
+    ]);
+    // A consumer of the source starts: its sweeper finds what nobody swept.
+    consumers.push(await consume(name, async () => undefined));
+    await waitFor('the 5 written behind them', async () => (await db().deadLetter.count({ where: { sourceId: source.id, messageId: { startsWith: 'fine-' } } })) === 5, 30_000);
+    await waitFor('the 110 written too', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 115, 30_000);
+    const ids = (await db().deadLetter.findMany({ where: { sourceId: source.id, messageId: { startsWith: 'nul' } }, select: { messageId: true } })).map((d) => d.messageId);
+    expect(ids).toContain('nul\uFFFD7');
+    await waitFor('an empty failed set', async () => (await producerQueue(QUEUES.source(name)).getFailedCount()) === 0);
   });
 });
