@@ -54,6 +54,21 @@ const STRAY_BATCH = 100;
 // Redrive outcomes Postgres refused, kept in Redis until it takes them, this many per look.
 const DEFERRED_OUTCOMES_BATCH = 100;
 
+/**
+ * An id Postgres can store: a NUL or a lone surrogate becomes U+FFFD (Postgres text refuses both,
+ * and a job that can never be written would sit in the failed set for good). Replaced, not
+ * dropped, so "a\u0000b" and "ab" stay two messages.
+ */
+export function storableId<T extends string | null | undefined>(id: T): T {
+  if (id == null) return id;
+  const w = (id.includes('\u0000') ? id.replaceAll('\u0000', '\uFFFD') : id) as unknown as { isWellFormed(): boolean; toWellFormed(): string };
+  return (w.isWellFormed() ? w : w.toWellFormed()) as unknown as T;
+}
+
+// Postgres refused the row itself (data exception, integrity, a value too large): writing it again
+// cannot succeed, so the job is moved out of the way of the others.
+const UNWRITABLE_SQLSTATE = /^(22|23|54)/;
+
 /** What a job's body costs in memory: its base64 text, as BullMQ hands the job over. */
 function bodyBytes(job: Job): number {
   const body = (job.data as { body?: unknown } | undefined)?.body;
@@ -112,7 +127,7 @@ export function deadLetterOf(job: Job): { deadLetter: NewDeadLetter; redrivenFro
     return {
       deadLetter: {
         ...failure,
-        messageId: job.id ?? `job-${job.timestamp}`,
+        messageId: storableId(job.id ?? `job-${job.timestamp}`),
         payload: new TextEncoder().encode(JSON.stringify(job.data ?? null)),
         contentType: 'application/json',
         enqueuedAt: new Date(job.timestamp),
@@ -124,7 +139,7 @@ export function deadLetterOf(job: Job): { deadLetter: NewDeadLetter; redrivenFro
   return {
     deadLetter: {
       ...failure,
-      messageId: e.messageId,
+      messageId: storableId(e.messageId),
       // A redriven message that dies again is a new row: its generation is its redrive count.
       generation: e.redriveCount,
       payload: decodeBody(e.body),
@@ -132,9 +147,9 @@ export function deadLetterOf(job: Job): { deadLetter: NewDeadLetter; redrivenFro
       headers: e.headers,
       enqueuedAt: new Date(e.enqueuedAt),
       redriveCount: e.redriveCount,
-      orderingKey: e.key ?? null,
-      idempotencyKey: e.idempotencyKey ?? null,
-      correlationId: e.correlationId ?? null,
+      orderingKey: storableId(e.key ?? null),
+      idempotencyKey: storableId(e.idempotencyKey ?? null),
+      correlationId: storableId(e.correlationId ?? null),
     },
     redrivenFrom: e.deadLetterId ?? null,
   };
@@ -307,8 +322,10 @@ export class DeadLetterSweeper {
     const parked = jobs.map(deadLetterOf);
     const written = await this.write(parked.map((p) => p.deadLetter));
     const done: Job[] = [];
+    const unwritable: Job[] = [];
     for (let i = 0; i < jobs.length; i++) {
-      if (!written[i]) continue;
+      if (written[i] === 'unwritable') unwritable.push(jobs[i]!);
+      if (written[i] !== true) continue;
       const from = parked[i]!.redrivenFrom;
       // The redrive's outcome signal, once the new dead letter is committed (the engine finds it as the newer generation).
       if (from) await this.reportOutcome(from, 'dead_again', parked[i]!.deadLetter.deadAt);
@@ -320,7 +337,28 @@ export class DeadLetterSweeper {
       log.warn({ queue: this.queue.name, err: err instanceof Error ? err.message : String(err) }, 'removing swept jobs failed; they will be swept again'),
     );
     this.removing = Promise.all([this.removing, removals]);
-    return done.length;
+    if (unwritable.length) await this.quarantine(unwritable);
+    return done.length + unwritable.length;
+  }
+
+  /**
+   * Jobs Postgres refuses row by row leave the failed set for a quarantine set of the queue (kept,
+   * bytes and evidence, for an operator), so the stray sweep, which reads the oldest failed jobs
+   * first, is never held up behind them. Logged at error level, the alarm an operator acts on.
+   */
+  private async quarantine(jobs: Job[]): Promise<void> {
+    const key = this.queue.toKey('triage-quarantine');
+    const now = Date.now();
+    const ids = jobs.map((j) => j.id!);
+    await this.redis
+      .multi()
+      .zrem(this.queue.keys.failed!, ...ids)
+      .zadd(key, ...ids.flatMap((id) => [now, id]))
+      .exec();
+    log.error(
+      { queue: this.queue.name, quarantine: key, jobs: ids.length, jobIds: ids.slice(0, 10) },
+      'failed jobs Postgres refuses to store were quarantined: they are not dead letters; inspect them in Redis (ZRANGE of the quarantine key, then the job hashes)',
+    );
   }
 
   /**
@@ -339,7 +377,7 @@ export class DeadLetterSweeper {
   }
 
   /** All in one transaction; if Postgres refuses the batch, row by row, so one bad row holds back only itself. */
-  private async write(deadLetters: NewDeadLetter[]): Promise<boolean[]> {
+  private async write(deadLetters: NewDeadLetter[]): Promise<(boolean | 'unwritable')[]> {
     try {
       await recordDeadLetters(this.source(), deadLetters);
       return deadLetters.map(() => true);
@@ -347,17 +385,18 @@ export class DeadLetterSweeper {
       // A deadlock or serialization failure says nothing about the rows: the whole batch goes again later.
       const code = (err as { code?: unknown }).code;
       if (deadLetters.length === 1 || code === '40P01' || code === '40001') throw err;
-      const ok: boolean[] = [];
+      const ok: (boolean | 'unwritable')[] = [];
       for (const d of deadLetters) {
         try {
           await recordDeadLetters(this.source(), [d]);
           ok.push(true);
         } catch (rowErr) {
+          const rowCode = String((rowErr as { code?: unknown }).code ?? '');
           log.error(
-            { queue: this.queue.name, messageId: d.messageId, err: rowErr instanceof Error ? rowErr.message : String(rowErr) },
+            { queue: this.queue.name, messageId: d.messageId, code: rowCode, err: rowErr instanceof Error ? rowErr.message : String(rowErr) },
             'a dead letter could not be written; it stays parked in Redis',
           );
-          ok.push(false);
+          ok.push(UNWRITABLE_SQLSTATE.test(rowCode) ? 'unwritable' : false);
         }
       }
       return ok;
