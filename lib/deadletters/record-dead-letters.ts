@@ -154,7 +154,9 @@ function toRow(source: SourcePolicy, d: NewDeadLetter, now: Date, fingerprintOf:
     fingerprint: fp.key,
     cluster_id: null as string | null,
     status: 'open',
-    expires_at: expiryOf(deadAt, d.enqueuedAt, source.retentionSeconds),
+    // Never from a time ahead of now: a broker's clock that runs fast (connectors keep its deadAt,
+    // which the BullMQ connector tells generations apart by) must not extend retention.
+    expires_at: expiryOf(deadAt < now ? deadAt : now, d.enqueuedAt, source.retentionSeconds),
     sensitive: d.sensitive ?? false,
     // kept beside the row for the cluster upsert, not inserted
     _template: fp.template,

@@ -8,6 +8,11 @@ import { DEAD_LETTER_REASONS, type NewDeadLetter } from '@/lib/deadletters/recor
 const INT32_MAX = 2_147_483_647;
 const INT64_MAX = 9_223_372_036_854_775_807n;
 const HEADER_MAX_DEPTH = 16;
+/**
+ * How far ahead of Triage's clock a deadAt may be: a sender's clock a little fast is normal, but
+ * expiry and age count from deadAt, so a date far ahead would keep a dead letter past its retention.
+ */
+export const MAX_DEAD_AT_AHEAD_MS = 5 * 60_000;
 
 // Postgres text and jsonb cannot hold NUL or an unpaired UTF-16 surrogate: refuse them rather than
 // store something other than what was sent.
@@ -57,7 +62,7 @@ export const ingestDeadLetterSchema = z
     receiveCount: z.int().min(0).max(INT32_MAX).nullish(),
     enqueuedAt: timestamp.nullish().describe('Original enqueue time (ISO 8601 with offset)'),
     firstFailedAt: timestamp.nullish(),
-    deadAt: timestamp.nullish().describe('When it was dead-lettered; default: now'),
+    deadAt: timestamp.nullish().describe('When it was dead-lettered; default: now. At most 5 minutes ahead of the server clock (422 otherwise)'),
     key: text(1024).nullish().describe('Ordering or partition key'),
     correlationId: text(255).nullish(),
     consumer: z
@@ -112,6 +117,9 @@ export function toNewDeadLetter(raw: unknown, index: number, payloadLimitBytes: 
   if (!payload) throw itemError(index, 'payload', 'not valid base64');
   if (payload.byteLength > payloadLimitBytes) {
     throw itemError(index, 'payload', `${payload.byteLength} bytes is over the source's payload limit of ${payloadLimitBytes} bytes`, 'payload_too_large');
+  }
+  if (d.deadAt && Date.parse(d.deadAt) > Date.now() + MAX_DEAD_AT_AHEAD_MS) {
+    throw itemError(index, 'deadAt', `${d.deadAt} is more than ${MAX_DEAD_AT_AHEAD_MS / 60_000} minutes in the future (is the sender's clock right?): expiry and age count from it`);
   }
   const consumer = typeof d.consumer === 'string' ? { name: d.consumer, version: null } : d.consumer;
   const date = (s: string | null | undefined) => (s ? new Date(s) : null);

@@ -5,7 +5,8 @@ import { Worker, type Job } from 'bullmq';
 import { backoffDelay, fullJitter } from '@/lib/broker/backoff';
 import { db, type Tx } from '@/lib/db';
 import { log } from '@/lib/log';
-import { outboundProblem } from '@/lib/outbound/outbound-url';
+import { postOutbound } from '@/lib/outbound/outbound-request';
+import { resolveOutbound } from '@/lib/outbound/outbound-url';
 import { JOBS, QUEUES, producerQueue, queuePrefix } from '@/lib/queue';
 import { redisConnection } from '@/lib/redis';
 import { DAY, MINUTE, SECOND } from '@/lib/clock';
@@ -81,11 +82,11 @@ export async function deliverWebhook(deliveryId: bigint, { final }: { final: boo
   let responseStatus: number | null = null;
   let error: string;
   try {
-    // Checked again at send time: the name may point somewhere internal since the URL was saved.
-    const refused = await outboundProblem(d.webhook.url);
-    if (refused) throw new Error(`refused: ${refused}`);
-    const res = await fetch(d.webhook.url, {
-      method: 'POST',
+    // Checked again at send time (the name may point somewhere internal since the URL was saved),
+    // and sent to the address checked, with no redirect followed (lib/outbound).
+    const resolved = await resolveOutbound(d.webhook.url);
+    if (!resolved.ok) throw new Error(`refused: ${resolved.problem}`);
+    const res = await postOutbound(resolved.target, {
       headers: {
         'content-type': 'application/json',
         'user-agent': 'Triage-Webhooks/1',
@@ -95,13 +96,10 @@ export async function deliverWebhook(deliveryId: bigint, { final }: { final: boo
         [SIGNATURE_HEADER]: signWebhook(d.webhook.secret, timestamp, body),
       },
       body,
-      // A redirect could send the signed body somewhere the team never configured.
-      redirect: 'manual',
-      signal: AbortSignal.timeout(TIMEOUT_MS),
+      timeoutMs: TIMEOUT_MS,
     });
     responseStatus = res.status;
-    await res.body?.cancel();
-    if (res.ok) {
+    if (res.status >= 200 && res.status < 300) {
       await db().webhookDelivery.update({
         where: { id: d.id },
         data: { status: 'delivered', attempts: { increment: 1 }, responseStatus, error: null, deliveredAt: new Date() },

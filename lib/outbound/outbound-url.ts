@@ -1,9 +1,10 @@
 // Where Triage may send HTTP on a user's behalf (team webhooks, redrive URLs of ingest-fed sources):
-// not to loopback, private, link-local (cloud metadata at 169.254.169.254), CGNAT, multicast or
-// unspecified addresses, unless the operator allows them (OUTBOUND_ALLOWED_HOSTS, or
-// OUTBOUND_ALLOW_PRIVATE=true for an all-internal deployment). Checked when the URL is saved (422) and
-// again before each request, since a name can be re-pointed after it was saved. A name that changes
-// between that check and the connection (DNS rebinding within seconds) is not covered.
+// not to loopback, private, link-local (cloud metadata at 169.254.169.254), CGNAT, multicast,
+// unspecified addresses or the IPv6 prefixes that carry an IPv4 address (NAT64, 6to4), unless the
+// operator allows them (OUTBOUND_ALLOWED_HOSTS, or OUTBOUND_ALLOW_PRIVATE=true for an all-internal
+// deployment). Checked when the URL is saved (422) and again before each send, since a name can be
+// re-pointed after it was saved. A send resolves the name once and connects to the address it
+// checked (outbound-request.ts), so a name that changes in between (DNS rebinding) gains nothing.
 import { BlockList, isIP } from 'node:net';
 import { lookup } from 'node:dns/promises';
 import { env } from '@/lib/env';
@@ -14,9 +15,14 @@ for (const [net, prefix] of [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
   ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) internal.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) internal.addSubnet(net, prefix, 'ipv6');
+for (const [net, prefix] of [
+  ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
+  // NAT64 (RFC 6052, and local-use RFC 8215) and 6to4 (RFC 3056) reach whatever IPv4 they embed,
+  // 127.0.0.1 and the metadata address included: refused whole, as an operator can allow a host.
+  ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['2002::', 16],
+] as const) internal.addSubnet(net, prefix, 'ipv6');
 
-/** Loopback, private, link-local, CGNAT, multicast, reserved or unspecified (IPv4-mapped IPv6 included). */
+/** Loopback, private, link-local, CGNAT, multicast, reserved or unspecified (IPv4-mapped, NAT64 and 6to4 IPv6 included). */
 export function isInternalAddress(ip: string): boolean {
   const family = isIP(ip);
   if (family === 4) return internal.check(ip, 'ipv4');
@@ -39,32 +45,60 @@ export function outboundPolicy(): OutboundPolicy {
   return { allowPrivate: e.OUTBOUND_ALLOW_PRIVATE, allowedHosts: new Set(e.OUTBOUND_ALLOWED_HOSTS), resolve: systemResolve };
 }
 
-/** Why Triage may not send to `url`, or null when it may. */
-export async function outboundProblem(url: string, policy: OutboundPolicy = outboundPolicy()): Promise<string | null> {
+/** Where a send goes: the URL, and the one address its host was checked at (the connection's). */
+export interface OutboundTarget {
+  url: URL;
+  /** The host as the URL names it, brackets removed (TLS checks the certificate against it). */
+  host: string;
+  address: string;
+  family: 4 | 6;
+}
+
+export type ResolvedOutbound = { ok: true; target: OutboundTarget } | { ok: false; problem: string; /** the name did not resolve (now) */ unresolved?: true };
+
+/** Resolve `url`'s host once and check every address it has; the target pins the first one. */
+export async function resolveOutbound(url: string, policy: OutboundPolicy = outboundPolicy()): Promise<ResolvedOutbound> {
   let u: URL;
   try {
     u = new URL(url);
   } catch {
-    return 'not a URL';
+    return { ok: false, problem: 'not a URL' };
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'http or https only';
-  if (policy.allowPrivate) return null;
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return { ok: false, problem: 'http or https only' };
   const host = u.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
-  if (policy.allowedHosts.has(host)) return null;
   let addresses: string[];
   try {
     addresses = isIP(host) ? [host] : await policy.resolve(host);
-  } catch {
-    // A name that does not resolve (now) reaches nothing: the send itself fails and is logged.
-    return null;
+  } catch (err) {
+    // Refused, not passed on: a connection left to resolve the name itself could reach anything.
+    return { ok: false, problem: `${host} does not resolve (${err instanceof Error ? err.message : String(err)})`, unresolved: true };
   }
-  const bad = addresses.find(isInternalAddress);
-  if (bad === undefined) return null;
-  return `${host}${bad && bad !== host ? ` resolves to ${bad},` : ' is'} an internal address (loopback, private or link-local); an operator can allow it with OUTBOUND_ALLOWED_HOSTS`;
+  if (addresses.length === 0) return { ok: false, problem: `${host} does not resolve`, unresolved: true };
+  if (!policy.allowPrivate && !policy.allowedHosts.has(host)) {
+    const bad = addresses.find(isInternalAddress);
+    if (bad !== undefined) {
+      return {
+        ok: false,
+        problem: `${host}${bad !== host ? ` resolves to ${bad},` : ' is'} an internal address (loopback, private or link-local); an operator can allow it with OUTBOUND_ALLOWED_HOSTS`,
+      };
+    }
+  }
+  const address = addresses[0]!;
+  return { ok: true, target: { url: u, host, address, family: isIP(address) === 6 ? 6 : 4 } };
 }
 
-/** 422 naming `field` when Triage may not send to `url` (a URL being saved). */
+/** Why Triage may not send to `url`, or null when it may. */
+export async function outboundProblem(url: string, policy: OutboundPolicy = outboundPolicy()): Promise<string | null> {
+  const r = await resolveOutbound(url, policy);
+  return r.ok ? null : r.problem;
+}
+
+/**
+ * 422 naming `field` when Triage may not send to `url` (a URL being saved). A name that does not
+ * resolve yet may be saved (its DNS may come later, or resolve only where the workers run): every
+ * send resolves it again and refuses it while it does not.
+ */
 export async function assertOutboundUrl(url: string, field: string): Promise<void> {
-  const problem = await outboundProblem(url);
-  if (problem) throw unprocessable(`${field}: ${problem}`, { field });
+  const r = await resolveOutbound(url);
+  if (!r.ok && !r.unresolved) throw unprocessable(`${field}: ${r.problem}`, { field });
 }

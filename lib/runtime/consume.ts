@@ -15,7 +15,6 @@ import { backoffDelay, classifyError, fullJitter } from '@/lib/broker';
 import { MAX_ERROR_MESSAGE_CHARS, type DeadLetterReason, type FailureEntry } from '@/lib/deadletters/record-dead-letters';
 import { env } from '@/lib/env';
 import { log } from '@/lib/log';
-import { recordRedriveOutcome } from '@/lib/redrive/outcomes';
 import { producerQueue, QUEUES, queuePrefix } from '@/lib/queue';
 import { redisConnection } from '@/lib/redis';
 import { DeadLetterSweeper, type ParkEvidence } from './dead-letter-sweeper';
@@ -162,7 +161,8 @@ export async function consume(sourceName: string, handler: MessageHandler, optio
 
     if (envelope.deadLetterId) {
       await holdLock(job, token);
-      await recordRedriveOutcome({ deadLetterId: envelope.deadLetterId, outcome: 'acknowledged' });
+      // Never throws: a success Triage fails to record is kept and recorded later, not retried.
+      await sweeper.reportOutcome(envelope.deadLetterId, 'acknowledged');
     }
   }
 

@@ -5,7 +5,7 @@
 // A crash in between leaves the job in the failed set; the next sweep (this process or any other
 // consumer of the source) writes it again, and the unique key (source, message id, generation)
 // absorbs the duplicate. Batching keeps consumers off Postgres's commit latency.
-import type { Job, Queue } from 'bullmq';
+import { Job, type Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import {
@@ -16,7 +16,7 @@ import {
   type SourcePolicy,
 } from '@/lib/deadletters/record-dead-letters';
 import { log } from '@/lib/log';
-import { recordRedriveOutcome } from '@/lib/redrive/outcomes';
+import { recordRedriveOutcome, type RedriveOutcome } from '@/lib/redrive/outcomes';
 import { decodeBody, envelopeSchema } from './envelope';
 
 /** What the consumer knew when it parked a message, carried as the failed job's failedReason. */
@@ -38,8 +38,11 @@ export type ParkEvidence = z.infer<typeof parkEvidenceSchema>;
 // Per transaction: at most this many dead letters or this many payload bytes (as base64 in Redis).
 const BATCH = 2_000;
 const BATCH_BYTES = 32 << 20;
-// Past this, parked jobs are left to the stray sweep instead of being held in memory.
+// Past this many jobs or body bytes, parked jobs are left in Redis for the stray sweep (which reads
+// them a batch at a time) instead of being held in memory: a burst of 10 MiB messages costs a
+// consumer this much, not thousands of bodies.
 const MAX_PARKED_IN_MEMORY = 10_000;
+const MAX_PARKED_BYTES = 64 << 20;
 // Parked jobs cost the consumers nothing while they wait, so the sweeper lets them gather into
 // large batches: one Postgres commit per few hundred dead letters instead of one per handful.
 const GATHER_MS = 100;
@@ -48,6 +51,36 @@ const GATHER_MS = 100;
 const STRAYS_EVERY_MS = 2_000;
 const STRAY_AFTER_MS = 2_000;
 const STRAY_BATCH = 100;
+// Redrive outcomes Postgres refused, kept in Redis until it takes them, this many per look.
+const DEFERRED_OUTCOMES_BATCH = 100;
+
+/**
+ * An id Postgres can store: a NUL or a lone surrogate becomes U+FFFD (Postgres text refuses both,
+ * and a job that can never be written would sit in the failed set for good). Replaced, not
+ * dropped, so "a\u0000b" and "ab" stay two messages.
+ */
+export function storableId<T extends string | null | undefined>(id: T): T {
+  if (id == null) return id;
+  const w = (id.includes('\u0000') ? id.replaceAll('\u0000', '\uFFFD') : id) as unknown as { isWellFormed(): boolean; toWellFormed(): string };
+  return (w.isWellFormed() ? w : w.toWellFormed()) as unknown as T;
+}
+
+// Postgres refused the row itself (data exception, integrity, a value too large): writing it again
+// cannot succeed, so the job is moved out of the way of the others.
+const UNWRITABLE_SQLSTATE = /^(22|23|54)/;
+
+/** What a job's body costs in memory: its base64 text, as BullMQ hands the job over. */
+function bodyBytes(job: Job): number {
+  const body = (job.data as { body?: unknown } | undefined)?.body;
+  return typeof body === 'string' ? body.length : 0;
+}
+
+export interface SweeperLimits {
+  /** Body bytes of parked jobs held in memory at most (one job is always held). */
+  maxParkedBytes?: number;
+  /** Body bytes per written batch at most (a batch holds at least one job). */
+  batchBytes?: number;
+}
 
 function parseEvidence(failedReason: string | undefined): ParkEvidence | null {
   if (!failedReason?.startsWith('{')) return null;
@@ -94,7 +127,7 @@ export function deadLetterOf(job: Job): { deadLetter: NewDeadLetter; redrivenFro
     return {
       deadLetter: {
         ...failure,
-        messageId: job.id ?? `job-${job.timestamp}`,
+        messageId: storableId(job.id ?? `job-${job.timestamp}`),
         payload: new TextEncoder().encode(JSON.stringify(job.data ?? null)),
         contentType: 'application/json',
         enqueuedAt: new Date(job.timestamp),
@@ -106,7 +139,7 @@ export function deadLetterOf(job: Job): { deadLetter: NewDeadLetter; redrivenFro
   return {
     deadLetter: {
       ...failure,
-      messageId: e.messageId,
+      messageId: storableId(e.messageId),
       // A redriven message that dies again is a new row: its generation is its redrive count.
       generation: e.redriveCount,
       payload: decodeBody(e.body),
@@ -114,9 +147,9 @@ export function deadLetterOf(job: Job): { deadLetter: NewDeadLetter; redrivenFro
       headers: e.headers,
       enqueuedAt: new Date(e.enqueuedAt),
       redriveCount: e.redriveCount,
-      orderingKey: e.key ?? null,
-      idempotencyKey: e.idempotencyKey ?? null,
-      correlationId: e.correlationId ?? null,
+      orderingKey: storableId(e.key ?? null),
+      idempotencyKey: storableId(e.idempotencyKey ?? null),
+      correlationId: storableId(e.correlationId ?? null),
     },
     redrivenFrom: e.deadLetterId ?? null,
   };
@@ -130,12 +163,20 @@ export class DeadLetterSweeper {
   /** Removals of committed jobs run behind the next batch's write; stop() waits for them. */
   private removing: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
+  private readonly maxParkedBytes: number;
+  private readonly batchBytes: number;
+  /** Body bytes held now, the most held at once, and the largest batch written (bytes). */
+  readonly stats = { heldBytes: 0, maxHeldBytes: 0, largestBatchBytes: 0 };
 
   constructor(
     private readonly queue: Queue,
     private readonly redis: Redis,
     private readonly source: () => SourcePolicy,
-  ) {}
+    limits: SweeperLimits = {},
+  ) {
+    this.maxParkedBytes = limits.maxParkedBytes ?? MAX_PARKED_BYTES;
+    this.batchBytes = limits.batchBytes ?? BATCH_BYTES;
+  }
 
   start(): void {
     const strays = () => {
@@ -149,8 +190,51 @@ export class DeadLetterSweeper {
 
   /** A job this consumer just parked: it is written with the others parked around now. */
   add(job: Job): void {
-    if (this.parked.length < MAX_PARKED_IN_MEMORY) this.parked.push(job);
+    const size = bodyBytes(job);
+    const full = this.parked.length >= MAX_PARKED_IN_MEMORY || (this.parked.length > 0 && this.stats.heldBytes + size > this.maxParkedBytes);
+    if (!full) {
+      this.parked.push(job);
+      this.stats.heldBytes += size;
+      this.stats.maxHeldBytes = Math.max(this.stats.maxHeldBytes, this.stats.heldBytes);
+    }
     this.wake(GATHER_MS);
+  }
+
+  /**
+   * Record a redriven message's outcome; when Postgres refuses it, keep it in Redis for the next
+   * sweep instead of failing the caller. Whatever Triage's side does, a consumer's success is never
+   * turned into a retry of the handler (and in the end a MaxReceives dead letter). Should Redis
+   * refuse it too, the task's outcome window settles the item ("no death seen").
+   */
+  async reportOutcome(deadLetterId: string, outcome: RedriveOutcome, at: Date = new Date()): Promise<void> {
+    try {
+      await recordRedriveOutcome({ deadLetterId, outcome, at });
+    } catch (err) {
+      log.warn({ queue: this.queue.name, deadLetterId, outcome, err: err instanceof Error ? err.message : String(err) }, 'redrive outcome not recorded; kept for the next sweep');
+      try {
+        await this.redis.hset(this.deferredOutcomesKey(), deadLetterId, JSON.stringify({ outcome, at: at.toISOString() }));
+      } catch (redisErr) {
+        log.error(
+          { queue: this.queue.name, deadLetterId, outcome, err: redisErr instanceof Error ? redisErr.message : String(redisErr) },
+          'redrive outcome lost; the task outcome window will settle its item',
+        );
+      }
+    }
+  }
+
+  private deferredOutcomesKey(): string {
+    return this.queue.toKey('triage-deferred-outcomes');
+  }
+
+  /** Outcomes kept by reportOutcome, recorded now that Postgres may take them (a few at a time). */
+  private async recordDeferredOutcomes(): Promise<void> {
+    const key = this.deferredOutcomesKey();
+    const [, flat] = await this.redis.hscan(key, '0', 'COUNT', DEFERRED_OUTCOMES_BATCH);
+    for (let i = 0; i + 1 < flat.length; i += 2) {
+      const { outcome, at } = JSON.parse(flat[i + 1]!) as { outcome: RedriveOutcome; at: string };
+      await recordRedriveOutcome({ deadLetterId: flat[i]!, outcome, at: new Date(at) });
+      await this.redis.hdel(key, flat[i]!);
+    }
   }
 
   async stop(): Promise<void> {
@@ -175,6 +259,7 @@ export class DeadLetterSweeper {
         if (this.parked.length > 0) await this.sweep(this.nextBatch());
         else {
           this.straysDue = false;
+          await this.recordDeferredOutcomes();
           await this.sweepStrays();
         }
       }
@@ -187,21 +272,47 @@ export class DeadLetterSweeper {
   private nextBatch(): Job[] {
     let bytes = 0;
     let n = 0;
-    while (n < this.parked.length && n < BATCH && (n === 0 || bytes < BATCH_BYTES)) {
-      const body = (this.parked[n]!.data as { body?: unknown } | undefined)?.body;
-      bytes += typeof body === 'string' ? body.length : 0;
+    while (n < this.parked.length && n < BATCH) {
+      const size = bodyBytes(this.parked[n]!);
+      if (n > 0 && bytes + size > this.batchBytes) break;
+      bytes += size;
       n++;
     }
+    this.stats.heldBytes -= bytes;
+    this.noteBatch(bytes);
     return this.parked.splice(0, n);
   }
 
+  private noteBatch(bytes: number): void {
+    this.stats.largestBatchBytes = Math.max(this.stats.largestBatchBytes, bytes);
+  }
+
+  /**
+   * Failed jobs nobody swept, oldest first, read one job at a time up to a batch's byte budget (not
+   * a hundred full bodies at once).
+   */
   private async sweepStrays(): Promise<void> {
     for (;;) {
       const before = Date.now() - STRAY_AFTER_MS;
-      const jobs = (await this.queue.getJobs(['failed'], 0, STRAY_BATCH - 1, true)).filter(
-        (j): j is Job => Boolean(j?.id) && (j.finishedOn ?? 0) < before,
-      );
-      if (jobs.length === 0 || (await this.sweep(jobs)) < STRAY_BATCH) return;
+      const ids = await this.queue.getRanges(['failed'], 0, STRAY_BATCH - 1, true);
+      const jobs: Job[] = [];
+      let bytes = 0;
+      let cut = false;
+      for (const id of ids) {
+        const job = await Job.fromId(this.queue, id);
+        if (!job?.id || (job.finishedOn ?? 0) >= before) continue;
+        const size = bodyBytes(job);
+        if (jobs.length > 0 && bytes + size > this.batchBytes) {
+          cut = true;
+          break;
+        }
+        jobs.push(job);
+        bytes += size;
+      }
+      if (jobs.length === 0) return;
+      this.noteBatch(bytes);
+      const written = await this.sweep(jobs);
+      if (written < jobs.length || (!cut && ids.length < STRAY_BATCH)) return;
       await this.removing;
     }
   }
@@ -211,11 +322,13 @@ export class DeadLetterSweeper {
     const parked = jobs.map(deadLetterOf);
     const written = await this.write(parked.map((p) => p.deadLetter));
     const done: Job[] = [];
+    const unwritable: Job[] = [];
     for (let i = 0; i < jobs.length; i++) {
-      if (!written[i]) continue;
+      if (written[i] === 'unwritable') unwritable.push(jobs[i]!);
+      if (written[i] !== true) continue;
       const from = parked[i]!.redrivenFrom;
       // The redrive's outcome signal, once the new dead letter is committed (the engine finds it as the newer generation).
-      if (from) await recordRedriveOutcome({ deadLetterId: from, outcome: 'dead_again', at: parked[i]!.deadLetter.deadAt });
+      if (from) await this.reportOutcome(from, 'dead_again', parked[i]!.deadLetter.deadAt);
       done.push(jobs[i]!);
     }
     // Committed: now, and only now, the jobs leave Redis. A removal that fails leaves the job for
@@ -224,7 +337,28 @@ export class DeadLetterSweeper {
       log.warn({ queue: this.queue.name, err: err instanceof Error ? err.message : String(err) }, 'removing swept jobs failed; they will be swept again'),
     );
     this.removing = Promise.all([this.removing, removals]);
-    return done.length;
+    if (unwritable.length) await this.quarantine(unwritable);
+    return done.length + unwritable.length;
+  }
+
+  /**
+   * Jobs Postgres refuses row by row leave the failed set for a quarantine set of the queue (kept,
+   * bytes and evidence, for an operator), so the stray sweep, which reads the oldest failed jobs
+   * first, is never held up behind them. Logged at error level, the alarm an operator acts on.
+   */
+  private async quarantine(jobs: Job[]): Promise<void> {
+    const key = this.queue.toKey('triage-quarantine');
+    const now = Date.now();
+    const ids = jobs.map((j) => j.id!);
+    await this.redis
+      .multi()
+      .zrem(this.queue.keys.failed!, ...ids)
+      .zadd(key, ...ids.flatMap((id) => [now, id]))
+      .exec();
+    log.error(
+      { queue: this.queue.name, quarantine: key, jobs: ids.length, jobIds: ids.slice(0, 10) },
+      'failed jobs Postgres refuses to store were quarantined: they are not dead letters; inspect them in Redis (ZRANGE of the quarantine key, then the job hashes)',
+    );
   }
 
   /**
@@ -243,7 +377,7 @@ export class DeadLetterSweeper {
   }
 
   /** All in one transaction; if Postgres refuses the batch, row by row, so one bad row holds back only itself. */
-  private async write(deadLetters: NewDeadLetter[]): Promise<boolean[]> {
+  private async write(deadLetters: NewDeadLetter[]): Promise<(boolean | 'unwritable')[]> {
     try {
       await recordDeadLetters(this.source(), deadLetters);
       return deadLetters.map(() => true);
@@ -251,17 +385,18 @@ export class DeadLetterSweeper {
       // A deadlock or serialization failure says nothing about the rows: the whole batch goes again later.
       const code = (err as { code?: unknown }).code;
       if (deadLetters.length === 1 || code === '40P01' || code === '40001') throw err;
-      const ok: boolean[] = [];
+      const ok: (boolean | 'unwritable')[] = [];
       for (const d of deadLetters) {
         try {
           await recordDeadLetters(this.source(), [d]);
           ok.push(true);
         } catch (rowErr) {
+          const rowCode = String((rowErr as { code?: unknown }).code ?? '');
           log.error(
-            { queue: this.queue.name, messageId: d.messageId, err: rowErr instanceof Error ? rowErr.message : String(rowErr) },
+            { queue: this.queue.name, messageId: d.messageId, code: rowCode, err: rowErr instanceof Error ? rowErr.message : String(rowErr) },
             'a dead letter could not be written; it stays parked in Redis',
           );
-          ok.push(false);
+          ok.push(UNWRITABLE_SQLSTATE.test(rowCode) ? 'unwritable' : false);
         }
       }
       return ok;

@@ -43,6 +43,10 @@ function jobOptions(messageId: string, redriveCount: number): JobsOptions {
 
 function checkMessageId(id: string): string {
   if (id.length === 0 || id.length > 512) throw new AppError('bad_request', 'A message id has 1 to 512 characters');
+  // Postgres text cannot hold these: such a message could never become a dead letter as it is.
+  if (id.includes('\u0000') || !(id as unknown as { isWellFormed(): boolean }).isWellFormed()) {
+    throw new AppError('bad_request', 'A message id must not contain NUL or unpaired surrogates');
+  }
   return id;
 }
 

@@ -282,6 +282,33 @@ describe('broker runtime', () => {
       expect((await db().deadLetter.findUniqueOrThrow({ where: { id: dl.id } })).status).toBe('redriven');
     });
 
+    it("a success stays a success when Triage cannot record it: the handler runs once, nothing is dead-lettered, the outcome is recorded once Postgres takes it", async () => {
+      const name = uniqueName('redrive-ack-fault');
+      const { source, dl, taskId, seen, fix } = await parkOne(name);
+      fix();
+      // Triage's side fails after the handler succeeded: the outcome's table refuses every query.
+      await sql()`ALTER TABLE redrive_items RENAME TO redrive_items_away`;
+      let restored = false;
+      const restore = async () => {
+        if (!restored) await sql()`ALTER TABLE redrive_items_away RENAME TO redrive_items`;
+        restored = true;
+      };
+      try {
+        await redriveToSource(name, [{ deadLetterId: dl.id, messageId: dl.messageId, payload: dl.payload!, headers: dl.headers as Record<string, unknown>, redriveCount: 0 }]);
+        await waitFor('the redriven message to leave the queue', async () => seen.length >= 2 && (await inFlight(name)) === 0, 15_000);
+        expect(seen.length).toBe(2); // the handler ran once: its success was not retried
+        expect(await deadLetters(source.id)).toHaveLength(1); // and never became a dead letter (MaxReceives)
+      } finally {
+        await restore();
+      }
+      await waitFor('the deferred outcome', async () => {
+        const [item] = await sql()<{ state: string }[]>`SELECT state::text FROM redrive_items WHERE task_id = ${taskId}`;
+        return item?.state === 'acknowledged';
+      });
+      expect((await db().deadLetter.findUniqueOrThrow({ where: { id: dl.id } })).status).toBe('redriven');
+      expect(seen.length).toBe(2);
+    });
+
     it('records a redriven message that dies again as a new generation and a dead_again outcome', async () => {
       const name = uniqueName('redrive-dead');
       const { source, dl, taskId } = await parkOne(name);

@@ -24,9 +24,17 @@ describe('outbound URLs', () => {
     expect(await outboundProblem('http://meta.example/x', policy())).toContain('meta.example resolves to 169.254.169.254');
     // Any internal address among several is enough: the connection may pick it.
     expect(await outboundProblem('http://rebound.example/x', policy())).toContain('resolves to 10.0.0.7');
-    // A name that does not resolve reaches nothing; the send fails on its own and is logged.
-    expect(await outboundProblem('http://nowhere.example/x', policy())).toBeNull();
+    // A name that does not resolve is refused: the connection must not resolve it again by itself.
+    expect(await outboundProblem('http://nowhere.example/x', policy())).toContain('nowhere.example does not resolve');
     expect(await outboundProblem('ftp://hooks.slack.com/x', policy())).toBe('http or https only');
+  });
+
+  it('knows the IPv6 prefixes that carry an IPv4 address: NAT64 and 6to4 reach whatever IPv4 they embed', () => {
+    // 64:ff9b::/96 (NAT64, RFC 6052), 64:ff9b:1::/48 (local NAT64, RFC 8215), 2002::/16 (6to4, RFC 3056).
+    for (const ip of ['64:ff9b::7f00:1', '64:ff9b::a9fe:a9fe', '64:ff9b::808:808', '64:ff9b:1::a00:1', '2002:7f00:1::1', '2002:a9fe:a9fe::', '2002::1']) {
+      expect(isInternalAddress(ip), ip).toBe(true);
+    }
+    for (const ip of ['2606:4700::1111', '2a00:1450:4001::200e', '64:ff9c::1']) expect(isInternalAddress(ip), ip).toBe(false);
   });
 
   it('lets an operator allow named hosts, or every internal address', async () => {

@@ -2,15 +2,16 @@
 // bytes with the original Content-Type; headers Triage-Message-Id, Triage-Dead-Letter-Id,
 // Triage-Redrive-Count and Triage-Signature; a 2xx answer means acknowledged, anything else or a
 // timeout is a failure (the runner retries with backoff and counts it against the breaker).
-import { outboundProblem } from '@/lib/outbound/outbound-url';
+import { postOutbound } from '@/lib/outbound/outbound-request';
+import { outboundPolicy, resolveOutbound, type OutboundPolicy, type OutboundTarget } from '@/lib/outbound/outbound-url';
 import { REDRIVE_HEADERS, signRedrive } from '../signature';
 import type { DeliveryResult, OutgoingRedrive, RedriveDestination } from './index';
 
 export const HTTP_TIMEOUT_MS = 5_000;
 
-export function httpDestination(opts: { url: string; secret: string | null; timeoutMs?: number }): RedriveDestination {
+export function httpDestination(opts: { url: string; secret: string | null; timeoutMs?: number; policy?: OutboundPolicy }): RedriveDestination {
   const timeoutMs = opts.timeoutMs ?? HTTP_TIMEOUT_MS;
-  async function post(m: OutgoingRedrive, signal: AbortSignal): Promise<DeliveryResult> {
+  async function post(target: OutboundTarget, m: OutgoingRedrive, signal: AbortSignal): Promise<DeliveryResult> {
     const headers: Record<string, string> = {
       'content-type': m.contentType ?? 'application/octet-stream',
       [REDRIVE_HEADERS.messageId]: m.messageId,
@@ -19,15 +20,8 @@ export function httpDestination(opts: { url: string; secret: string | null; time
     };
     if (opts.secret) headers[REDRIVE_HEADERS.signature] = signRedrive(opts.secret, m.payload, Math.floor(Date.now() / 1000));
     try {
-      const res = await fetch(opts.url, {
-        method: 'POST',
-        headers,
-        body: new Uint8Array(m.payload),
-        redirect: 'manual',
-        signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
-      });
-      await res.arrayBuffer().catch(() => undefined); // drain, so the connection is reused
-      return res.status >= 200 && res.status < 300 ? { ok: true, acknowledged: true } : { ok: false, error: `HTTP ${res.status}` };
+      const { status } = await postOutbound(target, { headers, body: m.payload, timeoutMs, signal });
+      return status >= 200 && status < 300 ? { ok: true, acknowledged: true } : { ok: false, error: `HTTP ${status}` };
     } catch (err) {
       const name = err instanceof Error ? err.name : '';
       return { ok: false, error: name === 'TimeoutError' ? `timeout after ${timeoutMs} ms` : `request failed: ${err instanceof Error ? err.message : String(err)}` };
@@ -37,10 +31,11 @@ export function httpDestination(opts: { url: string; secret: string | null; time
     description: `POST ${opts.url}`,
     failures: 'message',
     deliver: async (batch, signal) => {
-      // Once per batch: the URL's name may point somewhere internal since it was saved (lib/outbound).
-      const refused = await outboundProblem(opts.url);
-      if (refused) return batch.map(() => ({ ok: false, error: `refused: ${refused}` }));
-      return Promise.all(batch.map((m) => post(m, signal)));
+      // Once per batch: the URL's name may point somewhere internal since it was saved (lib/outbound);
+      // the batch goes to the address checked here, whatever the name answers meanwhile.
+      const resolved = await resolveOutbound(opts.url, opts.policy ?? outboundPolicy());
+      if (!resolved.ok) return batch.map(() => ({ ok: false, error: `refused: ${resolved.problem}` }));
+      return Promise.all(batch.map((m) => post(resolved.target, m, signal)));
     },
   };
 }

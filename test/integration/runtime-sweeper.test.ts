@@ -1,0 +1,102 @@
+// The dead-letter sweeper under load it cannot write at once (issue 15): the bodies it holds and
+// the batches it writes are bounded by bytes, not counts; failed jobs that cannot be written as they
+// are (a NUL in a message id) neither starve the ones behind them nor stay stuck in Redis. The
+// failed jobs are real: a plain BullMQ worker fails them, as a consumer that crashed after parking
+// them would leave them; Postgres and Redis are the real ones.
+import { UnrecoverableError, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { closeDb, db } from '@/lib/db';
+import { closeQueues, producerQueue, queuePrefix, QUEUES } from '@/lib/queue';
+import { redisConnection } from '@/lib/redis';
+import { consume, type Consumer } from '@/lib/runtime';
+import { DeadLetterSweeper } from '@/lib/runtime/dead-letter-sweeper';
+import { encodeBody, jobIdFor, type Envelope } from '@/lib/runtime/envelope';
+import { resetDatabase } from '../support/db';
+import { dropTestQueues, testSource, waitFor } from './runtime-support';
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+let n = 0;
+const uniqueName = (what: string) => `${what}-${Date.now().toString(36)}-${n++}`;
+
+/** Messages that failed in a source queue with no sweeper running: what a crashed consumer leaves. */
+async function failedJobs(source: string, messages: { messageId: string; body: Uint8Array }[]): Promise<void> {
+  const queue = producerQueue(QUEUES.source(source));
+  const enqueuedAt = new Date().toISOString();
+  for (let i = 0; i < messages.length; i += 50) {
+    await queue.addBulk(
+      messages.slice(i, i + 50).map((m) => {
+        const data: Envelope = { body: encodeBody(m.body), headers: {}, messageId: m.messageId, enqueuedAt, redriveCount: 0 };
+        return { name: 'message.deliver', data, opts: { jobId: jobIdFor(m.messageId, 0), removeOnFail: false } };
+      }),
+    );
+  }
+  const connection = redisConnection('worker');
+  const worker = new Worker(
+    QUEUES.source(source),
+    async () => {
+      throw new UnrecoverableError('the consumer crashed after parking it');
+    },
+    { connection, prefix: queuePrefix(), concurrency: 1 },
+  );
+  await waitFor(`${messages.length} failed jobs`, async () => (await queue.getFailedCount()) === messages.length, 60_000);
+  await worker.close();
+  await connection.quit();
+}
+
+const redises: Redis[] = [];
+const consumers: Consumer[] = [];
+const sweepers: DeadLetterSweeper[] = [];
+
+describe('dead-letter sweeper', () => {
+  beforeEach(resetDatabase);
+  afterEach(async () => {
+    await Promise.all(sweepers.splice(0).map((s) => s.stop()));
+    await Promise.all(consumers.splice(0).map((c) => c.close()));
+    await Promise.all(redises.splice(0).map((r) => r.quit()));
+  });
+  afterAll(async () => {
+    await dropTestQueues();
+    await closeQueues();
+    await closeDb();
+  });
+
+  it('holds and writes parked bodies bounded by bytes: 40 messages of 256 KiB with a 1 MiB budget', async () => {
+    const name = uniqueName('sweep-bytes');
+    const source = await testSource(name);
+    await failedJobs(name, Array.from({ length: 40 }, (_, i) => ({ messageId: `big-${i}`, body: new Uint8Array(256 * KiB).fill(i) })));
+    const queue = producerQueue(QUEUES.source(name));
+    const redis = redisConnection('worker');
+    redises.push(redis);
+    const sweeper = new DeadLetterSweeper(queue, redis, () => ({ id: source.id, retentionSeconds: 14 * 86400 }), { maxParkedBytes: MiB, batchBytes: MiB });
+    sweepers.push(sweeper);
+    // The consumer hands every one over at once (BullMQ's 'failed' event); only a budget's worth is kept in memory.
+    for (const job of await queue.getJobs(['failed'])) sweeper.add(job);
+    expect(sweeper.stats.maxHeldBytes).toBeLessThanOrEqual(MiB);
+    sweeper.start();
+    // What it did not hold is swept from Redis (the stray sweep), in batches under the same budget.
+    await waitFor('40 dead letters', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 40, 60_000);
+    await waitFor('an empty failed set', async () => (await queue.getFailedCount()) === 0);
+    expect(sweeper.stats.largestBatchBytes).toBeGreaterThan(0);
+    expect(sweeper.stats.largestBatchBytes).toBeLessThanOrEqual(MiB);
+    expect(sweeper.stats.maxHeldBytes).toBeLessThanOrEqual(MiB);
+  });
+
+  it('110 old failed jobs with a NUL in their message id neither starve the 5 behind them nor stay stuck: all are written, the ids cleaned', async () => {
+    const name = uniqueName('sweep-nul');
+    const source = await testSource(name);
+    const body = new TextEncoder().encode('{"order":1}');
+    await failedJobs(name, [
+      ...Array.from({ length: 110 }, (_, i) => ({ messageId: `nul\u0000${i}`, body })),
+      ...Array.from({ length: 5 }, (_, i) => ({ messageId: `fine-${i}`, body })),
+    ]);
+    // A consumer of the source starts: its sweeper finds what nobody swept.
+    consumers.push(await consume(name, async () => undefined));
+    await waitFor('the 5 written behind them', async () => (await db().deadLetter.count({ where: { sourceId: source.id, messageId: { startsWith: 'fine-' } } })) === 5, 30_000);
+    await waitFor('the 110 written too', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 115, 30_000);
+    const ids = (await db().deadLetter.findMany({ where: { sourceId: source.id, messageId: { startsWith: 'nul' } }, select: { messageId: true } })).map((d) => d.messageId);
+    expect(ids).toContain('nul\uFFFD7');
+    await waitFor('an empty failed set', async () => (await producerQueue(QUEUES.source(name)).getFailedCount()) === 0);
+  });
+});
