@@ -10,7 +10,7 @@ import { db } from '@/lib/db';
 import { closeDeadLetters } from '@/lib/deadletters/close-dead-letters';
 import { log } from '@/lib/log';
 import { evaluateBreaker, BREAKER_DEFAULTS } from './breaker';
-import { autoPauseRedrive, finishRedrive, markRunning } from './control-redrive';
+import { autoPauseRedrive, failRedrive, finishRedrive, markRunning } from './control-redrive';
 import { HELD_STATUSES, releaseUnsent, reopenDeadLetters } from './dead-letter-status';
 import { destinationFor, type DeliveryResult, type DestinationSource, type OutgoingRedrive, type RedriveDestination } from './destinations';
 import { detectDeadAgain, finalizeOutcomes } from './outcomes';
@@ -33,7 +33,7 @@ export interface RunnerOptions {
   destinationFor?: (source: DestinationSource, opts: { httpTimeoutMs?: number }) => RedriveDestination;
 }
 
-export type RunEnd = 'completed' | 'paused' | 'cancelled' | 'stopped' | 'not runnable';
+export type RunEnd = 'completed' | 'paused' | 'cancelled' | 'failed' | 'stopped' | 'not runnable';
 
 const DEFAULTS = { maxBatch: 200, statusPollMs: 200, maxHttpAttempts: 5, checkEveryMs: 500 } as const;
 const DEAD_AGAIN_SCAN_MS = 5_000;
@@ -263,7 +263,16 @@ export async function runRedriveTask(taskId: string, options: RunnerOptions = {}
       connection: true, connectionSecret: true,
     },
   });
-  const destination: RedriveDestination = options.destination ?? (options.destinationFor ?? destinationFor)(source, { httpTimeoutMs: o.httpTimeoutMs });
+  let destination: RedriveDestination;
+  try {
+    destination = options.destination ?? (options.destinationFor ?? destinationFor)(source, { httpTimeoutMs: o.httpTimeoutMs });
+  } catch (err) {
+    // Nothing to send to: the same on every try, so the task fails with why instead of being retried forever.
+    const reason = `Cannot redrive: ${err instanceof Error ? err.message : String(err)}. Fix the source, then start a new redrive.`;
+    log.warn({ taskId, reason }, 'redrive destination cannot be built; the task fails');
+    await failRedrive(taskId, reason, dates);
+    return 'failed';
+  }
   const since = await segmentStart(taskId, task.startedAt, dates.now());
   const scope = { id: taskId, sourceId: task.sourceId, since: task.createdAt, createdById: task.createdById };
   const plan = ratePlanOf(task);

@@ -78,7 +78,7 @@ export async function startRedriveSupervisor(options: RedriveSupervisorOptions =
     const watching = await db().$queryRaw<{ id: string; sourceId: string; createdAt: Date; createdById: string | null; windowMs: number }[]>`
       SELECT t.id, t.source_id AS "sourceId", t.created_at AS "createdAt", t.created_by_id AS "createdById", t.outcome_window_ms AS "windowMs"
       FROM redrive_tasks t
-      WHERE t.status IN ('paused', 'completed', 'cancelled') AND t.sent > t.acknowledged + t.dead_again + t.no_death_seen`;
+      WHERE t.status IN ('paused', 'completed', 'cancelled', 'failed') AND t.sent > t.acknowledged + t.dead_again + t.no_death_seen`;
     for (const t of watching) {
       const scope = { id: t.id, sourceId: t.sourceId, since: t.createdAt, createdById: t.createdById };
       await detectDeadAgain(scope);
