@@ -7,9 +7,10 @@ import { closeDb, db } from '@/lib/db';
 import { closeQueues } from '@/lib/queue';
 import { startRedrive } from '@/lib/redrive';
 import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
+import { destinationFor } from '@/lib/redrive/destinations';
 import { runRedriveTask } from '@/lib/redrive/run-task';
 import { resetDatabase } from '../support/db';
-import { park, world } from './redrive-support';
+import { park, receiver, world } from './redrive-support';
 
 describe('redrive claims', () => {
   beforeEach(resetDatabase);
@@ -42,5 +43,39 @@ describe('redrive claims', () => {
       await supervisor.stop();
     }
     expect(await db().auditEvent.count({ where: { targetId: task.id, action: 'redrive.fail' } })).toBe(1);
+  });
+
+  it('claims batches bounded by payload bytes, not rows: 40 dead letters of 1 MiB go out 8 MiB at a time at most', { timeout: 120_000 }, async () => {
+    const MiB = 1 << 20;
+    // The runner's documented bound on the payload bytes of one claim (lib/redrive/run-task.ts).
+    const BOUND = 8 * MiB;
+    const http = await receiver();
+    try {
+      const w = await world({ partnerUrl: http.url });
+      await park(w.partner, 40, { prefix: 'big' });
+      await db().$executeRaw`UPDATE dead_letters SET payload = decode(repeat('ab', ${MiB}::int), 'hex') WHERE source_id = ${w.partner.id}::uuid`;
+      const task = await startRedrive({ ...SYSTEM, label: 'test' }, { selection: { source: w.partner.name }, ratePerSecond: 1_000 });
+      const batches: { items: number; bytes: number }[] = [];
+      const end = await runRedriveTask(task.id, {
+        destinationFor: (source, opts) => {
+          const real = destinationFor(source, opts);
+          return {
+            ...real,
+            deliver: (batch, signal) => {
+              batches.push({ items: batch.length, bytes: batch.reduce((a, m) => a + m.payload.byteLength, 0) });
+              return real.deliver(batch, signal);
+            },
+          };
+        },
+      });
+      expect(end).toBe('completed');
+      expect(batches.reduce((a, b) => a + b.items, 0)).toBe(40);
+      expect(new Set(http.deliveries.map((d) => d.messageId)).size).toBe(40);
+      for (const b of batches) expect(b.bytes).toBeLessThanOrEqual(BOUND);
+      // Bounded, not one at a time: a claim fills up to the bound.
+      expect(Math.max(...batches.map((b) => b.items))).toBe(8);
+    } finally {
+      await http.close();
+    }
   });
 });
