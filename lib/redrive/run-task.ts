@@ -21,6 +21,8 @@ export interface RunnerOptions {
   stop?: AbortSignal;
   httpTimeoutMs?: number;
   maxBatch?: number;
+  /** Payload bytes one claim may hold (the first item always fits): memory follows bytes, not rows. */
+  maxBatchBytes?: number;
   /** How often the task's status is re-read: a pause or cancel takes effect within this. */
   statusPollMs?: number;
   /** Attempts of an HTTP delivery before the item is failed. */
@@ -35,7 +37,9 @@ export interface RunnerOptions {
 
 export type RunEnd = 'completed' | 'paused' | 'cancelled' | 'failed' | 'stopped' | 'not runnable';
 
-const DEFAULTS = { maxBatch: 200, statusPollMs: 200, maxHttpAttempts: 5, checkEveryMs: 500 } as const;
+/** A claim's payload bytes: 200 dead letters of 10 MiB would otherwise be 2 GiB in memory and in flight at once. */
+export const REDRIVE_BATCH_BYTES = 8 << 20;
+const DEFAULTS = { maxBatch: 200, maxBatchBytes: REDRIVE_BATCH_BYTES, statusPollMs: 200, maxHttpAttempts: 5, checkEveryMs: 500 } as const;
 const DEAD_AGAIN_SCAN_MS = 5_000;
 const httpBackoffMs = (attempt: number) => Math.min(500 * 2 ** (attempt - 1), 8_000);
 /** The destination's infrastructure away (a broker down): 1 s, doubling per failure in a row, up to 30 s. */
@@ -73,8 +77,11 @@ function ratePlanOf(task: { ratePerSecond: number; ramp: unknown }): RatePlan {
   return { ratePerSecond: task.ratePerSecond, ramp: steps.length && stepSeconds > 0 ? { steps, stepSeconds } : null };
 }
 
-/** Claim up to `n` pending items in seq order, with their dead letters; null when the task is not running. */
-async function claim(taskId: string, n: number): Promise<ClaimedItem[] | null> {
+/**
+ * Claim up to `n` pending items in seq order, with their dead letters, as many as fit in `maxBytes`
+ * of payload (at least one); null when the task is not running.
+ */
+async function claim(taskId: string, n: number, maxBytes: number): Promise<ClaimedItem[] | null> {
   const rows = await db().$queryRaw<
     {
       seq: number;
@@ -95,9 +102,14 @@ async function claim(taskId: string, n: number): Promise<ClaimedItem[] | null> {
       -- KEY SHARE: waits for a pause or cancel in progress (they lock the row FOR UPDATE), so a cancel
       -- never lets go of an item claimed at the same moment; the counter updates do not conflict.
       SELECT id FROM redrive_tasks WHERE id = ${taskId}::uuid AND status = 'running' FOR KEY SHARE),
-    next AS (
-      SELECT i.seq FROM redrive_items i JOIN running t ON t.id = i.task_id
-      WHERE i.state = 'pending' ORDER BY i.seq LIMIT ${n})
+    candidates AS (
+      SELECT i.seq, i.dead_letter_id FROM redrive_items i JOIN running t ON t.id = i.task_id
+      WHERE i.state = 'pending' ORDER BY i.seq LIMIT ${n}),
+    -- octet_length of a stored bytea reads its size, not its bytes: the bound costs no payload reads.
+    sized AS (
+      SELECT c.seq, sum(coalesce(octet_length(d.payload), 0)) OVER (ORDER BY c.seq) AS upto, row_number() OVER (ORDER BY c.seq) AS k
+      FROM candidates c JOIN dead_letters d ON d.id = c.dead_letter_id),
+    next AS (SELECT seq FROM sized WHERE upto <= ${maxBytes} OR k = 1)
     UPDATE redrive_items i SET attempts = i.attempts + 1
     FROM next, dead_letters d
     WHERE i.task_id = ${taskId}::uuid AND i.seq = next.seq AND d.id = i.dead_letter_id
@@ -449,7 +461,7 @@ export async function runRedriveTask(taskId: string, options: RunnerOptions = {}
         await sleep(Math.min(Math.max(pacer.nextAt() - now, 1), o.statusPollMs), wake.signal);
         continue;
       }
-      const items = await claim(taskId, Math.min(want, o.maxBatch));
+      const items = await claim(taskId, Math.min(want, o.maxBatch), o.maxBatchBytes);
       if (items === null) break;
       if (items.length === 0) {
         await observe();
