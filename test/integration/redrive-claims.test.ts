@@ -78,4 +78,23 @@ describe('redrive claims', () => {
       await http.close();
     }
   });
+
+  it('two runners of one task (as after the advisory-lock session drops in a Postgres restart) never send the same item', { timeout: 120_000 }, async () => {
+    const http = await receiver();
+    try {
+      const w = await world({ partnerUrl: http.url });
+      const ids = await park(w.partner, 600, { prefix: 'two' });
+      const task = await startRedrive({ ...SYSTEM, label: 'test' }, { selection: { source: w.partner.name }, ratePerSecond: 300 });
+      // The supervisor's advisory lock is what normally keeps a second runner out; here it is gone.
+      const ends = await Promise.all([runRedriveTask(task.id), runRedriveTask(task.id)]);
+      expect(ends).toContain('completed');
+      const sends = new Map<string, number>();
+      for (const d of http.deliveries) sends.set(d.messageId, (sends.get(d.messageId) ?? 0) + 1);
+      expect(sends.size).toBe(ids.length);
+      expect([...sends].filter(([, n]) => n > 1).slice(0, 5)).toEqual([]);
+      expect(await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).toMatchObject({ status: 'completed', sent: 600, acknowledged: 600 });
+    } finally {
+      await http.close();
+    }
+  });
 });
