@@ -5,6 +5,7 @@
 // A sent item is final when acknowledged, dead again, or at the end of the task's outcome window
 // (no death seen); the task completes when every item is final. The windows are sent_at in Postgres
 // plus the task's window, closed by a query (finalizeOutcomes), so a restart keeps them.
+import { randomUUID } from 'node:crypto';
 import type { Clock } from '@/lib/clock';
 import { db } from '@/lib/db';
 import { closeDeadLetters } from '@/lib/deadletters/close-dead-letters';
@@ -15,6 +16,7 @@ import { HELD_STATUSES, releaseUnsent, reopenDeadLetters } from './dead-letter-s
 import { destinationFor, type DeliveryResult, type DestinationSource, type OutgoingRedrive, type RedriveDestination } from './destinations';
 import { detectDeadAgain, finalizeOutcomes } from './outcomes';
 import { Pacer, type RatePlan } from './rate-plan';
+import { releaseRunnerLease, renewRunnerLease, RUNNER_RENEW_MS, takeRunnerLease } from './runner-lease';
 
 export interface RunnerOptions {
   /** Stop after the batch in flight (worker shutdown). */
@@ -81,7 +83,7 @@ function ratePlanOf(task: { ratePerSecond: number; ramp: unknown }): RatePlan {
  * Claim up to `n` pending items in seq order, with their dead letters, as many as fit in `maxBytes`
  * of payload (at least one); null when the task is not running.
  */
-async function claim(taskId: string, n: number, maxBytes: number): Promise<ClaimedItem[] | null> {
+async function claim(taskId: string, runner: string, n: number, maxBytes: number): Promise<ClaimedItem[] | null> {
   const rows = await db().$queryRaw<
     {
       seq: number;
@@ -101,7 +103,8 @@ async function claim(taskId: string, n: number, maxBytes: number): Promise<Claim
     WITH running AS (
       -- KEY SHARE: waits for a pause or cancel in progress (they lock the row FOR UPDATE), so a cancel
       -- never lets go of an item claimed at the same moment; the counter updates do not conflict.
-      SELECT id FROM redrive_tasks WHERE id = ${taskId}::uuid AND status = 'running' FOR KEY SHARE),
+      -- Only the lease holder's claims return items: a second runner of the task sends nothing.
+      SELECT id FROM redrive_tasks WHERE id = ${taskId}::uuid AND status = 'running' AND runner_id = ${runner}::uuid FOR KEY SHARE),
     candidates AS (
       SELECT i.seq, i.dead_letter_id FROM redrive_items i JOIN running t ON t.id = i.task_id
       WHERE i.state = 'pending' ORDER BY i.seq LIMIT ${n}),
@@ -117,8 +120,9 @@ async function claim(taskId: string, n: number, maxBytes: number): Promise<Claim
       d.redrive_count AS "redriveCount", d.status::text AS status, d.enqueued_at AS "enqueuedAt", d.ordering_key AS "orderingKey",
       d.idempotency_key AS "idempotencyKey", d.correlation_id AS "correlationId"`;
   if (rows.length === 0) {
-    const [t] = await db().$queryRaw<{ status: string }[]>`SELECT status::text AS status FROM redrive_tasks WHERE id = ${taskId}::uuid`;
-    return t?.status === 'running' ? [] : null;
+    const [t] = await db().$queryRaw<{ status: string; mine: boolean }[]>`
+      SELECT status::text AS status, runner_id IS NOT DISTINCT FROM ${runner}::uuid AS mine FROM redrive_tasks WHERE id = ${taskId}::uuid`;
+    return t?.status === 'running' && t.mine ? [] : null;
   }
   return rows
     .sort((a, b) => a.seq - b.seq)
@@ -260,8 +264,21 @@ class OutcomeWindow {
   }
 }
 
-/** Run a task (it must be queued or running). The caller guarantees one runner per task (advisory lock). */
+/**
+ * Run a task (it must be queued or running). One runner per task: the supervisor's advisory lock,
+ * and under it the task's runner lease, which outlives a dropped lock session (runner-lease.ts).
+ */
 export async function runRedriveTask(taskId: string, options: RunnerOptions = {}): Promise<RunEnd> {
+  const runner = randomUUID();
+  if (!(await takeRunnerLease(taskId, runner))) return 'not runnable';
+  try {
+    return await runLeased(taskId, runner, options);
+  } finally {
+    await releaseRunnerLease(taskId, runner).catch((err: unknown) => log.warn({ err, taskId }, 'redrive runner lease not released; it lapses by itself'));
+  }
+}
+
+async function runLeased(taskId: string, runner: string, options: RunnerOptions): Promise<RunEnd> {
   const o = { ...DEFAULTS, ...options };
   const clock = options.clock ?? Date.now;
   const dates: Clock = { now: () => new Date(clock()) };
@@ -306,7 +323,18 @@ export async function runRedriveTask(taskId: string, options: RunnerOptions = {}
   const halted = new AbortController();
   const wake = new AbortController();
   let end = 'stopped' as RunEnd;
+  let renewedAt = Date.now();
   const observe = async () => {
+    if (Date.now() - renewedAt >= RUNNER_RENEW_MS) {
+      // Lost (it lapsed while this runner was cut off, and another took the task): stop claiming.
+      if (!(await renewRunnerLease(taskId, runner))) {
+        log.warn({ taskId }, 'redrive runner lease taken over by another runner; this one stops');
+        halted.abort();
+        wake.abort();
+        return;
+      }
+      renewedAt = Date.now();
+    }
     const [t] = await db().$queryRaw<{ status: string; sent: number; acknowledged: number; deadAgain: number; noDeathSeen: number }[]>`
       SELECT status::text AS status, sent, acknowledged, dead_again AS "deadAgain", no_death_seen AS "noDeathSeen" FROM redrive_tasks WHERE id = ${taskId}::uuid`;
     if (!t) return;
@@ -461,7 +489,7 @@ export async function runRedriveTask(taskId: string, options: RunnerOptions = {}
         await sleep(Math.min(Math.max(pacer.nextAt() - now, 1), o.statusPollMs), wake.signal);
         continue;
       }
-      const items = await claim(taskId, Math.min(want, o.maxBatch), o.maxBatchBytes);
+      const items = await claim(taskId, runner, Math.min(want, o.maxBatch), o.maxBatchBytes);
       if (items === null) break;
       if (items.length === 0) {
         await observe();
