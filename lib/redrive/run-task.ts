@@ -33,6 +33,12 @@ export interface RunnerOptions {
   clock?: () => number;
   /** Where the items go; the source's own destination unless given (the demo history answers for its past consumers). */
   destination?: RedriveDestination;
+  /**
+   * Who holds the task's runner lease: the supervisor's per-process id, so the same process takes
+   * a task up again at once after its runner failed (Postgres away, the lease not released); a new
+   * id per run when not given.
+   */
+  runnerId?: string;
   /** Where a source's dead letters go (tests wrap a real destination to script per-item failure kinds). */
   destinationFor?: (source: DestinationSource, opts: { httpTimeoutMs?: number }) => RedriveDestination;
 }
@@ -269,7 +275,7 @@ class OutcomeWindow {
  * and under it the task's runner lease, which outlives a dropped lock session (runner-lease.ts).
  */
 export async function runRedriveTask(taskId: string, options: RunnerOptions = {}): Promise<RunEnd> {
-  const runner = randomUUID();
+  const runner = options.runnerId ?? randomUUID();
   if (!(await takeRunnerLease(taskId, runner))) return 'not runnable';
   try {
     return await runLeased(taskId, runner, options);
