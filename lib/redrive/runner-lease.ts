@@ -7,9 +7,9 @@
 import { db } from '@/lib/db';
 
 /** How long a lease lasts unrenewed: a killed runner's task is taken up again after at most this. */
-export const RUNNER_LEASE_MS = 15_000;
+export const RUNNER_LEASE_MS = 10_000;
 /** Renewed this often by the runner's status poll. */
-export const RUNNER_RENEW_MS = 5_000;
+export const RUNNER_RENEW_MS = 3_000;
 
 /** Take the task for `runner` if nobody holds it; false when another runner's lease is live. */
 export async function takeRunnerLease(taskId: string, runner: string): Promise<boolean> {
