@@ -29,18 +29,20 @@ export function withNoDelay<O extends object>(options: O): O {
   return Object.assign(options, { socket: noDelaySocket });
 }
 
-function noDelaySocket(o: { host: string[]; port: number[]; path?: string | false; connect_timeout?: number }): Promise<net.Socket> {
-  return new Promise((resolve, reject) => {
-    const socket = o.path ? net.connect(o.path) : net.connect({ host: o.host[0], port: o.port[0] ?? 5432, noDelay: true });
-    // postgres.js starts its connect timer only once it has the socket: bound the connect here.
-    socket.setTimeout((o.connect_timeout ?? 30) * 1000, () => socket.destroy(Object.assign(new Error('connect timeout'), { code: 'CONNECT_TIMEOUT' })));
-    socket.once('connect', () => {
-      socket.setTimeout(0);
-      socket.off('error', reject);
-      resolve(socket);
-    });
-    socket.once('error', reject);
-  });
+/**
+ * The socket is handed over at once, still connecting: postgres.js then sees its 'error' and
+ * 'close' itself, as with its own sockets, and puts the connection back in its pool to retry. (It
+ * used to be handed over only once connected, and a refused or timed-out connect rejected instead:
+ * postgres.js then left that connection "connecting" for good, with the queries queued on it
+ * pending forever, so a pool that met a Postgres restart hung for the life of the process.)
+ * postgres.js's own connect_timeout covers the connect: its timer starts when it gets the socket.
+ */
+function noDelaySocket(o: { host: string[]; port: number[]; path?: string | false }): net.Socket {
+  const socket = o.path ? net.connect(o.path) : net.connect({ host: o.host[0], port: o.port[0] ?? 5432, noDelay: true });
+  // An error emitted before postgres.js has attached its listeners must not crash the process;
+  // the 'close' that follows it still reaches postgres.js.
+  socket.on('error', () => {});
+  return socket;
 }
 
 export function sql(): postgres.Sql {

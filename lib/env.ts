@@ -35,6 +35,8 @@ const schema = z.object({
   // The consumer worker: messages handled at once per source, and how often it looks for new sources.
   CONSUMER_CONCURRENCY: z.coerce.number().int().positive().default(10),
   CONSUMER_DISCOVERY_MS: z.coerce.number().int().positive().default(5_000),
+  // How often each worker process writes its heartbeat; health calls a kind stale after 3 missed beats (and at least 15 s).
+  WORKER_HEARTBEAT_MS: z.coerce.number().int().positive().default(5_000),
   // Only behind a reverse proxy that sets X-Forwarded-For may that header name the client: anyone
   // can send it, and the sign-in limiter keys on it.
   TRUST_PROXY: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),

@@ -1,20 +1,23 @@
 // Readiness of what Triage stands on. Redis must not evict keys: BullMQ keeps locks and job state
-// there, and an evicting policy silently loses them.
+// there, and an evicting policy silently loses them. Workers: every kind with a heartbeat on
+// record is expected, and health is not ok while one is stale (lib/workers/heartbeat.ts).
 import { db } from './db';
 import { redis } from './redis';
+import { workerHeartbeats, type WorkerKindHealth } from './workers/heartbeat';
 
 export interface Health {
   ok: boolean;
   postgres: { ok: boolean; error?: string };
   redis: { ok: boolean; maxmemoryPolicy?: string; error?: string };
+  workers: { ok: boolean; kinds: WorkerKindHealth[]; stale: string[]; error?: string };
 }
 
 function timeout<T>(p: Promise<T>, ms: number): Promise<T> {
   return Promise.race([p, new Promise<T>((_, rej) => setTimeout(() => rej(new Error(`no answer in ${ms} ms`)), ms).unref())]);
 }
 
-export async function checkHealth(): Promise<Health> {
-  const [pg, rd] = await Promise.all([
+export async function checkHealth(opts: { now?: Date } = {}): Promise<Health> {
+  const [pg, rd, workers] = await Promise.all([
     timeout(db().$queryRaw`SELECT 1`, 3_000).then(
       () => ({ ok: true }),
       (e: Error) => ({ ok: false, error: `Postgres unreachable: ${e.message}` }),
@@ -28,6 +31,14 @@ export async function checkHealth(): Promise<Health> {
       },
       (e: Error) => ({ ok: false, error: `Redis unreachable: ${e.message}` }),
     ),
+    timeout(workerHeartbeats(opts.now), 3_000).then(
+      (kinds) => {
+        const stale = kinds.filter((k) => k.stale).map((k) => k.kind);
+        return { ok: stale.length === 0, kinds, stale };
+      },
+      // No driver text: Postgres's own entry says why (and the unauthenticated answer says only ok / not ok).
+      () => ({ ok: false, kinds: [], stale: [], error: 'worker heartbeats unreadable' }),
+    ),
   ]);
-  return { ok: pg.ok && rd.ok, postgres: pg, redis: rd };
+  return { ok: pg.ok && rd.ok && workers.ok, postgres: pg, redis: rd, workers };
 }

@@ -3,10 +3,12 @@
 // starts it and shuts it down cleanly.
 import { closeDb } from '@/lib/db';
 import { log } from '@/lib/log';
+import { startHeartbeat } from '@/lib/workers/heartbeat';
 import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
 
 async function main(): Promise<void> {
   const supervisor = await startConnectorSupervisor();
+  const heartbeat = startHeartbeat('connectors');
   log.info({ running: supervisor.running().length }, 'ready');
 
   let stopping = false;
@@ -16,6 +18,7 @@ async function main(): Promise<void> {
     log.info({ signal }, 'connectors worker stopping');
     // Each loop finishes its batch in flight (committed, then acknowledged) or leaves it on the broker.
     await supervisor.stop();
+    await heartbeat.stop();
     await closeDb();
     process.exit(0);
   };

@@ -5,6 +5,7 @@ import { closeDb } from '@/lib/db';
 import { demoHandlers } from '@/lib/demo';
 import { env } from '@/lib/env';
 import { log } from '@/lib/log';
+import { startHeartbeat } from '@/lib/workers/heartbeat';
 import { closeQueues } from '@/lib/queue';
 import { runConsumers } from '@/lib/runtime';
 
@@ -13,6 +14,7 @@ import { runConsumers } from '@/lib/runtime';
 const SHUTDOWN_GRACE_MS = 25_000;
 
 const host = await runConsumers(demoHandlers, { discoveryMs: env().CONSUMER_DISCOVERY_MS, concurrency: env().CONSUMER_CONCURRENCY });
+const heartbeat = startHeartbeat('consumer');
 log.info({ sources: host.sources() }, 'ready');
 
 let stopping = false;
@@ -25,6 +27,7 @@ async function shutdown(signal: string): Promise<void> {
     process.exit(0);
   }, SHUTDOWN_GRACE_MS).unref();
   await host.close();
+  await heartbeat.stop();
   await Promise.all([closeQueues(), closeDb()]);
   process.exit(0);
 }

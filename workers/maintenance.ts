@@ -9,6 +9,7 @@ import { writeCheckpoint } from '@/lib/audit/checkpoint';
 import { MINUTE, SECOND, systemClock } from '@/lib/clock';
 import { closeDb } from '@/lib/db';
 import { log } from '@/lib/log';
+import { startHeartbeat } from '@/lib/workers/heartbeat';
 import { redeliverPending, webhookWorker } from '@/lib/notifications/deliveries';
 import { JOBS, QUEUES, closeQueues, producerQueue, queuePrefix } from '@/lib/queue';
 import { redisConnection } from '@/lib/redis';
@@ -56,6 +57,7 @@ async function main(): Promise<void> {
   maintenance.on('error', (err) => log.error({ err }, 'maintenance worker error'));
   const deliveries = webhookWorker();
   await Promise.all([maintenance.waitUntilReady(), deliveries.waitUntilReady()]);
+  const heartbeat = startHeartbeat('maintenance');
   log.info({ queues: [QUEUES.maintenance, QUEUES.webhooks], schedules: SCHEDULES.map((s) => `${s.name}/${s.every}ms`) }, 'ready');
 
   let stopping = false;
@@ -66,6 +68,7 @@ async function main(): Promise<void> {
     // Running jobs finish first; the schedulers stay in Redis for the next process.
     await Promise.all([maintenance.close(), deliveries.close()]);
     await closeQueues();
+    await heartbeat.stop();
     await closeDb();
     process.exit(0);
   };

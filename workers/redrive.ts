@@ -2,11 +2,13 @@
 // Redis restart. The work is in lib/redrive; this file starts it and shuts it down cleanly.
 import { closeDb } from '@/lib/db';
 import { log } from '@/lib/log';
+import { startHeartbeat } from '@/lib/workers/heartbeat';
 import { closeQueues, QUEUES } from '@/lib/queue';
 import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
 
 async function main(): Promise<void> {
   const supervisor = await startRedriveSupervisor();
+  const heartbeat = startHeartbeat('redrive');
   log.info({ queue: QUEUES.redrive, running: supervisor.running() }, 'ready');
 
   let stopping = false;
@@ -17,6 +19,7 @@ async function main(): Promise<void> {
     // Batches in flight are sent and marked first; the tasks stay running in Postgres for the next process.
     await supervisor.stop();
     await closeQueues();
+    await heartbeat.stop();
     await closeDb();
     process.exit(0);
   };

@@ -2,10 +2,12 @@
 // second, in bulk and off the ingest path (lib/search). Several may run; they share the backlog.
 import { closeDb } from '@/lib/db';
 import { log } from '@/lib/log';
+import { startHeartbeat } from '@/lib/workers/heartbeat';
 import { startSearchIndexer } from '@/lib/search';
 
 async function main(): Promise<void> {
   const indexer = await startSearchIndexer();
+  const heartbeat = startHeartbeat('search-indexer');
   log.info('ready');
 
   let stopping = false;
@@ -15,6 +17,7 @@ async function main(): Promise<void> {
     log.info({ signal, indexed: indexer.indexed() }, 'search indexer stopping');
     // The batch in hand commits first; anything left stays in the backlog for the next process.
     await indexer.stop();
+    await heartbeat.stop();
     await closeDb();
     process.exit(0);
   };

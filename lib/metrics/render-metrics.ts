@@ -10,6 +10,7 @@ import { isConnectorKind } from '@/lib/connectors/types';
 import { backlogSize } from '@/lib/search';
 import { computeAgeStats } from '@/lib/sla/age-stats';
 import { STATS_MAX_AGE_MS } from '@/lib/sla/sla-board';
+import { workerHeartbeats } from '@/lib/workers/heartbeat';
 
 const ALARM_VALUE = { OK: 0, PENDING: 1, ALARM: 2 } as const;
 
@@ -103,6 +104,13 @@ export async function renderMetrics(actor: Principal, clock: Clock = systemClock
     redrive.deadAgain.set(labels, t.deadAgain);
     redrive.noDeathSeen.set(labels, t.noDeathSeen);
     redrive.failed.set(labels, t.failed);
+  }
+  // Worker processes, by kind: the newest heartbeat's age, and 0 while it is stale (issue 15).
+  const heartbeatAge = gauge('triage_worker_heartbeat_age_seconds', 'Seconds since the newest heartbeat of a worker kind', ['kind']);
+  const workerUp = gauge('triage_worker_up', 'A worker kind is beating: 1 fresh, 0 stale', ['kind']);
+  for (const k of await workerHeartbeats(now)) {
+    heartbeatAge.set({ kind: k.kind }, k.ageSeconds);
+    workerUp.set({ kind: k.kind }, k.stale ? 0 : 1);
   }
   return { contentType: registry.contentType, body: await registry.metrics() };
 }

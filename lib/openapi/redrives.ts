@@ -33,7 +33,7 @@ const task = z.object({
   outcomeWindowSeconds: z.int().describe('How long a sent message is watched for a death before it counts as no death seen'),
   canaryWindowSeconds: z.int().describe('The same for the canary: the rest goes once it was acknowledged or this passed with no death seen'),
   reason: z.string().nullable(),
-  pausedReason: z.string().nullable().describe('Why it is paused: by whom, or the circuit breaker / canary'),
+  pausedReason: z.string().nullable().describe('Why it is paused (by whom, or the circuit breaker / canary) or failed (its destination cannot be built)'),
   counts,
   verdict: z.enum(['worked', 'failing', 'mixed', 'no outcome yet']).describe('Did the redrive work?'),
   createdBy: z.string().nullable(),

@@ -135,6 +135,22 @@ export async function autoPauseRedrive(id: string, reason: string, clock: Clock 
   });
 }
 
+/**
+ * The worker cannot run the task at all (its destination cannot be built: a redrive URL cleared, a
+ * connector's settings broken): failed, with the reason on the page and the trail, and its unsent
+ * dead letters open again. Retrying would only fail the same way every few seconds.
+ */
+export async function failRedrive(id: string, reason: string, clock: Clock = systemClock): Promise<boolean> {
+  return db().$transaction(async (tx) => {
+    const task = await lockTask(tx, WORKER, 'deadletters.redrive', id);
+    if (task.status !== 'running' && task.status !== 'queued') return false;
+    await tx.redriveTask.update({ where: { id }, data: { status: 'failed', pausedReason: reason, finishedAt: clock.now() } });
+    const released = await releaseUnsent(tx, id, { claimed: true });
+    await audit(tx, WORKER, task, 'redrive.fail', reason, { result: `${released} unsent dead letters open again`, clock });
+    return true;
+  });
+}
+
 /** Every item final: the task is completed, its final figures on the trail (result and after). */
 export async function finishRedrive(id: string, clock: Clock = systemClock): Promise<boolean> {
   return db().$transaction(async (tx) => {

@@ -5,22 +5,26 @@
 // A sent item is final when acknowledged, dead again, or at the end of the task's outcome window
 // (no death seen); the task completes when every item is final. The windows are sent_at in Postgres
 // plus the task's window, closed by a query (finalizeOutcomes), so a restart keeps them.
+import { randomUUID } from 'node:crypto';
 import type { Clock } from '@/lib/clock';
 import { db } from '@/lib/db';
 import { closeDeadLetters } from '@/lib/deadletters/close-dead-letters';
 import { log } from '@/lib/log';
 import { evaluateBreaker, BREAKER_DEFAULTS } from './breaker';
-import { autoPauseRedrive, finishRedrive, markRunning } from './control-redrive';
+import { autoPauseRedrive, failRedrive, finishRedrive, markRunning } from './control-redrive';
 import { HELD_STATUSES, releaseUnsent, reopenDeadLetters } from './dead-letter-status';
 import { destinationFor, type DeliveryResult, type DestinationSource, type OutgoingRedrive, type RedriveDestination } from './destinations';
 import { detectDeadAgain, finalizeOutcomes } from './outcomes';
 import { Pacer, type RatePlan } from './rate-plan';
+import { releaseRunnerLease, renewRunnerLease, RUNNER_RENEW_MS, takeRunnerLease } from './runner-lease';
 
 export interface RunnerOptions {
   /** Stop after the batch in flight (worker shutdown). */
   stop?: AbortSignal;
   httpTimeoutMs?: number;
   maxBatch?: number;
+  /** Payload bytes one claim may hold (the first item always fits): memory follows bytes, not rows. */
+  maxBatchBytes?: number;
   /** How often the task's status is re-read: a pause or cancel takes effect within this. */
   statusPollMs?: number;
   /** Attempts of an HTTP delivery before the item is failed. */
@@ -29,13 +33,21 @@ export interface RunnerOptions {
   clock?: () => number;
   /** Where the items go; the source's own destination unless given (the demo history answers for its past consumers). */
   destination?: RedriveDestination;
+  /**
+   * Who holds the task's runner lease: the supervisor's per-process id, so the same process takes
+   * a task up again at once after its runner failed (Postgres away, the lease not released); a new
+   * id per run when not given.
+   */
+  runnerId?: string;
   /** Where a source's dead letters go (tests wrap a real destination to script per-item failure kinds). */
   destinationFor?: (source: DestinationSource, opts: { httpTimeoutMs?: number }) => RedriveDestination;
 }
 
-export type RunEnd = 'completed' | 'paused' | 'cancelled' | 'stopped' | 'not runnable';
+export type RunEnd = 'completed' | 'paused' | 'cancelled' | 'failed' | 'stopped' | 'not runnable';
 
-const DEFAULTS = { maxBatch: 200, statusPollMs: 200, maxHttpAttempts: 5, checkEveryMs: 500 } as const;
+/** A claim's payload bytes: 200 dead letters of 10 MiB would otherwise be 2 GiB in memory and in flight at once. */
+export const REDRIVE_BATCH_BYTES = 8 << 20;
+const DEFAULTS = { maxBatch: 200, maxBatchBytes: REDRIVE_BATCH_BYTES, statusPollMs: 200, maxHttpAttempts: 5, checkEveryMs: 500 } as const;
 const DEAD_AGAIN_SCAN_MS = 5_000;
 const httpBackoffMs = (attempt: number) => Math.min(500 * 2 ** (attempt - 1), 8_000);
 /** The destination's infrastructure away (a broker down): 1 s, doubling per failure in a row, up to 30 s. */
@@ -73,8 +85,11 @@ function ratePlanOf(task: { ratePerSecond: number; ramp: unknown }): RatePlan {
   return { ratePerSecond: task.ratePerSecond, ramp: steps.length && stepSeconds > 0 ? { steps, stepSeconds } : null };
 }
 
-/** Claim up to `n` pending items in seq order, with their dead letters; null when the task is not running. */
-async function claim(taskId: string, n: number): Promise<ClaimedItem[] | null> {
+/**
+ * Claim up to `n` pending items in seq order, with their dead letters, as many as fit in `maxBytes`
+ * of payload (at least one); null when the task is not running.
+ */
+async function claim(taskId: string, runner: string, n: number, maxBytes: number): Promise<ClaimedItem[] | null> {
   const rows = await db().$queryRaw<
     {
       seq: number;
@@ -94,10 +109,16 @@ async function claim(taskId: string, n: number): Promise<ClaimedItem[] | null> {
     WITH running AS (
       -- KEY SHARE: waits for a pause or cancel in progress (they lock the row FOR UPDATE), so a cancel
       -- never lets go of an item claimed at the same moment; the counter updates do not conflict.
-      SELECT id FROM redrive_tasks WHERE id = ${taskId}::uuid AND status = 'running' FOR KEY SHARE),
-    next AS (
-      SELECT i.seq FROM redrive_items i JOIN running t ON t.id = i.task_id
-      WHERE i.state = 'pending' ORDER BY i.seq LIMIT ${n})
+      -- Only the lease holder's claims return items: a second runner of the task sends nothing.
+      SELECT id FROM redrive_tasks WHERE id = ${taskId}::uuid AND status = 'running' AND runner_id = ${runner}::uuid FOR KEY SHARE),
+    candidates AS (
+      SELECT i.seq, i.dead_letter_id FROM redrive_items i JOIN running t ON t.id = i.task_id
+      WHERE i.state = 'pending' ORDER BY i.seq LIMIT ${n}),
+    -- octet_length of a stored bytea reads its size, not its bytes: the bound costs no payload reads.
+    sized AS (
+      SELECT c.seq, sum(coalesce(octet_length(d.payload), 0)) OVER (ORDER BY c.seq) AS upto, row_number() OVER (ORDER BY c.seq) AS k
+      FROM candidates c JOIN dead_letters d ON d.id = c.dead_letter_id),
+    next AS (SELECT seq FROM sized WHERE upto <= ${maxBytes} OR k = 1)
     UPDATE redrive_items i SET attempts = i.attempts + 1
     FROM next, dead_letters d
     WHERE i.task_id = ${taskId}::uuid AND i.seq = next.seq AND d.id = i.dead_letter_id
@@ -105,8 +126,9 @@ async function claim(taskId: string, n: number): Promise<ClaimedItem[] | null> {
       d.redrive_count AS "redriveCount", d.status::text AS status, d.enqueued_at AS "enqueuedAt", d.ordering_key AS "orderingKey",
       d.idempotency_key AS "idempotencyKey", d.correlation_id AS "correlationId"`;
   if (rows.length === 0) {
-    const [t] = await db().$queryRaw<{ status: string }[]>`SELECT status::text AS status FROM redrive_tasks WHERE id = ${taskId}::uuid`;
-    return t?.status === 'running' ? [] : null;
+    const [t] = await db().$queryRaw<{ status: string; mine: boolean }[]>`
+      SELECT status::text AS status, runner_id IS NOT DISTINCT FROM ${runner}::uuid AS mine FROM redrive_tasks WHERE id = ${taskId}::uuid`;
+    return t?.status === 'running' && t.mine ? [] : null;
   }
   return rows
     .sort((a, b) => a.seq - b.seq)
@@ -248,8 +270,21 @@ class OutcomeWindow {
   }
 }
 
-/** Run a task (it must be queued or running). The caller guarantees one runner per task (advisory lock). */
+/**
+ * Run a task (it must be queued or running). One runner per task: the supervisor's advisory lock,
+ * and under it the task's runner lease, which outlives a dropped lock session (runner-lease.ts).
+ */
 export async function runRedriveTask(taskId: string, options: RunnerOptions = {}): Promise<RunEnd> {
+  const runner = options.runnerId ?? randomUUID();
+  if (!(await takeRunnerLease(taskId, runner))) return 'not runnable';
+  try {
+    return await runLeased(taskId, runner, options);
+  } finally {
+    await releaseRunnerLease(taskId, runner).catch((err: unknown) => log.warn({ err, taskId }, 'redrive runner lease not released; it lapses by itself'));
+  }
+}
+
+async function runLeased(taskId: string, runner: string, options: RunnerOptions): Promise<RunEnd> {
   const o = { ...DEFAULTS, ...options };
   const clock = options.clock ?? Date.now;
   const dates: Clock = { now: () => new Date(clock()) };
@@ -263,7 +298,16 @@ export async function runRedriveTask(taskId: string, options: RunnerOptions = {}
       connection: true, connectionSecret: true,
     },
   });
-  const destination: RedriveDestination = options.destination ?? (options.destinationFor ?? destinationFor)(source, { httpTimeoutMs: o.httpTimeoutMs });
+  let destination: RedriveDestination;
+  try {
+    destination = options.destination ?? (options.destinationFor ?? destinationFor)(source, { httpTimeoutMs: o.httpTimeoutMs });
+  } catch (err) {
+    // Nothing to send to: the same on every try, so the task fails with why instead of being retried forever.
+    const reason = `Cannot redrive: ${err instanceof Error ? err.message : String(err)}. Fix the source, then start a new redrive.`;
+    log.warn({ taskId, reason }, 'redrive destination cannot be built; the task fails');
+    await failRedrive(taskId, reason, dates);
+    return 'failed';
+  }
   const since = await segmentStart(taskId, task.startedAt, dates.now());
   const scope = { id: taskId, sourceId: task.sourceId, since: task.createdAt, createdById: task.createdById };
   const plan = ratePlanOf(task);
@@ -285,7 +329,18 @@ export async function runRedriveTask(taskId: string, options: RunnerOptions = {}
   const halted = new AbortController();
   const wake = new AbortController();
   let end = 'stopped' as RunEnd;
+  let renewedAt = Date.now();
   const observe = async () => {
+    if (Date.now() - renewedAt >= RUNNER_RENEW_MS) {
+      // Lost (it lapsed while this runner was cut off, and another took the task): stop claiming.
+      if (!(await renewRunnerLease(taskId, runner))) {
+        log.warn({ taskId }, 'redrive runner lease taken over by another runner; this one stops');
+        halted.abort();
+        wake.abort();
+        return;
+      }
+      renewedAt = Date.now();
+    }
     const [t] = await db().$queryRaw<{ status: string; sent: number; acknowledged: number; deadAgain: number; noDeathSeen: number }[]>`
       SELECT status::text AS status, sent, acknowledged, dead_again AS "deadAgain", no_death_seen AS "noDeathSeen" FROM redrive_tasks WHERE id = ${taskId}::uuid`;
     if (!t) return;
@@ -440,7 +495,7 @@ export async function runRedriveTask(taskId: string, options: RunnerOptions = {}
         await sleep(Math.min(Math.max(pacer.nextAt() - now, 1), o.statusPollMs), wake.signal);
         continue;
       }
-      const items = await claim(taskId, Math.min(want, o.maxBatch));
+      const items = await claim(taskId, runner, Math.min(want, o.maxBatch), o.maxBatchBytes);
       if (items === null) break;
       if (items.length === 0) {
         await observe();

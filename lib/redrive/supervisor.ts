@@ -3,6 +3,7 @@
 // taken up again, so after a SIGKILL or a Redis restart nothing is lost, and nothing in Redis is
 // the only copy. One runner per task across processes: a session advisory lock in Postgres, freed
 // by the server the moment a killed worker's connection drops.
+import { randomUUID } from 'node:crypto';
 import { Worker } from 'bullmq';
 import postgres from 'postgres';
 import { db } from '@/lib/db';
@@ -38,6 +39,8 @@ export async function startRedriveSupervisor(options: RedriveSupervisorOptions =
   const pidOf = async () => (await locks<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`)[0]!.pid;
   let lockPid = await pidOf();
   const runners = new Map<string, { stop: AbortController; done: Promise<void> }>();
+  // This process's runner lease id: one runner per task within the process is the runners map.
+  const runnerId = randomUUID();
   const stopAll = new AbortController();
   let stopping = false;
 
@@ -51,7 +54,7 @@ export async function startRedriveSupervisor(options: RedriveSupervisorOptions =
     const stop = new AbortController();
     const onStopAll = () => stop.abort();
     stopAll.signal.addEventListener('abort', onStopAll, { once: true });
-    const done = runRedriveTask(taskId, { ...runner, stop: stop.signal })
+    const done = runRedriveTask(taskId, { ...runner, runnerId, stop: stop.signal })
       .then((end) => log.info({ taskId, end }, 'redrive runner ended'))
       .catch((err: unknown) => log.error({ err, taskId }, 'redrive runner failed; the next reconcile takes the task up again'))
       .finally(async () => {
@@ -78,7 +81,7 @@ export async function startRedriveSupervisor(options: RedriveSupervisorOptions =
     const watching = await db().$queryRaw<{ id: string; sourceId: string; createdAt: Date; createdById: string | null; windowMs: number }[]>`
       SELECT t.id, t.source_id AS "sourceId", t.created_at AS "createdAt", t.created_by_id AS "createdById", t.outcome_window_ms AS "windowMs"
       FROM redrive_tasks t
-      WHERE t.status IN ('paused', 'completed', 'cancelled') AND t.sent > t.acknowledged + t.dead_again + t.no_death_seen`;
+      WHERE t.status IN ('paused', 'completed', 'cancelled', 'failed') AND t.sent > t.acknowledged + t.dead_again + t.no_death_seen`;
     for (const t of watching) {
       const scope = { id: t.id, sourceId: t.sourceId, since: t.createdAt, createdById: t.createdById };
       await detectDeadAgain(scope);

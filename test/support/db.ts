@@ -7,7 +7,7 @@ export async function resetDatabase(): Promise<void> {
     db().$executeRawUnsafe('ALTER TABLE audit_events DISABLE TRIGGER USER'),
     db().$executeRawUnsafe(
       `TRUNCATE audit_events, redrive_items, redrive_tasks, dead_letters, search_backlog, cluster_sources, clusters, alarm_events, alarm_states,
-       dead_letter_rollups, source_snapshots, webhook_deliveries, webhooks, api_tokens, user_sessions, users, sources, teams, settings
+       dead_letter_rollups, source_snapshots, webhook_deliveries, webhooks, api_tokens, user_sessions, users, sources, teams, settings, worker_heartbeats
        RESTART IDENTITY CASCADE`,
     ),
     db().$executeRawUnsafe('ALTER TABLE audit_events ENABLE TRIGGER USER'),

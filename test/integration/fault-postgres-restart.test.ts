@@ -1,0 +1,154 @@
+// Fault tests (issue 15, "Workers survive a Postgres restart"): Postgres is restarted twice while
+// the workers run, as an operator's restart does (fast shutdown, every session cut, a few seconds
+// down). The workers are never restarted: they must resume by themselves and lose nothing. The
+// Postgres restarted is a private cluster of this file (test/support/private-postgres.ts), never
+// the machine's shared one; the test process and the worker children all point at it.
+import { createHash, randomBytes } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { SYSTEM } from '@/lib/auth';
+import { closeDb, db, sql } from '@/lib/db';
+import { env } from '@/lib/env';
+import { closeQueues } from '@/lib/queue';
+import { startRedrive } from '@/lib/redrive';
+import { sendMany, type OutgoingMessage } from '@/lib/runtime';
+import { startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres';
+import { park, receiver, spawnRedriveWorker, world, type WorkerProcess } from './redrive-support';
+import { createTestTables, dropTestQueues, inFlight, killConsumers, spawnConsumer, testSource, waitFor } from './runtime-support';
+
+const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+/** What an operator allows a worker to take to come back once Postgres is up again. */
+const RECOVERY_MS = 30_000;
+
+let pg: PrivatePostgres;
+
+/** Wait for Postgres to answer the test process again (its own pools reconnect on the next query). */
+async function postgresBack(): Promise<void> {
+  await waitFor('Postgres answering again', async () => sql()`SELECT 1`.then(() => true, () => false), 30_000, 200);
+}
+
+describe('workers through Postgres restarts', () => {
+  beforeAll(async () => {
+    pg = await startPrivatePostgres('pgrestart');
+    // lib/ (its environment was read at import, its pools are made on first use) and the children
+    // use the private cluster.
+    process.env.DATABASE_URL = pg.url;
+    await closeDb();
+    Object.assign(env(), { DATABASE_URL: pg.url });
+    await createTestTables();
+  }, 180_000);
+  afterEach(killConsumers);
+  afterAll(async () => {
+    await dropTestQueues();
+    await closeQueues();
+    await closeDb();
+    pg?.destroy();
+  });
+
+  it('ends every one of 10,000 messages acknowledged or as exactly one dead letter while Postgres restarts twice, the consumer never restarted', { timeout: 300_000 }, async () => {
+    const name = `pgrestart-${Date.now().toString(36)}`;
+    // Receives enough to ride out a few seconds of Postgres down (the handler's own writes fail then).
+    const source = await testSource(name, { visibilityTimeoutMs: 2_000, maxReceives: 60, backoffBaseMs: 100, backoffCapMs: 1_000 });
+    const sent = new Map<string, { poison: boolean; sha: string }>();
+    const list: OutgoingMessage[] = [];
+    for (let i = 0; i < 10_000; i++) {
+      const messageId = `p-${i}`;
+      const poison = i % 20 === 7;
+      const body = new Uint8Array(randomBytes(8 + (i % 200)));
+      sent.set(messageId, { poison, sha: sha(body) });
+      list.push({ messageId, body, headers: poison ? { 'x-poison': String(i) } : {} });
+    }
+    const consumer = spawnConsumer({ CONSUMER_CONCURRENCY: '20' });
+    await consumer.ready;
+
+    const settled = async () => {
+      const [r] = await sql()<{ acked: number; dead: number }[]>`
+        SELECT (SELECT count(*) FROM runtime_acks WHERE message_id LIKE 'p-%')::int AS acked,
+               (SELECT count(*) FROM dead_letters WHERE source_id = ${source.id})::int AS dead`;
+      return r!.acked + r!.dead;
+    };
+    // Sent in batches while it runs, so each restart finds messages being handled and parked.
+    const sending = (async () => {
+      for (let i = 0; i < list.length; i += 500) {
+        await sendMany(name, list.slice(i, i + 500));
+        await new Promise((r) => setTimeout(r, 150));
+      }
+    })();
+    const restarts: number[] = [];
+    for (const at of [2_000, 6_000]) {
+      await waitFor(`${at} settled`, async () => (await settled()) >= at, 120_000, 100);
+      await pg.restart(3_000);
+      restarts.push(Date.now());
+      await postgresBack();
+    }
+    await sending;
+    // Resumed without a restart: everything settles, the last of it within the recovery budget of the
+    // last restart plus the time the rest of the backlog takes.
+    await waitFor('every message settled', async () => (await settled()) >= 10_000 && (await inFlight(name)) === 0, 120_000, 250);
+    expect(consumer.process.exitCode).toBeNull();
+
+    const acks = new Set((await sql()<{ message_id: string }[]>`SELECT message_id FROM runtime_acks WHERE message_id LIKE 'p-%'`).map((a) => a.message_id));
+    const dead = new Map(
+      (
+        await sql()<{ message_id: string; n: number; reason: string; sha: string }[]>`
+          SELECT message_id, count(*)::int AS n, min(reason::text) AS reason, min(payload_sha256) AS sha
+          FROM dead_letters WHERE source_id = ${source.id} GROUP BY message_id`
+      ).map((d) => [d.message_id, d]),
+    );
+    const wrong: string[] = [];
+    for (const [id, m] of sent) {
+      const d = dead.get(id);
+      const ok = m.poison ? !acks.has(id) && d?.n === 1 && d.reason === 'Rejected' && d.sha === m.sha : acks.has(id) && !d;
+      if (!ok) wrong.push(`${id} poison=${m.poison} acked=${acks.has(id)} dead=${JSON.stringify(d)}`);
+    }
+    expect(wrong.slice(0, 10)).toEqual([]);
+    expect(acks.size).toBe(9_500);
+    expect(dead.size).toBe(500);
+    console.info(`postgres restarts: 10,000 messages, ${restarts.length} restarts, ${acks.size} acknowledged, ${dead.size} dead letters, 0 lost, 0 duplicates`);
+  });
+
+  it('completes a redrive in flight through two Postgres restarts, every item delivered, the worker never restarted', { timeout: 300_000 }, async () => {
+    const http = await receiver();
+    const workers: WorkerProcess[] = [];
+    try {
+      const w = await world({ partnerUrl: http.url });
+      const TOTAL = 3_000;
+      const ids = await park(w.partner, TOTAL, { prefix: 'r' });
+      const messageOf = new Map(ids.map((id, i) => [id, `r-${i}`]));
+      const worker = spawnRedriveWorker();
+      workers.push(worker);
+      await worker.ready;
+      const task = await startRedrive({ ...SYSTEM, label: 'pg-restart' }, { selection: { source: w.partner.name }, ratePerSecond: 200 });
+      const delivered = () => new Set(http.deliveries.map((d) => d.messageId)).size;
+      for (const at of [600, 1_800]) {
+        await waitFor(`${at} delivered`, async () => delivered() >= at, 120_000, 20);
+        await pg.restart(3_000);
+        await postgresBack();
+      }
+      const done = await waitFor(
+        'completed',
+        async () => {
+          const t = await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } });
+          return t.status === 'completed' ? t : undefined;
+        },
+        RECOVERY_MS + 60_000,
+        250,
+      );
+      expect(worker.process.exitCode).toBeNull();
+      expect(done).toMatchObject({ total: TOTAL, sent: TOTAL, acknowledged: TOTAL, failed: 0, skipped: 0 });
+      // 0 lost: every message arrived with its own dead letter's message id.
+      const counts = new Map<string, number>();
+      for (const d of http.deliveries) {
+        expect(messageOf.get(d.deadLetterId)).toBe(d.messageId);
+        counts.set(d.messageId, (counts.get(d.messageId) ?? 0) + 1);
+      }
+      expect(counts.size).toBe(TOTAL);
+      // A batch sent just as Postgres went away may go again (same message id, deduplicated downstream): at most twice.
+      for (const n of counts.values()) expect(n).toBeLessThanOrEqual(2);
+      expect(await db().deadLetter.count({ where: { sourceId: w.partner.id, status: 'redriven' } })).toBe(TOTAL);
+    } finally {
+      for (const wp of workers) wp.process.kill('SIGKILL');
+      await Promise.all(workers.map((wp) => wp.exited));
+      await http.close();
+    }
+  });
+});

@@ -1,0 +1,75 @@
+// A Postgres cluster of a test's own, in a temp dir on a free port, so a fault test can stop and
+// restart it without touching the machine's shared one (other runs use it). The same binaries as
+// the machine's (Debian's postgresql package); as root, the cluster runs as the postgres user.
+import { execFileSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freshTestDatabase } from '../../scripts/lib/database.mjs';
+
+export interface PrivatePostgres {
+  /** A fresh, migrated database on the private cluster. */
+  url: string;
+  port: number;
+  /** Stop (fast: sessions are cut, as an operator's restart does), stay down `downMs`, start again. */
+  restart(downMs?: number): Promise<void>;
+  stop(): void;
+  start(): void;
+  /** Stop the cluster and remove its directory. */
+  destroy(): void;
+}
+
+function binDir(): string {
+  const root = '/usr/lib/postgresql';
+  const versions = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
+  for (const v of versions) if (existsSync(path.join(root, v, 'bin', 'initdb'))) return path.join(root, v, 'bin');
+  throw new Error('no Postgres server binaries under /usr/lib/postgresql (apt-get install postgresql)');
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startPrivatePostgres(label = 'fault'): Promise<PrivatePostgres> {
+  const bin = binDir();
+  const dir = mkdtempSync(path.join(tmpdir(), 'triage-pg-'));
+  const data = path.join(dir, 'data');
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres']).toString()), Number(execFileSync('id', ['-g', 'postgres']).toString()));
+  const run = (cmd: string, args: string[]) =>
+    execFileSync(asRoot ? 'runuser' : cmd, asRoot ? ['-u', 'postgres', '--', path.join(bin, cmd), ...args] : args, { stdio: 'pipe', cwd: dir });
+  run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
+  const port = await freePort();
+  const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`;
+  const start = () => void run('pg_ctl', ['-D', data, '-o', opts, '-l', path.join(dir, 'log'), '-w', 'start']);
+  const stop = () => void run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+  start();
+  const url = await freshTestDatabase(`postgresql://postgres@127.0.0.1:${port}/triage`, label);
+  return {
+    url,
+    port,
+    start,
+    stop,
+    async restart(downMs = 3_000) {
+      stop();
+      await new Promise((r) => setTimeout(r, downMs));
+      start();
+    },
+    destroy() {
+      try {
+        stop();
+      } catch {
+        // already down
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
