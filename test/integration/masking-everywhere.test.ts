@@ -1,0 +1,93 @@
+// Issue 15, "Masking holds on every path": attacks by a role without payload.reveal (the auditor),
+// through the route handlers an HTTP client reaches, and what a role with reveal must do to see.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeDb, db } from '@/lib/db';
+import { closeIngestSql } from '@/lib/ingest/ingest-sql';
+import { drainBacklog } from '@/lib/search';
+import { GET as getList } from '@/app/api/v1/dead-letters/route';
+import { GET as getDetail } from '@/app/api/v1/dead-letters/[id]/route';
+import { POST as postBatch } from '@/app/api/v1/sources/[source]/dead-letters/route';
+import { GET as getPolicy, PATCH as patchPolicy } from '@/app/api/v1/sources/[source]/policy/route';
+import { resetDatabase } from '../support/db';
+import { b64, ctx, getRequest, jsonRequest, world, type Who, type World } from './deadletters-world';
+
+let w: World;
+
+beforeAll(async () => {
+  await resetDatabase();
+  w = await world();
+});
+afterAll(async () => {
+  await closeIngestSql();
+  await closeDb();
+});
+
+type Listed = { id: string; messageId: string; masked: boolean };
+
+async function ingest(source: 'orders' | 'payments', deadLetters: Record<string, unknown>[]): Promise<string[]> {
+  const r = await postBatch(jsonRequest(`/api/v1/sources/${source}/dead-letters`, w.tokens.ingest[source], { deadLetters }), ctx({ source }));
+  expect(r.status).toBe(200);
+  return ((await r.json()) as { items: { id: string }[] }).items.map((i) => i.id);
+}
+
+async function search(who: Who, q: string): Promise<Listed[]> {
+  const r = await getList(getRequest(`/api/v1/dead-letters?${new URLSearchParams({ q })}`, w.tokens.personal[who]), ctx({}));
+  expect(r.status).toBe(200);
+  return ((await r.json()) as { deadLetters: Listed[] }).deadLetters;
+}
+
+const detail = async (who: Who, id: string) => {
+  const r = await getDetail(getRequest(`/api/v1/dead-letters/${id}`, w.tokens.personal[who]), ctx({ id }));
+  expect(r.status).toBe(200);
+  return (await r.json()) as Record<string, unknown>;
+};
+
+describe('search is no oracle for detector-masked values', () => {
+  it('an auditor searching for a card number, an e-mail or an IBAN held in a payload finds nothing; an admin finds each', async () => {
+    const [card, email, iban, plain] = await ingest('orders', [
+      { messageId: 'oracle-card', payload: b64('{"note":"pay with 4111 1111 1111 1111 today"}'), error: { type: 'Declined', message: 'declined' } },
+      { messageId: 'oracle-email', payload: b64('{"contact":"jane.doe@example.com"}'), error: { type: 'Bounce', message: 'bounced' } },
+      { messageId: 'oracle-iban', payload: b64('pay to DE89 3704 0044 0532 0130 00 now'), error: { type: 'Declined', message: 'declined' } },
+      { messageId: 'oracle-plain', payload: b64('{"order":"parcel-oracle-77"}'), error: { type: 'Declined', message: 'declined' } },
+    ]);
+    await drainBacklog();
+    for (const q of ['4111 1111 1111', 'jane.doe', 'DE89 3704']) expect(await search('auditor', q), q).toEqual([]);
+    expect((await search('admin', '4111 1111 1111')).map((d) => d.id)).toEqual([card]);
+    expect((await search('admin', 'jane.doe')).map((d) => d.id)).toEqual([email]);
+    expect((await search('admin', 'DE89 3704')).map((d) => d.id)).toEqual([iban]);
+    // A payload without sensitive values stays searchable for everyone.
+    expect((await search('auditor', 'parcel-oracle-77')).map((d) => d.id)).toEqual([plain]);
+    // The stored verdict is what the list and the API say.
+    for (const id of [card!, email!, iban!]) expect((await detail('auditor', id)).masked, id).toBe(true);
+    expect((await detail('auditor', plain!)).masked).toBe(false);
+  });
+
+  it("a change of a source's sensitive paths hides matching payloads from search at once, and the recompute stores the verdict", async () => {
+    const [secret] = await ingest('orders', [{ messageId: 'paths-secret', payload: b64('{"secret":"hunter2-swordfish"}'), error: { type: 'Auth', message: 'denied' } }]);
+    await drainBacklog();
+    expect((await search('auditor', 'hunter2-swordfish')).map((d) => d.id)).toEqual([secret]);
+    const r = await patchPolicy(jsonRequest('/api/v1/sources/orders/policy', w.tokens.personal.admin, { sensitivePaths: ['$.secret'] }, { method: 'PATCH' }), ctx({ source: 'orders' }));
+    expect(r.status).toBe(200);
+    expect(await search('auditor', 'hunter2-swordfish')).toEqual([]);
+    const pending = (await (await getPolicy(getRequest('/api/v1/sources/orders/policy', w.tokens.personal.admin), ctx({ source: 'orders' }))).json()) as Record<string, unknown>;
+    expect(pending.maskingRecompute).toMatchObject({ done: false });
+    const { recomputeVerdicts } = await import('@/lib/masking/recompute-verdicts');
+    let rounds = 0;
+    while ((await recomputeVerdicts({ batch: 2 })).remaining > 0) expect(++rounds).toBeLessThan(100);
+    const done = (await (await getPolicy(getRequest('/api/v1/sources/orders/policy', w.tokens.personal.admin), ctx({ source: 'orders' }))).json()) as Record<string, unknown>;
+    expect(done.maskingRecompute).toMatchObject({ done: true });
+    expect(await search('auditor', 'hunter2-swordfish')).toEqual([]);
+    const [row] = await db().$queryRaw<{ payload_masked: boolean | null }[]>`SELECT payload_masked FROM dead_letters WHERE id = ${BigInt(secret!)}`;
+    expect(row!.payload_masked).toBe(true);
+    await patchPolicy(jsonRequest('/api/v1/sources/orders/policy', w.tokens.personal.admin, { sensitivePaths: [] }, { method: 'PATCH' }), ctx({ source: 'orders' }));
+    while ((await recomputeVerdicts()).remaining > 0);
+  });
+
+  it('a row written before verdicts existed counts as sensitive until the backfill decides it', async () => {
+    const [old] = await ingest('orders', [{ messageId: 'backfill-card', payload: b64('{"card":"4111111111111111"}'), error: { type: 'Old', message: 'old' } }]);
+    await drainBacklog();
+    await db().$executeRaw`UPDATE dead_letters SET payload_masked = NULL, text_masked = NULL WHERE id = ${BigInt(old!)}`;
+    expect(await search('auditor', '4111111111111111')).toEqual([]);
+    expect((await detail('auditor', old!)).masked).toBe(true);
+  });
+});
