@@ -9,7 +9,7 @@ import { db } from '@/lib/db';
 import { append } from '@/lib/audit';
 import { auditActor, authorize, sourceScope, type Principal } from '@/lib/auth';
 import { csvRow } from '@/lib/export/csv';
-import { canReveal, maskPayload } from '@/lib/masking';
+import { canReveal, maskStoredPayload } from '@/lib/masking';
 import { deadLetterFilters, type Cursor, type DeadLetterFiltersInput } from './filters';
 import { planQuery, selectPage } from './query';
 import { countDeadLetters } from './list-dead-letters';
@@ -119,6 +119,7 @@ interface Row {
   json: string;
   source_id?: string;
   sensitive?: boolean;
+  payload_masked?: boolean | null;
   payload?: Buffer | null;
 }
 
@@ -148,15 +149,16 @@ export async function exportDeadLetters(actor: Principal, filtersInput: DeadLett
 
   // Without payload.reveal, payloads pass through lib/masking in Node; otherwise Postgres encodes them.
   const maskInNode = opts.payload && !canReveal(actor);
-  const columns = `d.id, d.dead_at, ${RECORD}${opts.payload && !maskInNode ? PAYLOAD_FIELDS : ''})::text AS json${maskInNode ? ', d.source_id, d.sensitive, d.payload' : ''}`;
+  const columns = `d.id, d.dead_at, ${RECORD}${opts.payload && !maskInNode ? PAYLOAD_FIELDS : ''})::text AS json${maskInNode ? ', d.source_id, d.sensitive, d.payload_masked, d.payload' : ''}`;
   const csvColumns = opts.payload ? [...CSV_COLUMNS, ...CSV_PAYLOAD_COLUMNS] : CSV_COLUMNS;
-  const paths = new Map(plan.sources.map((s) => [s.id, s.sensitivePaths]));
+  const sources = new Map(plan.sources.map((s) => [s.id, s]));
   const encoder = new TextEncoder();
 
   const masked = (r: Row): ExportRecord => {
     const x = JSON.parse(r.json) as ExportRecord;
     if (!r.payload) return { ...x, payload: null, payloadMasked: false };
-    const m = maskPayload(r.payload, { sensitive: r.sensitive, paths: paths.get(r.source_id!) ?? [] });
+    const source = sources.get(r.source_id!);
+    const m = maskStoredPayload(r.payload, { sensitive: r.sensitive, paths: source?.sensitivePaths ?? [] }, r.payload_masked ?? null, source?.recomputing ?? false);
     if (m.state === 'clear') return { ...x, payload: r.payload.toString('base64'), payloadMasked: false };
     return { ...x, payload: m.state === 'masked' ? m.bytes.toString('base64') : null, payloadMasked: true };
   };

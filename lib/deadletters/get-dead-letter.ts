@@ -6,7 +6,7 @@ import { authorize, sourceScope, type Permission, type Principal } from '@/lib/a
 import { notFound } from '@/lib/errors';
 import type { DeadLetterStatus } from './filters';
 import type { DeadLetterReason, FailureEntry } from './record-dead-letters';
-import { sensitivePathsOf, type PayloadPolicy } from '@/lib/masking';
+import { maskStoredPayload, sensitivePathsOf, verdictMasked, type MaskedPayload, type PayloadPolicy } from '@/lib/masking';
 
 export function parseDeadLetterId(id: string): bigint {
   if (!/^\d{1,19}$/.test(id)) throw notFound('No such dead letter');
@@ -50,7 +50,7 @@ export interface DeadLetterDetail {
   fingerprint: string;
   cluster: { id: string; template: string; errorType: string | null; count: number; openCount: number } | null;
   sensitive: boolean;
-  /** The payload has sensitive fields (its flag or its source's paths): shown masked until revealed (audited). */
+  /** The stored verdict (lib/masking/verdict.ts): the payload holds masked values, shown masked until revealed (audited). */
   masked: boolean;
   decision: { decidedBy: { id: string; email: string } | null; decidedAt: string | null; reason: string | null };
   /** Audit events about this dead letter, oldest first (bulk decisions are recorded on the row's decision). */
@@ -74,7 +74,8 @@ export async function getDeadLetter(actor: Principal, idParam: string): Promise<
       d.error_stack, d.receive_count, d.redrive_count, d.enqueued_at, d.first_failed_at, d.last_failed_at, d.dead_at,
       d.expires_at, d.created_at, d.consumer_name, d.consumer_version, d.correlation_id, d.partition, d."offset",
       d.payload_size, d.payload_sha256, d.content_type, (d.payload IS NOT NULL) AS payload_available, d.headers,
-      d.failure_history, d.fingerprint, d.sensitive, d.decided_by_id, u.email AS decided_by_email, d.decided_at,
+      d.failure_history, d.fingerprint, d.sensitive, d.payload_masked, d.text_masked,
+      s.masking_recompute_from IS NOT NULL AS recomputing, d.decided_by_id, u.email AS decided_by_email, d.decided_at,
       d.decision_reason, c.id AS cluster_id, c.template AS cluster_template, c.error_type AS cluster_error_type,
       c.count AS cluster_count, c.open_count AS cluster_open_count
     FROM dead_letters d
@@ -123,7 +124,7 @@ export async function getDeadLetter(actor: Principal, idParam: string): Promise<
       ? { id: r.cluster_id, template: r.cluster_template, errorType: r.cluster_error_type, count: r.cluster_count, openCount: r.cluster_open_count }
       : null,
     sensitive: r.sensitive,
-    masked: r.sensitive || sensitivePathsOf(r.sensitive_paths).length > 0,
+    masked: verdictMasked(r.payload_masked, r.recomputing),
     decision: {
       decidedBy: r.decided_by_id ? { id: r.decided_by_id, email: r.decided_by_email ?? 'unknown' } : null,
       decidedAt: iso(r.decided_at),
@@ -157,6 +158,14 @@ export interface DeadLetterPayload {
   size: number;
   sha256: string;
   policy: PayloadPolicy & { paths: string[] };
+  /** The stored verdict (null: not decided yet) and whether its source's verdicts are being recomputed: see maskStoredPayload. */
+  verdict: boolean | null;
+  recomputing: boolean;
+}
+
+/** What a reader without a reveal may see of this payload (lib/masking/verdict.ts). */
+export function maskedView(p: DeadLetterPayload & { payload: Buffer }): MaskedPayload {
+  return maskStoredPayload(p.payload, p.policy, p.verdict, p.recomputing);
 }
 
 /** The stored bytes and what masking applies; the caller decides (download, viewer, reveal). */
@@ -166,7 +175,8 @@ export async function getDeadLetterPayload(actor: Principal, idParam: string): P
   const team = teamOf(actor, 'deadletters.read');
   const sql = pg();
   const [r] = await sql`
-    SELECT d.id, d.source_id, s.team_id, d.status, d.payload, d.content_type, d.payload_size, d.payload_sha256, d.sensitive, s.sensitive_paths
+    SELECT d.id, d.source_id, s.team_id, d.status, d.payload, d.content_type, d.payload_size, d.payload_sha256, d.sensitive, s.sensitive_paths,
+      d.payload_masked, s.masking_recompute_from IS NOT NULL AS recomputing
     FROM dead_letters d JOIN sources s ON s.id = d.source_id
     WHERE d.id = ${id.toString()}::bigint ${team ? sql`AND s.team_id = ${team}::uuid` : sql``}`;
   if (!r) throw notFound('No such dead letter');
@@ -180,5 +190,7 @@ export async function getDeadLetterPayload(actor: Principal, idParam: string): P
     size: r.payload_size,
     sha256: r.payload_sha256,
     policy: { sensitive: r.sensitive, paths: sensitivePathsOf(r.sensitive_paths) },
+    verdict: r.payload_masked,
+    recomputing: r.recomputing,
   };
 }

@@ -7,6 +7,8 @@ import { auditActor, authorize, type Principal } from '@/lib/auth';
 import { AppError, unprocessable } from '@/lib/errors';
 import { assertOutboundUrl } from '@/lib/outbound/outbound-url';
 import { findSource } from '@/lib/sla/find-source';
+import { sensitivePathsOf, sensitivePathsSchema } from '@/lib/masking';
+import { recomputeProgress } from '@/lib/masking/recompute-verdicts';
 import { formatDuration } from '@/lib/sla/duration';
 import { systemClock, type Clock } from '@/lib/clock';
 
@@ -30,6 +32,9 @@ export const policyInput = z
     // Dead letters in 5 minutes that make the rate alarm PENDING, and ALARM.
     alarmRatePending: z.number().int().min(1).max(1_000_000),
     alarmRateAlarm: z.number().int().min(2).max(1_000_000),
+    // JSON paths whose values are masked for roles without payload.reveal; a change recomputes the
+    // masking verdicts of the source's dead letters (lib/masking/recompute-verdicts.ts).
+    sensitivePaths: sensitivePathsSchema,
   })
   .partial()
   .strict();
@@ -49,11 +54,12 @@ const POLICY_FIELDS = [
 type PolicyRow = { [K in (typeof POLICY_FIELDS)[number]]: K extends 'redriveUrl' ? string | null : number } & { redriveSecret: string | null };
 
 /** What a client may see of a policy: the redrive secret only as "set or not". */
-export function policyView(s: PolicyRow & { id: string; name: string }) {
+export function policyView(s: PolicyRow & { id: string; name: string; sensitivePaths?: unknown }) {
   const view: Record<string, unknown> = { id: s.id, name: s.name };
   for (const f of POLICY_FIELDS) view[f] = s[f];
   view.redriveSecretSet = s.redriveSecret !== null;
-  return view as Pick<PolicyRow, (typeof POLICY_FIELDS)[number]> & { id: string; name: string; redriveSecretSet: boolean };
+  view.sensitivePaths = sensitivePathsOf(s.sensitivePaths);
+  return view as Pick<PolicyRow, (typeof POLICY_FIELDS)[number]> & { id: string; name: string; redriveSecretSet: boolean; sensitivePaths: string[] };
 }
 
 // A retry loop that runs this close to the retention leaves dead letters almost no time to decide.
@@ -119,7 +125,15 @@ export async function updateSourcePolicy(actor: Principal, sourceRef: string, in
         changedBefore.redriveSecret = before.redriveSecret === null ? null : 'set';
         changedAfter.redriveSecret = patch.redriveSecret === null ? null : before.redriveSecret === null ? 'set' : 'replaced';
       }
-      const source = await tx.source.update({ where: { id: before.id }, data: patch });
+      const pathsBefore = sensitivePathsOf(before.sensitivePaths);
+      const pathsChanged = patch.sensitivePaths !== undefined && JSON.stringify(patch.sensitivePaths) !== JSON.stringify(pathsBefore);
+      if (pathsChanged) {
+        changedBefore.sensitivePaths = pathsBefore;
+        changedAfter.sensitivePaths = patch.sensitivePaths;
+      }
+      // New paths: every stored verdict of the source is recomputed from the first id on, and counts
+      // as masked until then (the maintenance worker's masking.recompute job).
+      const source = await tx.source.update({ where: { id: before.id }, data: { ...patch, ...(pathsChanged ? { maskingRecomputeFrom: 0n } : {}) } });
       let redated = 0;
       if ('retentionSeconds' in changedAfter) {
         redated = await tx.$executeRaw`
@@ -149,7 +163,7 @@ export async function updateSourcePolicy(actor: Principal, sourceRef: string, in
 /** The policy of a source the actor may read (support sees it; only its owners change it). */
 export async function getSourcePolicy(actor: Principal, sourceRef: string) {
   const source = await findSource(actor, sourceRef, 'deadletters.read');
-  return { source: policyView(source), warnings: checkPolicySafe(source) };
+  return { source: policyView(source), warnings: checkPolicySafe(source), maskingRecompute: await recomputeProgress(source.id) };
 }
 
 function checkPolicySafe(p: PolicyRow): PolicyWarning[] {

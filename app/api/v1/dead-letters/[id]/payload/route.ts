@@ -1,8 +1,8 @@
 // GET /api/v1/dead-letters/{id}/payload — the exact payload bytes, as an attachment; a masked payload needs payload.reveal and ?reason= (audited)
 import { api } from '@/lib/auth/guard';
 import { AppError, forbidden } from '@/lib/errors';
-import { canReveal, maskPayload } from '@/lib/masking';
-import { getDeadLetterPayload } from '@/lib/deadletters/get-dead-letter';
+import { canReveal } from '@/lib/masking';
+import { getDeadLetterPayload, maskedView } from '@/lib/deadletters/get-dead-letter';
 import { gone, payloadResponse } from '@/lib/deadletters/http';
 import { activeReveal, revealPayload } from '@/lib/deadletters/reveal-payload';
 
@@ -12,7 +12,7 @@ export const GET = api<{ id: string }>('deadletters.read', async (req, { actor, 
   if (!p.payload) return gone(`The payload was deleted (${p.status}); the dead letter is kept as a tombstone`);
   // Sensitive paths, the sensitive flag or a detected card number, IBAN or e-mail: the exact bytes
   // are a reveal, which needs the permission and leaves an audit event.
-  if (maskPayload(p.payload, p.policy).state !== 'clear') {
+  if (maskedView({ ...p, payload: p.payload }).state !== 'clear') {
     if (!canReveal(actor)) throw forbidden('This payload holds sensitive values: its exact bytes need the payload.reveal permission');
     if (!(await activeReveal(actor, params.id, url.searchParams.get('reveal') ?? undefined))) {
       const reason = url.searchParams.get('reason')?.trim();
