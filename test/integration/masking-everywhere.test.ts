@@ -8,8 +8,11 @@ import { GET as getList } from '@/app/api/v1/dead-letters/route';
 import { GET as getDetail } from '@/app/api/v1/dead-letters/[id]/route';
 import { POST as postBatch } from '@/app/api/v1/sources/[source]/dead-letters/route';
 import { GET as getPolicy, PATCH as patchPolicy } from '@/app/api/v1/sources/[source]/policy/route';
+import { POST as postRaw } from '@/app/api/v1/sources/[source]/dead-letters/raw/route';
+import { GET as getPayload } from '@/app/api/v1/dead-letters/[id]/payload/route';
+import { GET as getExport } from '@/app/api/v1/dead-letters/export/route';
 import { resetDatabase } from '../support/db';
-import { b64, ctx, getRequest, jsonRequest, world, type Who, type World } from './deadletters-world';
+import { b64, BASE, ctx, getRequest, jsonRequest, world, type Who, type World } from './deadletters-world';
 
 let w: World;
 
@@ -89,5 +92,42 @@ describe('search is no oracle for detector-masked values', () => {
     await db().$executeRaw`UPDATE dead_letters SET payload_masked = NULL, text_masked = NULL WHERE id = ${BigInt(old!)}`;
     expect(await search('auditor', '4111111111111111')).toEqual([]);
     expect((await detail('auditor', old!)).masked).toBe(true);
+  });
+});
+
+describe('payloads over the masking size limit', () => {
+  // 6 MB of text with a card number at its very end: over lib/masking's 4 MiB field-by-field limit,
+  // under the source's 10 MiB payload limit.
+  const big = Buffer.concat([Buffer.from('{"log":"' + 'x'.repeat(6_000_000)), Buffer.from(' card 4111111111111111"}')]);
+
+  async function ingestBig(messageId: string): Promise<string> {
+    const r = await postRaw(
+      new Request(`${BASE}/api/v1/sources/orders/dead-letters/raw`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${w.tokens.ingest.orders}`, 'triage-message-id': messageId, 'content-type': 'application/json' },
+        body: big,
+      }),
+      ctx({ source: 'orders' }),
+    );
+    expect(r.status).toBe(201);
+    return ((await r.json()) as { id: string }).id;
+  }
+
+  const exported = async (who: Who, messageId: string) =>
+    (await getExport(getRequest(`/api/v1/dead-letters/export?format=ndjson&payload=true&source=orders&messageId=${messageId}`, w.tokens.personal[who]), ctx({}))).text();
+
+  it('are scanned whole: the auditor gets neither the bytes nor the card number, written now or decided later', async () => {
+    const fresh = await ingestBig('big-fresh');
+    const undecided = await ingestBig('big-undecided');
+    // As a row written before verdicts existed, or while its source's are recomputed: decided on read.
+    await db().$executeRaw`UPDATE dead_letters SET payload_masked = NULL WHERE id = ${BigInt(undecided)}`;
+    for (const [id, messageId] of [[fresh, 'big-fresh'], [undecided, 'big-undecided']] as const) {
+      const download = await getPayload(getRequest(`/api/v1/dead-letters/${id}/payload`, w.tokens.personal.auditor), ctx({ id }));
+      expect(download.status, messageId).toBe(403);
+      const text = await exported('auditor', messageId);
+      const record = JSON.parse(text) as { payload: string | null; payloadMasked: boolean };
+      expect(record.payloadMasked, messageId).toBe(true);
+      expect(Buffer.from(record.payload ?? '', 'base64').toString('latin1')).not.toContain('4111111111111111');
+    }
   });
 });
