@@ -3,27 +3,17 @@
 // and whether its headers or error text, hold anything a role without payload.reveal may not see.
 // Search, lists, the API, exports and the viewer read the stored verdict, so they agree.
 import { containsSensitive } from './detectors';
+import { scanBytes } from './scan-bytes';
 import { maskPayload, MAX_MASK_BYTES, type MaskedPayload, type PayloadPolicy } from './mask-json';
 
-/** Scanned in windows of this many characters, each overlapping the last by more than any detected value is long. */
-const SCAN_CHARS = 1024 * 1024;
-const SCAN_OVERLAP = 400;
-
 /**
- * Whether the detectors find a value anywhere in these bytes, read as latin1 (every detector looks
- * for ASCII, which UTF-8 keeps as it is), one window at a time so a 10 MiB payload never becomes
- * one 10 MiB string. A JSON escape (`\u0040` for "@") could hide a value from a scan of the text:
- * a payload with one that is small enough is parsed and masked properly, a larger one counts as sensitive.
+ * Whether the detectors find a value anywhere in these bytes (./scan-bytes.ts); a JSON escape the
+ * scan cannot read through is decided by maskPayload where the payload is small enough to parse.
  */
 export function bytesContainSensitive(payload: Uint8Array): boolean {
-  const buf = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
-  for (let start = 0; start < buf.byteLength; start += SCAN_CHARS - SCAN_OVERLAP) {
-    const window = buf.toString('latin1', start, Math.min(buf.byteLength, start + SCAN_CHARS));
-    if (containsSensitive(window)) return true;
-    if (window.includes('\\u')) return buf.byteLength > MAX_MASK_BYTES || maskPayload(payload, { paths: [] }).state !== 'clear';
-    if (start + SCAN_CHARS >= buf.byteLength) break;
-  }
-  return false;
+  const found = scanBytes(payload);
+  if (found === 'escaped') return payload.byteLength > MAX_MASK_BYTES || maskPayload(payload, { paths: [] }).state !== 'clear';
+  return found === 'found';
 }
 
 /** Whether a payload is masked for roles without reveal: its flag, its source's paths, then the detectors over all of it. */
