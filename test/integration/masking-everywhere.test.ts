@@ -11,6 +11,8 @@ import { GET as getPolicy, PATCH as patchPolicy } from '@/app/api/v1/sources/[so
 import { POST as postRaw } from '@/app/api/v1/sources/[source]/dead-letters/raw/route';
 import { GET as getPayload } from '@/app/api/v1/dead-letters/[id]/payload/route';
 import { GET as getExport } from '@/app/api/v1/dead-letters/export/route';
+import { GET as getClusters } from '@/app/api/v1/clusters/route';
+import { GET as getCluster } from '@/app/api/v1/clusters/[id]/route';
 import { resetDatabase } from '../support/db';
 import { b64, BASE, ctx, getRequest, jsonRequest, world, type Who, type World } from './deadletters-world';
 
@@ -129,5 +131,46 @@ describe('payloads over the masking size limit', () => {
       expect(record.payloadMasked, messageId).toBe(true);
       expect(Buffer.from(record.payload ?? '', 'base64').toString('latin1')).not.toContain('4111111111111111');
     }
+  });
+});
+
+describe('headers, error messages and stacks', () => {
+  const SECRETS = ['jane.roe@example.com', 'bob.smith@example.com', '5555555555554444', 'GB82WEST12345698765432'];
+
+  it('are masked for the auditor by every reader: the API detail, the list, exports, cluster samples and templates', async () => {
+    const [id] = await ingest('orders', [
+      {
+        messageId: 'text-secrets',
+        payload: b64('{"order":"clear-one"}'),
+        headers: { 'x-customer': 'jane.roe@example.com', nested: { iban: 'GB82WEST12345698765432' } },
+        error: {
+          type: 'ChargeFailedTextSecrets',
+          message: 'charge failed for bob.smith@example.com card 5555555555554444',
+          stack: 'ChargeFailedTextSecrets: for bob.smith@example.com\n    at charge (lib/billing.ts:12:3)',
+        },
+      },
+    ]);
+    await drainBacklog();
+    const auditor = w.tokens.personal.auditor;
+    const d = await detail('auditor', id!);
+    const clusterId = (d.cluster as { id: string }).id;
+    const bodies: Record<string, string> = {
+      detail: JSON.stringify(d),
+      list: await (await getList(getRequest('/api/v1/dead-letters?source=orders&messageId=text-secrets', auditor), ctx({}))).text(),
+      export: await (await getExport(getRequest('/api/v1/dead-letters/export?format=ndjson&source=orders&messageId=text-secrets', auditor), ctx({}))).text(),
+      csv: await (await getExport(getRequest('/api/v1/dead-letters/export?format=csv&source=orders&messageId=text-secrets', auditor), ctx({}))).text(),
+      cluster: await (await getCluster(getRequest(`/api/v1/clusters/${clusterId}`, auditor), ctx({ id: clusterId }))).text(),
+      clusters: await (await getClusters(getRequest('/api/v1/clusters', auditor), ctx({}))).text(),
+    };
+    for (const [reader, body] of Object.entries(bodies)) {
+      expect(body, reader).toContain('ChargeFailedTextSecrets');
+      for (const secret of SECRETS) expect(body, `${reader} shows ${secret}`).not.toContain(secret);
+    }
+    // The masked message keeps its shape: the reader still sees what failed.
+    expect(d.errorMessage).toBe('charge failed for b********@example.com card ************4444');
+    // A role with payload.reveal reads them as sent.
+    const admin = await detail('admin', id!);
+    expect(JSON.stringify(admin)).toContain('bob.smith@example.com');
+    expect((admin.headers as Record<string, unknown>)['x-customer']).toBe('jane.roe@example.com');
   });
 });
