@@ -9,7 +9,7 @@ import { db } from '@/lib/db';
 import { append } from '@/lib/audit';
 import { auditActor, authorize, sourceScope, type Principal } from '@/lib/auth';
 import { csvRow } from '@/lib/export/csv';
-import { canReveal, maskStoredPayload } from '@/lib/masking';
+import { canReveal, maskDeadLetterText, maskStoredPayload } from '@/lib/masking';
 import { deadLetterFilters, type Cursor, type DeadLetterFiltersInput } from './filters';
 import { planQuery, selectPage } from './query';
 import { countDeadLetters } from './list-dead-letters';
@@ -52,7 +52,7 @@ interface ExportRecord {
   messageId: string;
   status: string;
   reason: string;
-  error: { type: string | null; message: string | null };
+  error: { type: string | null; message: string | null; stack?: string | null };
   receiveCount: number;
   redriveCount: number;
   enqueuedAt: string | null;
@@ -120,6 +120,7 @@ interface Row {
   source_id?: string;
   sensitive?: boolean;
   payload_masked?: boolean | null;
+  text_masked?: boolean | null;
   payload?: Buffer | null;
 }
 
@@ -147,15 +148,25 @@ export async function exportDeadLetters(actor: Principal, filtersInput: DeadLett
     }),
   );
 
-  // Without payload.reveal, payloads pass through lib/masking in Node; otherwise Postgres encodes them.
-  const maskInNode = opts.payload && !canReveal(actor);
-  const columns = `d.id, d.dead_at, ${RECORD}${opts.payload && !maskInNode ? PAYLOAD_FIELDS : ''})::text AS json${maskInNode ? ', d.source_id, d.sensitive, d.payload_masked, d.payload' : ''}`;
+  // Without payload.reveal, records pass through lib/masking in Node (headers and error text whose
+  // stored verdict is not clear, and payloads); otherwise Postgres builds them whole.
+  const maskInNode = !canReveal(actor);
+  const maskPayloads = opts.payload && maskInNode;
+  const columns = `d.id, d.dead_at, ${RECORD}${opts.payload && !maskPayloads ? PAYLOAD_FIELDS : ''})::text AS json${
+    maskInNode ? `, d.text_masked${maskPayloads ? ', d.source_id, d.sensitive, d.payload_masked, d.payload' : ''}` : ''
+  }`;
   const csvColumns = opts.payload ? [...CSV_COLUMNS, ...CSV_PAYLOAD_COLUMNS] : CSV_COLUMNS;
   const sources = new Map(plan.sources.map((s) => [s.id, s]));
   const encoder = new TextEncoder();
 
+  const maskText = (x: ExportRecord, r: Row): ExportRecord => {
+    if (r.text_masked === false) return x;
+    const t = maskDeadLetterText({ headers: x.headers, errorMessage: x.error.message, errorStack: x.error.stack ?? null });
+    return { ...x, headers: t.headers, error: { ...x.error, message: t.errorMessage ?? null, stack: t.errorStack ?? null } };
+  };
   const masked = (r: Row): ExportRecord => {
-    const x = JSON.parse(r.json) as ExportRecord;
+    const x = maskText(JSON.parse(r.json) as ExportRecord, r);
+    if (!maskPayloads) return x;
     if (!r.payload) return { ...x, payload: null, payloadMasked: false };
     const source = sources.get(r.source_id!);
     const m = maskStoredPayload(r.payload, { sensitive: r.sensitive, paths: source?.sensitivePaths ?? [] }, r.payload_masked ?? null, source?.recomputing ?? false);

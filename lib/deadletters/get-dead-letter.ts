@@ -6,7 +6,7 @@ import { authorize, sourceScope, type Permission, type Principal } from '@/lib/a
 import { notFound } from '@/lib/errors';
 import type { DeadLetterStatus } from './filters';
 import type { DeadLetterReason, FailureEntry } from './record-dead-letters';
-import { maskStoredPayload, sensitivePathsOf, verdictMasked, type MaskedPayload, type PayloadPolicy } from '@/lib/masking';
+import { canReveal, maskDeadLetterText, maskStoredPayload, sensitivePathsOf, verdictMasked, type MaskedPayload, type PayloadPolicy } from '@/lib/masking';
 
 export function parseDeadLetterId(id: string): bigint {
   if (!/^\d{1,19}$/.test(id)) throw notFound('No such dead letter');
@@ -63,7 +63,11 @@ function teamOf(actor: Principal, permission: Permission): string | null {
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
-export async function getDeadLetter(actor: Principal, idParam: string): Promise<DeadLetterDetail> {
+/**
+ * `clear`: headers and error text as sent; by default only for roles with payload.reveal (the page
+ * passes whether this reader has an active reveal). Otherwise masked by lib/masking.
+ */
+export async function getDeadLetter(actor: Principal, idParam: string, opts: { clear?: boolean } = {}): Promise<DeadLetterDetail> {
   authorize(actor, 'deadletters.read');
   const id = parseDeadLetterId(idParam);
   const team = teamOf(actor, 'deadletters.read');
@@ -88,7 +92,7 @@ export async function getDeadLetter(actor: Principal, idParam: string): Promise<
   const history = await sql<{ at: Date; action: string; actor_email: string; actor_role: string; reason: string | null }[]>`
     SELECT at, action, actor_email, actor_role, reason FROM audit_events
     WHERE target_type = 'deadletter' AND target_id = ${id.toString()} ORDER BY id LIMIT 200`;
-  return {
+  const detail: DeadLetterDetail = {
     id: String(r.id),
     source: { id: r.source_id, name: r.source_name, teamId: r.team_id, team: r.team_name },
     messageId: r.message_id,
@@ -132,6 +136,7 @@ export async function getDeadLetter(actor: Principal, idParam: string): Promise<
     },
     history: history.map((h) => ({ at: h.at.toISOString(), action: h.action, actor: h.actor_email, role: h.actor_role, reason: h.reason })),
   };
+  return (opts.clear ?? canReveal(actor)) ? detail : maskDeadLetterText(detail);
 }
 
 /** Where a dead letter belongs, if it is within the actor's scope for `permission` (else 404). */

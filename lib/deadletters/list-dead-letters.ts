@@ -2,7 +2,7 @@
 // Reused by the clusters page ("all members of a cluster": filters.clusterId), exports and bulk
 // selections. Never mutates.
 import { authorize, type Principal } from '@/lib/auth';
-import { maskText, verdictMasked } from '@/lib/masking';
+import { canReveal, maskText, verdictMasked } from '@/lib/masking';
 import { payloadText } from '@/lib/search';
 import { decodeCursor, deadLetterFilters, encodeCursor, type Cursor, type DeadLetterFiltersInput, type DeadLetterStatus } from './filters';
 import { planQuery, selectPage, whereAll } from './query';
@@ -88,6 +88,7 @@ export async function listDeadLetters(
   const page = rows.slice(0, limit);
   const names = new Map(plan.sources.map((s) => [s.id, s]));
   const last = page[page.length - 1];
+  const clearText = canReveal(actor);
   return {
     deadLetters: page.map((r) => {
       const masked = verdictMasked(r.payload_masked, names.get(r.source_id)?.recomputing);
@@ -99,7 +100,7 @@ export async function listDeadLetters(
         status: r.status,
         reason: r.reason,
         errorType: r.error_type,
-        errorMessage: r.error_message,
+        errorMessage: clearText || r.error_message === null ? r.error_message : maskText(r.error_message),
         receiveCount: r.receive_count,
         redriveCount: r.redrive_count,
         deadAt: r.dead_at.toISOString(),

@@ -13,3 +13,4 @@ export {
 } from './mask-json';
 export { canReveal, sensitivePathsSchema, sensitivePathsOf } from './policy';
 export { bytesContainSensitive, maskStoredPayload, payloadVerdict, textVerdict, verdictMasked } from './verdict';
+export { maskDeadLetterText, maskErrorText, type DeadLetterText } from './mask-dead-letter-text';
