@@ -10,6 +10,7 @@ import { POST as postBatch } from '@/app/api/v1/sources/[source]/dead-letters/ro
 import { GET as getPolicy, PATCH as patchPolicy } from '@/app/api/v1/sources/[source]/policy/route';
 import { POST as postRaw } from '@/app/api/v1/sources/[source]/dead-letters/raw/route';
 import { GET as getPayload } from '@/app/api/v1/dead-letters/[id]/payload/route';
+import { POST as postReveal } from '@/app/api/v1/dead-letters/[id]/reveal/route';
 import { GET as getExport } from '@/app/api/v1/dead-letters/export/route';
 import { GET as getClusters } from '@/app/api/v1/clusters/route';
 import { GET as getCluster } from '@/app/api/v1/clusters/[id]/route';
@@ -172,5 +173,25 @@ describe('headers, error messages and stacks', () => {
     const admin = await detail('admin', id!);
     expect(JSON.stringify(admin)).toContain('bob.smith@example.com');
     expect((admin.headers as Record<string, unknown>)['x-customer']).toBe('jane.roe@example.com');
+  });
+});
+
+describe('a reveal is a POST', () => {
+  it('a GET with ?reason= (what a cross-site link or image can send) reveals nothing and writes nothing; the POST then the download with its reveal id does', async () => {
+    const [id] = await ingest('orders', [{ messageId: 'reveal-get', payload: b64('{"card":"4111111111111111"}'), error: { type: 'Declined', message: 'declined' } }]);
+    const reveals = () => db().auditEvent.count({ where: { action: 'payload.reveal', targetId: id! } });
+    const download = (query: string) => getPayload(getRequest(`/api/v1/dead-letters/${id}/payload${query}`, w.tokens.personal.support), ctx({ id: id! }));
+    const byGet = await download('?reason=cross-site%20link');
+    expect(byGet.status).toBe(422);
+    expect(((await byGet.json()) as { error: { message: string } }).error.message).toMatch(/POST .*reveal/);
+    expect(await reveals()).toBe(0);
+    const posted = await postReveal(jsonRequest(`/api/v1/dead-letters/${id}/reveal`, w.tokens.personal.support, { reason: 'customer dispute #77' }), ctx({ id: id! }));
+    expect(posted.status).toBe(201);
+    const { revealId } = (await posted.json()) as { revealId: string };
+    expect(await reveals()).toBe(1);
+    const got = await download(`?reveal=${revealId}`);
+    expect(got.status).toBe(200);
+    expect(Buffer.from(await got.arrayBuffer()).toString()).toBe('{"card":"4111111111111111"}');
+    expect(await reveals()).toBe(1);
   });
 });
