@@ -11,6 +11,7 @@ import { GET as getPolicy, PATCH as patchPolicy } from '@/app/api/v1/sources/[so
 import { POST as postRaw } from '@/app/api/v1/sources/[source]/dead-letters/raw/route';
 import { GET as getPayload } from '@/app/api/v1/dead-letters/[id]/payload/route';
 import { POST as postReveal } from '@/app/api/v1/dead-letters/[id]/reveal/route';
+import { POST as postWebhook } from '@/app/api/v1/webhooks/route';
 import { GET as getExport } from '@/app/api/v1/dead-letters/export/route';
 import { GET as getClusters } from '@/app/api/v1/clusters/route';
 import { GET as getCluster } from '@/app/api/v1/clusters/[id]/route';
@@ -193,5 +194,27 @@ describe('a reveal is a POST', () => {
     expect(got.status).toBe(200);
     expect(Buffer.from(await got.arrayBuffer()).toString()).toBe('{"card":"4111111111111111"}');
     expect(await reveals()).toBe(1);
+  });
+});
+
+describe('secrets on the audit trail', () => {
+  // A Slack-style webhook URL is a bearer secret; so may a redrive URL be (a token in its path or query).
+  const HOOK = 'http://127.0.0.1:9/services/T000/B000/XXXXHOOKSECRET';
+  const REDRIVE = 'http://127.0.0.1:9/redrive/REDRIVESECRET?token=QUERYSECRET';
+
+  it('webhook and redrive URLs are recorded as scheme and host only, and support sees no more on the policy view', async () => {
+    const created = await postWebhook(jsonRequest('/api/v1/webhooks', w.tokens.personal.admin, { url: HOOK, team: 'commerce' }), ctx({}));
+    expect(created.status).toBe(201);
+    const patched = await patchPolicy(jsonRequest('/api/v1/sources/orders/policy', w.tokens.personal.lead, { redriveUrl: REDRIVE }, { method: 'PATCH' }), ctx({ source: 'orders' }));
+    expect(patched.status).toBe(200);
+    const events = await db().auditEvent.findMany({ where: { action: { in: ['webhook.create', 'source.policy.update'] } } });
+    const trail = JSON.stringify(events.map((e) => [e.before, e.after]));
+    for (const secret of ['XXXXHOOKSECRET', 'REDRIVESECRET', 'QUERYSECRET']) expect(trail, secret).not.toContain(secret);
+    expect(trail).toContain('http://127.0.0.1:9');
+    const view = await (await getPolicy(getRequest('/api/v1/sources/orders/policy', w.tokens.personal.support), ctx({ source: 'orders' }))).text();
+    for (const secret of ['REDRIVESECRET', 'QUERYSECRET']) expect(view, secret).not.toContain(secret);
+    // The source's owners, who change it, still read it whole.
+    const owner = (await (await getPolicy(getRequest('/api/v1/sources/orders/policy', w.tokens.personal.lead), ctx({ source: 'orders' }))).json()) as { source: { redriveUrl: string } };
+    expect(owner.source.redriveUrl).toBe(REDRIVE);
   });
 });
