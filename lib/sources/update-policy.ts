@@ -3,9 +3,10 @@
 import { z } from 'zod';
 import { db } from '@/lib/db';
 import { append } from '@/lib/audit';
-import { auditActor, authorize, type Principal } from '@/lib/auth';
+import { auditActor, authorize, isSystem, scopeFor, type Principal } from '@/lib/auth';
 import { AppError, unprocessable } from '@/lib/errors';
 import { assertOutboundUrl } from '@/lib/outbound/outbound-url';
+import { redactUrl } from '@/lib/outbound/redact-url';
 import { findSource } from '@/lib/sla/find-source';
 import { sensitivePathsOf, sensitivePathsSchema } from '@/lib/masking';
 import { recomputeProgress } from '@/lib/masking/recompute-verdicts';
@@ -117,8 +118,9 @@ export async function updateSourcePolicy(actor: Principal, sourceRef: string, in
       const changedAfter: Record<string, unknown> = {};
       for (const f of POLICY_FIELDS) {
         if (f in patch && patch[f] !== before[f]) {
-          changedBefore[f] = before[f];
-          changedAfter[f] = merged[f];
+          // A redrive URL may carry a token: the trail keeps its scheme and host (lib/outbound/redact-url.ts).
+          changedBefore[f] = f === 'redriveUrl' ? redactUrl(before[f]) : before[f];
+          changedAfter[f] = f === 'redriveUrl' ? redactUrl(merged[f]) : merged[f];
         }
       }
       if ('redriveSecret' in patch && patch.redriveSecret !== before.redriveSecret) {
@@ -163,7 +165,11 @@ export async function updateSourcePolicy(actor: Principal, sourceRef: string, in
 /** The policy of a source the actor may read (support sees it; only its owners change it). */
 export async function getSourcePolicy(actor: Principal, sourceRef: string) {
   const source = await findSource(actor, sourceRef, 'deadletters.read');
-  return { source: policyView(source), warnings: checkPolicySafe(source), maskingRecompute: await recomputeProgress(source.id) };
+  // Only the source's owners, who change it, read its redrive URL whole; others see scheme and host.
+  const view = policyView(source);
+  const scope = isSystem(actor) ? 'all' : scopeFor(actor.role, 'sources.policy');
+  if (!(scope === 'all' || (scope === 'team' && !isSystem(actor) && actor.teamId === source.teamId))) view.redriveUrl = redactUrl(view.redriveUrl);
+  return { source: view, warnings: checkPolicySafe(source), maskingRecompute: await recomputeProgress(source.id) };
 }
 
 function checkPolicySafe(p: PolicyRow): PolicyWarning[] {
