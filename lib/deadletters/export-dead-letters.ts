@@ -9,7 +9,7 @@ import { db } from '@/lib/db';
 import { append } from '@/lib/audit';
 import { auditActor, authorize, sourceScope, type Principal } from '@/lib/auth';
 import { csvRow } from '@/lib/export/csv';
-import { canReveal, maskDeadLetterText, maskStoredPayload } from '@/lib/masking';
+import { canReveal, maskDeadLetterText, maskErrorText, maskStoredPayload } from '@/lib/masking';
 import { deadLetterFilters, type Cursor, type DeadLetterFiltersInput } from './filters';
 import { planQuery, selectPage } from './query';
 import { countDeadLetters } from './list-dead-letters';
@@ -160,6 +160,8 @@ export async function exportDeadLetters(actor: Principal, filtersInput: DeadLett
   const encoder = new TextEncoder();
 
   const maskText = (x: ExportRecord, r: Row): ExportRecord => {
+    // A decision reason is free text that no verdict covers: always through the detectors.
+    if (x.decisionReason) x = { ...x, decisionReason: maskErrorText(x.decisionReason) ?? null };
     if (r.text_masked === false) return x;
     const t = maskDeadLetterText({ headers: x.headers, errorMessage: x.error.message, errorStack: x.error.stack ?? null });
     return { ...x, headers: t.headers, error: { ...x.error, message: t.errorMessage ?? null, stack: t.errorStack ?? null } };

@@ -6,7 +6,7 @@ import { authorize, sourceScope, type Permission, type Principal } from '@/lib/a
 import { notFound } from '@/lib/errors';
 import type { DeadLetterStatus } from './filters';
 import type { DeadLetterReason, FailureEntry } from './record-dead-letters';
-import { canReveal, maskDeadLetterText, maskStoredPayload, sensitivePathsOf, verdictMasked, type MaskedPayload, type PayloadPolicy } from '@/lib/masking';
+import { canReveal, maskDeadLetterText, maskErrorText, maskStoredPayload, sensitivePathsOf, verdictMasked, type MaskedPayload, type PayloadPolicy } from '@/lib/masking';
 
 export function parseDeadLetterId(id: string): bigint {
   if (!/^\d{1,19}$/.test(id)) throw notFound('No such dead letter');
@@ -136,7 +136,14 @@ export async function getDeadLetter(actor: Principal, idParam: string, opts: { c
     },
     history: history.map((h) => ({ at: h.at.toISOString(), action: h.action, actor: h.actor_email, role: h.actor_role, reason: h.reason })),
   };
-  return (opts.clear ?? canReveal(actor)) ? detail : maskDeadLetterText(detail);
+  if (opts.clear ?? canReveal(actor)) return detail;
+  // Decision reasons are free text too: the same detectors.
+  const masked = maskDeadLetterText(detail);
+  return {
+    ...masked,
+    decision: { ...masked.decision, reason: maskErrorText(masked.decision.reason) ?? null },
+    history: masked.history.map((h) => ({ ...h, reason: maskErrorText(h.reason) ?? null })),
+  };
 }
 
 /** Where a dead letter belongs, if it is within the actor's scope for `permission` (else 404). */
