@@ -25,7 +25,8 @@ export function payloadVerdict(payload: Uint8Array, policy: PayloadPolicy): bool
 
 /** Whether headers, the error message, the stack or the failure history (as JSON text) hold a detected value. */
 export function textVerdict(parts: readonly (string | null | undefined)[]): boolean {
-  return parts.some((s) => s != null && containsSensitive(s));
+  // One scan over the parts joined by a line break, which no detected value spans.
+  return containsSensitive(parts.filter((s) => s != null).join('\n'));
 }
 
 /** A stored verdict as readers apply it: not decided yet (NULL) or under recompute counts as masked. */
