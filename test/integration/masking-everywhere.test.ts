@@ -218,3 +218,23 @@ describe('secrets on the audit trail', () => {
     expect(owner.source.redriveUrl).toBe(REDRIVE);
   });
 });
+
+describe('bulk export with payloads', () => {
+  it('needs a reason when it reveals masked payloads, and records what it revealed (count and selection)', async () => {
+    await ingest('orders', [
+      { messageId: 'export-reveal-1', payload: b64('{"card":"4111111111111111"}'), error: { type: 'ExportReveal', message: 'x' } },
+      { messageId: 'export-reveal-2', payload: b64('{"plain":true}'), error: { type: 'ExportReveal', message: 'x' } },
+    ]);
+    const url = '/api/v1/dead-letters/export?format=ndjson&payload=true&source=orders&errorType=ExportReveal';
+    const before = await db().auditEvent.count({ where: { action: 'payload.reveal' } });
+    const refused = await getExport(getRequest(url, w.tokens.personal.support), ctx({}));
+    expect(refused.status).toBe(422);
+    expect(await db().auditEvent.count({ where: { action: 'payload.reveal' } })).toBe(before);
+    const ok = await getExport(getRequest(`${url}&reason=${encodeURIComponent('chargeback batch #9')}`, w.tokens.personal.support), ctx({}));
+    expect(ok.status).toBe(200);
+    expect(await ok.text()).toContain(b64('{"card":"4111111111111111"}'));
+    const reveal = await db().auditEvent.findFirstOrThrow({ where: { action: 'payload.reveal' }, orderBy: { id: 'desc' } });
+    expect(reveal).toMatchObject({ count: 1, reason: 'chargeback batch #9', actorEmail: 'support@example.com' });
+    expect(reveal.selection).toMatchObject({ filter: { errorType: 'ExportReveal' } });
+  });
+});
