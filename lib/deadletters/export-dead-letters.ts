@@ -11,13 +11,16 @@ import { auditActor, authorize, sourceScope, type Principal } from '@/lib/auth';
 import { csvRow } from '@/lib/export/csv';
 import { canReveal, maskDeadLetterText, maskErrorText, maskStoredPayload } from '@/lib/masking';
 import { deadLetterFilters, type Cursor, type DeadLetterFiltersInput } from './filters';
-import { planQuery, selectPage } from './query';
+import { planQuery, selectPage, whereAll } from './query';
+import { AppError } from '@/lib/errors';
 import { countDeadLetters } from './list-dead-letters';
 
 export const exportOptions = z.object({
   format: z.enum(['csv', 'ndjson']).default('ndjson'),
   // Payloads (base64) make an export as large as the data itself: opt in.
   payload: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  // Required when the selection holds masked payloads that this export would reveal.
+  reason: z.string().trim().min(1).max(1000).optional(),
 });
 export type ExportOptions = z.output<typeof exportOptions>;
 
@@ -137,16 +140,39 @@ export async function exportDeadLetters(actor: Principal, filtersInput: DeadLett
   const filters = deadLetterFilters.parse(filtersInput);
   const plan = await planQuery(actor, filters);
   const { count } = await countDeadLetters(actor, filters, { cap: null });
-  await db().$transaction((tx) =>
-    append(tx, {
+  // Payloads with a reveal role: the masked ones among them are a reveal, which needs a reason and
+  // is recorded with the selection and how many it revealed (by the stored verdict).
+  let revealed = 0;
+  if (opts.payload && canReveal(actor) && plan.restrict?.length !== 0) {
+    const [m] = await plan.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM dead_letters d
+      WHERE ${whereAll(plan, [plan.sql`d.payload IS NOT NULL AND (d.payload_masked IS NOT FALSE OR d.source_id = ANY(${plan.sources.filter((s) => s.recomputing).map((s) => s.id)}::uuid[]))`])}`;
+    revealed = m?.n ?? 0;
+    if (revealed > 0 && !opts.reason) {
+      throw new AppError('unprocessable', `This export would reveal ${revealed} masked payload(s): pass &revealReason=… (recorded on the audit trail)`, { field: 'revealReason' });
+    }
+  }
+  await db().$transaction(async (tx) => {
+    if (revealed > 0) {
+      await append(tx, {
+        actor: auditActor(actor),
+        action: 'payload.reveal',
+        targetType: 'deadletter',
+        selection: { filter: filters },
+        count: revealed,
+        reason: opts.reason!,
+        teamId: sourceScope(actor, 'deadletters.read').teamId ?? null,
+        after: { via: 'export' },
+      });
+    }
+    await append(tx, {
       actor: auditActor(actor),
       action: 'deadletter.export',
       targetType: 'deadletter',
       selection: { filter: filters, format: opts.format, payload: opts.payload },
       count,
       teamId: sourceScope(actor, 'deadletters.read').teamId ?? null,
-    }),
-  );
+    });
+  });
 
   // Without payload.reveal, records pass through lib/masking in Node (headers and error text whose
   // stored verdict is not clear, and payloads); otherwise Postgres builds them whole.

@@ -230,7 +230,7 @@ describe('bulk export with payloads', () => {
     const refused = await getExport(getRequest(url, w.tokens.personal.support), ctx({}));
     expect(refused.status).toBe(422);
     expect(await db().auditEvent.count({ where: { action: 'payload.reveal' } })).toBe(before);
-    const ok = await getExport(getRequest(`${url}&reason=${encodeURIComponent('chargeback batch #9')}`, w.tokens.personal.support), ctx({}));
+    const ok = await getExport(getRequest(`${url}&revealReason=${encodeURIComponent('chargeback batch #9')}`, w.tokens.personal.support), ctx({}));
     expect(ok.status).toBe(200);
     expect(await ok.text()).toContain(b64('{"card":"4111111111111111"}'));
     const reveal = await db().auditEvent.findFirstOrThrow({ where: { action: 'payload.reveal' }, orderBy: { id: 'desc' } });
