@@ -1,6 +1,7 @@
 // The maintenance process: repeatable jobs on the maintenance queue (alarms and rollups every 15 s,
 // so metrics and charts are never more than 15 s behind; the retention sweep and webhook
-// re-queueing every minute; the audit checkpoint every 10 min) and the webhook deliveries
+// re-queueing every minute; the audit checkpoint every 10 min; masking verdicts recomputed in
+// bounded batches every 5 s while a source's are pending) and the webhook deliveries
 // themselves. BullMQ job schedulers make each run happen once however many of these processes are
 // up; the work is in lib/.
 import { Worker, type Job } from 'bullmq';
@@ -9,6 +10,7 @@ import { writeCheckpoint } from '@/lib/audit/checkpoint';
 import { MINUTE, SECOND, systemClock } from '@/lib/clock';
 import { closeDb } from '@/lib/db';
 import { log } from '@/lib/log';
+import { recomputeVerdicts } from '@/lib/masking/recompute-verdicts';
 import { startHeartbeat } from '@/lib/workers/heartbeat';
 import { redeliverPending, webhookWorker } from '@/lib/notifications/deliveries';
 import { JOBS, QUEUES, closeQueues, producerQueue, queuePrefix } from '@/lib/queue';
@@ -22,6 +24,7 @@ const SCHEDULES = [
   { name: JOBS.retentionSweep, every: MINUTE },
   { name: JOBS.webhooksRedeliver, every: MINUTE },
   { name: JOBS.auditCheckpoint, every: 10 * MINUTE },
+  { name: JOBS.maskingRecompute, every: 5 * SECOND },
 ] as const;
 
 const HANDLERS: Record<(typeof SCHEDULES)[number]['name'], () => Promise<unknown>> = {
@@ -33,6 +36,7 @@ const HANDLERS: Record<(typeof SCHEDULES)[number]['name'], () => Promise<unknown
   [JOBS.retentionSweep]: () => sweepExpired(systemClock),
   [JOBS.webhooksRedeliver]: () => redeliverPending(systemClock.now()),
   [JOBS.auditCheckpoint]: async () => (await writeCheckpoint()).written,
+  [JOBS.maskingRecompute]: () => recomputeVerdicts({ budgetMs: 3 * SECOND }),
 };
 
 async function main(): Promise<void> {

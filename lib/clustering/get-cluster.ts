@@ -4,6 +4,7 @@
 import { authorize, type Principal } from '@/lib/auth';
 import { systemClock, type Clock } from '@/lib/clock';
 import { sql as pg } from '@/lib/db';
+import { canReveal, maskErrorText } from '@/lib/masking';
 import { DEAD_LETTER_STATUSES, type DeadLetterStatus } from '@/lib/deadletters/filters';
 import { clusterScope, findCluster } from './cluster-scope';
 import { hourlySeries, ratePerHour, type HourlySeries } from './cluster-hours';
@@ -80,16 +81,18 @@ export async function getCluster(actor: Principal, id: string, opts: { clock?: C
     SELECT * FROM (${branches.reduce((a, b) => sql`${a} UNION ALL ${b}`)}) r ORDER BY dead_at DESC, id DESC`;
   const seen = new Set<string>();
   const samples: ClusterSample[] = [];
+  const clearText = canReveal(actor);
   for (const r of recent) {
     const text = r.error_message ?? '';
     if (seen.has(text) || samples.length === SAMPLES) continue;
+    // Sample messages and templates get the one masking of error text (lib/masking) without reveal.
     seen.add(text);
     samples.push({
       id: r.id.toString(),
       source: names.get(r.source_id) ?? r.source_id,
       status: r.status,
       errorType: r.error_type,
-      errorMessage: r.error_message,
+      errorMessage: clearText ? r.error_message : maskErrorText(r.error_message) ?? null,
       deadAt: r.dead_at.toISOString(),
     });
   }
@@ -101,8 +104,8 @@ export async function getCluster(actor: Principal, id: string, opts: { clock?: C
   return {
     id: cluster.id,
     fingerprint: cluster.fingerprint,
-    template: cluster.pattern ?? cluster.template,
-    firstTemplate: cluster.template,
+    template: clearText ? (cluster.pattern ?? cluster.template) : maskErrorText(cluster.pattern ?? cluster.template)!,
+    firstTemplate: clearText ? cluster.template : maskErrorText(cluster.template)!,
     errorType: cluster.errorType,
     topFrame: cluster.topFrame,
     aliasOf: cluster.aliasOf,
@@ -120,7 +123,7 @@ export async function getCluster(actor: Principal, id: string, opts: { clock?: C
       firstSeen: s.first_seen.toISOString(),
       lastSeen: s.last_seen.toISOString(),
     })),
-    merged,
+    merged: clearText ? merged : merged.map((m) => ({ ...m, template: maskErrorText(m.template)! })),
     samples,
     trend,
   };

@@ -8,6 +8,7 @@ import { authorize } from '@/lib/auth';
 import { systemClock, type Clock } from '@/lib/clock';
 import { sql as pg } from '@/lib/db';
 import { AppError } from '@/lib/errors';
+import { canReveal, maskErrorText } from '@/lib/masking';
 import { likePattern } from '@/lib/deadletters/query';
 import { clusterScope } from './cluster-scope';
 import { hourlySeries, ratePerHour } from './cluster-hours';
@@ -142,13 +143,15 @@ export async function listClusters(
   );
   const names = new Map(scope.sources.map((s) => [s.id, s.name]));
   const last = page[page.length - 1];
+  // Templates get the one masking of error text (lib/masking) for readers without reveal.
+  const clearText = canReveal(actor);
   return {
     clusters: page.map((r) => {
       const s = series.get(r.id)!;
       return {
         id: r.id,
         fingerprint: r.fingerprint,
-        template: r.template,
+        template: clearText ? r.template : maskErrorText(r.template)!,
         errorType: r.error_type,
         topFrame: r.top_frame,
         count: r.count,

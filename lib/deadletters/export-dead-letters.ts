@@ -9,15 +9,18 @@ import { db } from '@/lib/db';
 import { append } from '@/lib/audit';
 import { auditActor, authorize, sourceScope, type Principal } from '@/lib/auth';
 import { csvRow } from '@/lib/export/csv';
-import { canReveal, maskPayload } from '@/lib/masking';
+import { canReveal, maskDeadLetterText, maskErrorText, maskStoredPayload } from '@/lib/masking';
 import { deadLetterFilters, type Cursor, type DeadLetterFiltersInput } from './filters';
-import { planQuery, selectPage } from './query';
+import { planQuery, selectPage, whereAll } from './query';
+import { AppError } from '@/lib/errors';
 import { countDeadLetters } from './list-dead-letters';
 
 export const exportOptions = z.object({
   format: z.enum(['csv', 'ndjson']).default('ndjson'),
   // Payloads (base64) make an export as large as the data itself: opt in.
   payload: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  // Required when the selection holds masked payloads that this export would reveal.
+  reason: z.string().trim().min(1).max(1000).optional(),
 });
 export type ExportOptions = z.output<typeof exportOptions>;
 
@@ -52,7 +55,7 @@ interface ExportRecord {
   messageId: string;
   status: string;
   reason: string;
-  error: { type: string | null; message: string | null };
+  error: { type: string | null; message: string | null; stack?: string | null };
   receiveCount: number;
   redriveCount: number;
   enqueuedAt: string | null;
@@ -119,6 +122,8 @@ interface Row {
   json: string;
   source_id?: string;
   sensitive?: boolean;
+  payload_masked?: boolean | null;
+  text_masked?: boolean | null;
   payload?: Buffer | null;
 }
 
@@ -135,28 +140,64 @@ export async function exportDeadLetters(actor: Principal, filtersInput: DeadLett
   const filters = deadLetterFilters.parse(filtersInput);
   const plan = await planQuery(actor, filters);
   const { count } = await countDeadLetters(actor, filters, { cap: null });
-  await db().$transaction((tx) =>
-    append(tx, {
+  // Payloads with a reveal role: the masked ones among them are a reveal, which needs a reason and
+  // is recorded with the selection and how many it revealed (by the stored verdict).
+  let revealed = 0;
+  if (opts.payload && canReveal(actor) && plan.restrict?.length !== 0) {
+    const [m] = await plan.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM dead_letters d
+      WHERE ${whereAll(plan, [plan.sql`d.payload IS NOT NULL AND (d.payload_masked IS NOT FALSE OR d.source_id = ANY(${plan.sources.filter((s) => s.recomputing).map((s) => s.id)}::uuid[]))`])}`;
+    revealed = m?.n ?? 0;
+    if (revealed > 0 && !opts.reason) {
+      throw new AppError('unprocessable', `This export would reveal ${revealed} masked payload(s): pass &revealReason=… (recorded on the audit trail)`, { field: 'revealReason' });
+    }
+  }
+  await db().$transaction(async (tx) => {
+    if (revealed > 0) {
+      await append(tx, {
+        actor: auditActor(actor),
+        action: 'payload.reveal',
+        targetType: 'deadletter',
+        selection: { filter: filters },
+        count: revealed,
+        reason: opts.reason!,
+        teamId: sourceScope(actor, 'deadletters.read').teamId ?? null,
+        after: { via: 'export' },
+      });
+    }
+    await append(tx, {
       actor: auditActor(actor),
       action: 'deadletter.export',
       targetType: 'deadletter',
       selection: { filter: filters, format: opts.format, payload: opts.payload },
       count,
       teamId: sourceScope(actor, 'deadletters.read').teamId ?? null,
-    }),
-  );
+    });
+  });
 
-  // Without payload.reveal, payloads pass through lib/masking in Node; otherwise Postgres encodes them.
-  const maskInNode = opts.payload && !canReveal(actor);
-  const columns = `d.id, d.dead_at, ${RECORD}${opts.payload && !maskInNode ? PAYLOAD_FIELDS : ''})::text AS json${maskInNode ? ', d.source_id, d.sensitive, d.payload' : ''}`;
+  // Without payload.reveal, records pass through lib/masking in Node (headers and error text whose
+  // stored verdict is not clear, and payloads); otherwise Postgres builds them whole.
+  const maskInNode = !canReveal(actor);
+  const maskPayloads = opts.payload && maskInNode;
+  const columns = `d.id, d.dead_at, ${RECORD}${opts.payload && !maskPayloads ? PAYLOAD_FIELDS : ''})::text AS json${
+    maskInNode ? `, d.text_masked${maskPayloads ? ', d.source_id, d.sensitive, d.payload_masked, d.payload' : ''}` : ''
+  }`;
   const csvColumns = opts.payload ? [...CSV_COLUMNS, ...CSV_PAYLOAD_COLUMNS] : CSV_COLUMNS;
-  const paths = new Map(plan.sources.map((s) => [s.id, s.sensitivePaths]));
+  const sources = new Map(plan.sources.map((s) => [s.id, s]));
   const encoder = new TextEncoder();
 
+  const maskText = (x: ExportRecord, r: Row): ExportRecord => {
+    // A decision reason is free text that no verdict covers: always through the detectors.
+    if (x.decisionReason) x = { ...x, decisionReason: maskErrorText(x.decisionReason) ?? null };
+    if (r.text_masked === false) return x;
+    const t = maskDeadLetterText({ headers: x.headers, errorMessage: x.error.message, errorStack: x.error.stack ?? null });
+    return { ...x, headers: t.headers, error: { ...x.error, message: t.errorMessage ?? null, stack: t.errorStack ?? null } };
+  };
   const masked = (r: Row): ExportRecord => {
-    const x = JSON.parse(r.json) as ExportRecord;
+    const x = maskText(JSON.parse(r.json) as ExportRecord, r);
+    if (!maskPayloads) return x;
     if (!r.payload) return { ...x, payload: null, payloadMasked: false };
-    const m = maskPayload(r.payload, { sensitive: r.sensitive, paths: paths.get(r.source_id!) ?? [] });
+    const source = sources.get(r.source_id!);
+    const m = maskStoredPayload(r.payload, { sensitive: r.sensitive, paths: source?.sensitivePaths ?? [] }, r.payload_masked ?? null, source?.recomputing ?? false);
     if (m.state === 'clear') return { ...x, payload: r.payload.toString('base64'), payloadMasked: false };
     return { ...x, payload: m.state === 'masked' ? m.bytes.toString('base64') : null, payloadMasked: true };
   };

@@ -6,7 +6,7 @@ import { authorize, sourceScope, type Permission, type Principal } from '@/lib/a
 import { notFound } from '@/lib/errors';
 import type { DeadLetterStatus } from './filters';
 import type { DeadLetterReason, FailureEntry } from './record-dead-letters';
-import { sensitivePathsOf, type PayloadPolicy } from '@/lib/masking';
+import { canReveal, maskDeadLetterText, maskErrorText, maskStoredPayload, sensitivePathsOf, verdictMasked, type MaskedPayload, type PayloadPolicy } from '@/lib/masking';
 
 export function parseDeadLetterId(id: string): bigint {
   if (!/^\d{1,19}$/.test(id)) throw notFound('No such dead letter');
@@ -50,7 +50,7 @@ export interface DeadLetterDetail {
   fingerprint: string;
   cluster: { id: string; template: string; errorType: string | null; count: number; openCount: number } | null;
   sensitive: boolean;
-  /** The payload has sensitive fields (its flag or its source's paths): shown masked until revealed (audited). */
+  /** The stored verdict (lib/masking/verdict.ts): the payload holds masked values, shown masked until revealed (audited). */
   masked: boolean;
   decision: { decidedBy: { id: string; email: string } | null; decidedAt: string | null; reason: string | null };
   /** Audit events about this dead letter, oldest first (bulk decisions are recorded on the row's decision). */
@@ -63,7 +63,11 @@ function teamOf(actor: Principal, permission: Permission): string | null {
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
-export async function getDeadLetter(actor: Principal, idParam: string): Promise<DeadLetterDetail> {
+/**
+ * `clear`: headers and error text as sent; by default only for roles with payload.reveal (the page
+ * passes whether this reader has an active reveal). Otherwise masked by lib/masking.
+ */
+export async function getDeadLetter(actor: Principal, idParam: string, opts: { clear?: boolean } = {}): Promise<DeadLetterDetail> {
   authorize(actor, 'deadletters.read');
   const id = parseDeadLetterId(idParam);
   const team = teamOf(actor, 'deadletters.read');
@@ -74,7 +78,8 @@ export async function getDeadLetter(actor: Principal, idParam: string): Promise<
       d.error_stack, d.receive_count, d.redrive_count, d.enqueued_at, d.first_failed_at, d.last_failed_at, d.dead_at,
       d.expires_at, d.created_at, d.consumer_name, d.consumer_version, d.correlation_id, d.partition, d."offset",
       d.payload_size, d.payload_sha256, d.content_type, (d.payload IS NOT NULL) AS payload_available, d.headers,
-      d.failure_history, d.fingerprint, d.sensitive, d.decided_by_id, u.email AS decided_by_email, d.decided_at,
+      d.failure_history, d.fingerprint, d.sensitive, d.payload_masked, d.text_masked,
+      s.masking_recompute_from IS NOT NULL AS recomputing, d.decided_by_id, u.email AS decided_by_email, d.decided_at,
       d.decision_reason, c.id AS cluster_id, c.template AS cluster_template, c.error_type AS cluster_error_type,
       c.count AS cluster_count, c.open_count AS cluster_open_count
     FROM dead_letters d
@@ -87,7 +92,7 @@ export async function getDeadLetter(actor: Principal, idParam: string): Promise<
   const history = await sql<{ at: Date; action: string; actor_email: string; actor_role: string; reason: string | null }[]>`
     SELECT at, action, actor_email, actor_role, reason FROM audit_events
     WHERE target_type = 'deadletter' AND target_id = ${id.toString()} ORDER BY id LIMIT 200`;
-  return {
+  const detail: DeadLetterDetail = {
     id: String(r.id),
     source: { id: r.source_id, name: r.source_name, teamId: r.team_id, team: r.team_name },
     messageId: r.message_id,
@@ -123,13 +128,21 @@ export async function getDeadLetter(actor: Principal, idParam: string): Promise<
       ? { id: r.cluster_id, template: r.cluster_template, errorType: r.cluster_error_type, count: r.cluster_count, openCount: r.cluster_open_count }
       : null,
     sensitive: r.sensitive,
-    masked: r.sensitive || sensitivePathsOf(r.sensitive_paths).length > 0,
+    masked: verdictMasked(r.payload_masked, r.recomputing),
     decision: {
       decidedBy: r.decided_by_id ? { id: r.decided_by_id, email: r.decided_by_email ?? 'unknown' } : null,
       decidedAt: iso(r.decided_at),
       reason: r.decision_reason,
     },
     history: history.map((h) => ({ at: h.at.toISOString(), action: h.action, actor: h.actor_email, role: h.actor_role, reason: h.reason })),
+  };
+  if (opts.clear ?? canReveal(actor)) return detail;
+  // Decision reasons are free text too: the same detectors.
+  const masked = maskDeadLetterText(detail);
+  return {
+    ...masked,
+    decision: { ...masked.decision, reason: maskErrorText(masked.decision.reason) ?? null },
+    history: masked.history.map((h) => ({ ...h, reason: maskErrorText(h.reason) ?? null })),
   };
 }
 
@@ -157,6 +170,14 @@ export interface DeadLetterPayload {
   size: number;
   sha256: string;
   policy: PayloadPolicy & { paths: string[] };
+  /** The stored verdict (null: not decided yet) and whether its source's verdicts are being recomputed: see maskStoredPayload. */
+  verdict: boolean | null;
+  recomputing: boolean;
+}
+
+/** What a reader without a reveal may see of this payload (lib/masking/verdict.ts). */
+export function maskedView(p: DeadLetterPayload & { payload: Buffer }): MaskedPayload {
+  return maskStoredPayload(p.payload, p.policy, p.verdict, p.recomputing);
 }
 
 /** The stored bytes and what masking applies; the caller decides (download, viewer, reveal). */
@@ -166,7 +187,8 @@ export async function getDeadLetterPayload(actor: Principal, idParam: string): P
   const team = teamOf(actor, 'deadletters.read');
   const sql = pg();
   const [r] = await sql`
-    SELECT d.id, d.source_id, s.team_id, d.status, d.payload, d.content_type, d.payload_size, d.payload_sha256, d.sensitive, s.sensitive_paths
+    SELECT d.id, d.source_id, s.team_id, d.status, d.payload, d.content_type, d.payload_size, d.payload_sha256, d.sensitive, s.sensitive_paths,
+      d.payload_masked, s.masking_recompute_from IS NOT NULL AS recomputing
     FROM dead_letters d JOIN sources s ON s.id = d.source_id
     WHERE d.id = ${id.toString()}::bigint ${team ? sql`AND s.team_id = ${team}::uuid` : sql``}`;
   if (!r) throw notFound('No such dead letter');
@@ -180,5 +202,7 @@ export async function getDeadLetterPayload(actor: Principal, idParam: string): P
     size: r.payload_size,
     sha256: r.payload_sha256,
     policy: { sensitive: r.sensitive, paths: sensitivePathsOf(r.sensitive_paths) },
+    verdict: r.payload_masked,
+    recomputing: r.recomputing,
   };
 }

@@ -2,7 +2,7 @@
 // Reused by the clusters page ("all members of a cluster": filters.clusterId), exports and bulk
 // selections. Never mutates.
 import { authorize, type Principal } from '@/lib/auth';
-import { maskText } from '@/lib/masking';
+import { canReveal, maskText, verdictMasked } from '@/lib/masking';
 import { payloadText } from '@/lib/search';
 import { decodeCursor, deadLetterFilters, encodeCursor, type Cursor, type DeadLetterFiltersInput, type DeadLetterStatus } from './filters';
 import { planQuery, selectPage, whereAll } from './query';
@@ -42,7 +42,7 @@ export interface DeadLetterPage {
 const PREVIEW_CHARS = 240;
 const SUMMARY_COLUMNS = `d.id, d.source_id, d.message_id, d.status, d.reason, d.error_type, left(d.error_message, 500) AS error_message,
   d.receive_count, d.redrive_count, d.dead_at, d.enqueued_at, d.decided_at, d.payload_size, d.payload_sha256, d.content_type,
-  d.cluster_id, d.sensitive, substring(d.payload FROM 1 FOR ${PREVIEW_CHARS * 4}) AS head`;
+  d.cluster_id, d.sensitive, d.payload_masked, d.text_masked, substring(d.payload FROM 1 FOR ${PREVIEW_CHARS * 4}) AS head`;
 
 interface SummaryRow {
   id: bigint;
@@ -62,6 +62,8 @@ interface SummaryRow {
   content_type: string | null;
   cluster_id: string | null;
   sensitive: boolean;
+  payload_masked: boolean | null;
+  text_masked: boolean | null;
   head: Buffer | null;
 }
 
@@ -86,9 +88,10 @@ export async function listDeadLetters(
   const page = rows.slice(0, limit);
   const names = new Map(plan.sources.map((s) => [s.id, s]));
   const last = page[page.length - 1];
+  const clearText = canReveal(actor);
   return {
     deadLetters: page.map((r) => {
-      const masked = r.sensitive || (names.get(r.source_id)?.sensitivePaths.length ?? 0) > 0;
+      const masked = verdictMasked(r.payload_masked, names.get(r.source_id)?.recomputing);
       return {
         id: r.id.toString(),
         sourceId: r.source_id,
@@ -97,7 +100,7 @@ export async function listDeadLetters(
         status: r.status,
         reason: r.reason,
         errorType: r.error_type,
-        errorMessage: r.error_message,
+        errorMessage: clearText || r.error_message === null ? r.error_message : maskText(r.error_message),
         receiveCount: r.receive_count,
         redriveCount: r.redrive_count,
         deadAt: r.dead_at.toISOString(),

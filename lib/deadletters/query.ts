@@ -18,6 +18,8 @@ export interface VisibleSource {
   name: string;
   teamId: string;
   sensitivePaths: string[];
+  /** The masking verdicts of its dead letters are being recomputed (lib/masking/recompute-verdicts.ts). */
+  recomputing: boolean;
 }
 
 /** Sources the actor may see for `permission`; another team's source simply is not there. */
@@ -26,9 +28,16 @@ export async function visibleSources(actor: Principal, permission: Permission = 
   // per-request lookup well under a millisecond.
   const { teamId } = sourceScope(actor, permission);
   const sql = pg();
-  const rows = await sql<{ id: string; name: string; team_id: string; sensitive_paths: unknown }[]>`
-    SELECT id, name, team_id, sensitive_paths FROM sources ${teamId ? sql`WHERE team_id = ${teamId}::uuid` : sql``} ORDER BY name`;
-  return rows.map((s) => ({ id: s.id, name: s.name, teamId: s.team_id, sensitivePaths: sensitivePathsOf(s.sensitive_paths) }));
+  const rows = await sql<{ id: string; name: string; team_id: string; sensitive_paths: unknown; recomputing: boolean }[]>`
+    SELECT id, name, team_id, sensitive_paths, masking_recompute_from IS NOT NULL AS recomputing
+    FROM sources ${teamId ? sql`WHERE team_id = ${teamId}::uuid` : sql``} ORDER BY name`;
+  return rows.map((s) => ({
+    id: s.id,
+    name: s.name,
+    teamId: s.team_id,
+    sensitivePaths: sensitivePathsOf(s.sensitive_paths),
+    recomputing: s.recomputing,
+  }));
 }
 
 type Fragment = postgres.PendingQuery<postgres.Row[]>;
@@ -73,12 +82,15 @@ export async function planQuery(actor: Principal, filters: DeadLetterFilters, pe
   if (filters.q) {
     const p = likePattern(filters.q);
     // Text lives in dead_letter_search (filled by the search indexer, lib/search): its trigram
-    // indexes find the candidates. Without payload.reveal, sensitive payload text is no search
-    // oracle: there a row must match on its error text.
+    // indexes find the candidates. Without payload.reveal, masked text is no search oracle: a row
+    // matches only in a part whose stored verdict is clear (lib/masking/verdict.ts; NULL, not
+    // decided yet, is masked), and no payload of a source whose verdicts are being recomputed does.
     residual.push(sql`d.id IN (SELECT s.dead_letter_id FROM dead_letter_search s WHERE s.error_text ILIKE ${p} OR s.payload_text ILIKE ${p})`);
     if (!canReveal(actor)) {
-      const hidden = sources.filter((s) => s.sensitivePaths.length > 0).map((s) => s.id);
-      residual.push(sql`(d.error_message ILIKE ${p} OR (NOT d.sensitive AND d.source_id <> ALL(${hidden}::uuid[])))`);
+      const recomputing = sources.filter((s) => s.recomputing).map((s) => s.id);
+      residual.push(sql`((d.text_masked IS FALSE AND d.error_message ILIKE ${p})
+        OR (d.payload_masked IS FALSE AND d.source_id <> ALL(${recomputing}::uuid[])
+            AND EXISTS (SELECT 1 FROM dead_letter_search s WHERE s.dead_letter_id = d.id AND s.payload_text ILIKE ${p})))`);
     }
   }
   return {

@@ -21,6 +21,7 @@ import { lockClustersFollowingMerges } from '@/lib/clustering/follow-merges';
 import { mergeNewClusters } from '@/lib/clustering/merge-new-clusters';
 import { sql as pg } from '@/lib/db';
 import { binaryCopyChunks, type CopyColumn, type CopyType } from '@/lib/db/copy-binary';
+import { payloadVerdict, sensitivePathsOf, textVerdict } from '@/lib/masking';
 
 export const DEAD_LETTER_REASONS = ['MaxReceives', 'Rejected', 'Expired', 'KeyParked', 'RedriveLoop', 'Manual', 'MaxLength'] as const;
 export type DeadLetterReason = (typeof DEAD_LETTER_REASONS)[number];
@@ -112,7 +113,13 @@ export function expiryOf(deadAt: Date, enqueuedAt: Date | null | undefined, rete
 
 type Row = ReturnType<typeof toRow>;
 
-function toRow(source: SourcePolicy, d: NewDeadLetter, now: Date, fingerprintOf: (error: { type: string; message: string; stack: string | null }) => Fingerprint) {
+function toRow(
+  source: SourcePolicy,
+  d: NewDeadLetter,
+  now: Date,
+  fingerprintOf: (error: { type: string; message: string; stack: string | null }) => Fingerprint,
+  paths: string[],
+) {
   const deadAt = d.deadAt ?? now;
   const errorMessage = clean(truncate(d.errorMessage, MAX_ERROR_MESSAGE_CHARS));
   const errorStack = clean(truncate(d.errorStack, MAX_STACK_CHARS));
@@ -121,6 +128,11 @@ function toRow(source: SourcePolicy, d: NewDeadLetter, now: Date, fingerprintOf:
   const fp = fingerprintOf({ type: errorType ?? d.reason, message: errorMessage ?? '', stack: errorStack });
   const lastFailedAt = d.lastFailedAt ?? deadAt;
   const failedAt = d.failureHistory ? '' : lastFailedAt.toISOString();
+  // JSON text, serialized once: COPY writes it as it is, the small path casts it.
+  const headers = cleanJsonText(d.headers ?? {});
+  const failureHistory = cleanJsonText(
+    d.failureHistory ?? [{ reason: d.reason, errorType, errorMessage, count: 1, firstAt: failedAt, lastAt: failedAt }],
+  );
   return {
     source_id: source.id,
     message_id: wellFormed(d.messageId),
@@ -146,11 +158,8 @@ function toRow(source: SourcePolicy, d: NewDeadLetter, now: Date, fingerprintOf:
     payload_size: d.payload.byteLength,
     payload_sha256: sha256Hex(d.payload),
     content_type: clean(d.contentType),
-    // JSON text, serialized once: COPY writes it as it is, the small path casts it.
-    headers: cleanJsonText(d.headers ?? {}),
-    failure_history: cleanJsonText(
-      d.failureHistory ?? [{ reason: d.reason, errorType, errorMessage, count: 1, firstAt: failedAt, lastAt: failedAt }],
-    ),
+    headers,
+    failure_history: failureHistory,
     fingerprint: fp.key,
     cluster_id: null as string | null,
     status: 'open',
@@ -158,6 +167,9 @@ function toRow(source: SourcePolicy, d: NewDeadLetter, now: Date, fingerprintOf:
     // which the BullMQ connector tells generations apart by) must not extend retention.
     expires_at: expiryOf(deadAt < now ? deadAt : now, d.enqueuedAt, source.retentionSeconds),
     sensitive: d.sensitive ?? false,
+    // The masking verdicts, decided once here (lib/masking/verdict.ts) for every reader.
+    payload_masked: payloadVerdict(d.payload, { sensitive: d.sensitive ?? false, paths }),
+    text_masked: textVerdict([headers, errorMessage, errorStack, failureHistory]),
     // kept beside the row for the cluster upsert, not inserted
     _template: fp.template,
     _frame: fp.topFrame ? `${fp.topFrame.fn} (${fp.topFrame.file})` : null,
@@ -169,7 +181,7 @@ const COLUMNS = [
   'error_stack', 'receive_count', 'redrive_count', 'enqueued_at', 'first_failed_at', 'last_failed_at', 'dead_at',
   'consumer_name', 'consumer_version', 'correlation_id', 'partition', 'offset', 'payload', 'payload_size',
   'payload_sha256', 'content_type', 'headers', 'failure_history', 'fingerprint', 'cluster_id', 'status',
-  'expires_at', 'sensitive',
+  'expires_at', 'sensitive', 'payload_masked', 'text_masked',
 ] as const satisfies readonly (keyof Row)[];
 
 type Column = (typeof COLUMNS)[number];
@@ -180,6 +192,7 @@ const COPY_TYPES: Record<Column, CopyType> = {
   consumer_name: 'text', consumer_version: 'text', correlation_id: 'text', partition: 'int4', offset: 'int8', payload: 'bytea',
   payload_size: 'int4', payload_sha256: 'text', content_type: 'text', headers: 'jsontext', failure_history: 'jsontext',
   fingerprint: 'text', cluster_id: 'uuid', status: 'enum', expires_at: 'timestamptz', sensitive: 'bool',
+  payload_masked: 'bool', text_masked: 'bool',
 };
 type IdRow = { id: bigint; row: Row };
 const COPY_COLUMNS: CopyColumn<IdRow>[] = [
@@ -370,8 +383,12 @@ export async function recordDeadLetters(
   if (deadLetters.length === 0) return [];
   const now = opts.now ?? new Date();
   const fingerprintOf = fingerprintCache();
-  const rows = deadLetters.map((d) => toRow(source, d, now, fingerprintOf));
   const sql = opts.sql ?? pg();
+  // Read per call, not cached: a change of the paths applies to the next write (and the recompute
+  // job, lib/masking/recompute-verdicts.ts, revisits what was written before it).
+  const [policy] = await sql<{ sensitive_paths: unknown }[]>`SELECT sensitive_paths FROM sources WHERE id = ${source.id}::uuid`;
+  const paths = sensitivePathsOf(policy?.sensitive_paths);
+  const rows = deadLetters.map((d) => toRow(source, d, now, fingerprintOf, paths));
   // A batch first assumes its keys are new and skips the lookup: the unique index checks each key
   // during the COPY anyway, and the lookup was a third of Postgres's work per batch. When a key is
   // already stored (a forwarder's retry), the COPY fails, and the batch reruns with the lookup; so do

@@ -124,3 +124,13 @@ export function maskTextCounted(text: string): MaskedText {
 export function maskText(text: string): string {
   return maskTextCounted(text).text;
 }
+
+/** Whether the detectors would mask anything in `text`: maskTextCounted's verdict without building its output. */
+export function containsSensitive(text: string): boolean {
+  for (let at = text.indexOf('@'); at >= 0; at = text.indexOf('@', at + 1)) {
+    if (at > 0 && LOCAL_CHAR.test(text[at - 1]!) && DOMAIN.test(text.slice(at + 1, at + 256))) return true;
+  }
+  for (const m of text.matchAll(IBAN)) if (ibanPrefix(m[0])) return true;
+  for (const m of text.matchAll(CARD)) if (isCardNumber(m[0].replace(/[ -]/g, ''))) return true;
+  return false;
+}

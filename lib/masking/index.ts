@@ -1,4 +1,4 @@
-export { maskText, maskTextCounted, luhnValid, ibanValid, isCardNumber, type MaskedText } from './detectors';
+export { containsSensitive, maskText, maskTextCounted, luhnValid, ibanValid, isCardNumber, type MaskedText } from './detectors';
 export { parseJsonPath, visitPath, JsonPathError, type PathSegment } from './json-path';
 export {
   MASKED,
@@ -12,3 +12,5 @@ export {
   type PayloadPolicy,
 } from './mask-json';
 export { canReveal, sensitivePathsSchema, sensitivePathsOf } from './policy';
+export { bytesContainSensitive, maskStoredPayload, payloadVerdict, textVerdict, verdictMasked } from './verdict';
+export { maskDeadLetterText, maskErrorText, type DeadLetterText } from './mask-dead-letter-text';

@@ -2,6 +2,7 @@
 // whole; the detectors then mask e-mails, IBANs and card numbers anywhere else.
 import { isCardNumber, maskTextCounted } from './detectors';
 import { parseJsonPath, visitPath, type PathSegment } from './json-path';
+import { scanBytes } from './scan-bytes';
 
 /** What a value under a sensitive path becomes, whatever its type (its length is not told). */
 export const MASKED = '***';
@@ -23,7 +24,7 @@ export type MaskedPayload =
 
 /** Deeper JSON is not walked (the walk recurses); with sensitive paths set, such a payload is hidden. */
 export const MAX_MASK_DEPTH = 64;
-/** Larger payloads are not scanned; with sensitive paths set, they are hidden. */
+/** Larger payloads are not masked value by value: with sensitive paths set, or with a detected value anywhere in them (scanned whole, streaming), they are hidden. */
 export const MAX_MASK_BYTES = 4 * 1024 * 1024;
 
 type Counter = { n: number };
@@ -166,7 +167,9 @@ export function maskPayload(payload: Uint8Array, policy: PayloadPolicy): MaskedP
     return { state: 'hidden', why: "The source's sensitive paths cannot be read." };
   }
   if (payload.byteLength > MAX_MASK_BYTES) {
-    return hasPaths ? { state: 'hidden', why: 'The payload is too large to mask field by field.' } : { state: 'clear' };
+    if (hasPaths) return { state: 'hidden', why: 'The payload is too large to mask field by field.' };
+    // A value the scan finds, or an escape it cannot read through, is hidden: never "clear" unscanned.
+    return scanBytes(payload) === 'clear' ? { state: 'clear' } : { state: 'hidden', why: 'The payload holds sensitive values and is too large to mask value by value.' };
   }
   const buf = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
   let text: string;

@@ -1,5 +1,6 @@
 // A team's webhooks: where its alarm notifications go. Managed by the team's lead (and admins),
 // the same people who own the sources' policies; every change is audited.
+import { redactUrl } from '@/lib/outbound/redact-url';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { db, type Tx } from '@/lib/db';
@@ -52,7 +53,7 @@ export async function createWebhook(actor: Principal, input: z.input<typeof webh
     const teamId = await targetTeam(tx, actor, data.team);
     const secret = `whsec_${randomBytes(24).toString('base64url')}`;
     const webhook = await tx.webhook.create({ data: { teamId, url: data.url, secret }, select: PUBLIC });
-    await append(tx, { actor: auditActor(actor), action: 'webhook.create', targetType: 'webhook', targetId: webhook.id, teamId, after: { url: webhook.url } });
+    await append(tx, { actor: auditActor(actor), action: 'webhook.create', targetType: 'webhook', targetId: webhook.id, teamId, after: { url: redactUrl(webhook.url) } });
     return { webhook, secret };
   });
 }
@@ -75,8 +76,9 @@ export async function updateWebhook(actor: Principal, id: string, input: z.input
       targetType: 'webhook',
       targetId: webhook.id,
       teamId: webhook.teamId,
-      before: { url: before.url, enabled: before.enabled },
-      after: { url: webhook.url, enabled: webhook.enabled },
+      // URLs as scheme and host: the path of a Slack-style URL is its secret (lib/outbound/redact-url.ts).
+      before: { url: redactUrl(before.url), enabled: before.enabled },
+      after: { url: redactUrl(webhook.url), enabled: webhook.enabled },
     });
     return webhook;
   });
@@ -86,7 +88,7 @@ export async function deleteWebhook(actor: Principal, id: string) {
   await db().$transaction(async (tx) => {
     const before = await findWebhook(tx, actor, id);
     await tx.webhook.delete({ where: { id: before.id } });
-    await append(tx, { actor: auditActor(actor), action: 'webhook.delete', targetType: 'webhook', targetId: before.id, teamId: before.teamId, before: { url: before.url } });
+    await append(tx, { actor: auditActor(actor), action: 'webhook.delete', targetType: 'webhook', targetId: before.id, teamId: before.teamId, before: { url: redactUrl(before.url) } });
   });
 }
 

@@ -170,9 +170,9 @@ export const deadLettersArea: OpenApiArea = {
         tags: ['dead letters'],
         summary: 'The exact payload bytes',
         description:
-          'Served as an attachment with the original Content-Type, exact Content-Length, X-Payload-Sha256, nosniff and a sandboxing CSP. A masked (sensitive) payload needs payload.reveal and either `reason` (recorded as a payload.reveal audit event) or `reveal` (an id from POST …/reveal).',
+          'Served as an attachment with the original Content-Type, exact Content-Length, X-Payload-Sha256, nosniff and a sandboxing CSP. A masked (sensitive) payload needs payload.reveal and `reveal`: the id of a reveal POSTed to …/reveal with a reason (a payload.reveal audit event). A GET never reveals.',
         security,
-        parameters: [id, q('reason', 'Why you reveal a masked payload'), q('reveal', 'A recent reveal id of yours for this dead letter')],
+        parameters: [id, q('reveal', 'A recent reveal id of yours for this dead letter, from POST …/reveal')],
         responses: { '200': { description: 'The bytes', content: { '*/*': { schema: { type: 'string', format: 'binary' } } } }, ...errors(401, 403, 404, 410, 422) },
       },
     },

@@ -3,10 +3,13 @@
 import { z } from 'zod';
 import { db } from '@/lib/db';
 import { append } from '@/lib/audit';
-import { auditActor, authorize, type Principal } from '@/lib/auth';
+import { auditActor, authorize, isSystem, scopeFor, type Principal } from '@/lib/auth';
 import { AppError, unprocessable } from '@/lib/errors';
 import { assertOutboundUrl } from '@/lib/outbound/outbound-url';
+import { redactUrl } from '@/lib/outbound/redact-url';
 import { findSource } from '@/lib/sla/find-source';
+import { sensitivePathsOf, sensitivePathsSchema } from '@/lib/masking';
+import { recomputeProgress } from '@/lib/masking/recompute-verdicts';
 import { formatDuration } from '@/lib/sla/duration';
 import { systemClock, type Clock } from '@/lib/clock';
 
@@ -30,6 +33,9 @@ export const policyInput = z
     // Dead letters in 5 minutes that make the rate alarm PENDING, and ALARM.
     alarmRatePending: z.number().int().min(1).max(1_000_000),
     alarmRateAlarm: z.number().int().min(2).max(1_000_000),
+    // JSON paths whose values are masked for roles without payload.reveal; a change recomputes the
+    // masking verdicts of the source's dead letters (lib/masking/recompute-verdicts.ts).
+    sensitivePaths: sensitivePathsSchema,
   })
   .partial()
   .strict();
@@ -49,11 +55,12 @@ const POLICY_FIELDS = [
 type PolicyRow = { [K in (typeof POLICY_FIELDS)[number]]: K extends 'redriveUrl' ? string | null : number } & { redriveSecret: string | null };
 
 /** What a client may see of a policy: the redrive secret only as "set or not". */
-export function policyView(s: PolicyRow & { id: string; name: string }) {
+export function policyView(s: PolicyRow & { id: string; name: string; sensitivePaths?: unknown }) {
   const view: Record<string, unknown> = { id: s.id, name: s.name };
   for (const f of POLICY_FIELDS) view[f] = s[f];
   view.redriveSecretSet = s.redriveSecret !== null;
-  return view as Pick<PolicyRow, (typeof POLICY_FIELDS)[number]> & { id: string; name: string; redriveSecretSet: boolean };
+  view.sensitivePaths = sensitivePathsOf(s.sensitivePaths);
+  return view as Pick<PolicyRow, (typeof POLICY_FIELDS)[number]> & { id: string; name: string; redriveSecretSet: boolean; sensitivePaths: string[] };
 }
 
 // A retry loop that runs this close to the retention leaves dead letters almost no time to decide.
@@ -111,15 +118,24 @@ export async function updateSourcePolicy(actor: Principal, sourceRef: string, in
       const changedAfter: Record<string, unknown> = {};
       for (const f of POLICY_FIELDS) {
         if (f in patch && patch[f] !== before[f]) {
-          changedBefore[f] = before[f];
-          changedAfter[f] = merged[f];
+          // A redrive URL may carry a token: the trail keeps its scheme and host (lib/outbound/redact-url.ts).
+          changedBefore[f] = f === 'redriveUrl' ? redactUrl(before[f]) : before[f];
+          changedAfter[f] = f === 'redriveUrl' ? redactUrl(merged[f]) : merged[f];
         }
       }
       if ('redriveSecret' in patch && patch.redriveSecret !== before.redriveSecret) {
         changedBefore.redriveSecret = before.redriveSecret === null ? null : 'set';
         changedAfter.redriveSecret = patch.redriveSecret === null ? null : before.redriveSecret === null ? 'set' : 'replaced';
       }
-      const source = await tx.source.update({ where: { id: before.id }, data: patch });
+      const pathsBefore = sensitivePathsOf(before.sensitivePaths);
+      const pathsChanged = patch.sensitivePaths !== undefined && JSON.stringify(patch.sensitivePaths) !== JSON.stringify(pathsBefore);
+      if (pathsChanged) {
+        changedBefore.sensitivePaths = pathsBefore;
+        changedAfter.sensitivePaths = patch.sensitivePaths;
+      }
+      // New paths: every stored verdict of the source is recomputed from the first id on, and counts
+      // as masked until then (the maintenance worker's masking.recompute job).
+      const source = await tx.source.update({ where: { id: before.id }, data: { ...patch, ...(pathsChanged ? { maskingRecomputeFrom: 0n } : {}) } });
       let redated = 0;
       if ('retentionSeconds' in changedAfter) {
         redated = await tx.$executeRaw`
@@ -149,7 +165,11 @@ export async function updateSourcePolicy(actor: Principal, sourceRef: string, in
 /** The policy of a source the actor may read (support sees it; only its owners change it). */
 export async function getSourcePolicy(actor: Principal, sourceRef: string) {
   const source = await findSource(actor, sourceRef, 'deadletters.read');
-  return { source: policyView(source), warnings: checkPolicySafe(source) };
+  // Only the source's owners, who change it, read its redrive URL whole; others see scheme and host.
+  const view = policyView(source);
+  const scope = isSystem(actor) ? 'all' : scopeFor(actor.role, 'sources.policy');
+  if (!(scope === 'all' || (scope === 'team' && !isSystem(actor) && actor.teamId === source.teamId))) view.redriveUrl = redactUrl(view.redriveUrl);
+  return { source: view, warnings: checkPolicySafe(source), maskingRecompute: await recomputeProgress(source.id) };
 }
 
 function checkPolicySafe(p: PolicyRow): PolicyWarning[] {

@@ -136,20 +136,23 @@ test.describe('payload downloads', () => {
     });
   });
 
-  test('a masked payload: a role that may reveal gets the exact bytes with a reason; without one 422; a role that may not, 403', async ({ playwright }) => {
+  test('a masked payload: a role that may reveal POSTs a reveal with a reason, then downloads with its id; a GET alone 422; a role that may not, 403', async ({ playwright }) => {
     for (const role of ROLES) {
       await withClient(playwright, ACTING[role], async (api) => {
         for (const p of [payloads.masked, payloads.sensitive]) {
-          const withReason = await api.get(payloadPath(p, '?reason=served-contract+check'));
+          // A reason on a GET reveals nothing: a reveal is a POST (issue 15).
+          const byGet = await api.get(payloadPath(p, '?reason=served-contract+check'));
           if (allowed(role, 'payload.reveal')) {
-            await expectPayloadDownload(withReason, p);
-            const noReason = await api.get(payloadPath(p));
-            expect(noReason.status(), `${role} without a reason`).toBe(422);
-            expect(((await noReason.json()) as { error: { code: string } }).error.code).toBe('unprocessable');
+            expect(byGet.status(), `${role} by GET`).toBe(422);
+            expect(((await byGet.json()) as { error: { code: string } }).error.code).toBe('unprocessable');
+            const reveal = await api.post(`/api/v1/dead-letters/${p.id}/reveal`, { data: { reason: 'served-contract check' } });
+            expect(reveal.status()).toBe(201);
+            const { revealId } = (await reveal.json()) as { revealId: string };
+            await expectPayloadDownload(await api.get(payloadPath(p, `?reveal=${revealId}`)), p);
           } else {
-            expect(withReason.status(), `${role} may not reveal`).toBe(403);
-            expect(((await withReason.json()) as { error: { code: string } }).error.code).toBe('forbidden');
-            expect(withReason.headers()['content-disposition']).toBeUndefined();
+            expect(byGet.status(), `${role} may not reveal`).toBe(403);
+            expect(((await byGet.json()) as { error: { code: string } }).error.code).toBe('forbidden');
+            expect(byGet.headers()['content-disposition']).toBeUndefined();
           }
         }
       });

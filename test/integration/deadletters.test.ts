@@ -273,7 +273,8 @@ describe('reading and deciding dead letters', () => {
       getPayload(getRequest(`/api/v1/dead-letters/${id}/payload${query}`, w.tokens.personal[who]), ctx({ id }));
     expect((await download('auditor')).status).toBe(403);
     expect((await download('financeSupport')).status).toBe(422);
-    const revealed = await download('financeSupport', '?reason=customer%20dispute%20%231234');
+    const first = await postReveal(jsonRequest(`/api/v1/dead-letters/${id}/reveal`, w.tokens.personal.financeSupport, { reason: 'customer dispute #1234' }), ctx({ id }));
+    const revealed = await download('financeSupport', `?reveal=${((await first.json()) as { revealId: string }).revealId}`);
     expect(revealed.status).toBe(200);
     expect(sha(new Uint8Array(await revealed.arrayBuffer()))).toBe(sha(card));
     const reveal = await db().auditEvent.findFirstOrThrow({ where: { action: 'payload.reveal' } });

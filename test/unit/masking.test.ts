@@ -175,3 +175,11 @@ describe('maskPayload fails closed', () => {
     });
   });
 });
+
+describe('payloads over the field-by-field limit (issue 15)', () => {
+  it('are scanned whole: a card number after 6 MB is found, the payload is not clear', () => {
+    const big = Buffer.from('{"log":"' + 'x'.repeat(6_000_000) + ' card 4111111111111111"}');
+    expect(maskPayload(big, { paths: [] }).state).not.toBe('clear');
+    expect(maskPayload(Buffer.from('{"log":"' + 'x'.repeat(6_000_000) + '"}'), { paths: [] }).state).toBe('clear');
+  });
+});

@@ -4,9 +4,9 @@ import { notFound } from 'next/navigation';
 import { can, type Actor } from '@/lib/auth';
 import { pageActor } from '@/lib/auth/guard';
 import { AppError } from '@/lib/errors';
-import { canReveal, maskJson, maskPayload, type MaskedPayload } from '@/lib/masking';
+import { canReveal, type MaskedPayload } from '@/lib/masking';
 import { DECISIONS } from '@/lib/deadletters/decide';
-import { getDeadLetter, getDeadLetterPayload, type DeadLetterDetail } from '@/lib/deadletters/get-dead-letter';
+import { getDeadLetter, getDeadLetterPayload, maskedView, type DeadLetterDetail } from '@/lib/deadletters/get-dead-letter';
 import { viewPayload, type PayloadMode } from '@/lib/deadletters/payload-view';
 import { activeReveal } from '@/lib/deadletters/reveal-payload';
 import { redriveHref } from '../../_redrive/redrive-href';
@@ -18,9 +18,11 @@ import styles from '../dead-letters.module.css';
 type Params = { id: string };
 type Search = { view?: string; reveal?: string };
 
-async function load(actor: Actor, id: string): Promise<DeadLetterDetail> {
+async function load(actor: Actor, id: string, reveal: string | undefined): Promise<{ d: DeadLetterDetail; revealed: boolean }> {
   try {
-    return await getDeadLetter(actor, id);
+    // Headers and error text are masked (lib/masking) until this reader has revealed the dead letter.
+    const revealed = await activeReveal(actor, id, reveal);
+    return { d: await getDeadLetter(actor, id, { clear: revealed }), revealed };
   } catch (e) {
     if (e instanceof AppError && e.status === 404) notFound();
     throw e;
@@ -46,10 +48,9 @@ export default async function DeadLetterPage({ params, searchParams }: { params:
   const actor = await pageActor('deadletters.read');
   const { id } = await params;
   const sp = await searchParams;
-  const d = await load(actor, id);
+  const { d, revealed } = await load(actor, id, sp.reveal);
   const stored = d.payloadAvailable ? await getDeadLetterPayload(actor, id) : null;
-  const revealed = stored ? await activeReveal(actor, id, sp.reveal) : false;
-  const masking: MaskedPayload = stored?.payload && !revealed ? maskPayload(stored.payload, stored.policy) : { state: 'clear' };
+  const masking: MaskedPayload = stored?.payload && !revealed ? maskedView({ ...stored, payload: stored.payload }) : { state: 'clear' };
   const view = stored?.payload && masking.state === 'clear' ? viewPayload(stored.payload) : null;
   const requested = sp.view === 'json' || sp.view === 'text' || sp.view === 'hex' ? (sp.view as PayloadMode) : undefined;
   const base = `/dead-letters/${d.id}`;
@@ -59,9 +60,7 @@ export default async function DeadLetterPage({ params, searchParams }: { params:
   const canDiscard = can(actor.role, DECISIONS.discard.permission) && (DECISIONS.discard.from as readonly string[]).includes(d.status);
   // Only open dead letters are redriven; the start page previews before anything is sent.
   const canRedrive = can(actor.role, 'deadletters.redrive') && d.status === 'open';
-  // Header values get the same detectors as payloads (e-mails, IBANs, card numbers) until revealed.
-  const shownHeaders = revealed ? d.headers : maskJson(d.headers);
-  const headers = shownHeaders && typeof shownHeaders === 'object' ? Object.entries(shownHeaders as Record<string, unknown>) : [];
+  const headers = d.headers && typeof d.headers === 'object' ? Object.entries(d.headers as Record<string, unknown>) : [];
 
   return (
     <>

@@ -1,0 +1,28 @@
+// The one masking of a dead letter's text for readers without a reveal: headers (paths of values
+// under the detectors, as payloads get), the error message, the stack and the failure history.
+// Every reader applies it at the lib boundary (lib/deadletters get, list and export; lib/clustering
+// samples and templates), so the API, exports, clusters and the page cannot disagree.
+import { maskText } from './detectors';
+import { maskJson } from './mask-json';
+
+export interface DeadLetterText {
+  headers?: unknown;
+  errorMessage?: string | null;
+  errorStack?: string | null;
+  failureHistory?: readonly { errorMessage?: string | null }[];
+}
+
+const maskNullable = (s: string | null | undefined) => (s == null ? s : maskText(s));
+
+/** A copy of `x` with e-mails, IBANs and card numbers masked in its headers, error text and failure history. */
+export function maskDeadLetterText<T extends DeadLetterText>(x: T): T {
+  const out = { ...x };
+  if ('headers' in x) out.headers = maskJson(x.headers);
+  if ('errorMessage' in x) out.errorMessage = maskNullable(x.errorMessage);
+  if ('errorStack' in x) out.errorStack = maskNullable(x.errorStack);
+  if (x.failureHistory) out.failureHistory = x.failureHistory.map((f) => ({ ...f, errorMessage: maskNullable(f.errorMessage) }));
+  return out;
+}
+
+/** A cluster template or sample message: the same detectors. */
+export const maskErrorText = maskNullable;
