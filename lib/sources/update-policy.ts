@@ -30,6 +30,10 @@ export const policyInput = z
     // Dead letters in 5 minutes that make the rate alarm PENDING, and ALARM.
     alarmRatePending: z.number().int().min(1).max(1_000_000),
     alarmRateAlarm: z.number().int().min(2).max(1_000_000),
+    // Edits and transforms of this many dead letters or more wait for a second person (issue 17).
+    editApprovalThreshold: z.number().int().min(1).max(10_000_000),
+    // The sources (by name) that may redrive into this one; [] allows none but itself.
+    redriveAllowedFrom: z.array(z.string().trim().min(1).max(200)).max(100),
   })
   .partial()
   .strict();
@@ -43,17 +47,28 @@ export interface PolicyWarning {
 
 const POLICY_FIELDS = [
   'retentionSeconds', 'ageDeadlineSeconds', 'maxReceives', 'visibilityTimeoutMs', 'maxRedrives', 'approvalThreshold', 'redriveUrl',
-  'alarmRatePending', 'alarmRateAlarm',
+  'alarmRatePending', 'alarmRateAlarm', 'editApprovalThreshold',
 ] as const;
 
-type PolicyRow = { [K in (typeof POLICY_FIELDS)[number]]: K extends 'redriveUrl' ? string | null : number } & { redriveSecret: string | null };
+type PolicyRow = { [K in (typeof POLICY_FIELDS)[number]]: K extends 'redriveUrl' ? string | null : number } & {
+  redriveSecret: string | null;
+  redriveAllowedFrom?: string[];
+};
 
 /** What a client may see of a policy: the redrive secret only as "set or not". */
-export function policyView(s: PolicyRow & { id: string; name: string }) {
+export function policyView(s: PolicyRow & { id: string; name: string }, allowedFrom: string[] = []) {
   const view: Record<string, unknown> = { id: s.id, name: s.name };
   for (const f of POLICY_FIELDS) view[f] = s[f];
   view.redriveSecretSet = s.redriveSecret !== null;
-  return view as Pick<PolicyRow, (typeof POLICY_FIELDS)[number]> & { id: string; name: string; redriveSecretSet: boolean };
+  view.redriveAllowedFrom = allowedFrom;
+  return view as Pick<PolicyRow, (typeof POLICY_FIELDS)[number]> & { id: string; name: string; redriveSecretSet: boolean; redriveAllowedFrom: string[] };
+}
+
+/** Source ids to names, in name order (a removed source drops out). */
+async function sourceNames(ids: string[] | undefined): Promise<string[]> {
+  if (!ids?.length) return [];
+  const rows = await db().source.findMany({ where: { id: { in: ids } }, select: { name: true }, orderBy: { name: 'asc' } });
+  return rows.map((r) => r.name);
 }
 
 // A retry loop that runs this close to the retention leaves dead letters almost no time to decide.
@@ -119,7 +134,20 @@ export async function updateSourcePolicy(actor: Principal, sourceRef: string, in
         changedBefore.redriveSecret = before.redriveSecret === null ? null : 'set';
         changedAfter.redriveSecret = patch.redriveSecret === null ? null : before.redriveSecret === null ? 'set' : 'replaced';
       }
-      const source = await tx.source.update({ where: { id: before.id }, data: patch });
+      const { redriveAllowedFrom: allowNames, ...columns } = patch;
+      let allowIds: string[] | undefined;
+      if (allowNames) {
+        const found = await tx.source.findMany({ where: { name: { in: allowNames } }, select: { id: true, name: true } });
+        const missing = allowNames.filter((n) => !found.some((f) => f.name === n));
+        if (missing.length) throw unprocessable(`No source ${missing.map((m) => `"${m}"`).join(', ')}`, { field: 'redriveAllowedFrom' });
+        allowIds = found.filter((f) => f.id !== before.id).map((f) => f.id).sort();
+        const was = [...(before.redriveAllowedFrom ?? [])].sort();
+        if (JSON.stringify(was) !== JSON.stringify(allowIds)) {
+          changedBefore.redriveAllowedFrom = await sourceNames(was);
+          changedAfter.redriveAllowedFrom = found.filter((f) => f.id !== before.id).map((f) => f.name).sort();
+        }
+      }
+      const source = await tx.source.update({ where: { id: before.id }, data: { ...columns, ...(allowIds ? { redriveAllowedFrom: allowIds } : {}) } });
       let redated = 0;
       if ('retentionSeconds' in changedAfter) {
         redated = await tx.$executeRaw`
@@ -140,7 +168,7 @@ export async function updateSourcePolicy(actor: Principal, sourceRef: string, in
           result: warnings.length ? `saved with ${warnings.length} warning(s)` : 'saved',
         }, clock);
       }
-      return { source: policyView(source), warnings, redated };
+      return { source: policyView(source, await sourceNames(source.redriveAllowedFrom)), warnings, redated };
     },
     { timeout: 120_000 },
   );
@@ -149,7 +177,7 @@ export async function updateSourcePolicy(actor: Principal, sourceRef: string, in
 /** The policy of a source the actor may read (support sees it; only its owners change it). */
 export async function getSourcePolicy(actor: Principal, sourceRef: string) {
   const source = await findSource(actor, sourceRef, 'deadletters.read');
-  return { source: policyView(source), warnings: checkPolicySafe(source) };
+  return { source: policyView(source, await sourceNames(source.redriveAllowedFrom)), warnings: checkPolicySafe(source) };
 }
 
 function checkPolicySafe(p: PolicyRow): PolicyWarning[] {
