@@ -1,6 +1,6 @@
 // What an edit changed, for the version row and the audit event: a structural diff when both sides
 // are JSON (path, before, after), else the changed lines; headers by name. Bounded, so an audit
-// event of a megabyte payload stays small.
+// event of a megabyte payload stays small. Pure (no Node APIs): the edit page shows the same diff before it is sent.
 import { parseJsonPayload, type HeaderChange, type PayloadChange } from './transform';
 
 const MAX_CHANGES = 200;
@@ -79,7 +79,7 @@ export function payloadDiff(before: Uint8Array, after: Uint8Array): PayloadDiff 
   const ta = text(before);
   const tb = text(after);
   if (ta !== null && tb !== null) return { kind: 'text', ...lineChanges(ta, tb) };
-  return { kind: 'bytes', changed: Buffer.compare(Buffer.from(before), Buffer.from(after)) !== 0 };
+  return { kind: 'bytes', changed: before.length !== after.length || before.some((b, i) => b !== after[i]) };
 }
 
 export function headerChanges(before: Record<string, unknown>, after: Record<string, unknown>): HeaderChange[] {
