@@ -59,7 +59,7 @@ test.describe('support engineer', () => {
     await page.goto(`/dead-letters/${target.id}`);
     await page.getByTestId('edit-link').click();
     await expect(page).toHaveURL(new RegExp(`/dead-letters/${target.id}/edit`));
-    const editor = page.getByLabel('Payload', { exact: true });
+    const editor = page.getByRole('textbox', { name: 'Payload', exact: true });
     // JSON is validated as it is typed.
     await editor.fill('{"order": ');
     await expect(page.getByTestId('payload-invalid')).toContainText('Not valid JSON');
@@ -104,7 +104,7 @@ test.describe('support engineer', () => {
     await page.goto(`/clusters/${cluster}`);
     await page.getByTestId('transform-link').click();
     await expect(page).toHaveURL(/\/redrives\/transform\?cluster=/);
-    await page.getByLabel(/^Transform steps/).fill(JSON.stringify([{ op: 'remove', path: '$.gift' }, { op: 'header', name: 'x-transformed', value: 'gift-removed' }]));
+    await page.getByRole('textbox', { name: /^Transform steps/ }).fill(JSON.stringify([{ op: 'remove', path: '$.gift' }, { op: 'header', name: 'x-transformed', value: 'gift-removed' }]));
     await page.getByRole('button', { name: 'Preview' }).click();
     await expect(page.getByTestId('transform-applies')).toHaveText(/^[1-9]\d*$/);
     await expect(page.getByTestId('transform-sample').first()).toContainText('"gift"');
