@@ -11,6 +11,8 @@ import { createSource, redactedSecret } from '@/lib/sources/create-source';
 import { setImportPaused } from '@/lib/connectors/pause-import';
 import { updateSourcePolicy, type PolicyInput } from '@/lib/sources/update-policy';
 import { formatDuration, parseDuration } from '@/lib/sla/duration';
+import { readFileSync } from 'node:fs';
+import { editDeadLetter, previewTransform, startTransform } from '@/lib/redrive/edit';
 import { getRedriveTask, listRedriveTasks, startRedrive, type RedriveSelectionInput, type RedriveTaskView } from '@/lib/redrive';
 import { verifyChain, writeCheckpoint } from '@/lib/audit';
 import { closeDb } from '@/lib/db';
@@ -34,10 +36,16 @@ const USAGE = `usage: triage <command> [--json]
                 [--max-redrives N] [--approval-threshold N]   (durations: 14d, 36h, 90m, 45s or seconds)
                 [--rate-pending N] [--rate-alarm N]   (dead letters per 5 minutes for the rate alarm)
                 [--redrive-url URL] [--redrive-secret S]   (where an ingest source is redriven; "" clears)
+                [--edit-approval N]   (edits and transforms of N dead letters or more wait for a second person)
+                [--accept-redrives-from A,B]   (sources that may redrive into this one; "" clears)
   token create --source N        (prints an ingest token once)
   token create --user E          (a personal API token acting with that user's role)
   redrive start (--source N | --cluster ID [--source N] | --ids ID,ID…) [--rate N] [--canary]
-                [--outcome-window 10m] [--canary-window 60s] [--reason R]
+                [--outcome-window 10m] [--canary-window 60s] [--reason R] [--destination N]
+  redrive edit --id DEAD_LETTER (--payload TEXT | --payload-file F) [--headers-file F.json] --reason R [--destination N]
+                                 (redrive an edited copy, stored as a version; the original stays)
+  redrive transform (--source N | --cluster ID [--source N] | --ids ID,ID…) --transform JSON --reason R [--preview]
+                [--rate N] [--destination N]   (JSON: [{"op":"set|rename|remove","path":"$.a",…} | {"op":"header","name","value"}])
   redrive show --id ID           (status and figures: acknowledged, no death seen, dead again…)
   redrive list [--source N] [--status active|completed|cancelled|paused|running]
   audit verify                   (recompute the hash chain, hold it to the signed checkpoints; exit 1 if broken)
@@ -58,6 +66,14 @@ const { positionals, values } = parseArgs({
     user: { type: 'string' },
     disabled: { type: 'string' },
     retention: { type: 'string' },
+    destination: { type: 'string' },
+    payload: { type: 'string' },
+    'payload-file': { type: 'string' },
+    'headers-file': { type: 'string' },
+    transform: { type: 'string' },
+    preview: { type: 'boolean' },
+    'edit-approval': { type: 'string' },
+    'accept-redrives-from': { type: 'string' },
     deadline: { type: 'string' },
     'max-receives': { type: 'string' },
     'visibility-timeout': { type: 'string' },
@@ -162,7 +178,7 @@ function describeRedrive(t: RedriveTaskView & { outcomesDueAt?: string | null })
   const awaiting = t.status === 'running' && c.pending === 0 && c.awaitingOutcome > 0;
   const due = awaiting && t.outcomesDueAt ? ` (final by ${t.outcomesDueAt}, in ${formatDuration((Date.parse(t.outcomesDueAt) - Date.now()) / 1000)})` : '';
   return (
-    `redrive ${t.id} of ${t.source.name}: ${t.status.replace('_', ' ')}${awaiting ? ' — awaiting outcomes' : ''}${due}; ` +
+    `redrive ${t.id} of ${t.source.name}${t.destination.id !== t.source.id ? ` → ${t.destination.name}` : ''}: ${t.status.replace('_', ' ')}${awaiting ? ' — awaiting outcomes' : ''}${due}; ` +
     `${c.sent} sent of ${c.total}: ${c.acknowledged} acknowledged, ${c.noDeathSeen} no death seen, ${c.deadAgain} dead again, ` +
     `${c.awaitingOutcome} awaiting outcome; ${c.skipped} skipped, ${c.failed} failed, ${c.pending} not sent yet; ` +
     `outcome window ${formatDuration(t.outcomeWindowSeconds)}${t.canary ? `, canary's ${formatDuration(t.canaryWindowSeconds)}` : ''}` +
@@ -236,6 +252,9 @@ async function main(): Promise<void> {
         alarmRateAlarm: int(values['rate-alarm']),
         redriveUrl: values['redrive-url'] === undefined ? undefined : values['redrive-url'] || null,
         redriveSecret: values['redrive-secret'] === undefined ? undefined : values['redrive-secret'] || null,
+        editApprovalThreshold: int(values['edit-approval']),
+        redriveAllowedFrom:
+          values['accept-redrives-from'] === undefined ? undefined : values['accept-redrives-from'].split(',').map((s) => s.trim()).filter(Boolean),
       };
       const r = await updateSourcePolicy(actor, need(values.name, 'name'), Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)));
       const warnings = r.warnings.map((w) => `\nwarning: ${w.message}`).join('');
@@ -260,10 +279,57 @@ async function main(): Promise<void> {
         outcomeWindowSeconds: seconds(values['outcome-window'], 'outcome-window'),
         canaryWindowSeconds: seconds(values['canary-window'], 'canary-window'),
         reason: values.reason,
+        destination: values.destination,
       });
       await closeQueues(); // the nudge to the redrive workers opened a Redis connection
       const view = await getRedriveTask(actor, t.id);
       return out(describeRedrive(view), { ...view });
+    }
+    case 'redrive edit': {
+      const file = values['payload-file'];
+      const r = await editDeadLetter(actor, need(values.id, 'id'), {
+        ...(file ? { payloadBase64: readFileSync(file).toString('base64') } : { payload: values.payload }),
+        headers: values['headers-file'] ? (JSON.parse(readFileSync(values['headers-file'], 'utf8')) as Record<string, unknown>) : undefined,
+        reason: values.reason ?? '',
+        destination: values.destination,
+      });
+      await closeQueues();
+      const v = r.versions[0]!;
+      const view = await getRedriveTask(actor, r.task.id);
+      return out(`version ${v.version} sha256 ${v.sha256} (original ${r.originalSha256})\n${describeRedrive(view)}`, {
+        version: { ...v, id: v.id.toString(), deadLetterId: v.deadLetterId.toString() },
+        originalSha256: r.originalSha256,
+        diff: r.diff,
+        task: view,
+      });
+    }
+    case 'redrive transform': {
+      let transform: unknown;
+      try {
+        transform = JSON.parse(need(values.transform, 'transform'));
+      } catch {
+        throw new AppError('bad_request', '--transform is not valid JSON');
+      }
+      if (values.preview) {
+        const p = await previewTransform(actor, { selection: redriveSelectionFlags(), transform });
+        const cannot = p.cannotApply.map((c) => `\n  cannot apply: ${c.id} ${c.messageId}: ${c.why}`).join('');
+        return out(`applies to ${p.applies} of ${p.total}; ${p.cannotApplyCount} it cannot apply to${cannot}`, { ...p });
+      }
+      const r = await startTransform(actor, {
+        selection: redriveSelectionFlags(),
+        transform: transform as never,
+        reason: values.reason ?? '',
+        ratePerSecond: values.rate === undefined ? undefined : Number(values.rate),
+        destination: values.destination,
+      });
+      await closeQueues();
+      const view = await getRedriveTask(actor, r.task.id);
+      return out(`${r.applies} transformed copies, ${r.cannotApplyCount} not applicable (not sent)\n${describeRedrive(view)}`, {
+        applies: r.applies,
+        cannotApplyCount: r.cannotApplyCount,
+        cannotApply: r.cannotApply,
+        task: view,
+      });
     }
     case 'redrive show': {
       const view = await getRedriveTask(actor, need(values.id, 'id'));

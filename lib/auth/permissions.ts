@@ -10,6 +10,9 @@ export const PERMISSIONS = {
   'deadletters.read': { support: 'team', lead: 'team', auditor: 'all', admin: 'all' },
   'payload.reveal': { support: 'team', lead: 'team', admin: 'all' },
   'deadletters.redrive': { support: 'team', lead: 'team', admin: 'all' },
+  // Edit a dead letter's payload and headers, or transform a selection, and redrive the copies
+  // (issue 17); a second person approves through redrive.approve.
+  'deadletters.edit': { support: 'team', lead: 'team', admin: 'all' },
   'deadletters.archive': { support: 'team', lead: 'team', admin: 'all' },
   'deadletters.discard': { lead: 'team', admin: 'all' },
   'redrive.approve': { lead: 'team', admin: 'all' },

@@ -4,6 +4,7 @@ import { DEAD_LETTER_REASONS } from '@/lib/deadletters/record-dead-letters';
 import { DEAD_LETTER_STATUSES } from '@/lib/deadletters/filters';
 import { bulkDecisionInput, decisionInput, MAX_BULK, selectionSchema } from '@/lib/deadletters/decide';
 import { COUNT_CAP, MAX_PAGE_SIZE } from '@/lib/deadletters/list-dead-letters';
+import { editInput } from '@/lib/redrive/edit';
 import { errors, idParam, jsonContent, ref, schemaOf, type OpenApiArea } from './area';
 
 const security = [{ apiToken: [] }, { session: [] }];
@@ -186,6 +187,70 @@ export const deadLettersArea: OpenApiArea = {
         responses: {
           '201': { description: 'Revealed for 15 minutes', content: jsonContent({ type: 'object', properties: { revealId: { type: 'string' }, expiresAt: { type: 'string', format: 'date-time' } } }) },
           ...errors(401, 403, 404, 422),
+        },
+      },
+    },
+    '/api/v1/dead-letters/{id}/edit': {
+      post: {
+        tags: ['dead letters'],
+        summary: 'Edit and redrive: redrive an edited copy of the payload and headers (support, lead, admin)',
+        description:
+          'The copy is stored as a version of the dead letter (its own SHA-256); the original bytes stay as they are and downloadable. The redrive task of one item waits in pending_approval for another lead of the team or an admin when the source editApprovalThreshold is 1 (the default). A masked payload needs a revealId (POST …/reveal) first (403 without). Audited as deadletter.edit with both hashes and the diff.',
+        security,
+        parameters: [id],
+        requestBody: { required: true, content: jsonContent(schemaOf(editInput)) },
+        responses: {
+          '201': {
+            description: 'The version and its task',
+            content: jsonContent({
+              type: 'object',
+              properties: {
+                version: { type: 'object', properties: { id: { type: 'string' }, version: { type: 'integer' }, sha256: { type: 'string' }, size: { type: 'integer' } } },
+                originalSha256: { type: 'string' },
+                diff: { type: 'object', description: 'payload: { kind: json, changes: [{ op, path, before?, after? }] } | { kind: text, removed, added } | { kind: bytes }; headers: [{ name, before, after }]' },
+                waitsFor: { type: ['string', 'null'] },
+                task: ref('RedriveTask'),
+              },
+            }),
+          },
+          ...errors(400, 401, 403, 404, 409, 413, 415, 422),
+        },
+      },
+    },
+    '/api/v1/dead-letters/{id}/versions': {
+      get: {
+        tags: ['dead letters'],
+        summary: 'The edited copies of a dead letter, newest first',
+        security,
+        parameters: [id],
+        responses: {
+          '200': {
+            description: 'Versions',
+            content: jsonContent({
+              type: 'object',
+              properties: {
+                versions: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      id: { type: 'string' },
+                      version: { type: 'integer' },
+                      sha256: { type: 'string' },
+                      size: { type: 'integer' },
+                      contentType: { type: ['string', 'null'] },
+                      createdBy: { type: ['string', 'null'] },
+                      createdAt: { type: 'string', format: 'date-time' },
+                      diff: { type: 'object' },
+                      transform: {},
+                      tasks: { type: 'array', items: { type: 'string' } },
+                    },
+                  },
+                },
+              },
+            }),
+          },
+          ...errors(401, 403, 404),
         },
       },
     },

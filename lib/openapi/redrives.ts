@@ -1,6 +1,7 @@
 // OpenAPI: redrive tasks (session cookie or personal API token). Team-scoped: another team's task is 404.
 import { z } from 'zod';
 import { redriveCommandInput, startRedriveInput } from '@/lib/redrive';
+import { transformInput, transformPreviewInput } from '@/lib/redrive/edit';
 import { SOURCE_KINDS } from '@/lib/sources/source-kind';
 import { errors, idParam, jsonContent, ref, schemaOf, type OpenApiArea } from './area';
 
@@ -26,6 +27,11 @@ const task = z.object({
   id: z.uuid(),
   status,
   source: z.object({ id: z.uuid(), name: z.string(), kind: z.enum(SOURCE_KINDS) }),
+  destination: z.object({ id: z.uuid(), name: z.string(), kind: z.enum(SOURCE_KINDS) }).describe('Where the messages go: the source itself, or another source of its kind'),
+  edit: z
+    .object({ kind: z.enum(['edit', 'transform']), transform: z.unknown().optional(), cannotApplyCount: z.int().optional(), cannotApply: z.array(z.object({ id: z.string(), messageId: z.string(), why: z.string() })).optional() })
+    .nullable()
+    .describe('An edit or a bulk transform: the items send edited copies (versions of their dead letters)'),
   selection: z.unknown().describe('As asked for; the items are its frozen result'),
   ratePerSecond: z.int(),
   ramp: z.object({ steps: z.array(z.int()), stepSeconds: z.int() }).nullable(),
@@ -59,6 +65,18 @@ const preview = z.object({
   needsApproval: z.boolean(),
   activeTaskId: z.uuid().nullable(),
   destination: z.string(),
+});
+
+const cannotApply = z.array(z.object({ id: z.string(), messageId: z.string(), why: z.string().describe('not JSON, path missing: …') }));
+const transformPreview = z.object({
+  source: z.object({ id: z.uuid(), name: z.string() }),
+  total: z.int().describe('Open dead letters the selection holds'),
+  applies: z.int().describe('Of those, the transform applies to this many: the task size'),
+  cannotApplyCount: z.int(),
+  cannotApply: cannotApply.describe('Up to 500 of those it cannot apply to, with why'),
+  samples: z.array(z.object({ id: z.string(), messageId: z.string(), before: z.string(), after: z.string(), changes: z.unknown() })),
+  needsApproval: z.boolean(),
+  editApprovalThreshold: z.int(),
 });
 
 const id = idParam('id', 'Redrive task id');
@@ -118,6 +136,32 @@ export const redrivesArea: OpenApiArea = {
           q('source', 'Short form: a source name (with cluster: that source of the cluster)'),
         ],
         responses: { '200': { description: 'The preview', content: jsonContent(ref('RedrivePreview')) }, ...errors(400, 401, 403, 404, 422) },
+      },
+    },
+    '/api/v1/redrives/transform/preview': {
+      post: {
+        tags: ['redrives'],
+        summary: 'What a bulk transform would do: samples before and after, the count, those it cannot apply to (support, lead, admin)',
+        security,
+        requestBody: { required: true, content: jsonContent(schemaOf(transformPreviewInput)) },
+        responses: { '200': { description: 'The preview', content: jsonContent(schemaOf(transformPreview, 'output')) }, ...errors(400, 401, 403, 404, 415, 422) },
+      },
+    },
+    '/api/v1/redrives/transform': {
+      post: {
+        tags: ['redrives'],
+        summary: 'Start a redrive task of transformed copies (support, lead, admin)',
+        description:
+          'Steps: set, rename or remove a JSON path; replace a header. Each copy is stored as a version of its dead letter with its own SHA-256; those the transform cannot apply to (not JSON, path missing) stay open, are listed on the task and are not sent. A transform of the source editApprovalThreshold dead letters or more (default 1) waits in pending_approval for another lead of the team or an admin. Audited as redrive.transform.',
+        security,
+        requestBody: { required: true, content: jsonContent(schemaOf(transformInput)) },
+        responses: {
+          '201': {
+            description: 'The task',
+            content: jsonContent({ type: 'object', properties: { applies: { type: 'integer' }, cannotApplyCount: { type: 'integer' }, cannotApply: schemaOf(cannotApply, 'output'), waitsFor: { type: ['string', 'null'] }, task: ref('RedriveTask') } }),
+          },
+          ...errors(400, 401, 403, 404, 409, 415, 422),
+        },
       },
     },
     '/api/v1/redrives/{id}': {

@@ -54,6 +54,8 @@ const policy = z.object({
   visibilityTimeoutMs: z.int(),
   maxRedrives: z.int(),
   approvalThreshold: z.int(),
+  editApprovalThreshold: z.int().describe('Edits and transforms of this many dead letters or more wait for a second person'),
+  redriveAllowedFrom: z.array(z.string()).describe('Sources (by name) that may redrive into this one'),
   redriveUrl: z.string().nullable(),
   alarmRatePending: z.int().describe('Dead letters in 5 minutes that make the rate alarm PENDING'),
   alarmRateAlarm: z.int().describe('Dead letters in 5 minutes that make the rate alarm ALARM (a wave)'),

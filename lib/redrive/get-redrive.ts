@@ -31,6 +31,10 @@ export interface RedriveTaskView {
   id: string;
   status: RedriveTaskStatus;
   source: { id: string; name: string; kind: SourceKind };
+  /** Where the messages go: the source itself, or another source of its kind (issue 17). */
+  destination: { id: string; name: string; kind: SourceKind };
+  /** An edit or a bulk transform: the items send edited copies (versions), not the original bytes. */
+  edit: { kind: 'edit' | 'transform'; transform?: unknown; cannotApplyCount?: number; cannotApply?: { id: string; messageId: string; why: string }[] } | null;
   selection: unknown;
   ratePerSecond: number;
   ramp: unknown;
@@ -76,7 +80,8 @@ export function verdictOf(c: Pick<RedriveCounts, 'acknowledged' | 'deadAgain' | 
   return 'mixed';
 }
 
-type TaskWithSource = RedriveTask & { source: { id: string; name: string; kind: SourceKind; teamId: string } };
+type SourceRef = { id: string; name: string; kind: SourceKind; teamId: string };
+type TaskWithSource = RedriveTask & { source: SourceRef; destination?: SourceRef | null };
 
 async function emails(ids: (string | null)[]): Promise<Map<string, string>> {
   const wanted = [...new Set(ids.filter((x): x is string => !!x))];
@@ -91,6 +96,8 @@ function view(t: TaskWithSource, who: Map<string, string>): RedriveTaskView {
     id: t.id,
     status: t.status,
     source: { id: t.source.id, name: t.source.name, kind: t.source.kind },
+    destination: t.destination ? { id: t.destination.id, name: t.destination.name, kind: t.destination.kind } : { id: t.source.id, name: t.source.name, kind: t.source.kind },
+    edit: (t.edit as RedriveTaskView['edit']) ?? null,
     selection: t.selection,
     ratePerSecond: t.ratePerSecond,
     ramp: t.ramp,
@@ -117,7 +124,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** A task the actor may see (another team's task: 404). */
 export async function findTaskInScope(actor: Principal, id: string, permission: 'deadletters.read' | 'deadletters.redrive' | 'redrive.approve' = 'deadletters.read') {
   if (!UUID.test(id)) throw notFound('No such redrive task');
-  const task = await db().redriveTask.findFirst({ where: { id, source: sourceScope(actor, permission) }, include: { source: SOURCE_SELECT } });
+  const task = await db().redriveTask.findFirst({ where: { id, source: sourceScope(actor, permission) }, include: { source: SOURCE_SELECT, destination: SOURCE_SELECT } });
   if (!task) throw notFound('No such redrive task');
   return task;
 }
@@ -175,7 +182,7 @@ export async function listRedriveTasks(actor: Principal, opts: ListRedrivesOptio
       ...(opts.status === 'active' ? { status: { in: ACTIVE_STATUSES } } : opts.status ? { status: opts.status } : {}),
       ...(cursor ? { OR: [{ createdAt: { lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { lt: cursor.id } }] } : {}),
     },
-    include: { source: SOURCE_SELECT },
+    include: { source: SOURCE_SELECT, destination: SOURCE_SELECT },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     take: limit,
   });
@@ -189,7 +196,7 @@ export async function listPendingApprovals(actor: Principal) {
   authorize(actor, 'redrive.approve');
   const tasks = await db().redriveTask.findMany({
     where: { status: 'pending_approval', source: sourceScope(actor, 'redrive.approve') },
-    include: { source: SOURCE_SELECT },
+    include: { source: SOURCE_SELECT, destination: SOURCE_SELECT },
     orderBy: { createdAt: 'asc' },
     take: 200,
   });

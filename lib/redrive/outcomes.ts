@@ -49,9 +49,13 @@ async function applyOutcome(tx: Tx, deadLetterId: bigint, outcome: RedriveOutcom
   } else {
     // Its new death is a newer dead letter (next generation), open in its own right: this one is
     // decided. Without one (a consumer that reported but did not park it), it is open again.
+    // Redriven to another source, it dies there: linked by the original message id across the two.
     const [newer] = await tx.$queryRaw<{ id: bigint }[]>`
-      SELECT n.id FROM dead_letters d JOIN dead_letters n ON n.source_id = d.source_id AND n.message_id = d.message_id AND n.generation > d.generation
-      WHERE d.id = ${deadLetterId} ORDER BY n.generation DESC LIMIT 1`;
+      SELECT n.id FROM dead_letters d
+      JOIN redrive_tasks t ON t.id = ${item.taskId}::uuid
+      JOIN dead_letters n ON n.source_id = COALESCE(t.destination_source_id, d.source_id) AND n.message_id = d.message_id
+        AND (n.generation > d.generation OR (n.source_id <> d.source_id AND n.created_at >= t.created_at))
+      WHERE d.id = ${deadLetterId} AND n.id <> d.id ORDER BY n.generation DESC, n.id DESC LIMIT 1`;
     if (newer) {
       await closeDeadLetters(tx, [deadLetterId], 'redriven', { from: HELD_STATUSES, decidedById: item.createdById, reason: `Redriven by task ${item.taskId}: dead again as ${newer.id}` });
     } else await reopenDeadLetters(tx, [deadLetterId]);
@@ -70,13 +74,15 @@ async function applyOutcome(tx: Tx, deadLetterId: bigint, outcome: RedriveOutcom
  * message, recorded since the task began. Looked up from the source's open dead letters, not by
  * scanning the task's items.
  */
-export async function detectDeadAgain(task: { id: string; sourceId: string; since: Date }, limit = 1000): Promise<number> {
+export async function detectDeadAgain(task: { id: string; sourceId: string; destinationSourceId?: string | null; since: Date }, limit = 1000): Promise<number> {
+  // A task into another source finds the deaths there, by the original message id (issue 17).
+  const into = task.destinationSourceId ?? task.sourceId;
   const rows = await db().$queryRaw<{ deadLetterId: bigint; at: Date }[]>`
     SELECT i.dead_letter_id AS "deadLetterId", n.dead_at AS at
     FROM dead_letters n
-    JOIN dead_letters d ON d.source_id = n.source_id AND d.message_id = n.message_id AND d.generation < n.generation
+    JOIN dead_letters d ON d.source_id = ${task.sourceId}::uuid AND d.message_id = n.message_id AND (d.generation < n.generation OR d.source_id <> n.source_id)
     JOIN redrive_items i ON i.dead_letter_id = d.id AND i.task_id = ${task.id}::uuid AND i.state = 'sent'
-    WHERE n.source_id = ${task.sourceId}::uuid AND n.status = 'open' AND n.created_at >= ${task.since} AND n.generation > 0
+    WHERE n.source_id = ${into}::uuid AND n.status = 'open' AND n.created_at >= ${task.since} AND (n.generation > 0 OR n.source_id <> d.source_id)
     LIMIT ${limit}`;
   let found = 0;
   for (const r of rows) {
@@ -95,6 +101,8 @@ const FINALIZE_BATCH = 2_000;
 export interface FinalizeScope {
   id: string;
   sourceId: string;
+  /** Redriven into another source: where its deaths come back. */
+  destinationSourceId?: string | null;
   /** The task's start: deaths recorded since then are scanned for (detectDeadAgain). */
   since: Date;
   createdById: string | null;

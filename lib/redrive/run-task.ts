@@ -112,17 +112,22 @@ async function claim(taskId: string, runner: string, n: number, maxBytes: number
       -- Only the lease holder's claims return items: a second runner of the task sends nothing.
       SELECT id FROM redrive_tasks WHERE id = ${taskId}::uuid AND status = 'running' AND runner_id = ${runner}::uuid FOR KEY SHARE),
     candidates AS (
-      SELECT i.seq, i.dead_letter_id FROM redrive_items i JOIN running t ON t.id = i.task_id
+      SELECT i.seq, i.dead_letter_id, i.version_id FROM redrive_items i JOIN running t ON t.id = i.task_id
       WHERE i.state = 'pending' ORDER BY i.seq LIMIT ${n}),
     -- octet_length of a stored bytea reads its size, not its bytes: the bound costs no payload reads.
+    -- The size is that of what goes out: the edited version when the item names one.
     sized AS (
-      SELECT c.seq, sum(coalesce(octet_length(d.payload), 0)) OVER (ORDER BY c.seq) AS upto, row_number() OVER (ORDER BY c.seq) AS k
-      FROM candidates c JOIN dead_letters d ON d.id = c.dead_letter_id),
-    next AS (SELECT seq FROM sized WHERE upto <= ${maxBytes} OR k = 1)
+      SELECT c.seq, c.dead_letter_id, c.version_id,
+        sum(coalesce(octet_length(v.payload), octet_length(d.payload), 0)) OVER (ORDER BY c.seq) AS upto,
+        row_number() OVER (ORDER BY c.seq) AS k
+      FROM candidates c JOIN dead_letters d ON d.id = c.dead_letter_id LEFT JOIN dead_letter_versions v ON v.id = c.version_id),
+    next AS (SELECT seq, dead_letter_id, version_id FROM sized WHERE upto <= ${maxBytes} OR k = 1)
     UPDATE redrive_items i SET attempts = i.attempts + 1
-    FROM next, dead_letters d
-    WHERE i.task_id = ${taskId}::uuid AND i.seq = next.seq AND d.id = i.dead_letter_id
-    RETURNING i.seq, d.id AS "deadLetterId", d.message_id AS "messageId", d.payload, d.content_type AS "contentType", d.headers,
+    -- An edited copy (issue 17) goes out instead of the original bytes when the item names a version.
+    FROM next JOIN dead_letters d ON d.id = next.dead_letter_id LEFT JOIN dead_letter_versions v ON v.id = next.version_id
+    WHERE i.task_id = ${taskId}::uuid AND i.seq = next.seq
+    RETURNING i.seq, d.id AS "deadLetterId", d.message_id AS "messageId", COALESCE(v.payload, d.payload) AS payload,
+      CASE WHEN v.id IS NULL THEN d.content_type ELSE v.content_type END AS "contentType", COALESCE(v.headers, d.headers) AS headers,
       d.redrive_count AS "redriveCount", d.status::text AS status, d.enqueued_at AS "enqueuedAt", d.ordering_key AS "orderingKey",
       d.idempotency_key AS "idempotencyKey", d.correlation_id AS "correlationId"`;
   if (rows.length === 0) {
@@ -292,7 +297,8 @@ async function runLeased(taskId: string, runner: string, options: RunnerOptions)
   await recount(taskId);
   const task = await db().redriveTask.findUniqueOrThrow({ where: { id: taskId } });
   const source = await db().source.findUniqueOrThrow({
-    where: { id: task.sourceId },
+    // Redrive to another source: the destination's connection and policy (its loop limit) apply.
+    where: { id: task.destinationSourceId ?? task.sourceId },
     select: {
       id: true, name: true, kind: true, maxRedrives: true, retentionSeconds: true, redriveUrl: true, redriveSecret: true,
       connection: true, connectionSecret: true,
@@ -309,7 +315,7 @@ async function runLeased(taskId: string, runner: string, options: RunnerOptions)
     return 'failed';
   }
   const since = await segmentStart(taskId, task.startedAt, dates.now());
-  const scope = { id: taskId, sourceId: task.sourceId, since: task.createdAt, createdById: task.createdById };
+  const scope = { id: taskId, sourceId: task.sourceId, destinationSourceId: task.destinationSourceId, since: task.createdAt, createdById: task.createdById };
   const plan = ratePlanOf(task);
   let pacer = new Pacer(plan, task.sent, clock());
   const window = task.breakerWindow || BREAKER_DEFAULTS.window;

@@ -13,6 +13,7 @@ import { ACTIVE_STATUSES } from './get-redrive';
 import { holdDeadLetters } from './dead-letter-status';
 import { nudgeRedrive } from './nudge';
 import { RAMP_STEP_SECONDS } from './rate-plan';
+import { describeDestination, resolveDestination } from './destination-source';
 import { assertSelectable, countSelection, redriveSelection, resolveSelection, type RedriveSelectionInput, type SelectedSource } from './selection';
 
 export const DEFAULT_RATE = 10;
@@ -53,6 +54,8 @@ export const startRedriveInput = z
     /** Lower rates first, e.g. [1, 10, 100] (10 s each) or { steps, stepSeconds }. */
     ramp: rampInput.optional(),
     reason: z.string().trim().max(1000).optional(),
+    /** Another source of the same kind, whose redrive allow-list names this one (issue 17). */
+    destination: z.string().min(1).max(200).optional(),
   })
   .strict()
   .refine((i) => !i.ramp || i.ramp.steps.every((s) => s <= i.ratePerSecond), { message: 'Ramp steps must not exceed the rate', path: ['ramp'] });
@@ -104,7 +107,7 @@ function needsApproval(actor: Principal, source: SelectedSource, count: number, 
 }
 
 function destinationOf(source: SelectedSource): string {
-  return source.kind === 'ingest' ? `POST ${source.redriveUrl ?? '(no redrive URL set)'}` : `queue source.${source.name}`;
+  return describeDestination(source);
 }
 
 /** What a redrive of `selection` would cover, without starting it. */
@@ -142,6 +145,7 @@ export async function startRedrive(actor: Principal, input: StartRedriveInput, c
     async (tx) => {
       const r = await resolveSelection(tx, actor, 'deadletters.redrive', i.selection);
       assertSelectable(r.source);
+      const into = await resolveDestination(tx, actor, r.source, i.destination);
       // One active task per source: the source row lock serialises concurrent starts.
       await tx.$executeRaw`SELECT 1 FROM sources WHERE id = ${r.source.id}::uuid FOR UPDATE`;
       const active = await tx.redriveTask.findFirst({ where: { sourceId: r.source.id, status: { in: ACTIVE_STATUSES } }, select: { id: true, status: true } });
@@ -153,6 +157,7 @@ export async function startRedrive(actor: Principal, input: StartRedriveInput, c
       const created = await tx.redriveTask.create({
         data: {
           sourceId: r.source.id,
+          destinationSourceId: into?.id ?? null,
           status: 'queued',
           selection: i.selection,
           ratePerSecond: i.ratePerSecond,
@@ -195,7 +200,8 @@ export async function startRedrive(actor: Principal, input: StartRedriveInput, c
           outcomeWindowSeconds: i.outcomeWindowSeconds,
           ...(i.canary ? { canaryWindowSeconds: i.canaryWindowSeconds } : {}),
           ramp: i.ramp ?? null,
-          destination: destinationOf(r.source),
+          destination: destinationOf(into ?? r.source),
+          ...(into ? { destinationSource: into.name } : {}),
           skipped: task.skipped,
         },
         result: pending

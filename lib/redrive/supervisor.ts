@@ -78,12 +78,12 @@ export async function startRedriveSupervisor(options: RedriveSupervisorOptions =
     for (const t of runnable) await ensureRunning(t.id);
     // Sent items of tasks no runner watches (paused, cancelled): dead again found by scan, and each
     // final at its window's end, so none of their dead letters stays redriving.
-    const watching = await db().$queryRaw<{ id: string; sourceId: string; createdAt: Date; createdById: string | null; windowMs: number }[]>`
-      SELECT t.id, t.source_id AS "sourceId", t.created_at AS "createdAt", t.created_by_id AS "createdById", t.outcome_window_ms AS "windowMs"
+    const watching = await db().$queryRaw<{ id: string; sourceId: string; destinationSourceId: string | null; createdAt: Date; createdById: string | null; windowMs: number }[]>`
+      SELECT t.id, t.source_id AS "sourceId", t.destination_source_id AS "destinationSourceId", t.created_at AS "createdAt", t.created_by_id AS "createdById", t.outcome_window_ms AS "windowMs"
       FROM redrive_tasks t
       WHERE t.status IN ('paused', 'completed', 'cancelled', 'failed') AND t.sent > t.acknowledged + t.dead_again + t.no_death_seen`;
     for (const t of watching) {
-      const scope = { id: t.id, sourceId: t.sourceId, since: t.createdAt, createdById: t.createdById };
+      const scope = { id: t.id, sourceId: t.sourceId, destinationSourceId: t.destinationSourceId, since: t.createdAt, createdById: t.createdById };
       await detectDeadAgain(scope);
       await finalizeOutcomes(scope, new Date(clock()), { windowMs: t.windowMs });
     }

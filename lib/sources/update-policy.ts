@@ -36,6 +36,10 @@ export const policyInput = z
     // JSON paths whose values are masked for roles without payload.reveal; a change recomputes the
     // masking verdicts of the source's dead letters (lib/masking/recompute-verdicts.ts).
     sensitivePaths: sensitivePathsSchema,
+    // Edits and transforms of this many dead letters or more wait for a second person (issue 17).
+    editApprovalThreshold: z.number().int().min(1).max(10_000_000),
+    // The sources (by name) that may redrive into this one; [] allows none but itself.
+    redriveAllowedFrom: z.array(z.string().trim().min(1).max(200)).max(100),
   })
   .partial()
   .strict();
@@ -49,18 +53,35 @@ export interface PolicyWarning {
 
 const POLICY_FIELDS = [
   'retentionSeconds', 'ageDeadlineSeconds', 'maxReceives', 'visibilityTimeoutMs', 'maxRedrives', 'approvalThreshold', 'redriveUrl',
-  'alarmRatePending', 'alarmRateAlarm',
+  'alarmRatePending', 'alarmRateAlarm', 'editApprovalThreshold',
 ] as const;
 
-type PolicyRow = { [K in (typeof POLICY_FIELDS)[number]]: K extends 'redriveUrl' ? string | null : number } & { redriveSecret: string | null };
+type PolicyRow = { [K in (typeof POLICY_FIELDS)[number]]: K extends 'redriveUrl' ? string | null : number } & {
+  redriveSecret: string | null;
+  redriveAllowedFrom?: string[];
+};
 
 /** What a client may see of a policy: the redrive secret only as "set or not". */
-export function policyView(s: PolicyRow & { id: string; name: string; sensitivePaths?: unknown }) {
+export function policyView(s: PolicyRow & { id: string; name: string; sensitivePaths?: unknown }, allowedFrom: string[] = []) {
   const view: Record<string, unknown> = { id: s.id, name: s.name };
   for (const f of POLICY_FIELDS) view[f] = s[f];
   view.redriveSecretSet = s.redriveSecret !== null;
   view.sensitivePaths = sensitivePathsOf(s.sensitivePaths);
-  return view as Pick<PolicyRow, (typeof POLICY_FIELDS)[number]> & { id: string; name: string; redriveSecretSet: boolean; sensitivePaths: string[] };
+  view.redriveAllowedFrom = allowedFrom;
+  return view as Pick<PolicyRow, (typeof POLICY_FIELDS)[number]> & {
+    id: string;
+    name: string;
+    redriveSecretSet: boolean;
+    sensitivePaths: string[];
+    redriveAllowedFrom: string[];
+  };
+}
+
+/** Source ids to names, in name order (a removed source drops out). */
+async function sourceNames(ids: string[] | undefined): Promise<string[]> {
+  if (!ids?.length) return [];
+  const rows = await db().source.findMany({ where: { id: { in: ids } }, select: { name: true }, orderBy: { name: 'asc' } });
+  return rows.map((r) => r.name);
 }
 
 // A retry loop that runs this close to the retention leaves dead letters almost no time to decide.
@@ -133,9 +154,25 @@ export async function updateSourcePolicy(actor: Principal, sourceRef: string, in
         changedBefore.sensitivePaths = pathsBefore;
         changedAfter.sensitivePaths = patch.sensitivePaths;
       }
+      const { redriveAllowedFrom: allowNames, ...columns } = patch;
+      let allowIds: string[] | undefined;
+      if (allowNames) {
+        const found = await tx.source.findMany({ where: { name: { in: allowNames } }, select: { id: true, name: true } });
+        const missing = allowNames.filter((n) => !found.some((f) => f.name === n));
+        if (missing.length) throw unprocessable(`No source ${missing.map((m) => `"${m}"`).join(', ')}`, { field: 'redriveAllowedFrom' });
+        allowIds = found.filter((f) => f.id !== before.id).map((f) => f.id).sort();
+        const was = [...(before.redriveAllowedFrom ?? [])].sort();
+        if (JSON.stringify(was) !== JSON.stringify(allowIds)) {
+          changedBefore.redriveAllowedFrom = await sourceNames(was);
+          changedAfter.redriveAllowedFrom = found.filter((f) => f.id !== before.id).map((f) => f.name).sort();
+        }
+      }
       // New paths: every stored verdict of the source is recomputed from the first id on, and counts
       // as masked until then (the maintenance worker's masking.recompute job).
-      const source = await tx.source.update({ where: { id: before.id }, data: { ...patch, ...(pathsChanged ? { maskingRecomputeFrom: 0n } : {}) } });
+      const source = await tx.source.update({
+        where: { id: before.id },
+        data: { ...columns, ...(allowIds ? { redriveAllowedFrom: allowIds } : {}), ...(pathsChanged ? { maskingRecomputeFrom: 0n } : {}) },
+      });
       let redated = 0;
       if ('retentionSeconds' in changedAfter) {
         redated = await tx.$executeRaw`
@@ -156,7 +193,7 @@ export async function updateSourcePolicy(actor: Principal, sourceRef: string, in
           result: warnings.length ? `saved with ${warnings.length} warning(s)` : 'saved',
         }, clock);
       }
-      return { source: policyView(source), warnings, redated };
+      return { source: policyView(source, await sourceNames(source.redriveAllowedFrom)), warnings, redated };
     },
     { timeout: 120_000 },
   );
@@ -166,7 +203,7 @@ export async function updateSourcePolicy(actor: Principal, sourceRef: string, in
 export async function getSourcePolicy(actor: Principal, sourceRef: string) {
   const source = await findSource(actor, sourceRef, 'deadletters.read');
   // Only the source's owners, who change it, read its redrive URL whole; others see scheme and host.
-  const view = policyView(source);
+  const view = policyView(source, await sourceNames(source.redriveAllowedFrom));
   const scope = isSystem(actor) ? 'all' : scopeFor(actor.role, 'sources.policy');
   if (!(scope === 'all' || (scope === 'team' && !isSystem(actor) && actor.teamId === source.teamId))) view.redriveUrl = redactUrl(view.redriveUrl);
   return { source: view, warnings: checkPolicySafe(source), maskingRecompute: await recomputeProgress(source.id) };

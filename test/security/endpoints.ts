@@ -112,6 +112,12 @@ const connectorIn = (pick: typeof own, opts: { paused?: boolean } = {}, body?: (
   params: { source: (await newConnectorSource(pick(fx, as), opts)).name },
   body: body?.(),
 });
+// An edit redrives one item, and a source holds one active task: each call gets a fresh source.
+const editIn = (pick: typeof own) => async (fx: Fixtures, as: FixtureUser) => ({
+  params: { id: await newDeadLetter(pick === own ? await newSource(own(fx, as)) : pick(fx, as)) },
+  body: { payload: '{"order":2}', reason },
+});
+const GIFT_REMOVED = [{ op: 'set', path: '$.order', value: 2 }];
 // Each call changes the deadline, so each one is a change (and an audit event).
 const newDeadline = () => ({ ageDeadlineSeconds: 5 * 86400 + Math.floor(Math.random() * 86400) });
 
@@ -151,6 +157,12 @@ export const ROUTES: RouteEntry[] = [
   route('POST', '/api/v1/dead-letters/:id/reveal', 'payload.reveal', () => import('@/app/api/v1/dead-letters/[id]/reveal/route'), deadLetterIn(own), {
     crossTeam: deadLetterIn(other),
   }),
+  route('POST', '/api/v1/dead-letters/:id/edit', 'deadletters.edit', () => import('@/app/api/v1/dead-letters/[id]/edit/route'), editIn(own), {
+    crossTeam: editIn(other),
+  }),
+  route('GET', '/api/v1/dead-letters/:id/versions', 'deadletters.read', () => import('@/app/api/v1/dead-letters/[id]/versions/route'), deadLetterIn(own), {
+    crossTeam: deadLetterIn(other),
+  }),
   route('POST', '/api/v1/dead-letters/bulk/archive', 'deadletters.archive', () => import('@/app/api/v1/dead-letters/bulk/archive/route'), async (fx, as) => ({
     body: { selection: { ids: [await newDeadLetter(own(fx, as))] }, reason },
   })),
@@ -183,6 +195,13 @@ export const ROUTES: RouteEntry[] = [
   route('GET', '/api/v1/redrives/preview', 'deadletters.redrive', () => import('@/app/api/v1/redrives/preview/route'), async (fx, as) => ({
     query: { ids: await newDeadLetter(own(fx, as)) },
   })),
+  route('POST', '/api/v1/redrives/transform', 'deadletters.edit', () => import('@/app/api/v1/redrives/transform/route'), async (fx, as) => ({
+    body: { selection: { ids: [await newDeadLetter(await newSource(own(fx, as)))] }, transform: GIFT_REMOVED, reason },
+  })),
+  // A read of what would change, by those who may make the change.
+  route('POST', '/api/v1/redrives/transform/preview', 'deadletters.edit', () => import('@/app/api/v1/redrives/transform/preview/route'), async (fx, as) => ({
+    body: { selection: { ids: [await newDeadLetter(own(fx, as))] }, transform: GIFT_REMOVED },
+  }), { audits: 0 }),
   route('GET', '/api/v1/redrives/:id', 'deadletters.read', () => import('@/app/api/v1/redrives/[id]/route'), taskIn(own), { crossTeam: taskIn(other) }),
   route('GET', '/api/v1/redrives/:id/series', 'deadletters.read', () => import('@/app/api/v1/redrives/[id]/series/route'), taskIn(own), { crossTeam: taskIn(other) }),
   route('POST', '/api/v1/redrives/:id/pause', 'deadletters.redrive', () => import('@/app/api/v1/redrives/[id]/pause/route'), taskIn(own), { crossTeam: taskIn(other) }),

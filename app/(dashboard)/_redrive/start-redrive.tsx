@@ -26,7 +26,16 @@ function parseRamp(text: string): number[] | undefined {
   return steps.length ? steps : undefined;
 }
 
-export function StartRedrive({ selection, title = 'Redrive' }: { selection: RedriveSelectionInput; title?: string }) {
+/** `destinations`: sources the actor may redrive into; those of the origin's kind are offered (their allow-list decides). */
+export function StartRedrive({
+  selection,
+  title = 'Redrive',
+  destinations,
+}: {
+  selection: RedriveSelectionInput;
+  title?: string;
+  destinations?: { name: string; kind: string }[];
+}) {
   const router = useRouter();
   const preview = useQuery({ queryKey: redriveKeys.preview(selection), queryFn: () => redriveApi.preview(selection), retry: false });
   const [rate, setRate] = useState(String(DEFAULT_RATE));
@@ -35,6 +44,7 @@ export function StartRedrive({ selection, title = 'Redrive' }: { selection: Redr
   const [outcomeWindow, setOutcomeWindow] = useState(String(DEFAULT_OUTCOME_WINDOW_MINUTES));
   const [canaryWindow, setCanaryWindow] = useState(String(DEFAULT_CANARY_WINDOW_SECONDS));
   const [reason, setReason] = useState('');
+  const [destination, setDestination] = useState('');
   const start = useMutation({
     mutationFn: () =>
       redriveApi.start({
@@ -45,11 +55,13 @@ export function StartRedrive({ selection, title = 'Redrive' }: { selection: Redr
         outcomeWindowSeconds: Math.round(Number(outcomeWindow) * 60),
         ...(canary ? { canaryWindowSeconds: Number(canaryWindow) } : {}),
         reason: reason.trim() || undefined,
+        ...(destination ? { destination } : {}),
       }),
     onSuccess: (task) => router.push(`/redrives/${task.id}`),
   });
 
   const p = preview.data;
+  const others = p && destinations ? destinations.filter((d) => d.kind === p.source.kind && d.name !== p.source.name) : [];
   const activeTaskId = p?.activeTaskId ?? (start.error instanceof RedriveApiError ? (start.error.details?.activeTaskId as string | undefined) : undefined);
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
@@ -101,6 +113,19 @@ export function StartRedrive({ selection, title = 'Redrive' }: { selection: Redr
           Outcome window (minutes)
           <input name="outcomeWindow" type="number" min={1} max={10080} step={1} required value={outcomeWindow} onChange={(e) => setOutcomeWindow(e.target.value)} />
         </label>
+        {others.length ? (
+          <label title="Another source of the same kind; its redrive allow-list must name this one">
+            Destination
+            <select name="destination" value={destination} onChange={(e) => setDestination(e.target.value)}>
+              <option value="">{p?.source.name} (its own source)</option>
+              {others.map((d) => (
+                <option key={d.name} value={d.name}>
+                  {d.name}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : null}
         <label>
           Reason
           <input name="reason" value={reason} onChange={(e) => setReason(e.target.value)} maxLength={1000} placeholder="e.g. handler v2 deployed" />

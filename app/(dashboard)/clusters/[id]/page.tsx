@@ -155,7 +155,17 @@ export default async function ClusterPage({ params, searchParams }: { params: Pr
       </section>
       {can(actor.role, 'deadletters.redrive') && cluster.openCount > 0 ? (
         cluster.sources.filter((s) => s.openCount > 0).length === 1 ? (
+          <>
           <StartRedrive selection={{ cluster: cluster.id }} title="Redrive the cluster" />
+          {can(actor.role, 'deadletters.edit') ? (
+            <p>
+              <Link href={`/redrives/transform?${new URLSearchParams({ cluster: cluster.id })}`} data-testid="transform-link">
+                Transform and redrive the cluster…
+              </Link>{' '}
+              <span className="muted">(set, rename or remove JSON paths, replace a header; previewed first)</span>
+            </p>
+          ) : null}
+          </>
         ) : (
           <section className="card" data-testid="redrive-cluster">
             <h2>Redrive the cluster</h2>

@@ -98,6 +98,14 @@ export default async function DeadLetterPage({ params, searchParams }: { params:
             <Link href={redriveHref({ ids: [d.id] })} data-testid="redrive-link">
               Redrive…
             </Link>
+            {can(actor.role, 'deadletters.edit') && d.payloadAvailable ? (
+              <>
+                {' · '}
+                <Link href={`/dead-letters/${d.id}/edit${revealed && sp.reveal ? `?reveal=${encodeURIComponent(sp.reveal)}` : ''}`} data-testid="edit-link">
+                  Edit and redrive…
+                </Link>
+              </>
+            ) : null}
           </p>
         ) : null}
         {canArchive ? <DecisionForm id={d.id} decision="archive" label="Archive" /> : null}

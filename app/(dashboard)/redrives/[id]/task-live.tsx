@@ -81,7 +81,14 @@ export function TaskLive({
   return (
     <>
       <h1>
-        Redrive of {task.source.name}{' '}
+        {task.edit ? (task.edit.kind === 'edit' ? 'Redrive of an edited copy from ' : 'Redrive of transformed copies from ') : 'Redrive of '}
+        {task.source.name}
+        {task.destination.id !== task.source.id ? (
+          <span data-testid="redrive-route">
+            {' '}
+            → {task.destination.name}
+          </span>
+        ) : null}{' '}
         <span className={`badge ${STATUS_BADGE[task.status]}`} data-testid="redrive-status">
           {task.status.replace('_', ' ')}
         </span>
@@ -145,8 +152,35 @@ export function TaskLive({
         <h2 style={{ marginTop: 0 }}>Rate</h2>
         <p className="muted">
           {task.ratePerSecond} messages/s{ramp ? ` (${ramp})` : ''}
-          {task.canary ? ' · canary first' : ''} · back to {task.source.kind === 'builtin' ? `queue source.${task.source.name}` : 'its redrive URL'}
+          {task.canary ? ' · canary first' : ''} ·{' '}
+          <span data-testid="redrive-destination">
+            {task.destination.id !== task.source.id ? `${task.source.name} → ${task.destination.name}: ` : 'back to '}
+            {task.destination.kind === 'builtin' ? `queue source.${task.destination.name}` : task.destination.id !== task.source.id ? `${task.destination.name}'s broker or redrive URL` : 'its redrive URL'}
+          </span>
         </p>
+        {task.edit ? (
+          <div data-testid="redrive-edit">
+            <p className="muted">
+              {task.edit.kind === 'edit'
+                ? 'Sends an edited copy (a version of the dead letter, its own SHA-256); the original bytes stay stored.'
+                : `Sends transformed copies (versions of their dead letters): ${JSON.stringify(task.edit.transform)}`}
+            </p>
+            {task.edit.cannotApplyCount ? (
+              <details open data-testid="cannot-apply">
+                <summary>
+                  {task.edit.cannotApplyCount} the transform cannot apply to: not sent, still open
+                </summary>
+                <ul>
+                  {(task.edit.cannotApply ?? []).map((x) => (
+                    <li key={x.id}>
+                      <a href={`/dead-letters/${x.id}`}>{x.messageId}</a>: {x.why}
+                    </li>
+                  ))}
+                </ul>
+              </details>
+            ) : null}
+          </div>
+        ) : null}
         <p className="muted" data-testid="outcome-window">
           Outcome window {formatDuration(task.outcomeWindowSeconds)}
           {task.canary ? ` (the canary's ${formatDuration(task.canaryWindowSeconds)})` : ''}: a sent message neither acknowledged nor dead again by then

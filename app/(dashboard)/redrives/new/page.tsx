@@ -43,10 +43,11 @@ export default async function NewRedrivePage({ searchParams }: { searchParams: P
       </>
     );
   }
+  const destinations = (await listSources(actor, 'deadletters.redrive')).map((s) => ({ name: s.name, kind: s.kind }));
   return (
     <>
       <h1>Start a redrive</h1>
-      <StartRedrive selection={selection} title={`Redrive ${describe(selection)}`} />
+      <StartRedrive selection={selection} title={`Redrive ${describe(selection)}`} destinations={destinations} />
     </>
   );
 }

@@ -35,6 +35,11 @@ export async function updatePolicyAction(_: PolicyState, f: FormData): Promise<P
       approvalThreshold: scaled(f, 'approvalThreshold', 1),
       alarmRatePending: scaled(f, 'alarmRatePending', 1),
       alarmRateAlarm: scaled(f, 'alarmRateAlarm', 1),
+      editApprovalThreshold: scaled(f, 'editApprovalThreshold', 1),
+      // Sources that may redrive into this one, comma-separated; a form without the field keeps the list.
+      ...(f.has('redriveAllowedFrom')
+        ? { redriveAllowedFrom: String(f.get('redriveAllowedFrom')).split(/[,\s]+/).map((s) => s.trim()).filter(Boolean) }
+        : {}),
       redriveUrl: str(f, 'redriveUrl') ?? null,
       ...(secret ? { redriveSecret: secret } : {}),
     };

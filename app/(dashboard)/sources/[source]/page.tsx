@@ -76,6 +76,10 @@ export default async function SourcePage({ params, searchParams }: { params: Pro
               <td>{policy.maxRedrives}</td>
               <th>Approval threshold</th>
               <td>{policy.approvalThreshold}</td>
+              <th>Edit approval from</th>
+              <td>{policy.editApprovalThreshold}</td>
+              <th>Accepts redrives from</th>
+              <td data-testid="redrive-allowed-from">{policy.redriveAllowedFrom.length ? policy.redriveAllowedFrom.join(', ') : '—'}</td>
               <th>Rate alarm (per 5 min)</th>
               <td>
                 {policy.alarmRatePending} pending / {policy.alarmRateAlarm} alarm

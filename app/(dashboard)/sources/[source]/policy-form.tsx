@@ -11,6 +11,8 @@ export interface PolicyFormValues {
   visibilityTimeoutMs: number;
   maxRedrives: number;
   approvalThreshold: number;
+  editApprovalThreshold: number;
+  redriveAllowedFrom: string[];
   alarmRatePending: number;
   alarmRateAlarm: number;
   redriveUrl: string | null;
@@ -45,6 +47,14 @@ export function PolicyForm({ policy }: { policy: PolicyFormValues }) {
       <label>
         Approval threshold
         <input name="approvalThreshold" type="number" min="1" step="1" defaultValue={policy.approvalThreshold} required />
+      </label>
+      <label title="Edits and transforms of this many dead letters or more wait for a second person">
+        Edit approval from (dead letters)
+        <input name="editApprovalThreshold" type="number" min="1" step="1" defaultValue={policy.editApprovalThreshold} required />
+      </label>
+      <label title="Sources of the same kind whose dead letters may be redriven into this one">
+        Accepts redrives from (sources, comma-separated)
+        <input name="redriveAllowedFrom" defaultValue={policy.redriveAllowedFrom.join(', ')} placeholder="none" />
       </label>
       <label>
         Rate alarm pending at (per 5 min)

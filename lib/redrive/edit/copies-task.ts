@@ -1,0 +1,119 @@
+// A redrive task of edited copies (an edit by hand, or a bulk transform): each copy is stored as a
+// version of its dead letter (its own bytes, headers and SHA-256; the original stays untouched) and
+// the task's items point at the versions they send. Four eyes: a task of the source's
+// editApprovalThreshold copies or more (default 1: every edit) waits for another lead of the team or
+// an admin, through the ordinary approval (approveRedrive refuses the person who started it).
+import { createHash } from 'node:crypto';
+import type { Prisma, RedriveTask } from '@/generated/prisma/client';
+import type { Tx } from '@/lib/db';
+import { can, isSystem, type Principal } from '@/lib/auth';
+import { AppError } from '@/lib/errors';
+import type { Clock } from '@/lib/clock';
+import { ACTIVE_STATUSES } from '../get-redrive';
+import { holdDeadLetters } from '../dead-letter-status';
+import type { SelectedSource } from '../selection';
+
+export interface EditedCopy {
+  deadLetterId: bigint;
+  payload: Buffer;
+  contentType: string | null;
+  headers: Record<string, unknown>;
+  diff: unknown;
+  transform?: unknown;
+}
+
+export interface CopiesTaskOptions {
+  ratePerSecond: number;
+  canary: boolean;
+  outcomeWindowMs: number;
+  canaryWindowMs: number;
+  reason: string | null;
+  selection: unknown;
+  edit: Record<string, unknown>;
+  destination: SelectedSource | null;
+}
+
+export interface CopiesTask {
+  task: RedriveTask;
+  versions: { id: bigint; deadLetterId: bigint; version: number; sha256: string; size: number }[];
+  /** Why it waits, when it does. */
+  waitsFor: string | null;
+}
+
+export const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+
+const CHUNK = 1_000;
+
+/** Lock the origin, refuse a second active task (409), store the versions, create the task and its items. */
+export async function createCopiesTask(tx: Tx, actor: Principal, source: SelectedSource, copies: EditedCopy[], o: CopiesTaskOptions, clock: Clock): Promise<CopiesTask> {
+  if (copies.length === 0) throw new AppError('unprocessable', 'Nothing to redrive: no dead letter has an edited copy');
+  await tx.$executeRaw`SELECT 1 FROM sources WHERE id = ${source.id}::uuid FOR UPDATE`;
+  const active = await tx.redriveTask.findFirst({ where: { sourceId: source.id, status: { in: ACTIVE_STATUSES } }, select: { id: true, status: true } });
+  if (active) throw new AppError('conflict', `Source "${source.name}" already has an active redrive task (${active.status})`, { activeTaskId: active.id });
+  const [policy] = await tx.$queryRaw<{ editApprovalThreshold: number }[]>`
+    SELECT edit_approval_threshold AS "editApprovalThreshold" FROM sources WHERE id = ${source.id}::uuid`;
+  const editThreshold = policy?.editApprovalThreshold ?? 1;
+  const byEdit = !isSystem(actor) && copies.length >= editThreshold;
+  const bySize = !isSystem(actor) && copies.length > source.approvalThreshold && !can(actor.role, 'redrive.approve');
+  const waitsFor = byEdit
+    ? `waits for a second person: ${copies.length} edited ${copies.length === 1 ? 'copy' : 'copies'} ≥ edit approval threshold ${editThreshold}`
+    : bySize
+      ? `waits for approval: ${copies.length} > threshold ${source.approvalThreshold}`
+      : null;
+
+  const versions: CopiesTask['versions'] = [];
+  const createdById = isSystem(actor) ? null : actor.userId;
+  for (let i = 0; i < copies.length; i += CHUNK) {
+    const chunk = copies.slice(i, i + CHUNK);
+    const ids = chunk.map((c) => c.deadLetterId.toString());
+    const last = await tx.$queryRaw<{ id: bigint; v: number }[]>`
+      SELECT dead_letter_id AS id, max(version)::int AS v FROM dead_letter_versions WHERE dead_letter_id = ANY(${ids}::bigint[]) GROUP BY 1`;
+    const next = new Map(last.map((r) => [r.id.toString(), r.v]));
+    const rows = await tx.deadLetterVersion.createManyAndReturn({
+      data: chunk.map((c) => ({
+        deadLetterId: c.deadLetterId,
+        version: (next.get(c.deadLetterId.toString()) ?? 0) + 1,
+        payload: new Uint8Array(c.payload),
+        payloadSize: c.payload.length,
+        payloadSha256: sha256(c.payload),
+        contentType: c.contentType,
+        headers: c.headers as Prisma.InputJsonValue,
+        diff: c.diff as Prisma.InputJsonValue,
+        transform: (c.transform ?? undefined) as Prisma.InputJsonValue | undefined,
+        createdById,
+        createdAt: clock.now(),
+      })),
+      select: { id: true, deadLetterId: true, version: true, payloadSha256: true, payloadSize: true },
+    });
+    versions.push(...rows.map((r) => ({ id: r.id, deadLetterId: r.deadLetterId, version: r.version, sha256: r.payloadSha256, size: r.payloadSize })));
+  }
+
+  const created = await tx.redriveTask.create({
+    data: {
+      sourceId: source.id,
+      destinationSourceId: o.destination?.id ?? null,
+      status: 'queued',
+      selection: o.selection as Prisma.InputJsonValue,
+      edit: o.edit as Prisma.InputJsonValue,
+      ratePerSecond: o.ratePerSecond,
+      canary: o.canary,
+      outcomeWindowMs: o.outcomeWindowMs,
+      canaryWindowMs: o.canaryWindowMs,
+      reason: o.reason,
+      createdById,
+      createdAt: clock.now(),
+    },
+  });
+  // Oldest death first, as an ordinary redrive; each item names the version it sends.
+  const total = await tx.$executeRaw`
+    INSERT INTO redrive_items (task_id, seq, dead_letter_id, version_id)
+    SELECT ${created.id}::uuid, row_number() OVER (ORDER BY d.dead_at, d.id), d.id, v.id
+    FROM dead_letter_versions v JOIN dead_letters d ON d.id = v.dead_letter_id
+    WHERE v.id = ANY(${versions.map((v) => v.id.toString())}::bigint[]) AND d.source_id = ${source.id}::uuid`;
+  let task = await tx.redriveTask.update({ where: { id: created.id }, data: { total, status: waitsFor ? 'pending_approval' : 'queued' } });
+  if (!waitsFor) {
+    await holdDeadLetters(tx, task.id);
+    task = await tx.redriveTask.findUniqueOrThrow({ where: { id: task.id } });
+  }
+  return { task, versions, waitsFor };
+}

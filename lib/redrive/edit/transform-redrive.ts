@@ -1,0 +1,235 @@
+// Bulk transform (the case no tool covers: a schema change left 20,000 messages stuck): a declared
+// transform over a selection or cluster, previewed on sample messages with the count it applies to
+// and the dead letters it cannot apply to (not JSON, path missing), then a redrive task of the
+// transformed copies. Those it cannot apply to are listed on the task and not sent.
+import { z } from 'zod';
+import { Prisma } from '@/generated/prisma/client';
+import { db, type Tx } from '@/lib/db';
+import { append } from '@/lib/audit';
+import { auditActor, authorize, can, isSystem, type Principal } from '@/lib/auth';
+import { systemClock, type Clock } from '@/lib/clock';
+import { AppError } from '@/lib/errors';
+import { maskJson, maskPayload, sensitivePathsOf } from '@/lib/masking';
+import { reasonSchema } from '@/lib/deadletters/decide';
+import { nudgeRedrive } from '../nudge';
+import { redriveSelection, resolveSelection, type RedriveSelectionInput, type ResolvedSelection } from '../selection';
+import { DEFAULT_CANARY_WINDOW_SECONDS, DEFAULT_OUTCOME_WINDOW_SECONDS, DEFAULT_RATE, MAX_RATE, MAX_OUTCOME_WINDOW_SECONDS } from '../start-redrive';
+import { resolveDestination } from '../destination-source';
+import { createCopiesTask, type CopiesTask, type EditedCopy } from './copies-task';
+import { editDiff } from './diff';
+import { applyTransform, transformSpec, type TransformSpec } from './transform';
+
+/** A transform covers at most this many dead letters at once (each copy is stored). */
+export const MAX_TRANSFORM = 50_000;
+const SAMPLES = 3;
+/** Of those it cannot apply to, this many are listed by id (all are counted). */
+const LISTED = 500;
+const PAGE = 500;
+
+export const transformInput = z
+  .object({
+    selection: redriveSelection,
+    transform: transformSpec,
+    reason: reasonSchema,
+    destination: z.string().min(1).max(200).optional(),
+    ratePerSecond: z.number().int().min(1).max(MAX_RATE).default(DEFAULT_RATE),
+    canary: z.boolean().default(false),
+    outcomeWindowSeconds: z.number().int().min(1).max(MAX_OUTCOME_WINDOW_SECONDS).default(DEFAULT_OUTCOME_WINDOW_SECONDS),
+  })
+  .strict();
+
+export const transformPreviewInput = z.object({ selection: redriveSelection, transform: transformSpec }).strict();
+
+export type TransformInput = z.input<typeof transformInput>;
+
+export interface CannotApply {
+  id: string;
+  messageId: string;
+  why: string;
+}
+
+export interface TransformPreview {
+  source: { id: string; name: string };
+  /** Open dead letters the selection holds. */
+  total: number;
+  /** Of those, the transform applies to this many: the task's size. */
+  applies: number;
+  cannotApplyCount: number;
+  /** Up to 500 of those it cannot apply to, with why. */
+  cannotApply: CannotApply[];
+  /** A few messages before and after (masked as the viewer would show them). */
+  samples: { id: string; messageId: string; before: string; after: string; changes: unknown }[];
+  /** Whether the task would wait for a second person. */
+  needsApproval: boolean;
+  editApprovalThreshold: number;
+}
+
+interface Row {
+  id: bigint;
+  messageId: string;
+  payload: Uint8Array | null;
+  contentType: string | null;
+  headers: unknown;
+  sensitive: boolean;
+}
+
+const asHeaders = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+
+/** Walk the selection's open dead letters a page at a time, in death order. */
+async function* openRows(tx: Tx, r: ResolvedSelection): AsyncGenerator<Row[]> {
+  let after: { deadAt: Date; id: bigint } | null = null;
+  for (;;) {
+    const cursor: Prisma.Sql = after ? Prisma.sql`AND (d.dead_at, d.id) > (${after.deadAt}, ${after.id})` : Prisma.empty;
+    const rows: (Row & { deadAt: Date })[] = await tx.$queryRaw`
+      SELECT d.id, d.message_id AS "messageId", d.payload, d.content_type AS "contentType", d.headers, d.sensitive, d.dead_at AS "deadAt"
+      FROM dead_letters d WHERE d.source_id = ${r.source.id}::uuid AND d.status = 'open' AND ${r.where} ${cursor}
+      ORDER BY d.dead_at, d.id LIMIT ${PAGE}`;
+    if (rows.length === 0) return;
+    yield rows;
+    const last = rows[rows.length - 1]!;
+    after = { deadAt: last.deadAt, id: last.id };
+    if (rows.length < PAGE) return;
+  }
+}
+
+interface Evaluated {
+  copies: EditedCopy[];
+  cannotApply: CannotApply[];
+  cannotApplyCount: number;
+  total: number;
+  samples: TransformPreview['samples'];
+}
+
+async function evaluate(tx: Tx, r: ResolvedSelection, spec: TransformSpec, keep: boolean, paths: string[]): Promise<Evaluated> {
+  const out: Evaluated = { copies: [], cannotApply: [], cannotApplyCount: 0, total: 0, samples: [] };
+  const decoder = new TextDecoder();
+  for await (const page of openRows(tx, r)) {
+    for (const d of page) {
+      out.total++;
+      if (out.total > MAX_TRANSFORM) {
+        throw new AppError('unprocessable', `The selection holds more than ${MAX_TRANSFORM} dead letters; narrow it`, { limit: MAX_TRANSFORM });
+      }
+      const headers = asHeaders(d.headers);
+      const res = d.payload ? applyTransform(d.payload, headers, spec) : ({ ok: false, why: 'payload gone' } as const);
+      if (!res.ok) {
+        out.cannotApplyCount++;
+        if (out.cannotApply.length < LISTED) out.cannotApply.push({ id: d.id.toString(), messageId: d.messageId, why: res.why });
+        continue;
+      }
+      if (out.samples.length < SAMPLES) {
+        const show = (b: Uint8Array) => {
+          const m = maskPayload(b, { sensitive: d.sensitive, paths });
+          return m.state === 'clear' ? decoder.decode(b) : m.state === 'masked' ? (m.json ?? decoder.decode(m.bytes)) : `(hidden: ${m.why})`;
+        };
+        out.samples.push({ id: d.id.toString(), messageId: d.messageId, before: show(d.payload!), after: show(res.payload), changes: maskJson([...res.changes, ...res.headerChanges]) });
+      }
+      if (keep) {
+        out.copies.push({
+          deadLetterId: d.id,
+          payload: res.payload,
+          contentType: d.contentType,
+          headers: res.headers,
+          diff: editDiff({ payload: d.payload!, headers }, { payload: res.payload, headers: res.headers }),
+          transform: spec,
+        });
+      }
+    }
+  }
+  return out;
+}
+
+async function sourcePolicy(tx: Tx, sourceId: string) {
+  const [p] = await tx.$queryRaw<{ editApprovalThreshold: number; paths: unknown }[]>`
+    SELECT edit_approval_threshold AS "editApprovalThreshold", sensitive_paths AS paths FROM sources WHERE id = ${sourceId}::uuid`;
+  return { editApprovalThreshold: p?.editApprovalThreshold ?? 1, paths: sensitivePathsOf(p?.paths) };
+}
+
+export async function previewTransform(actor: Principal, input: { selection: RedriveSelectionInput; transform: unknown }): Promise<TransformPreview> {
+  authorize(actor, 'deadletters.edit');
+  const i = transformPreviewInput.parse(input);
+  return db().$transaction(
+    async (tx) => {
+      const r = await resolveSelection(tx, actor, 'deadletters.edit', i.selection);
+      const policy = await sourcePolicy(tx, r.source.id);
+      const e = await evaluate(tx, r, i.transform, false, policy.paths);
+      const applies = e.total - e.cannotApplyCount;
+      return {
+        source: { id: r.source.id, name: r.source.name },
+        total: e.total,
+        applies,
+        cannotApplyCount: e.cannotApplyCount,
+        cannotApply: e.cannotApply,
+        samples: e.samples,
+        needsApproval: !isSystem(actor) && (applies >= policy.editApprovalThreshold || (applies > r.source.approvalThreshold && !can(actor.role, 'redrive.approve'))),
+        editApprovalThreshold: policy.editApprovalThreshold,
+      };
+    },
+    { timeout: 120_000, maxWait: 10_000 },
+  );
+}
+
+export interface TransformResult extends CopiesTask {
+  applies: number;
+  cannotApplyCount: number;
+  cannotApply: CannotApply[];
+}
+
+export async function startTransform(actor: Principal, input: TransformInput, clock: Clock = systemClock): Promise<TransformResult> {
+  authorize(actor, 'deadletters.edit');
+  const i = transformInput.parse(input);
+  const result = await db().$transaction(
+    async (tx) => {
+      const r = await resolveSelection(tx, actor, 'deadletters.edit', i.selection);
+      const destination = await resolveDestination(tx, actor, r.source, i.destination);
+      const policy = await sourcePolicy(tx, r.source.id);
+      const e = await evaluate(tx, r, i.transform, true, policy.paths);
+      const copies = await createCopiesTask(
+        tx,
+        actor,
+        r.source,
+        e.copies,
+        {
+          ratePerSecond: i.ratePerSecond,
+          canary: i.canary,
+          outcomeWindowMs: i.outcomeWindowSeconds * 1000,
+          canaryWindowMs: DEFAULT_CANARY_WINDOW_SECONDS * 1000,
+          reason: i.reason,
+          selection: i.selection,
+          // Those it cannot apply to stay open and are named on the task, never sent.
+          edit: { kind: 'transform', transform: i.transform, cannotApplyCount: e.cannotApplyCount, cannotApply: e.cannotApply },
+          destination,
+        },
+        clock,
+      );
+      await append(
+        tx,
+        {
+          actor: auditActor(actor),
+          action: 'redrive.transform',
+          targetType: 'redrive_task',
+          targetId: copies.task.id,
+          teamId: r.source.teamId,
+          sourceId: r.source.id,
+          selection: i.selection,
+          count: copies.task.total,
+          reason: i.reason,
+          after: {
+            status: copies.task.status,
+            transform: i.transform,
+            applies: e.copies.length,
+            cannotApply: e.cannotApplyCount,
+            destination: destination?.name ?? null,
+            // The first few copies' hashes and diffs; every one is on its version row.
+            versions: copies.versions.slice(0, 20).map((v, k) => ({ deadLetterId: v.deadLetterId.toString(), sha256: v.sha256, diff: maskJson(e.copies[k]!.diff) })),
+          },
+          result: copies.waitsFor ?? undefined,
+        },
+        clock,
+      );
+      return { ...copies, applies: e.copies.length, cannotApplyCount: e.cannotApplyCount, cannotApply: e.cannotApply };
+    },
+    { timeout: 300_000, maxWait: 10_000 },
+  );
+  if (result.task.status === 'queued') await nudgeRedrive(result.task.id);
+  return result;
+}
