@@ -1,11 +1,12 @@
 // The maintenance process: repeatable jobs on the maintenance queue (alarms and rollups every 15 s,
 // so metrics and charts are never more than 15 s behind; the retention sweep and webhook
-// re-queueing every minute; the audit checkpoint every 10 min) and the webhook deliveries
+// re-queueing every minute; the audit checkpoint every 10 min; grouping-rule re-application every 5 s) and the webhook deliveries
 // themselves. BullMQ job schedulers make each run happen once however many of these processes are
 // up; the work is in lib/.
 import { Worker, type Job } from 'bullmq';
 import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
 import { writeCheckpoint } from '@/lib/audit/checkpoint';
+import { advanceRegroupRuns } from '@/lib/clustering/regroup';
 import { MINUTE, SECOND, systemClock } from '@/lib/clock';
 import { closeDb } from '@/lib/db';
 import { log } from '@/lib/log';
@@ -21,6 +22,7 @@ const SCHEDULES = [
   { name: JOBS.retentionSweep, every: MINUTE },
   { name: JOBS.webhooksRedeliver, every: MINUTE },
   { name: JOBS.auditCheckpoint, every: 10 * MINUTE },
+  { name: JOBS.clustersRegroup, every: 5 * SECOND },
 ] as const;
 
 const HANDLERS: Record<(typeof SCHEDULES)[number]['name'], () => Promise<unknown>> = {
@@ -32,6 +34,8 @@ const HANDLERS: Record<(typeof SCHEDULES)[number]['name'], () => Promise<unknown
   [JOBS.retentionSweep]: () => sweepExpired(systemClock),
   [JOBS.webhooksRedeliver]: () => redeliverPending(systemClock.now()),
   [JOBS.auditCheckpoint]: async () => (await writeCheckpoint()).written,
+  // Re-applying grouping rules in bounded batches (lib/clustering/regroup.ts).
+  [JOBS.clustersRegroup]: () => advanceRegroupRuns(),
 };
 
 async function main(): Promise<void> {

@@ -21,6 +21,7 @@ export const JOBS = {
   auditCheckpoint: 'audit.checkpoint',
   webhookDeliver: 'webhook.deliver',
   webhooksRedeliver: 'webhooks.redeliver',
+  clustersRegroup: 'clusters.regroup',
 } as const;
 
 export function queuePrefix(): string {
