@@ -34,6 +34,10 @@ export interface ClusterDetail {
   firstTemplate: string;
   errorType: string | null;
   topFrame: string | null;
+  /** A grouping rule's or a split's values that tell it apart (issue 16). */
+  groupedBy: string | null;
+  /** The cluster this one was split off, if it was. */
+  splitFromId: string | null;
   /** The id asked for, when it was an alias merged into this cluster. */
   aliasOf: string | null;
   count: number;
@@ -105,6 +109,8 @@ export async function getCluster(actor: Principal, id: string, opts: { clock?: C
     firstTemplate: cluster.template,
     errorType: cluster.errorType,
     topFrame: cluster.topFrame,
+    groupedBy: cluster.groupedBy,
+    splitFromId: cluster.splitFromId,
     aliasOf: cluster.aliasOf,
     count: splits.reduce((n, s) => n + s.count, 0),
     openCount: splits.reduce((n, s) => n + s.open_count, 0),
