@@ -40,7 +40,7 @@ test.describe('correcting clusters', () => {
     await expect(page.getByTestId('cluster-count')).toHaveText('5');
     const form = page.getByTestId('split-cluster-form');
     await form.getByLabel('Split by').selectOption('payload');
-    await form.getByLabel('JSON path').fill('$.type');
+    await form.getByRole('textbox', { name: 'JSON path' }).fill('$.type');
     await form.getByRole('button', { name: 'Preview' }).click();
     const parts = form.getByTestId('split-part');
     await expect(parts).toHaveCount(2);
