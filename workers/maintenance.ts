@@ -1,12 +1,13 @@
 // The maintenance process: repeatable jobs on the maintenance queue (alarms and rollups every 15 s,
 // so metrics and charts are never more than 15 s behind; the retention sweep and webhook
 // re-queueing every minute; the audit checkpoint every 10 min; masking verdicts recomputed in
-// bounded batches every 5 s while a source's are pending) and the webhook deliveries
+// bounded batches every 5 s while a source's are pending; grouping-rule re-application every 5 s) and the webhook deliveries
 // themselves. BullMQ job schedulers make each run happen once however many of these processes are
 // up; the work is in lib/.
 import { Worker, type Job } from 'bullmq';
 import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
 import { writeCheckpoint } from '@/lib/audit/checkpoint';
+import { advanceRegroupRuns } from '@/lib/clustering/regroup';
 import { MINUTE, SECOND, systemClock } from '@/lib/clock';
 import { closeDb } from '@/lib/db';
 import { log } from '@/lib/log';
@@ -25,6 +26,7 @@ const SCHEDULES = [
   { name: JOBS.webhooksRedeliver, every: MINUTE },
   { name: JOBS.auditCheckpoint, every: 10 * MINUTE },
   { name: JOBS.maskingRecompute, every: 5 * SECOND },
+  { name: JOBS.clustersRegroup, every: 5 * SECOND },
 ] as const;
 
 const HANDLERS: Record<(typeof SCHEDULES)[number]['name'], () => Promise<unknown>> = {
@@ -37,6 +39,8 @@ const HANDLERS: Record<(typeof SCHEDULES)[number]['name'], () => Promise<unknown
   [JOBS.webhooksRedeliver]: () => redeliverPending(systemClock.now()),
   [JOBS.auditCheckpoint]: async () => (await writeCheckpoint()).written,
   [JOBS.maskingRecompute]: () => recomputeVerdicts({ budgetMs: 3 * SECOND }),
+  // Re-applying grouping rules in bounded batches (lib/clustering/regroup.ts).
+  [JOBS.clustersRegroup]: () => advanceRegroupRuns(),
 };
 
 async function main(): Promise<void> {

@@ -22,6 +22,10 @@ export const PERMISSIONS = {
   'sources.import': { lead: 'team', admin: 'all' },
   // Merging two clusters into one (kept as an alias) is a lead's call: it changes what support sees as one cause.
   'clusters.merge': { lead: 'team', admin: 'all' },
+  // Splitting a cluster by a field, and undoing a merge: the same kind of call, the other way.
+  'clusters.split': { lead: 'team', admin: 'all' },
+  // A source's grouping rules, and re-applying them to its open dead letters.
+  'sources.grouping': { lead: 'team', admin: 'all' },
   'audit.read': { lead: 'team', auditor: 'all', admin: 'all' },
   'admin.manage': { admin: 'all' },
 } as const satisfies Record<string, Partial<Record<Role, Scope>>>;

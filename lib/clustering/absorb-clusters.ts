@@ -53,6 +53,8 @@ export async function absorbClusters(q: Query, survivorId: string, absorbedIds: 
           FROM clusters WHERE id = ANY(${absorbed}::uuid[])) a
     WHERE c.id = ${survivorId}::uuid
     RETURNING c.id`;
+  // Kept so a person can undo the fold (undo-merge.ts): what each absorbed cluster answered for.
+  await recordMerges(q, survivorId, absorbed);
   // Aliases of an absorbed cluster point at the survivor directly: an alias is always one hop.
   await q`
     UPDATE clusters SET merged_into_id = ${survivorId}::uuid,
@@ -77,4 +79,15 @@ export async function absorbClusters(q: Query, survivorId: string, absorbedIds: 
     ON CONFLICT (cluster_id, source_id, hour) DO UPDATE SET count = cluster_hours.count + EXCLUDED.count
     RETURNING hour`;
   return { members: moved?.members ?? 0, open: moved?.open ?? 0 };
+}
+
+/** One cluster_merges row per absorbed cluster: its fingerprint and its aliases' (ids and fingerprints). */
+export async function recordMerges(q: Query, survivorId: string, absorbedIds: string[]): Promise<void> {
+  await q`
+    INSERT INTO cluster_merges (survivor_id, absorbed_id, fingerprints, alias_ids)
+    SELECT ${survivorId}::uuid, a.id, array_agg(DISTINCT m.fingerprint), coalesce(array_agg(DISTINCT m.id) FILTER (WHERE m.id <> a.id), '{}')
+    FROM clusters a JOIN clusters m ON m.id = a.id OR m.merged_into_id = a.id
+    WHERE a.id = ANY(${absorbedIds}::uuid[])
+    GROUP BY a.id
+    RETURNING id`;
 }

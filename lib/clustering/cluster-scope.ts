@@ -28,6 +28,10 @@ export interface ClusterRow {
   errorType: string | null;
   topFrame: string | null;
   shape: string | null;
+  /** The cluster this one was split off (issue 16), if it was. */
+  splitFromId: string | null;
+  /** A grouping rule's or a split's values that tell it apart from clusters of the same template. */
+  groupedBy: string | null;
   /** The id asked for, when it was an alias merged into this cluster; else null. */
   aliasOf: string | null;
 }
@@ -43,6 +47,7 @@ export async function findCluster(actor: Principal, id: string, scope: ClusterSc
   const sql = pg();
   const [row] = await sql<(Omit<ClusterRow, 'aliasOf'> & { requested: string })[]>`
     SELECT c.id::text, c.fingerprint, c.template, c.pattern, c.error_type AS "errorType", c.top_frame AS "topFrame", c.shape,
+           c.split_from_id::text AS "splitFromId", c.grouped_by AS "groupedBy",
            r.id::text AS requested
     FROM clusters r JOIN clusters c ON c.id = coalesce(r.merged_into_id, r.id)
     WHERE r.id = ${id}::uuid`;

@@ -35,6 +35,10 @@ export interface ClusterDetail {
   firstTemplate: string;
   errorType: string | null;
   topFrame: string | null;
+  /** A grouping rule's or a split's values that tell it apart (issue 16). */
+  groupedBy: string | null;
+  /** The cluster this one was split off, if it was. */
+  splitFromId: string | null;
   /** The id asked for, when it was an alias merged into this cluster. */
   aliasOf: string | null;
   count: number;
@@ -108,6 +112,8 @@ export async function getCluster(actor: Principal, id: string, opts: { clock?: C
     firstTemplate: clearText ? cluster.template : maskErrorText(cluster.template)!,
     errorType: cluster.errorType,
     topFrame: cluster.topFrame,
+    groupedBy: cluster.groupedBy,
+    splitFromId: cluster.splitFromId,
     aliasOf: cluster.aliasOf,
     count: splits.reduce((n, s) => n + s.count, 0),
     openCount: splits.reduce((n, s) => n + s.open_count, 0),

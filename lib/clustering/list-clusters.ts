@@ -42,6 +42,8 @@ export interface ClusterSummary {
   fingerprint: string;
   /** The readable template: variable parts as <*>. */
   template: string;
+  /** What tells it apart from clusters of the same template: a grouping rule's or a split's values. */
+  groupedBy: string | null;
   errorType: string | null;
   topFrame: string | null;
   /** Dead letters in the actor's sources, all statuses; openCount: still open. */
@@ -81,6 +83,7 @@ interface Row {
   id: string;
   fingerprint: string;
   template: string;
+  grouped_by: string | null;
   error_type: string | null;
   top_frame: string | null;
   count: number;
@@ -113,7 +116,7 @@ export async function listClusters(
   const rows = restrict
     ? // Only the actor's sources' share: counts, first/last seen and the order are theirs.
       await sql<Row[]>`
-        SELECT c.id::text, c.fingerprint, coalesce(c.pattern, c.template) AS template, c.error_type, c.top_frame,
+        SELECT c.id::text, c.fingerprint, coalesce(c.pattern, c.template) AS template, c.grouped_by, c.error_type, c.top_frame,
                a.count, a.open_count, a.first_seen, a.last_seen, a.sources
         FROM (
           SELECT cluster_id, sum(count)::int AS count, sum(open_count)::int AS open_count, min(first_seen) AS first_seen,
@@ -127,7 +130,7 @@ export async function listClusters(
         ORDER BY a.last_seen DESC, a.cluster_id DESC
         LIMIT ${limit + 1}`
     : await sql<Row[]>`
-        SELECT c.id::text, c.fingerprint, coalesce(c.pattern, c.template) AS template, c.error_type, c.top_frame,
+        SELECT c.id::text, c.fingerprint, coalesce(c.pattern, c.template) AS template, c.grouped_by, c.error_type, c.top_frame,
                c.count, c.open_count, c.first_seen, c.last_seen,
                ARRAY(SELECT cs.source_id::text FROM cluster_sources cs WHERE cs.cluster_id = c.id ORDER BY cs.source_id) AS sources
         FROM clusters c
@@ -152,6 +155,8 @@ export async function listClusters(
         id: r.id,
         fingerprint: r.fingerprint,
         template: clearText ? r.template : maskErrorText(r.template)!,
+        // A split or rule names payload or header values: the same detectors as the template.
+        groupedBy: clearText || r.grouped_by == null ? r.grouped_by : maskErrorText(r.grouped_by),
         errorType: r.error_type,
         topFrame: r.top_frame,
         count: r.count,

@@ -9,7 +9,7 @@
 // most recent MAX_KIN templates, serialised per shape by an advisory lock so that two batches
 // bringing kin at once see each other.
 import type { Query } from './absorb-clusters';
-import { absorbClusters } from './absorb-clusters';
+import { absorbClusters, recordMerges } from './absorb-clusters';
 import { TemplateMerger } from './template-merger';
 
 export interface NewCluster {
@@ -88,6 +88,7 @@ async function mergeShape(q: Query, shape: string, kin: Kin[], fresh: Set<string
     if (absorbed.every((r) => r.fresh)) {
       // Clusters created by this batch hold no dead letter yet: pointing them at the survivor is enough.
       await q`UPDATE clusters SET merged_into_id = ${survivor!.id}::uuid WHERE id = ANY(${ids}::uuid[]) RETURNING id`;
+      await recordMerges(q, survivor!.id, ids);
     } else {
       await absorbClusters(q, survivor!.id, ids);
     }

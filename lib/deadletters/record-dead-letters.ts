@@ -15,8 +15,8 @@ import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import type postgres from 'postgres';
 import { fingerprintCache, type Fingerprint } from '@/lib/clustering';
+import { applyGrouping, groupingOf, NO_GROUPING, type RuledFingerprint, type SourceGrouping } from '@/lib/clustering/grouping-rules';
 import { postgresQuery } from '@/lib/clustering/absorb-clusters';
-import { clusterShape } from '@/lib/clustering/cluster-shape';
 import { lockClustersFollowingMerges } from '@/lib/clustering/follow-merges';
 import { mergeNewClusters } from '@/lib/clustering/merge-new-clusters';
 import { sql as pg } from '@/lib/db';
@@ -71,6 +71,8 @@ export interface NewDeadLetter {
 export interface SourcePolicy {
   id: string;
   retentionSeconds: number;
+  /** The source's grouping rules, when the caller read them with the source; else the write path reads them. */
+  grouping?: SourceGrouping;
 }
 
 export interface RecordedDeadLetter {
@@ -113,19 +115,34 @@ export function expiryOf(deadAt: Date, enqueuedAt: Date | null | undefined, rete
 
 type Row = ReturnType<typeof toRow>;
 
+/** Fingerprints of this batch by error text; the ruled key too, under the rule version, when it depends on the error alone. */
+type FingerprintMemo = Map<string, { fp: Fingerprint; ruled?: RuledFingerprint }>;
+
 function toRow(
   source: SourcePolicy,
   d: NewDeadLetter,
   now: Date,
+  fingerprints: FingerprintMemo,
   fingerprintOf: (error: { type: string; message: string; stack: string | null }) => Fingerprint,
+  grouping: SourceGrouping,
   paths: string[],
 ) {
   const deadAt = d.deadAt ?? now;
   const errorMessage = clean(truncate(d.errorMessage, MAX_ERROR_MESSAGE_CHARS));
   const errorStack = clean(truncate(d.errorStack, MAX_STACK_CHARS));
   const errorType = clean(d.errorType);
-  // A batch usually repeats a handful of causes: fingerprinted once each (fingerprintCache).
-  const fp = fingerprintOf({ type: errorType ?? d.reason, message: errorMessage ?? '', stack: errorStack });
+  // A batch usually repeats a handful of causes: fingerprint each distinct one once (fingerprintCache masks each distinct template once).
+  const fpInput = { type: errorType ?? d.reason, message: errorMessage ?? '', stack: errorStack };
+  // The memo's key includes the source's rule version: a rule change never reuses a key made before it.
+  const fpKey = `${grouping.version}\u0001${fpInput.type}\u0001${fpInput.message}\u0001${fpInput.stack ?? ''}`;
+  let memo = fingerprints.get(fpKey);
+  if (!memo) fingerprints.set(fpKey, (memo = { fp: fingerprintOf(fpInput) }));
+  // A group-by rule reads each dead letter's payload or headers; other rules depend on the error alone.
+  let ruled = memo.ruled;
+  if (!ruled) {
+    ruled = applyGrouping(memo.fp, fpInput.type, grouping, d);
+    if (!grouping.rules?.groupBy.length) memo.ruled = ruled;
+  }
   const lastFailedAt = d.lastFailedAt ?? deadAt;
   const failedAt = d.failureHistory ? '' : lastFailedAt.toISOString();
   // JSON text, serialized once: COPY writes it as it is, the small path casts it.
@@ -160,7 +177,7 @@ function toRow(
     content_type: clean(d.contentType),
     headers,
     failure_history: failureHistory,
-    fingerprint: fp.key,
+    fingerprint: ruled.key,
     cluster_id: null as string | null,
     status: 'open',
     // Never from a time ahead of now: a broker's clock that runs fast (connectors keep its deadAt,
@@ -171,8 +188,10 @@ function toRow(
     payload_masked: payloadVerdict(d.payload, { sensitive: d.sensitive ?? false, paths }),
     text_masked: textVerdict([headers, errorMessage, errorStack, failureHistory]),
     // kept beside the row for the cluster upsert, not inserted
-    _template: fp.template,
-    _frame: fp.topFrame ? `${fp.topFrame.fn} (${fp.topFrame.file})` : null,
+    _template: ruled.template,
+    _frame: ruled.frame,
+    _shape: ruled.shape,
+    _groupedBy: ruled.groupedBy,
   };
 }
 
@@ -257,12 +276,13 @@ async function assignClusters(tx: postgres.TransactionSql, rows: Row[]): Promise
       template: r._template,
       error_type: r.error_type ?? r.reason,
       top_frame: r._frame,
-      shape: clusterShape(r.error_type ?? r.reason, r._frame),
+      shape: r._shape,
+      grouped_by: r._groupedBy,
       first_seen: r.dead_at,
       last_seen: r.dead_at,
     }));
   const created = (await tx`
-    INSERT INTO clusters ${tx(fresh, 'fingerprint', 'template', 'error_type', 'top_frame', 'shape', 'first_seen', 'last_seen')}
+    INSERT INTO clusters ${tx(fresh, 'fingerprint', 'template', 'error_type', 'top_frame', 'shape', 'grouped_by', 'first_seen', 'last_seen')}
     ON CONFLICT (fingerprint) DO NOTHING RETURNING id, template, shape`) as unknown as { id: string; template: string; shape: string }[];
   // New fingerprints are rare: only then does the second stage look for kin to merge with.
   if (created.length) await mergeNewClusters(postgresQuery(tx), [...created]);
@@ -385,10 +405,14 @@ export async function recordDeadLetters(
   const fingerprintOf = fingerprintCache();
   const sql = opts.sql ?? pg();
   // Read per call, not cached: a change of the paths applies to the next write (and the recompute
-  // job, lib/masking/recompute-verdicts.ts, revisits what was written before it).
-  const [policy] = await sql<{ sensitive_paths: unknown }[]>`SELECT sensitive_paths FROM sources WHERE id = ${source.id}::uuid`;
+  // job, lib/masking/recompute-verdicts.ts, revisits what was written before it); the grouping rules
+  // come in the same read unless the caller read them with the source (the ingest API).
+  const [policy] = await sql<{ sensitive_paths: unknown; grouping_rules: unknown; grouping_version: number }[]>`
+    SELECT sensitive_paths, grouping_rules, grouping_version FROM sources WHERE id = ${source.id}::uuid`;
   const paths = sensitivePathsOf(policy?.sensitive_paths);
-  const rows = deadLetters.map((d) => toRow(source, d, now, fingerprintOf, paths));
+  const grouping = source.grouping ?? (policy ? groupingOf(policy.grouping_rules, policy.grouping_version) : NO_GROUPING);
+  const fingerprints: FingerprintMemo = new Map();
+  const rows = deadLetters.map((d) => toRow(source, d, now, fingerprints, fingerprintOf, grouping, paths));
   // A batch first assumes its keys are new and skips the lookup: the unique index checks each key
   // during the COPY anyway, and the lookup was a third of Postgres's work per batch. When a key is
   // already stored (a forwarder's retry), the COPY fails, and the batch reruns with the lookup; so do
@@ -407,6 +431,13 @@ export async function recordDeadLetters(
       } else if (++lookups >= 2) throw err;
     }
   }
+}
+
+/** A source's grouping rules, for callers that did not read them with the source (one primary-key lookup). */
+export async function sourceGrouping(sql: postgres.Sql, sourceId: string): Promise<SourceGrouping> {
+  const [s] = await sql<{ grouping_rules: unknown; grouping_version: number }[]>`
+    SELECT grouping_rules, grouping_version FROM sources WHERE id = ${sourceId}::uuid`;
+  return s ? groupingOf(s.grouping_rules, s.grouping_version) : NO_GROUPING;
 }
 
 /** When a batch of each source last met a stored key (this process): its batches look keys up first for a while. */

@@ -3,6 +3,7 @@
 // so a busy forwarder does not turn every batch into an extra UPDATE.
 import type postgres from 'postgres';
 import { bearerToken, hashToken, TOKEN_PREFIX } from '@/lib/auth/tokens';
+import { groupingOf, type SourceGrouping } from '@/lib/clustering/grouping-rules';
 import { AppError } from '@/lib/errors';
 
 export interface IngestTarget {
@@ -11,6 +12,8 @@ export interface IngestTarget {
   teamId: string;
   retentionSeconds: number;
   payloadLimitBytes: number;
+  /** Read with the source, so the write path needs no second lookup. */
+  grouping: SourceGrouping;
 }
 
 const SOURCE_NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/;
@@ -20,9 +23,19 @@ export async function ingestTarget(sql: postgres.Sql, sourceName: string, author
   if (!SOURCE_NAME.test(sourceName)) throw new AppError('not_found', `No source "${sourceName}"`);
   const token = bearerToken(authorization);
   const rows = await sql<
-    { id: string; name: string; team_id: string; retention_seconds: number; payload_limit_bytes: number; token_id: string | null; stale: boolean | null }[]
+    {
+      id: string;
+      name: string;
+      team_id: string;
+      retention_seconds: number;
+      payload_limit_bytes: number;
+      grouping_rules: unknown;
+      grouping_version: number;
+      token_id: string | null;
+      stale: boolean | null;
+    }[]
   >`
-    SELECT s.id, s.name, s.team_id, s.retention_seconds, s.payload_limit_bytes, t.id AS token_id,
+    SELECT s.id, s.name, s.team_id, s.retention_seconds, s.payload_limit_bytes, s.grouping_rules, s.grouping_version, t.id AS token_id,
            (t.last_used_at IS NULL OR t.last_used_at < now() - interval '1 minute') AS stale
     FROM sources s
     LEFT JOIN api_tokens t ON t.token_hash = ${token ? hashToken(token) : ''} AND t.kind = 'ingest'
@@ -36,5 +49,12 @@ export async function ingestTarget(sql: postgres.Sql, sourceName: string, author
     });
   }
   if (s.stale) await sql`UPDATE api_tokens SET last_used_at = now() WHERE id = ${s.token_id}`;
-  return { id: s.id, name: s.name, teamId: s.team_id, retentionSeconds: s.retention_seconds, payloadLimitBytes: s.payload_limit_bytes };
+  return {
+    id: s.id,
+    name: s.name,
+    teamId: s.team_id,
+    retentionSeconds: s.retention_seconds,
+    payloadLimitBytes: s.payload_limit_bytes,
+    grouping: groupingOf(s.grouping_rules, s.grouping_version),
+  };
 }

@@ -4,6 +4,8 @@ import { DEAD_LETTER_STATUSES } from '@/lib/deadletters/filters';
 import { archiveClusterInput } from '@/lib/clustering/archive-cluster';
 import { MAX_CLUSTER_PAGE } from '@/lib/clustering/list-clusters';
 import { mergeClusterInput } from '@/lib/clustering/merge-clusters';
+import { splitClusterInput, splitPreviewInput } from '@/lib/clustering/split-cluster';
+import { undoMergeInput } from '@/lib/clustering/undo-merge';
 import { errors, idParam, jsonContent, ref, schemaOf, type OpenApiArea } from './area';
 
 const security = [{ apiToken: [] }, { session: [] }];
@@ -16,6 +18,7 @@ const summary = z.object({
   template: z.string().describe('The readable template: variable parts as <*>'),
   errorType: z.string().nullable(),
   topFrame: z.string().nullable().describe('Top in-app stack frame: function (file)'),
+  groupedBy: z.string().nullable().describe("A grouping rule's or a split's values that tell it apart, e.g. $.type=order.created"),
   count: z.int().describe("Dead letters in the caller's sources, all statuses"),
   openCount: z.int(),
   firstSeen: ts,
@@ -30,6 +33,7 @@ const page = z.object({ clusters: z.array(summary), nextCursor: z.string().nulla
 const detail = summary.omit({ firstSeen: true, lastSeen: true, sources: true }).extend({
   firstTemplate: z.string().describe('Template of the fingerprint the cluster started from'),
   aliasOf: z.uuid().nullable().describe('The id asked for, when it was merged into this cluster'),
+  splitFromId: z.uuid().nullable().describe('The cluster this one was split off, if it was'),
   firstSeen: ts.nullable(),
   lastSeen: ts.nullable(),
   sources: z.array(source.extend({ count: z.int(), openCount: z.int(), firstSeen: ts, lastSeen: ts })),
@@ -42,6 +46,27 @@ const detail = summary.omit({ firstSeen: true, lastSeen: true, sources: true }).
 
 const decided = z.object({ clusterId: z.uuid(), count: z.int() });
 const merged = decided.extend({ into: z.uuid() });
+const splitPart = z.object({
+  value: z.string().describe("The field's value of this part's members"),
+  count: z.int(),
+  openCount: z.int(),
+  keepsId: z.boolean().describe("The largest part keeps the cluster's id"),
+  clusterId: z.uuid().optional().describe("After a split: the part's cluster (the others link back with splitFromId)"),
+});
+const split = z.object({ clusterId: z.uuid(), by: z.string(), total: z.int(), parts: z.array(splitPart) });
+const unmerged = z.object({ clusterId: z.uuid().describe('The cluster restored'), from: z.uuid().describe('The cluster it had been merged into'), count: z.int() });
+const suggestions = z.object({
+  suggestions: z.array(
+    z.object({
+      id: z.uuid(),
+      template: z.string(),
+      count: z.int(),
+      openCount: z.int(),
+      positions: z.array(z.int()).describe('Token positions that differ (0-based)'),
+      evidence: z.string().describe('A pattern elsewhere with a mask at those positions'),
+    }),
+  ),
+});
 
 const q = (name: string, description: string, schema: Record<string, unknown> = { type: 'string' }) => ({ name, in: 'query', schema, description });
 const id = idParam('id', 'Cluster id (an alias answers as the cluster it was merged into)');
@@ -99,6 +124,48 @@ export const clustersArea: OpenApiArea = {
         parameters: [id],
         requestBody: { required: true, content: jsonContent(schemaOf(mergeClusterInput)) },
         responses: { '200': { description: 'Merged', content: jsonContent(schemaOf(merged, 'output')) }, ...errors(401, 403, 404, 409, 415, 422) },
+      },
+    },
+    '/api/v1/clusters/{id}/split/preview': {
+      post: {
+        tags: ['clusters'],
+        summary: 'Preview a split by a field: the parts and their counts (lead, admin); changes nothing',
+        security,
+        parameters: [id],
+        requestBody: { required: true, content: jsonContent(schemaOf(splitPreviewInput)) },
+        responses: { '200': { description: 'The parts', content: jsonContent(schemaOf(split, 'output')) }, ...errors(401, 403, 404, 415, 422) },
+      },
+    },
+    '/api/v1/clusters/{id}/split': {
+      post: {
+        tags: ['clusters'],
+        summary: 'Split the cluster by a field: error type, top frame, a header or a JSON path of the payload (lead, admin)',
+        description:
+          "The largest part keeps the cluster's id; the other parts are new clusters linking back to it (splitFromId). Members change cluster only, with their counts; new arrivals with the fingerprint keep counting into the cluster that kept the id (a grouping rule splits those). At most 50,000 members and 50 parts. Audited with the counts before and after.",
+        security,
+        parameters: [id],
+        requestBody: { required: true, content: jsonContent(schemaOf(splitClusterInput)) },
+        responses: { '200': { description: 'Split', content: jsonContent(schemaOf(split, 'output')) }, ...errors(401, 403, 404, 415, 422) },
+      },
+    },
+    '/api/v1/clusters/{id}/unmerge': {
+      post: {
+        tags: ['clusters'],
+        summary: 'Undo the merge of this cluster into another (lead, admin)',
+        description: 'Both clusters are restored with their counts; members that arrived since the merge go back by fingerprint. Audited.',
+        security,
+        parameters: [idParam('id', 'The cluster that was merged away (now an alias)')],
+        requestBody: { required: true, content: jsonContent(schemaOf(undoMergeInput)) },
+        responses: { '200': { description: 'Undone', content: jsonContent(schemaOf(unmerged, 'output')) }, ...errors(401, 403, 404, 409, 415, 422) },
+      },
+    },
+    '/api/v1/clusters/{id}/merge-suggestions': {
+      get: {
+        tags: ['clusters'],
+        summary: 'Clusters of the same error type and frame whose templates differ only in positions proven variable elsewhere (lead, admin)',
+        security,
+        parameters: [id],
+        responses: { '200': { description: 'Suggestions', content: jsonContent(schemaOf(suggestions, 'output')) }, ...errors(401, 403, 404) },
       },
     },
   },

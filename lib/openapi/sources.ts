@@ -3,6 +3,9 @@ import { z } from 'zod';
 import { sourceInput } from '@/lib/sources/create-source';
 import { SOURCE_KINDS } from '@/lib/sources/source-kind';
 import { policyInput } from '@/lib/sources/update-policy';
+import { groupingRulesSchema } from '@/lib/clustering/grouping-rules';
+import { startRegroupInput } from '@/lib/clustering/regroup';
+import { setGroupingRulesInput } from '@/lib/clustering/set-grouping-rules';
 import { errors, idParam, jsonContent, ref, schemaOf, type OpenApiArea } from './area';
 
 const security = [{ apiToken: [] }, { session: [] }];
@@ -94,6 +97,18 @@ const alarms = z.object({
 });
 
 const source = idParam('source', 'Source name (or id)');
+const groupingRules = z.object({ source: z.string(), version: z.int().describe('Raised by each change'), rules: groupingRulesSchema.nullable() });
+const regroupRun = z.object({
+  id: z.uuid(),
+  source: z.string(),
+  ruleVersion: z.int(),
+  status: z.enum(['running', 'done', 'superseded']),
+  total: z.int().describe('Open dead letters to look at'),
+  done: z.int().describe('Looked at so far'),
+  moved: z.int().describe('Moved to another cluster so far'),
+  createdAt: z.iso.datetime(),
+  finishedAt: z.iso.datetime().nullable(),
+});
 
 export const sourcesArea: OpenApiArea = {
   tag: {
@@ -154,6 +169,44 @@ export const sourcesArea: OpenApiArea = {
         parameters: [source],
         requestBody: { required: true, content: jsonContent(ref('SourcePolicyPatch')) },
         responses: { '200': { description: 'Saved, with warnings', content: jsonContent(ref('SourcePolicy')) }, ...errors(400, 401, 403, 404, 413, 415, 422) },
+      },
+    },
+    '/api/v1/sources/{source}/grouping-rules': {
+      get: {
+        tags: ['sources'],
+        summary: "The source's grouping rules and their version",
+        security,
+        parameters: [source],
+        responses: { '200': { description: 'The rules', content: jsonContent(schemaOf(groupingRules, 'output')) }, ...errors(401, 403, 404) },
+      },
+      put: {
+        tags: ['sources'],
+        summary: 'Replace the grouping rules (lead of the owning team, admin)',
+        description:
+          'Added to the default grouping (error type, template, top frame) of new dead letters: the values of payload JSON paths and headers become part of the fingerprint, and token positions of the template are treated as variable. Open dead letters keep their clusters until the rules are re-applied. Audited as source.grouping with before and after.',
+        security,
+        parameters: [source],
+        requestBody: { required: true, content: jsonContent(schemaOf(setGroupingRulesInput)) },
+        responses: { '200': { description: 'Saved', content: jsonContent(schemaOf(groupingRules, 'output')) }, ...errors(400, 401, 403, 404, 413, 415, 422) },
+      },
+    },
+    '/api/v1/sources/{source}/grouping-rules/reapply': {
+      get: {
+        tags: ['sources'],
+        summary: 'The latest re-application of the rules, with its progress',
+        security,
+        parameters: [source],
+        responses: { '200': { description: 'The run, or null', content: jsonContent(schemaOf(z.object({ run: regroupRun.nullable() }), 'output')) }, ...errors(401, 403, 404) },
+      },
+      post: {
+        tags: ['sources'],
+        summary: 'Re-apply the rules to the open dead letters (lead of the owning team, admin)',
+        description:
+          'Runs in the maintenance worker, in batches of 500, each its own transaction; progress (done of total, moved) is kept. A change of rules supersedes a running re-application. Audited as source.regroup.',
+        security,
+        parameters: [source],
+        requestBody: { required: true, content: jsonContent(schemaOf(startRegroupInput)) },
+        responses: { '202': { description: 'Started', content: jsonContent(schemaOf(regroupRun, 'output')) }, ...errors(400, 401, 403, 404, 415, 422) },
       },
     },
   },

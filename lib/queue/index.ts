@@ -22,6 +22,7 @@ export const JOBS = {
   webhookDeliver: 'webhook.deliver',
   webhooksRedeliver: 'webhooks.redeliver',
   maskingRecompute: 'masking.recompute',
+  clustersRegroup: 'clusters.regroup',
 } as const;
 
 export function queuePrefix(): string {

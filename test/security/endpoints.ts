@@ -17,6 +17,8 @@ import { SYSTEM, type Permission } from '@/lib/auth';
 import {
   newCluster,
   newConnectorSource,
+  newMergedCluster,
+  newSplittableCluster,
   newDeadLetter,
   newRedriveTask,
   newSource,
@@ -186,6 +188,28 @@ export const ROUTES: RouteEntry[] = [
   }), {
     crossTeam: async (fx, as) => ({ params: { id: await newCluster(other(fx, as)) }, body: { into: await newCluster(other(fx, as)), reason } }),
   }),
+  route('POST', '/api/v1/clusters/:id/split/preview', 'clusters.split', () => import('@/app/api/v1/clusters/[id]/split/preview/route'), async (fx, as) => ({
+    params: { id: await newSplittableCluster(own(fx, as)) },
+    body: { by: { field: 'payload', path: '$.type' } },
+  }), {
+    crossTeam: async (fx, as) => ({ params: { id: await newSplittableCluster(other(fx, as)) }, body: { by: { field: 'payload', path: '$.type' } } }),
+    audits: 0,
+  }),
+  route('POST', '/api/v1/clusters/:id/split', 'clusters.split', () => import('@/app/api/v1/clusters/[id]/split/route'), async (fx, as) => ({
+    params: { id: await newSplittableCluster(own(fx, as)) },
+    body: { by: { field: 'payload', path: '$.type' }, reason },
+  }), {
+    crossTeam: async (fx, as) => ({ params: { id: await newSplittableCluster(other(fx, as)) }, body: { by: { field: 'payload', path: '$.type' }, reason } }),
+  }),
+  route('POST', '/api/v1/clusters/:id/unmerge', 'clusters.split', () => import('@/app/api/v1/clusters/[id]/unmerge/route'), async (fx, as) => ({
+    params: { id: await newMergedCluster(own(fx, as)) },
+    body: { reason },
+  }), {
+    crossTeam: async (fx, as) => ({ params: { id: await newMergedCluster(other(fx, as)) }, body: { reason } }),
+  }),
+  route('GET', '/api/v1/clusters/:id/merge-suggestions', 'clusters.merge', () => import('@/app/api/v1/clusters/[id]/merge-suggestions/route'), clusterIn(own), {
+    crossTeam: clusterIn(other),
+  }),
 
   // Redrives
   route('GET', '/api/v1/redrives', 'deadletters.read', () => import('@/app/api/v1/redrives/route')),
@@ -241,6 +265,25 @@ export const ROUTES: RouteEntry[] = [
   route('POST', '/api/v1/sources/:source/import/resume', 'sources.import', () => import('@/app/api/v1/sources/[source]/import/resume/route'), connectorIn(own, { paused: true }), {
     crossTeam: connectorIn(other, { paused: true }),
   }),
+  route('GET', '/api/v1/sources/:source/grouping-rules', 'deadletters.read', () => import('@/app/api/v1/sources/[source]/grouping-rules/route'), sourceIn(own), {
+    crossTeam: sourceIn(other),
+  }),
+  // A fresh source each time: rules on a shared fixture source would regroup the other entries' dead letters.
+  route('PUT', '/api/v1/sources/:source/grouping-rules', 'sources.grouping', () => import('@/app/api/v1/sources/[source]/grouping-rules/route'), async (fx, as) => ({
+    params: { source: (await newSource(own(fx, as))).name },
+    body: { rules: { groupBy: [{ field: 'payload', path: '$.type' }] }, reason },
+  }), {
+    crossTeam: async (fx, as) => ({ params: { source: (await newSource(other(fx, as))).name }, body: { rules: { groupBy: [{ field: 'payload', path: '$.type' }] }, reason } }),
+  }),
+  route('GET', '/api/v1/sources/:source/grouping-rules/reapply', 'deadletters.read', () => import('@/app/api/v1/sources/[source]/grouping-rules/reapply/route'), sourceIn(own), {
+    crossTeam: sourceIn(other),
+  }),
+  route('POST', '/api/v1/sources/:source/grouping-rules/reapply', 'sources.grouping', () => import('@/app/api/v1/sources/[source]/grouping-rules/reapply/route'), async (fx, as) => ({
+    params: { source: (await newSource(own(fx, as))).name },
+    body: { reason },
+  }), {
+    crossTeam: async (fx, as) => ({ params: { source: (await newSource(other(fx, as))).name }, body: { reason } }),
+  }),
 
   // Webhooks
   route('GET', '/api/v1/webhooks', 'sources.policy', () => import('@/app/api/v1/webhooks/route')),
@@ -273,6 +316,8 @@ const DEAD_LETTERS = 'app/(dashboard)/dead-letters/actions.ts';
 const CLUSTERS = 'app/(dashboard)/clusters/[id]/actions.ts';
 const WEBHOOKS = 'app/(dashboard)/settings/webhooks/actions.ts';
 const SOURCES = 'app/(dashboard)/sources/[source]/actions.ts';
+const CORRECTIONS = 'app/(dashboard)/clusters/[id]/correction-actions.ts';
+const GROUPING = 'app/(dashboard)/sources/[source]/grouping-actions.ts';
 const CONNECTORS = 'app/(dashboard)/sources/[source]/connector-actions.ts';
 const suite = { ...SYSTEM, label: 'security-suite' };
 
@@ -338,6 +383,35 @@ export const ACTIONS: ActionEntry[] = [
     permission: 'clusters.merge',
     form: async (fx, as) => ({ clusterId: await newCluster(own(fx, as)), into: await newCluster(own(fx, as)), reason }),
   },
+  {
+    file: CORRECTIONS,
+    name: 'splitClusterAction',
+    variant: 'preview',
+    permission: 'clusters.split',
+    audits: 0,
+    form: async (fx, as) => ({ clusterId: await newSplittableCluster(own(fx, as)), field: 'payload', path: '$.type', intent: 'preview' }),
+  },
+  {
+    file: CORRECTIONS,
+    name: 'splitClusterAction',
+    variant: 'split',
+    permission: 'clusters.split',
+    form: async (fx, as) => ({ clusterId: await newSplittableCluster(own(fx, as)), field: 'payload', path: '$.type', intent: 'split', reason }),
+  },
+  { file: CORRECTIONS, name: 'undoMergeAction', permission: 'clusters.split', form: async (fx, as) => ({ mergedId: await newMergedCluster(own(fx, as)), reason }) },
+  {
+    file: CORRECTIONS,
+    name: 'acceptMergeSuggestionAction',
+    permission: 'clusters.merge',
+    form: async (fx, as) => ({ clusterId: await newCluster(own(fx, as)), suggestedId: await newCluster(own(fx, as)), evidence: 'security suite' }),
+  },
+  {
+    file: GROUPING,
+    name: 'saveGroupingRulesAction',
+    permission: 'sources.grouping',
+    form: async (fx, as) => ({ source: (await newSource(own(fx, as))).name, paths: '$.type', headers: '', positions: '', reason }),
+  },
+  { file: GROUPING, name: 'reapplyGroupingRulesAction', permission: 'sources.grouping', form: async (fx, as) => ({ source: (await newSource(own(fx, as))).name, reason }) },
 
   { file: WEBHOOKS, name: 'createWebhookAction', permission: 'sources.policy', form: async () => ({ url: 'http://127.0.0.1:9/hook', team: 'commerce' }) },
   { file: WEBHOOKS, name: 'setWebhookEnabledAction', permission: 'sources.policy', form: async (fx, as) => ({ id: await newWebhook(own(fx, as)), enabled: 'false' }) },

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { SYSTEM, type Actor, type Role } from '@/lib/auth';
 import { createPersonalToken } from '@/lib/admin/tokens';
 import { db } from '@/lib/db';
+import { mergeClusters } from '@/lib/clustering/merge-clusters';
 import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
 import { createWebhook } from '@/lib/notifications/webhooks';
 import { startRedrive } from '@/lib/redrive/start-redrive';
@@ -100,6 +101,22 @@ export async function newCluster(source: FixtureSource): Promise<string> {
   const id = await newDeadLetter(source, { cause: `Cause${randomBytes(6).toString('hex')}Error` });
   const row = await db().deadLetter.findUniqueOrThrow({ where: { id: BigInt(id) }, select: { clusterId: true } });
   return row.clusterId!;
+}
+
+/** A fresh cluster of two dead letters in `source` whose payloads differ at $.type: a split makes two parts. */
+export async function newSplittableCluster(source: FixtureSource): Promise<string> {
+  const cause = `Cause${randomBytes(6).toString('hex')}Error`;
+  const ids = await Promise.all(['order.created', 'order.updated'].map((type) => newDeadLetter(source, { cause, payload: JSON.stringify({ type }) })));
+  const row = await db().deadLetter.findUniqueOrThrow({ where: { id: BigInt(ids[0]!) }, select: { clusterId: true } });
+  return row.clusterId!;
+}
+
+/** Two fresh clusters in `source`, the first merged into the second; returns the merged one (an alias). */
+export async function newMergedCluster(source: FixtureSource): Promise<string> {
+  const from = await newCluster(source);
+  const into = await newCluster(source);
+  await mergeClusters({ ...SYSTEM, label: 'security-suite' }, from, { into, reason: 'security suite' });
+  return from;
 }
 
 /** A fresh webhook of `source`'s team (deliveries go nowhere: a closed local port). */

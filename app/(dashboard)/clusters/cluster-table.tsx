@@ -31,6 +31,12 @@ export function ClusterTable({ clusters, empty }: { clusters: ClusterSummary[]; 
               </Link>
               <div>
                 <span className="badge">{c.errorType ?? '—'}</span> {c.topFrame ? <span className={styles.frame}>at {c.topFrame}</span> : null}
+                {c.groupedBy ? (
+                  <span className={styles.frame} data-testid="cluster-grouped-by">
+                    {' '}
+                    · {c.groupedBy}
+                  </span>
+                ) : null}
               </div>
             </td>
             <td>{c.sources.map((s) => s.name).join(', ')}</td>

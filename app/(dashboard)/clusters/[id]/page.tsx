@@ -18,6 +18,7 @@ import { DeadLetterRows } from '../../dead-letters/dead-letter-rows';
 import { age } from '../../dead-letters/format';
 import { toParams, type SearchParams } from '../cluster-query';
 import { ArchiveClusterForm, MergeClusterForm } from './cluster-forms';
+import { ClusterCorrections } from './cluster-corrections-panel';
 import { TrendChart } from './trend-chart';
 import styles from '../clusters.module.css';
 
@@ -81,6 +82,12 @@ export default async function ClusterPage({ params, searchParams }: { params: Pr
             {cluster.firstSeen ? `first ${age(cluster.firstSeen)} ago` : '—'}
             {cluster.lastSeen ? `, last ${age(cluster.lastSeen)} ago` : ''}
           </dd>
+          {cluster.groupedBy ? (
+            <>
+              <dt>Grouped by</dt>
+              <dd data-testid="cluster-grouped-by">{cluster.groupedBy}</dd>
+            </>
+          ) : null}
           <dt>Fingerprint</dt>
           <dd>
             <code>{cluster.fingerprint}</code>
@@ -153,6 +160,7 @@ export default async function ClusterPage({ params, searchParams }: { params: Pr
         {canMerge ? <MergeClusterForm clusterId={cluster.id} candidates={candidates} /> : null}
         {!can(actor.role, 'deadletters.archive') && !canMerge ? <p className="muted">Your role reads clusters; it does not decide on them.</p> : null}
       </section>
+      <ClusterCorrections actor={actor} clusterId={cluster.id} splitFrom={cluster.splitFromId} />
       {can(actor.role, 'deadletters.redrive') && cluster.openCount > 0 ? (
         cluster.sources.filter((s) => s.openCount > 0).length === 1 ? (
           <>

@@ -16,6 +16,7 @@ import { Sparkline } from '../../_charts/sparkline';
 import { redriveHref } from '../../_redrive/redrive-href';
 import { AlarmBanner } from '../../alarms/alarm-banner';
 import { ConnectorPanel } from './connector-panel';
+import { GroupingPanel } from './grouping-panel';
 import { PolicyForm } from './policy-form';
 import styles from '../sources.module.css';
 
@@ -54,6 +55,8 @@ export default async function SourcePage({ params, searchParams }: { params: Pro
       </p>
       <AlarmBanner actor={actor} sourceId={source.id} />
       {detail.connector ? <ConnectorPanel actor={actor} source={detail} /> : null}
+
+      <GroupingPanel actor={actor} source={source.name} teamId={source.teamId} />
 
       <h2>Policy</h2>
       {mayEdit ? (

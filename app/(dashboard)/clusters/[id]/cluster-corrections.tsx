@@ -1,0 +1,153 @@
+'use client';
+// Correcting a cluster (issue 16), in components of their own: split it by a field after a preview
+// of the parts and their counts, undo a merge into it, take a merge suggestion with one click.
+import Link from 'next/link';
+import { useRouter } from 'next/navigation';
+import { useActionState, useEffect, useState } from 'react';
+import { acceptMergeSuggestionAction, splitClusterAction, undoMergeAction, type CorrectionState } from './correction-actions';
+
+const n = (v: number) => v.toLocaleString('en');
+
+function Answer({ state }: { state: CorrectionState }) {
+  if (state.ok) return <span className="badge good" role="status">{state.ok}</span>;
+  if (state.error) return <span className="error" role="alert">{state.error}</span>;
+  return null;
+}
+
+export function SplitClusterForm({ clusterId }: { clusterId: string }) {
+  const [state, action, pending] = useActionState(splitClusterAction, {});
+  // Controlled: a form action resets uncontrolled fields, and the split posts what the preview showed.
+  const [field, setField] = useState('payload');
+  const [path, setPath] = useState('');
+  const [name, setName] = useState('');
+  const [reason, setReason] = useState('');
+  return (
+    <form action={action} data-testid="split-cluster-form">
+      <input type="hidden" name="clusterId" value={clusterId} />
+      <div className="inline">
+        <label>
+          Split by
+          <select name="field" value={field} onChange={(e) => setField(e.target.value)}>
+            <option value="payload">a JSON path of the payload</option>
+            <option value="header">a header</option>
+            <option value="errorType">error type</option>
+            <option value="topFrame">top frame</option>
+          </select>
+        </label>
+        {field === 'payload' ? (
+          <label>
+            JSON path
+            <input name="path" required placeholder="$.type" size={24} value={path} onChange={(e) => setPath(e.target.value)} />
+          </label>
+        ) : null}
+        {field === 'header' ? (
+          <label>
+            Header
+            <input name="name" required placeholder="x-message-type" size={24} value={name} onChange={(e) => setName(e.target.value)} />
+          </label>
+        ) : null}
+        <button type="submit" name="intent" value="preview" className="secondary" disabled={pending}>
+          Preview
+        </button>
+      </div>
+      {state.parts ? (
+        <table data-testid="split-preview">
+          <caption>
+            {state.ok ? 'After the split' : 'The split would make'}, by {state.by}
+          </caption>
+          <thead>
+            <tr>
+              <th>{state.by}</th>
+              <th>Dead letters</th>
+              <th>Open</th>
+              <th>Cluster</th>
+            </tr>
+          </thead>
+          <tbody>
+            {state.parts.map((p) => (
+              <tr key={p.value} data-testid="split-part">
+                <td>
+                  <code>{p.value}</code>
+                </td>
+                <td>{n(p.count)}</td>
+                <td>{n(p.openCount)}</td>
+                <td>
+                  {p.clusterId && !p.keepsId ? <Link href={`/clusters/${p.clusterId}`}>new cluster</Link> : p.keepsId ? 'keeps this cluster' : 'a new cluster'}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      {state.parts && !state.ok ? (
+        <div className="inline">
+          <label>
+            Reason
+            <input
+              name="reason"
+              maxLength={1000}
+              size={40}
+              placeholder="e.g. two message types, two causes"
+              value={reason}
+              onChange={(e) => setReason(e.target.value)}
+            />
+          </label>
+          <button type="submit" name="intent" value="split" disabled={pending || state.parts.length < 2}>
+            Split into {state.parts.length} clusters
+          </button>
+        </div>
+      ) : null}
+      <Answer state={state} />
+    </form>
+  );
+}
+
+export function UndoMergeForm({ mergedId, template }: { mergedId: string; template: string }) {
+  const [state, action, pending] = useActionState(undoMergeAction, {});
+  return (
+    <form action={action} className="inline" data-testid="undo-merge-form">
+      <input type="hidden" name="mergedId" value={mergedId} />
+      <code>{template}</code>
+      <label>
+        Reason
+        <input name="reason" required maxLength={1000} size={30} placeholder="e.g. a different cause" />
+      </label>
+      <button type="submit" className="secondary" disabled={pending}>
+        Undo merge
+      </button>
+      <Answer state={state} />
+    </form>
+  );
+}
+
+export interface Suggestion {
+  id: string;
+  template: string;
+  count: number;
+  evidence: string;
+}
+
+export function MergeSuggestion({ clusterId, suggestion }: { clusterId: string; suggestion: Suggestion }) {
+  const [state, action, pending] = useActionState(acceptMergeSuggestionAction, {});
+  const router = useRouter();
+  useEffect(() => {
+    if (state.goTo) router.refresh();
+  }, [state.goTo, router]);
+  return (
+    <form action={action} className="inline" data-testid="merge-suggestion">
+      <input type="hidden" name="clusterId" value={clusterId} />
+      <input type="hidden" name="suggestedId" value={suggestion.id} />
+      <input type="hidden" name="evidence" value={`the differing position is variable in "${suggestion.evidence}"`} />
+      <Link href={`/clusters/${suggestion.id}`}>
+        <code>{suggestion.template}</code>
+      </Link>
+      <span className="muted">
+        {n(suggestion.count)} dead letters; variable in <code>{suggestion.evidence}</code>
+      </span>
+      <button type="submit" className="secondary" disabled={pending}>
+        Merge into this cluster
+      </button>
+      <Answer state={state} />
+    </form>
+  );
+}

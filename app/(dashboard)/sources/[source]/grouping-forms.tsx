@@ -1,0 +1,60 @@
+'use client';
+// The grouping-rules forms of the source page (issue 16): the rules, and their re-application.
+import { useActionState } from 'react';
+import { reapplyGroupingRulesAction, saveGroupingRulesAction, type GroupingState } from './grouping-actions';
+
+function Answer({ state }: { state: GroupingState }) {
+  if (state.ok) return <span className="badge good" role="status">{state.ok}</span>;
+  if (state.error) return <span className="error" role="alert">{state.error}</span>;
+  return null;
+}
+
+export function GroupingRulesForm({ source, paths, headers, positions }: { source: string; paths: string; headers: string; positions: string }) {
+  const [state, action, pending] = useActionState(saveGroupingRulesAction, {});
+  return (
+    <form action={action} data-testid="grouping-rules-form">
+      <input type="hidden" name="source" value={source} />
+      <div className="inline">
+        <label>
+          Group by payload paths
+          <input name="paths" defaultValue={paths} placeholder="$.type" size={24} />
+        </label>
+        <label>
+          and headers
+          <input name="headers" defaultValue={headers} placeholder="x-message-type" size={20} />
+        </label>
+        <label>
+          Variable token positions
+          <input name="positions" defaultValue={positions} placeholder="e.g. 3" size={8} />
+        </label>
+      </div>
+      <div className="inline">
+        <label>
+          Reason
+          <input name="reason" required maxLength={1000} size={40} placeholder="e.g. each message type fails for its own reason" />
+        </label>
+        <button type="submit" disabled={pending}>
+          Save rules
+        </button>
+        <Answer state={state} />
+      </div>
+    </form>
+  );
+}
+
+export function ReapplyGroupingForm({ source }: { source: string }) {
+  const [state, action, pending] = useActionState(reapplyGroupingRulesAction, {});
+  return (
+    <form action={action} className="inline" data-testid="reapply-grouping-form">
+      <input type="hidden" name="source" value={source} />
+      <label>
+        Reason
+        <input name="reason" required maxLength={1000} size={30} placeholder="e.g. regroup the backlog" />
+      </label>
+      <button type="submit" className="secondary" disabled={pending}>
+        Re-apply to the open dead letters
+      </button>
+      <Answer state={state} />
+    </form>
+  );
+}
