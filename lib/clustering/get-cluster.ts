@@ -112,7 +112,7 @@ export async function getCluster(actor: Principal, id: string, opts: { clock?: C
     firstTemplate: clearText ? cluster.template : maskErrorText(cluster.template)!,
     errorType: cluster.errorType,
     topFrame: cluster.topFrame,
-    groupedBy: cluster.groupedBy,
+    groupedBy: clearText || cluster.groupedBy == null ? cluster.groupedBy : (maskErrorText(cluster.groupedBy) ?? null),
     splitFromId: cluster.splitFromId,
     aliasOf: cluster.aliasOf,
     count: splits.reduce((n, s) => n + s.count, 0),

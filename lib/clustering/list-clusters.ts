@@ -156,7 +156,7 @@ export async function listClusters(
         fingerprint: r.fingerprint,
         template: clearText ? r.template : maskErrorText(r.template)!,
         // A split or rule names payload or header values: the same detectors as the template.
-        groupedBy: clearText || r.grouped_by == null ? r.grouped_by : maskErrorText(r.grouped_by),
+        groupedBy: clearText || r.grouped_by == null ? r.grouped_by : (maskErrorText(r.grouped_by) ?? null),
         errorType: r.error_type,
         topFrame: r.top_frame,
         count: r.count,
