@@ -19,6 +19,9 @@ export const PERMISSIONS = {
   'sources.import': { lead: 'team', admin: 'all' },
   // Merging two clusters into one (kept as an alias) is a lead's call: it changes what support sees as one cause.
   'clusters.merge': { lead: 'team', admin: 'all' },
+  // Ownership of a cause: assign a cluster, set its status (on hold, resolved…), its ticket, its notes.
+  // Support works the inbox, so support may; the auditor only reads.
+  'clusters.own': { support: 'team', lead: 'team', admin: 'all' },
   'audit.read': { lead: 'team', auditor: 'all', admin: 'all' },
   'admin.manage': { admin: 'all' },
 } as const satisfies Record<string, Partial<Record<Role, Scope>>>;
