@@ -1,5 +1,6 @@
 // Ownership of a cause: assign, hold, resolve, notes; the inbox filters; the regression reopen; the
 // team webhook on assignment. (The role matrix for each endpoint and action is in test/security.)
+import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeDb, db } from '@/lib/db';
 import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
@@ -114,5 +115,19 @@ describe('ownership of a cause', () => {
     const ev = await db().auditEvent.findFirstOrThrow({ where: { action: 'cluster.regression', targetId: c } });
     expect(ev).toMatchObject({ actorEmail: 'system', teamId: fx.teams.commerce });
     expect(ev.before).toMatchObject({ status: 'resolved', fixVersion: '2.4.1' });
+  });
+
+  it('runs from the CLI: cluster own, note and show', async () => {
+    const c = await poison('orders', 'cli owned');
+    const cli = (...args: string[]) =>
+      spawnSync(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'scripts/triage-cli.ts', ...args, '--json'], { encoding: 'utf8', env: process.env });
+    const own = cli('cluster', 'own', '--cluster', c, '--assignee', 'lead@triage.local', '--status', 'waiting_for_fix', '--ticket', 'https://jira.example/T-9');
+    expect(own.status, own.stderr).toBe(0);
+    expect(JSON.parse(own.stdout)).toMatchObject({ status: 'waiting_for_fix', assignee: { email: 'lead@triage.local' } });
+    expect(cli('cluster', 'own', '--cluster', c, '--status', 'on_hold').status).not.toBe(0);
+    expect(cli('cluster', 'note', '--cluster', c, '--note', 'vendor ticket opened').status).toBe(0);
+    const show = cli('cluster', 'show', '--cluster', c);
+    expect(JSON.parse(show.stdout)).toMatchObject({ status: 'waiting_for_fix', ticketUrl: 'https://jira.example/T-9', notes: [{ author: 'cli', body: 'vendor ticket opened' }] });
+    expect(await db().auditEvent.count({ where: { targetId: c, actorEmail: 'cli' } })).toBe(2);
   });
 });
