@@ -19,6 +19,7 @@ import { closeDb } from '@/lib/db';
 import { deployDemoHandler, produceDemoBatch } from '@/lib/demo';
 import { closeQueues } from '@/lib/queue';
 import { AppError } from '@/lib/errors';
+import { addClusterNote, getOwnership, updateOwnership, type Ownership, type OwnershipInput } from '@/lib/ownership/ownership';
 
 const USAGE = `usage: triage <command> [--json]
   team create --name T
@@ -48,10 +49,19 @@ const USAGE = `usage: triage <command> [--json]
                 [--rate N] [--destination N]   (JSON: [{"op":"set|rename|remove","path":"$.a",…} | {"op":"header","name","value"}])
   redrive show --id ID           (status and figures: acknowledged, no death seen, dead again…)
   redrive list [--source N] [--status active|completed|cancelled|paused|running]
+  cluster show --cluster ID      (its ownership and note thread)
+  cluster own --cluster ID [--assignee E|""] [--status open|investigating|waiting_for_fix|on_hold|resolved]
+              [--ticket URL|""] [--hold-until ISO] [--fix-version V] [--note N]   (on_hold needs --note and --hold-until)
+  cluster note --cluster ID --note N
   audit verify                   (recompute the hash chain, hold it to the signed checkpoints; exit 1 if broken)
   audit checkpoint               (verify what is new since the last checkpoint and sign the chain head)
   demo deploy v1|v2              (the demo's orders handler version; v2 accepts unknown fields)
   demo produce [--orders N] [--payments N] [--notifications N] [--outage SECONDS]`;
+
+
+function describeOwnership(o: Ownership): string {
+  return `${o.clusterId} ${o.status}${o.assignee ? ` assigned to ${o.assignee.email}` : ' unassigned'}${o.holdUntil ? ` until ${o.holdUntil}` : ''}${o.fixVersion ? ` fixed in ${o.fixVersion}` : ''}${o.ticketUrl ? ` ${o.ticketUrl}` : ''}${o.regressedAt ? ` (regression ${o.regressedAt})` : ''}`;
+}
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
@@ -110,6 +120,11 @@ const { positionals, values } = parseArgs({
     'outcome-window': { type: 'string' },
     'canary-window': { type: 'string' },
     status: { type: 'string' },
+    assignee: { type: 'string' },
+    ticket: { type: 'string' },
+    'hold-until': { type: 'string' },
+    'fix-version': { type: 'string' },
+    note: { type: 'string' },
     json: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -341,6 +356,26 @@ async function main(): Promise<void> {
       if (values.status !== undefined && !status) throw new AppError('bad_request', `--status takes one of ${statuses.join(', ')}`);
       const page = await listRedriveTasks(actor, { source: values.source, status, limit: 200 });
       return out(page.tasks.map(describeRedrive).join('\n') || 'no redrive tasks', { tasks: page.tasks });
+    }
+    case 'cluster show': {
+      const o = await getOwnership(actor, need(values.cluster, 'cluster'));
+      return out(describeOwnership(o) + o.notes.map((n) => `\n  ${n.createdAt} ${n.author}: ${n.body}`).join(''), { ...o });
+    }
+    case 'cluster own': {
+      const o = await updateOwnership(actor, need(values.cluster, 'cluster'), {
+        ...(values.assignee !== undefined ? { assignee: values.assignee || null } : {}),
+        ...(values.status !== undefined ? { status: values.status as OwnershipInput['status'] } : {}),
+        ...(values.ticket !== undefined ? { ticketUrl: values.ticket || null } : {}),
+        ...(values['hold-until'] !== undefined ? { holdUntil: values['hold-until'] } : {}),
+        ...(values['fix-version'] !== undefined ? { fixVersion: values['fix-version'] } : {}),
+        ...(values.note !== undefined ? { note: values.note } : {}),
+      });
+      await closeQueues(); // an assignment queues its webhook deliveries
+      return out(describeOwnership(o), { ...o });
+    }
+    case 'cluster note': {
+      const n = await addClusterNote(actor, need(values.cluster, 'cluster'), { body: need(values.note, 'note') });
+      return out(`note ${n.id} added`, { ...n });
     }
     case 'audit verify': {
       const r = await verifyChain();

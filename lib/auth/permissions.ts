@@ -26,6 +26,9 @@ export const PERMISSIONS = {
   'clusters.split': { lead: 'team', admin: 'all' },
   // A source's grouping rules, and re-applying them to its open dead letters.
   'sources.grouping': { lead: 'team', admin: 'all' },
+  // Ownership of a cause: assign a cluster, set its status (on hold, resolved…), its ticket, its notes.
+  // Support works the inbox, so support may; the auditor only reads.
+  'clusters.own': { support: 'team', lead: 'team', admin: 'all' },
   'audit.read': { lead: 'team', auditor: 'all', admin: 'all' },
   'admin.manage': { admin: 'all' },
 } as const satisfies Record<string, Partial<Record<Role, Scope>>>;

@@ -10,6 +10,7 @@ import { sql as pg } from '@/lib/db';
 import { AppError } from '@/lib/errors';
 import { canReveal, maskErrorText } from '@/lib/masking';
 import { likePattern } from '@/lib/deadletters/query';
+import { OWNER_FILTERS, OWNERSHIP_STATUSES, type OwnershipStatus } from '@/lib/ownership/statuses';
 import { clusterScope } from './cluster-scope';
 import { hourlySeries, ratePerHour } from './cluster-hours';
 
@@ -25,6 +26,8 @@ export const clusterFilters = z
     errorType: z.string().trim().min(1).max(255).optional(),
     q: z.string().trim().min(1).max(200).optional().describe('Text in the template'),
     state: z.enum(['open', 'all']).default('open').describe('open: clusters with open dead letters (default); all: every cluster'),
+    owner: z.enum(OWNER_FILTERS).optional().describe('mine: assigned to the caller; unassigned; on_hold'),
+    ownerStatus: z.enum(OWNERSHIP_STATUSES).optional().describe('The ownership status (lib/ownership)'),
   })
   .describe('Cluster filters');
 
@@ -56,6 +59,8 @@ export interface ClusterSummary {
   /** Dead letters per hour over the last 24 hours, oldest first. */
   sparkline: number[];
   sources: ClusterSource[];
+  /** Who is on it and where it stands (no row yet: open, unassigned). */
+  ownership: { status: OwnershipStatus; assignee: string | null; holdUntil: string | null; regressedAt: string | null };
 }
 
 export interface ClusterPage {
@@ -91,6 +96,10 @@ interface Row {
   first_seen: Date;
   last_seen: Date;
   sources: string[];
+  o_status: string | null;
+  o_assignee: string | null;
+  o_hold_until: Date | null;
+  o_regressed_at: Date | null;
 }
 
 /** One page of clusters, newest wave first. `cursor` is the previous page's nextCursor. */
@@ -111,13 +120,26 @@ export async function listClusters(
   if (restrict?.length === 0) return { clusters: [], nextCursor: null };
 
   const sql = pg();
+  const mine = 'userId' in actor ? actor.userId : null;
+  const owned =
+    f.owner === 'mine'
+      ? sql`AND o.assignee_id = ${mine}::uuid`
+      : f.owner === 'unassigned'
+        ? sql`AND o.assignee_id IS NULL`
+        : f.owner === 'on_hold'
+          ? sql`AND o.status = 'on_hold'`
+          : sql``;
   const about = sql`${f.errorType ? sql`AND c.error_type = ${f.errorType}` : sql``}
-    ${f.q ? sql`AND coalesce(c.pattern, c.template) ILIKE ${likePattern(f.q)}` : sql``}`;
+    ${f.q ? sql`AND coalesce(c.pattern, c.template) ILIKE ${likePattern(f.q)}` : sql``}
+    ${owned} ${f.ownerStatus ? sql`AND coalesce(o.status, 'open') = ${f.ownerStatus}` : sql``}`;
+  // Ownership rides along (LEFT JOIN: most clusters have no row, which reads as open, unassigned).
+  const ownership = sql`o.status AS o_status, u.email AS o_assignee, o.hold_until AS o_hold_until, o.regressed_at AS o_regressed_at`;
+  const joinOwnership = sql`LEFT JOIN cluster_ownership o ON o.cluster_id = c.id LEFT JOIN users u ON u.id = o.assignee_id`;
   const rows = restrict
     ? // Only the actor's sources' share: counts, first/last seen and the order are theirs.
       await sql<Row[]>`
         SELECT c.id::text, c.fingerprint, coalesce(c.pattern, c.template) AS template, c.grouped_by, c.error_type, c.top_frame,
-               a.count, a.open_count, a.first_seen, a.last_seen, a.sources
+               a.count, a.open_count, a.first_seen, a.last_seen, a.sources, ${ownership}
         FROM (
           SELECT cluster_id, sum(count)::int AS count, sum(open_count)::int AS open_count, min(first_seen) AS first_seen,
                  max(last_seen) AS last_seen, array_agg(source_id::text ORDER BY source_id) AS sources
@@ -125,15 +147,15 @@ export async function listClusters(
           GROUP BY cluster_id
           HAVING TRUE ${f.state === 'open' ? sql`AND sum(open_count) > 0` : sql``}
             ${after ? sql`AND (max(last_seen), cluster_id) < (${after.lastSeen}::timestamptz, ${after.id}::uuid)` : sql``}
-        ) a JOIN clusters c ON c.id = a.cluster_id
+        ) a JOIN clusters c ON c.id = a.cluster_id ${joinOwnership}
         WHERE c.merged_into_id IS NULL ${about}
         ORDER BY a.last_seen DESC, a.cluster_id DESC
         LIMIT ${limit + 1}`
     : await sql<Row[]>`
         SELECT c.id::text, c.fingerprint, coalesce(c.pattern, c.template) AS template, c.grouped_by, c.error_type, c.top_frame,
                c.count, c.open_count, c.first_seen, c.last_seen,
-               ARRAY(SELECT cs.source_id::text FROM cluster_sources cs WHERE cs.cluster_id = c.id ORDER BY cs.source_id) AS sources
-        FROM clusters c
+               ARRAY(SELECT cs.source_id::text FROM cluster_sources cs WHERE cs.cluster_id = c.id ORDER BY cs.source_id) AS sources, ${ownership}
+        FROM clusters c ${joinOwnership}
         WHERE c.merged_into_id IS NULL ${f.state === 'open' ? sql`AND c.open_count > 0` : sql``} ${about}
           ${after ? sql`AND c.last_seen <= ${after.lastSeen}::timestamptz AND (c.last_seen, c.id) < (${after.lastSeen}::timestamptz, ${after.id}::uuid)` : sql``}
         ORDER BY c.last_seen DESC, c.id DESC
@@ -166,6 +188,12 @@ export async function listClusters(
         ratePerHour: ratePerHour(s, now),
         sparkline: s.counts,
         sources: r.sources.flatMap((id) => (names.has(id) ? [{ id, name: names.get(id)! }] : [])),
+        ownership: {
+          status: (r.o_status ?? 'open') as OwnershipStatus,
+          assignee: r.o_assignee,
+          holdUntil: r.o_hold_until?.toISOString() ?? null,
+          regressedAt: r.o_regressed_at?.toISOString() ?? null,
+        },
       };
     }),
     nextCursor: rows.length > limit && last ? encodeCursor({ lastSeen: last.last_seen, id: last.id }) : null,

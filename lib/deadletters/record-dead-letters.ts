@@ -20,6 +20,7 @@ import { postgresQuery } from '@/lib/clustering/absorb-clusters';
 import { lockClustersFollowingMerges } from '@/lib/clustering/follow-merges';
 import { mergeNewClusters } from '@/lib/clustering/merge-new-clusters';
 import { sql as pg } from '@/lib/db';
+import { reopenRegressions } from '@/lib/ownership/regressions';
 import { binaryCopyChunks, type CopyColumn, type CopyType } from '@/lib/db/copy-binary';
 import { payloadVerdict, sensitivePathsOf, textVerdict } from '@/lib/masking';
 
@@ -421,7 +422,11 @@ export async function recordDeadLetters(
   let optimistic = batch && !(Date.now() - (conflictedAt.get(source.id) ?? -Infinity) < CONFLICT_MEMORY_MS);
   for (let lookups = 0; ; ) {
     try {
-      return await sql.begin((tx) => write(tx, source, rows, { lookup: !optimistic }));
+      const recorded = await sql.begin((tx) => write(tx, source, rows, { lookup: !optimistic }));
+      // A new dead letter in a resolved cluster reopens it (a regression), once the batch is stored.
+      const counted = new Set(rows.flatMap((r, i) => (recorded[i]?.created && r.cluster_id ? [r.cluster_id] : [])));
+      if (counted.size) await reopenRegressions([...counted], opts.now ? { now: () => opts.now! } : undefined);
+      return recorded;
     } catch (err) {
       const code = (err as { code?: string }).code;
       if (!batch || !code || !LOST_RACE.has(code)) throw err;

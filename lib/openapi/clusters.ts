@@ -26,11 +26,14 @@ const summary = z.object({
   ratePerHour: z.int().describe('Dead letters in the last 60 minutes'),
   sparkline: z.array(z.int()).describe('Dead letters per hour over the last 24 hours, oldest first'),
   sources: z.array(source),
+  ownership: z
+    .object({ status: z.enum(['open', 'investigating', 'waiting_for_fix', 'on_hold', 'resolved']), assignee: z.string().nullable(), holdUntil: ts.nullable(), regressedAt: ts.nullable() })
+    .describe('Who is on it (GET /api/v1/clusters/{id}/ownership for the whole of it)'),
 });
 
 const page = z.object({ clusters: z.array(summary), nextCursor: z.string().nullable() });
 
-const detail = summary.omit({ firstSeen: true, lastSeen: true, sources: true }).extend({
+const detail = summary.omit({ firstSeen: true, lastSeen: true, sources: true, ownership: true }).extend({
   firstTemplate: z.string().describe('Template of the fingerprint the cluster started from'),
   aliasOf: z.uuid().nullable().describe('The id asked for, when it was merged into this cluster'),
   splitFromId: z.uuid().nullable().describe('The cluster this one was split off, if it was'),
@@ -89,6 +92,8 @@ export const clustersArea: OpenApiArea = {
           q('errorType', 'Exact error type'),
           q('q', 'Text in the template'),
           q('state', 'open: with open dead letters; all: every cluster', { type: 'string', enum: ['open', 'all'], default: 'open' }),
+          q('owner', 'mine: assigned to the caller; unassigned; on_hold', { type: 'string', enum: ['mine', 'unassigned', 'on_hold'] }),
+          q('ownerStatus', 'Ownership status', { type: 'string', enum: ['open', 'investigating', 'waiting_for_fix', 'on_hold', 'resolved'] }),
           q('cursor', 'nextCursor of the previous page'),
           q('limit', 'Page size', { type: 'integer', minimum: 1, maximum: MAX_CLUSTER_PAGE, default: 50 }),
         ],

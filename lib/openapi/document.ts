@@ -2,6 +2,7 @@
 // path by path (one path may gather methods from two areas); a method described twice is a bug.
 import { errorSchema, type OpenApiArea } from './area';
 import { clustersArea } from './clusters';
+import { ownershipArea } from './ownership';
 import { deadLettersArea } from './dead-letters';
 import { ingestArea } from './ingest';
 import { redrivesArea } from './redrives';
@@ -17,6 +18,7 @@ export const AREAS: OpenApiArea[] = [
   ingestArea,
   deadLettersArea,
   clustersArea,
+  ownershipArea,
   redrivesArea,
   sourcesArea,
   connectorsArea,

@@ -210,6 +210,21 @@ export const ROUTES: RouteEntry[] = [
   route('GET', '/api/v1/clusters/:id/merge-suggestions', 'clusters.merge', () => import('@/app/api/v1/clusters/[id]/merge-suggestions/route'), clusterIn(own), {
     crossTeam: clusterIn(other),
   }),
+  route('GET', '/api/v1/clusters/:id/ownership', 'deadletters.read', () => import('@/app/api/v1/clusters/[id]/ownership/route'), clusterIn(own), {
+    crossTeam: clusterIn(other),
+  }),
+  route('PATCH', '/api/v1/clusters/:id/ownership', 'clusters.own', () => import('@/app/api/v1/clusters/[id]/ownership/route'), async (fx, as) => ({
+    params: { id: await newCluster(own(fx, as)) },
+    body: { status: 'investigating', note: reason },
+  }), {
+    crossTeam: async (fx, as) => ({ params: { id: await newCluster(other(fx, as)) }, body: { status: 'investigating' } }),
+  }),
+  route('POST', '/api/v1/clusters/:id/notes', 'clusters.own', () => import('@/app/api/v1/clusters/[id]/notes/route'), async (fx, as) => ({
+    params: { id: await newCluster(own(fx, as)) },
+    body: { body: reason },
+  }), {
+    crossTeam: async (fx, as) => ({ params: { id: await newCluster(other(fx, as)) }, body: { body: reason } }),
+  }),
 
   // Redrives
   route('GET', '/api/v1/redrives', 'deadletters.read', () => import('@/app/api/v1/redrives/route')),
@@ -314,6 +329,7 @@ export const EXEMPT_ROUTES: Record<string, Exempt> = {
 const ADMIN = 'app/(dashboard)/admin/actions.ts';
 const DEAD_LETTERS = 'app/(dashboard)/dead-letters/actions.ts';
 const CLUSTERS = 'app/(dashboard)/clusters/[id]/actions.ts';
+const OWNERSHIP = 'app/(dashboard)/clusters/[id]/ownership-actions.ts';
 const WEBHOOKS = 'app/(dashboard)/settings/webhooks/actions.ts';
 const SOURCES = 'app/(dashboard)/sources/[source]/actions.ts';
 const CORRECTIONS = 'app/(dashboard)/clusters/[id]/correction-actions.ts';
@@ -412,6 +428,9 @@ export const ACTIONS: ActionEntry[] = [
     form: async (fx, as) => ({ source: (await newSource(own(fx, as))).name, paths: '$.type', headers: '', positions: '', reason }),
   },
   { file: GROUPING, name: 'reapplyGroupingRulesAction', permission: 'sources.grouping', form: async (fx, as) => ({ source: (await newSource(own(fx, as))).name, reason }) },
+
+  { file: OWNERSHIP, name: 'updateOwnershipAction', permission: 'clusters.own', form: async (fx, as) => ({ clusterId: await newCluster(own(fx, as)), status: 'investigating' }) },
+  { file: OWNERSHIP, name: 'addClusterNoteAction', permission: 'clusters.own', form: async (fx, as) => ({ clusterId: await newCluster(own(fx, as)), body: reason }) },
 
   { file: WEBHOOKS, name: 'createWebhookAction', permission: 'sources.policy', form: async () => ({ url: 'http://127.0.0.1:9/hook', team: 'commerce' }) },
   { file: WEBHOOKS, name: 'setWebhookEnabledAction', permission: 'sources.policy', form: async (fx, as) => ({ id: await newWebhook(own(fx, as)), enabled: 'false' }) },

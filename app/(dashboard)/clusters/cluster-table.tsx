@@ -4,6 +4,7 @@ import type { ClusterSummary } from '@/lib/clustering/list-clusters';
 import { Sparkline } from '../_charts/sparkline';
 import { age } from '../dead-letters/format';
 import styles from './clusters.module.css';
+import { OwnershipCell } from './ownership-cell';
 
 const n = (v: number) => v.toLocaleString('en');
 
@@ -14,6 +15,7 @@ export function ClusterTable({ clusters, empty }: { clusters: ClusterSummary[]; 
         <tr>
           <th>Cause</th>
           <th>Sources</th>
+          <th>Owner</th>
           <th className={styles.num}>Open</th>
           <th className={styles.num}>Total</th>
           <th className={styles.num}>Rate</th>
@@ -40,6 +42,7 @@ export function ClusterTable({ clusters, empty }: { clusters: ClusterSummary[]; 
               </div>
             </td>
             <td>{c.sources.map((s) => s.name).join(', ')}</td>
+            <OwnershipCell ownership={c.ownership} />
             <td className={styles.num} data-testid="cluster-open">
               {n(c.openCount)}
             </td>
@@ -60,7 +63,7 @@ export function ClusterTable({ clusters, empty }: { clusters: ClusterSummary[]; 
         ))}
         {clusters.length === 0 ? (
           <tr>
-            <td colSpan={8} className="muted">
+            <td colSpan={9} className="muted">
               {empty}
             </td>
           </tr>

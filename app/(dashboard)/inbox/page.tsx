@@ -34,6 +34,15 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
           </select>
         </label>
         <label>
+          Owner
+          <select name="owner" defaultValue={filters.owner ?? ''}>
+            <option value="">anyone or no one</option>
+            <option value="mine">mine</option>
+            <option value="unassigned">unassigned</option>
+            <option value="on_hold">on hold</option>
+          </select>
+        </label>
+        <label>
           Template contains
           <input type="search" name="q" defaultValue={filters.q ?? ''} />
         </label>

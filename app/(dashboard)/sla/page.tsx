@@ -6,6 +6,7 @@ import { formatDuration } from '@/lib/sla/duration';
 import { getSlaBoard } from '@/lib/sla/sla-board';
 import { Sparkline } from '../_charts/sparkline';
 import styles from './sla.module.css';
+import { OnHoldClusters } from './on-hold';
 
 const list = (source: string) => `/dead-letters?source=${encodeURIComponent(source)}&status=open`;
 const age = (s: number | null) => (s === null ? '—' : formatDuration(s));
@@ -114,6 +115,7 @@ export default async function SlaPage({ searchParams }: { searchParams: Promise<
           })}
         </tbody>
       </table>
+      <OnHoldClusters actor={actor} />
       <p className="muted">
         {rows.some((r) => r.live) ? 'Some figures were computed just now; ' : ''}
         figures refresh every 15 s.

@@ -20,6 +20,8 @@ import { toParams, type SearchParams } from '../cluster-query';
 import { ArchiveClusterForm, MergeClusterForm } from './cluster-forms';
 import { ClusterCorrections } from './cluster-corrections-panel';
 import { TrendChart } from './trend-chart';
+import { OwnershipPanel } from './ownership-panel';
+import { assignablePeople, getOwnership } from '@/lib/ownership/ownership';
 import styles from '../clusters.module.css';
 
 const n = (v: number) => v.toLocaleString('en');
@@ -59,6 +61,8 @@ export default async function ClusterPage({ params, searchParams }: { params: Pr
         .map((c) => ({ id: c.id, label: `${c.errorType ?? '—'}: ${c.template.slice(0, 80)} (${c.openCount} open)` }))
     : [];
   const one = (v: string[] | undefined) => v?.[0] ?? '';
+  const canOwn = can(actor.role, 'clusters.own');
+  const [ownership, people] = await Promise.all([getOwnership(actor, cluster.id), canOwn ? assignablePeople(actor) : []]);
 
   return (
     <>
@@ -108,6 +112,8 @@ export default async function ClusterPage({ params, searchParams }: { params: Pr
           ) : null}
         </dl>
       </div>
+
+      <OwnershipPanel clusterId={cluster.id} ownership={{ ...ownership, assignee: ownership.assignee?.email ?? null }} canEdit={canOwn} people={people} />
 
       <div className={styles.columns}>
         <section className="card">
