@@ -5,6 +5,7 @@ import { containsSensitive } from './detectors';
 
 const SCAN_CHARS = 1024 * 1024;
 const SCAN_OVERLAP = 400;
+const JSON_ESCAPE = /\\u[0-9a-fA-F]{4}/;
 
 /**
  * 'found': a detector matched; 'escaped': the text holds a JSON escape (`\u0040` for "@") that could
@@ -16,7 +17,9 @@ export function scanBytes(payload: Uint8Array): 'found' | 'escaped' | 'clear' {
   for (let start = 0; start < buf.byteLength; start += SCAN_CHARS - SCAN_OVERLAP) {
     const window = buf.toString('latin1', start, Math.min(buf.byteLength, start + SCAN_CHARS));
     if (containsSensitive(window)) return 'found';
-    escaped ||= window.includes('\\u');
+    // A real JSON escape is \u and four hex digits: random bytes of a binary payload hold "\u" about
+    // once in 64 KiB, which alone would hide every large binary payload.
+    escaped ||= JSON_ESCAPE.test(window);
     if (start + SCAN_CHARS >= buf.byteLength) break;
   }
   return escaped ? 'escaped' : 'clear';

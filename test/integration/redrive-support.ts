@@ -14,6 +14,7 @@ import { createSource } from '@/lib/sources/create-source';
 import { recordDeadLetters, type NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
 import { db } from '@/lib/db';
 import { env } from '@/lib/env';
+import { QUEUES, producerQueue } from '@/lib/queue';
 import { consume, type Consumer, type ReceivedMessage } from '@/lib/runtime';
 import { REDRIVE_HEADERS, verifyRedriveSignature } from '@/lib/redrive';
 
@@ -45,6 +46,9 @@ export async function world(opts: { partnerUrl?: string; maxRedrives?: number; a
   await createTeam(SYSTEM, { name: 'finance' });
   const n = ++worlds;
   const orders = await createSource(SYSTEM, { name: `orders-${n}`, team: 'commerce', kind: 'builtin', maxRedrives: opts.maxRedrives ?? 2 });
+  // Names repeat in every test file of the run, whose Redis prefix they share: a queue an earlier file
+  // left messages in would hand them to this world's consumer.
+  await producerQueue(QUEUES.source(orders.name)).obliterate({ force: true });
   const partner = await createSource(SYSTEM, { name: `partner-${n}`, team: 'finance', kind: 'ingest' });
   if (opts.approvalThreshold !== undefined) {
     await db().source.updateMany({ data: { approvalThreshold: opts.approvalThreshold } });

@@ -6,13 +6,18 @@ import { closeDb, db } from '@/lib/db';
 import { redeliverPending, webhookWorker } from '@/lib/notifications/deliveries';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyWebhookSignature } from '@/lib/notifications/signature';
 import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, sendTestWebhook, updateWebhook } from '@/lib/notifications/webhooks';
-import { closeQueues } from '@/lib/queue';
+import { QUEUES, closeQueues, producerQueue } from '@/lib/queue';
 import { resetDatabase } from '../support/db';
 import { demoWorld, webhookReceiver } from './sla-fixtures';
 
 describe('team webhooks', () => {
   let worker: Worker | undefined;
-  beforeEach(resetDatabase);
+  beforeEach(async () => {
+    await resetDatabase();
+    // The run's Redis prefix is shared by every test file: a delivery job an earlier file left (an
+    // assignment's, say) would complete first and let a test read its log before its own was sent.
+    await producerQueue(QUEUES.webhooks).obliterate({ force: true });
+  });
   afterEach(async () => {
     await worker?.close();
     worker = undefined;
