@@ -25,7 +25,7 @@ test.describe('lead', () => {
     await expect(board.locator('tr[data-source="orders"] td[data-col="deadline"]')).toHaveText(/^\d+ d( \d+ h)?$/);
     await expect(board.locator('tr[data-source="orders"] td[data-col="open"] a')).toHaveAttribute('href', '/dead-letters?source=orders&status=open');
 
-    await board.getByRole('link', { name: 'orders' }).click();
+    await board.getByRole('link', { name: 'orders', exact: true }).click();
     await expect(page).toHaveURL(/\/sources\/orders$/);
     const form = page.getByTestId('policy-form');
     await form.getByLabel('Age deadline (hours)').fill('72');
