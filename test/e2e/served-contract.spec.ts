@@ -48,7 +48,9 @@ test.beforeAll(async () => {
   commerce = await newSource(fx.sources.orders);
   payloads.empty = await seedOne(commerce, Buffer.alloc(0), 'application/octet-stream');
   payloads.mib = await seedOne(commerce, jsonOfSize(MiB), 'application/json');
-  payloads.fiveMB = await seedOne(commerce, Buffer.from(randomBytes(2_500_000).toString('hex')), 'text/plain; charset=utf-8');
+  // Letters only: random hex holds digit runs that pass the card-number check, and the masking verdict
+  // scans the whole payload (issue 15), so it would be masked and this is about plain downloads.
+  payloads.fiveMB = await seedOne(commerce, Buffer.from(randomBytes(5_000_000).map((b) => 97 + (b % 26))), 'text/plain; charset=utf-8');
   // An e-mail address: masked for every reader, its exact bytes are a reveal.
   payloads.masked = await seedOne(commerce, jsonOfSize(MiB, { customer: 'alice@example.com' }), 'application/json');
   // Flagged sensitive by the producer: hidden whole until revealed.
