@@ -127,6 +127,16 @@ interface Row {
   payload?: Buffer | null;
 }
 
+/** What one batch read held: tests check the byte bound through it, the bench reports it. */
+export interface ExportBatch {
+  rows: number;
+  payloadBytes: number;
+}
+
+export interface ExportHooks {
+  onBatch?: (batch: ExportBatch) => void;
+}
+
 export interface DeadLetterExport {
   stream: ReadableStream<Uint8Array>;
   count: number;
@@ -135,7 +145,7 @@ export interface DeadLetterExport {
 }
 
 /** Start an export: audit it (filter, format, count), then stream the rows as they are read. */
-export async function exportDeadLetters(actor: Principal, filtersInput: DeadLetterFiltersInput, opts: ExportOptions): Promise<DeadLetterExport> {
+export async function exportDeadLetters(actor: Principal, filtersInput: DeadLetterFiltersInput, opts: ExportOptions, hooks: ExportHooks = {}): Promise<DeadLetterExport> {
   authorize(actor, 'deadletters.read');
   const filters = deadLetterFilters.parse(filtersInput);
   const plan = await planQuery(actor, filters);
@@ -207,6 +217,13 @@ export async function exportDeadLetters(actor: Principal, filtersInput: DeadLett
     return csvRow(csvColumns.map(([, get]) => get(x)));
   };
 
+  // Payload bytes held by a row: the base64 text in its JSON, or the raw bytes read for masking.
+  const payloadBytesOf = (r: Row): number => {
+    if (r.payload) return r.payload.byteLength;
+    const x = opts.payload && !maskPayloads ? (JSON.parse(r.json) as ExportRecord).payload : null;
+    return x ? Buffer.byteLength(x, 'base64') : 0;
+  };
+
   let cursor: Cursor | undefined;
   let started = false;
   let done = false;
@@ -217,6 +234,7 @@ export async function exportDeadLetters(actor: Principal, filtersInput: DeadLett
       started = true;
       if (!done) {
         const rows = await selectPage<Row>(plan, columns, cursor, BATCH);
+        hooks.onBatch?.({ rows: rows.length, payloadBytes: rows.reduce((a, r) => a + payloadBytesOf(r), 0) });
         for (const r of rows) {
           out += line(r);
           // Small chunks stay in V8's young generation; a batch-sized string would land in
