@@ -39,7 +39,7 @@ export const HINTS: Record<AlarmLabel, string> = {
   'broker unreachable':
     'nothing is imported meanwhile (messages wait on the broker); the connector retries with backoff: check the broker, the credentials and the network',
   'jobs quarantined':
-    'failed jobs of this source queue that Postgres refused to store (a value it cannot hold, e.g. a message id too long to index): they are not dead letters, and they are kept in Redis, not lost. List them with ZRANGE on the key in the detail, read each job hash, record or drop them, then remove them from the set: the alarm clears when it is empty',
+    'failed jobs of this source queue that Postgres refused to store (a value it cannot hold, e.g. a message id too long to index): they are not dead letters, and they are kept in Redis, not lost. List them with ZRANGE on the quarantine key, read each job hash, record or drop them, then remove them from the set: the alarm clears when it is empty',
 };
 
 /** A source's rate thresholds: dead letters per rate window for PENDING, and for ALARM (a wave). */

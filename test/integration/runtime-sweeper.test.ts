@@ -130,6 +130,8 @@ describe('dead-letter sweeper', () => {
     expect(alarm).toMatchObject({ state: 'ALARM', label: 'jobs quarantined', detail: expect.objectContaining({ value: 3, key }) });
     expect(alarm!.hint).toMatch(/Postgres refused/);
     expect(alarm!.hint).toMatch(/ZRANGE/);
+    // Where they are, on the alarms page and the source's banner (both show the hint).
+    expect(alarm!.hint).toContain(key);
     expect(await db().alarmEvent.count({ where: { sourceId: source.id, kind: 'quarantine', to: 'ALARM' } })).toBe(1);
 
     // Still there at the next evaluation: no new transition.
