@@ -6,7 +6,6 @@ import { formatDuration } from '@/lib/sla/duration';
 
 export type AlarmKind = 'depth' | 'age' | 'rate' | 'connector' | 'quarantine';
 export type AlarmLevel = 'OK' | 'PENDING' | 'ALARM';
-export const ALARM_KINDS: readonly AlarmKind[] = ['depth', 'age', 'rate', 'connector', 'quarantine'];
 /**
  * The alarms of every source; connector sources (RabbitMQ, BullMQ…) also have `connector`, and a
  * built-in source has `quarantine` once its queue quarantined a stray job (lib/runtime/quarantine.ts).
