@@ -2,8 +2,7 @@
 // of the source queue (job ids by when they were quarantined; the job hashes are kept). The alarm
 // evaluation counts it, so a team lead sees the quarantine as a `quarantine` alarm on the source
 // until an operator empties it.
-import { queuePrefix, QUEUES } from '@/lib/queue';
-import { redis } from '@/lib/redis';
+import { producerRedis, queuePrefix, QUEUES } from '@/lib/queue';
 
 /** The set's name within a queue (BullMQ's Queue.toKey of it is the Redis key). */
 export const QUARANTINE_SET = 'triage-quarantine';
@@ -19,23 +18,23 @@ export function quarantineKey(sourceName: string): string {
  */
 export async function quarantinedCounts(sourceNames: readonly string[], timeoutMs = 3_000): Promise<Map<string, number> | null> {
   if (sourceNames.length === 0) return new Map();
-  const pipeline = redis().pipeline();
-  for (const name of sourceNames) pipeline.zcard(quarantineKey(name));
+  // The producer connection the queue module owns (closeQueues ends it), not a client of its own
+  // that would keep a seeding script from exiting.
+  const count = async (): Promise<Map<string, number> | null> => {
+    const pipeline = producerRedis().pipeline();
+    for (const name of sourceNames) pipeline.zcard(quarantineKey(name));
+    const results = await pipeline.exec();
+    if (!results || results.some(([err]) => err)) return null;
+    return new Map(results.map(([, n], i): [string, number] => [sourceNames[i]!, Number(n)]));
+  };
   let timer: NodeJS.Timeout | undefined;
   try {
-    const results = await Promise.race([
-      pipeline.exec(),
+    return await Promise.race([
+      count(),
       new Promise<null>((resolve) => {
         timer = setTimeout(() => resolve(null), timeoutMs);
       }),
     ]);
-    if (!results) return null;
-    const counts = new Map<string, number>();
-    for (const [i, [err, n]] of results.entries()) {
-      if (err) return null;
-      counts.set(sourceNames[i]!, Number(n));
-    }
-    return counts;
   } catch {
     return null;
   } finally {
