@@ -9,10 +9,34 @@ import { env } from './env';
 export type Db = PrismaClient;
 export type Tx = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;
 
-const g = globalThis as unknown as { __triageDb?: PrismaClient; __triageSql?: postgres.Sql };
+const g = globalThis as unknown as { __triageDb?: PrismaClient; __triageSql?: postgres.Sql; __triageDbWork?: DbWork };
+
+/** What this process's sessions do: serve requests (the app, the CLI), or a worker's work, or bulk work. */
+export type DbWork = 'request' | 'worker' | 'bulk';
+
+/**
+ * A worker entry point calls this first: every Postgres session the process opens after it carries
+ * a statement timeout and an idle-in-transaction timeout (lib/env.ts), so a handler's query gets an
+ * error, not a hang, and a stalled transaction does not hold its locks for good.
+ */
+export function useWorkerTimeouts(work: Exclude<DbWork, 'request'>): void {
+  if (g.__triageDb || g.__triageSql) throw new Error('useWorkerTimeouts must run before the first query: the open pools would keep no timeout');
+  g.__triageDbWork = work;
+}
+
+/** Session parameters for this process's work, sent at connect (pg and postgres.js both take them so). */
+export function sessionTimeouts(): { statement_timeout?: number; idle_in_transaction_session_timeout?: number } {
+  const work = g.__triageDbWork ?? 'request';
+  if (work === 'request') return {};
+  const e = env();
+  return {
+    statement_timeout: work === 'bulk' ? e.BULK_STATEMENT_TIMEOUT_MS : e.WORKER_STATEMENT_TIMEOUT_MS,
+    idle_in_transaction_session_timeout: e.WORKER_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+  };
+}
 
 export function createDb(url = env().DATABASE_URL, max = 10): PrismaClient {
-  return new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max, connectionTimeoutMillis: 5_000 }) });
+  return new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max, connectionTimeoutMillis: 5_000, ...sessionTimeouts() }) });
 }
 
 export function db(): PrismaClient {
@@ -51,6 +75,7 @@ export function sql(): postgres.Sql {
     connect_timeout: 5,
     onnotice: () => {},
     types: { bigint: postgres.BigInt },
+    connection: sessionTimeouts(),
   }));
   return g.__triageSql;
 }

@@ -35,6 +35,14 @@ const schema = z.object({
   // The consumer worker: messages handled at once per source, and how often it looks for new sources.
   CONSUMER_CONCURRENCY: z.coerce.number().int().positive().default(10),
   CONSUMER_DISCOVERY_MS: z.coerce.number().int().positive().default(5_000),
+  // Worker processes' Postgres sessions (lib/db.ts, useWorkerTimeouts): a statement that waits longer
+  // (on a lock, on a server that stopped answering) fails with an error instead of hanging its handler;
+  // the maintenance worker and the search indexer run bulk statements under the longer bulk timeout.
+  // A session left idle inside a transaction this long is ended by Postgres, its locks released.
+  // The web app's requests are not under these (an export streams for as long as it takes).
+  WORKER_STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  BULK_STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(600_000),
+  WORKER_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   // How often each worker process writes its heartbeat; health calls a kind stale after 3 missed beats (and at least 15 s).
   WORKER_HEARTBEAT_MS: z.coerce.number().int().positive().default(5_000),
   // Only behind a reverse proxy that sets X-Forwarded-For may that header name the client: anyone

@@ -1,10 +1,13 @@
 // The connectors process: imports the dead letters of every connector source (RabbitMQ, BullMQ…)
 // from its broker into Triage, write then acknowledge. The work is in lib/connectors; this file
 // starts it and shuts it down cleanly.
-import { closeDb } from '@/lib/db';
+import { closeDb, useWorkerTimeouts } from '@/lib/db';
 import { log } from '@/lib/log';
 import { startHeartbeat } from '@/lib/workers/heartbeat';
 import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
+
+// Before any query: every session of this process carries the worker timeouts (a query gets an error, not a hang: lib/db.ts).
+useWorkerTimeouts('worker');
 
 async function main(): Promise<void> {
   const supervisor = await startConnectorSupervisor();

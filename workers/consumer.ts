@@ -1,13 +1,16 @@
 // The broker runtime's process: one consumer per built-in source with a handler (the demo's),
 // new sources picked up while running. After a Redis restart the connections come back by
 // themselves (ioredis retries forever, BullMQ workers resume). SIGTERM: finish what is in hand.
-import { closeDb } from '@/lib/db';
+import { closeDb, useWorkerTimeouts } from '@/lib/db';
 import { demoHandlers } from '@/lib/demo';
 import { env } from '@/lib/env';
 import { log } from '@/lib/log';
 import { startHeartbeat } from '@/lib/workers/heartbeat';
 import { closeQueues } from '@/lib/queue';
 import { runConsumers } from '@/lib/runtime';
+
+// Before any query: every session of this process carries the worker timeouts (a query gets an error, not a hang: lib/db.ts).
+useWorkerTimeouts('worker');
 
 // A handler that never returns must not hold the shutdown forever; its message comes back to
 // another consumer after the visibility timeout.

@@ -4,10 +4,13 @@
 // RabbitMQ is not reachable, it says so once and runs without that source, trying again now and then.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { redactUrl } from '@/lib/connectors/secrets';
-import { closeDb } from '@/lib/db';
+import { closeDb, useWorkerTimeouts } from '@/lib/db';
 import { ensureDemoRabbitmqSource, startDemoRabbitmq, type DemoRabbitmq } from '@/lib/demo/rabbitmq';
 import { env } from '@/lib/env';
 import { log } from '@/lib/log';
+
+// Before any query: every session of this process carries the worker timeouts (a query gets an error, not a hang: lib/db.ts).
+useWorkerTimeouts('worker');
 
 const PUBLISH_EVERY_MS = 5_000;
 const RETRY_CONNECT_MS = 60_000;

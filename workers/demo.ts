@@ -1,10 +1,13 @@
 // The demo producer (`npm run demo` starts it; the browser tests do not): a steady trickle of
 // orders, payments and notifications with a little poison, and now and then an outage of the
 // payment gateway with the wave of payments that piles up during it. Volumes stay modest.
-import { closeDb } from '@/lib/db';
+import { closeDb, useWorkerTimeouts } from '@/lib/db';
 import { produceDemoBatch } from '@/lib/demo';
 import { log } from '@/lib/log';
 import { closeQueues } from '@/lib/queue';
+
+// Before any query: every session of this process carries the worker timeouts (a query gets an error, not a hang: lib/db.ts).
+useWorkerTimeouts('worker');
 
 const TRICKLE_EVERY_MS = 4_000;
 const OUTAGE_EVERY_MS = 5 * 60_000;

@@ -9,7 +9,7 @@ import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
 import { writeCheckpoint } from '@/lib/audit/checkpoint';
 import { advanceRegroupRuns } from '@/lib/clustering/regroup';
 import { MINUTE, SECOND, systemClock } from '@/lib/clock';
-import { closeDb } from '@/lib/db';
+import { closeDb, useWorkerTimeouts } from '@/lib/db';
 import { log } from '@/lib/log';
 import { recomputeVerdicts } from '@/lib/masking/recompute-verdicts';
 import { startHeartbeat } from '@/lib/workers/heartbeat';
@@ -18,6 +18,9 @@ import { JOBS, QUEUES, closeQueues, producerQueue, queuePrefix } from '@/lib/que
 import { redisConnection } from '@/lib/redis';
 import { sweepExpired } from '@/lib/retention/sweep-expired';
 import { computeRollups } from '@/lib/rollups/compute-rollups';
+
+// Before any query: every session of this process carries the worker timeouts (its bulk statements get the longer bulk timeout: lib/db.ts).
+useWorkerTimeouts('bulk');
 
 const SCHEDULES = [
   { name: JOBS.alarmsEvaluate, every: 15 * SECOND },

@@ -1,10 +1,13 @@
 // The redrive process: runs redrive tasks at their rate, resumable from Postgres after a crash or a
 // Redis restart. The work is in lib/redrive; this file starts it and shuts it down cleanly.
-import { closeDb } from '@/lib/db';
+import { closeDb, useWorkerTimeouts } from '@/lib/db';
 import { log } from '@/lib/log';
 import { startHeartbeat } from '@/lib/workers/heartbeat';
 import { closeQueues, QUEUES } from '@/lib/queue';
 import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
+
+// Before any query: every session of this process carries the worker timeouts (a query gets an error, not a hang: lib/db.ts).
+useWorkerTimeouts('worker');
 
 async function main(): Promise<void> {
   const supervisor = await startRedriveSupervisor();

@@ -1,9 +1,12 @@
 // The search indexer: makes new dead letters findable by payload and error text within about a
 // second, in bulk and off the ingest path (lib/search). Several may run; they share the backlog.
-import { closeDb } from '@/lib/db';
+import { closeDb, useWorkerTimeouts } from '@/lib/db';
 import { log } from '@/lib/log';
 import { startHeartbeat } from '@/lib/workers/heartbeat';
 import { startSearchIndexer } from '@/lib/search';
+
+// Before any query: every session of this process carries the worker timeouts (its bulk statements get the longer bulk timeout: lib/db.ts).
+useWorkerTimeouts('bulk');
 
 async function main(): Promise<void> {
   const indexer = await startSearchIndexer();

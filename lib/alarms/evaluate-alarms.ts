@@ -9,13 +9,13 @@ import { refreshAgeStats, type AgeStats } from '@/lib/sla/age-stats';
 import { DEAD_LETTER_STATUSES } from '@/lib/sla/statuses';
 import { alarmMessage, type AlarmTransition } from '@/lib/notifications/alarm-message';
 import { isConnectorKind } from '@/lib/connectors/types';
+import { quarantineKey, quarantinedCounts } from '@/lib/runtime/quarantine';
 import { createDeliveries, enqueueAfterCommit, type DeliveryRef } from '@/lib/notifications/deliveries';
 import {
   CONFIRM_MS,
   HINTS,
   RULES,
   SOURCE_ALARM_KINDS,
-  ALARM_KINDS,
   classify,
   connectorDownForMs,
   describe,
@@ -73,6 +73,9 @@ export async function evaluateAlarms(clock: Clock = systemClock): Promise<Evalua
   // Both are idempotent reads/refreshes; only the state moves need the lock below.
   const stats = new Map((await refreshAgeStats(now)).map((s) => [s.sourceId, s]));
   const arrivals = await recentArrivals(now);
+  // Redis, not Postgres, holds the quarantines; null (Redis not answering) leaves those alarms as they are.
+  const builtin = await db().source.findMany({ where: { kind: 'builtin' }, select: { name: true } });
+  const quarantined = await quarantinedCounts(builtin.map((s) => s.name));
 
   const { transitions, deliveries, sources } = await db().$transaction(
     async (tx) => {
@@ -121,11 +124,18 @@ export async function evaluateAlarms(clock: Clock = systemClock): Promise<Evalua
         // No arrivals this hour: the backlog's cause has not changed, keep the label it had.
         const keptLabel = SOURCE_ALARM_KINDS.map((k) => prev.get(`${s.id}|${k}`)?.label).find((l): l is string => !!l) ?? null;
         const label = c?.label ?? keptLabel;
-        for (const kind of connector ? ALARM_KINDS : SOURCE_ALARM_KINDS) {
+        const kinds: AlarmKind[] = [...SOURCE_ALARM_KINDS, ...(connector ? (['connector'] as const) : [])];
+        const inQuarantine = s.kind === 'builtin' ? quarantined?.get(s.name) : undefined;
+        // A source gets the quarantine alarm once its queue quarantined a job, not a row of OK before.
+        if (inQuarantine !== undefined && (inQuarantine > 0 || prev.has(`${s.id}|quarantine`))) {
+          o.quarantine = { count: inQuarantine, key: quarantineKey(s.name) };
+          kinds.push('quarantine');
+        }
+        for (const kind of kinds) {
           const p = prev.get(`${s.id}|${kind}`);
           const position = nextState(p ? { state: p.state, since: p.since } : undefined, targetLevel(kind, o), now, CONFIRM_MS[kind]);
           // The arrivals tell an outage from bad input; a broker the connector cannot reach is its own cause.
-          const rowLabel = position.state === 'OK' ? null : kind === 'connector' ? 'broker unreachable' : label;
+          const rowLabel = position.state === 'OK' ? null : kind === 'connector' ? 'broker unreachable' : kind === 'quarantine' ? 'jobs quarantined' : label;
           const hint = rowLabel ? (HINTS[rowLabel as AlarmLabel] ?? null) : null;
           const d = describe(kind, o);
           rows.push({
@@ -137,7 +147,9 @@ export async function evaluateAlarms(clock: Clock = systemClock): Promise<Evalua
             detail:
               kind === 'connector'
                 ? { ...d, hint, failures: o.connector!.failures, lastError: o.connector!.lastError }
-                : { ...d, hint, dominantClusterId: c?.dominantClusterId ?? null, dominantShare: c?.dominantShare ?? null },
+                : kind === 'quarantine'
+                  ? { ...d, hint, key: o.quarantine!.key }
+                  : { ...d, hint, dominantClusterId: c?.dominantClusterId ?? null, dominantShare: c?.dominantShare ?? null },
             evaluated_at: now.toISOString(),
           });
           const from = p?.state ?? 'OK';
@@ -155,6 +167,7 @@ export async function evaluateAlarms(clock: Clock = systemClock): Promise<Evalua
               value: d.value,
               ageDeadlineSeconds: s.ageDeadlineSeconds,
               ...(kind === 'connector' ? { lastError: o.connector!.lastError, failures: o.connector!.failures } : {}),
+              ...(kind === 'quarantine' ? { quarantineKey: o.quarantine!.key } : {}),
             });
           }
         }
@@ -177,7 +190,12 @@ export async function evaluateAlarms(clock: Clock = systemClock): Promise<Evalua
             to: t.to,
             at: t.at,
             label: t.label,
-            detail: { value: t.value, hint: t.hint, ...(t.kind === 'connector' ? { lastError: t.lastError ?? null } : {}) },
+            detail: {
+              value: t.value,
+              hint: t.hint,
+              ...(t.kind === 'connector' ? { lastError: t.lastError ?? null } : {}),
+              ...(t.kind === 'quarantine' ? { key: t.quarantineKey ?? null } : {}),
+            },
           })),
         });
         for (const t of transitions) deliveries.push(...(await createDeliveries(tx, t.teamId, 'alarm.transition', alarmMessage(t, env().APP_URL))));

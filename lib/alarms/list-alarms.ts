@@ -19,6 +19,11 @@ export interface AlarmView {
 }
 
 const hintOf = (label: string | null) => (label ? (HINTS[label as AlarmLabel] ?? null) : null);
+/** A quarantine alarm's hint names where the jobs are: the key is the source's, not the label's. */
+const stateHint = (label: string | null, detail: Record<string, unknown> | null) => {
+  const hint = hintOf(label);
+  return hint && label === 'jobs quarantined' && typeof detail?.key === 'string' ? `${hint} (quarantine key: ${detail.key})` : hint;
+};
 
 /** Current alarm states, the raised ones first. */
 export async function listAlarmStates(actor: Principal, opts: { sourceId?: string } = {}): Promise<AlarmView[]> {
@@ -34,7 +39,7 @@ export async function listAlarmStates(actor: Principal, opts: { sourceId?: strin
       state: a.state,
       since: a.since,
       label: a.label,
-      hint: hintOf(a.label),
+      hint: stateHint(a.label, a.detail as Record<string, unknown> | null),
       detail: a.detail as Record<string, unknown> | null,
       evaluatedAt: a.evaluatedAt,
     }))
@@ -51,7 +56,7 @@ export async function listAlarmEvents(actor: Principal, opts: { sourceId?: strin
     orderBy: { id: 'desc' },
     take: Math.min(opts.limit ?? 50, 200),
   });
-  return rows.map((e) => ({ ...e, id: e.id.toString(), sourceName: names.get(e.sourceId) ?? '', hint: hintOf(e.label) }));
+  return rows.map((e) => ({ ...e, id: e.id.toString(), sourceName: names.get(e.sourceId) ?? '', hint: stateHint(e.label, e.detail as Record<string, unknown> | null) }));
 }
 
 /** One source's alarms and recent transitions (the source page's banner, GET …/alarms). */

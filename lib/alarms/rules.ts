@@ -4,10 +4,12 @@
 import { MINUTE, HOUR } from '@/lib/clock';
 import { formatDuration } from '@/lib/sla/duration';
 
-export type AlarmKind = 'depth' | 'age' | 'rate' | 'connector';
+export type AlarmKind = 'depth' | 'age' | 'rate' | 'connector' | 'quarantine';
 export type AlarmLevel = 'OK' | 'PENDING' | 'ALARM';
-export const ALARM_KINDS: readonly AlarmKind[] = ['depth', 'age', 'rate', 'connector'];
-/** The alarms of every source; connector sources (RabbitMQ, BullMQ…) also have `connector`. */
+/**
+ * The alarms of every source; connector sources (RabbitMQ, BullMQ…) also have `connector`, and a
+ * built-in source has `quarantine` once its queue quarantined a stray job (lib/runtime/quarantine.ts).
+ */
 export const SOURCE_ALARM_KINDS: readonly AlarmKind[] = ['depth', 'age', 'rate'];
 
 export const RULES = {
@@ -27,7 +29,7 @@ export const RULES = {
   dominantShare: 0.8,
 } as const;
 
-export type AlarmLabel = 'probable outage' | 'wave, mixed causes' | 'bad input' | 'broker unreachable';
+export type AlarmLabel = 'probable outage' | 'wave, mixed causes' | 'bad input' | 'broker unreachable' | 'jobs quarantined';
 
 export const HINTS: Record<AlarmLabel, string> = {
   'probable outage': 'check the downstream, do not redrive yet',
@@ -35,6 +37,8 @@ export const HINTS: Record<AlarmLabel, string> = {
   'bad input': 'sample the bodies, fix the producer or the consumer, then redrive',
   'broker unreachable':
     'nothing is imported meanwhile (messages wait on the broker); the connector retries with backoff: check the broker, the credentials and the network',
+  'jobs quarantined':
+    'failed jobs of this source queue that Postgres refused to store (a value it cannot hold, e.g. a message id too long to index): they are not dead letters, and they are kept in Redis, not lost. List them with ZRANGE on the quarantine key, read each job hash, record or drop them, then remove them from the set: the alarm clears when it is empty',
 };
 
 /** A source's rate thresholds: dead letters per rate window for PENDING, and for ALARM (a wave). */
@@ -84,6 +88,8 @@ export interface SourceObservation {
   rate?: RateThresholds;
   /** Connector sources: their import's health (connector_health). */
   connector?: ConnectorObservation;
+  /** Built-in sources: the stray jobs their queue quarantined, and the Redis key that holds them. */
+  quarantine?: { count: number; key: string };
 }
 
 export interface ConnectorObservation {
@@ -117,6 +123,9 @@ export function targetLevel(kind: AlarmKind, o: SourceObservation): AlarmLevel {
       if (!c || c.paused || c.failures === 0) return 'OK';
       return c.downForMs >= c.alarmAfterMs ? 'ALARM' : 'PENDING';
     }
+    case 'quarantine':
+      // Nothing clears itself: a quarantined job waits for an operator, so it alarms at once.
+      return (o.quarantine?.count ?? 0) > 0 ? 'ALARM' : 'OK';
   }
 }
 
@@ -131,7 +140,7 @@ export function connectorDownForMs(now: Date, failures: number, lastSuccessAt: D
 }
 
 /** How long ALARM must be wanted, in PENDING, before it is raised. */
-export const CONFIRM_MS: Record<AlarmKind, number> = { depth: RULES.depthConfirmMs, age: 0, rate: 0, connector: 0 };
+export const CONFIRM_MS: Record<AlarmKind, number> = { depth: RULES.depthConfirmMs, age: 0, rate: 0, connector: 0, quarantine: 0 };
 
 export interface AlarmPosition {
   state: AlarmLevel;
@@ -160,5 +169,7 @@ export function describe(kind: AlarmKind, o: SourceObservation): { value: number
       return { value: o.rateCount, threshold: `${(o.rate ?? DEFAULT_RATE).pending} / ${(o.rate ?? DEFAULT_RATE).alarm} in ${RULES.rateWindowMs / MINUTE} min` };
     case 'connector':
       return { value: Math.round((o.connector?.downForMs ?? 0) / 1000), threshold: `unreachable for ${formatDuration((o.connector?.alarmAfterMs ?? 0) / 1000)}` };
+    case 'quarantine':
+      return { value: o.quarantine?.count ?? 0, threshold: '> 0 quarantined jobs' };
   }
 }

@@ -6,7 +6,7 @@
 // advisory lock in Postgres, freed by the server the moment a killed worker's connection drops.
 import { setTimeout as sleep } from 'node:timers/promises';
 import postgres from 'postgres';
-import { sql as pg } from '@/lib/db';
+import { sessionTimeouts, sql as pg } from '@/lib/db';
 import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
 import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
@@ -168,7 +168,7 @@ export async function startConnectorSupervisor(options: ConnectorSupervisorOptio
   const kinds = registeredConnectorKinds();
   // One dedicated session for the advisory locks; if it ever reconnects its locks are gone, so every
   // loop stops and the next discovery takes the sources up again under new locks.
-  const locks = postgres(env().DATABASE_URL, { max: 1, idle_timeout: 0, max_lifetime: null, onnotice: () => {} });
+  const locks = postgres(env().DATABASE_URL, { max: 1, idle_timeout: 0, max_lifetime: null, onnotice: () => {}, connection: sessionTimeouts() });
   const pidOf = async () => (await locks<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`)[0]!.pid;
   let lockPid = await pidOf();
   const loops = new Map<string, Loop>();

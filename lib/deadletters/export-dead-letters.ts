@@ -11,7 +11,8 @@ import { auditActor, authorize, sourceScope, type Principal } from '@/lib/auth';
 import { csvRow } from '@/lib/export/csv';
 import { canReveal, maskDeadLetterText, maskErrorText, maskStoredPayload } from '@/lib/masking';
 import { deadLetterFilters, type Cursor, type DeadLetterFiltersInput } from './filters';
-import { planQuery, selectPage, whereAll } from './query';
+import { planQuery, selectByIds, selectPage, whereAll } from './query';
+import { takeWithinBytes } from '@/lib/db/byte-bound';
 import { AppError } from '@/lib/errors';
 import { countDeadLetters } from './list-dead-letters';
 
@@ -25,6 +26,11 @@ export const exportOptions = z.object({
 export type ExportOptions = z.output<typeof exportOptions>;
 
 const BATCH = 500;
+/**
+ * Payload bytes one batch of an export with payloads reads (the redrive claim's bound): 500 rows of
+ * 10 MiB would otherwise be 5 GiB held at once. The first row always goes, so a larger one goes alone.
+ */
+export const EXPORT_BATCH_BYTES = 8 << 20;
 const CHUNK_CHARS = 32 * 1024;
 
 const iso = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
@@ -127,6 +133,18 @@ interface Row {
   payload?: Buffer | null;
 }
 
+/** What one batch read held: tests check the byte bound through it, the bench reports it. */
+export interface ExportBatch {
+  rows: number;
+  payloadBytes: number;
+}
+
+export interface ExportHooks {
+  onBatch?: (batch: ExportBatch) => void;
+  /** Payload bytes a batch may hold (EXPORT_BATCH_BYTES); the bench and tests may lower it. */
+  maxBatchBytes?: number;
+}
+
 export interface DeadLetterExport {
   stream: ReadableStream<Uint8Array>;
   count: number;
@@ -135,7 +153,7 @@ export interface DeadLetterExport {
 }
 
 /** Start an export: audit it (filter, format, count), then stream the rows as they are read. */
-export async function exportDeadLetters(actor: Principal, filtersInput: DeadLetterFiltersInput, opts: ExportOptions): Promise<DeadLetterExport> {
+export async function exportDeadLetters(actor: Principal, filtersInput: DeadLetterFiltersInput, opts: ExportOptions, hooks: ExportHooks = {}): Promise<DeadLetterExport> {
   authorize(actor, 'deadletters.read');
   const filters = deadLetterFilters.parse(filtersInput);
   const plan = await planQuery(actor, filters);
@@ -207,6 +225,22 @@ export async function exportDeadLetters(actor: Principal, filtersInput: DeadLett
     return csvRow(csvColumns.map(([, get]) => get(x)));
   };
 
+  // With payloads, a batch is sized first (octet_length reads a stored bytea's size, not its bytes)
+  // and cut to the byte bound, then only the rows it keeps are read whole.
+  const maxBatchBytes = hooks.maxBatchBytes ?? EXPORT_BATCH_BYTES;
+  const at = (r: { id: bigint; dead_at: Date } | undefined): Cursor | undefined => (r ? { deadAt: r.dead_at, id: r.id } : undefined);
+  const nextBatch = async (after: Cursor | undefined): Promise<{ rows: Row[]; payloadBytes: number; more: boolean; last?: Cursor }> => {
+    if (!opts.payload) {
+      const rows = await selectPage<Row>(plan, columns, after, BATCH);
+      return { rows, payloadBytes: 0, more: rows.length === BATCH, last: at(rows[rows.length - 1]) };
+    }
+    const keys = await selectPage<{ id: bigint; dead_at: Date; bytes: number }>(plan, 'd.id, d.dead_at, coalesce(octet_length(d.payload), 0)::int AS bytes', after, BATCH);
+    const kept = keys.slice(0, takeWithinBytes(keys.map((k) => k.bytes), maxBatchBytes));
+    // A row purged between the two reads is simply not in the batch; the cursor moves past it.
+    const rows = await selectByIds<Row>(plan, columns, kept.map((k) => k.id));
+    return { rows, payloadBytes: kept.reduce((a, k) => a + k.bytes, 0), more: kept.length < keys.length || keys.length === BATCH, last: at(kept[kept.length - 1]) };
+  };
+
   let cursor: Cursor | undefined;
   let started = false;
   let done = false;
@@ -216,7 +250,8 @@ export async function exportDeadLetters(actor: Principal, filtersInput: DeadLett
       if (!started && opts.format === 'csv') out += csvRow(csvColumns.map(([h]) => h));
       started = true;
       if (!done) {
-        const rows = await selectPage<Row>(plan, columns, cursor, BATCH);
+        const { rows, payloadBytes, more, last } = await nextBatch(cursor);
+        hooks.onBatch?.({ rows: rows.length, payloadBytes });
         for (const r of rows) {
           out += line(r);
           // Small chunks stay in V8's young generation; a batch-sized string would land in
@@ -226,9 +261,8 @@ export async function exportDeadLetters(actor: Principal, filtersInput: DeadLett
             out = '';
           }
         }
-        const last = rows[rows.length - 1];
-        if (last) cursor = { deadAt: last.dead_at, id: last.id };
-        done = rows.length < BATCH;
+        if (last) cursor = last;
+        done = !more;
       }
       if (out) controller.enqueue(encoder.encode(out));
       if (done) controller.close();

@@ -159,3 +159,17 @@ export async function selectPage<T extends postgres.Row>(plan: Plan, columns: st
       JOIN dead_letters d ON d.id = page.id ${order}`),
   ];
 }
+
+/**
+ * Rows by id in the given order, for a page sized first and fetched after (a byte-bounded export
+ * batch). The ids come from a scoped page, so this adds no scope of its own.
+ */
+export async function selectByIds<T extends postgres.Row>(plan: Plan, columns: string, ids: readonly bigint[]): Promise<T[]> {
+  if (ids.length === 0) return [];
+  const { sql } = plan;
+  return [
+    ...(await sql<T[]>`
+      SELECT ${sql.unsafe(columns)} FROM unnest(${ids.map(String)}::bigint[]) WITH ORDINALITY AS k(id, n)
+      JOIN dead_letters d ON d.id = k.id ORDER BY k.n`),
+  ];
+}

@@ -8,6 +8,7 @@ import type postgres from 'postgres';
 import { sql as pg } from '@/lib/db';
 import { sensitivePathsOf } from './policy';
 import { payloadVerdict, textVerdict } from './verdict';
+import { takeWithinBytes } from '@/lib/db/byte-bound';
 
 export const RECOMPUTE_BATCH = 500;
 /** Payload bytes one batch may hold in memory. */
@@ -52,8 +53,7 @@ async function recomputeRound(opts: { sql?: postgres.Sql; batch?: number; batchB
       // Sizes first, so a batch of 10 MiB payloads stops at the byte bound, not at the row count.
       const sizes = await tx<{ id: bigint; payload_size: number }[]>`
         SELECT id, payload_size FROM dead_letters WHERE source_id = ${id}::uuid AND id >= ${source.from}::bigint ORDER BY id LIMIT ${batch}`;
-      let take = 0;
-      for (let bytes = 0; take < sizes.length && (take === 0 || bytes + sizes[take]!.payload_size <= batchBytes); take++) bytes += sizes[take]!.payload_size;
+      const take = takeWithinBytes(sizes.map((s) => s.payload_size), batchBytes);
       const ids = sizes.slice(0, take).map((s) => s.id.toString());
       const rows = ids.length
         ? await tx<{ id: bigint; payload: Buffer | null; sensitive: boolean; headers: string; error_message: string | null; error_stack: string | null; failure_history: string }[]>`

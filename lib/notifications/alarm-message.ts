@@ -18,6 +18,8 @@ export interface AlarmTransition {
   /** Connector alarms: the import's last error and failed attempts in a row. */
   lastError?: string | null;
   failures?: number;
+  /** Quarantine alarms: the Redis key of the quarantined jobs. */
+  quarantineKey?: string;
 }
 
 export interface SlackMessage {
@@ -38,6 +40,9 @@ function measure(t: AlarmTransition): string {
     case 'connector':
       if (t.to === 'OK') return 'the connector reaches its broker again and imports';
       return `broker unreachable${t.value > 0 ? ` for ${formatDuration(t.value)}` : ''} (${t.failures ?? 0} failed attempt${t.failures === 1 ? '' : 's'} in a row)${t.lastError ? `: ${t.lastError}` : ''}`;
+    case 'quarantine':
+      if (t.to === 'OK') return 'the quarantine of stray jobs is empty again';
+      return `${t.value} failed job${t.value === 1 ? '' : 's'} Postgres refused to store, quarantined in Redis${t.quarantineKey ? ` (${t.quarantineKey})` : ''}`;
   }
 }
 

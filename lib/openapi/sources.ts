@@ -11,7 +11,7 @@ import { errors, idParam, jsonContent, ref, schemaOf, type OpenApiArea } from '.
 const security = [{ apiToken: [] }, { session: [] }];
 const ts = z.iso.datetime();
 const kind = z.enum(SOURCE_KINDS);
-const alarmKind = z.enum(['depth', 'age', 'rate', 'connector']);
+const alarmKind = z.enum(['depth', 'age', 'rate', 'connector', 'quarantine']);
 const level = z.enum(['OK', 'PENDING', 'ALARM']);
 
 const sourceView = z.object({

@@ -2,6 +2,7 @@
 // default job options. Source queues carry in-flight messages only; Postgres is the record.
 import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import { env } from '@/lib/env';
+import type { Redis } from 'ioredis';
 import { redisConnection } from '@/lib/redis';
 
 export const QUEUES = {
@@ -33,14 +34,19 @@ export function queuePrefix(): string {
 export const DEFAULT_JOB_OPTIONS: JobsOptions = { removeOnComplete: true, removeOnFail: 1000 };
 
 const producers = new Map<string, Queue>();
-let producerConnection: ConnectionOptions | undefined;
+let producerConnection: Redis | undefined;
+
+/** The producer side's shared Redis connection (closeQueues ends it), for plain reads of queue keys. */
+export function producerRedis(): Redis {
+  producerConnection ??= redisConnection('producer');
+  return producerConnection;
+}
 
 /** A cached producer-side Queue (shared connection); workers make their own connections. */
 export function producerQueue(name: string): Queue {
   let q = producers.get(name);
   if (!q) {
-    producerConnection ??= redisConnection('producer');
-    q = new Queue(name, { connection: producerConnection, prefix: queuePrefix(), defaultJobOptions: DEFAULT_JOB_OPTIONS });
+    q = new Queue(name, { connection: producerRedis() as ConnectionOptions, prefix: queuePrefix(), defaultJobOptions: DEFAULT_JOB_OPTIONS });
     q.on('error', () => {}); // connection errors surface on the calls that fail; ioredis reconnects
     producers.set(name, q);
   }
@@ -50,6 +56,6 @@ export function producerQueue(name: string): Queue {
 export async function closeQueues(): Promise<void> {
   await Promise.all([...producers.values()].map((q) => q.close()));
   producers.clear();
-  if (producerConnection && 'quit' in producerConnection) await (producerConnection as { quit(): Promise<unknown> }).quit().catch(() => {});
+  await producerConnection?.quit().catch(() => {});
   producerConnection = undefined;
 }

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { Worker } from 'bullmq';
 import postgres from 'postgres';
-import { db } from '@/lib/db';
+import { db, sessionTimeouts } from '@/lib/db';
 import { env } from '@/lib/env';
 import { log } from '@/lib/log';
 import { JOBS, QUEUES, queuePrefix } from '@/lib/queue';
@@ -35,7 +35,7 @@ export async function startRedriveSupervisor(options: RedriveSupervisorOptions =
   const clock = runner.clock ?? Date.now;
   // One dedicated session for the advisory locks; if it ever reconnects its locks are gone, so
   // every runner stops and the next reconcile takes the tasks up again under new locks.
-  const locks = postgres(env().DATABASE_URL, { max: 1, idle_timeout: 0, max_lifetime: null, onnotice: () => {} });
+  const locks = postgres(env().DATABASE_URL, { max: 1, idle_timeout: 0, max_lifetime: null, onnotice: () => {}, connection: sessionTimeouts() });
   const pidOf = async () => (await locks<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`)[0]!.pid;
   let lockPid = await pidOf();
   const runners = new Map<string, { stop: AbortController; done: Promise<void> }>();

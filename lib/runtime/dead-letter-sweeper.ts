@@ -18,6 +18,7 @@ import {
 import { log } from '@/lib/log';
 import { recordRedriveOutcome, type RedriveOutcome } from '@/lib/redrive/outcomes';
 import { decodeBody, envelopeSchema } from './envelope';
+import { QUARANTINE_SET } from './quarantine';
 
 /** What the consumer knew when it parked a message, carried as the failed job's failedReason. */
 const parkEvidenceSchema = z.object({
@@ -344,10 +345,11 @@ export class DeadLetterSweeper {
   /**
    * Jobs Postgres refuses row by row leave the failed set for a quarantine set of the queue (kept,
    * bytes and evidence, for an operator), so the stray sweep, which reads the oldest failed jobs
-   * first, is never held up behind them. Logged at error level, the alarm an operator acts on.
+   * first, is never held up behind them. Logged at error level; the alarm evaluation raises a
+   * `quarantine` alarm on the source while the set holds any (lib/runtime/quarantine.ts).
    */
   private async quarantine(jobs: Job[]): Promise<void> {
-    const key = this.queue.toKey('triage-quarantine');
+    const key = this.queue.toKey(QUARANTINE_SET);
     const now = Date.now();
     const ids = jobs.map((j) => j.id!);
     await this.redis

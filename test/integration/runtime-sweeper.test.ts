@@ -6,6 +6,10 @@
 import { UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { SYSTEM } from '@/lib/auth';
+import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
+import { listAlarmStates } from '@/lib/alarms/list-alarms';
 import { closeDb, db } from '@/lib/db';
 import { closeQueues, producerQueue, queuePrefix, QUEUES } from '@/lib/queue';
 import { redisConnection } from '@/lib/redis';
@@ -98,5 +102,45 @@ describe('dead-letter sweeper', () => {
     const ids = (await db().deadLetter.findMany({ where: { sourceId: source.id, messageId: { startsWith: 'nul' } }, select: { messageId: true } })).map((d) => d.messageId);
     expect(ids).toContain('nul\uFFFD7');
     await waitFor('an empty failed set', async () => (await producerQueue(QUEUES.source(name)).getFailedCount()) === 0);
+  });
+
+  it('raises a quarantine alarm on the source for jobs Postgres refuses, saying how many, why and where, and clears it once the quarantine is emptied', async () => {
+    const name = uniqueName('sweep-quarantine');
+    const source = await testSource(name);
+    const body = new TextEncoder().encode('{"order":1}');
+    // A message id longer than a btree index row may be (random, so it does not compress): Postgres
+    // refuses the row (54000) however it is cleaned.
+    await failedJobs(name, [
+      ...Array.from({ length: 3 }, (_, i) => ({ messageId: `huge-${i}-${randomBytes(12 * KiB).toString('base64')}`, body })),
+      ...Array.from({ length: 2 }, (_, i) => ({ messageId: `ok-${i}`, body })),
+    ]);
+    consumers.push(await consume(name, async () => undefined));
+    await waitFor('the 2 written', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 2, 30_000);
+    const queue = producerQueue(QUEUES.source(name));
+    await waitFor('an empty failed set', async () => (await queue.getFailedCount()) === 0);
+    const redis = redisConnection('worker');
+    redises.push(redis);
+    const key = queue.toKey('triage-quarantine');
+    expect(await redis.zcard(key)).toBe(3);
+
+    // The maintenance worker's evaluation raises it at once, where the other alarms are.
+    const raised = await evaluateAlarms();
+    expect(raised.transitions).toContainEqual(expect.objectContaining({ sourceId: source.id, kind: 'quarantine', from: 'OK', to: 'ALARM', value: 3 }));
+    const alarm = (await listAlarmStates(SYSTEM, { sourceId: source.id })).find((a) => a.kind === 'quarantine');
+    expect(alarm).toMatchObject({ state: 'ALARM', label: 'jobs quarantined', detail: expect.objectContaining({ value: 3, key }) });
+    expect(alarm!.hint).toMatch(/Postgres refused/);
+    expect(alarm!.hint).toMatch(/ZRANGE/);
+    // Where they are, on the alarms page and the source's banner (both show the hint).
+    expect(alarm!.hint).toContain(key);
+    expect(await db().alarmEvent.count({ where: { sourceId: source.id, kind: 'quarantine', to: 'ALARM' } })).toBe(1);
+
+    // Still there at the next evaluation: no new transition.
+    expect((await evaluateAlarms()).transitions.filter((t) => t.sourceId === source.id)).toEqual([]);
+
+    // An operator deals with them and empties the quarantine: the alarm clears.
+    await redis.del(key);
+    const cleared = await evaluateAlarms();
+    expect(cleared.transitions).toContainEqual(expect.objectContaining({ sourceId: source.id, kind: 'quarantine', from: 'ALARM', to: 'OK' }));
+    expect((await listAlarmStates(SYSTEM, { sourceId: source.id })).find((a) => a.kind === 'quarantine')?.state).toBe('OK');
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HOUR, DAY, SECOND } from '@/lib/clock';
-import { RULES, classify, nextState, targetLevel, type SourceObservation } from '@/lib/alarms/rules';
+import { CONFIRM_MS, RULES, classify, describe as describeAlarm, nextState, targetLevel, type SourceObservation } from '@/lib/alarms/rules';
 
 const t = (ms: number) => new Date(Date.UTC(2026, 2, 2) + ms);
 const obs = (o: Partial<SourceObservation>): SourceObservation => ({ openCount: 0, oldestAgeMs: null, ageDeadlineMs: 7 * DAY, rateCount: 0, ...o });
@@ -84,5 +84,16 @@ describe('poison or outage', () => {
 
   it('an hour with no arrivals says nothing new', () => {
     expect(classify({ windowCounts: windows(0), clusterCounts: [] })).toBeNull();
+  });
+});
+
+describe('quarantine alarm', () => {
+  it('is ALARM at once while any job is quarantined, OK once the set is empty', () => {
+    const key = 'triage:source.orders:triage-quarantine';
+    expect(targetLevel('quarantine', obs({ quarantine: { count: 3, key } }))).toBe('ALARM');
+    expect(CONFIRM_MS.quarantine).toBe(0);
+    expect(targetLevel('quarantine', obs({ quarantine: { count: 0, key } }))).toBe('OK');
+    expect(targetLevel('quarantine', obs({}))).toBe('OK');
+    expect(describeAlarm('quarantine', obs({ quarantine: { count: 3, key } }))).toEqual({ value: 3, threshold: '> 0 quarantined jobs' });
   });
 });

@@ -1,0 +1,150 @@
+// Memory of bulk work on large payloads (issue 15, "memory bounded"): the peak RSS of a redrive and
+// of an export with payloads of 200 dead letters of 10 MiB each (2 GiB of payload), against a target
+// of ≤ 256 MiB of growth over the process's own RSS measured just before the work. Each runs in a
+// child process of its own (its own database too), so the RSS is that work's alone; the HTTP
+// receiver of the redrive is another process, reading and dropping bodies.
+//   npx tsx test/bench/run.ts memory
+import { spawn } from 'node:child_process';
+import type { BenchResult } from './run';
+import { runBenchChild } from './support';
+
+const FLAG = '--memory-bench-child';
+const MiB = 1 << 20;
+const COUNT = 200;
+const SIZE = 10 * MiB;
+const TARGET_GROWTH_MIB = 256;
+
+type Work = 'redrive' | 'export';
+
+interface Measured {
+  work: Work;
+  items: number;
+  seconds: number;
+  baseRssMib: number;
+  peakRssMib: number;
+  /** The largest batch of payload bytes the work held (its byte bound at work). */
+  maxBatchMib: number;
+}
+
+/** A receiver in a process of its own: answers 200 to every request once its body is read. */
+async function startReceiver(): Promise<{ url: string; stop: () => void }> {
+  const code = `const s = require('node:http').createServer((q, r) => { q.resume(); q.on('end', () => r.writeHead(200).end()); });
+    s.listen(0, '127.0.0.1', () => console.log(s.address().port));`;
+  const p = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<string>((resolve, reject) => {
+    p.stdout.once('data', (d: Buffer) => resolve(d.toString().trim()));
+    p.once('exit', () => reject(new Error('receiver exited')));
+  });
+  return { url: `http://127.0.0.1:${port}/redrive`, stop: () => p.kill() };
+}
+
+async function child(work: Work): Promise<void> {
+  // Read by lib/env when lib/ is first imported below: the receiver is on loopback.
+  process.env.OUTBOUND_ALLOWED_HOSTS = '127.0.0.1';
+  const { SYSTEM } = await import('@/lib/auth');
+  const { createTeam } = await import('@/lib/admin/teams');
+  const { createSource } = await import('@/lib/sources/create-source');
+  const { recordDeadLetters } = await import('@/lib/deadletters/record-dead-letters');
+  const { closeDb, db } = await import('@/lib/db');
+  const { closeQueues } = await import('@/lib/queue');
+  const log = (m: string) => process.stderr.write(`[memory bench ${work}] ${m}\n`);
+  const gc = (globalThis as { gc?: () => void }).gc;
+  const actor = { ...SYSTEM, label: 'bench' };
+
+  await createTeam(SYSTEM, { name: 'bench' });
+  const source = await createSource(SYSTEM, { name: 'bench-large', team: 'bench', kind: 'ingest' });
+  const t0 = performance.now();
+  await recordDeadLetters(
+    source,
+    Array.from({ length: COUNT }, (_, i) => ({
+      messageId: `large-${i}`,
+      payload: new TextEncoder().encode('{}'),
+      contentType: 'application/octet-stream',
+      reason: 'Rejected' as const,
+      errorType: 'SchemaError',
+      errorMessage: 'unknown field "gift"',
+    })),
+  );
+  // The 10 MiB payloads are made by Postgres (compressible, so the database stays small on disk):
+  // this process never holds them while seeding.
+  for (let i = 0; i < COUNT; i += 20) {
+    await db().$executeRaw`UPDATE dead_letters SET payload = convert_to(repeat('a', ${SIZE}::int), 'UTF8'), payload_size = ${SIZE}
+      WHERE id IN (SELECT id FROM dead_letters WHERE source_id = ${source.id}::uuid ORDER BY id OFFSET ${i} LIMIT 20)`;
+  }
+  log(`seeded ${COUNT} dead letters of ${SIZE / MiB} MiB in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+  const receiver = work === 'redrive' ? await startReceiver() : null;
+  if (receiver) await db().source.update({ where: { id: source.id }, data: { redriveUrl: receiver.url, redriveSecret: 'a-bench-secret' } });
+
+  gc?.();
+  const base = process.memoryUsage().rss;
+  let peak = base;
+  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
+  let maxBatch = 0;
+  let items = 0;
+  const t = performance.now();
+  if (work === 'redrive') {
+    const { startRedrive } = await import('@/lib/redrive');
+    const { runRedriveTask } = await import('@/lib/redrive/run-task');
+    const { destinationFor } = await import('@/lib/redrive/destinations');
+    const task = await startRedrive(actor, { selection: { source: source.name }, ratePerSecond: 1_000, outcomeWindowSeconds: 1 });
+    const end = await runRedriveTask(task.id, {
+      destinationFor: (s, opts) => {
+        const real = destinationFor(s, opts);
+        return {
+          ...real,
+          deliver: (batch, signal) => {
+            maxBatch = Math.max(maxBatch, batch.reduce((a, m) => a + m.payload.byteLength, 0));
+            return real.deliver(batch, signal);
+          },
+        };
+      },
+    });
+    items = await db().redriveItem.count({ where: { taskId: task.id, state: { not: 'pending' } } });
+    if (end !== 'completed') throw new Error(`redrive ended ${end}`);
+  } else {
+    const { exportDeadLetters, exportOptions } = await import('@/lib/deadletters/export-dead-letters');
+    const x = await exportDeadLetters(actor, { source: source.name }, exportOptions.parse({ format: 'ndjson', payload: 'true' }), {
+      onBatch: (b) => (maxBatch = Math.max(maxBatch, b.payloadBytes)),
+    });
+    const reader = x.stream.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      for (let i = value.indexOf(10); i !== -1; i = value.indexOf(10, i + 1)) items++;
+      peak = Math.max(peak, process.memoryUsage().rss);
+    }
+  }
+  clearInterval(sampler);
+  const seconds = (performance.now() - t) / 1000;
+  log(`${items} items in ${seconds.toFixed(1)} s, peak RSS ${(peak / MiB).toFixed(0)} MiB over ${(base / MiB).toFixed(0)} MiB`);
+  receiver?.stop();
+  await closeQueues();
+  await closeDb();
+  const out: Measured = { work, items, seconds, baseRssMib: base / MiB, peakRssMib: peak / MiB, maxBatchMib: maxBatch / MiB };
+  process.stdout.write(`${JSON.stringify(out)}\n`);
+}
+
+export async function run(): Promise<BenchResult[]> {
+  const results: BenchResult[] = [];
+  for (const work of ['redrive', 'export'] as const) {
+    const m = await runBenchChild<Measured>(`memory_${work}`, import.meta.url, `${FLAG}=${work}`, { nodeArgs: ['--expose-gc'], timeoutMs: 300_000 });
+    results.push({
+      name: `${work} of ${m.items}/${COUNT} dead letters of ${SIZE / MiB} MiB: peak RSS (${m.seconds.toFixed(1)} s, largest batch ${m.maxBatchMib.toFixed(1)} MiB)`,
+      value: Number(m.peakRssMib.toFixed(1)),
+      unit: 'MiB',
+      baseline: { name: 'RSS before the work', value: Number(m.baseRssMib.toFixed(1)) },
+      target: `growth ≤ ${TARGET_GROWTH_MIB} MiB over the baseline`,
+      met: m.items === COUNT && m.peakRssMib - m.baseRssMib <= TARGET_GROWTH_MIB,
+    });
+  }
+  return results;
+}
+
+const childArg = process.argv.find((a) => a.startsWith(`${FLAG}=`));
+if (childArg) {
+  child(childArg.slice(FLAG.length + 1) as Work).catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
