@@ -141,6 +141,8 @@ export interface RedriveTaskDetail extends RedriveTaskView {
   loops: number;
   /** When the last sent item awaiting an outcome becomes final (its window's end); null when none awaits. */
   outcomesDueAt: string | null;
+  /** A canary task: the first message sent, its outcome, and when the next one went (after the canary's). */
+  canaryItem: { messageId: string; state: string; sentAt: string; outcomeAt: string | null; nextSentAt: string | null } | null;
 }
 
 export async function getRedriveTask(actor: Principal, id: string): Promise<RedriveTaskDetail> {
@@ -152,7 +154,23 @@ export async function getRedriveTask(actor: Principal, id: string): Promise<Redr
   const [last] = await db().$queryRaw<{ at: Date | null }[]>`
     SELECT max(sent_at) AS at FROM redrive_items WHERE task_id = ${task.id}::uuid AND state = 'sent'`;
   const outcomesDueAt = last?.at ? new Date(last.at.getTime() + task.outcomeWindowMs).toISOString() : null;
-  return { ...view(task, who), drift: await driftOf(actor, task), loops: Number(loops?.n ?? 0), outcomesDueAt };
+  return { ...view(task, who), drift: await driftOf(actor, task), loops: Number(loops?.n ?? 0), outcomesDueAt, canaryItem: task.canary ? await canaryItemOf(task.id) : null };
+}
+
+/** The first two sends of a task, by send time: the canary, and the first message after it. */
+async function canaryItemOf(taskId: string): Promise<RedriveTaskDetail['canaryItem']> {
+  const sent = await db().$queryRaw<{ message_id: string; state: string; sent_at: Date; outcome_at: Date | null }[]>`
+    SELECT d.message_id, i.state::text, i.sent_at, i.outcome_at FROM redrive_items i JOIN dead_letters d ON d.id = i.dead_letter_id
+    WHERE i.task_id = ${taskId}::uuid AND i.sent_at IS NOT NULL ORDER BY i.sent_at, i.seq LIMIT 2`;
+  const [canary, next] = sent;
+  if (!canary) return null;
+  return {
+    messageId: canary.message_id,
+    state: canary.state,
+    sentAt: canary.sent_at.toISOString(),
+    outcomeAt: canary.outcome_at?.toISOString() ?? null,
+    nextSentAt: next?.sent_at.toISOString() ?? null,
+  };
 }
 
 async function driftOf(actor: Principal, task: TaskWithSource): Promise<number> {
