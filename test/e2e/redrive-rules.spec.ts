@@ -42,7 +42,7 @@ test('the payments outage wave is redriven by the rule once the outage is over, 
   await page.goto('/sources/payments');
   const row = page.getByTestId(`redrive-rule-${RULE.name}`);
   await expect(row).toContainText('enabled');
-  await expect(row).toContainText(`by ${RULE.author}`);
+  await expect(row).toContainText(`by ${RULE.author!}`);
   await expect(row).toContainText('the rate alarm has been OK for 30 s after a wave');
   const before = await openPayments(request);
 
@@ -68,7 +68,7 @@ test('the payments outage wave is redriven by the rule once the outage is over, 
 
   await page.goto(`/redrives/${task!.id}`);
   await expect(page.getByTestId('redrive-origin')).toContainText(`redrive rule “${RULE.name}” (after a wave)`);
-  await expect(page.getByTestId('redrive-origin')).toContainText(RULE.author);
+  await expect(page.getByTestId('redrive-origin')).toContainText(RULE.author!);
   await expect(page.getByTestId('redrive-status')).toHaveText('completed', { timeout: 90_000 });
   const total = await page.getByTestId('count-total').textContent();
   expect(Number(total)).toBeGreaterThanOrEqual(30);
