@@ -32,7 +32,7 @@ export async function RedriveRulesPanel({ actor, source, teamId }: { actor: Acto
               <th>State</th>
               <th>Last run (UTC)</th>
               <th>Task</th>
-              {mayEdit ? <th /> : null}
+              {mayEdit ? <th>Actions</th> : null}
             </tr>
           </thead>
           <tbody>
