@@ -64,6 +64,9 @@ const schema = z.object({
   CONNECTOR_DISCOVERY_MS: z.coerce.number().int().positive().default(5_000),
   // A connector source whose import keeps failing this long raises its connector alarm (lib/alarms).
   CONNECTOR_ALARM_AFTER_SECONDS: z.coerce.number().int().positive().default(120),
+  // The rate alarm counts dead letters over this window (lib/alarms); the browser tests shorten it so
+  // a wave ends, and its redrive rule fires, within the test.
+  ALARM_RATE_WINDOW_SECONDS: z.coerce.number().int().min(5).max(3600).default(300),
   // The demo's RabbitMQ (workers/demo-rabbitmq.ts); the demo runs without it when unreachable.
   DEMO_RABBITMQ_URL: z.string().regex(/^amqps?:\/\//, 'an amqp:// URL').default('amqp://guest:guest@localhost:5672/'),
 });

@@ -8,6 +8,7 @@ import { createSource } from '@/lib/sources/create-source';
 import { closeDb, db } from '@/lib/db';
 import { HISTORY_DAYS, demoPastSeeded, pastSpan, seedDemoPast } from '@/lib/demo/past';
 import { closeQueues } from '@/lib/queue';
+import { createRedriveRule, type CreateRuleInput } from '@/lib/redrive-rules';
 
 export const DEMO_PASSWORD = 'triage-demo';
 
@@ -28,10 +29,39 @@ export const DEMO_SOURCES = [
   { name: 'partner-webhooks', team: 'finance', kind: 'ingest', description: 'Dead letters forwarded by a partner system through the ingest API' },
 ] as const;
 
+// The payments outage's wave is redriven by a rule once the gateway is back (issue 17): the finance
+// lead's, so a wave above the approval threshold would wait for a second person. Demo-sized: 30 s of
+// an OK rate alarm (the alarm itself turns OK one rate window, 5 minutes, after the wave's last death).
+export const DEMO_REDRIVE_RULES: (CreateRuleInput & { source: string })[] = [
+  {
+    source: 'payments',
+    name: 'redrive the wave after a gateway outage',
+    kind: 'after_wave',
+    okForSeconds: 30,
+    ratePerSecond: 20,
+    canary: true,
+    author: 'finance-lead@triage.local',
+  },
+];
+
 const actor = { ...SYSTEM, label: 'seed' };
 
-/** The teams, users and sources, audited at the clock's time. */
-export async function seed(clock: Clock = systemClock): Promise<{ created: number }> {
+/** The demo's redrive rules that do not exist yet, audited at the clock's time. */
+async function seedRedriveRules(clock: Clock): Promise<number> {
+  let created = 0;
+  for (const { source, ...rule } of DEMO_REDRIVE_RULES) {
+    if (await db().redriveRule.findFirst({ where: { source: { name: source }, name: rule.name } })) continue;
+    await createRedriveRule(actor, source, rule, clock);
+    created++;
+  }
+  return created;
+}
+
+/**
+ * The teams, users and sources (and, unless told not to, the redrive rules), audited at the
+ * clock's time.
+ */
+export async function seed(clock: Clock = systemClock, opts: { rules?: boolean } = {}): Promise<{ created: number }> {
   let created = 0;
   for (const name of ['commerce', 'finance']) {
     if (!(await db().team.findUnique({ where: { name } }))) {
@@ -51,6 +81,7 @@ export async function seed(clock: Clock = systemClock): Promise<{ created: numbe
       created++;
     }
   }
+  if (opts.rules !== false) created += await seedRedriveRules(clock);
   return { created };
 }
 
@@ -63,9 +94,12 @@ export async function seedDemo(now: Date = new Date()): Promise<{ created: numbe
   if ((await db().auditEvent.count()) === 0) {
     const span = pastSpan(now);
     const clock = simulatedClock(span.setupAt);
-    const { created } = await seed(clock);
+    const { created } = await seed(clock, { rules: false });
     const result = await seedDemoPast(span, clock);
-    return { created, past: 'played', deadLetters: result.deadLetters };
+    // After the past: the rule is new, so the past's outage was redriven by hand, and the rule
+    // waits for the next wave (it looks only at waves that end after it was made).
+    const rules = await seedRedriveRules(clock);
+    return { created: created + rules, past: 'played', deadLetters: result.deadLetters };
   }
   const { created } = await seed();
   return { created, past: (await demoPastSeeded()) ? 'present' : 'not fresh' };

@@ -39,6 +39,9 @@ const env = {
   TRUST_PROXY: 'true',
   // Webhook and redrive receivers of the browser tests listen on loopback (lib/outbound).
   OUTBOUND_ALLOWED_HOSTS: '127.0.0.1,localhost,::1',
+  // A 30-second rate window: a wave ends, and the demo's redrive rule redrives it, within a test
+  // (test/e2e/redrive-rules.spec.ts) instead of five minutes after the last death.
+  ALARM_RATE_WINDOW_SECONDS: '30',
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
   E2E_PORT: String(port),
   CHROMIUM_PATH: chromiumPath,

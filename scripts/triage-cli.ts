@@ -19,6 +19,7 @@ import { closeDb } from '@/lib/db';
 import { deployDemoHandler, produceDemoBatch } from '@/lib/demo';
 import { closeQueues } from '@/lib/queue';
 import { AppError } from '@/lib/errors';
+import { createRedriveRule, deleteRedriveRule, listRedriveRules, updateRedriveRule, type RedriveRuleView, type RuleKind } from '@/lib/redrive-rules';
 import { addClusterNote, getOwnership, updateOwnership, type Ownership, type OwnershipInput } from '@/lib/ownership/ownership';
 
 const USAGE = `usage: triage <command> [--json]
@@ -49,6 +50,11 @@ const USAGE = `usage: triage <command> [--json]
                 [--rate N] [--destination N]   (JSON: [{"op":"set|rename|remove","path":"$.a",…} | {"op":"header","name","value"}])
   redrive show --id ID           (status and figures: acknowledged, no death seen, dead again…)
   redrive list [--source N] [--status active|completed|cancelled|paused|running]
+  rule list --source N           (the source's redrive rules, their state and last run)
+  rule create --source N --name R --kind after_wave|on_resolved --author E [--ok-for 10m] [--rate N] [--no-canary]
+                (after_wave: once the rate alarm has been OK for --ok-for after a wave; on_resolved: a cluster
+                 resolved with a fix version. Starts ordinary redrive tasks for the lead E, four eyes included)
+  rule enable|disable|delete --source N --id RULE
   cluster show --cluster ID      (its ownership and note thread)
   cluster own --cluster ID [--assignee E|""] [--status open|investigating|waiting_for_fix|on_hold|resolved]
               [--ticket URL|""] [--hold-until ISO] [--fix-version V] [--note N]   (on_hold needs --note and --hold-until)
@@ -125,6 +131,9 @@ const { positionals, values } = parseArgs({
     'hold-until': { type: 'string' },
     'fix-version': { type: 'string' },
     note: { type: 'string' },
+    author: { type: 'string' },
+    'ok-for': { type: 'string' },
+    'no-canary': { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -198,6 +207,15 @@ function describeRedrive(t: RedriveTaskView & { outcomesDueAt?: string | null })
     `${c.awaitingOutcome} awaiting outcome; ${c.skipped} skipped, ${c.failed} failed, ${c.pending} not sent yet; ` +
     `outcome window ${formatDuration(t.outcomeWindowSeconds)}${t.canary ? `, canary's ${formatDuration(t.canaryWindowSeconds)}` : ''}` +
     (t.pausedReason ? `\n  paused: ${t.pausedReason}` : '')
+  );
+}
+
+function describeRule(r: RedriveRuleView): string {
+  const when = r.kind === 'after_wave' ? `after a wave, OK for ${formatDuration(r.okForSeconds ?? 0)}` : 'on resolved with a fix version';
+  return (
+    `rule ${r.id} "${r.name}" of ${r.source}: ${when}, ${r.ratePerSecond}/s${r.canary ? ', canary' : ''}, for ${r.author}; ` +
+    `${r.enabled ? 'enabled' : `disabled (${r.disabledReason ?? 'no reason'})`}` +
+    (r.lastResult ? `\n  last: ${r.lastResult}${r.lastRunAt ? ` at ${r.lastRunAt}` : ''}` : '')
   );
 }
 
@@ -356,6 +374,30 @@ async function main(): Promise<void> {
       if (values.status !== undefined && !status) throw new AppError('bad_request', `--status takes one of ${statuses.join(', ')}`);
       const page = await listRedriveTasks(actor, { source: values.source, status, limit: 200 });
       return out(page.tasks.map(describeRedrive).join('\n') || 'no redrive tasks', { tasks: page.tasks });
+    }
+    case 'rule list': {
+      const rules = await listRedriveRules(actor, need(values.source, 'source'));
+      return out(rules.map(describeRule).join('\n') || 'no redrive rules', { rules });
+    }
+    case 'rule create': {
+      const r = await createRedriveRule(actor, need(values.source, 'source'), {
+        name: need(values.name, 'name'),
+        kind: need(values.kind, 'kind') as RuleKind,
+        author: need(values.author, 'author'),
+        ...(values['ok-for'] !== undefined ? { okForSeconds: seconds(values['ok-for'], 'ok-for') } : {}),
+        ...(values.rate !== undefined ? { ratePerSecond: Number(values.rate) } : {}),
+        canary: !values['no-canary'],
+      });
+      return out(describeRule(r), { ...r });
+    }
+    case 'rule enable':
+    case 'rule disable': {
+      const r = await updateRedriveRule(actor, need(values.source, 'source'), need(values.id, 'id'), { enabled: verb === 'enable' });
+      return out(describeRule(r), { ...r });
+    }
+    case 'rule delete': {
+      await deleteRedriveRule(actor, need(values.source, 'source'), need(values.id, 'id'));
+      return out(`rule ${values.id} deleted`, { deleted: values.id });
     }
     case 'cluster show': {
       const o = await getOwnership(actor, need(values.cluster, 'cluster'));

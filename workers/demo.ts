@@ -10,7 +10,9 @@ import { closeQueues } from '@/lib/queue';
 useWorkerTimeouts('worker');
 
 const TRICKLE_EVERY_MS = 4_000;
-const OUTAGE_EVERY_MS = 5 * 60_000;
+// Ten minutes apart: the rate alarm turns OK one rate window (5 min) after a wave, and the seeded
+// redrive rule then redrives the wave (prisma/seed.ts DEMO_REDRIVE_RULES) before the next one.
+const OUTAGE_EVERY_MS = 10 * 60_000;
 const FIRST_OUTAGE_AFTER_MS = 60_000;
 const OUTAGE_SECONDS = 40;
 

@@ -1,7 +1,7 @@
 // The maintenance process: repeatable jobs on the maintenance queue (alarms and rollups every 15 s,
 // so metrics and charts are never more than 15 s behind; the retention sweep and webhook
 // re-queueing every minute; the audit checkpoint every 10 min; masking verdicts recomputed in
-// bounded batches every 5 s while a source's are pending; grouping-rule re-application every 5 s) and the webhook deliveries
+// bounded batches every 5 s while a source's are pending; grouping-rule re-application every 5 s; redrive rules every 5 s) and the webhook deliveries
 // themselves. BullMQ job schedulers make each run happen once however many of these processes are
 // up; the work is in lib/.
 import { Worker, type Job } from 'bullmq';
@@ -17,6 +17,7 @@ import { redeliverPending, webhookWorker } from '@/lib/notifications/deliveries'
 import { JOBS, QUEUES, closeQueues, producerQueue, queuePrefix } from '@/lib/queue';
 import { redisConnection } from '@/lib/redis';
 import { sweepExpired } from '@/lib/retention/sweep-expired';
+import { evaluateRedriveRules } from '@/lib/redrive-rules';
 import { computeRollups } from '@/lib/rollups/compute-rollups';
 
 // Before any query: every session of this process carries the worker timeouts (its bulk statements get the longer bulk timeout: lib/db.ts).
@@ -30,6 +31,7 @@ const SCHEDULES = [
   { name: JOBS.auditCheckpoint, every: 10 * MINUTE },
   { name: JOBS.maskingRecompute, every: 5 * SECOND },
   { name: JOBS.clustersRegroup, every: 5 * SECOND },
+  { name: JOBS.redriveRulesEvaluate, every: 5 * SECOND },
 ] as const;
 
 const HANDLERS: Record<(typeof SCHEDULES)[number]['name'], () => Promise<unknown>> = {
@@ -44,6 +46,8 @@ const HANDLERS: Record<(typeof SCHEDULES)[number]['name'], () => Promise<unknown
   [JOBS.maskingRecompute]: () => recomputeVerdicts({ budgetMs: 3 * SECOND }),
   // Re-applying grouping rules in bounded batches (lib/clustering/regroup.ts).
   [JOBS.clustersRegroup]: () => advanceRegroupRuns(),
+  // Redrive rules start ordinary tasks once their trigger holds (lib/redrive-rules); idempotent.
+  [JOBS.redriveRulesEvaluate]: () => evaluateRedriveRules(systemClock),
 };
 
 async function main(): Promise<void> {

@@ -9,6 +9,7 @@ import { refreshAgeStats, type AgeStats } from '@/lib/sla/age-stats';
 import { DEAD_LETTER_STATUSES } from '@/lib/sla/statuses';
 import { alarmMessage, type AlarmTransition } from '@/lib/notifications/alarm-message';
 import { isConnectorKind } from '@/lib/connectors/types';
+import { recordWaves } from '@/lib/redrive-rules/waves';
 import { quarantineKey, quarantinedCounts } from '@/lib/runtime/quarantine';
 import { createDeliveries, enqueueAfterCommit, type DeliveryRef } from '@/lib/notifications/deliveries';
 import {
@@ -31,13 +32,19 @@ import {
 // Serialises evaluations: two workers (or a worker and a test) never both move the same alarm.
 const ALARMS_LOCK_KEY = 7_201_000_007;
 
+/** The rate alarm's window (ALARM_RATE_WINDOW_SECONDS, 5 minutes by default). */
+export function rateWindowMs(): number {
+  return env().ALARM_RATE_WINDOW_SECONDS * 1000;
+}
+
 /** Arrivals per source over the classify window, by rate window and by cluster. */
 export async function recentArrivals(now: Date, sql: postgres.Sql = pg()): Promise<Map<string, RecentArrivals>> {
-  const windows = Math.ceil(RULES.classifyWindowMs / RULES.rateWindowMs);
+  const windowMs = rateWindowMs();
+  const windows = Math.ceil(RULES.classifyWindowMs / windowMs);
   // Any status: a dead letter redriven a minute after it arrived still arrived.
   const rows = await sql<{ source_id: string; cluster_id: string | null; w: number; n: number }[]>`
     SELECT source_id, cluster_id,
-      floor(extract(epoch FROM (${now}::timestamptz - dead_at)) * 1000 / ${RULES.rateWindowMs})::int AS w, count(*)::int AS n
+      floor(extract(epoch FROM (${now}::timestamptz - dead_at)) * 1000 / ${windowMs})::int AS w, count(*)::int AS n
     FROM dead_letters
     WHERE status = ANY(${DEAD_LETTER_STATUSES as unknown as string[]}::"DeadLetterStatus"[])
       AND dead_at > ${now}::timestamptz - ${`${RULES.classifyWindowMs} milliseconds`}::interval AND dead_at <= ${now}::timestamptz
@@ -106,6 +113,7 @@ export async function evaluateAlarms(clock: Clock = systemClock): Promise<Evalua
           ageDeadlineMs: s.ageDeadlineSeconds * 1000,
           rateCount: recent?.windowCounts[0] ?? 0,
           rate: { pending: s.alarmRatePending, alarm: s.alarmRateAlarm },
+          rateWindowMs: rateWindowMs(),
         };
         const connector = isConnectorKind(s.kind);
         if (connector) {
@@ -198,6 +206,7 @@ export async function evaluateAlarms(clock: Clock = systemClock): Promise<Evalua
             },
           })),
         });
+        await recordWaves(tx, transitions, now, rateWindowMs());
         for (const t of transitions) deliveries.push(...(await createDeliveries(tx, t.teamId, 'alarm.transition', alarmMessage(t, env().APP_URL))));
       }
       return { transitions, deliveries, sources: sources.length };

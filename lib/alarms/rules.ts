@@ -86,6 +86,8 @@ export interface SourceObservation {
   rateCount: number;
   /** The source's rate thresholds; the defaults when absent. */
   rate?: RateThresholds;
+  /** The rate window, ms (ALARM_RATE_WINDOW_SECONDS); RULES.rateWindowMs when absent. */
+  rateWindowMs?: number;
   /** Connector sources: their import's health (connector_health). */
   connector?: ConnectorObservation;
   /** Built-in sources: the stray jobs their queue quarantined, and the Redis key that holds them. */
@@ -165,8 +167,11 @@ export function describe(kind: AlarmKind, o: SourceObservation): { value: number
       return { value: o.openCount, threshold: '> 0 open' };
     case 'age':
       return { value: Math.round((o.oldestAgeMs ?? 0) / 1000), threshold: `deadline ${formatDuration(o.ageDeadlineMs / 1000)}` };
-    case 'rate':
-      return { value: o.rateCount, threshold: `${(o.rate ?? DEFAULT_RATE).pending} / ${(o.rate ?? DEFAULT_RATE).alarm} in ${RULES.rateWindowMs / MINUTE} min` };
+    case 'rate': {
+      const w = o.rateWindowMs ?? RULES.rateWindowMs;
+      const span = w % MINUTE === 0 ? `${w / MINUTE} min` : `${Math.round(w / 1000)} s`;
+      return { value: o.rateCount, threshold: `${(o.rate ?? DEFAULT_RATE).pending} / ${(o.rate ?? DEFAULT_RATE).alarm} in ${span}` };
+    }
     case 'connector':
       return { value: Math.round((o.connector?.downForMs ?? 0) / 1000), threshold: `unreachable for ${formatDuration((o.connector?.alarmAfterMs ?? 0) / 1000)}` };
     case 'quarantine':

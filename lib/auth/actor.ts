@@ -12,7 +12,8 @@ export interface Actor {
   email: string;
   role: Role;
   teamId: string | null;
-  via: 'session' | 'token';
+  /** 'rule': a redrive rule acting for its author (lib/redrive-rules). */
+  via: 'session' | 'token' | 'rule';
   sessionId?: string;
 }
 

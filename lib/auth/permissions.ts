@@ -16,6 +16,8 @@ export const PERMISSIONS = {
   'deadletters.archive': { support: 'team', lead: 'team', admin: 'all' },
   'deadletters.discard': { lead: 'team', admin: 'all' },
   'redrive.approve': { lead: 'team', admin: 'all' },
+  // Redrive rules of a source (issue 17): a standing order that starts redrives for its author.
+  'redrive.rules': { lead: 'team', admin: 'all' },
   'sources.policy': { lead: 'team', admin: 'all' },
   // A connector source's import: test its connection, pause and resume it. An operational switch
   // in an incident, so the team's lead may use it; the connection itself stays admin.manage.

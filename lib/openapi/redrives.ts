@@ -32,6 +32,10 @@ const task = z.object({
     .object({ kind: z.enum(['edit', 'transform']), transform: z.unknown().optional(), cannotApplyCount: z.int().optional(), cannotApply: z.array(z.object({ id: z.string(), messageId: z.string(), why: z.string() })).optional() })
     .nullable()
     .describe('An edit or a bulk transform: the items send edited copies (versions of their dead letters)'),
+  rule: z
+    .object({ id: z.uuid(), name: z.string(), kind: z.enum(['after_wave', 'on_resolved']) })
+    .nullable()
+    .describe('The redrive rule that started it for its author (createdBy); null: started by hand'),
   selection: z.unknown().describe('As asked for; the items are its frozen result'),
   ratePerSecond: z.int(),
   ramp: z.object({ steps: z.array(z.int()), stepSeconds: z.int() }).nullable(),
@@ -54,6 +58,10 @@ const task = z.object({
   outcomesDueAt: ts
     .nullable()
     .describe('Running with everything sent: when the last item awaiting an outcome becomes final, and so when the task completes unless it pauses'),
+  canaryItem: z
+    .object({ messageId: z.string(), state: z.string(), sentAt: ts, outcomeAt: ts.nullable(), nextSentAt: ts.nullable().describe('When the first message after the canary went') })
+    .nullable()
+    .describe('A canary task: its first message sent and its outcome'),
 });
 
 const preview = z.object({

@@ -6,6 +6,7 @@ import { policyInput } from '@/lib/sources/update-policy';
 import { groupingRulesSchema } from '@/lib/clustering/grouping-rules';
 import { startRegroupInput } from '@/lib/clustering/regroup';
 import { setGroupingRulesInput } from '@/lib/clustering/set-grouping-rules';
+import { createRuleInput, RULE_KINDS, updateRuleInput } from '@/lib/redrive-rules/rules';
 import { errors, idParam, jsonContent, ref, schemaOf, type OpenApiArea } from './area';
 
 const security = [{ apiToken: [] }, { session: [] }];
@@ -110,6 +111,28 @@ const regroupRun = z.object({
   finishedAt: z.iso.datetime().nullable(),
 });
 
+const redriveRule = z.object({
+  id: z.uuid(),
+  source: z.string(),
+  name: z.string(),
+  kind: z.enum(RULE_KINDS).describe('after_wave: once the rate alarm has been OK for okForSeconds after a wave, redrive each of its clusters; on_resolved: redrive a cluster resolved with a fix version'),
+  enabled: z.boolean(),
+  okForSeconds: z.int().nullable(),
+  ratePerSecond: z.int(),
+  canary: z.boolean(),
+  author: z.string().describe('The lead the rule acts for: the requester of every task it starts'),
+  disabledReason: z.string().nullable().describe('Why it is disabled: by whom, or the task that tripped the breaker'),
+  disabledAt: ts.nullable(),
+  lastRunAt: ts.nullable(),
+  lastTaskId: z.uuid().nullable().describe('The last redrive task it started'),
+  lastResult: z.string().nullable().describe('What its last evaluation did: started, waiting for an active task, skipped (nothing open)'),
+  createdAt: ts,
+  updatedAt: ts,
+});
+const ruleParam = idParam('rule', 'Redrive rule id');
+const RULE_DESCRIPTION =
+  'A rule only starts an ordinary redrive task (rate, canary, circuit breaker, outcome window and four eyes apply) for its author, with the rule named on the task; it waits while the source has an active task, starts once per trigger, and disables itself when its task trips the breaker.';
+
 export const sourcesArea: OpenApiArea = {
   tag: {
     name: 'sources',
@@ -120,6 +143,7 @@ export const sourcesArea: OpenApiArea = {
     SourcePolicy: schemaOf(policyAnswer, 'output'),
     SourcePolicyPatch: schemaOf(policyInput),
     SourceAlarms: schemaOf(alarms, 'output'),
+    RedriveRule: schemaOf(redriveRule, 'output'),
   },
   paths: {
     '/api/v1/sources': {
@@ -207,6 +231,46 @@ export const sourcesArea: OpenApiArea = {
         parameters: [source],
         requestBody: { required: true, content: jsonContent(schemaOf(startRegroupInput)) },
         responses: { '202': { description: 'Started', content: jsonContent(schemaOf(regroupRun, 'output')) }, ...errors(400, 401, 403, 404, 415, 422) },
+      },
+    },
+    '/api/v1/sources/{source}/redrive-rules': {
+      get: {
+        tags: ['sources'],
+        summary: "The source's redrive rules, with their state, last run and the task they started",
+        security,
+        parameters: [source],
+        responses: {
+          '200': { description: 'The rules', content: jsonContent({ type: 'object', required: ['rules'], properties: { rules: { type: 'array', items: ref('RedriveRule') } } }) },
+          ...errors(401, 403, 404),
+        },
+      },
+      post: {
+        tags: ['sources'],
+        summary: 'Create a redrive rule (lead of the owning team, admin)',
+        description: `${RULE_DESCRIPTION} Audited as redrive_rule.create.`,
+        security,
+        parameters: [source],
+        requestBody: { required: true, content: jsonContent(schemaOf(createRuleInput)) },
+        responses: { '201': { description: 'Created', content: jsonContent(ref('RedriveRule')) }, ...errors(400, 401, 403, 404, 409, 413, 415, 422) },
+      },
+    },
+    '/api/v1/sources/{source}/redrive-rules/{rule}': {
+      patch: {
+        tags: ['sources'],
+        summary: 'Change, enable or disable a redrive rule (lead of the owning team, admin)',
+        description: 'Only the fields sent change. Enabling clears why it was disabled. Audited as redrive_rule.enable, redrive_rule.disable or redrive_rule.update.',
+        security,
+        parameters: [source, ruleParam],
+        requestBody: { required: true, content: jsonContent(schemaOf(updateRuleInput)) },
+        responses: { '200': { description: 'Saved', content: jsonContent(ref('RedriveRule')) }, ...errors(400, 401, 403, 404, 409, 413, 415, 422) },
+      },
+      delete: {
+        tags: ['sources'],
+        summary: 'Delete a redrive rule (lead of the owning team, admin)',
+        description: 'The tasks it started stay; their redrive.start audit events keep its name. Audited as redrive_rule.delete.',
+        security,
+        parameters: [source, ruleParam],
+        responses: { '204': { description: 'Deleted' }, ...errors(401, 403, 404) },
       },
     },
   },

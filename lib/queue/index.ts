@@ -24,6 +24,7 @@ export const JOBS = {
   webhooksRedeliver: 'webhooks.redeliver',
   maskingRecompute: 'masking.recompute',
   clustersRegroup: 'clusters.regroup',
+  redriveRulesEvaluate: 'redrive-rules.evaluate',
 } as const;
 
 export function queuePrefix(): string {

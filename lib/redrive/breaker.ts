@@ -1,6 +1,11 @@
 // The circuit breaker of a redrive, pure: redriven messages coming back dead means the cause is
 // not fixed (or the downstream is still down), and going on would only re-create the outage.
 
+/** How a task paused by the breaker says so (redrive rules disable themselves on it). */
+export const BREAKER_REASON_PREFIX = 'Circuit breaker:';
+/** How a task paused for its canary's death says so (run-task.ts). */
+export const CANARY_REASON_PREFIX = 'Canary:';
+
 export const BREAKER_DEFAULTS = { threshold: 0.2, window: 50, minSamples: 10 } as const;
 
 export interface BreakerVerdict {
@@ -30,7 +35,7 @@ export function evaluateBreaker(
     dead,
     considered: recent.length,
     reason: tripped
-      ? `Circuit breaker: ${dead} of the last ${recent.length} redriven messages came back dead or undelivered (over ${Math.round(threshold * 100)}%). Fix the cause, then resume.`
+      ? `${BREAKER_REASON_PREFIX} ${dead} of the last ${recent.length} redriven messages came back dead or undelivered (over ${Math.round(threshold * 100)}%). Fix the cause, then resume.`
       : undefined,
   };
 }

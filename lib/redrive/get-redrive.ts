@@ -35,6 +35,8 @@ export interface RedriveTaskView {
   destination: { id: string; name: string; kind: SourceKind };
   /** An edit or a bulk transform: the items send edited copies (versions), not the original bytes. */
   edit: { kind: 'edit' | 'transform'; transform?: unknown; cannotApplyCount?: number; cannotApply?: { id: string; messageId: string; why: string }[] } | null;
+  /** The redrive rule that started it for its author (issue 17); null: started by hand. */
+  rule: RuleRef | null;
   selection: unknown;
   ratePerSecond: number;
   ramp: unknown;
@@ -81,7 +83,9 @@ export function verdictOf(c: Pick<RedriveCounts, 'acknowledged' | 'deadAgain' | 
 }
 
 type SourceRef = { id: string; name: string; kind: SourceKind; teamId: string };
-type TaskWithSource = RedriveTask & { source: SourceRef; destination?: SourceRef | null };
+type RuleRef = { id: string; name: string; kind: string };
+type TaskWithSource = RedriveTask & { source: SourceRef; destination?: SourceRef | null; rule?: RuleRef | null };
+const RULE_SELECT = { select: { id: true, name: true, kind: true } } as const;
 
 async function emails(ids: (string | null)[]): Promise<Map<string, string>> {
   const wanted = [...new Set(ids.filter((x): x is string => !!x))];
@@ -98,6 +102,7 @@ function view(t: TaskWithSource, who: Map<string, string>): RedriveTaskView {
     source: { id: t.source.id, name: t.source.name, kind: t.source.kind },
     destination: t.destination ? { id: t.destination.id, name: t.destination.name, kind: t.destination.kind } : { id: t.source.id, name: t.source.name, kind: t.source.kind },
     edit: (t.edit as RedriveTaskView['edit']) ?? null,
+    rule: t.rule ?? null,
     selection: t.selection,
     ratePerSecond: t.ratePerSecond,
     ramp: t.ramp,
@@ -124,7 +129,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** A task the actor may see (another team's task: 404). */
 export async function findTaskInScope(actor: Principal, id: string, permission: 'deadletters.read' | 'deadletters.redrive' | 'redrive.approve' = 'deadletters.read') {
   if (!UUID.test(id)) throw notFound('No such redrive task');
-  const task = await db().redriveTask.findFirst({ where: { id, source: sourceScope(actor, permission) }, include: { source: SOURCE_SELECT, destination: SOURCE_SELECT } });
+  const task = await db().redriveTask.findFirst({ where: { id, source: sourceScope(actor, permission) }, include: { source: SOURCE_SELECT, destination: SOURCE_SELECT, rule: RULE_SELECT } });
   if (!task) throw notFound('No such redrive task');
   return task;
 }
@@ -136,6 +141,8 @@ export interface RedriveTaskDetail extends RedriveTaskView {
   loops: number;
   /** When the last sent item awaiting an outcome becomes final (its window's end); null when none awaits. */
   outcomesDueAt: string | null;
+  /** A canary task: the first message sent, its outcome, and when the next one went (after the canary's). */
+  canaryItem: { messageId: string; state: string; sentAt: string; outcomeAt: string | null; nextSentAt: string | null } | null;
 }
 
 export async function getRedriveTask(actor: Principal, id: string): Promise<RedriveTaskDetail> {
@@ -147,7 +154,23 @@ export async function getRedriveTask(actor: Principal, id: string): Promise<Redr
   const [last] = await db().$queryRaw<{ at: Date | null }[]>`
     SELECT max(sent_at) AS at FROM redrive_items WHERE task_id = ${task.id}::uuid AND state = 'sent'`;
   const outcomesDueAt = last?.at ? new Date(last.at.getTime() + task.outcomeWindowMs).toISOString() : null;
-  return { ...view(task, who), drift: await driftOf(actor, task), loops: Number(loops?.n ?? 0), outcomesDueAt };
+  return { ...view(task, who), drift: await driftOf(actor, task), loops: Number(loops?.n ?? 0), outcomesDueAt, canaryItem: task.canary ? await canaryItemOf(task.id) : null };
+}
+
+/** The first two sends of a task, by send time: the canary, and the first message after it. */
+async function canaryItemOf(taskId: string): Promise<RedriveTaskDetail['canaryItem']> {
+  const sent = await db().$queryRaw<{ message_id: string; state: string; sent_at: Date; outcome_at: Date | null }[]>`
+    SELECT d.message_id, i.state::text, i.sent_at, i.outcome_at FROM redrive_items i JOIN dead_letters d ON d.id = i.dead_letter_id
+    WHERE i.task_id = ${taskId}::uuid AND i.sent_at IS NOT NULL ORDER BY i.sent_at, i.seq LIMIT 2`;
+  const [canary, next] = sent;
+  if (!canary) return null;
+  return {
+    messageId: canary.message_id,
+    state: canary.state,
+    sentAt: canary.sent_at.toISOString(),
+    outcomeAt: canary.outcome_at?.toISOString() ?? null,
+    nextSentAt: next?.sent_at.toISOString() ?? null,
+  };
 }
 
 async function driftOf(actor: Principal, task: TaskWithSource): Promise<number> {
@@ -182,7 +205,7 @@ export async function listRedriveTasks(actor: Principal, opts: ListRedrivesOptio
       ...(opts.status === 'active' ? { status: { in: ACTIVE_STATUSES } } : opts.status ? { status: opts.status } : {}),
       ...(cursor ? { OR: [{ createdAt: { lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { lt: cursor.id } }] } : {}),
     },
-    include: { source: SOURCE_SELECT, destination: SOURCE_SELECT },
+    include: { source: SOURCE_SELECT, destination: SOURCE_SELECT, rule: RULE_SELECT },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     take: limit,
   });
@@ -196,7 +219,7 @@ export async function listPendingApprovals(actor: Principal) {
   authorize(actor, 'redrive.approve');
   const tasks = await db().redriveTask.findMany({
     where: { status: 'pending_approval', source: sourceScope(actor, 'redrive.approve') },
-    include: { source: SOURCE_SELECT, destination: SOURCE_SELECT },
+    include: { source: SOURCE_SELECT, destination: SOURCE_SELECT, rule: RULE_SELECT },
     orderBy: { createdAt: 'asc' },
     take: 200,
   });

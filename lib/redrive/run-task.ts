@@ -10,7 +10,7 @@ import type { Clock } from '@/lib/clock';
 import { db } from '@/lib/db';
 import { closeDeadLetters } from '@/lib/deadletters/close-dead-letters';
 import { log } from '@/lib/log';
-import { evaluateBreaker, BREAKER_DEFAULTS } from './breaker';
+import { evaluateBreaker, BREAKER_DEFAULTS, CANARY_REASON_PREFIX } from './breaker';
 import { autoPauseRedrive, failRedrive, finishRedrive, markRunning } from './control-redrive';
 import { HELD_STATUSES, releaseUnsent, reopenDeadLetters } from './dead-letter-status';
 import { destinationFor, type DeliveryResult, type DestinationSource, type OutgoingRedrive, type RedriveDestination } from './destinations';
@@ -405,7 +405,7 @@ async function runLeased(taskId: string, runner: string, options: RunnerOptions)
     if (!canaryPassed) {
       const c = await canary();
       if (c.kind === 'dead') {
-        await pause(`Canary: message ${c.messageId} came back ${c.state === 'failed' ? 'undelivered' : 'dead again'}, so the cause is not fixed yet. Fix it, then resume (another canary goes first).`);
+        await pause(`${CANARY_REASON_PREFIX} message ${c.messageId} came back ${c.state === 'failed' ? 'undelivered' : 'dead again'}, so the cause is not fixed yet. Fix it, then resume (another canary goes first).`);
         return false;
       }
     }

@@ -138,7 +138,13 @@ export async function previewRedrive(actor: Principal, selection: RedriveSelecti
  * approval threshold (four eyes, whatever the starter's role; the system is exempt). Throws 409 with the
  * active task's id when the source already has one, 422 when nothing open matches.
  */
-export async function startRedrive(actor: Principal, input: StartRedriveInput, clock: Clock = systemClock): Promise<RedriveTask> {
+export async function startRedrive(
+  actor: Principal,
+  input: StartRedriveInput,
+  clock: Clock = systemClock,
+  /** A redrive rule starting it for its author (lib/redrive-rules): named on the task and its audit event. */
+  origin?: { ruleId: string; ruleName: string },
+): Promise<RedriveTask> {
   authorize(actor, 'deadletters.redrive');
   const i = startRedriveInput.parse(input);
   const task = await db().$transaction(
@@ -167,6 +173,7 @@ export async function startRedrive(actor: Principal, input: StartRedriveInput, c
           canaryWindowMs: i.canaryWindowSeconds * 1000,
           reason: i.reason ?? null,
           createdById: isSystem(actor) ? null : actor.userId,
+          ruleId: origin?.ruleId ?? null,
           createdAt: clock.now(),
         },
       });
@@ -202,6 +209,7 @@ export async function startRedrive(actor: Principal, input: StartRedriveInput, c
           ramp: i.ramp ?? null,
           destination: destinationOf(into ?? r.source),
           ...(into ? { destinationSource: into.name } : {}),
+          ...(origin ? { rule: { id: origin.ruleId, name: origin.ruleName } } : {}),
           skipped: task.skipped,
         },
         result: pending

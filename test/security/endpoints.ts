@@ -20,6 +20,7 @@ import {
   newMergedCluster,
   newSplittableCluster,
   newDeadLetter,
+  newRedriveRule,
   newRedriveTask,
   newSource,
   newWebhook,
@@ -110,6 +111,10 @@ const taskIn = (pick: typeof own, status?: Parameters<typeof newRedriveTask>[1])
   body: { reason },
 });
 const sourceIn = (pick: typeof own, body?: () => unknown) => async (fx: Fixtures, as: FixtureUser) => ({ params: { source: pick(fx, as).name }, body: body?.() });
+const ruleIn = (pick: typeof own, body?: () => unknown) => async (fx: Fixtures, as: FixtureUser) => ({
+  params: { source: pick(fx, as).name, rule: await newRedriveRule(pick(fx, as)) },
+  body: body?.(),
+});
 const connectorIn = (pick: typeof own, opts: { paused?: boolean } = {}, body?: () => unknown) => async (fx: Fixtures, as: FixtureUser) => ({
   params: { source: (await newConnectorSource(pick(fx, as), opts)).name },
   body: body?.(),
@@ -290,6 +295,18 @@ export const ROUTES: RouteEntry[] = [
   }), {
     crossTeam: async (fx, as) => ({ params: { source: (await newSource(other(fx, as))).name }, body: { rules: { groupBy: [{ field: 'payload', path: '$.type' }] }, reason } }),
   }),
+  route('GET', '/api/v1/sources/:source/redrive-rules', 'deadletters.read', () => import('@/app/api/v1/sources/[source]/redrive-rules/route'), sourceIn(own), {
+    crossTeam: sourceIn(other),
+  }),
+  route('POST', '/api/v1/sources/:source/redrive-rules', 'redrive.rules', () => import('@/app/api/v1/sources/[source]/redrive-rules/route'), sourceIn(own, () => ({ name: unique('rule'), kind: 'on_resolved' })), {
+    crossTeam: sourceIn(other, () => ({ name: unique('rule'), kind: 'on_resolved' })),
+  }),
+  route('PATCH', '/api/v1/sources/:source/redrive-rules/:rule', 'redrive.rules', () => import('@/app/api/v1/sources/[source]/redrive-rules/[rule]/route'), ruleIn(own, () => ({ ratePerSecond: 12 })), {
+    crossTeam: ruleIn(other, () => ({ ratePerSecond: 12 })),
+  }),
+  route('DELETE', '/api/v1/sources/:source/redrive-rules/:rule', 'redrive.rules', () => import('@/app/api/v1/sources/[source]/redrive-rules/[rule]/route'), ruleIn(own), {
+    crossTeam: ruleIn(other),
+  }),
   route('GET', '/api/v1/sources/:source/grouping-rules/reapply', 'deadletters.read', () => import('@/app/api/v1/sources/[source]/grouping-rules/reapply/route'), sourceIn(own), {
     crossTeam: sourceIn(other),
   }),
@@ -334,6 +351,7 @@ const WEBHOOKS = 'app/(dashboard)/settings/webhooks/actions.ts';
 const SOURCES = 'app/(dashboard)/sources/[source]/actions.ts';
 const CORRECTIONS = 'app/(dashboard)/clusters/[id]/correction-actions.ts';
 const GROUPING = 'app/(dashboard)/sources/[source]/grouping-actions.ts';
+const REDRIVE_RULES = 'app/(dashboard)/sources/[source]/redrive-rules-actions.ts';
 const CONNECTORS = 'app/(dashboard)/sources/[source]/connector-actions.ts';
 const suite = { ...SYSTEM, label: 'security-suite' };
 
@@ -427,6 +445,19 @@ export const ACTIONS: ActionEntry[] = [
     permission: 'sources.grouping',
     form: async (fx, as) => ({ source: (await newSource(own(fx, as))).name, paths: '$.type', headers: '', positions: '', reason }),
   },
+  {
+    file: REDRIVE_RULES,
+    name: 'createRedriveRuleAction',
+    permission: 'redrive.rules',
+    form: async (fx, as) => ({ source: own(fx, as).name, name: unique('rule'), kind: 'after_wave', okForMinutes: '5', ratePerSecond: '10', canary: 'on' }),
+  },
+  {
+    file: REDRIVE_RULES,
+    name: 'toggleRedriveRuleAction',
+    permission: 'redrive.rules',
+    form: async (fx, as) => ({ source: own(fx, as).name, rule: await newRedriveRule(own(fx, as)), enabled: 'false' }),
+  },
+  { file: REDRIVE_RULES, name: 'deleteRedriveRuleAction', permission: 'redrive.rules', form: async (fx, as) => ({ source: own(fx, as).name, rule: await newRedriveRule(own(fx, as)) }) },
   { file: GROUPING, name: 'reapplyGroupingRulesAction', permission: 'sources.grouping', form: async (fx, as) => ({ source: (await newSource(own(fx, as))).name, reason }) },
 
   { file: OWNERSHIP, name: 'updateOwnershipAction', permission: 'clusters.own', form: async (fx, as) => ({ clusterId: await newCluster(own(fx, as)), status: 'investigating' }) },

@@ -9,6 +9,7 @@ import { mergeClusters } from '@/lib/clustering/merge-clusters';
 import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
 import { createWebhook } from '@/lib/notifications/webhooks';
 import { startRedrive } from '@/lib/redrive/start-redrive';
+import { createRedriveRule } from '@/lib/redrive-rules';
 import { createSource } from '@/lib/sources/create-source';
 import { DEMO_SOURCES, DEMO_USERS, seed } from '../../prisma/seed';
 
@@ -124,6 +125,13 @@ export async function newWebhook(source: FixtureSource): Promise<string> {
   const team = await db().team.findUniqueOrThrow({ where: { id: source.teamId } });
   const { webhook } = await createWebhook({ ...SYSTEM, label: 'security-suite' }, { url: 'http://127.0.0.1:9/hook', team: team.name });
   return webhook.id;
+}
+
+/** A fresh redrive rule on `source`, acting for a lead of its team. */
+export async function newRedriveRule(source: FixtureSource): Promise<string> {
+  const lead = await db().user.findFirstOrThrow({ where: { role: 'lead', teamId: source.teamId }, orderBy: { email: 'asc' } });
+  const rule = await createRedriveRule({ ...SYSTEM, label: 'security-suite' }, source.name, { name: unique('rule'), kind: 'on_resolved', author: lead.email });
+  return rule.id;
 }
 
 /** A fresh source of `like`'s team: a redrive allows one active task per source. */

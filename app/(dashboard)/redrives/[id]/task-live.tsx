@@ -158,6 +158,13 @@ export function TaskLive({
             {task.destination.kind === 'builtin' ? `queue source.${task.destination.name}` : task.destination.id !== task.source.id ? `${task.destination.name}'s broker or redrive URL` : 'its redrive URL'}
           </span>
         </p>
+        {task.canaryItem ? (
+          <p data-testid="redrive-canary">
+            Canary: {task.canaryItem.messageId} sent {task.canaryItem.sentAt}, {task.canaryItem.state.replaceAll('_', ' ')}
+            {task.canaryItem.outcomeAt ? ` at ${task.canaryItem.outcomeAt}` : ''}
+            {task.canaryItem.nextSentAt ? `; the rest from ${task.canaryItem.nextSentAt}` : '; the rest waits for it'}
+          </p>
+        ) : null}
         {task.edit ? (
           <div data-testid="redrive-edit">
             <p className="muted">
@@ -199,6 +206,15 @@ export function TaskLive({
           <dd>{task.reason ?? '—'}</dd>
           <dt className="muted">Started by</dt>
           <dd>{task.createdBy ?? '—'}</dd>
+          {task.rule ? (
+            <>
+              <dt className="muted">Origin</dt>
+              <dd data-testid="redrive-origin">
+                redrive rule &ldquo;{task.rule.name}&rdquo; ({task.rule.kind === 'after_wave' ? 'after a wave' : 'on resolved'}) of{' '}
+                <Link href={`/sources/${encodeURIComponent(task.source.name)}`}>{task.source.name}</Link>, for {task.createdBy ?? 'its author'}
+              </dd>
+            </>
+          ) : null}
           <dt className="muted">Approved by</dt>
           <dd>{task.approvedBy ?? '—'}</dd>
           <dt className="muted">Created / started / finished</dt>

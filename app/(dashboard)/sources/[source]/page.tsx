@@ -1,4 +1,4 @@
-// /sources/:source — one source: its alarms, its policy (editable by its owners) and its charts
+// /sources/:source — one source: its alarms, grouping and redrive rules, its policy (editable by its owners) and its charts
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { can } from '@/lib/auth';
@@ -18,6 +18,7 @@ import { AlarmBanner } from '../../alarms/alarm-banner';
 import { ConnectorPanel } from './connector-panel';
 import { GroupingPanel } from './grouping-panel';
 import { PolicyForm } from './policy-form';
+import { RedriveRulesPanel } from './redrive-rules-panel';
 import styles from '../sources.module.css';
 
 async function load(actor: Awaited<ReturnType<typeof pageActor>>, ref: string, range: ChartRange) {
@@ -57,6 +58,8 @@ export default async function SourcePage({ params, searchParams }: { params: Pro
       {detail.connector ? <ConnectorPanel actor={actor} source={detail} /> : null}
 
       <GroupingPanel actor={actor} source={source.name} teamId={source.teamId} />
+
+      <RedriveRulesPanel actor={actor} source={source.name} teamId={source.teamId} />
 
       <h2>Policy</h2>
       {mayEdit ? (

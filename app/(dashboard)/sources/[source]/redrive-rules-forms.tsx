@@ -1,0 +1,72 @@
+'use client';
+// The redrive-rule forms of the source page (issue 17): a new rule, and each rule's switch and delete.
+import { useActionState } from 'react';
+import { createRedriveRuleAction, deleteRedriveRuleAction, toggleRedriveRuleAction, type RuleState } from './redrive-rules-actions';
+
+function Answer({ state }: { state: RuleState }) {
+  if (state.ok) return <span className="badge good" role="status">{state.ok}</span>;
+  if (state.error) return <span className="error" role="alert">{state.error}</span>;
+  return null;
+}
+
+export function NewRedriveRuleForm({ source }: { source: string }) {
+  const [state, action, pending] = useActionState(createRedriveRuleAction, {});
+  return (
+    <form action={action} data-testid="new-redrive-rule-form">
+      <input type="hidden" name="source" value={source} />
+      <div className="inline">
+        <label>
+          Rule name
+          <input name="name" required maxLength={100} size={24} placeholder="e.g. after an outage" />
+        </label>
+        <label>
+          When
+          <select name="kind" defaultValue="after_wave">
+            <option value="after_wave">the rate alarm has been OK for N minutes after a wave</option>
+            <option value="on_resolved">a cluster is resolved with a fix version</option>
+          </select>
+        </label>
+        <label>
+          N (minutes, after a wave)
+          <input name="okForMinutes" type="number" min={0.5} max={1440} step={0.5} defaultValue={10} size={6} />
+        </label>
+        <label>
+          Rate (messages/s)
+          <input name="ratePerSecond" type="number" min={1} max={5000} defaultValue={10} size={6} />
+        </label>
+        <label>
+          <input name="canary" type="checkbox" defaultChecked /> Canary first
+        </label>
+        <button type="submit" disabled={pending}>
+          Add rule
+        </button>
+        <Answer state={state} />
+      </div>
+    </form>
+  );
+}
+
+export function RedriveRuleControls({ source, rule, name, enabled }: { source: string; rule: string; name: string; enabled: boolean }) {
+  const [toggled, toggle, toggling] = useActionState(toggleRedriveRuleAction, {});
+  const [deleted, remove, removing] = useActionState(deleteRedriveRuleAction, {});
+  return (
+    <span className="inline">
+      <form action={toggle}>
+        <input type="hidden" name="source" value={source} />
+        <input type="hidden" name="rule" value={rule} />
+        <input type="hidden" name="enabled" value={enabled ? 'false' : 'true'} />
+        <button type="submit" className="secondary" disabled={toggling} aria-label={`${enabled ? 'Disable' : 'Enable'} rule ${name}`}>
+          {enabled ? 'Disable' : 'Enable'}
+        </button>
+      </form>
+      <form action={remove}>
+        <input type="hidden" name="source" value={source} />
+        <input type="hidden" name="rule" value={rule} />
+        <button type="submit" className="secondary" disabled={removing} aria-label={`Delete rule ${name}`}>
+          Delete
+        </button>
+      </form>
+      <Answer state={toggled.error ? toggled : deleted} />
+    </span>
+  );
+}
