@@ -63,9 +63,9 @@ export function normalizeFilters(page: ViewPage, input: FiltersInput | undefined
     return VIEW_PAGE[page].normalize(params).toString();
   } catch (e) {
     if (!(e instanceof ZodError)) throw e;
+    // The field is the filter's key (status), not the item's path in it (status.0).
     const issue = e.issues[0]!;
-    const field = issue.path.join('.');
-    throw unprocessable(`Filter ${field}: ${issue.message}`, { field: `filters.${field}` });
+    throw unprocessable(`Filter ${issue.path.join('.')}: ${issue.message}`, { field: `filters.${String(issue.path[0])}` });
   }
 }
 

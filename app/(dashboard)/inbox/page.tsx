@@ -3,7 +3,9 @@ import Link from 'next/link';
 import { pageActor } from '@/lib/auth/guard';
 import { clusterFiltersToSearchParams } from '@/lib/clustering/list-clusters';
 import { listSources } from '@/lib/sources/list-sources';
+import { can } from '@/lib/auth';
 import { ClusterTable } from '../clusters/cluster-table';
+import { SaveViewForm } from '../views/forms';
 import { clusterPageFor, toParams, type SearchParams } from '../clusters/cluster-query';
 import styles from '../clusters/clusters.module.css';
 
@@ -52,6 +54,8 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
         <p className="error" role="alert">
           {problem}
         </p>
+      ) : can(actor.role, 'views.manage') ? (
+        <SaveViewForm page="inbox" filters={query.toString()} canShare={!!actor.teamId} />
       ) : null}
       <ClusterTable clusters={page.clusters} empty="No open clusters." />
       <div className={styles.pager}>
