@@ -62,6 +62,7 @@ test.describe('saved views', () => {
     await expect(shared).toContainText('support');
     await shared.click();
     await expect(leadPage).toHaveURL(new RegExp(`/inbox\\?source=${sourceName}`));
+    await expect(leadPage.getByTestId('opened-view')).toHaveText(`View ${viewName} (shared by support@triage.local)`);
     await expect(rows(leadPage)).toHaveCount(2);
     for (const cause of causes) await expect(rows(leadPage).filter({ hasText: `${cause}Error` })).toHaveCount(1);
     const href = (await shared.getAttribute('href'))!;

@@ -9,6 +9,7 @@ import { REDRIVE_TASK_TARGET } from '@/lib/audit/redrive-history';
 import { canReveal } from '@/lib/masking';
 import { listSources } from '@/lib/sources/list-sources';
 import { SaveViewForm } from '../views/forms';
+import { OpenedView } from '../views/opened-view';
 import { AuditFilters } from './filters';
 import { RedriveHistory } from './redrive-history';
 import styles from './audit.module.css';
@@ -41,6 +42,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
   return (
     <>
       <h1>Audit trail</h1>
+      <OpenedView actor={actor} id={one(sp.view)} />
       {filter.targetType === REDRIVE_TASK_TARGET && filter.targetId ? <RedriveHistory actor={actor} taskId={filter.targetId} mask={mask} /> : null}
       <AuditFilters filter={filter} actions={actions} sources={sources.map((s) => ({ id: s.id, name: s.name }))} />
       {parsed.success ? null : (

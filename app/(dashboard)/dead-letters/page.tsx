@@ -10,6 +10,7 @@ import { countDeadLetters, listDeadLetters, type DeadLetterPage } from '@/lib/de
 import { backlogSize } from '@/lib/search';
 import { listSources } from '@/lib/sources/list-sources';
 import { SaveViewForm } from '../views/forms';
+import { OpenedView } from '../views/opened-view';
 import { DeadLetterRows } from './dead-letter-rows';
 import { BulkActions } from './forms';
 import styles from './dead-letters.module.css';
@@ -60,6 +61,7 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
   return (
     <>
       <h1>Dead letters</h1>
+      <OpenedView actor={actor} id={params.get('view') ?? undefined} />
       <form method="get" className={`card ${styles.filters}`} data-testid="filters">
         <label>
           Source
