@@ -20,6 +20,7 @@ import { deployDemoHandler, produceDemoBatch } from '@/lib/demo';
 import { closeQueues } from '@/lib/queue';
 import { AppError } from '@/lib/errors';
 import { createRedriveRule, deleteRedriveRule, listRedriveRules, updateRedriveRule, type RedriveRuleView, type RuleKind } from '@/lib/redrive-rules';
+import { createView, deleteView, listViews, updateView, type SavedViewView } from '@/lib/views';
 import { addClusterNote, getOwnership, updateOwnership, type Ownership, type OwnershipInput } from '@/lib/ownership/ownership';
 
 const USAGE = `usage: triage <command> [--json]
@@ -59,11 +60,19 @@ const USAGE = `usage: triage <command> [--json]
   cluster own --cluster ID [--assignee E|""] [--status open|investigating|waiting_for_fix|on_hold|resolved]
               [--ticket URL|""] [--hold-until ISO] [--fix-version V] [--note N]   (on_hold needs --note and --hold-until)
   cluster note --cluster ID --note N
+  view list --user E [--page dead_letters|inbox|audit]   (E's saved views and their team's shared ones)
+  view save --user E --page dead_letters|inbox|audit --name N [--filters "owner=mine&source=orders"] [--shared]
+  view update --user E --id ID [--name N] [--filters Q] [--shared | --private]   (E's own view)
+  view delete --user E --id ID
   audit verify                   (recompute the hash chain, hold it to the signed checkpoints; exit 1 if broken)
   audit checkpoint               (verify what is new since the last checkpoint and sign the chain head)
   demo deploy v1|v2              (the demo's orders handler version; v2 accepts unknown fields)
   demo produce [--orders N] [--payments N] [--notifications N] [--outage SECONDS]`;
 
+
+function describeView(v: SavedViewView): string {
+  return `${v.id} ${v.page} "${v.name}" ${v.href}${v.shared ? ' (shared with the team)' : ''}${v.mine ? '' : ` by ${v.owner}`}`;
+}
 
 function describeOwnership(o: Ownership): string {
   return `${o.clusterId} ${o.status}${o.assignee ? ` assigned to ${o.assignee.email}` : ' unassigned'}${o.holdUntil ? ` until ${o.holdUntil}` : ''}${o.fixVersion ? ` fixed in ${o.fixVersion}` : ''}${o.ticketUrl ? ` ${o.ticketUrl}` : ''}${o.regressedAt ? ` (regression ${o.regressedAt})` : ''}`;
@@ -134,6 +143,10 @@ const { positionals, values } = parseArgs({
     author: { type: 'string' },
     'ok-for': { type: 'string' },
     'no-canary': { type: 'boolean', default: false },
+    page: { type: 'string' },
+    filters: { type: 'string' },
+    shared: { type: 'boolean', default: false },
+    private: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -418,6 +431,25 @@ async function main(): Promise<void> {
     case 'cluster note': {
       const n = await addClusterNote(actor, need(values.cluster, 'cluster'), { body: need(values.note, 'note') });
       return out(`note ${n.id} added`, { ...n });
+    }
+    // Saved views belong to a user: the CLI acts as the system for the one named by --user.
+    case 'view list': {
+      const views = await listViews(actor, { owner: need(values.user, 'user'), page: values.page });
+      return out(views.map(describeView).join('\n') || 'no saved views', { views });
+    }
+    case 'view save': {
+      const v = await createView(actor, { owner: need(values.user, 'user'), page: need(values.page, 'page') as never, name: need(values.name, 'name'), filters: values.filters, shared: values.shared });
+      return out(`saved ${describeView(v)}`, { view: v });
+    }
+    case 'view update': {
+      if (values.shared && values.private) throw new AppError('bad_request', '--shared or --private, not both');
+      const shared = values.shared ? true : values.private ? false : undefined;
+      const v = await updateView(actor, need(values.id, 'id'), { name: values.name, filters: values.filters, shared }, undefined, { owner: need(values.user, 'user') });
+      return out(`updated ${describeView(v)}`, { view: v });
+    }
+    case 'view delete': {
+      await deleteView(actor, need(values.id, 'id'), undefined, { owner: need(values.user, 'user') });
+      return out(`deleted view ${values.id}`, { deleted: values.id });
     }
     case 'audit verify': {
       const r = await verifyChain();

@@ -31,6 +31,10 @@ export const PERMISSIONS = {
   // Ownership of a cause: assign a cluster, set its status (on hold, resolved…), its ticket, its notes.
   // Support works the inbox, so support may; the auditor only reads.
   'clusters.own': { support: 'team', lead: 'team', admin: 'all' },
+  // Saved views (issue 17): save, rename, share and delete one's own views of the pages one may open.
+  // Every role may; sharing goes to the saver's own team only, so a teamless auditor or admin keeps
+  // views private (lib/views).
+  'views.manage': { support: 'team', lead: 'team', auditor: 'all', admin: 'all' },
   'audit.read': { lead: 'team', auditor: 'all', admin: 'all' },
   'admin.manage': { admin: 'all' },
 } as const satisfies Record<string, Partial<Record<Role, Scope>>>;

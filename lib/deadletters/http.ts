@@ -20,14 +20,14 @@ const MEDIA_TYPE = /^[\w!#$&^.+-]+\/[\w!#$&^.+-]+(\s*;\s*[\w!#$&^.+-]+=("[^"\\\r
  * The exact bytes as an attachment: the original Content-Type (so a client knows what it got), but
  * never rendered by a browser (attachment, nosniff, a sandboxing CSP), whatever the bytes contain.
  */
-export function payloadResponse(id: bigint, bytes: Uint8Array, contentType: string | null, sha256: string): Response {
+export function payloadResponse(id: bigint, bytes: Uint8Array, contentType: string | null, sha256: string, filename = `dead-letter-${id}.bin`): Response {
   const type = contentType && MEDIA_TYPE.test(contentType) ? contentType : 'application/octet-stream';
   return new Response(new Uint8Array(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength), {
     status: 200,
     headers: {
       'Content-Type': type,
       'Content-Length': String(bytes.byteLength),
-      'Content-Disposition': `attachment; filename="dead-letter-${id}.bin"`,
+      'Content-Disposition': `attachment; filename="${filename}"`,
       'X-Content-Type-Options': 'nosniff',
       'Content-Security-Policy': "default-src 'none'; sandbox",
       // no-transform: the exact bytes, so no gzip on the way (which would drop the Content-Length).

@@ -4,6 +4,8 @@
 import { db, sql as pg } from '@/lib/db';
 import { append } from '@/lib/audit';
 import { auditActor, authorize, can, isSystem, type Principal } from '@/lib/auth';
+import { AppError, forbidden } from '@/lib/errors';
+import { canReveal } from '@/lib/masking';
 import { reasonSchema } from './decide';
 import { deadLetterOwner, parseDeadLetterId } from './get-dead-letter';
 
@@ -38,4 +40,20 @@ export async function activeReveal(actor: Principal, idParam: string, eventId: s
     WHERE id = ${eventId}::bigint AND action = 'payload.reveal' AND target_type = 'deadletter' AND target_id = ${id.toString()}
       AND actor_id = ${actor.userId}::uuid AND at > now() - make_interval(secs => ${REVEAL_TTL_SECONDS})`;
   return rows.length > 0;
+}
+
+/**
+ * The exact bytes of a masked payload (the original or an edited version) are a reveal: the
+ * permission, and a recent reveal of this dead letter by the caller (POSTed, audited). A download
+ * is a GET, which a cross-site link can send, so it never writes the reveal itself.
+ */
+export async function requireRevealForDownload(actor: Principal, idParam: string, revealId: string | undefined): Promise<void> {
+  if (!canReveal(actor)) throw forbidden('This payload holds sensitive values: its exact bytes need the payload.reveal permission');
+  if (!(await activeReveal(actor, idParam, revealId))) {
+    throw new AppError(
+      'unprocessable',
+      `This payload holds sensitive values: POST /api/v1/dead-letters/${idParam}/reveal with { "reason": … } (recorded on the audit trail), then download with ?reveal= and its revealId`,
+      { field: 'reveal' },
+    );
+  }
 }

@@ -217,6 +217,17 @@ export const deadLettersArea: OpenApiArea = {
         },
       },
     },
+    '/api/v1/dead-letters/{id}/versions/{version}/payload': {
+      get: {
+        tags: ['dead letters'],
+        summary: "An edited version's exact bytes",
+        description:
+          'Served like the original payload (attachment, X-Payload-Sha256 the version\'s own SHA-256, nosniff, sandboxing CSP). The same reveal rules: a version whose bytes hold sensitive values, or of a masked original, needs payload.reveal and `reveal`, the id of a reveal of this dead letter POSTed to …/reveal.',
+        security,
+        parameters: [id, idParam('version', 'The version number (1, 2, …)'), q('reveal', 'A recent reveal id of yours for this dead letter, from POST …/reveal')],
+        responses: { '200': { description: 'The bytes', content: { '*/*': { schema: { type: 'string', format: 'binary' } } } }, ...errors(401, 403, 404, 422) },
+      },
+    },
     '/api/v1/dead-letters/{id}/versions': {
       get: {
         tags: ['dead letters'],

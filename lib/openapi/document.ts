@@ -12,6 +12,7 @@ import { notificationsArea } from './notifications';
 import { auditArea } from './audit';
 import { adminArea } from './admin';
 import { operationsArea } from './operations';
+import { viewsArea } from './views';
 
 /** Add an area's file here to publish its routes. */
 export const AREAS: OpenApiArea[] = [
@@ -24,6 +25,7 @@ export const AREAS: OpenApiArea[] = [
   connectorsArea,
   notificationsArea,
   auditArea,
+  viewsArea,
   adminArea,
   operationsArea,
 ];

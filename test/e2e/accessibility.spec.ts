@@ -17,6 +17,7 @@ import { createWebhook } from '@/lib/notifications/webhooks';
 import { startRedrive } from '@/lib/redrive/start-redrive';
 import { computeRollups } from '@/lib/rollups/compute-rollups';
 import { createSource } from '@/lib/sources/create-source';
+import { createView } from '@/lib/views';
 import { DEMO_PASSWORD } from '../../prisma/seed';
 import { routePath } from '../security/inventory';
 import { ACTING } from '../security/fixtures';
@@ -38,12 +39,16 @@ interface Seeded {
   auditEvent: string;
   /** An SQS source on an endpoint nothing listens on: its page says the retention could not be checked. */
   connector: string;
+  /** A saved view of the dead-letter list per role, its own. */
+  views: Record<Role, string>;
 }
 
 interface PageEntry {
   /** Who may open it: a permission (at a scope), signed in without one, or signed out. */
   access: { permission: Permission; scope?: 'all' } | 'signed-in' | 'signed-out' | 'anyone';
-  url: (s: Seeded) => string;
+  url: (s: Seeded, role: Role | 'signed-out') => string;
+  /** Where it lands when it redirects (a saved view opens its page). */
+  lands?: string;
 }
 
 // Every page.tsx under app/, by its route path (test/security/inventory.ts names them the same way).
@@ -69,6 +74,8 @@ const PAGES: Record<string, PageEntry> = {
   '/audit': { access: { permission: 'audit.read' }, url: () => '/audit' },
   '/audit/:id': { access: { permission: 'audit.read' }, url: (s) => `/audit/${s.auditEvent}` },
   '/audit/verify': { access: { permission: 'audit.read', scope: 'all' }, url: () => '/audit/verify' },
+  '/views': { access: { permission: 'views.manage' }, url: () => '/views' },
+  '/views/:id': { access: { permission: 'views.manage' }, url: (s, role) => `/views/${s.views[role as Role]}`, lands: '/dead-letters' },
   '/admin': { access: { permission: 'admin.manage' }, url: () => '/admin' },
   '/admin/sources/:source': { access: { permission: 'admin.manage' }, url: (s) => `/admin/sources/${s.connector}` },
 };
@@ -169,6 +176,13 @@ async function seed(): Promise<Seeded> {
   await computeRollups(new Date());
   const dl = await db().deadLetter.findUniqueOrThrow({ where: { id: BigInt(id('breached')) }, select: { clusterId: true } });
   const event = await db().auditEvent.findFirstOrThrow({ where: { targetId: id('discarded'), action: 'deadletter.discard' } });
+  const views = {} as Record<Role, string>;
+  for (const role of ROLES) {
+    const owner = await principal(ACTING[role]);
+    const name = 'the accessibility suite source';
+    const existing = await db().savedView.findFirst({ where: { ownerId: owner.userId, page: 'dead_letters', name } });
+    views[role] = existing?.id ?? (await createView(owner, { page: 'dead_letters', name, filters: `source=${source.name}`, shared: !!owner.teamId })).id;
+  }
   return {
     source: source.name,
     deadLetter: id('breached'),
@@ -179,6 +193,7 @@ async function seed(): Promise<Seeded> {
     redrive: task.id,
     auditEvent: event.id.toString(),
     connector: connector.name,
+    views,
   };
 }
 
@@ -197,10 +212,10 @@ for (const [route, entry] of Object.entries(PAGES)) {
     test(`${route} as ${role}`, async ({ browser }) => {
       const context = await browser.newContext(role === 'signed-out' ? {} : { storageState: stateFile(ACTING[role]) });
       const page = await context.newPage();
-      const url = entry.url(seeded);
+      const url = entry.url(seeded, role);
       await page.goto(url);
       // The page itself, not the sign-in or forbidden page instead (the root redirects home).
-      const landed = route === '/' && role !== 'signed-out' ? HOME[role] : url.split('?')[0]!;
+      const landed = route === '/' && role !== 'signed-out' ? HOME[role] : (entry.lands ?? url.split('?')[0]!);
       expect(new URL(page.url()).pathname).toBe(landed);
       await expectAccessible(page);
       await context.close();

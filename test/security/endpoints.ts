@@ -21,6 +21,8 @@ import {
   newSplittableCluster,
   newDeadLetter,
   newRedriveRule,
+  newEditedDeadLetter,
+  newView,
   newRedriveTask,
   newSource,
   newWebhook,
@@ -125,6 +127,10 @@ const editIn = (pick: typeof own) => async (fx: Fixtures, as: FixtureUser) => ({
   body: { payload: '{"order":2}', reason },
 });
 const GIFT_REMOVED = [{ op: 'set', path: '$.order', value: 2 }];
+const self = (_fx: Fixtures, as: FixtureUser) => as;
+// The support engineer of the team the caller is not in: their view is shared with that team only.
+const otherTeamsUser = (fx: Fixtures, as: FixtureUser) => fx.users[as.teamId === fx.teams.finance ? 'support@triage.local' : 'finance-support@triage.local']!;
+const viewOf = (whose: typeof self, body?: () => unknown) => async (fx: Fixtures, as: FixtureUser) => ({ params: { id: await newView(whose(fx, as)) }, body: body?.() });
 // Each call changes the deadline, so each one is a change (and an audit event).
 const newDeadline = () => ({ ageDeadlineSeconds: 5 * 86400 + Math.floor(Math.random() * 86400) });
 
@@ -169,6 +175,11 @@ export const ROUTES: RouteEntry[] = [
   }),
   route('GET', '/api/v1/dead-letters/:id/versions', 'deadletters.read', () => import('@/app/api/v1/dead-letters/[id]/versions/route'), deadLetterIn(own), {
     crossTeam: deadLetterIn(other),
+  }),
+  route('GET', '/api/v1/dead-letters/:id/versions/:version/payload', 'deadletters.read', () => import('@/app/api/v1/dead-letters/[id]/versions/[version]/payload/route'), async (fx, as) => ({
+    params: { id: await newEditedDeadLetter(own(fx, as)), version: '1' },
+  }), {
+    crossTeam: async (fx, as) => ({ params: { id: await newEditedDeadLetter(other(fx, as)), version: '1' } }),
   }),
   route('POST', '/api/v1/dead-letters/bulk/archive', 'deadletters.archive', () => import('@/app/api/v1/dead-letters/bulk/archive/route'), async (fx, as) => ({
     body: { selection: { ids: [await newDeadLetter(own(fx, as))] }, reason },
@@ -317,6 +328,17 @@ export const ROUTES: RouteEntry[] = [
     crossTeam: async (fx, as) => ({ params: { source: (await newSource(other(fx, as))).name }, body: { reason } }),
   }),
 
+  // Saved views: a view of the caller's own, or (crossTeam) another team's shared one, which is a 404.
+  route('GET', '/api/v1/views', 'views.manage', () => import('@/app/api/v1/views/route')),
+  route('POST', '/api/v1/views', 'views.manage', () => import('@/app/api/v1/views/route'), async () => ({
+    body: { page: 'dead_letters', name: unique('view'), filters: 'status=open' },
+  })),
+  route('GET', '/api/v1/views/:id', 'views.manage', () => import('@/app/api/v1/views/[id]/route'), viewOf(self), { crossTeam: viewOf(otherTeamsUser) }),
+  route('PATCH', '/api/v1/views/:id', 'views.manage', () => import('@/app/api/v1/views/[id]/route'), viewOf(self, () => ({ name: unique('renamed') })), {
+    crossTeam: viewOf(otherTeamsUser, () => ({ name: unique('renamed') })),
+  }),
+  route('DELETE', '/api/v1/views/:id', 'views.manage', () => import('@/app/api/v1/views/[id]/route'), viewOf(self), { crossTeam: viewOf(otherTeamsUser) }),
+
   // Webhooks
   route('GET', '/api/v1/webhooks', 'sources.policy', () => import('@/app/api/v1/webhooks/route')),
   route('POST', '/api/v1/webhooks', 'sources.policy', () => import('@/app/api/v1/webhooks/route'), async () => ({
@@ -349,6 +371,7 @@ const CLUSTERS = 'app/(dashboard)/clusters/[id]/actions.ts';
 const OWNERSHIP = 'app/(dashboard)/clusters/[id]/ownership-actions.ts';
 const WEBHOOKS = 'app/(dashboard)/settings/webhooks/actions.ts';
 const SOURCES = 'app/(dashboard)/sources/[source]/actions.ts';
+const VIEWS = 'app/(dashboard)/views/actions.ts';
 const CORRECTIONS = 'app/(dashboard)/clusters/[id]/correction-actions.ts';
 const GROUPING = 'app/(dashboard)/sources/[source]/grouping-actions.ts';
 const REDRIVE_RULES = 'app/(dashboard)/sources/[source]/redrive-rules-actions.ts';
@@ -483,6 +506,9 @@ export const ACTIONS: ActionEntry[] = [
     permission: 'sources.import',
     form: async (fx, as) => ({ source: (await newConnectorSource(own(fx, as), { paused: true })).name, paused: 'false' }),
   },
+  { file: VIEWS, name: 'saveViewAction', permission: 'views.manage', form: async () => ({ page: 'inbox', name: unique('view'), filters: 'owner=mine' }) },
+  { file: VIEWS, name: 'updateViewAction', permission: 'views.manage', form: async (fx, as) => ({ id: await newView(as), name: unique('renamed') }) },
+  { file: VIEWS, name: 'deleteViewAction', permission: 'views.manage', form: async (fx, as) => ({ id: await newView(as) }) },
   { file: SOURCES, name: 'updatePolicyAction', permission: 'sources.policy', form: async (fx, as) => ({ source: own(fx, as).name, ageDeadlineHours: String(120 + Math.floor(Math.random() * 48)) }) },
 ];
 

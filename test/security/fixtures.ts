@@ -1,7 +1,7 @@
 // The data the security suite acts on: the demo's teams, users (one per role, plus finance's support
 // and lead) and sources, each user with a personal API token. Vitest seeds it into its fresh
 // database; Playwright finds it already seeded by scripts/e2e.mjs. Both read it with loadFixtures().
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { SYSTEM, type Actor, type Role } from '@/lib/auth';
 import { createPersonalToken } from '@/lib/admin/tokens';
 import { db } from '@/lib/db';
@@ -11,6 +11,7 @@ import { createWebhook } from '@/lib/notifications/webhooks';
 import { startRedrive } from '@/lib/redrive/start-redrive';
 import { createRedriveRule } from '@/lib/redrive-rules';
 import { createSource } from '@/lib/sources/create-source';
+import { createView } from '@/lib/views';
 import { DEMO_SOURCES, DEMO_USERS, seed } from '../../prisma/seed';
 
 export interface FixtureUser {
@@ -163,4 +164,20 @@ export async function newRedriveTask(like: FixtureSource, status: 'queued' | 'pa
   const task = await startRedrive({ ...SYSTEM, label: 'security-suite' }, { selection: { ids: [id] }, ratePerSecond: 1 });
   if (status !== 'queued') await db().redriveTask.update({ where: { id: task.id }, data: { status } });
   return task.id;
+}
+
+/** A saved view of the dead-letter list owned by `owner` (shared with its team when it has one). */
+export async function newView(owner: FixtureUser): Promise<string> {
+  const v = await createView({ ...SYSTEM, label: 'security-suite' }, { owner: owner.email, page: 'dead_letters', name: unique('view'), filters: 'status=open', shared: !!owner.teamId });
+  return v.id;
+}
+
+/** A fresh dead letter in `source` with one edited version (v1) stored, for the version download. */
+export async function newEditedDeadLetter(source: FixtureSource): Promise<string> {
+  const id = await newDeadLetter(source);
+  const payload = Buffer.from('{"order":2}');
+  await db().deadLetterVersion.create({
+    data: { deadLetterId: BigInt(id), version: 1, payload, payloadSize: payload.length, payloadSha256: createHash('sha256').update(payload).digest('hex'), diff: {} },
+  });
+  return id;
 }

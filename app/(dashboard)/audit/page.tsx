@@ -1,6 +1,6 @@
 // /audit — the auditor's home: the trail newest first, filtered, keyset-paged, exportable; a lead
 // sees their own team's events. With targetType=redrive_task&targetId=… it is that task's history.
-import { authorize } from '@/lib/auth';
+import { authorize, can } from '@/lib/auth';
 import { pageActor } from '@/lib/auth/guard';
 import { AUDIT_FILTER_KEYS, auditFilterSchema, auditFilterToSearch, type AuditFilter } from '@/lib/audit/filter';
 import { AUDIT_PAGE_SIZE, listAuditActions, listAuditEvents } from '@/lib/audit/list-events';
@@ -8,6 +8,8 @@ import { auditEventView } from '@/lib/audit/present';
 import { REDRIVE_TASK_TARGET } from '@/lib/audit/redrive-history';
 import { canReveal } from '@/lib/masking';
 import { listSources } from '@/lib/sources/list-sources';
+import { SaveViewForm } from '../views/forms';
+import { OpenedView } from '../views/opened-view';
 import { AuditFilters } from './filters';
 import { RedriveHistory } from './redrive-history';
 import styles from './audit.module.css';
@@ -40,6 +42,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
   return (
     <>
       <h1>Audit trail</h1>
+      <OpenedView actor={actor} id={one(sp.view)} />
       {filter.targetType === REDRIVE_TASK_TARGET && filter.targetId ? <RedriveHistory actor={actor} taskId={filter.targetId} mask={mask} /> : null}
       <AuditFilters filter={filter} actions={actions} sources={sources.map((s) => ({ id: s.id, name: s.name }))} />
       {parsed.success ? null : (
@@ -47,6 +50,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
           {parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}
         </p>
       )}
+      {parsed.success && can(actor.role, 'views.manage') ? <SaveViewForm page="audit" filters={query.toString()} canShare={!!actor.teamId} /> : null}
       <div className={styles.actions}>
         <a href={exportHref('csv')} data-testid="export-csv" download>
           Export CSV

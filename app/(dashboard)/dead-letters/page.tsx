@@ -9,6 +9,8 @@ import { DEAD_LETTER_STATUSES, deadLetterFilters, filtersFromSearchParams, filte
 import { countDeadLetters, listDeadLetters, type DeadLetterPage } from '@/lib/deadletters/list-dead-letters';
 import { backlogSize } from '@/lib/search';
 import { listSources } from '@/lib/sources/list-sources';
+import { SaveViewForm } from '../views/forms';
+import { OpenedView } from '../views/opened-view';
 import { DeadLetterRows } from './dead-letter-rows';
 import { BulkActions } from './forms';
 import styles from './dead-letters.module.css';
@@ -59,6 +61,7 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
   return (
     <>
       <h1>Dead letters</h1>
+      <OpenedView actor={actor} id={params.get('view') ?? undefined} />
       <form method="get" className={`card ${styles.filters}`} data-testid="filters">
         <label>
           Source
@@ -123,6 +126,8 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
         <p className="error" role="alert">
           {problem}
         </p>
+      ) : can(actor.role, 'views.manage') ? (
+        <SaveViewForm page="dead_letters" filters={query.toString()} canShare={!!actor.teamId} />
       ) : null}
 
       <p data-testid="match-count">

@@ -3,7 +3,10 @@ import Link from 'next/link';
 import { pageActor } from '@/lib/auth/guard';
 import { clusterFiltersToSearchParams } from '@/lib/clustering/list-clusters';
 import { listSources } from '@/lib/sources/list-sources';
+import { can } from '@/lib/auth';
 import { ClusterTable } from '../clusters/cluster-table';
+import { SaveViewForm } from '../views/forms';
+import { OpenedView } from '../views/opened-view';
 import { clusterPageFor, toParams, type SearchParams } from '../clusters/cluster-query';
 import styles from '../clusters/clusters.module.css';
 
@@ -16,6 +19,7 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
   return (
     <>
       <h1>Inbox</h1>
+      <OpenedView actor={actor} id={params.get('view') ?? undefined} />
       <p className="muted" data-testid="inbox-summary">
         {page.clusters.length === 0
           ? 'Nothing open: no dead letter waits for a decision in your sources.'
@@ -52,6 +56,8 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
         <p className="error" role="alert">
           {problem}
         </p>
+      ) : can(actor.role, 'views.manage') ? (
+        <SaveViewForm page="inbox" filters={query.toString()} canShare={!!actor.teamId} />
       ) : null}
       <ClusterTable clusters={page.clusters} empty="No open clusters." />
       <div className={styles.pager}>

@@ -14,6 +14,7 @@ import { AppError } from '@/lib/errors';
 import { Sparkline } from '../../_charts/sparkline';
 import { StartRedrive } from '../../_redrive/start-redrive';
 import { redriveHref } from '../../_redrive/redrive-href';
+import { redriveDestinations } from '../../_redrive/destinations';
 import { DeadLetterRows } from '../../dead-letters/dead-letter-rows';
 import { age } from '../../dead-letters/format';
 import { toParams, type SearchParams } from '../cluster-query';
@@ -170,7 +171,7 @@ export default async function ClusterPage({ params, searchParams }: { params: Pr
       {can(actor.role, 'deadletters.redrive') && cluster.openCount > 0 ? (
         cluster.sources.filter((s) => s.openCount > 0).length === 1 ? (
           <>
-          <StartRedrive selection={{ cluster: cluster.id }} title="Redrive the cluster" />
+          <StartRedrive selection={{ cluster: cluster.id }} title="Redrive the cluster" destinations={await redriveDestinations(actor)} />
           {can(actor.role, 'deadletters.edit') ? (
             <p>
               <Link href={`/redrives/transform?${new URLSearchParams({ cluster: cluster.id })}`} data-testid="transform-link">

@@ -9,6 +9,7 @@ import { DECISIONS } from '@/lib/deadletters/decide';
 import { getDeadLetter, getDeadLetterPayload, maskedView, type DeadLetterDetail } from '@/lib/deadletters/get-dead-letter';
 import { viewPayload, type PayloadMode } from '@/lib/deadletters/payload-view';
 import { activeReveal } from '@/lib/deadletters/reveal-payload';
+import { listDeadLetterVersions } from '@/lib/redrive/edit';
 import { redriveHref } from '../../_redrive/redrive-href';
 import { DecisionForm, RevealForm } from '../forms';
 import { age, bytes, STATUS_BADGE } from '../format';
@@ -60,6 +61,9 @@ export default async function DeadLetterPage({ params, searchParams }: { params:
   const canDiscard = can(actor.role, DECISIONS.discard.permission) && (DECISIONS.discard.from as readonly string[]).includes(d.status);
   // Only open dead letters are redriven; the start page previews before anything is sent.
   const canRedrive = can(actor.role, 'deadletters.redrive') && d.status === 'open';
+  const versions = await listDeadLetterVersions(actor, id);
+  // A version downloads under the same reveal as the original (lib/redrive/edit/version-payload.ts).
+  const versionHref = (v: number) => `/api/v1/dead-letters/${d.id}/versions/${v}/payload${revealed && sp.reveal ? `?reveal=${encodeURIComponent(sp.reveal)}` : ''}`;
   const headers = d.headers && typeof d.headers === 'object' ? Object.entries(d.headers as Record<string, unknown>) : [];
 
   return (
@@ -156,6 +160,46 @@ export default async function DeadLetterPage({ params, searchParams }: { params:
           </>
         ) : null}
       </div>
+
+      {versions.length ? (
+        <div className="card" data-testid="versions">
+          <h2 style={{ marginTop: 0 }}>Edited versions</h2>
+          <p className="muted">
+            The original above stays as it arrived; each edit or transform stored a copy.
+            {masking.state !== 'clear' ? ' Sensitive versions download after a reveal of this dead letter.' : ''}
+          </p>
+          <table>
+            <thead>
+              <tr>
+                <th>Version</th>
+                <th>Size</th>
+                <th>SHA-256</th>
+                <th>By</th>
+                <th>At</th>
+                <th></th>
+              </tr>
+            </thead>
+            <tbody>
+              {versions.map((v) => (
+                <tr key={v.id} data-testid={`version-${v.version}`}>
+                  <td>v{v.version}</td>
+                  <td>{bytes(v.size)}</td>
+                  <td>
+                    <code>{v.sha256}</code>
+                  </td>
+                  <td>{v.createdBy ?? '—'}</td>
+                  <td>{v.createdAt}</td>
+                  <td>
+                    <a href={versionHref(v.version)} download data-testid={`version-download-${v.version}`}>
+                      Download
+                    </a>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
 
       <div className={styles.columns}>
         <div className="card">

@@ -7,6 +7,7 @@ import type { RedriveSelectionInput } from '@/lib/redrive';
 import { listSources } from '@/lib/sources/list-sources';
 import { StartRedrive } from '../../_redrive/start-redrive';
 import { redriveHref } from '../../_redrive/redrive-href';
+import { redriveDestinations } from '../../_redrive/destinations';
 
 function describe(s: RedriveSelectionInput): string {
   if ('ids' in s) return `${s.ids.length} selected dead letter${s.ids.length === 1 ? '' : 's'}`;
@@ -43,7 +44,7 @@ export default async function NewRedrivePage({ searchParams }: { searchParams: P
       </>
     );
   }
-  const destinations = (await listSources(actor, 'deadletters.redrive')).map((s) => ({ name: s.name, kind: s.kind }));
+  const destinations = await redriveDestinations(actor);
   return (
     <>
       <h1>Start a redrive</h1>
