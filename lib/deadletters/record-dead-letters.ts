@@ -116,14 +116,19 @@ export function expiryOf(deadAt: Date, enqueuedAt: Date | null | undefined, rete
 
 type Row = ReturnType<typeof toRow>;
 
-/** Fingerprints of this batch by error text; the ruled key too, under the rule version, when it depends on the error alone. */
-type FingerprintMemo = Map<string, { fp: Fingerprint; ruled?: RuledFingerprint }>;
+/**
+ * The ruled key of each fingerprint of this call, when it depends on the error alone (no group-by
+ * rule). fingerprintCache hands out one Fingerprint object per (type, template, stack), so a batch
+ * whose messages differ only in their variable parts applies the rules (and hashes the shape) once.
+ * One call reads one version of the rules, so no key made under another version is reused.
+ */
+type RuledMemo = Map<Fingerprint, RuledFingerprint>;
 
 function toRow(
   source: SourcePolicy,
   d: NewDeadLetter,
   now: Date,
-  fingerprints: FingerprintMemo,
+  ruledOf: RuledMemo,
   fingerprintOf: (error: { type: string; message: string; stack: string | null }) => Fingerprint,
   grouping: SourceGrouping,
   paths: string[],
@@ -132,17 +137,14 @@ function toRow(
   const errorMessage = clean(truncate(d.errorMessage, MAX_ERROR_MESSAGE_CHARS));
   const errorStack = clean(truncate(d.errorStack, MAX_STACK_CHARS));
   const errorType = clean(d.errorType);
-  // A batch usually repeats a handful of causes: fingerprint each distinct one once (fingerprintCache masks each distinct template once).
-  const fpInput = { type: errorType ?? d.reason, message: errorMessage ?? '', stack: errorStack };
-  // The memo's key includes the source's rule version: a rule change never reuses a key made before it.
-  const fpKey = `${grouping.version}\u0001${fpInput.type}\u0001${fpInput.message}\u0001${fpInput.stack ?? ''}`;
-  let memo = fingerprints.get(fpKey);
-  if (!memo) fingerprints.set(fpKey, (memo = { fp: fingerprintOf(fpInput) }));
+  // A batch usually repeats a handful of causes: fingerprintCache masks each distinct error once.
+  const fpType = errorType ?? d.reason;
+  const fp = fingerprintOf({ type: fpType, message: errorMessage ?? '', stack: errorStack });
   // A group-by rule reads each dead letter's payload or headers; other rules depend on the error alone.
-  let ruled = memo.ruled;
+  let ruled = ruledOf.get(fp);
   if (!ruled) {
-    ruled = applyGrouping(memo.fp, fpInput.type, grouping, d);
-    if (!grouping.rules?.groupBy.length) memo.ruled = ruled;
+    ruled = applyGrouping(fp, fpType, grouping, d);
+    if (!grouping.rules?.groupBy.length) ruledOf.set(fp, ruled);
   }
   const lastFailedAt = d.lastFailedAt ?? deadAt;
   const failedAt = d.failureHistory ? '' : lastFailedAt.toISOString();
@@ -282,18 +284,28 @@ async function assignClusters(tx: postgres.TransactionSql, rows: Row[]): Promise
       first_seen: r.dead_at,
       last_seen: r.dead_at,
     }));
-  const created = (await tx`
-    INSERT INTO clusters ${tx(fresh, 'fingerprint', 'template', 'error_type', 'top_frame', 'shape', 'grouped_by', 'first_seen', 'last_seen')}
-    ON CONFLICT (fingerprint) DO NOTHING RETURNING id, template, shape`) as unknown as { id: string; template: string; shape: string }[];
-  // New fingerprints are rare: only then does the second stage look for kin to merge with.
-  if (created.length) await mergeNewClusters(postgresQuery(tx), [...created]);
-  const found = await tx<{ fingerprint: string; id: string; merged_into_id: string | null }[]>`
+  const lookup = () => tx<{ fingerprint: string; id: string; merged_into_id: string | null }[]>`
     SELECT fingerprint, id, merged_into_id FROM clusters WHERE fingerprint IN ${tx([...byFp.keys()])}`;
+  // The lookup is sent with the upsert (one round trip: it runs after it, and sees what it inserted).
+  const [inserted, looked] = await Promise.all([
+    tx`
+    INSERT INTO clusters ${tx(fresh, 'fingerprint', 'template', 'error_type', 'top_frame', 'shape', 'grouped_by', 'first_seen', 'last_seen')}
+    ON CONFLICT (fingerprint) DO NOTHING RETURNING id, template, shape`,
+    lookup(),
+  ]);
+  const created = inserted as unknown as { id: string; template: string; shape: string }[];
+  // New fingerprints are rare: only then does the second stage look for kin to merge with, and the
+  // lookup is read again after it (a merge re-points new clusters).
+  let found = looked;
+  if (created.length) {
+    await mergeNewClusters(postgresQuery(tx), [...created]);
+    found = await lookup();
+  }
   const resolved = new Map(found.map((c) => [c.fingerprint, c.merged_into_id ?? c.id]));
   for (const r of rows) r.cluster_id = resolved.get(r.fingerprint) ?? null;
 }
 
-/** Count newly created dead letters into their clusters, per-source splits and hours: four statements per batch. */
+/** Count newly created dead letters into their clusters, per-source splits and hours: four statements, two round trips, per batch. */
 async function countIntoClusters(tx: postgres.TransactionSql, created: Row[]): Promise<void> {
   // A fixed lock order (by cluster id) keeps concurrent batches, and closeDeadLetters, from deadlocking;
   // a merge that committed since assignClusters is followed here.
@@ -332,13 +344,19 @@ async function countIntoClusters(tx: postgres.TransactionSql, created: Row[]): P
   }
   const clusterIds = [...perCluster.keys()];
   const clusters = [...perCluster.values()];
-  await tx`UPDATE clusters c SET count = c.count + v.n, open_count = c.open_count + v.n,
+  // Sorted (the same lock order for concurrent batches); hours stay numbers until here.
+  const perHour = [...hours.values()].sort((a, b) =>
+    a.cluster_id !== b.cluster_id ? (a.cluster_id < b.cluster_id ? -1 : 1) : a.source_id !== b.source_id ? (a.source_id < b.source_id ? -1 : 1) : a.hour - b.hour,
+  );
+  // Three independent statements under the locks taken above: sent together, one round trip.
+  await Promise.all([
+    tx`UPDATE clusters c SET count = c.count + v.n, open_count = c.open_count + v.n,
              first_seen = LEAST(c.first_seen, v.first), last_seen = GREATEST(c.last_seen, v.last)
            FROM unnest(${clusterIds}::uuid[], ${clusters.map((c) => c.n)}::int[],
                        ${clusters.map((c) => c.first.toISOString())}::timestamptz[], ${clusters.map((c) => c.last.toISOString())}::timestamptz[])
                 AS v(id, n, first, last)
-           WHERE c.id = v.id`;
-  await tx`INSERT INTO cluster_sources (cluster_id, source_id, count, open_count, first_seen, last_seen)
+           WHERE c.id = v.id`,
+    tx`INSERT INTO cluster_sources (cluster_id, source_id, count, open_count, first_seen, last_seen)
            SELECT v.cluster_id, v.source_id, v.n, v.n, v.first, v.last
            FROM unnest(${groups.map((g) => g.cluster_id)}::uuid[], ${groups.map((g) => g.source_id)}::uuid[], ${groups.map((g) => g.n)}::int[],
                        ${groups.map((g) => g.first.toISOString())}::timestamptz[], ${groups.map((g) => g.last.toISOString())}::timestamptz[])
@@ -347,15 +365,12 @@ async function countIntoClusters(tx: postgres.TransactionSql, created: Row[]): P
            ON CONFLICT (cluster_id, source_id) DO UPDATE SET count = cluster_sources.count + EXCLUDED.count,
              open_count = cluster_sources.open_count + EXCLUDED.open_count,
              first_seen = LEAST(cluster_sources.first_seen, EXCLUDED.first_seen),
-             last_seen = GREATEST(cluster_sources.last_seen, EXCLUDED.last_seen)`;
-  // Sorted (the same lock order for concurrent batches); hours stay numbers until here.
-  const perHour = [...hours.values()].sort((a, b) =>
-    a.cluster_id !== b.cluster_id ? (a.cluster_id < b.cluster_id ? -1 : 1) : a.source_id !== b.source_id ? (a.source_id < b.source_id ? -1 : 1) : a.hour - b.hour,
-  );
-  await tx`INSERT INTO cluster_hours (cluster_id, source_id, hour, count)
+             last_seen = GREATEST(cluster_sources.last_seen, EXCLUDED.last_seen)`,
+    tx`INSERT INTO cluster_hours (cluster_id, source_id, hour, count)
            SELECT * FROM unnest(${perHour.map((h) => h.cluster_id)}::uuid[], ${perHour.map((h) => h.source_id)}::uuid[],
                                 ${perHour.map((h) => new Date(h.hour).toISOString())}::timestamptz[], ${perHour.map((h) => h.n)}::int[])
-           ON CONFLICT (cluster_id, source_id, hour) DO UPDATE SET count = cluster_hours.count + EXCLUDED.count`;
+           ON CONFLICT (cluster_id, source_id, hour) DO UPDATE SET count = cluster_hours.count + EXCLUDED.count`,
+  ]);
 }
 
 type Existing = Map<string, { id: bigint; sha: string }>;
@@ -412,8 +427,8 @@ export async function recordDeadLetters(
     SELECT sensitive_paths, grouping_rules, grouping_version FROM sources WHERE id = ${source.id}::uuid`;
   const paths = sensitivePathsOf(policy?.sensitive_paths);
   const grouping = source.grouping ?? (policy ? groupingOf(policy.grouping_rules, policy.grouping_version) : NO_GROUPING);
-  const fingerprints: FingerprintMemo = new Map();
-  const rows = deadLetters.map((d) => toRow(source, d, now, fingerprints, fingerprintOf, grouping, paths));
+  const ruledOf: RuledMemo = new Map();
+  const rows = deadLetters.map((d) => toRow(source, d, now, ruledOf, fingerprintOf, grouping, paths));
   // A batch first assumes its keys are new and skips the lookup: the unique index checks each key
   // during the COPY anyway, and the lookup was a third of Postgres's work per batch. When a key is
   // already stored (a forwarder's retry), the COPY fails, and the batch reruns with the lookup; so do
@@ -454,16 +469,19 @@ async function write(tx: postgres.TransactionSql, source: SourcePolicy, rows: Ro
   const batch = rows.length >= COPY_THRESHOLD;
   let existing: Existing = batch && opts.lookup ? await lookupExisting(tx, source.id, rows) : new Map();
   // A batch inserts the first occurrence of each key not stored yet; a small write lets ON CONFLICT decide.
+  const keys = rows.map((r) => keyOf(r.message_id, r.generation));
   const fresh = new Map<string, Row>();
-  if (batch) for (const r of rows) if (!existing.has(keyOf(r.message_id, r.generation)) && !fresh.has(keyOf(r.message_id, r.generation))) fresh.set(keyOf(r.message_id, r.generation), r);
+  if (batch) {
+    for (let i = 0; i < rows.length; i++) if (!existing.has(keys[i]!) && !fresh.has(keys[i]!)) fresh.set(keys[i]!, rows[i]!);
+  }
   const inserted = await insertRows(tx, batch ? [...fresh.values()] : rows);
   const createdIds = new Map(inserted.map((r) => [keyOf(r.message_id, r.generation), r.id]));
-  if (!batch) existing = await lookupExisting(tx, source.id, rows.filter((r) => !createdIds.has(keyOf(r.message_id, r.generation))));
+  if (!batch) existing = await lookupExisting(tx, source.id, rows.filter((_, i) => !createdIds.has(keys[i]!)));
   // The same message id twice in one batch: the first occurrence creates it.
   const stored = new Map<string, Row>();
   const created: Row[] = [];
-  const result = rows.map((r) => {
-    const k = keyOf(r.message_id, r.generation);
+  const result = rows.map((r, i) => {
+    const k = keys[i]!;
     const id = createdIds.get(k);
     if (id !== undefined && !stored.has(k)) {
       stored.set(k, r);
@@ -475,7 +493,7 @@ async function write(tx: postgres.TransactionSql, source: SourcePolicy, rows: Ro
     const sha = stored.get(k)?.payload_sha256 ?? e?.sha ?? r.payload_sha256;
     return { messageId: r.message_id, id: (id ?? e?.id ?? 0n).toString(), sha256: sha, created: false };
   });
-  await queueForSearch(tx, inserted.map((r) => r.id));
-  await countIntoClusters(tx, created);
+  // Independent statements of one transaction: sent together, one round trip (postgres.js pipelines them).
+  await Promise.all([queueForSearch(tx, inserted.map((r) => r.id)), countIntoClusters(tx, created)]);
   return result;
 }

@@ -72,6 +72,26 @@ function toJson(v: unknown): unknown {
   return out;
 }
 
+/** Whether a decoded table holds a byte array anywhere (the only value toJson changes). */
+function holdsBytes(v: unknown): boolean {
+  if (v === null || typeof v !== 'object') return false;
+  if (v instanceof Uint8Array) return true;
+  if (Array.isArray(v)) {
+    for (const x of v) if (holdsBytes(x)) return true;
+    return false;
+  }
+  for (const k in v) if (Object.hasOwn(v, k) && holdsBytes((v as Record<string, unknown>)[k])) return true;
+  return false;
+}
+
+/**
+ * toJson without the copy when nothing changes: most headers tables hold no byte array, and nobody
+ * mutates the decoded table, so the dead letter may share it (its JSON is the same either way).
+ */
+function headersJson(headers: Record<string, unknown>): Record<string, unknown> {
+  return holdsBytes(headers) ? (toJson(headers) as Record<string, unknown>) : headers;
+}
+
 /** JSON → an amqplib table: { $bytes } back to a Buffer (published as a byte array). */
 function fromJson(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(fromJson);
@@ -135,6 +155,9 @@ const nonNegativeInt = (v: unknown): number | null => {
   return Number.isInteger(n) && n >= 0 ? n : null;
 };
 
+/** AMQP properties kept under PROPERTIES_KEY, in this order (redrivePublish copies them back). */
+const COPIED_PROPERTIES = ['deliveryMode', 'priority', 'type', 'appId', 'userId', 'replyTo', 'expiration', 'contentEncoding', 'clusterId'] as const;
+
 /** A delivered dead letter as Triage records it. */
 export function toDeadLetter(msg: Pick<ConsumeMessage, 'content' | 'properties' | 'fields'>, opts: { errorText?: ErrorTextMapping; now?: Date } = {}): NewDeadLetter {
   const p = msg.properties;
@@ -145,39 +168,39 @@ export function toDeadLetter(msg: Pick<ConsumeMessage, 'content' | 'properties' 
   const payload = msg.content;
   const error = errorTextOf(rawHeaders, payload, opts.errorText);
   const redriveCount = nonNegativeInt(str(rawHeaders[TRIAGE_HEADERS.redriveCount])) ?? 0;
+  // Loops, not closures and map/filter chains: this runs for every imported message.
   const properties: Record<string, unknown> = {};
-  const put = (k: string, v: unknown) => {
+  for (const k of COPIED_PROPERTIES) {
+    const v = p[k];
     if (v !== undefined && v !== null) properties[k] = v;
-  };
-  put('deliveryMode', p.deliveryMode);
-  put('priority', p.priority);
-  put('type', p.type);
-  put('appId', p.appId);
-  put('userId', p.userId);
-  put('replyTo', p.replyTo);
-  put('expiration', p.expiration);
-  put('contentEncoding', p.contentEncoding);
-  put('clusterId', p.clusterId);
+  }
   // Where this copy was delivered from: the dead-letter exchange and key.
-  put('deliveredExchange', msg.fields.exchange);
-  put('deliveredRoutingKey', msg.fields.routingKey);
-  const headers = { ...(toJson(rawHeaders) as Record<string, unknown>), [PROPERTIES_KEY]: properties };
-  const times = deaths.map((d) => d.time).filter((t): t is Date => t !== null);
+  if (msg.fields.exchange != null) properties.deliveredExchange = msg.fields.exchange;
+  if (msg.fields.routingKey != null) properties.deliveredRoutingKey = msg.fields.routingKey;
+  const headers = { ...headersJson(rawHeaders), [PROPERTIES_KEY]: properties };
   const deadAt = latest?.time ?? opts.now ?? new Date();
-  const history: FailureEntry[] = deaths.map((d, i) => ({
-    // The broker's own word ("rejected", "delivery_limit"…), with where it happened.
-    reason: d.reason,
-    errorType: i === 0 ? error.errorType : null,
-    errorMessage: i === 0 ? error.errorMessage : null,
-    count: d.count,
-    firstAt: (d.time ?? deadAt).toISOString(),
-    lastAt: (d.time ?? deadAt).toISOString(),
-    queue: d.queue,
-    exchange: d.exchange,
-    routingKeys: d.routingKeys,
-  }));
+  const history: FailureEntry[] = [];
+  let firstMs = Infinity;
+  let deathCount = 0;
+  for (let i = 0; i < deaths.length; i++) {
+    const d = deaths[i]!;
+    if (d.time && d.time.getTime() < firstMs) firstMs = d.time.getTime();
+    deathCount += d.count;
+    const at = (d.time ?? deadAt).toISOString();
+    history.push({
+      // The broker's own word ("rejected", "delivery_limit"…), with where it happened.
+      reason: d.reason,
+      errorType: i === 0 ? error.errorType : null,
+      errorMessage: i === 0 ? error.errorMessage : null,
+      count: d.count,
+      firstAt: at,
+      lastAt: at,
+      queue: d.queue,
+      exchange: d.exchange,
+      routingKeys: d.routingKeys,
+    });
+  }
   const deliveryCount = nonNegativeInt(rawHeaders['x-delivery-count']);
-  const deathCount = deaths.reduce((n, d) => n + d.count, 0);
   return {
     messageId: str(p.messageId) || derivedMessageId(payload, first, rawHeaders),
     // A message Triage redrove that died again is the next generation of the same message id.
@@ -195,7 +218,7 @@ export function toDeadLetter(msg: Pick<ConsumeMessage, 'content' | 'properties' 
     // (a copy delivered with it, e.g. republished by a framework, keeps it).
     receiveCount: deliveryCount !== null ? deliveryCount + 1 : deathCount,
     enqueuedAt: amqpTime(p.timestamp),
-    firstFailedAt: times.length ? new Date(Math.min(...times.map((t) => t.getTime()))) : deadAt,
+    firstFailedAt: firstMs < Infinity ? new Date(firstMs) : deadAt,
     lastFailedAt: deadAt,
     deadAt,
     correlationId: str(p.correlationId),
