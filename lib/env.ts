@@ -57,6 +57,9 @@ const schema = z.object({
   // A connector source whose import keeps failing this long raises its connector alarm (lib/alarms).
   CONNECTOR_ALARM_AFTER_SECONDS: z.coerce.number().int().positive().default(120),
   // The demo's RabbitMQ (workers/demo-rabbitmq.ts); the demo runs without it when unreachable.
+  // The search indexer: batches indexed at once (each its own Postgres backend, SKIP LOCKED splits
+  // the backlog). Trigram indexing is CPU-bound in Postgres: 2 keeps both cores of a small host busy.
+  SEARCH_INDEXER_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2),
   DEMO_RABBITMQ_URL: z.string().regex(/^amqps?:\/\//, 'an amqp:// URL').default('amqp://guest:guest@localhost:5672/'),
 });
 
