@@ -354,7 +354,7 @@ async function child(): Promise<void> {
 }
 
 export async function run(): Promise<BenchResult[]> {
-  const r = await runBenchChild<Result>('ingest', import.meta.url, CHILD_FLAG, { timeoutMs: 300_000 });
+  const r = await runBenchChild<Result>('ingest', import.meta.url, CHILD_FLAG, { timeoutMs: 600_000 });
   const shape = `${TOTAL} dead letters in batches of ${BATCH} × ${PAYLOAD_BYTES} B JSON, ${IN_FLIGHT} in flight per process`;
   return [
     {

@@ -4,11 +4,10 @@
 // failed jobs are real: a plain BullMQ worker fails them, as a consumer that crashed after parking
 // them would leave them; Postgres and Redis are the real ones.
 import { UnrecoverableError, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { closeDb, db } from '@/lib/db';
 import { closeQueues, producerQueue, queuePrefix, QUEUES } from '@/lib/queue';
-import { redisConnection } from '@/lib/redis';
+import { redisConnection, type RedisClient } from '@/lib/redis';
 import { consume, type Consumer } from '@/lib/runtime';
 import { DeadLetterSweeper } from '@/lib/runtime/dead-letter-sweeper';
 import { encodeBody, jobIdFor, type Envelope } from '@/lib/runtime/envelope';
@@ -45,7 +44,7 @@ async function failedJobs(source: string, messages: { messageId: string; body: U
   await connection.quit();
 }
 
-const redises: Redis[] = [];
+const redises: RedisClient[] = [];
 const consumers: Consumer[] = [];
 const sweepers: DeadLetterSweeper[] = [];
 
