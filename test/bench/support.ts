@@ -38,11 +38,15 @@ export async function serveApp(opts: { processes: number; log: (m: string) => vo
   const { randomBytes } = await import('node:crypto');
   const { buildIfStale } = await import('../../scripts/lib/build.mjs');
   const { freePort } = await import('../../scripts/lib/free-port.mjs');
+  // Fresh production secrets for this process's build and app: lib/log reads lib/env at import, and a
+  // production env refuses to load without them (the build prerenders routes that import it).
+  process.env.AUTH_SECRET ??= randomBytes(32).toString('base64');
+  process.env.AUDIT_CHECKPOINT_KEY ??= randomBytes(32).toString('base64');
   buildIfStale({ log: opts.log });
   const port = await freePort();
   const server = spawn(process.execPath, [...(opts.nodeArgs ?? []), 'scripts/serve.mjs', '-p', String(port), '-H', '127.0.0.1'], {
     cwd: fileURLToPath(new URL('../..', import.meta.url)),
-    env: { AUTH_SECRET: randomBytes(32).toString('base64'), AUDIT_CHECKPOINT_KEY: randomBytes(32).toString('base64'), ...process.env, WEB_CONCURRENCY: String(opts.processes) },
+    env: { ...process.env, WEB_CONCURRENCY: String(opts.processes) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const exited = new Promise((resolve) => server.once('exit', resolve));
