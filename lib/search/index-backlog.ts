@@ -48,7 +48,9 @@ export async function drainBacklog(
       opts.onBatch?.(n);
     }
   };
-  await Promise.all(Array.from({ length: opts.concurrency ?? 1 }, loop));
+  // Settled, not all: a failing batch returns only once its siblings stopped, so none outlives the call.
+  const failed = (await Promise.allSettled(Array.from({ length: opts.concurrency ?? 1 }, loop))).find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
   return total;
 }
 
