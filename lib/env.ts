@@ -17,8 +17,16 @@ const schema = z.object({
   OIDC_CLIENT_ID: z.string().optional(),
   OIDC_CLIENT_SECRET: z.string().optional(),
   OIDC_NAME: z.string().default('Single sign-on'),
-  // Prefix of every BullMQ key; wrap in {braces} to hash-tag queues on Redis Cluster.
-  QUEUE_PREFIX: z.string().default('triage'),
+  // Redis Cluster instead of one Redis: comma-separated seed nodes (host:port); REDIS_URL is then
+  // unused. Every BullMQ key (and the sign-in limiter's) must then share a slot: QUEUE_PREFIX needs a
+  // {hash tag}, and defaults to {triage}.
+  REDIS_CLUSTER_NODES: z
+    .string()
+    .default('')
+    .transform((v) => v.split(',').map((n) => n.trim()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^[^\s:]+:\d{1,5}$/, 'host:port, comma-separated'))),
+  // Prefix of every BullMQ key (default triage, or {triage} on a cluster).
+  QUEUE_PREFIX: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // Where local state lives: the generated development secret, audit checkpoints.
   TRIAGE_STATE_DIR: z.string().default('.triage'),
@@ -68,10 +76,13 @@ const schema = z.object({
   // a wave ends, and its redrive rule fires, within the test.
   ALARM_RATE_WINDOW_SECONDS: z.coerce.number().int().min(5).max(3600).default(300),
   // The demo's RabbitMQ (workers/demo-rabbitmq.ts); the demo runs without it when unreachable.
+  // The search indexer: batches indexed at once (each its own Postgres backend, SKIP LOCKED splits
+  // the backlog). Trigram indexing is CPU-bound in Postgres: 2 keeps both cores of a small host busy.
+  SEARCH_INDEXER_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2),
   DEMO_RABBITMQ_URL: z.string().regex(/^amqps?:\/\//, 'an amqp:// URL').default('amqp://guest:guest@localhost:5672/'),
 });
 
-export type Env = z.infer<typeof schema> & { AUTH_SECRET: string; AUDIT_CHECKPOINT_KEY: string };
+export type Env = Omit<z.infer<typeof schema>, 'QUEUE_PREFIX'> & { AUTH_SECRET: string; AUDIT_CHECKPOINT_KEY: string; QUEUE_PREFIX: string };
 
 function load(): Env {
   // Before the schema, so a short or placeholder secret gets the message that says what to do.
@@ -87,12 +98,18 @@ function load(): Env {
     throw new Error(`Invalid environment:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  const cluster = e.REDIS_CLUSTER_NODES.length > 0;
+  const queuePrefix = e.QUEUE_PREFIX ?? (cluster ? '{triage}' : 'triage');
+  // BullMQ's scripts touch several keys of a queue at once, which Redis Cluster allows only in one slot.
+  if (cluster && !/\{[^}]+\}/.test(queuePrefix)) {
+    throw new Error(`Invalid environment:\n  QUEUE_PREFIX: "${queuePrefix}" has no {hash tag}, which REDIS_CLUSTER_NODES needs (e.g. {triage})`);
+  }
   // Outside production, secrets not configured are generated on first use and kept (mode 0600) so
   // the app, workers and CLI of one machine share them across restarts: the session key under
   // TRIAGE_STATE_DIR, the checkpoint key away from the checkpoints (lib/env-secrets.mjs).
   const authSecret = e.AUTH_SECRET ?? fileSecret(path.join(e.TRIAGE_STATE_DIR, 'auth-secret'));
   const checkpointKey = e.AUDIT_CHECKPOINT_KEY ?? generatedCheckpointKey(e);
-  return { ...e, DATABASE_URL: withDefaultUser(e.DATABASE_URL), AUTH_SECRET: authSecret, AUDIT_CHECKPOINT_KEY: checkpointKey };
+  return { ...e, QUEUE_PREFIX: queuePrefix, DATABASE_URL: withDefaultUser(e.DATABASE_URL), AUTH_SECRET: authSecret, AUDIT_CHECKPOINT_KEY: checkpointKey };
 }
 
 function generatedCheckpointKey(e: z.infer<typeof schema>): string {

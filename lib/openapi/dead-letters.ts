@@ -96,7 +96,7 @@ const filterParams = [
   q('messageId', 'Exact message id'),
   q('from', 'Dead at or after', { type: 'string', format: 'date-time' }),
   q('to', 'Dead before', { type: 'string', format: 'date-time' }),
-  q('q', 'Substring (at least 3 characters) of the error message or the payload text'),
+  q('q', 'Substring (at least 3 characters) of the error message or the payload text (the first 4,096 characters of a UTF-8 payload)'),
   q('sort', 'By dead-letter time', { type: 'string', enum: ['newest', 'oldest'], default: 'newest' }),
 ];
 const pageParams = [

@@ -2,8 +2,7 @@
 // default job options. Source queues carry in-flight messages only; Postgres is the record.
 import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import { env } from '@/lib/env';
-import type { Redis } from 'ioredis';
-import { redisConnection } from '@/lib/redis';
+import { redisConnection, type RedisClient } from '@/lib/redis';
 
 export const QUEUES = {
   /** A source queue of the built-in broker runtime: one per source. */
@@ -35,10 +34,10 @@ export function queuePrefix(): string {
 export const DEFAULT_JOB_OPTIONS: JobsOptions = { removeOnComplete: true, removeOnFail: 1000 };
 
 const producers = new Map<string, Queue>();
-let producerConnection: Redis | undefined;
+let producerConnection: RedisClient | undefined;
 
 /** The producer side's shared Redis connection (closeQueues ends it), for plain reads of queue keys. */
-export function producerRedis(): Redis {
+export function producerRedis(): RedisClient {
   producerConnection ??= redisConnection('producer');
   return producerConnection;
 }

@@ -10,13 +10,12 @@
 // the delivery's lock token), so a consumer whose event loop blocked past the visibility timeout
 // cannot apply its late result: the message was already handed to another delivery.
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { backoffDelay, classifyError, fullJitter } from '@/lib/broker';
 import { MAX_ERROR_MESSAGE_CHARS, type DeadLetterReason, type FailureEntry } from '@/lib/deadletters/record-dead-letters';
 import { env } from '@/lib/env';
 import { log } from '@/lib/log';
 import { producerQueue, QUEUES, queuePrefix } from '@/lib/queue';
-import { redisConnection } from '@/lib/redis';
+import { redisConnection, type RedisClient } from '@/lib/redis';
 import { DeadLetterSweeper, type ParkEvidence } from './dead-letter-sweeper';
 import { envelopeSchema, toReceivedMessage, type ReceivedMessage } from './envelope';
 import {
@@ -81,7 +80,7 @@ export async function consume(sourceName: string, handler: MessageHandler, optio
   // Read fresh: a consumer must not start on a cached policy of a source that was since replaced.
   const initial = await sourcePolicy(sourceName, { fresh: true });
   const lockDuration = initial.visibilityTimeoutMs;
-  const connection: Redis = redisConnection('worker');
+  const connection: RedisClient = redisConnection('worker');
   const sweeper = new DeadLetterSweeper(producerQueue(QUEUES.source(sourceName)), connection, () => {
     const p = cachedPolicy(sourceName) ?? initial;
     return { id: p.id, retentionSeconds: p.retentionSeconds };

@@ -6,7 +6,7 @@
 // consumer of the source) writes it again, and the unique key (source, message id, generation)
 // absorbs the duplicate. Batching keeps consumers off Postgres's commit latency.
 import { Job, type Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@/lib/redis';
 import { z } from 'zod';
 import {
   DEAD_LETTER_REASONS,
@@ -171,7 +171,7 @@ export class DeadLetterSweeper {
 
   constructor(
     private readonly queue: Queue,
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly source: () => SourcePolicy,
     limits: SweeperLimits = {},
   ) {

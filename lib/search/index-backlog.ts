@@ -5,7 +5,8 @@ import type postgres from 'postgres';
 import { sql as pg } from '@/lib/db';
 import { PAYLOAD_HEAD_BYTES, payloadText } from './search-text';
 
-export const INDEX_BATCH = 2_000;
+// 5,000 a statement rather than 2,000: fewer round trips and commits for the same trigram work.
+export const INDEX_BATCH = 5_000;
 
 /** Index up to `limit` queued dead letters in one transaction; returns how many were taken. */
 export async function indexBacklog(opts: { sql?: postgres.Sql; limit?: number } = {}): Promise<number> {
@@ -33,10 +34,23 @@ export async function indexBacklog(opts: { sql?: postgres.Sql; limit?: number } 
   });
 }
 
-/** Index until the backlog is empty (tests, seeding, the indexer's catch-up). */
-export async function drainBacklog(opts: { sql?: postgres.Sql; limit?: number } = {}): Promise<number> {
+/**
+ * Index until the backlog is empty (tests, seeding, the indexer's catch-up), `concurrency` batches at
+ * a time (each on its own connection; SKIP LOCKED gives them different ids).
+ */
+export async function drainBacklog(
+  opts: { sql?: postgres.Sql; limit?: number; concurrency?: number; until?: () => boolean; onBatch?: (n: number) => void } = {},
+): Promise<number> {
   let total = 0;
-  for (let n = await indexBacklog(opts); n > 0; n = await indexBacklog(opts)) total += n;
+  const loop = async () => {
+    for (let n = await indexBacklog(opts); n > 0; n = opts.until?.() ? 0 : await indexBacklog(opts)) {
+      total += n;
+      opts.onBatch?.(n);
+    }
+  };
+  // Settled, not all: a failing batch returns only once its siblings stopped, so none outlives the call.
+  const failed = (await Promise.allSettled(Array.from({ length: opts.concurrency ?? 1 }, loop))).find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
   return total;
 }
 

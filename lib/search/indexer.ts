@@ -1,8 +1,9 @@
 // The long-running search indexer (workers/search-indexer.ts): woken by the backlog trigger's
 // NOTIFY, with a slow poll as a fallback for a lost notification or a dropped connection.
 import { sql as pg } from '@/lib/db';
+import { env } from '@/lib/env';
 import { log } from '@/lib/log';
-import { indexBacklog } from './index-backlog';
+import { drainBacklog } from './index-backlog';
 
 const POLL_MS = 5_000;
 const RETRY_MS = 2_000;
@@ -13,8 +14,10 @@ export interface SearchIndexer {
   indexed(): number;
 }
 
-export async function startSearchIndexer(): Promise<SearchIndexer> {
+export async function startSearchIndexer(opts: { concurrency?: number } = {}): Promise<SearchIndexer> {
   const sql = pg();
+  // Trigram indexing is CPU in Postgres: batches side by side use more than one core of it.
+  const concurrency = opts.concurrency ?? env().SEARCH_INDEXER_CONCURRENCY;
   let stopping = false;
   let total = 0;
   let wake: (() => void) | null = null;
@@ -32,10 +35,8 @@ export async function startSearchIndexer(): Promise<SearchIndexer> {
       wake = null;
       pending = false;
       try {
-        for (let n = await indexBacklog({ sql }); n > 0 && !stopping; n = await indexBacklog({ sql })) {
-          total += n;
-          log.debug({ n, total }, 'search indexed');
-        }
+        const n = await drainBacklog({ sql, concurrency, until: () => stopping, onBatch: (k) => (total += k) });
+        log.debug({ n, total }, 'search indexed');
       } catch (err) {
         log.error({ err }, 'search indexing failed; retrying');
         await new Promise((r) => setTimeout(r, RETRY_MS));

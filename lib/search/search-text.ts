@@ -1,5 +1,6 @@
 // What of a dead letter is searchable, computed by the search indexer (never on the ingest path).
-const PAYLOAD_TEXT_CHARS = 4_096;
+/** Payload search covers this head of each payload (the list says so next to a search). */
+export const PAYLOAD_TEXT_CHARS = 4_096;
 /** Bytes read per payload: enough for PAYLOAD_TEXT_CHARS characters of up to four bytes each. */
 export const PAYLOAD_HEAD_BYTES = PAYLOAD_TEXT_CHARS * 4;
 const utf8 = new TextDecoder('utf-8', { fatal: true });

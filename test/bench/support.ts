@@ -28,3 +28,40 @@ export async function runBenchChild<T>(
     await dropDatabase(url);
   }
 }
+
+/**
+ * The built app started as `npm start` starts it (scripts/serve.mjs, `processes` servers on one free
+ * loopback port), with fresh production secrets; resolves once /api/health answers.
+ */
+export async function serveApp(opts: { processes: number; log: (m: string) => void; nodeArgs?: string[] }): Promise<{ base: string; port: number; pid: number; stop(): Promise<void> }> {
+  const { spawn } = await import('node:child_process');
+  const { randomBytes } = await import('node:crypto');
+  const { buildIfStale } = await import('../../scripts/lib/build.mjs');
+  const { freePort } = await import('../../scripts/lib/free-port.mjs');
+  // Fresh production secrets for this process's build and app: lib/log reads lib/env at import, and a
+  // production env refuses to load without them (the build prerenders routes that import it).
+  process.env.AUTH_SECRET ??= randomBytes(32).toString('base64');
+  process.env.AUDIT_CHECKPOINT_KEY ??= randomBytes(32).toString('base64');
+  buildIfStale({ log: opts.log });
+  const port = await freePort();
+  const server = spawn(process.execPath, [...(opts.nodeArgs ?? []), 'scripts/serve.mjs', '-p', String(port), '-H', '127.0.0.1'], {
+    cwd: fileURLToPath(new URL('../..', import.meta.url)),
+    env: { ...process.env, WEB_CONCURRENCY: String(opts.processes) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const exited = new Promise((resolve) => server.once('exit', resolve));
+  const stop = async () => {
+    server.kill('SIGTERM');
+    await exited;
+  };
+  const base = `http://127.0.0.1:${port}`;
+  for (let t = Date.now(); ; ) {
+    if (await fetch(`${base}/api/health`).then((r) => r.ok, () => false)) break;
+    if (server.exitCode !== null || Date.now() - t > 120_000) {
+      await stop();
+      throw new Error('the app did not start (scripts/serve.mjs)');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return { base, port, pid: server.pid!, stop };
+}

@@ -4,7 +4,6 @@
 // failed jobs are real: a plain BullMQ worker fails them, as a consumer that crashed after parking
 // them would leave them; Postgres and Redis are the real ones.
 import { UnrecoverableError, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { SYSTEM } from '@/lib/auth';
@@ -12,7 +11,7 @@ import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
 import { listAlarmStates } from '@/lib/alarms/list-alarms';
 import { closeDb, db } from '@/lib/db';
 import { closeQueues, producerQueue, queuePrefix, QUEUES } from '@/lib/queue';
-import { redisConnection } from '@/lib/redis';
+import { redisConnection, type RedisClient } from '@/lib/redis';
 import { consume, type Consumer } from '@/lib/runtime';
 import { DeadLetterSweeper } from '@/lib/runtime/dead-letter-sweeper';
 import { encodeBody, jobIdFor, type Envelope } from '@/lib/runtime/envelope';
@@ -49,7 +48,7 @@ async function failedJobs(source: string, messages: { messageId: string; body: U
   await connection.quit();
 }
 
-const redises: Redis[] = [];
+const redises: RedisClient[] = [];
 const consumers: Consumer[] = [];
 const sweepers: DeadLetterSweeper[] = [];
 

@@ -7,7 +7,7 @@ import { AppError } from '@/lib/errors';
 import { DEAD_LETTER_REASONS } from '@/lib/deadletters/record-dead-letters';
 import { DEAD_LETTER_STATUSES, deadLetterFilters, filtersFromSearchParams, filtersToSearchParams, type DeadLetterFilters } from '@/lib/deadletters/filters';
 import { countDeadLetters, listDeadLetters, type DeadLetterPage } from '@/lib/deadletters/list-dead-letters';
-import { backlogSize } from '@/lib/search';
+import { PAYLOAD_TEXT_CHARS, backlogSize } from '@/lib/search';
 import { listSources } from '@/lib/sources/list-sources';
 import { SaveViewForm } from '../views/forms';
 import { OpenedView } from '../views/opened-view';
@@ -134,6 +134,11 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
         <strong>{matching}</strong> matching{count.capped ? ' (counted up to 10,000)' : ''} · export <a href={exportHref('csv')}>CSV</a> ·{' '}
         <a href={exportHref('ndjson')}>NDJSON</a>
       </p>
+      {filters.q && !problem ? (
+        <p className="muted" data-testid="search-scope">
+          Payload search covers the first {PAYLOAD_TEXT_CHARS.toLocaleString('en')} characters of each text payload.
+        </p>
+      ) : null}
       {unindexed.count > 0 ? (
         <p className="muted" data-testid="search-backlog">
           Search covers every dead letter but the {unindexed.count.toLocaleString('en')}
