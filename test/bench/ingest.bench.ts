@@ -172,7 +172,12 @@ async function apiProcess(): Promise<void> {
   process.send!({ cpuUs: cpu.user + cpu.system } satisfies FromApi);
   await bye;
   await closeIngestSql();
+  const { closeDb } = await import('@/lib/db');
+  await closeDb();
   process.disconnect();
+  // The route's lib may hold other pools (Redis, a timer of its own); the figures are sent, so the
+  // child ends here rather than wait on a handle it does not own.
+  process.exit(0);
 }
 
 async function child(): Promise<void> {
