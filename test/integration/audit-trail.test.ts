@@ -130,7 +130,8 @@ describe('filters', () => {
 
   it('narrows by source name or id, and an unknown source matches nothing', async () => {
     const payments = await listAuditEvents(auditor, { filter: { source: 'payments' } });
-    expect(payments.map((e) => e.action)).toEqual(['deadletter.archive', 'redrive.start', 'source.create']);
+    // The seed creates the payments source and then its demo redrive rule.
+    expect(payments.map((e) => e.action)).toEqual(['deadletter.archive', 'redrive.start', 'redrive_rule.create', 'source.create']);
     expect(await listAuditEvents(auditor, { filter: { source: fx.sources.orders.id, action: 'redrive.' } })).toHaveLength(5);
     expect(await listAuditEvents(auditor, { filter: { source: 'no-such-source' } })).toHaveLength(0);
   });
