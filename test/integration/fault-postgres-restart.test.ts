@@ -4,13 +4,14 @@
 // Postgres restarted is a private cluster of this file (test/support/private-postgres.ts), never
 // the machine's shared one; the test process and the worker children all point at it.
 import { createHash, randomBytes } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
 import { closeDb, db, sql } from '@/lib/db';
 import { env } from '@/lib/env';
 import { closeQueues } from '@/lib/queue';
 import { startRedrive } from '@/lib/redrive';
 import { sendMany, type OutgoingMessage } from '@/lib/runtime';
+import { resetDatabase } from '../support/db';
 import { startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres';
 import { park, receiver, spawnRedriveWorker, world, type WorkerProcess } from './redrive-support';
 import { createTestTables, dropTestQueues, inFlight, killConsumers, spawnConsumer, testSource, waitFor } from './runtime-support';
@@ -36,6 +37,8 @@ describe('workers through Postgres restarts', () => {
     Object.assign(env(), { DATABASE_URL: pg.url });
     await createTestTables();
   }, 180_000);
+  // Each test builds its own world (teams, sources) on the private cluster.
+  beforeEach(resetDatabase);
   afterEach(killConsumers);
   afterAll(async () => {
     await dropTestQueues();
