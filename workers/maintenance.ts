@@ -3,7 +3,7 @@
 // re-queueing every minute; the audit checkpoint every 10 min; masking verdicts recomputed in
 // bounded batches every 5 s while a source's are pending; grouping-rule re-application every 5 s; redrive rules every 5 s) and the webhook deliveries
 // themselves. BullMQ job schedulers make each run happen once however many of these processes are
-// up; the work is in lib/.
+// up, and are put back when a Redis restart forgot them; the work is in lib/.
 import { Worker, type Job } from 'bullmq';
 import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
 import { writeCheckpoint } from '@/lib/audit/checkpoint';
@@ -50,9 +50,29 @@ const HANDLERS: Record<(typeof SCHEDULES)[number]['name'], () => Promise<unknown
   [JOBS.redriveRulesEvaluate]: () => evaluateRedriveRules(systemClock),
 };
 
+/** How often the schedulers are checked: Redis without persistence forgets them when it restarts. */
+const SCHEDULES_CHECK_MS = 10 * SECOND;
+
+/**
+ * Put in place the schedulers that are missing (all of them at start, or after a Redis restart that
+ * kept nothing). Only the missing ones: upserting a present one would move its next run.
+ */
+async function ensureSchedules(queue: ReturnType<typeof producerQueue>): Promise<string[]> {
+  const present = new Set((await queue.getJobSchedulers()).map((s) => s.key ?? s.name));
+  const missing = SCHEDULES.filter((s) => !present.has(s.name));
+  for (const s of missing) await queue.upsertJobScheduler(s.name, { every: s.every }, { name: s.name });
+  return missing.map((s) => s.name);
+}
+
 async function main(): Promise<void> {
   const queue = producerQueue(QUEUES.maintenance);
-  for (const s of SCHEDULES) await queue.upsertJobScheduler(s.name, { every: s.every }, { name: s.name });
+  await ensureSchedules(queue);
+  const scheduleCheck = setInterval(() => {
+    ensureSchedules(queue).then(
+      (restored) => restored.length > 0 && log.warn({ restored }, 'job schedulers were missing (Redis restarted?): put back'),
+      (err: unknown) => log.warn({ err }, 'could not check the job schedulers; trying again'),
+    );
+  }, SCHEDULES_CHECK_MS);
 
   const maintenance = new Worker(
     QUEUES.maintenance,
@@ -80,6 +100,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'maintenance worker stopping');
+    clearInterval(scheduleCheck);
     // Running jobs finish first; the schedulers stay in Redis for the next process.
     await Promise.all([maintenance.close(), deliveries.close()]);
     await closeQueues();
