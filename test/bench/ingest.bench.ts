@@ -132,6 +132,40 @@ export async function inFlight<T>(list: T[], n: number, send: (item: T) => Promi
   );
 }
 
+/** A dead letter as the write path stores it, precomputed: the raw COPY baseline's row. */
+export interface BaselineRow {
+  messageId: string;
+  errorType: string;
+  errorMessage: string;
+  deadAt: Date;
+  payload: Uint8Array;
+  sha: string;
+  history: unknown;
+  fp: string;
+}
+
+/** The columns of the raw binary COPY baseline (this bench and the storm bench). */
+export function baselineColumns(sourceId: string, expires: Date): CopyColumn<BaselineRow>[] {
+  return [
+    { name: 'source_id', type: 'uuid', get: () => sourceId },
+    { name: 'message_id', type: 'text', get: (r) => r.messageId },
+    { name: 'reason', type: 'enum', get: () => 'MaxReceives' },
+    { name: 'error_type', type: 'text', get: (r) => r.errorType },
+    { name: 'error_message', type: 'text', get: (r) => r.errorMessage },
+    { name: 'receive_count', type: 'int4', get: () => 3 },
+    { name: 'dead_at', type: 'timestamptz', get: (r) => r.deadAt },
+    { name: 'payload', type: 'bytea', get: (r) => r.payload },
+    { name: 'payload_size', type: 'int4', get: (r) => r.payload.byteLength },
+    { name: 'payload_sha256', type: 'text', get: (r) => r.sha },
+    { name: 'content_type', type: 'text', get: () => 'application/json' },
+    { name: 'headers', type: 'jsonb', get: () => ({ 'x-tenant': 'acme' }) },
+    { name: 'failure_history', type: 'jsonb', get: (r) => r.history },
+    { name: 'fingerprint', type: 'text', get: (r) => r.fp },
+    { name: 'status', type: 'enum', get: () => 'open' },
+    { name: 'expires_at', type: 'timestamptz', get: () => expires },
+  ];
+}
+
 type ToApi = { batches: number[]; token: string; now: number } | 'go' | 'bye';
 type FromApi = 'warm' | { cpuUs: number };
 
@@ -207,24 +241,7 @@ async function child(): Promise<void> {
     history: [{ reason: 'MaxReceives', errorType: r.errorType, errorMessage: r.errorMessage, count: 1, firstAt: r.deadAt, lastAt: r.deadAt }],
     fp: fingerprint({ type: r.errorType, message: r.errorMessage }).key,
   }));
-  const columns: CopyColumn<Stored>[] = [
-    { name: 'source_id', type: 'uuid', get: () => source.id },
-    { name: 'message_id', type: 'text', get: (r) => r.messageId },
-    { name: 'reason', type: 'enum', get: () => 'MaxReceives' },
-    { name: 'error_type', type: 'text', get: (r) => r.errorType },
-    { name: 'error_message', type: 'text', get: (r) => r.errorMessage },
-    { name: 'receive_count', type: 'int4', get: () => 3 },
-    { name: 'dead_at', type: 'timestamptz', get: (r) => r.deadAt },
-    { name: 'payload', type: 'bytea', get: (r) => r.payload },
-    { name: 'payload_size', type: 'int4', get: (r) => r.payload.byteLength },
-    { name: 'payload_sha256', type: 'text', get: (r) => r.sha },
-    { name: 'content_type', type: 'text', get: () => 'application/json' },
-    { name: 'headers', type: 'jsonb', get: () => ({ 'x-tenant': 'acme' }) },
-    { name: 'failure_history', type: 'jsonb', get: (r) => r.history },
-    { name: 'fingerprint', type: 'text', get: (r) => r.fp },
-    { name: 'status', type: 'enum', get: () => 'open' },
-    { name: 'expires_at', type: 'timestamptz', get: () => expires },
-  ];
+  const columns = baselineColumns(source.id, expires);
   const chunks = [...binaryCopyChunks(columns, stored)];
 
   // Empty tables, and a checkpoint now rather than in the middle of the next measured run (each run

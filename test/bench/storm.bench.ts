@@ -20,9 +20,8 @@ import { availableParallelism } from 'node:os';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
-import type { CopyColumn } from '@/lib/db/copy-binary';
 import type { BenchResult } from './run';
-import { inFlight, payload } from './ingest.bench';
+import { baselineColumns, inFlight, payload, type BaselineRow } from './ingest.bench';
 import { runBenchChild, serveApp } from './support';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -246,26 +245,10 @@ async function child(): Promise<void> {
     const p = payload(2e9 + i);
     const e = ERROR(i);
     const deadAt = new Date(now - (COPY_ROWS - i) * 5);
-    return { i, p, e, deadAt, sha: sha256Hex(p), fp: fingerprint(e).key, history: [{ reason: 'MaxReceives', errorType: e.type, errorMessage: e.message, count: 1, firstAt: deadAt, lastAt: deadAt }] };
+    const row: BaselineRow = { messageId: `copy-${i}`, errorType: e.type, errorMessage: e.message, deadAt, payload: p, sha: sha256Hex(p), fp: fingerprint(e).key, history: [{ reason: 'MaxReceives', errorType: e.type, errorMessage: e.message, count: 1, firstAt: deadAt, lastAt: deadAt }] };
+    return row;
   });
-  const columns: CopyColumn<(typeof rows)[number]>[] = [
-    { name: 'source_id', type: 'uuid', get: () => copySource.id },
-    { name: 'message_id', type: 'text', get: (r) => `copy-${r.i}` },
-    { name: 'reason', type: 'enum', get: () => 'MaxReceives' },
-    { name: 'error_type', type: 'text', get: (r) => r.e.type },
-    { name: 'error_message', type: 'text', get: (r) => r.e.message },
-    { name: 'receive_count', type: 'int4', get: () => 3 },
-    { name: 'dead_at', type: 'timestamptz', get: (r) => r.deadAt },
-    { name: 'payload', type: 'bytea', get: (r) => r.p },
-    { name: 'payload_size', type: 'int4', get: (r) => r.p.byteLength },
-    { name: 'payload_sha256', type: 'text', get: (r) => r.sha },
-    { name: 'content_type', type: 'text', get: () => 'application/json' },
-    { name: 'headers', type: 'jsonb', get: () => ({ 'x-tenant': 'acme' }) },
-    { name: 'failure_history', type: 'jsonb', get: (r) => r.history },
-    { name: 'fingerprint', type: 'text', get: (r) => r.fp },
-    { name: 'status', type: 'enum', get: () => 'open' },
-    { name: 'expires_at', type: 'timestamptz', get: () => expires },
-  ];
+  const columns = baselineColumns(copySource.id, expires);
   const copyRates: number[] = [];
   for (let r = 0; r < 3; r++) {
     const t = performance.now();
