@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { db, type Tx } from '@/lib/db';
 import { append } from '@/lib/audit';
-import { ROLES, auditActor, authorize, type Principal } from '@/lib/auth';
+import { ROLES, auditActor, authorize, isRole, isTeamScoped, type Principal } from '@/lib/auth';
 import { hashPassword } from '@/lib/auth/password';
 import { AppError, unprocessable } from '@/lib/errors';
 import { systemClock, type Clock } from '@/lib/clock';
@@ -25,7 +25,7 @@ async function resolveTeamId(tx: Tx, team: string | undefined | null): Promise<s
 function teamRequired(role: string, teamId: string | null) {
   // Team-scoped roles see nothing without a team (docs/design.md "Roles and permissions"), so
   // refuse that state.
-  if ((role === 'support' || role === 'lead') && !teamId) {
+  if (isRole(role) && isTeamScoped(role) && !teamId) {
     throw unprocessable(`A ${role} must belong to a team`, { field: 'team' });
   }
 }

@@ -1,16 +1,35 @@
 // Streamed export of the trail (CSV or NDJSON): keyset batches pulled as the client reads, so a
 // million events export with flat memory. The export is itself audited, before the first byte, and
 // covers the trail up to just before its own event.
+import { z } from 'zod';
 import { db } from '@/lib/db';
 import { auditActor, type Principal } from '@/lib/auth';
 import { csvRow } from '@/lib/export/csv';
 import { canReveal } from '@/lib/masking';
 import { append } from './append';
-import { auditFilterToSearch, auditTeamScope, auditWhere, type AuditFilter } from './filter';
+import { AppError } from '@/lib/errors';
+import { auditFilterSchema, auditFilterToSearch, auditTeamScope, auditWhere, type AuditFilter } from './filter';
 import { AUDIT_EXPORT_COLUMNS, auditEventView, type AuditEventView } from './present';
 
 export const AUDIT_EXPORT_FORMATS = ['csv', 'ndjson'] as const;
 export type AuditExportFormat = (typeof AUDIT_EXPORT_FORMATS)[number];
+
+const isFormat = (f: string): f is AuditExportFormat => (AUDIT_EXPORT_FORMATS as readonly string[]).includes(f);
+
+/**
+ * GET /api/v1/audit/export's query string. An unknown format is a 400 (thrown from the transform, so
+ * zod does not turn it into a 422), checked before the filter: format is the first key.
+ */
+export const auditExportQuery = z.object({
+  format: z
+    .string()
+    .default('csv')
+    .transform((f) => {
+      if (!isFormat(f)) throw new AppError('bad_request', 'format must be csv or ndjson');
+      return f;
+    }),
+  ...auditFilterSchema.shape,
+});
 
 const BATCH = 1000;
 

@@ -2,9 +2,10 @@
 // server next to the data; the proxy and hidden buttons are never the control (CVE-2025-29927).
 import { headers as nextHeaders } from 'next/headers';
 import { redirect } from 'next/navigation';
-import { ZodError } from 'zod';
+import { z, ZodError } from 'zod';
 import { AppError, forbidden } from '@/lib/errors';
 import { env } from '@/lib/env';
+import { readJsonBody } from '@/lib/http';
 import { log } from '@/lib/log';
 import { actorFromPersonalToken, actorFromSession, authorize, unauthorized, type Actor } from './actor';
 import { auth } from './next-auth';
@@ -66,21 +67,88 @@ export function errorResponse(e: unknown): Response {
   return Response.json({ error: { code: 'internal', message: 'Internal error' } }, { status: 500 });
 }
 
-type RouteContext<P> = { params: Promise<P> };
+type RouteContext = { params: Promise<Record<string, string | string[]>> };
+
+/**
+ * Who may call a route: a permission of the map, any signed-in role ('authenticated'), or
+ * 'ingest-token': a source's ingest token, checked by lib/ingest against the path's source (no actor).
+ */
+export type RouteAuth = Permission | 'authenticated' | 'ingest-token';
+
+/**
+ * What a route takes, declared next to it (trigger.dev's `createActionApiRoute`): zod schemas for the
+ * path's params, the query string and the JSON body, and the body's byte limit. `body: 'raw'`: the
+ * handler streams `req` itself (NDJSON, a payload upload), under the cap its lib function sets.
+ */
+export interface RouteSpec<P extends z.ZodType | undefined, Q extends z.ZodType | undefined, B extends z.ZodType | 'raw' | undefined> {
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** The JSON body's cap (413 past it); 1 MiB unless said. */
+  maxBytes?: number;
+  /** A command whose body may be left out ({ reason? }): an empty request parses as `{}`. */
+  optionalBody?: boolean;
+}
+
+type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+/** What a handler receives: its caller and its input, parsed and typed. */
+export interface RouteInput<A extends RouteAuth, P, Q, B> {
+  req: Request;
+  actor: A extends 'ingest-token' ? undefined : Actor;
+  params: Parsed<P>;
+  query: Parsed<Q>;
+  body: B extends 'raw' ? undefined : Parsed<B>;
+}
+
+/** A path param as the folder names it (`[id]` → `pathParams('id')`): a string, checked by lib (404). */
+export function pathParams<K extends string>(...names: K[]): z.ZodObject<Record<K, z.ZodString>> {
+  return z.object(Object.fromEntries(names.map((n) => [n, z.string()])) as Record<K, z.ZodString>);
+}
+
+/**
+ * The query string as a schema's input: each key once, its non-empty values joined by commas
+ * (`?status=a&status=b` and `?status=a,b` read alike; `?q=` is as if absent).
+ */
+export function queryRecord(url: URL): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key of new Set(url.searchParams.keys())) {
+    const values = url.searchParams.getAll(key).filter((v) => v !== '');
+    if (values.length) out[key] = values.join(',');
+  }
+  return out;
+}
+
+/** A command's body may be left out: no bytes, or neither a type nor a body. */
+function emptyBody(req: Request): boolean {
+  return req.headers.get('content-length') === '0' || (!req.headers.get('content-type') && !req.body);
+}
 
 /**
  * Wrap a route handler: authenticate, authorize `permission` (or just sign-in for 'authenticated'),
- * map errors to JSON. `// METHOD /path — what it does` goes above each export.
+ * read and parse the declared input (415 not JSON, 413 too large, 400 bad JSON, 422 schema), map
+ * errors to JSON. `// METHOD /path — what it does` goes above each export.
  */
-export function api<P = Record<string, string>>(
-  permission: Permission | 'authenticated',
-  handler: (req: Request, ctx: { actor: Actor; params: P }) => Promise<Response>,
+export function api<A extends RouteAuth, P extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined, B extends z.ZodType | 'raw' | undefined = undefined>(
+  permission: A,
+  spec: RouteSpec<P, Q, B>,
+  handler: (input: RouteInput<A, P, Q, B>) => Promise<Response>,
 ) {
-  return async (req: Request, ctx: RouteContext<P>): Promise<Response> => {
+  return async (req: Request, ctx: RouteContext): Promise<Response> => {
     try {
-      const actor = await requestActor(req);
-      if (permission !== 'authenticated') authorize(actor, permission);
-      return await handler(req, { actor, params: await ctx.params });
+      let actor: Actor | undefined;
+      if (permission !== 'ingest-token') {
+        actor = await requestActor(req);
+        if (permission !== 'authenticated') authorize(actor, permission);
+      }
+      const params = spec.params ? spec.params.parse(await ctx.params) : undefined;
+      const query = spec.query ? spec.query.parse(queryRecord(new URL(req.url))) : undefined;
+      let body: unknown;
+      if (spec.body && spec.body !== 'raw') {
+        const raw = spec.optionalBody && emptyBody(req) ? {} : await readJsonBody(req, spec.maxBytes);
+        body = spec.body.parse(raw);
+      }
+      return await handler({ req, actor, params, query, body } as RouteInput<A, P, Q, B>);
     } catch (e) {
       return errorResponse(e);
     }

@@ -49,6 +49,15 @@ export function can(role: Role, permission: Permission): boolean {
   return scopeFor(role, permission) !== undefined;
 }
 
+/**
+ * A role that holds some permission only for its own team's sources (support, lead today): without a
+ * team it sees nothing, so a user of that role must belong to one. Read from the map, so a new
+ * team-scoped role needs no second list.
+ */
+export function isTeamScoped(role: Role): boolean {
+  return (Object.keys(PERMISSIONS) as Permission[]).some((p) => scopeFor(role, p) === 'team');
+}
+
 // Where each role lands after sign-in.
 export const HOME: Record<Role, string> = {
   support: '/inbox',

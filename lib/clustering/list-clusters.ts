@@ -71,6 +71,12 @@ export interface ClusterPage {
 export const SPARKLINE_HOURS = 24;
 export const MAX_CLUSTER_PAGE = 200;
 
+/** GET /api/v1/clusters's query string: the filters, the keyset cursor and the page size. */
+export const clusterListQuery = clusterFilters.extend({
+  cursor: z.string().optional(),
+  limit: z.coerce.number().int().min(1).max(MAX_CLUSTER_PAGE).default(50),
+});
+
 interface Cursor {
   lastSeen: Date;
   id: string;

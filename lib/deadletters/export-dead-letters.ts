@@ -25,6 +25,13 @@ export const exportOptions = z.object({
 });
 export type ExportOptions = z.output<typeof exportOptions>;
 
+/** GET /api/v1/dead-letters/export's query string: the filters and the options (the reason as revealReason). */
+export const exportQuery = deadLetterFilters.extend({
+  format: exportOptions.shape.format,
+  payload: exportOptions.shape.payload,
+  revealReason: exportOptions.shape.reason,
+});
+
 const BATCH = 500;
 /**
  * Payload bytes one batch of an export with payloads reads (the redrive claim's bound): 500 rows of

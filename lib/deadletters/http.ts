@@ -1,17 +1,17 @@
-// HTTP shapes shared by the dead-letter route handlers: list query parsing and the payload download.
+// HTTP shapes shared by the dead-letter route handlers: list and download query strings, the payload download.
 import { z } from 'zod';
-import { filtersFromSearchParams, type DeadLetterFilters } from './filters';
+import { deadLetterFilters } from './filters';
 import { MAX_PAGE_SIZE } from './list-dead-letters';
 
-export function listQuery(url: URL): { filters: DeadLetterFilters; cursor: string | null; limit: number; withCount: boolean } {
-  const limit = z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(50).parse(url.searchParams.get('limit') ?? undefined);
-  return {
-    filters: filtersFromSearchParams(url.searchParams),
-    cursor: url.searchParams.get('cursor'),
-    limit,
-    withCount: url.searchParams.get('count') === 'true',
-  };
-}
+/** A list's query string: the filters, the keyset cursor, the page size; `count=true` adds a capped count. */
+export const deadLetterListQuery = deadLetterFilters.extend({
+  cursor: z.string().optional(),
+  limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(50),
+  count: z.string().optional().transform((v) => v === 'true'),
+});
+
+/** A payload download's query string: the id of a reveal POSTed before, for a masked payload. */
+export const revealQuery = z.object({ reveal: z.string().optional() });
 
 // type/subtype with optional parameters, nothing else: anything odd is served as octet-stream.
 const MEDIA_TYPE = /^[\w!#$&^.+-]+\/[\w!#$&^.+-]+(\s*;\s*[\w!#$&^.+-]+=("[^"\\\r\n]*"|[\w!#$&^.+-]+))*$/;

@@ -1,6 +1,6 @@
-// HTTP shapes of the redrive routes: the preview's query string, command bodies that may be empty.
+// HTTP shapes of the redrive routes: the preview's query string, the cap of command bodies (which may be empty).
+import { z } from 'zod';
 import { AppError } from '@/lib/errors';
-import { readJsonBody } from '@/lib/http';
 import type { RedriveSelectionInput } from './selection';
 
 /**
@@ -25,8 +25,8 @@ export function selectionFromQuery(params: URLSearchParams): RedriveSelectionInp
   throw new AppError('bad_request', 'Say what to preview: selection, ids, cluster or source', { field: 'selection' });
 }
 
-/** A command's body ({ reason? }): optional, so an empty POST is fine. */
-export async function commandBody(req: Request): Promise<unknown> {
-  const empty = req.headers.get('content-length') === '0' || (!req.headers.get('content-type') && !req.body);
-  return empty ? {} : readJsonBody(req, 16 << 10);
-}
+/** GET /api/v1/redrives/preview's query string, read as selectionFromQuery reads it (a 400 names what is missing). */
+export const selectionQuery = z.record(z.string(), z.string()).transform((q) => selectionFromQuery(new URLSearchParams(q)));
+
+/** A command's body ({ reason? }): optional (an empty POST is fine), small. */
+export const COMMAND_MAX_BYTES = 16 << 10;

@@ -4,7 +4,7 @@ import { renderMetrics } from '@/lib/metrics/render-metrics';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = api('deadletters.read', async (_req, { actor }) => {
+export const GET = api('deadletters.read', {}, async ({ actor }) => {
   const { contentType, body } = await renderMetrics(actor);
   return new Response(body, { headers: { 'content-type': contentType, 'cache-control': 'no-store' } });
 });

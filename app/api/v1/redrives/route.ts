@@ -2,8 +2,7 @@
 // POST /api/v1/redrives — start a redrive task: { selection: { ids | cluster | filter | source }, ratePerSecond, canary?, ramp?, reason? }
 import { z } from 'zod';
 import { api } from '@/lib/auth/guard';
-import { readJsonBody } from '@/lib/http';
-import { getRedriveTask, listRedriveTasks, startRedrive, type StartRedriveInput } from '@/lib/redrive';
+import { getRedriveTask, listRedriveTasks, startRedrive, startRedriveInput } from '@/lib/redrive';
 
 const listQuery = z.object({
   status: z.enum(['active', 'pending_approval', 'queued', 'running', 'paused', 'completed', 'cancelled', 'failed']).optional(),
@@ -12,12 +11,11 @@ const listQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).optional(),
 });
 
-export const GET = api('deadletters.read', async (req, { actor }) => {
-  const q = listQuery.parse(Object.fromEntries(new URL(req.url).searchParams));
-  return Response.json(await listRedriveTasks(actor, q));
+export const GET = api('deadletters.read', { query: listQuery }, async ({ actor, query }) => {
+  return Response.json(await listRedriveTasks(actor, query));
 });
 
-export const POST = api('deadletters.redrive', async (req, { actor }) => {
-  const task = await startRedrive(actor, (await readJsonBody(req, 1 << 20)) as StartRedriveInput);
+export const POST = api('deadletters.redrive', { body: startRedriveInput, maxBytes: 1 << 20 }, async ({ actor, body }) => {
+  const task = await startRedrive(actor, body);
   return Response.json(await getRedriveTask(actor, task.id), { status: 201, headers: { Location: `/api/v1/redrives/${task.id}` } });
 });

@@ -1,17 +1,16 @@
 // GET /api/v1/sources — sources the caller may read
 // POST /api/v1/sources — create a source (admin)
 import { api } from '@/lib/auth/guard';
-import { readJsonBody } from '@/lib/http';
-import { createSource } from '@/lib/sources/create-source';
+import { createSource, sourceInput } from '@/lib/sources/create-source';
 import { listSources } from '@/lib/sources/list-sources';
 import { sourceView } from '@/lib/sources/source-view';
 
-export const GET = api('deadletters.read', async (_req, { actor }) => {
+export const GET = api('deadletters.read', {}, async ({ actor }) => {
   const sources = await listSources(actor);
   return Response.json({ sources: sources.map(sourceView) });
 });
 
-export const POST = api('admin.manage', async (req, { actor }) => {
-  const s = await createSource(actor, (await readJsonBody(req)) as never);
+export const POST = api('admin.manage', { body: sourceInput }, async ({ actor, body }) => {
+  const s = await createSource(actor, body);
   return Response.json({ id: s.id, name: s.name, kind: s.kind }, { status: 201 });
 });

@@ -1,14 +1,9 @@
 // GET /api/v1/audit/export?format=csv|ndjson&actor=&action=&source=&targetType=&targetId=&from=&to= — stream the filtered trail (audited)
 import { api } from '@/lib/auth/guard';
-import { AppError } from '@/lib/errors';
-import { AUDIT_EXPORT_FORMATS, exportAuditEvents, type AuditExportFormat } from '@/lib/audit/export';
-import { auditFilterFromSearch } from '@/lib/audit/filter';
+import { auditExportQuery, exportAuditEvents } from '@/lib/audit/export';
 
-export const GET = api('audit.read', async (req, { actor }) => {
-  const params = new URL(req.url).searchParams;
-  const format = params.get('format') ?? 'csv';
-  if (!(AUDIT_EXPORT_FORMATS as readonly string[]).includes(format)) throw new AppError('bad_request', 'format must be csv or ndjson');
-  const out = await exportAuditEvents(actor, auditFilterFromSearch(params), format as AuditExportFormat);
+export const GET = api('audit.read', { query: auditExportQuery }, async ({ actor, query: { format, ...filter } }) => {
+  const out = await exportAuditEvents(actor, filter, format);
   return new Response(out.body, {
     headers: {
       'content-type': out.contentType,

@@ -5,7 +5,7 @@ import { forbidden } from '@/lib/errors';
 import { log } from '@/lib/log';
 import { verifyChain } from '@/lib/audit';
 
-export const GET = api('audit.read', async (_req, { actor }) => {
+export const GET = api('audit.read', {}, async ({ actor }) => {
   // The chain spans every team; only roles that read the whole trail may verify it.
   if (authorize(actor, 'audit.read') !== 'all') {
     log.warn({ userId: actor.userId, role: actor.role, permission: 'audit.read', scope: 'all' }, 'permission denied');

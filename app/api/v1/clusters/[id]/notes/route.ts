@@ -1,8 +1,7 @@
 // POST /api/v1/clusters/{id}/notes — add { body } to the cluster's note thread; audited
-import { api } from '@/lib/auth/guard';
-import { readJsonBody } from '@/lib/http';
-import { addClusterNote } from '@/lib/ownership/ownership';
+import { api, pathParams } from '@/lib/auth/guard';
+import { addClusterNote, noteInput } from '@/lib/ownership/ownership';
 
-export const POST = api<{ id: string }>('clusters.own', async (req, { actor, params }) => {
-  return Response.json(await addClusterNote(actor, params.id, (await readJsonBody(req)) as { body: string }), { status: 201 });
+export const POST = api('clusters.own', { params: pathParams('id'), body: noteInput }, async ({ actor, params, body }) => {
+  return Response.json(await addClusterNote(actor, params.id, body), { status: 201 });
 });

@@ -1,12 +1,11 @@
 // POST /api/v1/dead-letters/{id}/edit — redrive an edited copy: { payload | payloadBase64, headers?, reason, revealId?, destination?, ratePerSecond? }
-import { api } from '@/lib/auth/guard';
-import { readJsonBody } from '@/lib/http';
+import { api, pathParams } from '@/lib/auth/guard';
 import { getRedriveTask } from '@/lib/redrive';
-import { editDeadLetter, type EditInput } from '@/lib/redrive/edit';
+import { editDeadLetter, editInput } from '@/lib/redrive/edit';
 
-export const POST = api<{ id: string }>('deadletters.edit', async (req, { actor, params }) => {
-  // Room for a payload at the default 10 MiB limit, base64-encoded.
-  const r = await editDeadLetter(actor, params.id, (await readJsonBody(req, 15 << 20)) as EditInput);
+// Room for a payload at the default 10 MiB limit, base64-encoded.
+export const POST = api('deadletters.edit', { params: pathParams('id'), body: editInput, maxBytes: 15 << 20 }, async ({ actor, params, body }) => {
+  const r = await editDeadLetter(actor, params.id, body);
   const v = r.versions[0]!;
   return Response.json(
     {

@@ -1,13 +1,13 @@
 // GET /api/v1/dead-letters/{id}/payload — the exact payload bytes, as an attachment; a masked payload needs ?reveal= with the id of a reveal POSTed to /reveal
-import { api } from '@/lib/auth/guard';
+import { api, pathParams } from '@/lib/auth/guard';
 import { getDeadLetterPayload, maskedView } from '@/lib/deadletters/get-dead-letter';
-import { gone, payloadResponse } from '@/lib/deadletters/http';
+import { gone, payloadResponse, revealQuery } from '@/lib/deadletters/http';
 import { requireRevealForDownload } from '@/lib/deadletters/reveal-payload';
 
-export const GET = api<{ id: string }>('deadletters.read', async (req, { actor, params }) => {
+export const GET = api('deadletters.read', { params: pathParams('id'), query: revealQuery }, async ({ actor, params, query }) => {
   const p = await getDeadLetterPayload(actor, params.id);
   if (!p.payload) return gone(`The payload was deleted (${p.status}); the dead letter is kept as a tombstone`);
   // Sensitive paths, the sensitive flag or a detected card number, IBAN or e-mail: the exact bytes are a reveal.
-  if (maskedView({ ...p, payload: p.payload }).state !== 'clear') await requireRevealForDownload(actor, params.id, new URL(req.url).searchParams.get('reveal') ?? undefined);
+  if (maskedView({ ...p, payload: p.payload }).state !== 'clear') await requireRevealForDownload(actor, params.id, query.reveal);
   return payloadResponse(p.id, p.payload, p.contentType, p.sha256);
 });

@@ -1,11 +1,9 @@
 // POST /api/v1/dead-letters/{id}/reveal — reveal a masked payload with { reason } (audited); answers the reveal id for ?reveal= on /payload
-import { api } from '@/lib/auth/guard';
-import { readJsonBody } from '@/lib/http';
+import { api, pathParams } from '@/lib/auth/guard';
 import { decisionInput } from '@/lib/deadletters/decide';
 import { REVEAL_TTL_SECONDS, revealPayload } from '@/lib/deadletters/reveal-payload';
 
-export const POST = api<{ id: string }>('payload.reveal', async (req, { actor, params }) => {
-  const { reason } = decisionInput.parse(await readJsonBody(req));
-  const { eventId } = await revealPayload(actor, params.id, reason, 'download');
+export const POST = api('payload.reveal', { params: pathParams('id'), body: decisionInput }, async ({ actor, params, body }) => {
+  const { eventId } = await revealPayload(actor, params.id, body.reason, 'download');
   return Response.json({ revealId: eventId, expiresAt: new Date(Date.now() + REVEAL_TTL_SECONDS * 1000).toISOString() }, { status: 201 });
 });

@@ -1,9 +1,7 @@
 // POST /api/v1/dead-letters/bulk/discard — discard every eligible dead letter of { selection: { ids } | { filter }, reason }: one transaction, one audit event
 import { api } from '@/lib/auth/guard';
-import { readJsonBody } from '@/lib/http';
 import { bulkDecisionInput, decideSelection, DECISIONS } from '@/lib/deadletters/decide';
 
-export const POST = api(DECISIONS.discard.permission, async (req, { actor }) => {
-  const { selection, reason } = bulkDecisionInput.parse(await readJsonBody(req));
-  return Response.json(await decideSelection(actor, 'discard', selection, reason));
+export const POST = api(DECISIONS.discard.permission, { body: bulkDecisionInput }, async ({ actor, body }) => {
+  return Response.json(await decideSelection(actor, 'discard', body.selection, body.reason));
 });

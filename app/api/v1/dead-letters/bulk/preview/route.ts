@@ -2,13 +2,11 @@
 import { z } from 'zod';
 import { authorize } from '@/lib/auth';
 import { api } from '@/lib/auth/guard';
-import { readJsonBody } from '@/lib/http';
 import { DECISIONS, previewDecision, selectionSchema } from '@/lib/deadletters/decide';
 
 const previewInput = z.object({ decision: z.enum(['archive', 'discard']), selection: selectionSchema });
 
-export const POST = api('deadletters.read', async (req, { actor }) => {
-  const { decision, selection } = previewInput.parse(await readJsonBody(req));
+export const POST = api('deadletters.read', { body: previewInput }, async ({ actor, body: { decision, selection } }) => {
   authorize(actor, DECISIONS[decision].permission);
   return Response.json(await previewDecision(actor, decision, selection));
 });

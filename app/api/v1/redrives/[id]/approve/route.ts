@@ -1,9 +1,9 @@
 // POST /api/v1/redrives/{id}/approve — approve a redrive waiting for a lead (four eyes: not its starter); body { reason? }
-import { api } from '@/lib/auth/guard';
-import { approveRedrive, getRedriveTask, type RedriveCommandInput } from '@/lib/redrive';
-import { commandBody } from '@/lib/redrive/http';
+import { api, pathParams } from '@/lib/auth/guard';
+import { approveRedrive, getRedriveTask, redriveCommandInput } from '@/lib/redrive';
+import { COMMAND_MAX_BYTES } from '@/lib/redrive/http';
 
-export const POST = api<{ id: string }>('redrive.approve', async (req, { actor, params }) => {
-  await approveRedrive(actor, params.id, (await commandBody(req)) as RedriveCommandInput);
+export const POST = api('redrive.approve', { params: pathParams('id'), body: redriveCommandInput, optionalBody: true, maxBytes: COMMAND_MAX_BYTES }, async ({ actor, params, body }) => {
+  await approveRedrive(actor, params.id, body);
   return Response.json(await getRedriveTask(actor, params.id));
 });

@@ -1,9 +1,9 @@
 // POST /api/v1/redrives/{id}/cancel — cancel a redrive task; what was sent stays sent, the rest is open again; body { reason? }
-import { api } from '@/lib/auth/guard';
-import { cancelRedrive, getRedriveTask, type RedriveCommandInput } from '@/lib/redrive';
-import { commandBody } from '@/lib/redrive/http';
+import { api, pathParams } from '@/lib/auth/guard';
+import { cancelRedrive, getRedriveTask, redriveCommandInput } from '@/lib/redrive';
+import { COMMAND_MAX_BYTES } from '@/lib/redrive/http';
 
-export const POST = api<{ id: string }>('deadletters.redrive', async (req, { actor, params }) => {
-  await cancelRedrive(actor, params.id, (await commandBody(req)) as RedriveCommandInput);
+export const POST = api('deadletters.redrive', { params: pathParams('id'), body: redriveCommandInput, optionalBody: true, maxBytes: COMMAND_MAX_BYTES }, async ({ actor, params, body }) => {
+  await cancelRedrive(actor, params.id, body);
   return Response.json(await getRedriveTask(actor, params.id));
 });

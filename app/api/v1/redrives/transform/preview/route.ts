@@ -1,9 +1,7 @@
 // POST /api/v1/redrives/transform/preview — what a transform would do: { selection, transform } → count, samples, those it cannot apply to
 import { api } from '@/lib/auth/guard';
-import { readJsonBody } from '@/lib/http';
-import { previewTransform } from '@/lib/redrive/edit';
+import { previewTransform, transformPreviewInput } from '@/lib/redrive/edit';
 
-export const POST = api('deadletters.edit', async (req, { actor }) => {
-  const body = (await readJsonBody(req, 1 << 20)) as { selection: never; transform: unknown };
+export const POST = api('deadletters.edit', { body: transformPreviewInput, maxBytes: 1 << 20 }, async ({ actor, body }) => {
   return Response.json(await previewTransform(actor, body));
 });

@@ -1,5 +1,5 @@
 // POST /api/v1/sources/:source/connection-test — probe a connector source's broker: queue exists, depth, consumers…
-import { api } from '@/lib/auth/guard';
+import { api, pathParams } from '@/lib/auth/guard';
 import { testConnection } from '@/lib/connectors/test-connection';
 
-export const POST = api<{ source: string }>('sources.import', async (_req, { actor, params }) => Response.json(await testConnection(actor, params.source)));
+export const POST = api('sources.import', { params: pathParams('source') }, async ({ actor, params }) => Response.json(await testConnection(actor, params.source)));

@@ -1,27 +1,22 @@
 // POST /api/v1/sources/{source}/dead-letters — ingest a batch (application/json { deadLetters } or application/x-ndjson), ingest token
 // GET /api/v1/sources/{source}/dead-letters — dead letters of one source, as GET /api/v1/dead-letters?source={source}
-import { api, errorResponse } from '@/lib/auth/guard';
-import { listQuery } from '@/lib/deadletters/http';
+import { api, pathParams } from '@/lib/auth/guard';
+import { deadLetterListQuery } from '@/lib/deadletters/http';
 import { countDeadLetters, listDeadLetters } from '@/lib/deadletters/list-dead-letters';
 import { ingestBatch } from '@/lib/ingest/ingest-dead-letters';
 
-type Params = { source: string };
+const params = pathParams('source');
 
-export async function POST(req: Request, ctx: { params: Promise<Params> }): Promise<Response> {
-  try {
-    const items = await ingestBatch(req, (await ctx.params).source);
-    return Response.json({ items });
-  } catch (e) {
-    return errorResponse(e);
-  }
-}
+// NDJSON is read line by line as it arrives, so the body stays raw here; lib/ingest caps and parses it.
+export const POST = api('ingest-token', { params, body: 'raw' }, async ({ req, params }) => {
+  return Response.json({ items: await ingestBatch(req, params.source) });
+});
 
-export const GET = api<Params>('deadletters.read', async (req, { actor, params }) => {
-  const q = listQuery(new URL(req.url));
-  const filters = { ...q.filters, source: [params.source] };
+export const GET = api('deadletters.read', { params, query: deadLetterListQuery }, async ({ actor, params, query: { cursor, limit, count: withCount, ...q } }) => {
+  const filters = { ...q, source: [params.source] };
   const [page, count] = await Promise.all([
-    listDeadLetters(actor, filters, q.cursor, { limit: q.limit }),
-    q.withCount ? countDeadLetters(actor, filters) : undefined,
+    listDeadLetters(actor, filters, cursor ?? null, { limit }),
+    withCount ? countDeadLetters(actor, filters) : undefined,
   ]);
   return Response.json(count ? { ...page, count } : page);
 });

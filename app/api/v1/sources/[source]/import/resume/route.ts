@@ -1,9 +1,8 @@
 // POST /api/v1/sources/:source/import/resume — resume a connector source's import (lead of its team, admin); body { reason? }; audited
-import { api } from '@/lib/auth/guard';
+import { api, pathParams } from '@/lib/auth/guard';
 import { importSwitchBody, setImportPaused } from '@/lib/connectors/pause-import';
-import { commandBody } from '@/lib/redrive/http';
+import { COMMAND_MAX_BYTES } from '@/lib/redrive/http';
 
-export const POST = api<{ source: string }>('sources.import', async (req, { actor, params }) => {
-  const { reason } = importSwitchBody.parse(await commandBody(req));
-  return Response.json(await setImportPaused(actor, params.source, false, reason));
+export const POST = api('sources.import', { params: pathParams('source'), body: importSwitchBody, optionalBody: true, maxBytes: COMMAND_MAX_BYTES }, async ({ actor, params, body }) => {
+  return Response.json(await setImportPaused(actor, params.source, false, body.reason));
 });
