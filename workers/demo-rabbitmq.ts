@@ -2,15 +2,12 @@
 // to the local RabbitMQ and consumed Spring-style, poison ones dead-lettered with exception headers,
 // which the connectors worker imports into the source "shipments-rmq" (lib/demo/rabbitmq.ts). When
 // RabbitMQ is not reachable, it says so once and runs without that source, trying again now and then.
+import { runWorkerProcess } from '@/lib/workers/run-worker-process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { redactUrl } from '@/lib/connectors/secrets';
-import { closeDb, useWorkerTimeouts } from '@/lib/db';
 import { ensureDemoRabbitmqSource, startDemoRabbitmq, type DemoRabbitmq } from '@/lib/demo/rabbitmq';
 import { env } from '@/lib/env';
 import { log } from '@/lib/log';
-
-// Before any query: every session of this process carries the worker timeouts (a query gets an error, not a hang: lib/db.ts).
-useWorkerTimeouts('worker');
 
 const PUBLISH_EVERY_MS = 5_000;
 const RETRY_CONNECT_MS = 60_000;
@@ -18,10 +15,8 @@ const RETRY_CONNECT_MS = 60_000;
 let stopping = false;
 let demo: DemoRabbitmq | undefined;
 
-async function main(): Promise<void> {
-  const url = env().DEMO_RABBITMQ_URL;
+async function publishLoop(url: string): Promise<void> {
   let told = false;
-  log.info({ rabbitmq: redactUrl(url) }, 'ready');
   while (!stopping) {
     try {
       demo = await startDemoRabbitmq(url);
@@ -49,16 +44,18 @@ async function main(): Promise<void> {
   }
 }
 
-async function shutdown(): Promise<void> {
-  stopping = true;
-  await demo?.close();
-  await closeDb();
-  process.exit(0);
-}
-process.on('SIGTERM', () => void shutdown());
-process.on('SIGINT', () => void shutdown());
-
-main().catch((err: unknown) => {
-  log.fatal({ err }, 'demo RabbitMQ worker failed');
-  process.exit(1);
+runWorkerProcess({
+  name: 'demo RabbitMQ worker',
+  timeouts: 'worker',
+  // The loop runs in the background; "ready" comes before the first connection, as it always did.
+  start: async ({ fail }) => {
+    const url = env().DEMO_RABBITMQ_URL;
+    void publishLoop(url).catch(fail);
+    return url;
+  },
+  ready: (url) => ({ rabbitmq: redactUrl(url) }),
+  stop: async () => {
+    stopping = true;
+    await demo?.close();
+  },
 });

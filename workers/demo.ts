@@ -1,13 +1,9 @@
 // The demo producer (`npm run demo` starts it; the browser tests do not): a steady trickle of
 // orders, payments and notifications with a little poison, and now and then an outage of the
 // payment gateway with the wave of payments that piles up during it. Volumes stay modest.
-import { closeDb, useWorkerTimeouts } from '@/lib/db';
+import { runWorkerProcess } from '@/lib/workers/run-worker-process';
 import { produceDemoBatch } from '@/lib/demo';
 import { log } from '@/lib/log';
-import { closeQueues } from '@/lib/queue';
-
-// Before any query: every session of this process carries the worker timeouts (a query gets an error, not a hang: lib/db.ts).
-useWorkerTimeouts('worker');
 
 const TRICKLE_EVERY_MS = 4_000;
 // Ten minutes apart: the rate alarm turns OK one rate window (5 min) after a wave, and the seeded
@@ -41,14 +37,13 @@ function schedule(): void {
   }, TRICKLE_EVERY_MS);
 }
 
-schedule();
-log.info({ everyMs: TRICKLE_EVERY_MS }, 'ready');
-
-async function shutdown(): Promise<void> {
-  stopping = true;
-  clearTimeout(timer);
-  await Promise.all([closeQueues(), closeDb()]);
-  process.exit(0);
-}
-process.on('SIGTERM', () => void shutdown());
-process.on('SIGINT', () => void shutdown());
+runWorkerProcess({
+  name: 'demo producer',
+  timeouts: 'worker',
+  start: async () => schedule(),
+  ready: () => ({ everyMs: TRICKLE_EVERY_MS }),
+  stop: async () => {
+    stopping = true;
+    clearTimeout(timer);
+  },
+});

@@ -2,52 +2,42 @@
 // so metrics and charts are never more than 15 s behind; the retention sweep and webhook
 // re-queueing every minute; the audit checkpoint every 10 min; masking verdicts recomputed in
 // bounded batches every 5 s while a source's are pending; grouping-rule re-application every 5 s; redrive rules every 5 s) and the webhook deliveries
-// themselves. BullMQ job schedulers make each run happen once however many of these processes are
-// up, and are put back when a Redis restart forgot them; the work is in lib/.
-import { Worker, type Job } from 'bullmq';
+// themselves. The schedules are the catalog's (lib/queue/catalog.ts `every`). BullMQ job schedulers
+// make each run happen once however many of these processes are up, and are put back when a Redis
+// restart forgot them; the work is in lib/.
+import { runWorkerProcess } from '@/lib/workers/run-worker-process';
 import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
 import { writeCheckpoint } from '@/lib/audit/checkpoint';
 import { advanceRegroupRuns } from '@/lib/clustering/regroup';
-import { MINUTE, SECOND, systemClock } from '@/lib/clock';
-import { closeDb, useWorkerTimeouts } from '@/lib/db';
+import { SECOND, systemClock } from '@/lib/clock';
 import { log } from '@/lib/log';
 import { recomputeVerdicts } from '@/lib/masking/recompute-verdicts';
-import { startHeartbeat } from '@/lib/workers/heartbeat';
 import { redeliverPending, webhookWorker } from '@/lib/notifications/deliveries';
-import { JOBS, QUEUES, closeQueues, producerQueue, queuePrefix } from '@/lib/queue';
-import { redisConnection } from '@/lib/redis';
+import { QUEUES, producerQueue } from '@/lib/queue';
+import { jobOptions, jobsOf } from '@/lib/queue/catalog';
+import { processJob, type JobHandlers } from '@/lib/queue/process-job';
+import { createQueueWorker } from '@/lib/queue/worker';
 import { sweepExpired } from '@/lib/retention/sweep-expired';
 import { evaluateRedriveRules } from '@/lib/redrive-rules';
 import { computeRollups } from '@/lib/rollups/compute-rollups';
 
-// Before any query: every session of this process carries the worker timeouts (its bulk statements get the longer bulk timeout: lib/db.ts).
-useWorkerTimeouts('bulk');
+const SCHEDULES = jobsOf('maintenance').flatMap((entry) => (entry.every ? [{ entry, every: entry.every }] : []));
 
-const SCHEDULES = [
-  { name: JOBS.alarmsEvaluate, every: 15 * SECOND },
-  { name: JOBS.rollupsCompute, every: 15 * SECOND },
-  { name: JOBS.retentionSweep, every: MINUTE },
-  { name: JOBS.webhooksRedeliver, every: MINUTE },
-  { name: JOBS.auditCheckpoint, every: 10 * MINUTE },
-  { name: JOBS.maskingRecompute, every: 5 * SECOND },
-  { name: JOBS.clustersRegroup, every: 5 * SECOND },
-  { name: JOBS.redriveRulesEvaluate, every: 5 * SECOND },
-] as const;
-
-const HANDLERS: Record<(typeof SCHEDULES)[number]['name'], () => Promise<unknown>> = {
-  [JOBS.alarmsEvaluate]: async () => {
+/** Each handler's result goes to the debug log line "maintenance job done". */
+const HANDLERS: JobHandlers = {
+  alarmsEvaluate: async () => {
     const r = await evaluateAlarms(systemClock);
     return { sources: r.sources, transitions: r.transitions.length };
   },
-  [JOBS.rollupsCompute]: () => computeRollups(systemClock.now()),
-  [JOBS.retentionSweep]: () => sweepExpired(systemClock),
-  [JOBS.webhooksRedeliver]: () => redeliverPending(systemClock.now()),
-  [JOBS.auditCheckpoint]: async () => (await writeCheckpoint()).written,
-  [JOBS.maskingRecompute]: () => recomputeVerdicts({ budgetMs: 3 * SECOND }),
+  rollupsCompute: () => computeRollups(systemClock.now()),
+  retentionSweep: () => sweepExpired(systemClock),
+  webhooksRedeliver: () => redeliverPending(systemClock.now()),
+  auditCheckpoint: async () => (await writeCheckpoint()).written,
+  maskingRecompute: () => recomputeVerdicts({ budgetMs: 3 * SECOND }),
   // Re-applying grouping rules in bounded batches (lib/clustering/regroup.ts).
-  [JOBS.clustersRegroup]: () => advanceRegroupRuns(),
+  clustersRegroup: () => advanceRegroupRuns(),
   // Redrive rules start ordinary tasks once their trigger holds (lib/redrive-rules); idempotent.
-  [JOBS.redriveRulesEvaluate]: () => evaluateRedriveRules(systemClock),
+  redriveRulesEvaluate: () => evaluateRedriveRules(systemClock),
 };
 
 /** How often the schedulers are checked: Redis without persistence forgets them when it restarts. */
@@ -59,12 +49,12 @@ const SCHEDULES_CHECK_MS = 10 * SECOND;
  */
 async function ensureSchedules(queue: ReturnType<typeof producerQueue>): Promise<string[]> {
   const present = new Set((await queue.getJobSchedulers()).map((s) => s.key ?? s.name));
-  const missing = SCHEDULES.filter((s) => !present.has(s.name));
-  for (const s of missing) await queue.upsertJobScheduler(s.name, { every: s.every }, { name: s.name });
-  return missing.map((s) => s.name);
+  const missing = SCHEDULES.filter((s) => !present.has(s.entry.name));
+  for (const s of missing) await queue.upsertJobScheduler(s.entry.name, { every: s.every }, { name: s.entry.name, opts: jobOptions(s.entry) });
+  return missing.map((s) => s.entry.name);
 }
 
-async function main(): Promise<void> {
+async function start() {
   const queue = producerQueue(QUEUES.maintenance);
   await ensureSchedules(queue);
   const scheduleCheck = setInterval(() => {
@@ -74,45 +64,35 @@ async function main(): Promise<void> {
     );
   }, SCHEDULES_CHECK_MS);
 
-  const maintenance = new Worker(
+  const run = processJob(QUEUES.maintenance, HANDLERS);
+  const maintenance = createQueueWorker(
     QUEUES.maintenance,
-    async (job: Job) => {
-      const handler = HANDLERS[job.name as keyof typeof HANDLERS];
-      if (!handler) throw new Error(`unknown maintenance job ${job.name}`);
+    async (job, token) => {
       const started = Date.now();
-      const result = await handler();
+      const result: unknown = await run(job, token);
       log.debug({ job: job.name, ms: Date.now() - started, result }, 'maintenance job done');
       return result;
     },
     // Two at a time: a long sweep does not hold up the 15-second alarms. Alarms and rollups take
     // advisory locks, so an overrun never runs twice at once.
-    { connection: redisConnection('worker'), prefix: queuePrefix(), concurrency: 2 },
+    { concurrency: 2, errorMessage: 'maintenance worker error', errorLevel: 'error' },
   );
   maintenance.on('failed', (job, err) => log.error({ job: job?.name, err }, 'maintenance job failed'));
-  maintenance.on('error', (err) => log.error({ err }, 'maintenance worker error'));
   const deliveries = webhookWorker();
   await Promise.all([maintenance.waitUntilReady(), deliveries.waitUntilReady()]);
-  const heartbeat = startHeartbeat('maintenance');
-  log.info({ queues: [QUEUES.maintenance, QUEUES.webhooks], schedules: SCHEDULES.map((s) => `${s.name}/${s.every}ms`) }, 'ready');
+  return { scheduleCheck, maintenance, deliveries };
+}
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'maintenance worker stopping');
+runWorkerProcess({
+  name: 'maintenance worker',
+  // Its bulk statements get the longer bulk timeout (lib/db.ts).
+  timeouts: 'bulk',
+  heartbeat: 'maintenance',
+  start,
+  ready: () => ({ queues: [QUEUES.maintenance, QUEUES.webhooks], schedules: SCHEDULES.map((s) => `${s.entry.name}/${s.every}ms`) }),
+  stop: async ({ scheduleCheck, maintenance, deliveries }) => {
     clearInterval(scheduleCheck);
     // Running jobs finish first; the schedulers stay in Redis for the next process.
     await Promise.all([maintenance.close(), deliveries.close()]);
-    await closeQueues();
-    await heartbeat.stop();
-    await closeDb();
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
-}
-
-main().catch((err: unknown) => {
-  log.fatal({ err }, 'maintenance worker failed to start');
-  process.exit(1);
+  },
 });

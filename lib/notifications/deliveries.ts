@@ -1,29 +1,30 @@
 // Webhook deliveries. The delivery row is written in the transaction of the event it announces, the
 // job is queued after commit, and redeliverPending() re-queues any row whose job never made it to
 // Redis: Postgres holds the delivery, Redis only carries the work (docs/design.md "The pieces").
-import { Worker, type Job } from 'bullmq';
+import type { Job, Worker } from 'bullmq';
 import { backoffDelay, fullJitter } from '@/lib/broker/backoff';
 import { db, type Tx } from '@/lib/db';
 import { log } from '@/lib/log';
 import { postOutbound } from '@/lib/outbound/outbound-request';
 import { resolveOutbound } from '@/lib/outbound/outbound-url';
-import { JOBS, QUEUES, producerQueue, queuePrefix } from '@/lib/queue';
-import { redisConnection } from '@/lib/redis';
+import { QUEUES } from '@/lib/queue';
+import { CATALOG, type JobData } from '@/lib/queue/catalog';
+import { enqueueBulk } from '@/lib/queue/enqueue';
+import { processJob } from '@/lib/queue/process-job';
+import { createQueueWorker } from '@/lib/queue/worker';
 import { DAY, MINUTE, SECOND } from '@/lib/clock';
 import type { Prisma } from '@/generated/prisma/client';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signWebhook } from './signature';
 import type { SlackMessage } from './alarm-message';
 
-export const WEBHOOK_ATTEMPTS = 8;
+export const WEBHOOK_ATTEMPTS = CATALOG.webhookDeliver.attempts;
 const TIMEOUT_MS = 10 * SECOND;
 /** A delivery still pending after this long is given up (its job was lost after its last attempt). */
 const ABANDON_AFTER_MS = DAY;
 const KEEP_LOG_MS = 30 * DAY;
 const MAX_ERROR_CHARS = 500;
 
-export interface DeliveryJob {
-  deliveryId: string;
-}
+export type DeliveryJob = JobData<'webhookDeliver'>;
 
 /** A delivery as its job knows it: the row id and when the row was made (together, the job id). */
 export interface DeliveryRef {
@@ -48,12 +49,9 @@ export async function createDeliveries(tx: Tx, teamId: string, event: string, bo
  */
 export async function enqueueDeliveries(deliveries: DeliveryRef[]): Promise<void> {
   if (deliveries.length === 0) return;
-  await producerQueue(QUEUES.webhooks).addBulk(
-    deliveries.map((d) => ({
-      name: JOBS.webhookDeliver,
-      data: { deliveryId: d.id.toString() } satisfies DeliveryJob,
-      opts: { jobId: `delivery-${d.id}-${d.createdAt.getTime()}`, attempts: WEBHOOK_ATTEMPTS, backoff: { type: 'webhook' } },
-    })),
+  await enqueueBulk(
+    'webhookDeliver',
+    deliveries.map((d) => ({ data: { deliveryId: d.id.toString() }, jobId: `delivery-${d.id}-${d.createdAt.getTime()}` })),
   );
 }
 
@@ -120,23 +118,23 @@ export async function deliverWebhook(deliveryId: bigint, { final }: { final: boo
 /** The BullMQ worker for deliveries; exponential backoff with jitter between attempts. */
 export function webhookWorker(opts: { backoffBaseMs?: number; concurrency?: number } = {}): Worker<DeliveryJob> {
   const base = opts.backoffBaseMs ?? 5 * SECOND;
-  const worker = new Worker<DeliveryJob>(
+  const worker = createQueueWorker<DeliveryJob>(
     QUEUES.webhooks,
-    async (job: Job<DeliveryJob>) => {
-      if (job.name !== JOBS.webhookDeliver) throw new Error(`unknown job ${job.name}`);
-      const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-      await deliverWebhook(BigInt(job.data.deliveryId), { final });
-    },
+    processJob(QUEUES.webhooks, {
+      webhookDeliver: async (data, job: Job) => {
+        const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+        await deliverWebhook(BigInt(data.deliveryId), { final });
+      },
+    }),
     {
-      connection: redisConnection('worker'),
-      prefix: queuePrefix(),
       concurrency: opts.concurrency ?? 4,
       // Half fixed, half jittered: receivers that went down together are not hit together again.
       settings: { backoffStrategy: (attemptsMade: number) => { const cap = backoffDelay(attemptsMade, base); return cap / 2 + fullJitter(cap / 2, Math.random); } },
+      errorMessage: 'webhook worker error',
+      errorLevel: 'error',
     },
   );
   worker.on('failed', (job, err) => log.warn({ deliveryId: job?.data.deliveryId, attempt: job?.attemptsMade, err: err.message }, 'webhook delivery attempt failed'));
-  worker.on('error', (err) => log.error({ err }, 'webhook worker error'));
   return worker;
 }
 

@@ -4,12 +4,13 @@
 // the only copy. One runner per task across processes: a session advisory lock in Postgres, freed
 // by the server the moment a killed worker's connection drops.
 import { randomUUID } from 'node:crypto';
-import { Worker } from 'bullmq';
 import postgres from 'postgres';
 import { db, sessionTimeouts } from '@/lib/db';
 import { env } from '@/lib/env';
 import { log } from '@/lib/log';
-import { JOBS, QUEUES, queuePrefix } from '@/lib/queue';
+import { QUEUES } from '@/lib/queue';
+import { processJob } from '@/lib/queue/process-job';
+import { createQueueWorker } from '@/lib/queue/worker';
 import { redisConnection } from '@/lib/redis';
 import { detectDeadAgain, finalizeOutcomes } from './outcomes';
 import { runRedriveTask, type RunnerOptions } from './run-task';
@@ -101,22 +102,18 @@ export async function startRedriveSupervisor(options: RedriveSupervisorOptions =
   const timer = setInterval(tick, reconcileMs);
 
   const connection = redisConnection('worker');
-  const worker = new Worker(
+  const worker = createQueueWorker(
     QUEUES.redrive,
-    async (job) => {
-      if (job.name !== JOBS.redriveTask || typeof job.data?.taskId !== 'string') return;
-      // A nudge that cannot be served now is not retried: the next reconcile finds the task anyway,
-      // and a failed job would hold its id (and drop later nudges) until it is removed.
-      await ensureRunning(job.data.taskId).catch((err: unknown) => log.warn({ err, taskId: job.data.taskId }, 'redrive nudge not served; the reconcile will take the task up'));
-    },
-    { connection, prefix: queuePrefix(), concurrency: 4 },
+    processJob(QUEUES.redrive, {
+      redriveTask: async ({ taskId }) => {
+        // A nudge that cannot be served now is not retried: the next reconcile finds the task anyway,
+        // and a failed job would hold its id (and drop later nudges) until it is removed.
+        await ensureRunning(taskId).catch((err: unknown) => log.warn({ err, taskId }, 'redrive nudge not served; the reconcile will take the task up'));
+      },
+    }),
+    // Redis away: the reconcile loop carries on from Postgres.
+    { connection, concurrency: 4, errorMessage: 'redrive queue connection error' },
   );
-  let lastError = 0;
-  worker.on('error', (err) => {
-    // Redis away: the reconcile loop carries on from Postgres; one line every few seconds is enough.
-    if (Date.now() - lastError > 5_000) log.warn({ err: err.message }, 'redrive queue connection error');
-    lastError = Date.now();
-  });
 
   await tick();
 

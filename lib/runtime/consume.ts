@@ -9,15 +9,16 @@
 // Every settlement goes through BullMQ's lock check (completing, failing and retrying a job need
 // the delivery's lock token), so a consumer whose event loop blocked past the visibility timeout
 // cannot apply its late result: the message was already handed to another delivery.
-import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import { UnrecoverableError, type Job } from 'bullmq';
 import { backoffDelay, classifyError, fullJitter } from '@/lib/broker';
 import { MAX_ERROR_MESSAGE_CHARS, type DeadLetterReason, type FailureEntry } from '@/lib/deadletters/record-dead-letters';
 import { env } from '@/lib/env';
-import { log } from '@/lib/log';
-import { producerQueue, QUEUES, queuePrefix } from '@/lib/queue';
+import { producerQueue, QUEUES } from '@/lib/queue';
+import { CATALOG } from '@/lib/queue/catalog';
+import { createQueueWorker } from '@/lib/queue/worker';
 import { redisConnection, type RedisClient } from '@/lib/redis';
 import { DeadLetterSweeper, type ParkEvidence } from './dead-letter-sweeper';
-import { envelopeSchema, toReceivedMessage, type ReceivedMessage } from './envelope';
+import { toReceivedMessage, type ReceivedMessage } from './envelope';
 import {
   addFailure,
   countedDeliveries,
@@ -127,7 +128,8 @@ export async function consume(sourceName: string, handler: MessageHandler, optio
     const unaccounted = receives - 1 - countedDeliveries(history);
     if (unaccounted > 0) history = addFailure(history, 'Timeout', TIMEOUT_FAILURE, now, unaccounted);
 
-    const parsed = envelopeSchema.safeParse(job.data);
+    // Not processJob: a message that is not an envelope becomes a dead letter (Rejected), not a failed job.
+    const parsed = CATALOG.message.schema.safeParse(job.data);
     if (!parsed.success) {
       const failure = { errorType: 'InvalidEnvelope', errorMessage: `not a message of the broker runtime: ${parsed.error.issues[0]?.message ?? 'invalid'}` };
       return park({ reason: 'Rejected', failure, stack: null, receives, history: addFailure(history, 'Rejected', failure, now) });
@@ -165,9 +167,10 @@ export async function consume(sourceName: string, handler: MessageHandler, optio
     }
   }
 
-  const worker = new Worker(QUEUES.source(sourceName), processMessage, {
+  const worker = createQueueWorker(QUEUES.source(sourceName), processMessage, {
     connection,
-    prefix: queuePrefix(),
+    errorMessage: 'consumer error',
+    logContext: { source: sourceName },
     concurrency: options.concurrency ?? env().CONSUMER_CONCURRENCY,
     lockDuration,
     // A crashed consumer's messages come back after the visibility timeout plus at most this.
@@ -188,18 +191,6 @@ export async function consume(sourceName: string, handler: MessageHandler, optio
     if (job?.finishedOn) sweeper.add(job);
   });
   sweeper.start();
-  let lastErrorLog = 0;
-  let quieted = 0;
-  worker.on('error', (err) => {
-    // Connection errors repeat on every retry while Redis is away; one line every few seconds is enough.
-    if (Date.now() - lastErrorLog < 5_000) {
-      quieted++;
-      return;
-    }
-    lastErrorLog = Date.now();
-    log.warn({ source: sourceName, err: err.message, quieted }, 'consumer error');
-    quieted = 0;
-  });
 
   return {
     source: sourceName,

@@ -1,15 +1,11 @@
 // Producing to a source queue: a new message, or a dead letter sent back by a redrive.
 import { randomUUID } from 'node:crypto';
-import type { JobsOptions } from 'bullmq';
 import { AppError } from '@/lib/errors';
-import { JOBS, QUEUES, producerQueue } from '@/lib/queue';
+import { enqueueBulk } from '@/lib/queue/enqueue';
 import { encodeBody, jobIdFor, type Envelope } from './envelope';
 import { sourcePolicy } from './policy';
 
-export const BACKOFF_TYPE = 'triage';
-// The runtime, not BullMQ, decides when a message has had enough receives (the source's policy
-// can change while a message is in flight), so BullMQ's own attempt limit is never the one hit.
-const UNBOUNDED_ATTEMPTS = 1_000_000_000;
+// Attempts, backoff and retention of a message job are its catalog entry's (lib/queue/catalog.ts).
 const BULK_CHUNK = 1_000;
 
 export interface SendOptions {
@@ -26,21 +22,6 @@ export interface OutgoingMessage extends SendOptions {
   headers?: Record<string, string>;
 }
 
-function jobOptions(messageId: string, redriveCount: number): JobsOptions {
-  // Redis holds a message only while it is in flight: gone once acknowledged; once parked, kept in
-  // the failed set only until the sweeper has committed its dead letter (then removed).
-  return {
-    jobId: jobIdFor(messageId, redriveCount),
-    attempts: UNBOUNDED_ATTEMPTS,
-    backoff: { type: BACKOFF_TYPE },
-    removeOnComplete: true,
-    removeOnFail: false,
-    // The runtime keeps its own evidence (failure history, the parked error's stack); BullMQ's
-    // per-attempt stack traces would only repeat it in Redis.
-    stackTraceLimit: 0,
-  };
-}
-
 function checkMessageId(id: string): string {
   if (id.length === 0 || id.length > 512) throw new AppError('bad_request', 'A message id has 1 to 512 characters');
   // Postgres text cannot hold these: such a message could never become a dead letter as it is.
@@ -51,11 +32,9 @@ function checkMessageId(id: string): string {
 }
 
 async function addEnvelopes(sourceName: string, envelopes: Envelope[]): Promise<void> {
-  const queue = producerQueue(QUEUES.source(sourceName));
   for (let i = 0; i < envelopes.length; i += BULK_CHUNK) {
-    await queue.addBulk(
-      envelopes.slice(i, i + BULK_CHUNK).map((data) => ({ name: JOBS.message, data, opts: jobOptions(data.messageId, data.redriveCount) })),
-    );
+    const chunk = envelopes.slice(i, i + BULK_CHUNK);
+    await enqueueBulk('message', chunk.map((data) => ({ data, jobId: jobIdFor(data.messageId, data.redriveCount) })), { source: sourceName });
   }
 }
 

@@ -1,0 +1,39 @@
+// The one job processor (formbricks packages/jobs "processors/registry"): a queue's worker is given
+// handlers by catalog key; processJob parses each job's payload with its catalog entry's schema
+// and dispatches by name.
+// - A name no handler serves is logged and completed: a stale job scheduler or a job queued by an
+//   older release outlives the code, and failing it would only fill the failed set.
+// - A payload the schema refuses fails the job for good (UnrecoverableError): retrying cannot fix it.
+import { UnrecoverableError, type Job, type Processor } from 'bullmq';
+import { log } from '@/lib/log';
+import { CATALOG, type CatalogKey, type JobData } from './catalog';
+
+export type JobHandler<K extends CatalogKey> = (data: JobData<K>, job: Job) => Promise<unknown>;
+export type JobHandlers = { [K in CatalogKey]?: JobHandler<K> };
+
+/** Why a payload was refused, in one line: the first issues with their paths. */
+function describeIssues(issues: { path: PropertyKey[]; message: string }[]): string {
+  return issues
+    .slice(0, 3)
+    .map((i) => (i.path.length ? `${i.path.map(String).join('.')}: ${i.message}` : i.message))
+    .join('; ');
+}
+
+export function processJob(queue: string, handlers: JobHandlers): Processor {
+  const byName = new Map<string, { key: CatalogKey; handler: (data: unknown, job: Job) => Promise<unknown> }>();
+  for (const [key, handler] of Object.entries(handlers) as [CatalogKey, (data: unknown, job: Job) => Promise<unknown>][]) {
+    byName.set(CATALOG[key].name, { key, handler });
+  }
+  return async (job: Job) => {
+    const served = byName.get(job.name);
+    if (!served) {
+      log.warn({ queue, job: job.name, jobId: job.id }, 'unknown job: completed without running (a stale schedule or an older release?)');
+      return undefined;
+    }
+    const parsed = CATALOG[served.key].schema.safeParse(job.data);
+    if (!parsed.success) {
+      throw new UnrecoverableError(`invalid payload for job ${job.name}: ${describeIssues(parsed.error.issues)}`);
+    }
+    return served.handler(parsed.data, job);
+  };
+}
