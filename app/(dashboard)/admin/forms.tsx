@@ -1,7 +1,9 @@
 'use client';
 import Link from 'next/link';
 import { useActionState, type ReactNode } from 'react';
-import type { AdminState } from './actions';
+import { FormStatus } from '@/components/form-status';
+import type { ActionState } from '@/lib/auth/action';
+import type { AdminData } from './actions';
 
 export function AdminForm({
   action,
@@ -9,7 +11,7 @@ export function AdminForm({
   submit,
   testId,
 }: {
-  action: (s: AdminState, f: FormData) => Promise<AdminState>;
+  action: (s: ActionState<AdminData>, f: FormData) => Promise<ActionState<AdminData>>;
   children: ReactNode;
   submit: string;
   testId?: string;
@@ -21,10 +23,9 @@ export function AdminForm({
       <button type="submit" disabled={pending}>
         {submit}
       </button>
-      {state.ok ? <span className="badge good" role="status">{state.ok}</span> : null}
-      {state.error ? <span className="error" role="alert">{state.error}</span> : null}
-      {state.token ? <code data-testid="new-token">{state.token}</code> : null}
-      {state.href ? <Link href={state.href}>open it →</Link> : null}
+      <FormStatus state={state} />
+      {state.ok && state.token ? <code data-testid="new-token">{state.token}</code> : null}
+      {state.ok && state.href ? <Link href={state.href}>open it →</Link> : null}
     </form>
   );
 }

@@ -1,6 +1,8 @@
 'use client';
 import { useActionState, type ReactNode } from 'react';
-import type { WebhookState } from './actions';
+import { FormStatus } from '@/components/form-status';
+import type { ActionState } from '@/lib/auth/action';
+import type { WebhookData } from './actions';
 
 export function WebhookForm({
   action,
@@ -9,7 +11,7 @@ export function WebhookForm({
   testId,
   className,
 }: {
-  action: (s: WebhookState, f: FormData) => Promise<WebhookState>;
+  action: (s: ActionState<WebhookData>, f: FormData) => Promise<ActionState<WebhookData>>;
   children?: ReactNode;
   submit: string;
   testId?: string;
@@ -22,17 +24,8 @@ export function WebhookForm({
       <button type="submit" className={className} disabled={pending}>
         {submit}
       </button>
-      {state.ok ? (
-        <span className="badge good" role="status">
-          {state.ok}
-        </span>
-      ) : null}
-      {state.secret ? <code data-testid="webhook-secret">{state.secret}</code> : null}
-      {state.error ? (
-        <span className="error" role="alert">
-          {state.error}
-        </span>
-      ) : null}
+      <FormStatus state={state} />
+      {state.ok && state.secret ? <code data-testid="webhook-secret">{state.secret}</code> : null}
     </form>
   );
 }
