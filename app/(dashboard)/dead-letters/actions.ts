@@ -7,12 +7,11 @@ import { z } from 'zod';
 import { action, form } from '@/lib/auth/action';
 import type { Permission } from '@/lib/auth/permissions';
 import { AppError } from '@/lib/errors';
+import { deadLetterCount } from '@/lib/deadletters/count-label';
 import { DECISIONS, decideDeadLetter, decideSelection, previewDecision, type Decision, type SelectionInput } from '@/lib/deadletters/decide';
 import { filtersFromSearchParams } from '@/lib/deadletters/filters';
 import { revealPayload } from '@/lib/deadletters/reveal-payload';
 import { redriveHref } from '../_redrive/redrive-href';
-
-const plural = (n: number) => `${n.toLocaleString('en')} dead letter${n === 1 ? '' : 's'}`;
 
 const decisionOf = (v: string): Decision => {
   if (v !== 'archive' && v !== 'discard') throw new AppError('bad_request', 'Unknown decision');
@@ -63,9 +62,9 @@ export const bulkAction = action(bulkPermission, bulkForm, async (f, { actor }) 
   if (f.verb === 'preview') {
     const p = await previewDecision(actor, decision, selection);
     if (p.overLimit) throw new AppError('unprocessable', `More than ${p.limit.toLocaleString('en')} dead letters match: narrow the filter.`);
-    return { message: `${plural(p.count)} would be ${DECISIONS[decision].to}.` };
+    return { message: `${deadLetterCount(p.count)} would be ${DECISIONS[decision].to}.` };
   }
   const r = await decideSelection(actor, decision, selection, f.reason);
   revalidatePath('/dead-letters');
-  return { message: `${plural(r.count)} ${r.status}.` };
+  return { message: `${deadLetterCount(r.count)} ${r.status}.` };
 });

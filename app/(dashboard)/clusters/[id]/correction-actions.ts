@@ -1,20 +1,13 @@
 'use server';
 // Correcting a cluster (issue 16): preview and split by a field, undo a merge, take a merge
 // suggestion. The action client (guard, form, errors), then the same lib/ functions the JSON API calls.
-import { revalidatePath } from 'next/cache';
 import { z } from 'zod';
 import { action, form } from '@/lib/auth/action';
 import { mergeClusters } from '@/lib/clustering/merge-clusters';
 import { previewSplit, splitCluster, type SplitField } from '@/lib/clustering/split-cluster';
 import { undoMerge } from '@/lib/clustering/undo-merge';
-
-const plural = (n: number) => `${n.toLocaleString('en')} dead letter${n === 1 ? '' : 's'}`;
-
-function refresh(...ids: string[]) {
-  for (const id of ids) revalidatePath(`/clusters/${id}`);
-  revalidatePath('/clusters');
-  revalidatePath('/inbox');
-}
+import { deadLetterCount } from '@/lib/deadletters/count-label';
+import { refreshClusters } from './refresh';
 
 /** The split field from the form: kind plus the path or header name it needs. */
 function splitFieldOf(f: { field: string; path: string; name: string }): SplitField {
@@ -38,7 +31,7 @@ export const splitClusterAction = action(
       return { parts: p.parts, by: p.by };
     }
     const r = await splitCluster(actor, input.clusterId, { by, reason: input.reason });
-    refresh(r.clusterId, ...r.parts.map((p) => p.clusterId!));
+    refreshClusters(r.clusterId, ...r.parts.map((p) => p.clusterId!));
     return { message: `Split into ${r.parts.length} clusters.`, parts: r.parts, by: r.by };
   },
 );
@@ -46,8 +39,8 @@ export const splitClusterAction = action(
 /** Undo the merge of cluster `mergedId` into this one. */
 export const undoMergeAction = action('clusters.split', z.object({ mergedId: form.text, reason: form.text }), async ({ mergedId, reason }, { actor }) => {
   const r = await undoMerge(actor, mergedId, { reason });
-  refresh(r.clusterId, r.from);
-  return { message: `Merge undone: ${plural(r.count)} moved back.` };
+  refreshClusters(r.clusterId, r.from);
+  return { message: `Merge undone: ${deadLetterCount(r.count)} moved back.` };
 });
 
 /** One click on a merge suggestion: merge the suggested cluster into this one, the evidence as the reason. */
@@ -56,7 +49,7 @@ export const acceptMergeSuggestionAction = action(
   z.object({ clusterId: form.text, suggestedId: form.text, evidence: form.text }),
   async ({ clusterId, suggestedId, evidence }, { actor }) => {
     const r = await mergeClusters(actor, suggestedId, { into: clusterId, reason: `Merge suggestion: ${evidence}`.slice(0, 1000) });
-    refresh(r.clusterId, r.into);
-    return { message: `Merged: ${plural(r.count)} moved.`, goTo: r.into };
+    refreshClusters(r.clusterId, r.into);
+    return { message: `Merged: ${deadLetterCount(r.count)} moved.`, goTo: r.into };
   },
 );
