@@ -1,15 +1,12 @@
 'use client';
-import { useActionState, type ReactNode } from 'react';
-import { FormStatus } from '@/components/form-status';
-import type { ActionState } from '@/lib/auth/action';
+import type { ReactNode } from 'react';
+import { ActionForm } from '@/components/action-form';
+import type { ActionState } from '@/lib/auth/action-form';
 import type { WebhookData } from './actions';
 
 export function WebhookForm({
-  action,
-  children,
-  submit,
-  testId,
   className,
+  ...props
 }: {
   action: (s: ActionState<WebhookData>, f: FormData) => Promise<ActionState<WebhookData>>;
   children?: ReactNode;
@@ -17,15 +14,5 @@ export function WebhookForm({
   testId?: string;
   className?: string;
 }) {
-  const [state, formAction, pending] = useActionState(action, {});
-  return (
-    <form action={formAction} className="inline" data-testid={testId}>
-      {children}
-      <button type="submit" className={className} disabled={pending}>
-        {submit}
-      </button>
-      <FormStatus state={state} />
-      {state.ok && state.secret ? <code data-testid="webhook-secret">{state.secret}</code> : null}
-    </form>
-  );
+  return <ActionForm {...props} buttonClassName={className} extra={(state) => (state.secret ? <code data-testid="webhook-secret">{state.secret}</code> : null)} />;
 }
