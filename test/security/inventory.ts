@@ -44,7 +44,9 @@ export function serverActions(): { file: string; name: string }[] {
   for (const file of files(APP).filter((f) => /\.tsx?$/.test(f))) {
     const src = readFileSync(file, 'utf8');
     if (!USE_SERVER.test(src)) continue;
-    for (const m of src.matchAll(/export\s+(?:async\s+function\s+(\w+)|const\s+(\w+)\s*=\s*async\b)/g)) {
+    // A 'use server' file may export only async functions (Next checks), so every exported const is one:
+    // `export const x = action(...)` (lib/auth/action.ts) as well as `export const x = async (...) => …`.
+    for (const m of src.matchAll(/export\s+(?:async\s+function\s+(\w+)|const\s+(\w+)\s*=)/g)) {
       out.push({ file: path.relative('.', file), name: (m[1] ?? m[2])! });
     }
   }

@@ -1,11 +1,12 @@
 'use server';
-// Sign-in form action: Auth.js credentials; failures and rate limits come back as a message.
+// Sign-in form action: Auth.js credentials; failures and rate limits come back as a message. Public
+// and guarded by Auth.js itself, so not through the action client (lib/auth/action.ts), but its state
+// has that client's shape, for the same form status component.
 import { AuthError } from 'next-auth';
+import type { ActionIdle, ActionFailure } from '@/lib/auth/action';
 import { signIn } from '@/lib/auth/next-auth';
 
-export interface SignInState {
-  error?: string;
-}
+export type SignInState = ActionIdle | ActionFailure;
 
 export async function signInWithPassword(_prev: SignInState, form: FormData): Promise<SignInState> {
   try {

@@ -1,5 +1,6 @@
 'use client';
 import { useActionState } from 'react';
+import { FormStatus } from '@/components/form-status';
 import { signInWithPassword, type SignInState } from './actions';
 
 export function SignInForm() {
@@ -14,11 +15,7 @@ export function SignInForm() {
         Password
         <input name="password" type="password" autoComplete="current-password" required />
       </label>
-      {state.error ? (
-        <p className="error" role="alert">
-          {state.error}
-        </p>
-      ) : null}
+      <FormStatus state={state} block />
       <button type="submit" disabled={pending}>
         {pending ? 'Signing in…' : 'Sign in'}
       </button>

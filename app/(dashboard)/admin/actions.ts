@@ -1,108 +1,83 @@
 'use server';
-// Admin server actions: guard, then the same lib/ functions the CLI uses.
+// Admin server actions: the action client (guard, form, errors), then the same lib/ functions the CLI uses.
 import { revalidatePath } from 'next/cache';
-import { ZodError } from 'zod';
-import { actionActor } from '@/lib/auth/guard';
+import { z } from 'zod';
+import { action, form, type ActionContext, type ActionReply } from '@/lib/auth/action';
+import { ROLES } from '@/lib/auth/permissions';
 import { createTeam } from '@/lib/admin/teams';
 import { createUser, updateUser } from '@/lib/admin/users';
 import { createIngestToken, createPersonalToken, revokeToken } from '@/lib/admin/tokens';
 import { isConnectorKind } from '@/lib/connectors/types';
 import { createSource } from '@/lib/sources/create-source';
+import { SOURCE_KINDS } from '@/lib/sources/source-kind';
 import { updateSourceConnection } from '@/lib/sources/update-connection';
 import { AppError } from '@/lib/errors';
 import { connectionFromForm } from './connection-kinds';
 
-export interface AdminState {
-  ok?: string;
-  error?: string;
+/** What the admin forms show besides the message. */
+export interface AdminData {
   token?: string;
   /** Where to go next (a new connector source's page, to test its connection). */
   href?: string;
 }
 
-const str = (f: FormData, k: string) => {
-  const v = f.get(k);
-  return typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
-};
-
-async function run(fn: () => Promise<string | { ok: string; token?: string; href?: string }>): Promise<AdminState> {
-  try {
-    const r = await fn();
+/** Every admin form: admin.manage, and the admin page shows the change. */
+function adminAction<S extends z.ZodType<object>>(schema: S, fn: (input: z.output<S>, ctx: ActionContext) => Promise<ActionReply<AdminData>>) {
+  return action<S, AdminData>('admin.manage', schema, async (input, ctx) => {
+    const reply = await fn(input, ctx);
     revalidatePath('/admin');
-    return typeof r === 'string' ? { ok: r } : r;
-  } catch (e) {
-    if (e instanceof AppError) return { error: e.message };
-    if (e instanceof ZodError) return { error: e.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ') };
-    throw e;
-  }
-}
-
-export async function createTeamAction(_: AdminState, f: FormData) {
-  return run(async () => {
-    const actor = await actionActor('admin.manage');
-    const t = await createTeam(actor, { name: str(f, 'name') ?? '' });
-    return `Team ${t.name} created`;
+    return reply;
   });
 }
 
-export async function createUserAction(_: AdminState, f: FormData) {
-  return run(async () => {
-    const actor = await actionActor('admin.manage');
-    const u = await createUser(actor, { email: str(f, 'email') ?? '', role: str(f, 'role') as never, team: str(f, 'team'), password: str(f, 'password') });
-    return `User ${u.email} created`;
-  });
-}
+export const createTeamAction = adminAction(z.object({ name: form.text }), async (input, { actor }) => {
+  const t = await createTeam(actor, input);
+  return { message: `Team ${t.name} created` };
+});
 
-export async function updateUserAction(_: AdminState, f: FormData) {
-  return run(async () => {
-    const actor = await actionActor('admin.manage');
-    const disabled = str(f, 'disabled');
-    const u = await updateUser(actor, str(f, 'userId') ?? '', {
-      role: str(f, 'role') as never,
-      team: str(f, 'team'),
-      disabled: disabled === undefined ? undefined : disabled === 'true',
-    });
-    return `User ${u.email} updated`;
-  });
-}
+export const createUserAction = adminAction(
+  z.object({ email: form.text, role: form.choice(ROLES), team: form.optional, password: form.optional }),
+  async (input, { actor }) => {
+    const u = await createUser(actor, input);
+    return { message: `User ${u.email} created` };
+  },
+);
 
-export async function createSourceAction(_: AdminState, f: FormData) {
-  return run(async () => {
-    const actor = await actionActor('admin.manage');
-    const kind = str(f, 'kind') ?? 'builtin';
-    const connection = isConnectorKind(kind) ? connectionFromForm(kind, f, 'create') : {};
-    const s = await createSource(actor, { name: str(f, 'name') ?? '', team: str(f, 'team') ?? '', kind: kind as never, ...connection });
-    return isConnectorKind(kind) ? { ok: `Source ${s.name} created`, href: `/sources/${encodeURIComponent(s.name)}` } : `Source ${s.name} created`;
-  });
-}
+export const updateUserAction = adminAction(
+  z.object({ userId: form.text, role: form.optionalChoice(ROLES), team: form.optional, disabled: form.optional }),
+  async ({ userId, disabled, ...input }, { actor }) => {
+    const u = await updateUser(actor, userId, { ...input, disabled: disabled === undefined ? undefined : disabled === 'true' });
+    return { message: `User ${u.email} updated` };
+  },
+);
 
-export async function updateConnectionAction(_: AdminState, f: FormData) {
-  return run(async () => {
-    const actor = await actionActor('admin.manage');
-    const source = str(f, 'source') ?? '';
-    const kind = str(f, 'kind') ?? '';
+export const createSourceAction = adminAction(
+  z.object({ name: form.text, team: form.text, kind: form.optionalChoice(SOURCE_KINDS).transform((k) => k ?? 'builtin') }),
+  async (input, { actor, form: f }) => {
+    const connection = isConnectorKind(input.kind) ? connectionFromForm(input.kind, f, 'create') : {};
+    const s = await createSource(actor, { ...input, ...connection });
+    const message = `Source ${s.name} created`;
+    return isConnectorKind(input.kind) ? { message, href: `/sources/${encodeURIComponent(s.name)}` } : { message };
+  },
+);
+
+export const updateConnectionAction = adminAction(
+  z.object({ source: form.text, kind: form.text, description: form.optional }),
+  async ({ source, kind, description }, { actor, form: f }) => {
     if (!isConnectorKind(kind)) throw new AppError('unprocessable', 'Not a connector source');
-    const { source: s, changed } = await updateSourceConnection(actor, source, { ...connectionFromForm(kind, f, 'patch'), description: str(f, 'description') ?? null });
+    const { source: s, changed } = await updateSourceConnection(actor, source, { ...connectionFromForm(kind, f, 'patch'), description: description ?? null });
     revalidatePath(`/sources/${encodeURIComponent(s.name)}`);
     revalidatePath(`/admin/sources/${encodeURIComponent(s.name)}`);
-    return changed ? `Connection of ${s.name} saved` : 'Nothing changed';
-  });
-}
+    return { message: changed ? `Connection of ${s.name} saved` : 'Nothing changed' };
+  },
+);
 
-export async function createTokenAction(_: AdminState, f: FormData) {
-  return run(async () => {
-    const actor = await actionActor('admin.manage');
-    const source = str(f, 'source');
-    const user = str(f, 'user');
-    const t = source ? await createIngestToken(actor, source) : await createPersonalToken(actor, user ?? '');
-    return { ok: 'Token created. Copy it now: it is not shown again.', token: t.token };
-  });
-}
+export const createTokenAction = adminAction(z.object({ source: form.optional, user: form.optional }), async ({ source, user }, { actor }) => {
+  const t = source ? await createIngestToken(actor, source) : await createPersonalToken(actor, user ?? '');
+  return { message: 'Token created. Copy it now: it is not shown again.', token: t.token };
+});
 
-export async function revokeTokenAction(_: AdminState, f: FormData) {
-  return run(async () => {
-    const actor = await actionActor('admin.manage');
-    await revokeToken(actor, str(f, 'tokenId') ?? '');
-    return 'Token revoked';
-  });
-}
+export const revokeTokenAction = adminAction(z.object({ tokenId: form.text }), async ({ tokenId }, { actor }) => {
+  await revokeToken(actor, tokenId);
+  return { message: 'Token revoked' };
+});

@@ -1,7 +1,8 @@
 'use client';
 // Forms of the dead-letter pages: each posts to a server action and shows its answer in place.
 import { startTransition, useActionState, type FormEvent } from 'react';
-import { bulkAction, decideAction, revealAction, type ActionState } from './actions';
+import { FormStatus } from '@/components/form-status';
+import { bulkAction, decideAction, revealAction } from './actions';
 import styles from './dead-letters.module.css';
 
 /**
@@ -14,12 +15,6 @@ function keepFields(action: (f: FormData) => void) {
     const data = new FormData(e.currentTarget, (e.nativeEvent as SubmitEvent).submitter);
     startTransition(() => action(data));
   };
-}
-
-function Answer({ state }: { state: ActionState }) {
-  if (state.ok) return <span className="badge good" role="status">{state.ok}</span>;
-  if (state.error) return <span className="error" role="alert">{state.error}</span>;
-  return null;
 }
 
 /** Archive or discard this dead letter, with a required reason. */
@@ -36,7 +31,7 @@ export function DecisionForm({ id, decision, label, danger }: { id: string; deci
       <button type="submit" disabled={pending} className={danger ? 'danger' : undefined}>
         {label}
       </button>
-      <Answer state={state} />
+      <FormStatus state={state} />
     </form>
   );
 }
@@ -54,7 +49,7 @@ export function RevealForm({ id }: { id: string }) {
       <button type="submit" disabled={pending} className="secondary">
         Reveal
       </button>
-      <Answer state={state} />
+      <FormStatus state={state} />
     </form>
   );
 }
@@ -118,7 +113,7 @@ export function BulkActions({
             Redrive selection…
           </button>
         ) : null}
-        <Answer state={state} />
+        <FormStatus state={state} />
       </div>
     </form>
   );

@@ -2,13 +2,8 @@
 // The "Save view" form of the dead-letter list, the inbox and the audit trail, and the forms of /views.
 import { useActionState } from 'react';
 import type { ViewPage } from '@/lib/views/pages';
-import { deleteViewAction, saveViewAction, updateViewAction, type ViewActionState } from './actions';
-
-function Answer({ state }: { state: ViewActionState }) {
-  if (state.ok) return <span className="badge good" role="status">{state.ok}</span>;
-  if (state.error) return <span className="error" role="alert">{state.error}</span>;
-  return null;
-}
+import { FormStatus } from '@/components/form-status';
+import { deleteViewAction, saveViewAction, updateViewAction } from './actions';
 
 /** Saves the filters the page shows now (its normalized query string) under a name. */
 export function SaveViewForm({ page, filters, canShare }: { page: ViewPage; filters: string; canShare: boolean }) {
@@ -29,7 +24,7 @@ export function SaveViewForm({ page, filters, canShare }: { page: ViewPage; filt
       <button type="submit" className="secondary" disabled={pending}>
         Save view
       </button>
-      <Answer state={state} />
+      <FormStatus state={state} />
     </form>
   );
 }
@@ -51,7 +46,7 @@ export function EditViewForm({ id, name, shared, canShare }: { id: string; name:
       <button type="submit" className="secondary" disabled={pending}>
         Save
       </button>
-      <Answer state={state} />
+      <FormStatus state={state} />
     </form>
   );
 }
@@ -64,7 +59,7 @@ export function DeleteViewForm({ id }: { id: string }) {
       <button type="submit" className="danger" disabled={pending}>
         Delete
       </button>
-      <Answer state={state} />
+      <FormStatus state={state} />
     </form>
   );
 }

@@ -4,18 +4,16 @@
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useActionState, useEffect, useState } from 'react';
-import { acceptMergeSuggestionAction, splitClusterAction, undoMergeAction, type CorrectionState } from './correction-actions';
+import { FormStatus } from '@/components/form-status';
+import { acceptMergeSuggestionAction, splitClusterAction, undoMergeAction } from './correction-actions';
 
 const n = (v: number) => v.toLocaleString('en');
 
-function Answer({ state }: { state: CorrectionState }) {
-  if (state.ok) return <span className="badge good" role="status">{state.ok}</span>;
-  if (state.error) return <span className="error" role="alert">{state.error}</span>;
-  return null;
-}
-
 export function SplitClusterForm({ clusterId }: { clusterId: string }) {
   const [state, action, pending] = useActionState(splitClusterAction, {});
+  // A preview answers the parts without a message; the split answers them with one.
+  const split = state.ok ? state : undefined;
+  const done = Boolean(split?.message);
   // Controlled: a form action resets uncontrolled fields, and the split posts what the preview showed.
   const [field, setField] = useState('payload');
   const [path, setPath] = useState('');
@@ -50,21 +48,21 @@ export function SplitClusterForm({ clusterId }: { clusterId: string }) {
           Preview
         </button>
       </div>
-      {state.parts ? (
+      {split?.parts ? (
         <table data-testid="split-preview">
           <caption>
-            {state.ok ? 'After the split' : 'The split would make'}, by {state.by}
+            {done ? 'After the split' : 'The split would make'}, by {split.by}
           </caption>
           <thead>
             <tr>
-              <th>{state.by}</th>
+              <th>{split.by}</th>
               <th>Dead letters</th>
               <th>Open</th>
               <th>Cluster</th>
             </tr>
           </thead>
           <tbody>
-            {state.parts.map((p) => (
+            {split.parts.map((p) => (
               <tr key={p.value} data-testid="split-part">
                 <td>
                   <code>{p.value}</code>
@@ -79,7 +77,7 @@ export function SplitClusterForm({ clusterId }: { clusterId: string }) {
           </tbody>
         </table>
       ) : null}
-      {state.parts && !state.ok ? (
+      {split?.parts && !done ? (
         <div className="inline">
           <label>
             Reason
@@ -92,12 +90,12 @@ export function SplitClusterForm({ clusterId }: { clusterId: string }) {
               onChange={(e) => setReason(e.target.value)}
             />
           </label>
-          <button type="submit" name="intent" value="split" disabled={pending || state.parts.length < 2}>
-            Split into {state.parts.length} clusters
+          <button type="submit" name="intent" value="split" disabled={pending || split.parts.length < 2}>
+            Split into {split.parts.length} clusters
           </button>
         </div>
       ) : null}
-      <Answer state={state} />
+      <FormStatus state={state} />
     </form>
   );
 }
@@ -115,7 +113,7 @@ export function UndoMergeForm({ mergedId, template }: { mergedId: string; templa
       <button type="submit" className="secondary" disabled={pending}>
         Undo merge
       </button>
-      <Answer state={state} />
+      <FormStatus state={state} />
     </form>
   );
 }
@@ -130,9 +128,10 @@ export interface Suggestion {
 export function MergeSuggestion({ clusterId, suggestion }: { clusterId: string; suggestion: Suggestion }) {
   const [state, action, pending] = useActionState(acceptMergeSuggestionAction, {});
   const router = useRouter();
+  const goTo = state.ok ? state.goTo : undefined;
   useEffect(() => {
-    if (state.goTo) router.refresh();
-  }, [state.goTo, router]);
+    if (goTo) router.refresh();
+  }, [goTo, router]);
   return (
     <form action={action} className="inline" data-testid="merge-suggestion">
       <input type="hidden" name="clusterId" value={clusterId} />
@@ -147,7 +146,7 @@ export function MergeSuggestion({ clusterId, suggestion }: { clusterId: string; 
       <button type="submit" className="secondary" disabled={pending}>
         Merge into this cluster
       </button>
-      <Answer state={state} />
+      <FormStatus state={state} />
     </form>
   );
 }

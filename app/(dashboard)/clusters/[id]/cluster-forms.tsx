@@ -3,13 +3,8 @@
 // server action and shows its answer in place.
 import { useRouter } from 'next/navigation';
 import { useActionState, useEffect } from 'react';
-import { archiveClusterAction, mergeClusterAction, type ClusterActionState } from './actions';
-
-function Answer({ state }: { state: ClusterActionState }) {
-  if (state.ok) return <span className="badge good" role="status">{state.ok}</span>;
-  if (state.error) return <span className="error" role="alert">{state.error}</span>;
-  return null;
-}
+import { FormStatus } from '@/components/form-status';
+import { archiveClusterAction, mergeClusterAction } from './actions';
 
 export function ArchiveClusterForm({ clusterId, open }: { clusterId: string; open: number }) {
   const [state, action, pending] = useActionState(archiveClusterAction, {});
@@ -23,7 +18,7 @@ export function ArchiveClusterForm({ clusterId, open }: { clusterId: string; ope
       <button type="submit" disabled={pending || open === 0}>
         Archive {open.toLocaleString('en')} open dead letter{open === 1 ? '' : 's'}
       </button>
-      <Answer state={state} />
+      <FormStatus state={state} />
     </form>
   );
 }
@@ -31,9 +26,10 @@ export function ArchiveClusterForm({ clusterId, open }: { clusterId: string; ope
 export function MergeClusterForm({ clusterId, candidates }: { clusterId: string; candidates: { id: string; label: string }[] }) {
   const [state, action, pending] = useActionState(mergeClusterAction, {});
   const router = useRouter();
+  const into = state.ok ? state.into : undefined;
   useEffect(() => {
-    if (state.into) router.push(`/clusters/${state.into}`);
-  }, [state.into, router]);
+    if (into) router.push(`/clusters/${into}`);
+  }, [into, router]);
   return (
     <form action={action} className="inline" data-testid="merge-cluster-form">
       <input type="hidden" name="clusterId" value={clusterId} />
@@ -53,7 +49,7 @@ export function MergeClusterForm({ clusterId, candidates }: { clusterId: string;
       <button type="submit" className="secondary" disabled={pending}>
         Merge
       </button>
-      <Answer state={state} />
+      <FormStatus state={state} />
     </form>
   );
 }

@@ -1,27 +1,11 @@
 'use server';
-// Ownership server actions: guard (same origin, session, permission), then lib/ownership, as the
+// Ownership server actions: the action client (guard, form, errors), then lib/ownership, as the
 // JSON API does.
 import { revalidatePath } from 'next/cache';
-import { ZodError } from 'zod';
-import { actionActor } from '@/lib/auth/guard';
-import { AppError } from '@/lib/errors';
+import { z } from 'zod';
+import { action, form } from '@/lib/auth/action';
 import { addClusterNote, updateOwnership, type OwnershipInput } from '@/lib/ownership/ownership';
-
-export interface OwnershipActionState {
-  ok?: string;
-  error?: string;
-}
-
-const text = (f: FormData, k: string) => {
-  const v = f.get(k);
-  return typeof v === 'string' ? v.trim() : '';
-};
-
-function failure(e: unknown): OwnershipActionState {
-  if (e instanceof AppError) return { error: e.message };
-  if (e instanceof ZodError) return { error: e.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ') };
-  throw e;
-}
+import { OWNERSHIP_STATUSES } from '@/lib/ownership/statuses';
 
 function refresh(id: string) {
   revalidatePath(`/clusters/${id}`);
@@ -29,35 +13,34 @@ function refresh(id: string) {
   revalidatePath('/sla');
 }
 
+const ownershipForm = z.object({
+  clusterId: form.text,
+  // Present but blank clears it (null); absent leaves it as it is.
+  assignee: z.string().optional(),
+  ticketUrl: z.string().optional(),
+  status: form.optionalChoice(OWNERSHIP_STATUSES),
+  holdUntil: form.optional,
+  fixVersion: form.optional,
+  note: form.optional,
+});
+
 /** Assignee, status, ticket, hold, fix version and an optional note, from the cluster page's form. */
-export async function updateOwnershipAction(_: OwnershipActionState, f: FormData): Promise<OwnershipActionState> {
-  try {
-    const actor = await actionActor('clusters.own');
-    const id = text(f, 'clusterId');
-    const input: OwnershipInput = {};
-    if (f.has('assignee')) input.assignee = text(f, 'assignee') || null;
-    if (text(f, 'status')) input.status = text(f, 'status') as OwnershipInput['status'];
-    if (f.has('ticketUrl')) input.ticketUrl = text(f, 'ticketUrl') || null;
-    if (text(f, 'holdUntil') && input.status === 'on_hold') input.holdUntil = text(f, 'holdUntil');
-    if (text(f, 'fixVersion') && input.status === 'resolved') input.fixVersion = text(f, 'fixVersion');
-    if (text(f, 'note')) input.note = text(f, 'note');
-    const r = await updateOwnership(actor, id, input);
-    refresh(r.clusterId);
-    return { ok: `Saved: ${r.status.replace(/_/g, ' ')}${r.assignee ? `, assigned to ${r.assignee.email}` : ', unassigned'}.` };
-  } catch (e) {
-    return failure(e);
-  }
-}
+export const updateOwnershipAction = action('clusters.own', ownershipForm, async (f, { actor }) => {
+  const input: OwnershipInput = {};
+  if (f.assignee !== undefined) input.assignee = f.assignee || null;
+  if (f.status) input.status = f.status;
+  if (f.ticketUrl !== undefined) input.ticketUrl = f.ticketUrl || null;
+  if (f.holdUntil && input.status === 'on_hold') input.holdUntil = f.holdUntil;
+  if (f.fixVersion && input.status === 'resolved') input.fixVersion = f.fixVersion;
+  if (f.note) input.note = f.note;
+  const r = await updateOwnership(actor, f.clusterId, input);
+  refresh(r.clusterId);
+  return { message: `Saved: ${r.status.replace(/_/g, ' ')}${r.assignee ? `, assigned to ${r.assignee.email}` : ', unassigned'}.` };
+});
 
 /** Add a note to the cluster's thread. */
-export async function addClusterNoteAction(_: OwnershipActionState, f: FormData): Promise<OwnershipActionState> {
-  try {
-    const actor = await actionActor('clusters.own');
-    const id = text(f, 'clusterId');
-    await addClusterNote(actor, id, { body: text(f, 'body') });
-    refresh(id);
-    return { ok: 'Note added.' };
-  } catch (e) {
-    return failure(e);
-  }
-}
+export const addClusterNoteAction = action('clusters.own', z.object({ clusterId: form.text, body: form.text }), async ({ clusterId, body }, { actor }) => {
+  await addClusterNote(actor, clusterId, { body });
+  refresh(clusterId);
+  return { message: 'Note added.' };
+});

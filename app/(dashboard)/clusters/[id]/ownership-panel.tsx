@@ -3,7 +3,8 @@
 // and fix version, and its note thread. Posts to ownership-actions.ts.
 import { useActionState, useState } from 'react';
 import { OWNERSHIP_STATUSES, STATUS_LABEL, type OwnershipStatus } from '@/lib/ownership/statuses';
-import { addClusterNoteAction, updateOwnershipAction, type OwnershipActionState } from './ownership-actions';
+import { FormStatus } from '@/components/form-status';
+import { addClusterNoteAction, updateOwnershipAction } from './ownership-actions';
 
 export interface OwnershipView {
   status: OwnershipStatus;
@@ -13,12 +14,6 @@ export interface OwnershipView {
   fixVersion: string | null;
   regressedAt: string | null;
   notes: { id: string; author: string; body: string; createdAt: string }[];
-}
-
-function Answer({ state }: { state: OwnershipActionState }) {
-  if (state.ok) return <span className="badge good" role="status">{state.ok}</span>;
-  if (state.error) return <span className="error" role="alert">{state.error}</span>;
-  return null;
 }
 
 export function OwnershipPanel({ clusterId, ownership, canEdit, people }: { clusterId: string; ownership: OwnershipView; canEdit: boolean; people: string[] }) {
@@ -92,7 +87,7 @@ export function OwnershipPanel({ clusterId, ownership, canEdit, people }: { clus
           <button type="submit" disabled={pending}>
             Save
           </button>
-          <Answer state={state} />
+          <FormStatus state={state} />
         </form>
       ) : null}
       <h3>Notes</h3>
@@ -114,7 +109,7 @@ export function OwnershipPanel({ clusterId, ownership, canEdit, people }: { clus
           <button type="submit" className="secondary" disabled={notePending}>
             Add note
           </button>
-          <Answer state={noteState} />
+          <FormStatus state={noteState} />
         </form>
       ) : null}
     </section>

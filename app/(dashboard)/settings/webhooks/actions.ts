@@ -1,60 +1,42 @@
 'use server';
-// Team webhook actions: guard, then the same lib/ functions as /api/v1/webhooks.
+// Team webhook actions: the action client (guard, form, errors), then the same lib/ functions as /api/v1/webhooks.
 import { revalidatePath } from 'next/cache';
-import { ZodError } from 'zod';
-import { actionActor } from '@/lib/auth/guard';
-import { AppError } from '@/lib/errors';
+import { z } from 'zod';
+import { action, form, type ActionContext, type ActionReply } from '@/lib/auth/action';
 import { createWebhook, deleteWebhook, sendTestWebhook, updateWebhook } from '@/lib/notifications/webhooks';
 
-export interface WebhookState {
-  ok?: string;
-  error?: string;
+/** Shown once, after creating a webhook. */
+export interface WebhookData {
   secret?: string;
 }
 
-const str = (f: FormData, k: string) => {
-  const v = f.get(k);
-  return typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
-};
-
-async function run(fn: () => Promise<string | WebhookState>): Promise<WebhookState> {
-  try {
-    const r = await fn();
+/** Every webhook form: sources.policy, and the page shows the change. */
+function webhookAction<S extends z.ZodType<object>>(schema: S, fn: (input: z.output<S>, ctx: ActionContext) => Promise<ActionReply<WebhookData>>) {
+  return action<S, WebhookData>('sources.policy', schema, async (input, ctx) => {
+    const reply = await fn(input, ctx);
     revalidatePath('/settings/webhooks');
-    return typeof r === 'string' ? { ok: r } : r;
-  } catch (e) {
-    if (e instanceof AppError) return { error: e.message };
-    if (e instanceof ZodError) return { error: e.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ') };
-    throw e;
-  }
-}
-
-export async function createWebhookAction(_: WebhookState, f: FormData) {
-  return run(async () => {
-    const actor = await actionActor('sources.policy');
-    const { secret } = await createWebhook(actor, { url: str(f, 'url') ?? '', team: str(f, 'team') });
-    return { ok: 'Webhook added. Its signing secret is shown once:', secret };
+    return reply;
   });
 }
 
-export async function setWebhookEnabledAction(_: WebhookState, f: FormData) {
-  return run(async () => {
-    const actor = await actionActor('sources.policy');
-    const w = await updateWebhook(actor, str(f, 'id') ?? '', { enabled: str(f, 'enabled') === 'true' });
-    return w.enabled ? 'Enabled' : 'Disabled';
-  });
-}
+const byId = z.object({ id: form.text });
 
-export async function deleteWebhookAction(_: WebhookState, f: FormData) {
-  return run(async () => {
-    await deleteWebhook(await actionActor('sources.policy'), str(f, 'id') ?? '');
-    return 'Deleted';
-  });
-}
+export const createWebhookAction = webhookAction(z.object({ url: form.text, team: form.optional }), async (input, { actor }) => {
+  const { secret } = await createWebhook(actor, input);
+  return { message: 'Webhook added. Its signing secret is shown once:', secret };
+});
 
-export async function testWebhookAction(_: WebhookState, f: FormData) {
-  return run(async () => {
-    await sendTestWebhook(await actionActor('sources.policy'), str(f, 'id') ?? '');
-    return 'Test message queued: see the delivery log';
-  });
-}
+export const setWebhookEnabledAction = webhookAction(z.object({ id: form.text, enabled: form.flag }), async ({ id, enabled }, { actor }) => {
+  const w = await updateWebhook(actor, id, { enabled });
+  return { message: w.enabled ? 'Enabled' : 'Disabled' };
+});
+
+export const deleteWebhookAction = webhookAction(byId, async ({ id }, { actor }) => {
+  await deleteWebhook(actor, id);
+  return { message: 'Deleted' };
+});
+
+export const testWebhookAction = webhookAction(byId, async ({ id }, { actor }) => {
+  await sendTestWebhook(actor, id);
+  return { message: 'Test message queued: see the delivery log' };
+});

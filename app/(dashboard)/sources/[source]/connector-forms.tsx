@@ -1,22 +1,19 @@
 'use client';
 // "Test connection" and the import switch of a connector source.
 import { useActionState } from 'react';
-import { setImportPausedAction, testConnectionAction, type ConnectorState } from './connector-actions';
+import { FormStatus } from '@/components/form-status';
+import { setImportPausedAction, testConnectionAction } from './connector-actions';
 
 export function TestConnection({ source }: { source: string }) {
-  const [state, action, pending] = useActionState<ConnectorState, FormData>(testConnectionAction, {});
-  const r = state.report;
+  const [state, action, pending] = useActionState(testConnectionAction, {});
+  const r = state.ok ? state.report : undefined;
   return (
     <form action={action} data-testid="connection-test">
       <input type="hidden" name="source" value={source} />
       <button type="submit" className="secondary" disabled={pending}>
         {pending ? 'Testing…' : 'Test connection'}
       </button>
-      {state.error ? (
-        <span className="error" role="alert">
-          {state.error}
-        </span>
-      ) : null}
+      <FormStatus state={state} />
       {r ? (
         <div role="status" data-testid="connection-report" style={{ marginTop: 8 }}>
           <span className={`badge ${r.ok ? 'good' : 'bad'}`}>{r.ok ? 'connected' : 'failed'}</span> {r.summary}
@@ -44,7 +41,7 @@ export function TestConnection({ source }: { source: string }) {
 }
 
 export function ImportSwitch({ source, paused }: { source: string; paused: boolean }) {
-  const [state, action, pending] = useActionState<ConnectorState, FormData>(setImportPausedAction, {});
+  const [state, action, pending] = useActionState(setImportPausedAction, {});
   return (
     <form action={action} className="inline" data-testid="import-switch">
       <input type="hidden" name="source" value={source} />
@@ -56,16 +53,7 @@ export function ImportSwitch({ source, paused }: { source: string; paused: boole
       <button type="submit" className={paused ? undefined : 'secondary'} disabled={pending}>
         {paused ? 'Resume import' : 'Pause import'}
       </button>
-      {state.ok ? (
-        <span className="badge good" role="status">
-          {state.ok}
-        </span>
-      ) : null}
-      {state.error ? (
-        <span className="error" role="alert">
-          {state.error}
-        </span>
-      ) : null}
+      <FormStatus state={state} />
     </form>
   );
 }

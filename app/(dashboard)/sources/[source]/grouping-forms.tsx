@@ -1,13 +1,8 @@
 'use client';
 // The grouping-rules forms of the source page (issue 16): the rules, and their re-application.
 import { useActionState } from 'react';
-import { reapplyGroupingRulesAction, saveGroupingRulesAction, type GroupingState } from './grouping-actions';
-
-function Answer({ state }: { state: GroupingState }) {
-  if (state.ok) return <span className="badge good" role="status">{state.ok}</span>;
-  if (state.error) return <span className="error" role="alert">{state.error}</span>;
-  return null;
-}
+import { FormStatus } from '@/components/form-status';
+import { reapplyGroupingRulesAction, saveGroupingRulesAction } from './grouping-actions';
 
 export function GroupingRulesForm({ source, paths, headers, positions }: { source: string; paths: string; headers: string; positions: string }) {
   const [state, action, pending] = useActionState(saveGroupingRulesAction, {});
@@ -36,7 +31,7 @@ export function GroupingRulesForm({ source, paths, headers, positions }: { sourc
         <button type="submit" disabled={pending}>
           Save rules
         </button>
-        <Answer state={state} />
+        <FormStatus state={state} />
       </div>
     </form>
   );
@@ -54,7 +49,7 @@ export function ReapplyGroupingForm({ source }: { source: string }) {
       <button type="submit" className="secondary" disabled={pending}>
         Re-apply to the open dead letters
       </button>
-      <Answer state={state} />
+      <FormStatus state={state} />
     </form>
   );
 }

@@ -1,7 +1,8 @@
 'use client';
 // The source policy form: retention and deadline in the units people think in (days, hours).
 import { useActionState } from 'react';
-import { updatePolicyAction, type PolicyState } from './actions';
+import { FormStatus } from '@/components/form-status';
+import { updatePolicyAction } from './actions';
 
 export interface PolicyFormValues {
   name: string;
@@ -20,7 +21,7 @@ export interface PolicyFormValues {
 }
 
 export function PolicyForm({ policy }: { policy: PolicyFormValues }) {
-  const [state, action, pending] = useActionState<PolicyState, FormData>(updatePolicyAction, {});
+  const [state, action, pending] = useActionState(updatePolicyAction, {});
   return (
     <form action={action} className="inline" data-testid="policy-form">
       <input type="hidden" name="source" value={policy.name} />
@@ -75,17 +76,8 @@ export function PolicyForm({ policy }: { policy: PolicyFormValues }) {
       <button type="submit" disabled={pending}>
         Save policy
       </button>
-      {state.ok ? (
-        <span className="badge good" role="status">
-          {state.ok}
-        </span>
-      ) : null}
-      {state.error ? (
-        <span className="error" role="alert">
-          {state.error}
-        </span>
-      ) : null}
-      {state.warnings?.map((w) => (
+      <FormStatus state={state} />
+      {(state.ok ? state.warnings : undefined)?.map((w) => (
         <span key={w} className="badge warn" data-testid="policy-warning">
           {w}
         </span>

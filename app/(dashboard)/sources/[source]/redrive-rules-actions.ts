@@ -1,72 +1,48 @@
 'use server';
-// A source's redrive rules (issue 17): create, enable / disable, delete. Guard, then the same lib/
-// functions as POST /api/v1/sources/:source/redrive-rules and PATCH/DELETE …/:rule.
+// A source's redrive rules (issue 17): create, enable / disable, delete. The action client (guard,
+// form, errors), then the same lib/ functions as POST /api/v1/sources/:source/redrive-rules and PATCH/DELETE …/:rule.
 import { revalidatePath } from 'next/cache';
-import { ZodError } from 'zod';
-import { actionActor } from '@/lib/auth/guard';
-import { AppError } from '@/lib/errors';
-import { createRedriveRule, deleteRedriveRule, updateRedriveRule, type RuleKind } from '@/lib/redrive-rules';
-
-export interface RuleState {
-  ok?: string;
-  error?: string;
-}
-
-const text = (f: FormData, k: string) => {
-  const v = f.get(k);
-  return typeof v === 'string' ? v.trim() : '';
-};
-
-function failure(e: unknown): RuleState {
-  if (e instanceof AppError) return { error: e.message };
-  if (e instanceof ZodError) return { error: e.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ') };
-  throw e;
-}
+import { z } from 'zod';
+import { action, form } from '@/lib/auth/action';
+import { RULE_KINDS, createRedriveRule, deleteRedriveRule, updateRedriveRule } from '@/lib/redrive-rules';
 
 const refresh = (source: string) => revalidatePath(`/sources/${encodeURIComponent(source)}`);
 
+const ruleForm = z.object({
+  source: form.text,
+  name: form.text,
+  kind: form.choice(RULE_KINDS),
+  okForMinutes: form.text,
+  ratePerSecond: form.text,
+  canary: form.checkbox,
+});
+
 /** The form says "OK for N minutes" (decimals allowed); the rule keeps seconds. */
-export async function createRedriveRuleAction(_: RuleState, f: FormData): Promise<RuleState> {
-  try {
-    const actor = await actionActor('redrive.rules');
-    const source = text(f, 'source');
-    const kind = text(f, 'kind') as RuleKind;
-    const minutes = text(f, 'okForMinutes');
-    const rule = await createRedriveRule(actor, source, {
-      name: text(f, 'name'),
-      kind,
-      ...(kind === 'after_wave' ? { okForSeconds: minutes === '' ? Number.NaN : Math.round(Number(minutes) * 60) } : {}),
-      ratePerSecond: Number(text(f, 'ratePerSecond') || '10'),
-      canary: f.get('canary') === 'on',
-    });
-    refresh(source);
-    return { ok: `Rule "${rule.name}" created` };
-  } catch (e) {
-    return failure(e);
-  }
-}
+export const createRedriveRuleAction = action('redrive.rules', ruleForm, async (f, { actor }) => {
+  const { kind } = f;
+  const rule = await createRedriveRule(actor, f.source, {
+    name: f.name,
+    kind,
+    ...(kind === 'after_wave' ? { okForSeconds: f.okForMinutes === '' ? Number.NaN : Math.round(Number(f.okForMinutes) * 60) } : {}),
+    ratePerSecond: Number(f.ratePerSecond || '10'),
+    canary: f.canary,
+  });
+  refresh(f.source);
+  return { message: `Rule "${rule.name}" created` };
+});
 
-export async function toggleRedriveRuleAction(_: RuleState, f: FormData): Promise<RuleState> {
-  try {
-    const actor = await actionActor('redrive.rules');
-    const source = text(f, 'source');
-    const enabled = text(f, 'enabled') === 'true';
-    await updateRedriveRule(actor, source, text(f, 'rule'), { enabled });
+export const toggleRedriveRuleAction = action(
+  'redrive.rules',
+  z.object({ source: form.text, rule: form.text, enabled: form.flag }),
+  async ({ source, rule, enabled }, { actor }) => {
+    await updateRedriveRule(actor, source, rule, { enabled });
     refresh(source);
-    return { ok: enabled ? 'Enabled' : 'Disabled' };
-  } catch (e) {
-    return failure(e);
-  }
-}
+    return { message: enabled ? 'Enabled' : 'Disabled' };
+  },
+);
 
-export async function deleteRedriveRuleAction(_: RuleState, f: FormData): Promise<RuleState> {
-  try {
-    const actor = await actionActor('redrive.rules');
-    const source = text(f, 'source');
-    await deleteRedriveRule(actor, source, text(f, 'rule'));
-    refresh(source);
-    return { ok: 'Deleted' };
-  } catch (e) {
-    return failure(e);
-  }
-}
+export const deleteRedriveRuleAction = action('redrive.rules', z.object({ source: form.text, rule: form.text }), async ({ source, rule }, { actor }) => {
+  await deleteRedriveRule(actor, source, rule);
+  refresh(source);
+  return { message: 'Deleted' };
+});

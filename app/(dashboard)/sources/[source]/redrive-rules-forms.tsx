@@ -1,13 +1,8 @@
 'use client';
 // The redrive-rule forms of the source page (issue 17): a new rule, and each rule's switch and delete.
 import { useActionState } from 'react';
-import { createRedriveRuleAction, deleteRedriveRuleAction, toggleRedriveRuleAction, type RuleState } from './redrive-rules-actions';
-
-function Answer({ state }: { state: RuleState }) {
-  if (state.ok) return <span className="badge good" role="status">{state.ok}</span>;
-  if (state.error) return <span className="error" role="alert">{state.error}</span>;
-  return null;
-}
+import { FormStatus } from '@/components/form-status';
+import { createRedriveRuleAction, deleteRedriveRuleAction, toggleRedriveRuleAction } from './redrive-rules-actions';
 
 export function NewRedriveRuleForm({ source }: { source: string }) {
   const [state, action, pending] = useActionState(createRedriveRuleAction, {});
@@ -40,7 +35,7 @@ export function NewRedriveRuleForm({ source }: { source: string }) {
         <button type="submit" disabled={pending}>
           Add rule
         </button>
-        <Answer state={state} />
+        <FormStatus state={state} />
       </div>
     </form>
   );
@@ -66,7 +61,7 @@ export function RedriveRuleControls({ source, rule, name, enabled }: { source: s
           Delete
         </button>
       </form>
-      <Answer state={toggled.error ? toggled : deleted} />
+      <FormStatus state={toggled.error ? toggled : deleted} />
     </span>
   );
 }
