@@ -49,6 +49,12 @@ export function can(role: Role, permission: Permission): boolean {
   return scopeFor(role, permission) !== undefined;
 }
 
+/** Whether the permission covers a source of this team: any team with 'all', the actor's own with 'team'. */
+export function canForTeam(actor: { role: Role; teamId: string | null }, permission: Permission, teamId: string): boolean {
+  const scope = scopeFor(actor.role, permission);
+  return scope === 'all' || (scope === 'team' && actor.teamId === teamId);
+}
+
 // Where each role lands after sign-in.
 export const HOME: Record<Role, string> = {
   support: '/inbox',

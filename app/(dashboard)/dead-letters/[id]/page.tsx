@@ -10,9 +10,9 @@ import { getDeadLetter, getDeadLetterPayload, maskedView, type DeadLetterDetail 
 import { viewPayload, type PayloadMode } from '@/lib/deadletters/payload-view';
 import { activeReveal } from '@/lib/deadletters/reveal-payload';
 import { listDeadLetterVersions } from '@/lib/redrive/edit';
-import { redriveHref } from '../../_redrive/redrive-href';
+import { redriveHref } from '@/components/redrive/redrive-href';
 import { DecisionForm, RevealForm } from '../forms';
-import { age, bytes, STATUS_BADGE } from '../format';
+import { age, bytes, STATUS_BADGE } from '@/components/format';
 import { PayloadViewer } from './payload-viewer';
 import styles from '../dead-letters.module.css';
 
