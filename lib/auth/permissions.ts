@@ -69,3 +69,9 @@ export const HOME: Record<Role, string> = {
 export function isRole(v: unknown): v is Role {
   return typeof v === 'string' && (ROLES as readonly string[]).includes(v);
 }
+
+/** Whether the permission covers a source of this team: any team with 'all', the actor's own with 'team'. */
+export function canForTeam(actor: { role: Role; teamId: string | null }, permission: Permission, teamId: string): boolean {
+  const scope = scopeFor(actor.role, permission);
+  return scope === 'all' || (scope === 'team' && actor.teamId === teamId);
+}

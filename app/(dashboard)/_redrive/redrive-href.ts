@@ -1,10 +1,3 @@
-// A link to the start-redrive page for a selection, for any page (server or client) to offer
-// "Redrive…": the page previews the count before anything starts.
-import type { RedriveSelectionInput } from '@/lib/redrive';
-
-export function redriveHref(selection: RedriveSelectionInput): string {
-  if ('source' in selection && !('cluster' in selection)) return `/redrives/new?${new URLSearchParams({ source: selection.source })}`;
-  if ('cluster' in selection) return `/redrives/new?${new URLSearchParams({ cluster: selection.cluster, ...(selection.source ? { source: selection.source } : {}) })}`;
-  if ('ids' in selection) return `/redrives/new?${new URLSearchParams({ ids: selection.ids.join(',') })}`;
-  return `/redrives/new?${new URLSearchParams({ selection: JSON.stringify(selection) })}`;
-}
+// Moved to components/redrive/redrive-href.ts. Kept only because dead-letters/actions.ts (owned by the
+// action-client change, issue 18) still imports it from here; delete once it imports @/components.
+export { redriveHref } from '@/components/redrive/redrive-href';

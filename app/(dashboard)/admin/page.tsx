@@ -2,8 +2,8 @@
 import { ROLES } from '@/lib/auth';
 import { pageActor } from '@/lib/auth/guard';
 import { listTeams } from '@/lib/admin/teams';
-import { listUsers } from '@/lib/admin/users';
 import { listTokens } from '@/lib/admin/tokens';
+import { listUsers } from '@/lib/admin/users';
 import Link from 'next/link';
 import { registeredConnectorKinds } from '@/lib/connectors';
 import { CONNECTOR_KINDS, isConnectorKind } from '@/lib/connectors/types';
@@ -19,16 +19,27 @@ import { CONNECTION_FORMS } from './connection-kinds';
 import { CreateSourceForm } from './create-source-form';
 import { AdminForm } from './forms';
 
+type Users = Awaited<ReturnType<typeof listUsers>>;
+type Teams = Awaited<ReturnType<typeof listTeams>>;
+type Sources = Awaited<ReturnType<typeof listSources>>;
+
 export default async function AdminPage() {
   const actor = await pageActor('admin.manage');
   const [users, teams, sources, tokens] = await Promise.all([listUsers(), listTeams(), listSources(actor, 'admin.manage'), listTokens()]);
-  const registered = new Set(registeredConnectorKinds());
-  const connectorKinds = CONNECTOR_KINDS.map((kind) => ({
-    kind,
-    label: CONNECTION_FORMS[kind]?.label ?? kind,
-    available: registered.has(kind) && CONNECTION_FORMS[kind] !== undefined,
-  }));
-  const teamOptions = (
+  return (
+    <>
+      <h1>Admin</h1>
+      <UsersSection users={users} teams={teams} />
+      <TeamsSection teams={teams} />
+      <SourcesSection sources={sources} teams={teams} />
+      <TokensSection tokens={tokens} sources={sources} users={users} />
+    </>
+  );
+}
+
+/** A user's team is picked from the teams, or none (an auditor or admin needs none). */
+function TeamOptions({ teams }: { teams: Teams }) {
+  return (
     <>
       <option value="">(no team)</option>
       {teams.map((t) => (
@@ -38,9 +49,11 @@ export default async function AdminPage() {
       ))}
     </>
   );
+}
+
+function UsersSection({ users, teams }: { users: Users; teams: Teams }) {
   return (
     <>
-      <h1>Admin</h1>
       <h2>Users</h2>
       <table data-testid="users-table">
         <thead>
@@ -68,7 +81,7 @@ export default async function AdminPage() {
                     ))}
                   </select>
                   <select name="team" defaultValue={u.team?.name ?? ''} aria-label="team">
-                    {teamOptions}
+                    <TeamOptions teams={teams} />
                   </select>
                   <select name="disabled" defaultValue={String(u.disabled)} aria-label="status">
                     <option value="false">active</option>
@@ -96,7 +109,7 @@ export default async function AdminPage() {
           </label>
           <label>
             Team
-            <select name="team">{teamOptions}</select>
+            <select name="team"><TeamOptions teams={teams} /></select>
           </label>
           <label>
             Password
@@ -104,7 +117,13 @@ export default async function AdminPage() {
           </label>
         </AdminForm>
       </div>
+    </>
+  );
+}
 
+function TeamsSection({ teams }: { teams: Teams }) {
+  return (
+    <>
       <h2>Teams</h2>
       <p>{teams.map((t) => t.name).join(', ') || 'none yet'}</p>
       <div className="card">
@@ -115,7 +134,20 @@ export default async function AdminPage() {
           </label>
         </AdminForm>
       </div>
+    </>
+  );
+}
 
+function SourcesSection({ sources, teams }: { sources: Sources; teams: Teams }) {
+  // The kinds the create form offers: available where this build registers the connector and has its connection form.
+  const registered = new Set(registeredConnectorKinds());
+  const connectorKinds = CONNECTOR_KINDS.map((kind) => ({
+    kind,
+    label: CONNECTION_FORMS[kind]?.label ?? kind,
+    available: registered.has(kind) && CONNECTION_FORMS[kind] !== undefined,
+  }));
+  return (
+    <>
       <h2>Sources</h2>
       <table>
         <thead>
@@ -155,7 +187,13 @@ export default async function AdminPage() {
       <div className="card" style={{ marginTop: 12 }}>
         <CreateSourceForm teams={teams.map((t) => t.name)} connectorKinds={connectorKinds} />
       </div>
+    </>
+  );
+}
 
+function TokensSection({ tokens, sources, users }: { tokens: Awaited<ReturnType<typeof listTokens>>; sources: Sources; users: Users }) {
+  return (
+    <>
       <h2>Tokens</h2>
       <table>
         <thead>

@@ -4,9 +4,10 @@ import { pageActor } from '@/lib/auth/guard';
 import { listAlarmEvents, listAlarmStates } from '@/lib/alarms/list-alarms';
 import { formatDuration } from '@/lib/sla/duration';
 import { listSources } from '@/lib/sources/list-sources';
+import { AlarmEventsTable } from '@/components/alarm-events-table';
+import { utc } from '@/components/format';
 
 const PAGE = 50;
-const utc = (d: Date) => d.toISOString().replace('T', ' ').slice(0, 19);
 
 export default async function AlarmsPage({ searchParams }: { searchParams: Promise<{ source?: string; before?: string }> }) {
   const actor = await pageActor('deadletters.read');
@@ -64,30 +65,7 @@ export default async function AlarmsPage({ searchParams }: { searchParams: Promi
       {states.length === 0 ? <p className="muted">No evaluation yet: the maintenance worker evaluates every 15 s.</p> : null}
 
       <h2>History</h2>
-      <table data-testid="alarm-events">
-        <thead>
-          <tr>
-            <th>Time (UTC)</th>
-            <th>Source</th>
-            <th>Alarm</th>
-            <th>Change</th>
-            <th>Label</th>
-          </tr>
-        </thead>
-        <tbody>
-          {events.map((e) => (
-            <tr key={e.id}>
-              <td>{utc(e.at)}</td>
-              <td>{e.sourceName}</td>
-              <td>{e.kind}</td>
-              <td>
-                <span className={`badge ${e.from}`}>{e.from}</span> → <span className={`badge ${e.to}`}>{e.to}</span>
-              </td>
-              <td>{e.label ? `${e.label}: ${e.hint}` : ''}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <AlarmEventsTable events={events} testId="alarm-events" withSource />
       {last && events.length === PAGE ? <Link href={q({ before: last.id })}>Older →</Link> : null}
     </>
   );

@@ -9,7 +9,7 @@ import { REDRIVE_TASK_TARGET } from '@/lib/audit/redrive-history';
 import { canReveal } from '@/lib/masking';
 import { listSources } from '@/lib/sources/list-sources';
 import { SaveViewForm } from '../views/forms';
-import { OpenedView } from '../views/opened-view';
+import { OpenedView } from '@/components/opened-view';
 import { AuditFilters } from './filters';
 import { RedriveHistory } from './redrive-history';
 import styles from './audit.module.css';

@@ -4,9 +4,12 @@ import Link from 'next/link';
 import { pageActor } from '@/lib/auth/guard';
 import { clusterFiltersToSearchParams } from '@/lib/clustering/list-clusters';
 import { listSources } from '@/lib/sources/list-sources';
-import { ClusterTable } from './cluster-table';
-import { clusterPageFor, toParams, type SearchParams } from './cluster-query';
-import styles from './clusters.module.css';
+import { clusterPageFor } from '@/components/cluster-list';
+import { ClusterTable } from '@/components/cluster-table';
+import { FilterForm, SourceSelect } from '@/components/filter-fields';
+import { KeysetPager } from '@/components/keyset-pager';
+import { Problem } from '@/components/problem';
+import { first, toParams, type SearchParams } from '@/components/search-params';
 
 export default async function ClustersPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const actor = await pageActor('deadletters.read');
@@ -16,7 +19,7 @@ export default async function ClustersPage({ searchParams }: { searchParams: Pro
   return (
     <>
       <h1>Clusters</h1>
-      <form method="get" className={`card ${styles.filters}`} data-testid="cluster-filters">
+      <FilterForm testId="cluster-filters">
         <label>
           Show
           <select name="state" defaultValue={filters.state}>
@@ -24,17 +27,7 @@ export default async function ClustersPage({ searchParams }: { searchParams: Pro
             <option value="all">all clusters</option>
           </select>
         </label>
-        <label>
-          Source
-          <select name="source" defaultValue={filters.source?.[0] ?? ''}>
-            <option value="">any</option>
-            {sources.map((s) => (
-              <option key={s.id} value={s.name}>
-                {s.name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <SourceSelect sources={sources} value={first(filters.source)} />
         <label>
           Error type
           <input name="errorType" defaultValue={filters.errorType ?? ''} />
@@ -45,17 +38,10 @@ export default async function ClustersPage({ searchParams }: { searchParams: Pro
         </label>
         <button type="submit">Apply</button>
         <Link href="/clusters">Reset</Link>
-      </form>
-      {problem ? (
-        <p className="error" role="alert">
-          {problem}
-        </p>
-      ) : null}
+      </FilterForm>
+      {problem ? <Problem message={problem} /> : null}
       <ClusterTable clusters={page.clusters} empty="No clusters match." />
-      <div className={styles.pager}>
-        {params.get('cursor') ? <Link href={`/clusters?${query}`}>← First page</Link> : null}
-        {page.nextCursor ? <Link href={`/clusters?${new URLSearchParams([...query, ['cursor', page.nextCursor]])}`}>Next page →</Link> : null}
-      </div>
+      <KeysetPager path="/clusters" query={query} cursor={params.get('cursor')} nextCursor={page.nextCursor} />
     </>
   );
 }

@@ -1,34 +1,61 @@
 // /dead-letters — every dead letter the user may read: filters, search, keyset pages, bulk decisions, export
 import Link from 'next/link';
-import { ZodError } from 'zod';
-import { can } from '@/lib/auth';
+import { can, type Actor } from '@/lib/auth';
 import { pageActor } from '@/lib/auth/guard';
-import { AppError } from '@/lib/errors';
-import { DEAD_LETTER_REASONS } from '@/lib/deadletters/record-dead-letters';
-import { DEAD_LETTER_STATUSES, deadLetterFilters, filtersFromSearchParams, filtersToSearchParams, type DeadLetterFilters } from '@/lib/deadletters/filters';
+import { deadLetterFilters, filtersFromSearchParams, filtersToSearchParams, type DeadLetterFilters } from '@/lib/deadletters/filters';
 import { countDeadLetters, listDeadLetters, type DeadLetterPage } from '@/lib/deadletters/list-dead-letters';
 import { PAYLOAD_TEXT_CHARS, backlogSize } from '@/lib/search';
 import { listSources } from '@/lib/sources/list-sources';
+import { DeadLetterRows } from '@/components/dead-letter-rows';
+import { FilterForm, PayloadSearchInput, ReasonSelect, SortSelect, SourceSelect, StatusSelect } from '@/components/filter-fields';
+import { KeysetPager } from '@/components/keyset-pager';
+import { OpenedView } from '@/components/opened-view';
+import { Problem } from '@/components/problem';
+import { first, problemMessage, toParams, type SearchParams } from '@/components/search-params';
 import { SaveViewForm } from '../views/forms';
-import { OpenedView } from '../views/opened-view';
-import { DeadLetterRows } from './dead-letter-rows';
 import { BulkActions } from './forms';
 import styles from './dead-letters.module.css';
 
-type SearchParams = Record<string, string | string[] | undefined>;
-
-function toParams(sp: SearchParams): URLSearchParams {
-  const p = new URLSearchParams();
-  for (const [k, v] of Object.entries(sp)) for (const x of Array.isArray(v) ? v : v === undefined ? [] : [v]) p.append(k, x);
-  return p;
-}
+type Count = { count: number; capped: boolean };
 
 const localInput = (d: Date | undefined) => (d ? d.toISOString().slice(0, 16) : '');
 
 export default async function DeadLettersPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const actor = await pageActor('deadletters.read');
   const params = toParams(await searchParams);
+  const cursor = params.get('cursor');
+  const { filters, page, count, problem } = await loadPage(actor, params, cursor);
+  const sources = await listSources(actor);
+  // Search reads what the indexer has written: say so while a burst is still being indexed.
+  const unindexed = filters.q && !problem ? await backlogSize({ cap: 100_000, sourceIds: sources.map((s) => s.id) }) : { count: 0, capped: false };
+  const query = filtersToSearchParams(filters);
+  const matching = `${count.count.toLocaleString('en')}${count.capped ? '+' : ''}`;
+
+  return (
+    <>
+      <h1>Dead letters</h1>
+      <OpenedView actor={actor} id={params.get('view') ?? undefined} />
+      <Filters filters={filters} sources={sources} />
+      {problem ? <Problem message={problem} /> : can(actor.role, 'views.manage') ? <SaveViewForm page="dead_letters" filters={query.toString()} canShare={!!actor.teamId} /> : null}
+
+      <MatchCount matching={matching} count={count} query={query} />
+      <SearchNotes searched={!!filters.q && !problem} unindexed={unindexed} />
+
+      <BulkActions filter={query.toString()} matching={matching} canArchive={can(actor.role, 'deadletters.archive')} canDiscard={can(actor.role, 'deadletters.discard')}
+        canRedrive={can(actor.role, 'deadletters.redrive')}
+      />
+
+      <DeadLetterRows deadLetters={page.deadLetters} testId="dead-letters-table" selectable empty="No dead letters match." />
+      <KeysetPager path="/dead-letters" query={query} cursor={cursor} nextCursor={page.nextCursor} />
+    </>
+  );
+}
+
+/** The filters of the query string and the page and count they select; a bad filter is a message, and no query runs. */
+async function loadPage(actor: Actor, params: URLSearchParams, cursor: string | null) {
   let filters: DeadLetterFilters = deadLetterFilters.parse({});
+  let page: DeadLetterPage = { deadLetters: [], nextCursor: null };
+  let count: Count = { count: 0, capped: false };
   let problem: string | null = null;
   try {
     // The form's datetime-local fields carry no zone: they are read as UTC, as shown.
@@ -37,104 +64,57 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
       if (v && /^\d{4}-\d\d-\d\dT\d\d:\d\d$/.test(v)) params.set(k, `${v}:00Z`);
     }
     filters = filtersFromSearchParams(params);
+    [page, count] = await Promise.all([listDeadLetters(actor, filters, cursor, { limit: 50 }), countDeadLetters(actor, filters)]);
   } catch (e) {
-    if (!(e instanceof ZodError)) throw e;
-    problem = e.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    problem = problemMessage(e);
   }
-  const cursor = params.get('cursor');
-  let page: DeadLetterPage = { deadLetters: [], nextCursor: null };
-  let count = { count: 0, capped: false };
-  try {
-    if (!problem) [page, count] = await Promise.all([listDeadLetters(actor, filters, cursor, { limit: 50 }), countDeadLetters(actor, filters)]);
-  } catch (e) {
-    if (!(e instanceof AppError) || e.status !== 400) throw e;
-    problem = e.message;
-  }
-  const sources = await listSources(actor);
-  // Search reads what the indexer has written: say so while a burst is still being indexed.
-  const unindexed = filters.q && !problem ? await backlogSize({ cap: 100_000, sourceIds: sources.map((s) => s.id) }) : { count: 0, capped: false };
-  const query = filtersToSearchParams(filters);
-  const matching = `${count.count.toLocaleString('en')}${count.capped ? '+' : ''}`;
-  const exportHref = (format: string) => `/api/v1/dead-letters/export?${new URLSearchParams([...query, ['format', format]])}`;
-  const one = (v: string[] | undefined) => v?.[0] ?? '';
+  return { filters, page, count, problem };
+}
 
+function Filters({ filters, sources }: { filters: DeadLetterFilters; sources: { id: string; name: string }[] }) {
+  return (
+    <FilterForm testId="filters" className={styles.filters}>
+      <SourceSelect sources={sources} value={first(filters.source)} />
+      <StatusSelect value={first(filters.status)} />
+      <ReasonSelect value={first(filters.reason)} />
+      <label>
+        Error type
+        <input name="errorType" defaultValue={filters.errorType ?? ''} />
+      </label>
+      <label>
+        Cluster
+        <input name="clusterId" defaultValue={filters.clusterId ?? ''} placeholder="cluster id" />
+      </label>
+      <label>
+        Dead from (UTC)
+        <input type="datetime-local" name="from" defaultValue={localInput(filters.from)} />
+      </label>
+      <label>
+        to (UTC)
+        <input type="datetime-local" name="to" defaultValue={localInput(filters.to)} />
+      </label>
+      <PayloadSearchInput value={filters.q ?? ''} />
+      <SortSelect value={filters.sort} />
+      <button type="submit">Apply</button>
+      <Link href="/dead-letters">Reset</Link>
+    </FilterForm>
+  );
+}
+
+function MatchCount({ matching, count, query }: { matching: string; count: Count; query: URLSearchParams }) {
+  const exportHref = (format: string) => `/api/v1/dead-letters/export?${new URLSearchParams([...query, ['format', format]])}`;
+  return (
+    <p data-testid="match-count">
+      <strong>{matching}</strong> matching{count.capped ? ' (counted up to 10,000)' : ''} · export <a href={exportHref('csv')}>CSV</a> ·{' '}
+      <a href={exportHref('ndjson')}>NDJSON</a>
+    </p>
+  );
+}
+
+function SearchNotes({ searched, unindexed }: { searched: boolean; unindexed: Count }) {
   return (
     <>
-      <h1>Dead letters</h1>
-      <OpenedView actor={actor} id={params.get('view') ?? undefined} />
-      <form method="get" className={`card ${styles.filters}`} data-testid="filters">
-        <label>
-          Source
-          <select name="source" defaultValue={one(filters.source)}>
-            <option value="">any</option>
-            {sources.map((s) => (
-              <option key={s.id} value={s.name}>
-                {s.name}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Status
-          <select name="status" defaultValue={one(filters.status)}>
-            <option value="">any</option>
-            {DEAD_LETTER_STATUSES.map((s) => (
-              <option key={s}>{s}</option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Reason
-          <select name="reason" defaultValue={one(filters.reason)}>
-            <option value="">any</option>
-            {DEAD_LETTER_REASONS.map((r) => (
-              <option key={r}>{r}</option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Error type
-          <input name="errorType" defaultValue={filters.errorType ?? ''} />
-        </label>
-        <label>
-          Cluster
-          <input name="clusterId" defaultValue={filters.clusterId ?? ''} placeholder="cluster id" />
-        </label>
-        <label>
-          Dead from (UTC)
-          <input type="datetime-local" name="from" defaultValue={localInput(filters.from)} />
-        </label>
-        <label>
-          to (UTC)
-          <input type="datetime-local" name="to" defaultValue={localInput(filters.to)} />
-        </label>
-        <label>
-          Search payload and error text
-          <input type="search" name="q" defaultValue={filters.q ?? ''} placeholder="at least 3 characters" />
-        </label>
-        <label>
-          Sort
-          <select name="sort" defaultValue={filters.sort}>
-            <option value="newest">newest first</option>
-            <option value="oldest">oldest first</option>
-          </select>
-        </label>
-        <button type="submit">Apply</button>
-        <Link href="/dead-letters">Reset</Link>
-      </form>
-      {problem ? (
-        <p className="error" role="alert">
-          {problem}
-        </p>
-      ) : can(actor.role, 'views.manage') ? (
-        <SaveViewForm page="dead_letters" filters={query.toString()} canShare={!!actor.teamId} />
-      ) : null}
-
-      <p data-testid="match-count">
-        <strong>{matching}</strong> matching{count.capped ? ' (counted up to 10,000)' : ''} · export <a href={exportHref('csv')}>CSV</a> ·{' '}
-        <a href={exportHref('ndjson')}>NDJSON</a>
-      </p>
-      {filters.q && !problem ? (
+      {searched ? (
         <p className="muted" data-testid="search-scope">
           Payload search covers the first {PAYLOAD_TEXT_CHARS.toLocaleString('en')} characters of each text payload.
         </p>
@@ -145,16 +125,6 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
           {unindexed.capped ? '+' : ''} newest, which are still being indexed (usually seconds).
         </p>
       ) : null}
-
-      <BulkActions filter={query.toString()} matching={matching} canArchive={can(actor.role, 'deadletters.archive')} canDiscard={can(actor.role, 'deadletters.discard')}
-        canRedrive={can(actor.role, 'deadletters.redrive')}
-      />
-
-      <DeadLetterRows deadLetters={page.deadLetters} testId="dead-letters-table" selectable empty="No dead letters match." />
-      <div className={styles.pager}>
-        {cursor ? <Link href={`/dead-letters?${query}`}>← First page</Link> : null}
-        {page.nextCursor ? <Link href={`/dead-letters?${new URLSearchParams([...query, ['cursor', page.nextCursor]])}`}>Next page →</Link> : null}
-      </div>
     </>
   );
 }

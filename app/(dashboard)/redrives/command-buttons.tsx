@@ -5,7 +5,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { redriveKeys } from '@/lib/query-keys';
-import { redriveApi } from '../_redrive/redrive-api';
+import { redriveApi } from '@/components/redrive/redrive-api';
 
 type Verb = 'pause' | 'resume' | 'cancel' | 'approve';
 const LABEL: Record<Verb, string> = { pause: 'Pause', resume: 'Resume', cancel: 'Cancel', approve: 'Approve' };

@@ -3,7 +3,7 @@ import Link from 'next/link';
 import { can } from '@/lib/auth';
 import { pageActor } from '@/lib/auth/guard';
 import { listPendingApprovals, listRedriveTasks, type RedriveTaskView } from '@/lib/redrive';
-import { ProgressBar } from '../_redrive/progress-bar';
+import { ProgressBar } from '@/components/redrive/progress-bar';
 import { CommandButtons } from './command-buttons';
 import { awaitingOutcomes, STATUS_BADGE, VERDICT_BADGE } from './format';
 

@@ -4,7 +4,7 @@ import { can } from '@/lib/auth';
 import { pageActor } from '@/lib/auth/guard';
 import { formatDuration } from '@/lib/sla/duration';
 import { getSlaBoard } from '@/lib/sla/sla-board';
-import { Sparkline } from '../_charts/sparkline';
+import { Sparkline } from '@/components/charts/sparkline';
 import styles from './sla.module.css';
 import { OnHoldClusters } from './on-hold';
 

@@ -1,7 +1,7 @@
 'use client';
 // A cluster's dead letters per hour over the last week.
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { SERIES_COLORS, utcTick } from '../../_charts/chart-format';
+import { SERIES_COLORS, utcTick } from '@/components/charts/chart-format';
 
 export function TrendChart({ from, counts }: { from: string; counts: number[] }) {
   const start = Date.parse(from);

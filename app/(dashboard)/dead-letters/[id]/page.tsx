@@ -7,12 +7,12 @@ import { AppError } from '@/lib/errors';
 import { canReveal, type MaskedPayload } from '@/lib/masking';
 import { DECISIONS } from '@/lib/deadletters/decide';
 import { getDeadLetter, getDeadLetterPayload, maskedView, type DeadLetterDetail } from '@/lib/deadletters/get-dead-letter';
-import { viewPayload, type PayloadMode } from '@/lib/deadletters/payload-view';
+import { viewPayload, type PayloadMode, type PayloadView } from '@/lib/deadletters/payload-view';
 import { activeReveal } from '@/lib/deadletters/reveal-payload';
-import { listDeadLetterVersions } from '@/lib/redrive/edit';
-import { redriveHref } from '../../_redrive/redrive-href';
+import { listDeadLetterVersions, type DeadLetterVersionView } from '@/lib/redrive/edit';
+import { redriveHref } from '@/components/redrive/redrive-href';
 import { DecisionForm, RevealForm } from '../forms';
-import { age, bytes, STATUS_BADGE } from '../format';
+import { age, bytes, STATUS_BADGE } from '@/components/format';
 import { PayloadViewer } from './payload-viewer';
 import styles from '../dead-letters.module.css';
 
@@ -53,18 +53,9 @@ export default async function DeadLetterPage({ params, searchParams }: { params:
   const stored = d.payloadAvailable ? await getDeadLetterPayload(actor, id) : null;
   const masking: MaskedPayload = stored?.payload && !revealed ? maskedView({ ...stored, payload: stored.payload }) : { state: 'clear' };
   const view = stored?.payload && masking.state === 'clear' ? viewPayload(stored.payload) : null;
-  const requested = sp.view === 'json' || sp.view === 'text' || sp.view === 'hex' ? (sp.view as PayloadMode) : undefined;
-  const base = `/dead-letters/${d.id}`;
-  const hrefFor = (m: PayloadMode) => `${base}?${new URLSearchParams({ view: m, ...(revealed && sp.reveal ? { reveal: sp.reveal } : {}) })}`;
-  const download = `/api/v1/dead-letters/${d.id}/payload${revealed && sp.reveal ? `?reveal=${encodeURIComponent(sp.reveal)}` : ''}`;
-  const canArchive = can(actor.role, DECISIONS.archive.permission) && (DECISIONS.archive.from as readonly string[]).includes(d.status);
-  const canDiscard = can(actor.role, DECISIONS.discard.permission) && (DECISIONS.discard.from as readonly string[]).includes(d.status);
-  // Only open dead letters are redriven; the start page previews before anything is sent.
-  const canRedrive = can(actor.role, 'deadletters.redrive') && d.status === 'open';
   const versions = await listDeadLetterVersions(actor, id);
-  // A version downloads under the same reveal as the original (lib/redrive/edit/version-payload.ts).
-  const versionHref = (v: number) => `/api/v1/dead-letters/${d.id}/versions/${v}/payload${revealed && sp.reveal ? `?reveal=${encodeURIComponent(sp.reveal)}` : ''}`;
-  const headers = d.headers && typeof d.headers === 'object' ? Object.entries(d.headers as Record<string, unknown>) : [];
+  // Downloads and links carry the reveal along, so a revealed reader stays revealed (recorded once).
+  const reveal = revealed && sp.reveal ? sp.reveal : undefined;
 
   return (
     <>
@@ -87,200 +78,258 @@ export default async function DeadLetterPage({ params, searchParams }: { params:
           </>
         ) : null}
       </p>
-
-      <div className="card" data-testid="decisions">
-        <h2 style={{ marginTop: 0 }}>Decision</h2>
-        {d.decision.decidedAt ? (
-          <p data-testid="decision">
-            <strong>{d.status}</strong> by {d.decision.decidedBy?.email ?? 'system'} at {d.decision.decidedAt}: “{d.decision.reason}”
-          </p>
-        ) : (
-          <p className="muted">Undecided: redrive it after the fix, or archive or discard it on purpose.</p>
-        )}
-        {canRedrive ? (
-          <p>
-            <Link href={redriveHref({ ids: [d.id] })} data-testid="redrive-link">
-              Redrive…
-            </Link>
-            {can(actor.role, 'deadletters.edit') && d.payloadAvailable ? (
-              <>
-                {' · '}
-                <Link href={`/dead-letters/${d.id}/edit${revealed && sp.reveal ? `?reveal=${encodeURIComponent(sp.reveal)}` : ''}`} data-testid="edit-link">
-                  Edit and redrive…
-                </Link>
-              </>
-            ) : null}
-          </p>
-        ) : null}
-        {canArchive ? <DecisionForm id={d.id} decision="archive" label="Archive" /> : null}
-        {canDiscard ? <DecisionForm id={d.id} decision="discard" label="Discard payload" danger /> : null}
-        {d.history.length ? (
-          <table style={{ marginTop: 12 }} data-testid="history">
-            <tbody>
-              {d.history.map((h, i) => (
-                <tr key={i}>
-                  <td>{h.at}</td>
-                  <td>{h.action}</td>
-                  <td>
-                    {h.actor} <span className="muted">({h.role})</span>
-                  </td>
-                  <td>{h.reason}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        ) : null}
-      </div>
-
-      <div className="card">
-        <h2 style={{ marginTop: 0 }}>Payload</h2>
-        <p className="muted">
-          {bytes(d.payloadSize)} · {d.contentType ?? 'no content type'} · SHA-256 <code data-testid="sha256">{d.sha256}</code>
-        </p>
-        {!stored ? (
-          <p data-testid="payload-gone">The payload was deleted ({d.status}); this dead letter is kept as a tombstone.</p>
-        ) : masking.state !== 'clear' ? (
-          <div data-testid="payload-masked">
-            <p className={styles.note}>
-              {masking.state === 'hidden' ? masking.why : 'Sensitive values are masked.'}
-              {canReveal(actor) ? ' Revealing it is recorded on the audit trail.' : ' Your role cannot reveal it.'}
-            </p>
-            {masking.state === 'masked' ? <pre className={styles.payload}>{masking.json ?? masking.bytes.toString('utf8')}</pre> : null}
-            {canReveal(actor) ? <RevealForm id={d.id} /> : null}
-          </div>
-        ) : view ? (
-          <>
-            {revealed ? <p className={styles.note}>Revealed: you are seeing the clear payload (recorded on the audit trail).</p> : null}
-            <PayloadViewer view={view} mode={requested ?? view.mode} hrefFor={hrefFor} />
-            <p>
-              <a href={download} download data-testid="download">
-                Download the exact bytes
-              </a>
-            </p>
-          </>
-        ) : null}
-      </div>
-
-      {versions.length ? (
-        <div className="card" data-testid="versions">
-          <h2 style={{ marginTop: 0 }}>Edited versions</h2>
-          <p className="muted">
-            The original above stays as it arrived; each edit or transform stored a copy.
-            {masking.state !== 'clear' ? ' Sensitive versions download after a reveal of this dead letter.' : ''}
-          </p>
-          <table>
-            <thead>
-              <tr>
-                <th>Version</th>
-                <th>Size</th>
-                <th>SHA-256</th>
-                <th>By</th>
-                <th>At</th>
-                <th></th>
-              </tr>
-            </thead>
-            <tbody>
-              {versions.map((v) => (
-                <tr key={v.id} data-testid={`version-${v.version}`}>
-                  <td>v{v.version}</td>
-                  <td>{bytes(v.size)}</td>
-                  <td>
-                    <code>{v.sha256}</code>
-                  </td>
-                  <td>{v.createdBy ?? '—'}</td>
-                  <td>{v.createdAt}</td>
-                  <td>
-                    <a href={versionHref(v.version)} download data-testid={`version-download-${v.version}`}>
-                      Download
-                    </a>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
-
-      <div className={styles.columns}>
-        <div className="card">
-          <h2 style={{ marginTop: 0 }}>Error</h2>
-          <Meta rows={[['Type', d.errorType], ['Message', d.errorMessage]]} />
-          {d.errorStack ? <pre>{d.errorStack}</pre> : null}
-          <h2>Failure history</h2>
-          <table data-testid="failure-history">
-            <thead>
-              <tr>
-                <th>Reason</th>
-                <th>Error</th>
-                <th>Count</th>
-                <th>First</th>
-                <th>Last</th>
-              </tr>
-            </thead>
-            <tbody>
-              {d.failureHistory.map((f, i) => (
-                <tr key={i}>
-                  <td>{f.reason}</td>
-                  <td>
-                    {f.errorType} {f.errorMessage}
-                  </td>
-                  <td>{f.count}</td>
-                  <td>{f.firstAt}</td>
-                  <td>{f.lastAt}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-        <div className="card">
-          <h2 style={{ marginTop: 0 }}>Metadata</h2>
-          <Meta
-            rows={[
-              ['Id', d.id],
-              ['Source', `${d.source.name} (team ${d.source.team})`],
-              ['Message id', d.messageId],
-              ['Generation', d.generation],
-              ['Idempotency key', d.idempotencyKey],
-              ['Ordering key', d.orderingKey],
-              ['Reason', d.reason],
-              ['Receive count', d.receiveCount],
-              ['Redrive count', d.redriveCount],
-              ['Enqueued', when(d.enqueuedAt)],
-              ['First failed', when(d.firstFailedAt)],
-              ['Last failed', when(d.lastFailedAt)],
-              ['Dead', when(d.deadAt)],
-              ['Expires', d.expiresAt],
-              ['Consumer', [d.consumerName, d.consumerVersion].filter(Boolean).join(' ')],
-              ['Correlation id', d.correlationId],
-              ['Partition / offset', d.partition === null ? null : `${d.partition} / ${d.offset ?? '—'}`],
-              ['Fingerprint', d.fingerprint],
-              ['Sensitive', d.sensitive ? 'yes (whole payload)' : d.masked ? "fields (the source's sensitive paths)" : 'no'],
-            ]}
-          />
-        </div>
-      </div>
-
-      <div className="card">
-        <h2 style={{ marginTop: 0 }}>Original headers</h2>
-        {headers.length ? (
-          <table data-testid="headers">
-            <tbody>
-              {headers.map(([k, v]) => (
-                <tr key={k}>
-                  <td>
-                    <code>{k}</code>
-                  </td>
-                  <td>
-                    <code>{typeof v === 'string' ? v : JSON.stringify(v)}</code>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        ) : (
-          <p className="muted">No headers.</p>
-        )}
-      </div>
+      <Decision actor={actor} d={d} reveal={reveal} />
+      <Payload actor={actor} d={d} stored={!!stored} masking={masking} view={view} revealed={revealed} reveal={reveal} requested={sp.view} />
+      {versions.length ? <Versions d={d} versions={versions} masked={masking.state !== 'clear'} reveal={reveal} /> : null}
+      <ErrorAndMetadata d={d} />
+      <Headers d={d} />
     </>
+  );
+}
+
+const revealSuffix = (reveal: string | undefined) => (reveal ? `?reveal=${encodeURIComponent(reveal)}` : '');
+
+/** Its decision so far and the ones the role may take now. */
+function Decision({ actor, d, reveal }: { actor: Actor; d: DeadLetterDetail; reveal: string | undefined }) {
+  const canArchive = can(actor.role, DECISIONS.archive.permission) && (DECISIONS.archive.from as readonly string[]).includes(d.status);
+  const canDiscard = can(actor.role, DECISIONS.discard.permission) && (DECISIONS.discard.from as readonly string[]).includes(d.status);
+  // Only open dead letters are redriven; the start page previews before anything is sent.
+  const canRedrive = can(actor.role, 'deadletters.redrive') && d.status === 'open';
+  const canEdit = can(actor.role, 'deadletters.edit') && d.payloadAvailable;
+  const revealQuery = revealSuffix(reveal);
+  return (
+    <div className="card" data-testid="decisions">
+      <h2 style={{ marginTop: 0 }}>Decision</h2>
+      {d.decision.decidedAt ? (
+        <p data-testid="decision">
+          <strong>{d.status}</strong> by {d.decision.decidedBy?.email ?? 'system'} at {d.decision.decidedAt}: “{d.decision.reason}”
+        </p>
+      ) : (
+        <p className="muted">Undecided: redrive it after the fix, or archive or discard it on purpose.</p>
+      )}
+      {canRedrive ? (
+        <p>
+          <Link href={redriveHref({ ids: [d.id] })} data-testid="redrive-link">
+            Redrive…
+          </Link>
+          {canEdit ? (
+            <>
+              {' · '}
+              <Link href={`/dead-letters/${d.id}/edit${revealQuery}`} data-testid="edit-link">
+                Edit and redrive…
+              </Link>
+            </>
+          ) : null}
+        </p>
+      ) : null}
+      {canArchive ? <DecisionForm id={d.id} decision="archive" label="Archive" /> : null}
+      {canDiscard ? <DecisionForm id={d.id} decision="discard" label="Discard payload" danger /> : null}
+      {d.history.length ? (
+        <table style={{ marginTop: 12 }} data-testid="history">
+          <tbody>
+            {d.history.map((h, i) => (
+              <tr key={i}>
+                <td>{h.at}</td>
+                <td>{h.action}</td>
+                <td>
+                  {h.actor} <span className="muted">({h.role})</span>
+                </td>
+                <td>{h.reason}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+    </div>
+  );
+}
+
+/** The payload: gone, masked until revealed, or shown as text, JSON or hex with a download of the exact bytes. */
+function Payload({
+  actor,
+  d,
+  stored,
+  masking,
+  view,
+  revealed,
+  reveal,
+  requested,
+}: {
+  actor: Actor;
+  d: DeadLetterDetail;
+  stored: boolean;
+  masking: MaskedPayload;
+  view: PayloadView | null;
+  revealed: boolean;
+  reveal: string | undefined;
+  requested: string | undefined;
+}) {
+  const mode = requested === 'json' || requested === 'text' || requested === 'hex' ? (requested as PayloadMode) : undefined;
+  const hrefFor = (m: PayloadMode) => `/dead-letters/${d.id}?${new URLSearchParams({ view: m, ...(reveal ? { reveal } : {}) })}`;
+  const download = `/api/v1/dead-letters/${d.id}/payload${revealSuffix(reveal)}`;
+  return (
+    <div className="card">
+      <h2 style={{ marginTop: 0 }}>Payload</h2>
+      <p className="muted">
+        {bytes(d.payloadSize)} · {d.contentType ?? 'no content type'} · SHA-256 <code data-testid="sha256">{d.sha256}</code>
+      </p>
+      {!stored ? (
+        <p data-testid="payload-gone">The payload was deleted ({d.status}); this dead letter is kept as a tombstone.</p>
+      ) : masking.state !== 'clear' ? (
+        <div data-testid="payload-masked">
+          <p className={styles.note}>
+            {masking.state === 'hidden' ? masking.why : 'Sensitive values are masked.'}
+            {canReveal(actor) ? ' Revealing it is recorded on the audit trail.' : ' Your role cannot reveal it.'}
+          </p>
+          {masking.state === 'masked' ? <pre className={styles.payload}>{masking.json ?? masking.bytes.toString('utf8')}</pre> : null}
+          {canReveal(actor) ? <RevealForm id={d.id} /> : null}
+        </div>
+      ) : view ? (
+        <>
+          {revealed ? <p className={styles.note}>Revealed: you are seeing the clear payload (recorded on the audit trail).</p> : null}
+          <PayloadViewer view={view} mode={mode ?? view.mode} hrefFor={hrefFor} />
+          <p>
+            <a href={download} download data-testid="download">
+              Download the exact bytes
+            </a>
+          </p>
+        </>
+      ) : null}
+    </div>
+  );
+}
+
+/** The copies an edit or a transform stored; the original stays as it arrived. */
+function Versions({ d, versions, masked, reveal }: { d: DeadLetterDetail; versions: DeadLetterVersionView[]; masked: boolean; reveal: string | undefined }) {
+  // A version downloads under the same reveal as the original (lib/redrive/edit/version-payload.ts).
+  const versionHref = (v: number) => `/api/v1/dead-letters/${d.id}/versions/${v}/payload${revealSuffix(reveal)}`;
+  return (
+    <div className="card" data-testid="versions">
+      <h2 style={{ marginTop: 0 }}>Edited versions</h2>
+      <p className="muted">
+        The original above stays as it arrived; each edit or transform stored a copy.
+        {masked ? ' Sensitive versions download after a reveal of this dead letter.' : ''}
+      </p>
+      <table>
+        <thead>
+          <tr>
+            <th>Version</th>
+            <th>Size</th>
+            <th>SHA-256</th>
+            <th>By</th>
+            <th>At</th>
+            <th></th>
+          </tr>
+        </thead>
+        <tbody>
+          {versions.map((v) => (
+            <tr key={v.id} data-testid={`version-${v.version}`}>
+              <td>v{v.version}</td>
+              <td>{bytes(v.size)}</td>
+              <td>
+                <code>{v.sha256}</code>
+              </td>
+              <td>{v.createdBy ?? '—'}</td>
+              <td>{v.createdAt}</td>
+              <td>
+                <a href={versionHref(v.version)} download data-testid={`version-download-${v.version}`}>
+                  Download
+                </a>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function ErrorAndMetadata({ d }: { d: DeadLetterDetail }) {
+  return (
+    <div className={styles.columns}>
+      <div className="card">
+        <h2 style={{ marginTop: 0 }}>Error</h2>
+        <Meta rows={[['Type', d.errorType], ['Message', d.errorMessage]]} />
+        {d.errorStack ? <pre>{d.errorStack}</pre> : null}
+        <h2>Failure history</h2>
+        <table data-testid="failure-history">
+          <thead>
+            <tr>
+              <th>Reason</th>
+              <th>Error</th>
+              <th>Count</th>
+              <th>First</th>
+              <th>Last</th>
+            </tr>
+          </thead>
+          <tbody>
+            {d.failureHistory.map((f, i) => (
+              <tr key={i}>
+                <td>{f.reason}</td>
+                <td>
+                  {f.errorType} {f.errorMessage}
+                </td>
+                <td>{f.count}</td>
+                <td>{f.firstAt}</td>
+                <td>{f.lastAt}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <div className="card">
+        <h2 style={{ marginTop: 0 }}>Metadata</h2>
+        <Meta
+          rows={[
+            ['Id', d.id],
+            ['Source', `${d.source.name} (team ${d.source.team})`],
+            ['Message id', d.messageId],
+            ['Generation', d.generation],
+            ['Idempotency key', d.idempotencyKey],
+            ['Ordering key', d.orderingKey],
+            ['Reason', d.reason],
+            ['Receive count', d.receiveCount],
+            ['Redrive count', d.redriveCount],
+            ['Enqueued', when(d.enqueuedAt)],
+            ['First failed', when(d.firstFailedAt)],
+            ['Last failed', when(d.lastFailedAt)],
+            ['Dead', when(d.deadAt)],
+            ['Expires', d.expiresAt],
+            ['Consumer', [d.consumerName, d.consumerVersion].filter(Boolean).join(' ')],
+            ['Correlation id', d.correlationId],
+            ['Partition / offset', d.partition === null ? null : `${d.partition} / ${d.offset ?? '—'}`],
+            ['Fingerprint', d.fingerprint],
+            ['Sensitive', d.sensitive ? 'yes (whole payload)' : d.masked ? "fields (the source's sensitive paths)" : 'no'],
+          ]}
+        />
+      </div>
+    </div>
+  );
+}
+
+function Headers({ d }: { d: DeadLetterDetail }) {
+  const headers = d.headers && typeof d.headers === 'object' ? Object.entries(d.headers as Record<string, unknown>) : [];
+  return (
+    <div className="card">
+      <h2 style={{ marginTop: 0 }}>Original headers</h2>
+      {headers.length ? (
+        <table data-testid="headers">
+          <tbody>
+            {headers.map(([k, v]) => (
+              <tr key={k}>
+                <td>
+                  <code>{k}</code>
+                </td>
+                <td>
+                  <code>{typeof v === 'string' ? v : JSON.stringify(v)}</code>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : (
+        <p className="muted">No headers.</p>
+      )}
+    </div>
   );
 }

@@ -3,7 +3,7 @@
 // what went back stays acknowledged or comes back dead.
 import { CartesianGrid, Legend, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { RatePoint } from '@/lib/redrive';
-import { SERIES_COLORS } from '../../_charts/chart-format';
+import { SERIES_COLORS } from '@/components/charts/chart-format';
 
 export function RateChart({ points, rate }: { points: RatePoint[]; rate: number }) {
   return (

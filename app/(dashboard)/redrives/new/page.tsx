@@ -1,13 +1,12 @@
 // /redrives/new — start a redrive: ?cluster=<id>[&source=], ?ids=1,2, ?source=<name> or ?selection=<JSON>; the preview comes first
 import Link from 'next/link';
 import { pageActor } from '@/lib/auth/guard';
-import { AppError } from '@/lib/errors';
-import { selectionFromQuery } from '@/lib/redrive/http';
 import type { RedriveSelectionInput } from '@/lib/redrive';
 import { listSources } from '@/lib/sources/list-sources';
-import { StartRedrive } from '../../_redrive/start-redrive';
-import { redriveHref } from '../../_redrive/redrive-href';
-import { redriveDestinations } from '../../_redrive/destinations';
+import { redriveDestinations } from '@/components/redrive/destinations';
+import { redriveHref } from '@/components/redrive/redrive-href';
+import { selectionFromPage } from '@/components/redrive/selection-query';
+import { StartRedrive } from '@/components/redrive/start-redrive';
 
 function describe(s: RedriveSelectionInput): string {
   if ('ids' in s) return `${s.ids.length} selected dead letter${s.ids.length === 1 ? '' : 's'}`;
@@ -19,20 +18,14 @@ function describe(s: RedriveSelectionInput): string {
 export default async function NewRedrivePage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
   const actor = await pageActor('deadletters.redrive');
   const sp = await searchParams;
-  let selection: RedriveSelectionInput | null = null;
-  let problem: string | null = null;
-  try {
-    selection = selectionFromQuery(new URLSearchParams(Object.entries(sp).filter((e): e is [string, string] => typeof e[1] === 'string')));
-  } catch (e) {
-    if (!(e instanceof AppError)) throw e;
-    if (Object.keys(sp).length) problem = e.message;
-  }
+  const { selection, problem } = selectionFromPage(sp);
   if (!selection) {
     const sources = await listSources(actor, 'deadletters.redrive');
     return (
       <>
         <h1>Start a redrive</h1>
-        {problem ? <p className="error">{problem}</p> : null}
+        {/* A bare /redrives/new is the source list, not an error. */}
+        {problem && Object.keys(sp).length ? <p className="error">{problem}</p> : null}
         <p>Redrive every open dead letter of a source, or start from a dead letter, a selection of the list, or a cluster.</p>
         <ul data-testid="redrive-sources">
           {sources.map((s) => (

@@ -1,21 +1,12 @@
 // /redrives/transform — bulk transform and redrive of a selection or cluster (?cluster=, ?ids=, ?source=, ?selection=): preview first
 import { pageActor } from '@/lib/auth/guard';
-import { AppError } from '@/lib/errors';
-import { selectionFromQuery } from '@/lib/redrive/http';
-import type { RedriveSelectionInput } from '@/lib/redrive';
+import { selectionFromPage } from '@/components/redrive/selection-query';
 import { TransformForm } from './transform-form';
 
 export default async function TransformPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
   await pageActor('deadletters.edit');
   const sp = await searchParams;
-  let selection: RedriveSelectionInput | null = null;
-  let problem: string | null = null;
-  try {
-    selection = selectionFromQuery(new URLSearchParams(Object.entries(sp).filter((e): e is [string, string] => typeof e[1] === 'string')));
-  } catch (e) {
-    if (!(e instanceof AppError)) throw e;
-    problem = e.message;
-  }
+  const { selection, problem } = selectionFromPage(sp);
   return (
     <>
       <h1>Transform and redrive</h1>

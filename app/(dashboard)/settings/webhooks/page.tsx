@@ -1,15 +1,18 @@
 // /settings/webhooks — where my team's alarm notifications go: webhooks, test send, delivery log
+import { scopeFor } from '@/lib/auth';
 import { pageActor } from '@/lib/auth/guard';
 import { listTeams } from '@/lib/admin/teams';
 import { listDeliveries, listWebhooks } from '@/lib/notifications/webhooks';
+import { utc } from '@/components/format';
 import { createWebhookAction, deleteWebhookAction, setWebhookEnabledAction, testWebhookAction } from './actions';
 import { WebhookForm } from './webhook-form';
 
-const utc = (d: Date) => d.toISOString().replace('T', ' ').slice(0, 19);
 
 export default async function WebhooksPage() {
   const actor = await pageActor('sources.policy');
-  const [webhooks, deliveries, teams] = await Promise.all([listWebhooks(actor), listDeliveries(actor, { limit: 50 }), actor.role === 'admin' ? listTeams() : []]);
+  // A role that manages every team's webhooks picks the team; one scoped to its team adds to its own.
+  const picksTeam = scopeFor(actor.role, 'sources.policy') === 'all';
+  const [webhooks, deliveries, teams] = await Promise.all([listWebhooks(actor), listDeliveries(actor, { limit: 50 }), picksTeam ? listTeams() : []]);
   const urls = new Map(webhooks.map((w) => [w.id, w.url]));
   return (
     <>
@@ -61,7 +64,7 @@ export default async function WebhooksPage() {
             URL
             <input name="url" type="url" required placeholder="https://hooks.slack.com/services/…" size={48} />
           </label>
-          {actor.role === 'admin' ? (
+          {picksTeam ? (
             <label>
               Team
               <select name="team" required>

@@ -1,7 +1,7 @@
 // /sources/:source — one source: its alarms, grouping and redrive rules, its policy (editable by its owners) and its charts
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
-import { can } from '@/lib/auth';
+import { can, canForTeam } from '@/lib/auth';
 import { pageActor } from '@/lib/auth/guard';
 import { listAlarmEvents } from '@/lib/alarms/list-alarms';
 import { AppError } from '@/lib/errors';
@@ -9,12 +9,13 @@ import { isChartRange, sourceCharts, CHART_RANGES, type ChartRange } from '@/lib
 import { formatDuration } from '@/lib/sla/duration';
 import { getSource } from '@/lib/sources/get-source';
 import { getSourcePolicy } from '@/lib/sources/update-policy';
-import { AgeHistogramChart } from '../../_charts/age-histogram-chart';
-import { DepthAgeChart } from '../../_charts/depth-age-chart';
-import { RateByReasonChart } from '../../_charts/rate-by-reason-chart';
-import { Sparkline } from '../../_charts/sparkline';
-import { redriveHref } from '../../_redrive/redrive-href';
-import { AlarmBanner } from '../../alarms/alarm-banner';
+import { AlarmBanner } from '@/components/alarm-banner';
+import { AlarmEventsTable } from '@/components/alarm-events-table';
+import { AgeHistogramChart } from '@/components/charts/age-histogram-chart';
+import { DepthAgeChart } from '@/components/charts/depth-age-chart';
+import { RateByReasonChart } from '@/components/charts/rate-by-reason-chart';
+import { Sparkline } from '@/components/charts/sparkline';
+import { redriveHref } from '@/components/redrive/redrive-href';
 import { ConnectorPanel } from './connector-panel';
 import { GroupingPanel } from './grouping-panel';
 import { PolicyForm } from './policy-form';
@@ -38,8 +39,6 @@ export default async function SourcePage({ params, searchParams }: { params: Pro
   const [charts, { source: policy, warnings }, detail] = await load(actor, ref, range);
   const { source } = charts;
   const events = await listAlarmEvents(actor, { sourceId: source.id, limit: 10 });
-  const mayEdit = can(actor.role, 'sources.policy') && (actor.role === 'admin' || actor.teamId === source.teamId);
-  const withDate = range === '7d' || range === '30d';
   return (
     <>
       <h1>{source.name}</h1>
@@ -61,6 +60,23 @@ export default async function SourcePage({ params, searchParams }: { params: Pro
 
       <RedriveRulesPanel actor={actor} source={source.name} teamId={source.teamId} />
 
+      <Policy policy={policy} warnings={warnings} mayEdit={canForTeam(actor, 'sources.policy', source.teamId)} />
+
+      <Charts charts={charts} range={range} />
+
+      <h2>Alarm history</h2>
+      <AlarmEventsTable events={events} testId="alarm-history" />
+      {events.length === 0 ? <p className="muted">No alarm transitions yet.</p> : <Link href={`/alarms?source=${encodeURIComponent(source.name)}`}>All transitions →</Link>}
+    </>
+  );
+}
+
+type PolicyView = Awaited<ReturnType<typeof getSourcePolicy>>;
+
+/** The policy: a form for the source's owners, a table for everyone else, and what the last change warned about. */
+function Policy({ policy, warnings, mayEdit }: { policy: PolicyView['source']; warnings: PolicyView['warnings']; mayEdit: boolean }) {
+  return (
+    <>
       <h2>Policy</h2>
       {mayEdit ? (
         <div className="card">
@@ -99,7 +115,15 @@ export default async function SourcePage({ params, searchParams }: { params: Pro
           {w.message}
         </p>
       ))}
+    </>
+  );
+}
 
+/** The charts over the chosen range (24 h to 30 days) and the clusters of the last 24 hours. */
+function Charts({ charts, range }: { charts: Awaited<ReturnType<typeof sourceCharts>>; range: ChartRange }) {
+  const withDate = range === '7d' || range === '30d';
+  return (
+    <>
       <h2>
         Charts{' '}
         <span className={styles.ranges}>
@@ -151,31 +175,6 @@ export default async function SourcePage({ params, searchParams }: { params: Pro
           </table>
         </div>
       </div>
-
-      <h2>Alarm history</h2>
-      <table data-testid="alarm-history">
-        <thead>
-          <tr>
-            <th>Time (UTC)</th>
-            <th>Alarm</th>
-            <th>Change</th>
-            <th>Label</th>
-          </tr>
-        </thead>
-        <tbody>
-          {events.map((e) => (
-            <tr key={e.id}>
-              <td>{e.at.toISOString().replace('T', ' ').slice(0, 19)}</td>
-              <td>{e.kind}</td>
-              <td>
-                <span className={`badge ${e.from}`}>{e.from}</span> → <span className={`badge ${e.to}`}>{e.to}</span>
-              </td>
-              <td>{e.label ? `${e.label}: ${e.hint}` : ''}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {events.length === 0 ? <p className="muted">No alarm transitions yet.</p> : <Link href={`/alarms?source=${encodeURIComponent(source.name)}`}>All transitions →</Link>}
     </>
   );
 }

@@ -1,4 +1,4 @@
-// Small display helpers of the dead-letter pages.
+// Small display helpers of the pages: ages, sizes, UTC times, dead-letter status badges.
 export function age(iso: string, now = Date.now()): string {
   const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
   if (s < 60) return `${s}s`;
@@ -14,3 +14,6 @@ export function bytes(n: number): string {
 }
 
 export const STATUS_BADGE: Record<string, string> = { open: 'bad', redriving: 'warn', redriven: 'good', archived: '', discarded: '', expired: 'warn' };
+
+/** A time as the tables show it: `2026-01-31 12:00:00`, in UTC. */
+export const utc = (d: Date): string => d.toISOString().replace('T', ' ').slice(0, 19);

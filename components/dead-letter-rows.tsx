@@ -4,7 +4,7 @@
 import Link from 'next/link';
 import type { DeadLetterSummary } from '@/lib/deadletters/list-dead-letters';
 import { age, bytes, STATUS_BADGE } from './format';
-import styles from './dead-letters.module.css';
+import styles from './dead-letter-rows.module.css';
 
 export function DeadLetterRows({
   deadLetters,

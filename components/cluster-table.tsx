@@ -1,9 +1,9 @@
 // The cluster list as a table (the inbox and /clusters): one row per cause, newest wave first.
 import Link from 'next/link';
 import type { ClusterSummary } from '@/lib/clustering/list-clusters';
-import { Sparkline } from '../_charts/sparkline';
-import { age } from '../dead-letters/format';
-import styles from './clusters.module.css';
+import { Sparkline } from './charts/sparkline';
+import { age } from './format';
+import styles from './cluster-table.module.css';
 import { OwnershipCell } from './ownership-cell';
 
 const n = (v: number) => v.toLocaleString('en');

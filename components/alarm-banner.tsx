@@ -3,7 +3,7 @@
 import type { Principal } from '@/lib/auth';
 import { listAlarmStates } from '@/lib/alarms/list-alarms';
 import { formatDuration } from '@/lib/sla/duration';
-import styles from './alarms.module.css';
+import styles from './alarm-banner.module.css';
 
 export async function AlarmBanner({ actor, sourceId }: { actor: Principal; sourceId: string }) {
   const raised = (await listAlarmStates(actor, { sourceId })).filter((a) => a.state !== 'OK');

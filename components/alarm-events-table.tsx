@@ -1,0 +1,34 @@
+// Alarm transitions as a table: /alarms (every source, with a Source column) and a source's page.
+import type { listAlarmEvents } from '@/lib/alarms/list-alarms';
+import { utc } from './format';
+
+type AlarmEvent = Awaited<ReturnType<typeof listAlarmEvents>>[number];
+
+export function AlarmEventsTable({ events, testId, withSource = false }: { events: AlarmEvent[]; testId: string; withSource?: boolean }) {
+  return (
+    <table data-testid={testId}>
+      <thead>
+        <tr>
+          <th>Time (UTC)</th>
+          {withSource ? <th>Source</th> : null}
+          <th>Alarm</th>
+          <th>Change</th>
+          <th>Label</th>
+        </tr>
+      </thead>
+      <tbody>
+        {events.map((e) => (
+          <tr key={e.id}>
+            <td>{utc(e.at)}</td>
+            {withSource ? <td>{e.sourceName}</td> : null}
+            <td>{e.kind}</td>
+            <td>
+              <span className={`badge ${e.from}`}>{e.from}</span> → <span className={`badge ${e.to}`}>{e.to}</span>
+            </td>
+            <td>{e.label ? `${e.label}: ${e.hint}` : ''}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
