@@ -3,7 +3,7 @@
 // an assignment also queues a message to the assignee's team webhooks in that transaction.
 import { z } from 'zod';
 import { append } from '@/lib/audit';
-import { auditActor, authorize, isSystem, type Principal } from '@/lib/auth';
+import { auditActor, authorize, isSystem, scopeFor, type Principal } from '@/lib/auth';
 import { systemClock, type Clock } from '@/lib/clock';
 import { clusterScope, findCluster } from '@/lib/clustering/cluster-scope';
 import { auditPlace } from '@/lib/clustering/archive-cluster';
@@ -242,7 +242,7 @@ function assignMessage(clusterId: string, template: string, assignee: string, by
 
 /** Emails to offer as assignees: the actor's team (an admin: everyone who acts), enabled. */
 export async function assignablePeople(actor: Principal): Promise<string[]> {
-  const team = isSystem(actor) || actor.role === 'admin' ? undefined : actor.teamId;
+  const team = isSystem(actor) || scopeFor(actor.role, 'clusters.own') === 'all' ? undefined : actor.teamId;
   const users = await db().user.findMany({
     where: { disabled: false, role: { not: 'auditor' }, ...(team ? { teamId: team } : {}) },
     select: { email: true },

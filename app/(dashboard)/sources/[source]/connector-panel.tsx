@@ -2,7 +2,7 @@
 // connector_health), the error-text notice, and the buttons its owners may use.
 import Link from 'next/link';
 import { Suspense } from 'react';
-import { can, type Actor } from '@/lib/auth';
+import { can, canForTeam, type Actor } from '@/lib/auth';
 import { formatDuration } from '@/lib/sla/duration';
 import type { SourceDetail } from '@/lib/sources/get-source';
 import { ImportSwitch, TestConnection } from './connector-forms';
@@ -21,8 +21,7 @@ export function ConnectorPanel({ actor, source }: { actor: Actor; source: Source
   const c = source.connector!;
   const h = c.health;
   const settings = source.connection ?? {};
-  const owner = actor.role === 'admin' || actor.teamId === source.teamId;
-  const mayOperate = can(actor.role, 'sources.import') && owner;
+  const mayOperate = canForTeam(actor, 'sources.import', source.teamId);
   const state = source.importPaused ? 'paused' : !h ? 'not started yet' : h.consecutiveFailures > 0 ? 'failing' : 'running';
   return (
     <>

@@ -1,13 +1,13 @@
 // The source page's grouping rules (issue 16): what new dead letters are grouped by on top of the
 // fingerprint, and the progress of their latest re-application to the open ones.
-import { can, type Actor } from '@/lib/auth';
+import { canForTeam, type Actor } from '@/lib/auth';
 import { latestRegroup } from '@/lib/clustering/regroup';
 import { getGroupingRules } from '@/lib/clustering/set-grouping-rules';
 import { GroupingRulesForm, ReapplyGroupingForm } from './grouping-forms';
 
 export async function GroupingPanel({ actor, source, teamId }: { actor: Actor; source: string; teamId: string }) {
   const [{ rules, version }, run] = await Promise.all([getGroupingRules(actor, source), latestRegroup(actor, source)]);
-  const mayEdit = can(actor.role, 'sources.grouping') && (actor.role === 'admin' || actor.teamId === teamId);
+  const mayEdit = canForTeam(actor, 'sources.grouping', teamId);
   const paths = rules?.groupBy.flatMap((f) => (f.field === 'payload' ? [f.path] : [])).join(', ') ?? '';
   const headers = rules?.groupBy.flatMap((f) => (f.field === 'header' ? [f.name] : [])).join(', ') ?? '';
   const positions = rules?.variablePositions.join(', ') ?? '';

@@ -1,7 +1,7 @@
 // The source page's redrive rules (issue 17): each rule with its state, its last run, the task it
 // started and why it is disabled; a lead of the source's team (or an admin) adds and switches them.
 import Link from 'next/link';
-import { can, type Actor } from '@/lib/auth';
+import { canForTeam, type Actor } from '@/lib/auth';
 import { listRedriveRules, type RedriveRuleView } from '@/lib/redrive-rules';
 import { formatDuration } from '@/lib/sla/duration';
 import { NewRedriveRuleForm, RedriveRuleControls } from './redrive-rules-forms';
@@ -14,7 +14,7 @@ function when(r: RedriveRuleView): string {
 
 export async function RedriveRulesPanel({ actor, source, teamId }: { actor: Actor; source: string; teamId: string }) {
   const rules = await listRedriveRules(actor, source);
-  const mayEdit = can(actor.role, 'redrive.rules') && (actor.role === 'admin' || actor.teamId === teamId);
+  const mayEdit = canForTeam(actor, 'redrive.rules', teamId);
   return (
     <section className="card" data-testid="redrive-rules">
       <h2>Redrive rules</h2>
