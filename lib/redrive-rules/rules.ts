@@ -12,8 +12,9 @@ import { notFound, unprocessable, AppError } from '@/lib/errors';
 import { MAX_RATE } from '@/lib/redrive/start-redrive';
 import { findSource } from '@/lib/sla/find-source';
 
-export const RULE_KINDS = ['after_wave', 'on_resolved'] as const;
-export type RuleKind = (typeof RULE_KINDS)[number];
+import { RULE_KINDS, type RuleKind } from '@/lib/enums';
+
+export { RULE_KINDS, type RuleKind } from '@/lib/enums';
 
 /** How long the rate alarm must have been OK after a wave: 10 s (demos, tests) to a day. */
 export const OK_FOR_SECONDS = { min: 10, max: 86_400 } as const;
