@@ -3,12 +3,10 @@
 import { api } from '@/lib/auth/guard';
 import { readJsonBody } from '@/lib/http';
 import { createSource } from '@/lib/sources/create-source';
-import { listSources } from '@/lib/sources/list-sources';
-import { sourceView } from '@/lib/sources/source-view';
+import { listSourceViews } from '@/lib/sources/list-sources';
 
 export const GET = api('deadletters.read', async (_req, { actor }) => {
-  const sources = await listSources(actor);
-  return Response.json({ sources: sources.map(sourceView) });
+  return Response.json(await listSourceViews(actor));
 });
 
 export const POST = api('admin.manage', async (req, { actor }) => {

@@ -1,12 +1,11 @@
 // GET /api/v1/users — list users (admin)
 // POST /api/v1/users — create a user (admin)
 import { api } from '@/lib/auth/guard';
-import { createUser, listUsers } from '@/lib/admin/users';
+import { createUser, listUserViews } from '@/lib/admin/users';
 import { readJsonBody } from '@/lib/http';
 
 export const GET = api('admin.manage', async () => {
-  const users = await listUsers();
-  return Response.json({ users: users.map(({ passwordHash: _p, ...u }) => ({ ...u, team: u.team?.name ?? null })) });
+  return Response.json(await listUserViews());
 });
 
 export const POST = api('admin.manage', async (req, { actor }) => {
