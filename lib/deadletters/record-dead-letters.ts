@@ -79,12 +79,13 @@ export interface SourcePolicy {
   grouping?: SourceGrouping;
 }
 
-export interface RecordedDeadLetter {
-  messageId: string;
-  id: string;
-  sha256: string;
-  created: boolean;
-}
+export const RecordedDeadLetter = z.object({
+  messageId: z.string(),
+  id: z.string().describe('Dead-letter id (a decimal string)'),
+  sha256: z.string().describe('SHA-256 of the stored payload bytes, hex'),
+  created: z.boolean().describe('false: this message id was already stored (idempotent retry)'),
+});
+export type RecordedDeadLetter = z.infer<typeof RecordedDeadLetter>;
 
 export const MAX_STACK_CHARS = 8_000;
 export const MAX_ERROR_MESSAGE_CHARS = 4_000;

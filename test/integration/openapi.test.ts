@@ -6,7 +6,8 @@ import { readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROLES, scopeFor } from '@/lib/auth';
+import { ROLES, SYSTEM, scopeFor } from '@/lib/auth';
+import { createIngestToken } from '@/lib/admin/tokens';
 import { closeDb } from '@/lib/db';
 import { QUEUES, closeQueues, producerQueue } from '@/lib/queue';
 import { GET as getOpenApi } from '@/app/api/v1/openapi/route';
@@ -134,20 +135,47 @@ describe('every JSON body a route answers matches the document', () => {
       }),
       { params: Promise.resolve(spec.params ?? {}) },
     );
-    const text = await res.text();
-    expect(res.status, text).toBeLessThan(300);
-    const op = doc.paths[docPath(e)]?.[e.method.toLowerCase()];
-    const answer = op?.responses?.[String(res.status)];
-    expect(answer, `${routeKey(e)} → ${res.status} is not in the document`).toBeDefined();
-    if (!(res.headers.get('content-type') ?? '').startsWith('application/json')) return;
+    expect(res.status).toBeLessThan(300);
+    await expectDocumented(docPath(e), e.method, res);
+  });
 
-    const pointer = ['paths', docPath(e), e.method.toLowerCase(), 'responses', String(res.status), 'content', 'application/json', 'schema']
+  /** The answer's status is in the document for that path and method, and a JSON body matches its schema. */
+  async function expectDocumented(path: string, method: string, res: Response) {
+    const text = await res.text();
+    const key = `${method} ${path} → ${res.status}`;
+    const answer = doc.paths[path]?.[method.toLowerCase()]?.responses?.[String(res.status)];
+    expect(answer, `${key} is not in the document: ${text.slice(0, 500)}`).toBeDefined();
+    if (!(res.headers.get('content-type') ?? '').startsWith('application/json')) return;
+    expect(answer!.content?.['application/json']?.schema, `${key} has no JSON schema`).toBeDefined();
+    const pointer = ['paths', path, method.toLowerCase(), 'responses', String(res.status), 'content', 'application/json', 'schema']
       .map((s) => encodeURIComponent(s.replace(/~/g, '~0').replace(/\//g, '~1')))
       .join('/');
-    expect(answer!.content?.['application/json']?.schema, `${routeKey(e)} → ${res.status} has no JSON schema`).toBeDefined();
     const validate = ajv.getSchema(`openapi#/${pointer}`)!;
     const ok = validate(JSON.parse(text));
-    expect(validate.errors ?? [], `${routeKey(e)} → ${res.status}: ${text.slice(0, 2000)}`).toEqual([]);
+    expect(validate.errors ?? [], `${key}: ${text.slice(0, 2000)}`).toEqual([]);
     expect(ok).toBe(true);
+  }
+
+  it('GET /api/health, for a stranger and for an admin', async () => {
+    const { GET } = await import('@/app/api/health/route');
+    await expectDocumented('/api/health', 'GET', await GET(new Request('http://127.0.0.1:3000/api/health')));
+    const admin = fx.users[ACTING.admin]!;
+    await expectDocumented('/api/health', 'GET', await GET(new Request('http://127.0.0.1:3000/api/health', { headers: { authorization: `Bearer ${admin.token}` } })));
+  });
+
+  it('the ingest routes (an ingest token): a batch, a raw dead letter and its idempotent retry', async () => {
+    const { POST: batch } = await import('@/app/api/v1/sources/[source]/dead-letters/route');
+    const { POST: raw } = await import('@/app/api/v1/sources/[source]/dead-letters/raw/route');
+    const { token } = await createIngestToken(SYSTEM, 'orders');
+    const ctx = { params: Promise.resolve({ source: 'orders' }) };
+    const url = 'http://127.0.0.1:3000/api/v1/sources/orders/dead-letters';
+    const body = JSON.stringify({ deadLetters: [{ messageId: 'openapi-batch', payload: '{"order":1}', errorType: 'SchemaError', errorMessage: 'unknown field' }] });
+    const json = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    await expectDocumented('/api/v1/sources/{source}/dead-letters', 'POST', await batch(new Request(url, { method: 'POST', headers: json, body }), ctx));
+    for (let i = 0; i < 2; i++) {
+      const res = await raw(new Request(`${url}/raw`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'triage-message-id': 'openapi-raw' }, body: 'bytes' }), ctx);
+      expect(res.status).toBe(i === 0 ? 201 : 200);
+      await expectDocumented('/api/v1/sources/{source}/dead-letters/raw', 'POST', res);
+    }
   });
 });
