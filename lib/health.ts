@@ -1,16 +1,28 @@
 // Readiness of what Triage stands on. Redis must not evict keys: BullMQ keeps locks and job state
 // there, and an evicting policy silently loses them. Workers: every kind with a heartbeat on
 // record is expected, and health is not ok while one is stale (lib/workers/heartbeat.ts).
+import { z } from 'zod';
 import { db } from './db';
 import { redis } from './redis';
-import { workerHeartbeats, type WorkerKindHealth } from './workers/heartbeat';
+import { WorkerKindHealth, workerHeartbeats } from './workers/heartbeat';
 
-export interface Health {
-  ok: boolean;
-  postgres: { ok: boolean; error?: string };
-  redis: { ok: boolean; maxmemoryPolicy?: string; error?: string };
-  workers: { ok: boolean; kinds: WorkerKindHealth[]; stale: string[]; error?: string };
-}
+const check = z.object({ ok: z.boolean(), error: z.string().optional() });
+const operatorOnly = 'Only for an admin (token or session)';
+
+/** GET /api/health: ok for anyone; each check for an admin. */
+export const HealthView = z.object({
+  ok: z.boolean(),
+  postgres: check.optional().describe(operatorOnly),
+  redis: check
+    .extend({ maxmemoryPolicy: z.string().optional().describe('Must be noeviction: BullMQ loses locks and jobs otherwise') })
+    .optional()
+    .describe(operatorOnly),
+  workers: check
+    .extend({ kinds: z.array(WorkerKindHealth), stale: z.array(z.string()).describe('Kinds with no recent heartbeat') })
+    .optional()
+    .describe(operatorOnly),
+});
+export type Health = Required<z.infer<typeof HealthView>>;
 
 function timeout<T>(p: Promise<T>, ms: number): Promise<T> {
   return Promise.race([p, new Promise<T>((_, rej) => setTimeout(() => rej(new Error(`no answer in ${ms} ms`)), ms).unref())]);

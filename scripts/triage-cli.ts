@@ -19,6 +19,7 @@ import { closeDb } from '@/lib/db';
 import { deployDemoHandler, produceDemoBatch } from '@/lib/demo';
 import { closeQueues } from '@/lib/queue';
 import { AppError } from '@/lib/errors';
+import { REDRIVE_TASK_STATUSES } from '@/lib/enums';
 import { createRedriveRule, deleteRedriveRule, listRedriveRules, updateRedriveRule, type RedriveRuleView, type RuleKind } from '@/lib/redrive-rules';
 import { createView, deleteView, listViews, updateView, type SavedViewView } from '@/lib/views';
 import { addClusterNote, getOwnership, updateOwnership, type Ownership, type OwnershipInput } from '@/lib/ownership/ownership';
@@ -382,7 +383,7 @@ async function main(): Promise<void> {
       return out(describeRedrive(view), { ...view });
     }
     case 'redrive list': {
-      const statuses = ['active', 'pending_approval', 'queued', 'running', 'paused', 'completed', 'cancelled'] as const;
+      const statuses = ['active', ...REDRIVE_TASK_STATUSES] as const;
       const status = statuses.find((s) => s === values.status);
       if (values.status !== undefined && !status) throw new AppError('bad_request', `--status takes one of ${statuses.join(', ')}`);
       const page = await listRedriveTasks(actor, { source: values.source, status, limit: 200 });

@@ -5,6 +5,7 @@ import { ROLES, auditActor, authorize, isRole, isTeamScoped, type Principal } fr
 import { hashPassword } from '@/lib/auth/password';
 import { AppError, unprocessable } from '@/lib/errors';
 import { systemClock, type Clock } from '@/lib/clock';
+import { dateTime } from '@/lib/wire';
 
 export const userInput = z.object({
   email: z.string().trim().toLowerCase().email().max(320),
@@ -99,8 +100,34 @@ export async function updateUser(actor: Principal, userId: string, input: z.inpu
   });
 }
 
+export const UserView = z.object({
+  id: z.uuid(),
+  email: z.string(),
+  name: z.string().nullable(),
+  role: z.enum(ROLES),
+  teamId: z.uuid().nullable(),
+  team: z.string().nullable().describe("The team's name; auditors and admins may have none"),
+  disabled: z.boolean(),
+  createdAt: dateTime,
+  updatedAt: dateTime,
+});
+export type UserView = z.infer<typeof UserView>;
+export const UserListView = z.object({ users: z.array(UserView) });
+/** POST /api/v1/users. */
+export const CreatedUserView = z.object({ id: z.uuid(), email: z.string(), role: z.enum(ROLES), teamId: z.uuid().nullable() });
+
+// The view's columns only: the password hash is never read for a list.
+const USER_COLUMNS = { id: true, email: true, name: true, role: true, teamId: true, disabled: true, createdAt: true, updatedAt: true } as const;
+
+/** Every user, by e-mail, with the team's name (the admin page). */
 export function listUsers() {
-  return db().user.findMany({ orderBy: { email: 'asc' }, include: { team: { select: { name: true } } } });
+  return db().user.findMany({ orderBy: { email: 'asc' }, select: { ...USER_COLUMNS, team: { select: { name: true } } } });
+}
+
+/** GET /api/v1/users. */
+export async function listUserViews(): Promise<z.infer<typeof UserListView>> {
+  const users = await listUsers();
+  return { users: users.map(({ team, ...u }) => ({ ...u, team: team?.name ?? null })) };
 }
 
 export async function findUserByEmail(email: string) {

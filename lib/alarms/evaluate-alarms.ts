@@ -6,7 +6,7 @@ import { db, sql as pg } from '@/lib/db';
 import { env } from '@/lib/env';
 import { systemClock, type Clock } from '@/lib/clock';
 import { refreshAgeStats, type AgeStats } from '@/lib/sla/age-stats';
-import { DEAD_LETTER_STATUSES } from '@/lib/sla/statuses';
+import { DEAD_LETTER_STATUSES } from '@/lib/enums';
 import { alarmMessage, type AlarmTransition } from '@/lib/notifications/alarm-message';
 import { isConnectorKind } from '@/lib/connectors/types';
 import { recordWaves } from '@/lib/redrive-rules/waves';

@@ -1,22 +1,44 @@
 // Read side of the alarms: current states and their history, for the sources the actor may read.
+import { z } from 'zod';
 import { db } from '@/lib/db';
+import { ALARM_KINDS, ALARM_LEVELS } from '@/lib/enums';
+import { dateTime } from '@/lib/wire';
 import { sourceScope, type Principal } from '@/lib/auth';
 import { findSource } from '@/lib/sla/find-source';
 import { HINTS, type AlarmLabel } from './rules';
 
 const LEVEL_ORDER = { ALARM: 0, PENDING: 1, OK: 2 } as const;
 
-export interface AlarmView {
-  sourceId: string;
-  sourceName: string;
-  kind: string;
-  state: 'OK' | 'PENDING' | 'ALARM';
-  since: Date;
-  label: string | null;
-  hint: string | null;
-  detail: Record<string, unknown> | null;
-  evaluatedAt: Date | null;
-}
+export const AlarmView = z.object({
+  sourceId: z.uuid(),
+  sourceName: z.string(),
+  kind: z.enum(ALARM_KINDS),
+  state: z.enum(ALARM_LEVELS),
+  since: dateTime,
+  label: z.string().nullable().describe('e.g. "probable outage" or "bad input"'),
+  hint: z.string().nullable().describe("The runbook's first step for the label"),
+  detail: z.record(z.string(), z.unknown()).nullable(),
+  evaluatedAt: dateTime.nullable(),
+});
+export type AlarmView = z.infer<typeof AlarmView>;
+export const AlarmEventView = z.object({
+  id: z.string(),
+  sourceId: z.uuid(),
+  sourceName: z.string(),
+  kind: z.enum(ALARM_KINDS),
+  from: z.enum(ALARM_LEVELS),
+  to: z.enum(ALARM_LEVELS),
+  at: dateTime,
+  label: z.string().nullable(),
+  hint: z.string().nullable(),
+  detail: z.unknown().nullable(),
+});
+/** GET /api/v1/sources/{source}/alarms. */
+export const SourceAlarmsView = z.object({
+  source: z.object({ id: z.uuid(), name: z.string() }),
+  states: z.array(AlarmView).describe('Current states, the raised ones first'),
+  events: z.array(AlarmEventView).describe('The 20 latest transitions, newest first'),
+});
 
 const hintOf = (label: string | null) => (label ? (HINTS[label as AlarmLabel] ?? null) : null);
 /** A quarantine alarm's hint names where the jobs are: the key is the source's, not the label's. */

@@ -4,8 +4,10 @@
 import { MINUTE, HOUR } from '@/lib/clock';
 import { formatDuration } from '@/lib/sla/duration';
 
-export type AlarmKind = 'depth' | 'age' | 'rate' | 'connector' | 'quarantine';
-export type AlarmLevel = 'OK' | 'PENDING' | 'ALARM';
+import type { ALARM_KINDS, ALARM_LEVELS } from '@/lib/enums';
+
+export type AlarmKind = (typeof ALARM_KINDS)[number];
+export type AlarmLevel = (typeof ALARM_LEVELS)[number];
 /**
  * The alarms of every source; connector sources (RabbitMQ, BullMQ…) also have `connector`, and a
  * built-in source has `quarantine` once its queue quarantined a stray job (lib/runtime/quarantine.ts).

@@ -3,6 +3,7 @@
 // hides: a cut tail, or a chain recomputed after an edit. Reads in keyset batches (the next batch
 // is fetched while this one is hashed), so a million events verify with flat memory.
 import type postgres from 'postgres';
+import { z } from 'zod';
 import { sql as pg } from '@/lib/db';
 import { GENESIS_HASH, eventHash } from './canonical';
 import { currentDatabase, readCheckpoints, type Checkpoint } from './checkpoint-file';
@@ -19,6 +20,16 @@ export interface VerifyResult {
   /** Checkpoint lines whose signature is wrong (written without the key); ignored, but worth a look. */
   invalidCheckpoints?: number;
 }
+
+/** GET /api/v1/audit/verify: the verdict, without the head's hash. */
+export const ChainVerdictView = z.object({
+  ok: z.boolean(),
+  checked: z.int().describe('Events whose hash was recomputed'),
+  firstBrokenId: z.string().optional().describe('The first event whose link does not hold (when not ok)'),
+  problem: z.string().optional().describe('What is wrong with it'),
+  checkpoint: z.object({ headId: z.string(), count: z.int(), at: z.string() }).optional().describe('The latest signed checkpoint the trail was held to'),
+  invalidCheckpoints: z.int().optional().describe('Checkpoint lines with a wrong signature (ignored)'),
+});
 
 export interface VerifyOptions {
   batch?: number;

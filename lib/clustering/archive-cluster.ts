@@ -21,10 +21,8 @@ export type ArchiveClusterInput = z.input<typeof archiveClusterInput>;
 const CHUNK = 2_000;
 const TRANSACTION_TIMEOUT_MS = 2 * 60_000;
 
-export interface ClusterDecision {
-  clusterId: string;
-  count: number;
-}
+export const ClusterDecision = z.object({ clusterId: z.uuid(), count: z.int() });
+export type ClusterDecision = z.infer<typeof ClusterDecision>;
 
 /** The team and source an audit event is filed under: the one the touched sources share, if any. */
 export function auditPlace(scope: ClusterScope, sourceIds: Iterable<string>): { teamId: string | null; sourceId: string | null } {

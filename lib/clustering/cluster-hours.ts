@@ -2,15 +2,16 @@
 // by merges): a sparkline costs at most hours × sources rows per cluster, whatever the wave's size.
 // Counting dead_letters instead walks every member of the window: ≈ 230–300 ms for a page of 50
 // clusters holding a 150,000-strong wave (test/bench/clusters.bench.ts).
+import { z } from 'zod';
+import { dateTime } from '@/lib/wire';
 import { HOUR } from '@/lib/clock';
 import { sql as pg } from '@/lib/db';
 
-export interface HourlySeries {
-  /** Start of the first hour (UTC, on the hour). */
-  from: Date;
-  /** Dead letters per hour, oldest first; the last hour is the current, partial one. */
-  counts: number[];
-}
+export const HourlySeries = z.object({
+  from: dateTime.describe('Start of the first hour (UTC, on the hour)'),
+  counts: z.array(z.int()).describe('Dead letters per hour, oldest first; the last hour is the current, partial one'),
+});
+export type HourlySeries = z.infer<typeof HourlySeries>;
 
 const hourStart = (t: Date) => new Date(Math.floor(t.getTime() / HOUR) * HOUR);
 

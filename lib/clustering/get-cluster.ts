@@ -5,56 +5,48 @@ import { authorize, type Principal } from '@/lib/auth';
 import { systemClock, type Clock } from '@/lib/clock';
 import { sql as pg } from '@/lib/db';
 import { canReveal, maskErrorText } from '@/lib/masking';
-import { DEAD_LETTER_STATUSES, type DeadLetterStatus } from '@/lib/deadletters/filters';
+import { z } from 'zod';
+import { DEAD_LETTER_STATUSES, type DeadLetterStatus } from '@/lib/enums';
+import { isoTime } from '@/lib/wire';
 import { clusterScope, findCluster } from './cluster-scope';
-import { hourlySeries, ratePerHour, type HourlySeries } from './cluster-hours';
-import { SPARKLINE_HOURS, type ClusterSource } from './list-clusters';
+import { HourlySeries, hourlySeries, ratePerHour } from './cluster-hours';
+import { ClusterSource, SPARKLINE_HOURS } from './list-clusters';
 
-export interface ClusterSourceSplit extends ClusterSource {
-  count: number;
-  openCount: number;
-  firstSeen: string;
-  lastSeen: string;
-}
+export const ClusterSourceSplit = ClusterSource.extend({ count: z.int(), openCount: z.int(), firstSeen: isoTime, lastSeen: isoTime });
+export type ClusterSourceSplit = z.infer<typeof ClusterSourceSplit>;
 
-export interface ClusterSample {
-  id: string;
-  source: string;
-  status: DeadLetterStatus;
-  errorType: string | null;
-  errorMessage: string | null;
-  deadAt: string;
-}
+export const ClusterSample = z.object({
+  id: z.string(),
+  source: z.string(),
+  status: z.enum(DEAD_LETTER_STATUSES),
+  errorType: z.string().nullable(),
+  errorMessage: z.string().nullable(),
+  deadAt: isoTime,
+});
+export type ClusterSample = z.infer<typeof ClusterSample>;
 
-export interface ClusterDetail {
-  id: string;
-  fingerprint: string;
-  /** The readable template (the merged pattern once other fingerprints joined). */
-  template: string;
-  /** The template of the fingerprint the cluster started from. */
-  firstTemplate: string;
-  errorType: string | null;
-  topFrame: string | null;
-  /** A grouping rule's or a split's values that tell it apart (issue 16). */
-  groupedBy: string | null;
-  /** The cluster this one was split off, if it was. */
-  splitFromId: string | null;
-  /** The id asked for, when it was an alias merged into this cluster. */
-  aliasOf: string | null;
-  count: number;
-  openCount: number;
-  firstSeen: string | null;
-  lastSeen: string | null;
-  ratePerHour: number;
-  sparkline: number[];
-  sources: ClusterSourceSplit[];
-  /** Fingerprints merged into this cluster (by the second stage or a lead). */
-  merged: { id: string; fingerprint: string; template: string }[];
-  /** Recent distinct messages. */
-  samples: ClusterSample[];
-  /** Dead letters per hour over the trend window. */
-  trend: HourlySeries;
-}
+export const ClusterDetail = z.object({
+  id: z.uuid(),
+  fingerprint: z.string(),
+  template: z.string().describe('The readable template (the merged pattern once other fingerprints joined)'),
+  firstTemplate: z.string().describe('Template of the fingerprint the cluster started from'),
+  errorType: z.string().nullable(),
+  topFrame: z.string().nullable(),
+  groupedBy: z.string().nullable().describe("A grouping rule's or a split's values that tell it apart"),
+  splitFromId: z.uuid().nullable().describe('The cluster this one was split off, if it was'),
+  aliasOf: z.uuid().nullable().describe('The id asked for, when it was an alias merged into this cluster'),
+  count: z.int(),
+  openCount: z.int(),
+  firstSeen: isoTime.nullable(),
+  lastSeen: isoTime.nullable(),
+  ratePerHour: z.int(),
+  sparkline: z.array(z.int()),
+  sources: z.array(ClusterSourceSplit),
+  merged: z.array(z.object({ id: z.uuid(), fingerprint: z.string(), template: z.string() })).describe('Fingerprints merged into it (by the second stage or a lead)'),
+  samples: z.array(ClusterSample).describe('Recent distinct messages'),
+  trend: HourlySeries.describe('Dead letters per hour over 7 days, oldest first'),
+});
+export type ClusterDetail = z.infer<typeof ClusterDetail>;
 
 export const TREND_HOURS = 7 * 24;
 const SAMPLES = 5;

@@ -8,6 +8,7 @@ import { authorize } from '@/lib/auth';
 import { systemClock, type Clock } from '@/lib/clock';
 import { sql as pg } from '@/lib/db';
 import { AppError } from '@/lib/errors';
+import { isoTime } from '@/lib/wire';
 import { canReveal, maskErrorText } from '@/lib/masking';
 import { likePattern } from '@/lib/deadletters/query';
 import { OWNER_FILTERS, OWNERSHIP_STATUSES, type OwnershipStatus } from '@/lib/ownership/statuses';
@@ -35,38 +36,31 @@ export type ClusterFilters = z.output<typeof clusterFilters>;
 export type ClusterFiltersInput = z.input<typeof clusterFilters>;
 export const CLUSTER_FILTER_KEYS = Object.keys(clusterFilters.shape) as (keyof ClusterFilters)[];
 
-export interface ClusterSource {
-  id: string;
-  name: string;
-}
+export const ClusterSource = z.object({ id: z.uuid(), name: z.string() });
+export type ClusterSource = z.infer<typeof ClusterSource>;
 
-export interface ClusterSummary {
-  id: string;
-  fingerprint: string;
-  /** The readable template: variable parts as <*>. */
-  template: string;
-  /** What tells it apart from clusters of the same template: a grouping rule's or a split's values. */
-  groupedBy: string | null;
-  errorType: string | null;
-  topFrame: string | null;
-  /** Dead letters in the actor's sources, all statuses; openCount: still open. */
-  count: number;
-  openCount: number;
-  firstSeen: string;
-  lastSeen: string;
-  /** Dead letters per hour now (sliding 60 minutes). */
-  ratePerHour: number;
-  /** Dead letters per hour over the last 24 hours, oldest first. */
-  sparkline: number[];
-  sources: ClusterSource[];
-  /** Who is on it and where it stands (no row yet: open, unassigned). */
-  ownership: { status: OwnershipStatus; assignee: string | null; holdUntil: string | null; regressedAt: string | null };
-}
+export const ClusterSummary = z.object({
+  id: z.uuid(),
+  fingerprint: z.string(),
+  template: z.string().describe('The readable template: variable parts as <*>'),
+  groupedBy: z.string().nullable().describe("What tells it apart from clusters of the same template: a grouping rule's or a split's values, e.g. $.type=order.created"),
+  errorType: z.string().nullable(),
+  topFrame: z.string().nullable().describe('Top in-app stack frame: function (file)'),
+  count: z.int().describe("Dead letters in the caller's sources, all statuses"),
+  openCount: z.int(),
+  firstSeen: isoTime,
+  lastSeen: isoTime,
+  ratePerHour: z.int().describe('Dead letters per hour now (sliding 60 minutes)'),
+  sparkline: z.array(z.int()).describe('Dead letters per hour over the last 24 hours, oldest first'),
+  sources: z.array(ClusterSource),
+  ownership: z
+    .object({ status: z.enum(OWNERSHIP_STATUSES), assignee: z.string().nullable(), holdUntil: isoTime.nullable(), regressedAt: isoTime.nullable() })
+    .describe('Who is on it and where it stands (no row yet: open, unassigned); GET /api/v1/clusters/{id}/ownership for the whole of it'),
+});
+export type ClusterSummary = z.infer<typeof ClusterSummary>;
 
-export interface ClusterPage {
-  clusters: ClusterSummary[];
-  nextCursor: string | null;
-}
+export const ClusterPage = z.object({ clusters: z.array(ClusterSummary), nextCursor: z.string().nullable() });
+export type ClusterPage = z.infer<typeof ClusterPage>;
 
 export const SPARKLINE_HOURS = 24;
 export const MAX_CLUSTER_PAGE = 200;

@@ -10,7 +10,7 @@ import { reasonSchema } from '@/lib/deadletters/decide';
 import { AppError, forbidden } from '@/lib/errors';
 import { absorbClusters, prismaQuery } from './absorb-clusters';
 import { clusterScope, findCluster, type ClusterRow, type ClusterScope } from './cluster-scope';
-import { auditPlace, type ClusterDecision } from './archive-cluster';
+import { ClusterDecision, auditPlace } from './archive-cluster';
 import { lockShapes } from './merge-new-clusters';
 
 export const mergeClusterInput = z
@@ -21,10 +21,8 @@ export const mergeClusterInput = z
   .strict();
 export type MergeClusterInput = z.input<typeof mergeClusterInput>;
 
-export interface ClusterMerge extends ClusterDecision {
-  /** The cluster that stays. */
-  into: string;
-}
+export const ClusterMerge = ClusterDecision.extend({ into: z.uuid().describe('The cluster that stays') });
+export type ClusterMerge = z.infer<typeof ClusterMerge>;
 
 const TRANSACTION_TIMEOUT_MS = 5 * 60_000;
 

@@ -3,22 +3,23 @@
 // pattern (or template) has a mask at those very positions and the same tokens around them. The
 // second stage could not prove it inside the shape (too few distinct values there); the evidence
 // from the rest of the system is offered to a person, who merges with one click (merge-clusters.ts).
+import { z } from 'zod';
 import { authorize, type Principal } from '@/lib/auth';
 import { sql as pg } from '@/lib/db';
 import { clusterScope, findCluster } from './cluster-scope';
 import { MASK } from './mask-message';
 
-export interface MergeSuggestion {
-  /** The cluster to merge with. */
-  id: string;
-  template: string;
-  count: number;
-  openCount: number;
-  /** The token positions that differ (0-based), proven variable by `evidence`. */
-  positions: number[];
-  /** The pattern elsewhere that has a mask at those positions. */
-  evidence: string;
-}
+export const MergeSuggestion = z.object({
+  id: z.uuid().describe('The cluster to merge with'),
+  template: z.string(),
+  count: z.int(),
+  openCount: z.int(),
+  positions: z.array(z.int()).describe('Token positions that differ (0-based), proven variable by evidence'),
+  evidence: z.string().describe('A pattern elsewhere with a mask at those positions'),
+});
+export type MergeSuggestion = z.infer<typeof MergeSuggestion>;
+/** GET /api/v1/clusters/{id}/merge-suggestions. */
+export const MergeSuggestionsView = z.object({ suggestions: z.array(MergeSuggestion) });
 
 /** Candidates of one shape, and evidence patterns, looked at: bounded like the second stage. */
 const MAX_CANDIDATES = 1_000;

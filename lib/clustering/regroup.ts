@@ -7,6 +7,7 @@
 // its cluster and key change: status, history and payload stay. The maintenance worker advances
 // running runs every few seconds; a change of rules supersedes a run.
 import { z } from 'zod';
+import { isoTime } from '@/lib/wire';
 import { append } from '@/lib/audit';
 import { auditActor, authorize, isSystem, type Principal } from '@/lib/auth';
 import { db, type Tx } from '@/lib/db';
@@ -27,24 +28,27 @@ export const REGROUP_BATCH = 500;
 const BATCHES_PER_ADVANCE = 20;
 const REGROUP_LOCK = 72_010_016;
 
-export interface RegroupRunView {
-  id: string;
-  source: string;
-  ruleVersion: number;
-  status: string;
-  total: number;
-  done: number;
-  moved: number;
-  createdAt: string;
-  finishedAt: string | null;
-}
+export const RegroupRunView = z.object({
+  id: z.uuid(),
+  source: z.string(),
+  ruleVersion: z.int(),
+  status: z.enum(['running', 'done', 'superseded']),
+  total: z.int().describe('Open dead letters to look at'),
+  done: z.int().describe('Looked at so far'),
+  moved: z.int().describe('Moved to another cluster so far'),
+  createdAt: isoTime,
+  finishedAt: isoTime.nullable(),
+});
+export type RegroupRunView = z.infer<typeof RegroupRunView>;
+/** GET /api/v1/sources/{source}/grouping-rules/reapply. */
+export const LatestRegroupView = z.object({ run: RegroupRunView.nullable() });
 
 type RunRow = { id: string; sourceId: string; ruleVersion: number; status: string; total: number; done: number; moved: number; cursor: bigint; createdAt: Date; finishedAt: Date | null };
 const view = (r: RunRow, source: string): RegroupRunView => ({
   id: r.id,
   source,
   ruleVersion: r.ruleVersion,
-  status: r.status,
+  status: r.status as RegroupRunView['status'],
   total: r.total,
   done: r.done,
   moved: r.moved,

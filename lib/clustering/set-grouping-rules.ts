@@ -16,11 +16,8 @@ export const setGroupingRulesInput = z
   .strict();
 export type SetGroupingRulesInput = z.input<typeof setGroupingRulesInput>;
 
-export interface GroupingRulesView {
-  source: string;
-  version: number;
-  rules: z.infer<typeof groupingRulesSchema> | null;
-}
+export const GroupingRulesView = z.object({ source: z.string(), version: z.int().describe('Raised by each change'), rules: groupingRulesSchema.nullable() });
+export type GroupingRulesView = z.output<typeof GroupingRulesView>;
 
 export async function getGroupingRules(actor: Principal, sourceRef: string): Promise<GroupingRulesView> {
   authorize(actor, 'deadletters.read');

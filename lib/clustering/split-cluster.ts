@@ -39,23 +39,17 @@ export const MAX_SPLIT_PARTS = 50;
 const CHUNK = 2_000;
 const TRANSACTION_TIMEOUT_MS = 5 * 60_000;
 
-export interface SplitPart {
-  /** The field's value of this part's members. */
-  value: string;
-  count: number;
-  openCount: number;
-  /** The largest part keeps the cluster's id. */
-  keepsId: boolean;
-  /** After a split: the part's cluster. */
-  clusterId?: string;
-}
+export const SplitPart = z.object({
+  value: z.string().describe("The field's value of this part's members"),
+  count: z.int(),
+  openCount: z.int(),
+  keepsId: z.boolean().describe("The largest part keeps the cluster's id"),
+  clusterId: z.uuid().optional().describe("After a split: the part's cluster (the others link back with splitFromId)"),
+});
+export type SplitPart = z.infer<typeof SplitPart>;
 
-export interface SplitPreview {
-  clusterId: string;
-  by: string;
-  total: number;
-  parts: SplitPart[];
-}
+export const SplitPreview = z.object({ clusterId: z.uuid(), by: z.string(), total: z.int(), parts: z.array(SplitPart) });
+export type SplitPreview = z.infer<typeof SplitPreview>;
 
 const labelOf = (by: SplitField) => (by.field === 'errorType' ? 'error type' : by.field === 'topFrame' ? 'top frame' : fieldLabel(by));
 

@@ -17,14 +17,12 @@ import { clusterCounts, moveMembers } from './move-members';
 export const undoMergeInput = z.object({ reason: reasonSchema }).strict();
 export type UndoMergeInput = z.input<typeof undoMergeInput>;
 
-export interface UndoneMerge {
-  /** The cluster restored. */
-  clusterId: string;
-  /** The cluster it had been merged into. */
-  from: string;
-  /** Dead letters moved back. */
-  count: number;
-}
+export const UndoneMerge = z.object({
+  clusterId: z.uuid().describe('The cluster restored'),
+  from: z.uuid().describe('The cluster it had been merged into'),
+  count: z.int().describe('Dead letters moved back'),
+});
+export type UndoneMerge = z.infer<typeof UndoneMerge>;
 
 const TRANSACTION_TIMEOUT_MS = 5 * 60_000;
 

@@ -1,22 +1,20 @@
 // The read side of connector_health (written by the supervisor, lib/connectors/supervisor.ts): what
 // the source page, GET /api/v1/sources/:source and /api/metrics show of a connector's import.
+import { z } from 'zod';
 import { db } from '@/lib/db';
+import { dateTime } from '@/lib/wire';
 import { FRAMEWORK_ERROR_HEADERS, type ErrorTextMapping } from './error-text';
 
-export interface ConnectorHealthView {
-  /** Last time the import loop reported anything (a poll, a batch, a failure). */
-  lastPollAt: Date | null;
-  /** Last successful poll or committed batch. */
-  lastSuccessAt: Date | null;
-  /** Dead letters imported since the source was created (new rows only; duplicates absorbed are not counted). */
-  importedTotal: number;
-  /** Messages left on the broker (queue depth), when the broker tells. */
-  lag: number | null;
-  lastError: string | null;
-  lastErrorAt: Date | null;
-  /** Failed attempts since the last success; 0 while all is well. */
-  consecutiveFailures: number;
-}
+export const ConnectorHealthView = z.object({
+  lastPollAt: dateTime.nullable().describe('Last time the import loop reported anything (a poll, a batch, a failure)'),
+  lastSuccessAt: dateTime.nullable().describe('Last successful poll or committed batch'),
+  importedTotal: z.int().describe('Dead letters imported since the source was created (new rows only; duplicates absorbed are not counted)'),
+  lag: z.int().nullable().describe('Messages left on the broker (queue depth), when the broker tells'),
+  lastError: z.string().nullable().describe('The last failure, in words (never a credential)'),
+  lastErrorAt: dateTime.nullable(),
+  consecutiveFailures: z.int().describe('Failed attempts since the last success; 0 while all is well'),
+});
+export type ConnectorHealthView = z.infer<typeof ConnectorHealthView>;
 
 type HealthRow = {
   sourceId: string;
@@ -48,14 +46,12 @@ export async function connectorHealth(sourceIds: string[]): Promise<Map<string, 
   return new Map(rows.map((r) => [r.sourceId, healthView(r)]));
 }
 
-export interface ErrorTextStatus {
-  /** The source names where its error text lives (its own headers or JSON paths). */
-  mapped: boolean;
-  /** Some dead letter of the source carried error text (framework headers, or the mapping). */
-  seen: boolean;
-  /** Shown on the source page when neither holds: clusters can only tell dead letters apart by reason. */
-  notice: string | null;
-}
+export const ErrorTextStatus = z.object({
+  mapped: z.boolean().describe('The source names where its error text lives (its own headers or JSON paths)'),
+  seen: z.boolean().describe('Some dead letter of the source carried error text (framework headers, or the mapping)'),
+  notice: z.string().nullable().describe('Set when neither holds: clusters can only tell dead letters apart by reason'),
+});
+export type ErrorTextStatus = z.infer<typeof ErrorTextStatus>;
 
 /** Whether a connector source's dead letters will carry error text to cluster by. */
 export async function errorTextStatus(sourceId: string, mapping: ErrorTextMapping | undefined): Promise<ErrorTextStatus> {

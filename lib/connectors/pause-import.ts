@@ -12,6 +12,9 @@ import { isConnectorKind } from './types';
 /** The body of POST …/import/pause and …/resume. */
 export const importSwitchBody = z.object({ reason: z.string().trim().max(1000).optional() }).strict();
 
+/** What POST …/import/pause and …/resume answer. */
+export const ImportSwitchView = z.object({ id: z.uuid(), name: z.string(), importPaused: z.boolean(), changed: z.boolean().describe('false: it already was') });
+
 export async function setImportPaused(actor: Principal, sourceRef: string, paused: boolean, reason?: string | null) {
   authorize(actor, 'sources.import');
   return db().$transaction(async (tx) => {

@@ -2,7 +2,10 @@
 // button on the source and admin pages): its connector's probe, bounded in time, with what it
 // learnt (the queue exists, depth, consumers, arguments…) or a clear error. Never a credential in
 // the answer: errors pass through scrubSecrets. A read of the broker, so nothing is audited.
+import { z } from 'zod';
 import { authorize, type Principal } from '@/lib/auth';
+import { SOURCE_KINDS } from '@/lib/sources/source-kind';
+import { dateTime } from '@/lib/wire';
 import { AppError, unprocessable } from '@/lib/errors';
 import { findSource } from '@/lib/sla/find-source';
 import { connectorSourceOf } from './index';
@@ -12,10 +15,16 @@ import { isConnectorKind, type ProbeReport } from './types';
 /** A probe that has not answered by then reports a timeout (a broker that swallows packets). */
 export const PROBE_TIMEOUT_MS = 10_000;
 
-export interface ConnectionTestResult extends ProbeReport {
-  source: { id: string; name: string; kind: string };
-  testedAt: Date;
-}
+export const ConnectionTestView = z.object({
+  source: z.object({ id: z.uuid(), name: z.string(), kind: z.enum(SOURCE_KINDS) }),
+  testedAt: dateTime,
+  ok: z.boolean(),
+  summary: z.string().describe('One line, e.g. "Queue \\"orders.dlq\\" exists: 12 messages, 0 consumers"'),
+  facts: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).describe('exists, depth, consumers; with a management URL: arguments, bound exchanges'),
+  error: z.string().optional(),
+  warnings: z.array(z.string()).optional().describe('What works but will hurt, e.g. SQS: a DLQ whose retention is not longer than its source queue'),
+});
+export type ConnectionTestResult = z.infer<typeof ConnectionTestView> & ProbeReport;
 
 export async function testConnection(actor: Principal, sourceRef: string, timeoutMs = PROBE_TIMEOUT_MS): Promise<ConnectionTestResult> {
   authorize(actor, 'sources.import');

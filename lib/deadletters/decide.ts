@@ -11,6 +11,7 @@ import { systemClock, type Clock } from '@/lib/clock';
 import { closeDeadLetters, type ClosedStatus } from './close-dead-letters';
 import { deadLetterFilters, type DeadLetterStatus } from './filters';
 import { parseDeadLetterId } from './get-dead-letter';
+import { isoTime } from '@/lib/wire';
 import { planQuery, whereAll } from './query';
 
 export const DECISIONS = {
@@ -36,11 +37,12 @@ export type SelectionInput = z.input<typeof selectionSchema>;
 
 export const bulkDecisionInput = z.object({ selection: selectionSchema, reason: reasonSchema });
 
-export interface DecisionResult {
-  id: string;
-  status: ClosedStatus;
-  decidedAt: string;
-}
+/** The status a decision leaves: archived or discarded. */
+const decidedStatus = z.enum([DECISIONS.archive.to, DECISIONS.discard.to]);
+export const DecisionResult = z.object({ id: z.string(), status: decidedStatus, decidedAt: isoTime });
+export type DecisionResult = z.infer<typeof DecisionResult>;
+export const BulkDecisionResult = z.object({ count: z.int(), status: decidedStatus, decidedAt: isoTime });
+export const DecisionPreview = z.object({ count: z.int(), overLimit: z.boolean(), limit: z.int() });
 
 /** Archive or discard one dead letter. 404 outside the actor's scope, 409 when its status does not allow it. */
 export async function decideDeadLetter(

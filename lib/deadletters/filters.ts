@@ -3,10 +3,9 @@
 // "all members of a cluster" (clusterId).
 import { z } from 'zod';
 import { AppError } from '@/lib/errors';
-import { DEAD_LETTER_REASONS } from './record-dead-letters';
+import { DEAD_LETTER_REASONS, DEAD_LETTER_STATUSES } from '@/lib/enums';
 
-export const DEAD_LETTER_STATUSES = ['open', 'redriving', 'redriven', 'archived', 'discarded', 'expired'] as const;
-export type DeadLetterStatus = (typeof DEAD_LETTER_STATUSES)[number];
+export { DEAD_LETTER_STATUSES, type DeadLetterStatus } from '@/lib/enums';
 
 // A query string says "a,b" or repeats the key; JSON says ["a", "b"] or "a".
 const oneOrMany = <T extends z.ZodType>(item: T) =>

@@ -4,8 +4,10 @@
 import { sql as pg } from '@/lib/db';
 import { authorize, sourceScope, type Permission, type Principal } from '@/lib/auth';
 import { notFound } from '@/lib/errors';
-import type { DeadLetterStatus } from './filters';
-import type { DeadLetterReason, FailureEntry } from './record-dead-letters';
+import { z } from 'zod';
+import { DEAD_LETTER_REASONS, DEAD_LETTER_STATUSES, type DeadLetterStatus } from '@/lib/enums';
+import { isoTime } from '@/lib/wire';
+import { FailureEntry } from './record-dead-letters';
 import { canReveal, maskDeadLetterText, maskErrorText, maskStoredPayload, sensitivePathsOf, verdictMasked, type MaskedPayload, type PayloadPolicy } from '@/lib/masking';
 
 export function parseDeadLetterId(id: string): bigint {
@@ -15,47 +17,47 @@ export function parseDeadLetterId(id: string): bigint {
   return n;
 }
 
-export interface DeadLetterDetail {
-  id: string;
-  source: { id: string; name: string; teamId: string; team: string };
-  messageId: string;
-  generation: number;
-  idempotencyKey: string | null;
-  orderingKey: string | null;
-  status: DeadLetterStatus;
-  reason: DeadLetterReason;
-  errorType: string | null;
-  errorMessage: string | null;
-  errorStack: string | null;
-  receiveCount: number;
-  redriveCount: number;
-  enqueuedAt: string | null;
-  firstFailedAt: string | null;
-  lastFailedAt: string | null;
-  deadAt: string;
-  expiresAt: string;
-  createdAt: string;
-  consumerName: string | null;
-  consumerVersion: string | null;
-  correlationId: string | null;
-  partition: number | null;
-  offset: string | null;
-  payloadSize: number;
-  sha256: string;
-  contentType: string | null;
-  /** False once discarded or expired: the row is a tombstone. */
-  payloadAvailable: boolean;
-  headers: unknown;
-  failureHistory: FailureEntry[];
-  fingerprint: string;
-  cluster: { id: string; template: string; errorType: string | null; count: number; openCount: number } | null;
-  sensitive: boolean;
-  /** The stored verdict (lib/masking/verdict.ts): the payload holds masked values, shown masked until revealed (audited). */
-  masked: boolean;
-  decision: { decidedBy: { id: string; email: string } | null; decidedAt: string | null; reason: string | null };
-  /** Audit events about this dead letter, oldest first (bulk decisions are recorded on the row's decision). */
-  history: { at: string; action: string; actor: string; role: string; reason: string | null }[];
-}
+export const DeadLetterDetail = z.object({
+  id: z.string(),
+  source: z.object({ id: z.uuid(), name: z.string(), teamId: z.uuid(), team: z.string() }),
+  messageId: z.string(),
+  generation: z.int(),
+  idempotencyKey: z.string().nullable(),
+  orderingKey: z.string().nullable(),
+  status: z.enum(DEAD_LETTER_STATUSES),
+  reason: z.enum(DEAD_LETTER_REASONS),
+  errorType: z.string().nullable(),
+  errorMessage: z.string().nullable(),
+  errorStack: z.string().nullable(),
+  receiveCount: z.int(),
+  redriveCount: z.int(),
+  enqueuedAt: isoTime.nullable(),
+  firstFailedAt: isoTime.nullable(),
+  lastFailedAt: isoTime.nullable(),
+  deadAt: isoTime,
+  expiresAt: isoTime,
+  createdAt: isoTime,
+  consumerName: z.string().nullable(),
+  consumerVersion: z.string().nullable(),
+  correlationId: z.string().nullable(),
+  partition: z.int().nullable(),
+  offset: z.string().nullable(),
+  payloadSize: z.int(),
+  sha256: z.string(),
+  contentType: z.string().nullable(),
+  payloadAvailable: z.boolean().describe('false once discarded or expired: the row is a tombstone'),
+  headers: z.unknown().describe('As sent (a JSON object), masked for roles without payload.reveal'),
+  failureHistory: z.array(FailureEntry),
+  fingerprint: z.string(),
+  cluster: z.object({ id: z.uuid(), template: z.string(), errorType: z.string().nullable(), count: z.int(), openCount: z.int() }).nullable(),
+  sensitive: z.boolean(),
+  masked: z.boolean().describe('The stored verdict: the payload holds masked values, shown masked until revealed (audited)'),
+  decision: z.object({ decidedBy: z.object({ id: z.uuid(), email: z.string() }).nullable(), decidedAt: isoTime.nullable(), reason: z.string().nullable() }),
+  history: z
+    .array(z.object({ at: isoTime, action: z.string(), actor: z.string(), role: z.string(), reason: z.string().nullable() }))
+    .describe("Audit events about this dead letter, oldest first (bulk decisions are recorded on the row's decision)"),
+});
+export type DeadLetterDetail = z.infer<typeof DeadLetterDetail>;
 
 function teamOf(actor: Principal, permission: Permission): string | null {
   return sourceScope(actor, permission).teamId ?? null;

@@ -1,43 +1,52 @@
 // Read side of the dead-letter list: keyset pages and capped counts, under the actor's team scope.
 // Reused by the clusters page ("all members of a cluster": filters.clusterId), exports and bulk
 // selections. Never mutates.
+import { z } from 'zod';
 import { authorize, type Principal } from '@/lib/auth';
+import { DEAD_LETTER_REASONS, DEAD_LETTER_STATUSES } from '@/lib/enums';
+import { isoTime } from '@/lib/wire';
 import { canReveal, maskText, verdictMasked } from '@/lib/masking';
 import { payloadText } from '@/lib/search';
 import { decodeCursor, deadLetterFilters, encodeCursor, type Cursor, type DeadLetterFiltersInput, type DeadLetterStatus } from './filters';
 import { planQuery, selectPage, whereAll } from './query';
 import type { DeadLetterReason } from './record-dead-letters';
 
-export interface DeadLetterSummary {
-  id: string;
-  sourceId: string;
-  source: string;
-  messageId: string;
-  status: DeadLetterStatus;
-  reason: DeadLetterReason;
-  errorType: string | null;
-  /** The first 500 characters. */
-  errorMessage: string | null;
-  receiveCount: number;
-  redriveCount: number;
-  deadAt: string;
-  enqueuedAt: string | null;
-  decidedAt: string | null;
-  payloadSize: number;
-  sha256: string;
-  contentType: string | null;
-  clusterId: string | null;
-  /** The payload has sensitive fields (its flag or its source's paths): no preview. */
-  masked: boolean;
-  /** The first 240 characters of UTF-8 payload text, e-mails, IBANs and card numbers masked; null when masked. */
-  preview: string | null;
-}
+export const DeadLetterSummary = z.object({
+  id: z.string(),
+  sourceId: z.uuid(),
+  source: z.string(),
+  messageId: z.string(),
+  status: z.enum(DEAD_LETTER_STATUSES),
+  reason: z.enum(DEAD_LETTER_REASONS),
+  errorType: z.string().nullable(),
+  errorMessage: z.string().nullable().describe('The first 500 characters'),
+  receiveCount: z.int(),
+  redriveCount: z.int(),
+  deadAt: isoTime,
+  enqueuedAt: isoTime.nullable(),
+  decidedAt: isoTime.nullable(),
+  payloadSize: z.int(),
+  sha256: z.string(),
+  contentType: z.string().nullable(),
+  clusterId: z.uuid().nullable(),
+  masked: z.boolean().describe("The payload has sensitive fields (its flag or its source's paths): no preview"),
+  preview: z.string().nullable().describe('The first 240 characters of UTF-8 payload text, e-mails, IBANs and card numbers masked; null when masked'),
+});
+export type DeadLetterSummary = z.infer<typeof DeadLetterSummary>;
 
-export interface DeadLetterPage {
-  deadLetters: DeadLetterSummary[];
-  /** Pass back as `cursor` for the next page; null on the last page. */
-  nextCursor: string | null;
-}
+export const DeadLetterPage = z.object({
+  deadLetters: z.array(DeadLetterSummary),
+  nextCursor: z.string().nullable().describe('Pass back as `cursor` for the next page; null on the last page'),
+});
+export type DeadLetterPage = z.infer<typeof DeadLetterPage>;
+
+export const COUNT_CAP = 10_000;
+export const DeadLetterCount = z.object({ count: z.int(), capped: z.boolean() });
+
+/** GET /api/v1/dead-letters: a page, and with count=true its capped count. */
+export const DeadLetterPageWithCount = DeadLetterPage.extend({
+  count: DeadLetterCount.optional().describe(`With count=true: exact up to ${COUNT_CAP}, else capped`),
+});
 
 const PREVIEW_CHARS = 240;
 const SUMMARY_COLUMNS = `d.id, d.source_id, d.message_id, d.status, d.reason, d.error_type, left(d.error_message, 500) AS error_message,
@@ -125,7 +134,6 @@ function previewOf(r: SummaryRow): string | null {
   return text === null ? null : maskText(text);
 }
 
-export const COUNT_CAP = 10_000;
 
 /**
  * How many dead letters match: exact up to `cap` (default 10,000), else `{ count: cap, capped: true }`

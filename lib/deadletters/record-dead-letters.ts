@@ -14,6 +14,8 @@ import { hash } from 'node:crypto';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import type postgres from 'postgres';
+import { z } from 'zod';
+import { isoTime } from '@/lib/wire';
 import { fingerprintCache, type Fingerprint } from '@/lib/clustering';
 import { applyGrouping, groupingOf, NO_GROUPING, type RuledFingerprint, type SourceGrouping } from '@/lib/clustering/grouping-rules';
 import { postgresQuery } from '@/lib/clustering/absorb-clusters';
@@ -24,22 +26,23 @@ import { reopenRegressions } from '@/lib/ownership/regressions';
 import { binaryCopyChunks, type CopyColumn, type CopyType } from '@/lib/db/copy-binary';
 import { payloadVerdict, sensitivePathsOf, textVerdict } from '@/lib/masking';
 
-export const DEAD_LETTER_REASONS = ['MaxReceives', 'Rejected', 'Expired', 'KeyParked', 'RedriveLoop', 'Manual', 'MaxLength'] as const;
-export type DeadLetterReason = (typeof DEAD_LETTER_REASONS)[number];
+import type { DeadLetterReason } from '@/lib/enums';
+
+export { DEAD_LETTER_REASONS, type DeadLetterReason } from '@/lib/enums';
 
 /** RabbitMQ x-death style: one entry per (reason, error), with a count. */
-export interface FailureEntry {
-  reason: string;
-  errorType: string | null;
-  errorMessage: string | null;
-  count: number;
-  firstAt: string;
-  lastAt: string;
-  /** Where a broker says it happened (RabbitMQ x-death: the queue, exchange and routing keys). */
-  queue?: string;
-  exchange?: string;
-  routingKeys?: string[];
-}
+export const FailureEntry = z.object({
+  reason: z.string(),
+  errorType: z.string().nullable(),
+  errorMessage: z.string().nullable(),
+  count: z.int(),
+  firstAt: isoTime,
+  lastAt: isoTime,
+  queue: z.string().optional().describe('Where a broker says it happened (RabbitMQ x-death: the queue, exchange and routing keys)'),
+  exchange: z.string().optional(),
+  routingKeys: z.array(z.string()).optional(),
+});
+export type FailureEntry = z.infer<typeof FailureEntry>;
 
 export interface NewDeadLetter {
   messageId: string;
@@ -76,12 +79,13 @@ export interface SourcePolicy {
   grouping?: SourceGrouping;
 }
 
-export interface RecordedDeadLetter {
-  messageId: string;
-  id: string;
-  sha256: string;
-  created: boolean;
-}
+export const RecordedDeadLetter = z.object({
+  messageId: z.string(),
+  id: z.string().describe('Dead-letter id (a decimal string)'),
+  sha256: z.string().describe('SHA-256 of the stored payload bytes, hex'),
+  created: z.boolean().describe('false: this message id was already stored (idempotent retry)'),
+});
+export type RecordedDeadLetter = z.infer<typeof RecordedDeadLetter>;
 
 export const MAX_STACK_CHARS = 8_000;
 export const MAX_ERROR_MESSAGE_CHARS = 4_000;

@@ -1,6 +1,8 @@
 // Revealing a masked payload: a permission (payload.reveal) with a required reason, and an audit event.
 // The page shows the clear payload only while a recent reveal event of this user for this dead letter
 // exists, so every look at sensitive data is on the trail.
+import { z } from 'zod';
+import { isoTime } from '@/lib/wire';
 import { db, sql as pg } from '@/lib/db';
 import { append } from '@/lib/audit';
 import { auditActor, authorize, can, isSystem, type Principal } from '@/lib/auth';
@@ -11,6 +13,9 @@ import { deadLetterOwner, parseDeadLetterId } from './get-dead-letter';
 
 /** How long one reveal lets its user see the clear payload on the page. */
 export const REVEAL_TTL_SECONDS = 15 * 60;
+
+/** POST /api/v1/dead-letters/{id}/reveal: the reveal id for ?reveal= on the payload routes. */
+export const RevealView = z.object({ revealId: z.string(), expiresAt: isoTime.describe(`${REVEAL_TTL_SECONDS / 60} minutes from now`) });
 
 export async function revealPayload(actor: Principal, idParam: string, reasonInput: string, via: 'page' | 'download' | 'export' = 'page') {
   authorize(actor, 'payload.reveal');

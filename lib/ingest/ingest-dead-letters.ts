@@ -3,7 +3,8 @@
 // all-or-nothing per batch, with errors that name the item and field.
 import type postgres from 'postgres';
 import { AppError } from '@/lib/errors';
-import { recordDeadLetters, type NewDeadLetter, type RecordedDeadLetter } from '@/lib/deadletters/record-dead-letters';
+import { z } from 'zod';
+import { RecordedDeadLetter, recordDeadLetters, type NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
 import { ingestSql, unavailableIfTransient } from './ingest-sql';
 import { ingestTarget, type IngestTarget } from './ingest-target';
 import { toNewDeadLetter } from './ingest-item';
@@ -82,6 +83,11 @@ async function ndjsonBatch(req: Request, target: IngestTarget): Promise<NewDeadL
 }
 
 /** Ingest a batch (application/json `{ deadLetters: [...] }` or NDJSON, one dead letter a line). */
+/** POST …/dead-letters: one answer per item, in order. */
+export const IngestBatchAnswer = z.object({ items: z.array(RecordedDeadLetter) });
+/** POST …/dead-letters/raw: the recorded dead letter, and the same as `items: [it]` so batch clients read it alike. */
+export const IngestRawAnswer = RecordedDeadLetter.extend({ items: z.array(RecordedDeadLetter) });
+
 export async function ingestBatch(req: Request, sourceName: string, opts: { sql?: postgres.Sql } = {}): Promise<RecordedDeadLetter[]> {
   const sql = opts.sql ?? ingestSql();
   try {

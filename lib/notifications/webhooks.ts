@@ -4,6 +4,7 @@ import { redactUrl } from '@/lib/outbound/redact-url';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { db, type Tx } from '@/lib/db';
+import { dateTime } from '@/lib/wire';
 import { append } from '@/lib/audit';
 import { auditActor, authorize, isSystem, sourceScope, type Principal } from '@/lib/auth';
 import { env } from '@/lib/env';
@@ -21,7 +22,29 @@ const url = z
 export const webhookInput = z.object({ url, team: z.string().trim().min(1).optional() }).strict();
 export const webhookPatch = z.object({ url: url.optional(), enabled: z.boolean().optional() }).strict();
 
-const PUBLIC = { id: true, teamId: true, url: true, enabled: true, createdAt: true, team: { select: { name: true } } } as const;
+/** What a client sees of a webhook: never its signing secret (shown once, when created). PUBLIC selects exactly these. */
+export const WebhookView = z.object({ id: z.uuid(), teamId: z.uuid(), team: z.object({ name: z.string() }), url: z.string(), enabled: z.boolean(), createdAt: dateTime });
+const PUBLIC = { id: true, teamId: true, url: true, enabled: true, createdAt: true, team: { select: { name: true } } } as const satisfies Record<keyof z.infer<typeof WebhookView>, unknown>;
+export const WebhookListView = z.object({ webhooks: z.array(WebhookView) });
+export const OneWebhookView = z.object({ webhook: WebhookView });
+/** POST /api/v1/webhooks: the signing secret, this once. */
+export const CreatedWebhookView = OneWebhookView.extend({ secret: z.string().describe('whsec_…: shown once') });
+export const TestWebhookView = z.object({ deliveryId: z.string() });
+
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export const DeliveryView = z.object({
+  id: z.string(),
+  webhookId: z.uuid(),
+  event: z.string().describe('e.g. alarm.transition or webhook.test'),
+  status: z.enum(DELIVERY_STATUSES),
+  attempts: z.int(),
+  responseStatus: z.int().nullable(),
+  error: z.string().nullable(),
+  createdAt: dateTime,
+  deliveredAt: dateTime.nullable(),
+  text: z.string().describe('The message sent'),
+});
+export const DeliveryListView = z.object({ deliveries: z.array(DeliveryView).describe('Newest first') });
 
 /** Which team a new webhook belongs to: a lead's own; an admin names one. */
 async function targetTeam(tx: Tx, actor: Principal, team: string | undefined): Promise<string> {

@@ -12,11 +12,25 @@ export interface OpenApiArea {
   schemas?: Record<string, JsonSchema>;
 }
 
-/** JSON Schema (2020-12, OpenAPI 3.1's dialect) of what a client sends or gets. */
+/**
+ * JSON Schema (2020-12, OpenAPI 3.1's dialect) of what a client sends or gets: `output` for a
+ * response view (objects then refuse unknown keys, so a field the view lacks fails the OpenAPI test).
+ * A z.date() of a view is what Response.json writes of it: an ISO string.
+ */
 export function schemaOf(schema: z.ZodType, io: 'input' | 'output' = 'input'): JsonSchema {
-  const { $schema: _, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema;
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, {
+    target: 'draft-2020-12',
+    io,
+    unrepresentable: 'any',
+    override: (ctx) => {
+      if (ctx.zodSchema._zod.def.type === 'date') Object.assign(ctx.jsonSchema, { type: 'string', format: 'date-time' });
+    },
+  }) as JsonSchema;
   return rest;
 }
+
+/** The OpenAPI schema of a response view (see lib/wire.ts). */
+export const viewOf = (schema: z.ZodType): JsonSchema => schemaOf(schema, 'output');
 
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 

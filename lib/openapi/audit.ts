@@ -1,21 +1,13 @@
 // OpenAPI: the audit trail — exporting it and verifying its hash chain (session cookie or personal API token).
-import { z } from 'zod';
+// Response bodies are the views of lib/audit (docs/style.md "Views").
 import { AUDIT_EXPORT_FORMATS } from '@/lib/audit/export';
-import { errors, jsonContent, schemaOf, type OpenApiArea } from './area';
+import { ChainVerdictView } from '@/lib/audit/verify';
+import { errors, jsonContent, viewOf, type OpenApiArea } from './area';
 
 const security = [{ apiToken: [] }, { session: [] }];
 
 const q = (name: string, description: string, schema: Record<string, unknown> = { type: 'string' }) => ({ name, in: 'query', schema, description });
 const instant = { type: 'string', description: '2026-03-01, 2026-03-01T10:00 (both UTC) or an ISO date-time' };
-
-const verified = z.object({
-  ok: z.boolean(),
-  checked: z.int().describe('Events whose hash was recomputed'),
-  firstBrokenId: z.string().optional().describe('The first event whose link does not hold (when not ok)'),
-  problem: z.string().optional().describe('What is wrong with it'),
-  checkpoint: z.object({ headId: z.string(), count: z.int(), at: z.string() }).optional().describe('The latest signed checkpoint the trail was held to'),
-  invalidCheckpoints: z.int().optional().describe('Checkpoint lines with a wrong signature (ignored)'),
-});
 
 export const auditArea: OpenApiArea = {
   tag: {
@@ -56,7 +48,7 @@ export const auditArea: OpenApiArea = {
         summary: 'Verify the whole hash chain against the signed checkpoints (auditor, admin)',
         description: 'Recomputes every link in id order and names the first broken one; a cut tail or a recomputed chain shows against the checkpoints. A lead (team-scoped) gets 403.',
         security,
-        responses: { '200': { description: 'The verdict', content: jsonContent(schemaOf(verified, 'output')) }, ...errors(401, 403) },
+        responses: { '200': { description: 'The verdict', content: jsonContent(viewOf(ChainVerdictView)) }, ...errors(401, 403) },
       },
     },
   },

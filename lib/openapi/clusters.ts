@@ -1,75 +1,15 @@
 // OpenAPI: clusters — the handful of causes behind the dead letters (session cookie or personal API token).
-import { z } from 'zod';
-import { DEAD_LETTER_STATUSES } from '@/lib/deadletters/filters';
-import { archiveClusterInput } from '@/lib/clustering/archive-cluster';
-import { MAX_CLUSTER_PAGE } from '@/lib/clustering/list-clusters';
-import { mergeClusterInput } from '@/lib/clustering/merge-clusters';
-import { splitClusterInput, splitPreviewInput } from '@/lib/clustering/split-cluster';
-import { undoMergeInput } from '@/lib/clustering/undo-merge';
-import { errors, idParam, jsonContent, ref, schemaOf, type OpenApiArea } from './area';
+// Response bodies are the views of lib/clustering (docs/style.md "Views").
+import { ClusterDecision, archiveClusterInput } from '@/lib/clustering/archive-cluster';
+import { ClusterDetail } from '@/lib/clustering/get-cluster';
+import { ClusterPage, ClusterSummary, MAX_CLUSTER_PAGE } from '@/lib/clustering/list-clusters';
+import { ClusterMerge, mergeClusterInput } from '@/lib/clustering/merge-clusters';
+import { MergeSuggestionsView } from '@/lib/clustering/merge-suggestions';
+import { SplitPreview, splitClusterInput, splitPreviewInput } from '@/lib/clustering/split-cluster';
+import { UndoneMerge, undoMergeInput } from '@/lib/clustering/undo-merge';
+import { errors, idParam, jsonContent, ref, schemaOf, viewOf, type OpenApiArea } from './area';
 
 const security = [{ apiToken: [] }, { session: [] }];
-const ts = z.iso.datetime();
-const source = z.object({ id: z.uuid(), name: z.string() });
-
-const summary = z.object({
-  id: z.uuid(),
-  fingerprint: z.string(),
-  template: z.string().describe('The readable template: variable parts as <*>'),
-  errorType: z.string().nullable(),
-  topFrame: z.string().nullable().describe('Top in-app stack frame: function (file)'),
-  groupedBy: z.string().nullable().describe("A grouping rule's or a split's values that tell it apart, e.g. $.type=order.created"),
-  count: z.int().describe("Dead letters in the caller's sources, all statuses"),
-  openCount: z.int(),
-  firstSeen: ts,
-  lastSeen: ts,
-  ratePerHour: z.int().describe('Dead letters in the last 60 minutes'),
-  sparkline: z.array(z.int()).describe('Dead letters per hour over the last 24 hours, oldest first'),
-  sources: z.array(source),
-  ownership: z
-    .object({ status: z.enum(['open', 'investigating', 'waiting_for_fix', 'on_hold', 'resolved']), assignee: z.string().nullable(), holdUntil: ts.nullable(), regressedAt: ts.nullable() })
-    .describe('Who is on it (GET /api/v1/clusters/{id}/ownership for the whole of it)'),
-});
-
-const page = z.object({ clusters: z.array(summary), nextCursor: z.string().nullable() });
-
-const detail = summary.omit({ firstSeen: true, lastSeen: true, sources: true, ownership: true }).extend({
-  firstTemplate: z.string().describe('Template of the fingerprint the cluster started from'),
-  aliasOf: z.uuid().nullable().describe('The id asked for, when it was merged into this cluster'),
-  splitFromId: z.uuid().nullable().describe('The cluster this one was split off, if it was'),
-  firstSeen: ts.nullable(),
-  lastSeen: ts.nullable(),
-  sources: z.array(source.extend({ count: z.int(), openCount: z.int(), firstSeen: ts, lastSeen: ts })),
-  merged: z.array(z.object({ id: z.uuid(), fingerprint: z.string(), template: z.string() })).describe('Fingerprints merged into it'),
-  samples: z.array(
-    z.object({ id: z.string(), source: z.string(), status: z.enum(DEAD_LETTER_STATUSES), errorType: z.string().nullable(), errorMessage: z.string().nullable(), deadAt: ts }),
-  ),
-  trend: z.object({ from: ts, counts: z.array(z.int()).describe('Dead letters per hour over 7 days, oldest first') }),
-});
-
-const decided = z.object({ clusterId: z.uuid(), count: z.int() });
-const merged = decided.extend({ into: z.uuid() });
-const splitPart = z.object({
-  value: z.string().describe("The field's value of this part's members"),
-  count: z.int(),
-  openCount: z.int(),
-  keepsId: z.boolean().describe("The largest part keeps the cluster's id"),
-  clusterId: z.uuid().optional().describe("After a split: the part's cluster (the others link back with splitFromId)"),
-});
-const split = z.object({ clusterId: z.uuid(), by: z.string(), total: z.int(), parts: z.array(splitPart) });
-const unmerged = z.object({ clusterId: z.uuid().describe('The cluster restored'), from: z.uuid().describe('The cluster it had been merged into'), count: z.int() });
-const suggestions = z.object({
-  suggestions: z.array(
-    z.object({
-      id: z.uuid(),
-      template: z.string(),
-      count: z.int(),
-      openCount: z.int(),
-      positions: z.array(z.int()).describe('Token positions that differ (0-based)'),
-      evidence: z.string().describe('A pattern elsewhere with a mask at those positions'),
-    }),
-  ),
-});
 
 const q = (name: string, description: string, schema: Record<string, unknown> = { type: 'string' }) => ({ name, in: 'query', schema, description });
 const id = idParam('id', 'Cluster id (an alias answers as the cluster it was merged into)');
@@ -80,7 +20,7 @@ export const clustersArea: OpenApiArea = {
     description:
       "Dead letters grouped by cause (error type, masked message template, top in-app frame). Team-scoped roles see their sources' share only; another team's cluster answers 404. Members: GET /api/v1/dead-letters?clusterId=….",
   },
-  schemas: { ClusterSummary: schemaOf(summary, 'output'), ClusterPage: schemaOf(page, 'output'), Cluster: schemaOf(detail, 'output') },
+  schemas: { ClusterSummary: viewOf(ClusterSummary), ClusterPage: viewOf(ClusterPage), Cluster: viewOf(ClusterDetail) },
   paths: {
     '/api/v1/clusters': {
       get: {
@@ -117,7 +57,7 @@ export const clustersArea: OpenApiArea = {
         security,
         parameters: [id],
         requestBody: { required: true, content: jsonContent(schemaOf(archiveClusterInput)) },
-        responses: { '200': { description: 'Archived', content: jsonContent(schemaOf(decided, 'output')) }, ...errors(401, 403, 404, 415, 422) },
+        responses: { '200': { description: 'Archived', content: jsonContent(viewOf(ClusterDecision)) }, ...errors(401, 403, 404, 415, 422) },
       },
     },
     '/api/v1/clusters/{id}/merge': {
@@ -128,7 +68,7 @@ export const clustersArea: OpenApiArea = {
         security,
         parameters: [id],
         requestBody: { required: true, content: jsonContent(schemaOf(mergeClusterInput)) },
-        responses: { '200': { description: 'Merged', content: jsonContent(schemaOf(merged, 'output')) }, ...errors(401, 403, 404, 409, 415, 422) },
+        responses: { '200': { description: 'Merged', content: jsonContent(viewOf(ClusterMerge)) }, ...errors(401, 403, 404, 409, 415, 422) },
       },
     },
     '/api/v1/clusters/{id}/split/preview': {
@@ -138,7 +78,7 @@ export const clustersArea: OpenApiArea = {
         security,
         parameters: [id],
         requestBody: { required: true, content: jsonContent(schemaOf(splitPreviewInput)) },
-        responses: { '200': { description: 'The parts', content: jsonContent(schemaOf(split, 'output')) }, ...errors(401, 403, 404, 415, 422) },
+        responses: { '200': { description: 'The parts', content: jsonContent(viewOf(SplitPreview)) }, ...errors(401, 403, 404, 415, 422) },
       },
     },
     '/api/v1/clusters/{id}/split': {
@@ -150,7 +90,7 @@ export const clustersArea: OpenApiArea = {
         security,
         parameters: [id],
         requestBody: { required: true, content: jsonContent(schemaOf(splitClusterInput)) },
-        responses: { '200': { description: 'Split', content: jsonContent(schemaOf(split, 'output')) }, ...errors(401, 403, 404, 415, 422) },
+        responses: { '200': { description: 'Split', content: jsonContent(viewOf(SplitPreview)) }, ...errors(401, 403, 404, 415, 422) },
       },
     },
     '/api/v1/clusters/{id}/unmerge': {
@@ -161,7 +101,7 @@ export const clustersArea: OpenApiArea = {
         security,
         parameters: [idParam('id', 'The cluster that was merged away (now an alias)')],
         requestBody: { required: true, content: jsonContent(schemaOf(undoMergeInput)) },
-        responses: { '200': { description: 'Undone', content: jsonContent(schemaOf(unmerged, 'output')) }, ...errors(401, 403, 404, 409, 415, 422) },
+        responses: { '200': { description: 'Undone', content: jsonContent(viewOf(UndoneMerge)) }, ...errors(401, 403, 404, 409, 415, 422) },
       },
     },
     '/api/v1/clusters/{id}/merge-suggestions': {
@@ -170,7 +110,7 @@ export const clustersArea: OpenApiArea = {
         summary: 'Clusters of the same error type and frame whose templates differ only in positions proven variable elsewhere (lead, admin)',
         security,
         parameters: [id],
-        responses: { '200': { description: 'Suggestions', content: jsonContent(schemaOf(suggestions, 'output')) }, ...errors(401, 403, 404) },
+        responses: { '200': { description: 'Suggestions', content: jsonContent(viewOf(MergeSuggestionsView)) }, ...errors(401, 403, 404) },
       },
     },
   },

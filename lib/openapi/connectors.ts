@@ -1,48 +1,14 @@
 // OpenAPI: connector sources — one source with its connector's health, changing its connection,
 // testing it, pausing and resuming its import (session cookie or personal API token).
-import { z } from 'zod';
+// Response bodies are the views of lib/sources and lib/connectors (docs/style.md "Views").
+import { ConnectionChangedView, SourceAnswer } from '@/lib/sources/get-source';
 import { connectionPatch } from '@/lib/sources/update-connection';
-import { importSwitchBody } from '@/lib/connectors/pause-import';
-import { errors, idParam, jsonContent, ref, schemaOf, type OpenApiArea } from './area';
+import { ImportSwitchView, importSwitchBody } from '@/lib/connectors/pause-import';
+import { ConnectionTestView } from '@/lib/connectors/test-connection';
+import { errors, idParam, jsonContent, ref, schemaOf, viewOf, type OpenApiArea } from './area';
 
 const security = [{ apiToken: [] }, { session: [] }];
-const ts = z.iso.datetime();
 const source = idParam('source', 'Source name (or id)');
-
-const health = z.object({
-  lastPollAt: ts.nullable().describe('Last time the import reported anything'),
-  lastSuccessAt: ts.nullable().describe('Last successful poll or committed batch'),
-  importedTotal: z.int().describe('Dead letters imported (new rows)'),
-  lag: z.int().nullable().describe('Messages left on the broker at the last poll'),
-  lastError: z.string().nullable().describe('The last failure, in words (never a credential)'),
-  lastErrorAt: ts.nullable(),
-  consecutiveFailures: z.int().describe('Failed attempts in a row; 0 while all is well'),
-});
-const errorText = z.object({
-  mapped: z.boolean().describe('The source names its own error headers or JSON paths'),
-  seen: z.boolean().describe('Some dead letter carried error text'),
-  notice: z.string().nullable().describe('Set when neither: clusters will group by reason only'),
-});
-const detail = z.object({
-  source: z.looseObject({
-    name: z.string(),
-    kind: z.string(),
-    connection: z.record(z.string(), z.unknown()).nullable(),
-    credentialsSet: z.boolean().nullable(),
-    importPaused: z.boolean(),
-    connector: z.object({ health: health.nullable(), errorText }).nullable().describe('Connector sources only'),
-  }),
-});
-const probe = z.object({
-  source: z.object({ id: z.uuid(), name: z.string(), kind: z.string() }),
-  testedAt: ts,
-  ok: z.boolean(),
-  summary: z.string().describe('One line, e.g. "Queue \\"orders.dlq\\" exists: 12 messages, 0 consumers"'),
-  facts: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).describe('exists, depth, consumers; with a management URL: arguments, bound exchanges'),
-  error: z.string().optional(),
-  warnings: z.array(z.string()).optional().describe('What works but will hurt, e.g. SQS: a DLQ whose retention is not longer than its source queue'),
-});
-const importSwitch = z.object({ id: z.uuid(), name: z.string(), importPaused: z.boolean(), changed: z.boolean() });
 
 export const connectorsArea: OpenApiArea = {
   tag: {
@@ -51,10 +17,10 @@ export const connectorsArea: OpenApiArea = {
       "Sources that read a broker's own dead-letter queue (RabbitMQ, another app's BullMQ, Amazon SQS, NATS JetStream). Credentials are encrypted at rest and never returned, only whether they are set.",
   },
   schemas: {
-    SourceDetail: schemaOf(detail, 'output'),
+    SourceDetail: viewOf(SourceAnswer),
     ConnectionPatch: schemaOf(connectionPatch),
-    ConnectionTest: schemaOf(probe, 'output'),
-    ImportSwitch: schemaOf(importSwitch, 'output'),
+    ConnectionTest: viewOf(ConnectionTestView),
+    ImportSwitch: viewOf(ImportSwitchView),
   },
   paths: {
     '/api/v1/sources/{source}': {
@@ -74,7 +40,7 @@ export const connectorsArea: OpenApiArea = {
         parameters: [source],
         requestBody: { required: true, content: jsonContent(ref('ConnectionPatch')) },
         responses: {
-          '200': { description: 'Saved (changed: false when nothing differed)', content: jsonContent({ ...ref('SourceDetail'), description: 'plus "changed": boolean' }) },
+          '200': { description: 'Saved (changed: false when nothing differed)', content: jsonContent(viewOf(ConnectionChangedView)) },
           ...errors(400, 401, 403, 404, 413, 415, 422),
         },
       },

@@ -1,89 +1,14 @@
 // OpenAPI: reading, deciding on and exporting dead letters (session cookie or personal API token).
-import { z } from 'zod';
-import { DEAD_LETTER_REASONS } from '@/lib/deadletters/record-dead-letters';
-import { DEAD_LETTER_STATUSES } from '@/lib/deadletters/filters';
-import { bulkDecisionInput, decisionInput, MAX_BULK, selectionSchema } from '@/lib/deadletters/decide';
-import { COUNT_CAP, MAX_PAGE_SIZE } from '@/lib/deadletters/list-dead-letters';
-import { editInput } from '@/lib/redrive/edit';
-import { errors, idParam, jsonContent, ref, schemaOf, type OpenApiArea } from './area';
+// Response bodies are the views of lib/deadletters and lib/redrive/edit (docs/style.md "Views").
+import { DEAD_LETTER_REASONS, DEAD_LETTER_STATUSES } from '@/lib/enums';
+import { BulkDecisionResult, DecisionPreview, DecisionResult, bulkDecisionInput, decisionInput, MAX_BULK, selectionSchema } from '@/lib/deadletters/decide';
+import { DeadLetterDetail } from '@/lib/deadletters/get-dead-letter';
+import { DeadLetterPageWithCount, DeadLetterSummary, MAX_PAGE_SIZE } from '@/lib/deadletters/list-dead-letters';
+import { RevealView } from '@/lib/deadletters/reveal-payload';
+import { DeadLetterVersionsView, EditedView, editInput } from '@/lib/redrive/edit';
+import { errors, idParam, jsonContent, ref, schemaOf, viewOf, type OpenApiArea } from './area';
 
 const security = [{ apiToken: [] }, { session: [] }];
-const ts = z.iso.datetime();
-const status = z.enum(DEAD_LETTER_STATUSES);
-const reason = z.enum(DEAD_LETTER_REASONS);
-
-const summary = z.object({
-  id: z.string(),
-  sourceId: z.uuid(),
-  source: z.string(),
-  messageId: z.string(),
-  status,
-  reason,
-  errorType: z.string().nullable(),
-  errorMessage: z.string().nullable().describe('First 500 characters'),
-  receiveCount: z.int(),
-  redriveCount: z.int(),
-  deadAt: ts,
-  enqueuedAt: ts.nullable(),
-  decidedAt: ts.nullable(),
-  payloadSize: z.int(),
-  sha256: z.string(),
-  contentType: z.string().nullable(),
-  clusterId: z.uuid().nullable(),
-  masked: z.boolean().describe('Sensitive: no preview'),
-  preview: z.string().nullable().describe('First 240 characters of UTF-8 payload text'),
-});
-
-const failure = z.object({ reason: z.string(), errorType: z.string().nullable(), errorMessage: z.string().nullable(), count: z.int(), firstAt: ts, lastAt: ts });
-
-const detail = z.object({
-  id: z.string(),
-  source: z.object({ id: z.uuid(), name: z.string(), teamId: z.uuid(), team: z.string() }),
-  messageId: z.string(),
-  generation: z.int(),
-  idempotencyKey: z.string().nullable(),
-  orderingKey: z.string().nullable(),
-  status,
-  reason,
-  errorType: z.string().nullable(),
-  errorMessage: z.string().nullable(),
-  errorStack: z.string().nullable(),
-  receiveCount: z.int(),
-  redriveCount: z.int(),
-  enqueuedAt: ts.nullable(),
-  firstFailedAt: ts.nullable(),
-  lastFailedAt: ts.nullable(),
-  deadAt: ts,
-  expiresAt: ts,
-  createdAt: ts,
-  consumerName: z.string().nullable(),
-  consumerVersion: z.string().nullable(),
-  correlationId: z.string().nullable(),
-  partition: z.int().nullable(),
-  offset: z.string().nullable(),
-  payloadSize: z.int(),
-  sha256: z.string(),
-  contentType: z.string().nullable(),
-  payloadAvailable: z.boolean().describe('false once discarded or expired (tombstone)'),
-  headers: z.record(z.string(), z.unknown()),
-  failureHistory: z.array(failure),
-  fingerprint: z.string(),
-  cluster: z.object({ id: z.uuid(), template: z.string(), errorType: z.string().nullable(), count: z.int(), openCount: z.int() }).nullable(),
-  sensitive: z.boolean(),
-  masked: z.boolean(),
-  decision: z.object({ decidedBy: z.object({ id: z.uuid(), email: z.string() }).nullable(), decidedAt: ts.nullable(), reason: z.string().nullable() }),
-  history: z.array(z.object({ at: ts, action: z.string(), actor: z.string(), role: z.string(), reason: z.string().nullable() })),
-});
-
-const page = z.object({
-  deadLetters: z.array(summary),
-  nextCursor: z.string().nullable(),
-  count: z.object({ count: z.int(), capped: z.boolean() }).optional().describe(`With count=true: exact up to ${COUNT_CAP}, else capped`),
-});
-
-const decided = z.object({ id: z.string(), status, decidedAt: ts });
-const bulkDecided = z.object({ count: z.int(), status, decidedAt: ts });
-const preview = z.object({ count: z.int(), overLimit: z.boolean(), limit: z.int() });
 
 const q = (name: string, description: string, schema: Record<string, unknown> = { type: 'string' }) => ({ name, in: 'query', schema, description });
 const list = (values: readonly string[]) => ({ type: 'string', description: `Comma-separated: ${values.join(', ')}` });
@@ -115,7 +40,7 @@ const decide = (verb: 'archive' | 'discard', who: string, what: string) => ({
     security,
     parameters: [id],
     requestBody: { required: true, content: jsonContent(schemaOf(decisionInput)) },
-    responses: { '200': { description: 'Decided', content: jsonContent(schemaOf(decided, 'output')) }, ...errors(401, 403, 404, 409, 422) },
+    responses: { '200': { description: 'Decided', content: jsonContent(viewOf(DecisionResult)) }, ...errors(401, 403, 404, 409, 422) },
   },
 });
 
@@ -126,16 +51,16 @@ const bulk = (verb: 'archive' | 'discard', who: string) => ({
     description: `Every dead letter of the selection whose status allows it, at most ${MAX_BULK}; one transaction and one audit event naming the selection and count.`,
     security,
     requestBody: { required: true, content: jsonContent(schemaOf(bulkDecisionInput)) },
-    responses: { '200': { description: 'Decided', content: jsonContent(schemaOf(bulkDecided, 'output')) }, ...errors(401, 403, 422) },
+    responses: { '200': { description: 'Decided', content: jsonContent(viewOf(BulkDecisionResult)) }, ...errors(401, 403, 422) },
   },
 });
 
 export const deadLettersArea: OpenApiArea = {
   tag: { name: 'dead letters', description: 'Read, decide on and export dead letters. Team-scoped roles see their team only: another team\'s id answers 404.' },
   schemas: {
-    DeadLetterSummary: schemaOf(summary, 'output'),
-    DeadLetterPage: schemaOf(page, 'output'),
-    DeadLetter: schemaOf(detail, 'output'),
+    DeadLetterSummary: viewOf(DeadLetterSummary),
+    DeadLetterPage: viewOf(DeadLetterPageWithCount),
+    DeadLetter: viewOf(DeadLetterDetail),
     Selection: schemaOf(selectionSchema),
   },
   paths: {
@@ -185,7 +110,7 @@ export const deadLettersArea: OpenApiArea = {
         parameters: [id],
         requestBody: { required: true, content: jsonContent(schemaOf(decisionInput)) },
         responses: {
-          '201': { description: 'Revealed for 15 minutes', content: jsonContent({ type: 'object', properties: { revealId: { type: 'string' }, expiresAt: { type: 'string', format: 'date-time' } } }) },
+          '201': { description: 'Revealed for 15 minutes', content: jsonContent(viewOf(RevealView)) },
           ...errors(401, 403, 404, 422),
         },
       },
@@ -200,19 +125,7 @@ export const deadLettersArea: OpenApiArea = {
         parameters: [id],
         requestBody: { required: true, content: jsonContent(schemaOf(editInput)) },
         responses: {
-          '201': {
-            description: 'The version and its task',
-            content: jsonContent({
-              type: 'object',
-              properties: {
-                version: { type: 'object', properties: { id: { type: 'string' }, version: { type: 'integer' }, sha256: { type: 'string' }, size: { type: 'integer' } } },
-                originalSha256: { type: 'string' },
-                diff: { type: 'object', description: 'payload: { kind: json, changes: [{ op, path, before?, after? }] } | { kind: text, removed, added } | { kind: bytes }; headers: [{ name, before, after }]' },
-                waitsFor: { type: ['string', 'null'] },
-                task: ref('RedriveTask'),
-              },
-            }),
-          },
+          '201': { description: 'The version and its task', content: jsonContent(viewOf(EditedView)) },
           ...errors(400, 401, 403, 404, 409, 413, 415, 422),
         },
       },
@@ -235,32 +148,7 @@ export const deadLettersArea: OpenApiArea = {
         security,
         parameters: [id],
         responses: {
-          '200': {
-            description: 'Versions',
-            content: jsonContent({
-              type: 'object',
-              properties: {
-                versions: {
-                  type: 'array',
-                  items: {
-                    type: 'object',
-                    properties: {
-                      id: { type: 'string' },
-                      version: { type: 'integer' },
-                      sha256: { type: 'string' },
-                      size: { type: 'integer' },
-                      contentType: { type: ['string', 'null'] },
-                      createdBy: { type: ['string', 'null'] },
-                      createdAt: { type: 'string', format: 'date-time' },
-                      diff: { type: 'object' },
-                      transform: {},
-                      tasks: { type: 'array', items: { type: 'string' } },
-                    },
-                  },
-                },
-              },
-            }),
-          },
+          '200': { description: 'Versions', content: jsonContent(viewOf(DeadLetterVersionsView)) },
           ...errors(401, 403, 404),
         },
       },
@@ -276,7 +164,7 @@ export const deadLettersArea: OpenApiArea = {
           required: true,
           content: jsonContent({ type: 'object', required: ['decision', 'selection'], properties: { decision: { enum: ['archive', 'discard'] }, selection: ref('Selection') } }),
         },
-        responses: { '200': { description: 'The count', content: jsonContent(schemaOf(preview, 'output')) }, ...errors(401, 403, 422) },
+        responses: { '200': { description: 'The count', content: jsonContent(viewOf(DecisionPreview)) }, ...errors(401, 403, 422) },
       },
     },
     '/api/v1/dead-letters/bulk/archive': bulk('archive', 'support, lead, admin'),

@@ -1,19 +1,12 @@
 // OpenAPI: the ingest API (per-source ingest token).
-import { z } from 'zod';
+// Response bodies are the views of lib/ingest and lib/deadletters (docs/style.md "Views").
+import { RecordedDeadLetter } from '@/lib/deadletters/record-dead-letters';
 import { ingestBatchSchema, ingestDeadLetterSchema } from '@/lib/ingest/ingest-item';
-import { INGEST_MAX_BATCH, INGEST_MAX_BODY_BYTES, NDJSON_TYPE, RAW_HEADER_PREFIX, RAW_HEADERS } from '@/lib/ingest/ingest-dead-letters';
-import { errors, idParam, jsonContent, ref, schemaOf, type OpenApiArea } from './area';
-
-const recorded = z.object({
-  messageId: z.string(),
-  id: z.string().describe('Dead-letter id (a decimal string)'),
-  sha256: z.string().describe('SHA-256 of the stored payload bytes, hex'),
-  created: z.boolean().describe('false: this message id was already stored (idempotent retry)'),
-});
+import { IngestBatchAnswer, IngestRawAnswer, INGEST_MAX_BATCH, INGEST_MAX_BODY_BYTES, NDJSON_TYPE, RAW_HEADER_PREFIX, RAW_HEADERS } from '@/lib/ingest/ingest-dead-letters';
+import { errors, idParam, jsonContent, ref, schemaOf, viewOf, type OpenApiArea } from './area';
 
 const security = [{ ingestToken: [] }];
-// The recorded dead letter, and the same as `items: [it]` so batch clients can read it alike.
-const rawAnswer = { allOf: [ref('RecordedDeadLetter'), { type: 'object', properties: { items: { type: 'array', items: ref('RecordedDeadLetter') } } }] };
+const rawAnswer = viewOf(IngestRawAnswer);
 const source = idParam('source', 'Source name');
 
 export const ingestArea: OpenApiArea = {
@@ -21,7 +14,7 @@ export const ingestArea: OpenApiArea = {
   schemas: {
     IngestDeadLetter: schemaOf(ingestDeadLetterSchema),
     IngestBatch: schemaOf(ingestBatchSchema),
-    RecordedDeadLetter: schemaOf(recorded, 'output'),
+    RecordedDeadLetter: viewOf(RecordedDeadLetter),
   },
   paths: {
     '/api/v1/sources/{source}/dead-letters': {
@@ -39,7 +32,7 @@ export const ingestArea: OpenApiArea = {
           },
         },
         responses: {
-          '200': { description: 'Stored (or already there)', content: jsonContent({ type: 'object', required: ['items'], properties: { items: { type: 'array', items: ref('RecordedDeadLetter') } } }) },
+          '200': { description: 'Stored (or already there)', content: jsonContent(viewOf(IngestBatchAnswer)) },
           ...errors(400, 401, 404, 413, 415, 422, 503),
         },
       },

@@ -1,35 +1,22 @@
 // OpenAPI: webhooks — where a team's alarm notifications go (lead of the team, admin; session cookie or personal API token).
-import { z } from 'zod';
-import { webhookInput, webhookPatch } from '@/lib/notifications/webhooks';
-import { errors, idParam, jsonContent, ref, schemaOf, type OpenApiArea } from './area';
+// Response bodies are the views of lib/notifications/webhooks.ts (docs/style.md "Views").
+import {
+  CreatedWebhookView,
+  DeliveryListView,
+  DeliveryView,
+  OneWebhookView,
+  TestWebhookView,
+  WebhookListView,
+  WebhookView,
+  webhookInput,
+  webhookPatch,
+} from '@/lib/notifications/webhooks';
+import { errors, idParam, jsonContent, ref, schemaOf, viewOf, type OpenApiArea } from './area';
 
 const security = [{ apiToken: [] }, { session: [] }];
-const ts = z.iso.datetime();
-
-const webhook = z.object({
-  id: z.uuid(),
-  teamId: z.uuid(),
-  team: z.object({ name: z.string() }),
-  url: z.string(),
-  enabled: z.boolean(),
-  createdAt: ts,
-});
-
-const delivery = z.object({
-  id: z.string(),
-  webhookId: z.uuid(),
-  event: z.string().describe('e.g. alarm.transition or webhook.test'),
-  status: z.enum(['pending', 'delivered', 'failed']),
-  attempts: z.int(),
-  responseStatus: z.int().nullable(),
-  error: z.string().nullable(),
-  createdAt: ts,
-  deliveredAt: ts.nullable(),
-  text: z.string().describe('The message sent'),
-});
 
 const id = idParam('id', 'Webhook id');
-const one = jsonContent({ type: 'object', required: ['webhook'], properties: { webhook: ref('Webhook') } });
+const one = jsonContent(viewOf(OneWebhookView));
 
 export const notificationsArea: OpenApiArea = {
   tag: {
@@ -37,7 +24,7 @@ export const notificationsArea: OpenApiArea = {
     description:
       "Webhooks that receive a team's alarm notifications, signed with a per-webhook secret. Managed by the team's lead and admins; another team's webhook answers 404. Every change is audited.",
   },
-  schemas: { Webhook: schemaOf(webhook, 'output'), WebhookDelivery: schemaOf(delivery, 'output') },
+  schemas: { Webhook: viewOf(WebhookView), WebhookDelivery: viewOf(DeliveryView) },
   paths: {
     '/api/v1/webhooks': {
       get: {
@@ -45,7 +32,7 @@ export const notificationsArea: OpenApiArea = {
         summary: 'List the webhooks of the teams the caller manages (lead, admin)',
         security,
         responses: {
-          '200': { description: 'The webhooks', content: jsonContent({ type: 'object', required: ['webhooks'], properties: { webhooks: { type: 'array', items: ref('Webhook') } } }) },
+          '200': { description: 'The webhooks', content: jsonContent(viewOf(WebhookListView)) },
           ...errors(401, 403),
         },
       },
@@ -58,7 +45,7 @@ export const notificationsArea: OpenApiArea = {
         responses: {
           '201': {
             description: 'Created',
-            content: jsonContent({ type: 'object', required: ['webhook', 'secret'], properties: { webhook: ref('Webhook'), secret: { type: 'string', description: 'whsec_…: shown once' } } }),
+            content: jsonContent(viewOf(CreatedWebhookView)),
           },
           ...errors(400, 401, 403, 413, 415, 422),
         },
@@ -91,7 +78,7 @@ export const notificationsArea: OpenApiArea = {
         security,
         parameters: [id],
         responses: {
-          '202': { description: 'Queued', content: jsonContent({ type: 'object', required: ['deliveryId'], properties: { deliveryId: { type: 'string' } } }) },
+          '202': { description: 'Queued', content: jsonContent(viewOf(TestWebhookView)) },
           ...errors(401, 403, 404),
         },
       },
@@ -103,7 +90,7 @@ export const notificationsArea: OpenApiArea = {
         security,
         parameters: [id],
         responses: {
-          '200': { description: 'The deliveries', content: jsonContent({ type: 'object', required: ['deliveries'], properties: { deliveries: { type: 'array', items: ref('WebhookDelivery') } } }) },
+          '200': { description: 'The deliveries', content: jsonContent(viewOf(DeliveryListView)) },
           ...errors(401, 403, 404),
         },
       },

@@ -1,16 +1,7 @@
 // OpenAPI: running Triage — readiness, Prometheus metrics and this document.
-import { z } from 'zod';
-import { errors, jsonContent, ref, schemaOf, type OpenApiArea } from './area';
-
-const check = z.object({ ok: z.boolean(), error: z.string().optional() });
-const health = z.object({
-  ok: z.boolean(),
-  postgres: check.optional().describe('Only for an admin (token or session)'),
-  redis: check
-    .extend({ maxmemoryPolicy: z.string().optional().describe('Must be noeviction: BullMQ loses locks and jobs otherwise') })
-    .optional()
-    .describe('Only for an admin (token or session)'),
-});
+// Response bodies are the views of lib/health.ts (docs/style.md "Views").
+import { HealthView } from '@/lib/health';
+import { errors, jsonContent, ref, viewOf, type OpenApiArea } from './area';
 
 const openapi = {
   tags: ['operations'],
@@ -22,7 +13,7 @@ const openapi = {
 
 export const operationsArea: OpenApiArea = {
   tag: { name: 'operations', description: 'Readiness probe, Prometheus metrics and the API description.' },
-  schemas: { Health: schemaOf(health, 'output') },
+  schemas: { Health: viewOf(HealthView) },
   paths: {
     '/api/health': {
       get: {

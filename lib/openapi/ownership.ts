@@ -1,27 +1,15 @@
 // Ownership of a cause: a cluster's assignee, status, ticket, hold and note thread (lib/ownership).
-import { z } from 'zod';
-import { noteInput, ownershipInput } from '@/lib/ownership/ownership';
+// Response bodies are the views of lib/ownership (docs/style.md "Views").
+import { ClusterNoteView, Ownership, OwnershipWithNotes, noteInput, ownershipInput } from '@/lib/ownership/ownership';
 import { OWNERSHIP_STATUSES } from '@/lib/ownership/statuses';
-import { errors, idParam, jsonContent, ref, schemaOf, type OpenApiArea } from './area';
+import { errors, idParam, jsonContent, ref, schemaOf, viewOf, type OpenApiArea } from './area';
 
 const security = [{ apiToken: [] }, { session: [] }];
-const ts = z.iso.datetime();
-const note = z.object({ id: z.string(), author: z.string(), body: z.string(), createdAt: ts });
-const ownership = z.object({
-  clusterId: z.uuid(),
-  status: z.enum(OWNERSHIP_STATUSES),
-  assignee: z.object({ id: z.uuid(), email: z.string() }).nullable(),
-  ticketUrl: z.string().nullable(),
-  holdUntil: ts.nullable(),
-  fixVersion: z.string().nullable(),
-  regressedAt: ts.nullable().describe('When new dead letters last reopened it after it was resolved'),
-  updatedAt: ts.nullable(),
-});
 const id = idParam('id', 'Cluster id');
 
 export const ownershipArea: OpenApiArea = {
-  tag: { name: 'ownership', description: 'Who is on a cluster and why it waits: assignee, status (open, investigating, waiting_for_fix, on_hold, resolved), ticket link, hold, notes.' },
-  schemas: { ClusterOwnership: schemaOf(ownership, 'output') },
+  tag: { name: 'ownership', description: `Who is on a cluster and why it waits: assignee, status (${OWNERSHIP_STATUSES.join(', ')}), ticket link, hold, notes.` },
+  schemas: { ClusterOwnership: viewOf(Ownership) },
   paths: {
     '/api/v1/clusters/{id}/ownership': {
       get: {
@@ -29,7 +17,7 @@ export const ownershipArea: OpenApiArea = {
         summary: "The cluster's ownership and note thread",
         security,
         parameters: [id],
-        responses: { '200': { description: 'Ownership and notes', content: jsonContent(schemaOf(ownership.extend({ notes: z.array(note) }), 'output')) }, ...errors(401, 403, 404) },
+        responses: { '200': { description: 'Ownership and notes', content: jsonContent(viewOf(OwnershipWithNotes)) }, ...errors(401, 403, 404) },
       },
       patch: {
         tags: ['ownership'],
@@ -48,7 +36,7 @@ export const ownershipArea: OpenApiArea = {
         security,
         parameters: [id],
         requestBody: { required: true, content: jsonContent(schemaOf(noteInput)) },
-        responses: { '201': { description: 'The note', content: jsonContent(schemaOf(note, 'output')) }, ...errors(401, 403, 404, 415, 422) },
+        responses: { '201': { description: 'The note', content: jsonContent(viewOf(ClusterNoteView)) }, ...errors(401, 403, 404, 415, 422) },
       },
     },
   },

@@ -1,91 +1,19 @@
 // OpenAPI: redrive tasks (session cookie or personal API token). Team-scoped: another team's task is 404.
-import { z } from 'zod';
-import { redriveCommandInput, startRedriveInput } from '@/lib/redrive';
-import { transformInput, transformPreviewInput } from '@/lib/redrive/edit';
-import { SOURCE_KINDS } from '@/lib/sources/source-kind';
-import { errors, idParam, jsonContent, ref, schemaOf, type OpenApiArea } from './area';
+// Response bodies are the views of lib/redrive (docs/style.md "Views").
+import { REDRIVE_TASK_STATUSES } from '@/lib/enums';
+import {
+  RedrivePreview,
+  RedriveSeriesView,
+  RedriveTaskDetail,
+  RedriveTaskPageView,
+  RedriveTaskWithHistoryView,
+  redriveCommandInput,
+  startRedriveInput,
+} from '@/lib/redrive';
+import { TransformPreview, TransformStartedView, transformInput, transformPreviewInput } from '@/lib/redrive/edit';
+import { errors, idParam, jsonContent, ref, schemaOf, viewOf, type OpenApiArea } from './area';
 
 const security = [{ apiToken: [] }, { session: [] }];
-const ts = z.iso.datetime();
-const status = z.enum(['pending_approval', 'queued', 'running', 'paused', 'completed', 'cancelled', 'failed']);
-
-const counts = z.object({
-  total: z.int(),
-  sent: z.int(),
-  acknowledged: z.int(),
-  deadAgain: z.int().describe('Came back dead: reported by the consumer, or a newer generation of the same message recorded (a connector imports it so)'),
-  noDeathSeen: z
-    .int()
-    .describe('Sent, neither acknowledged nor dead again by the end of the outcome window: final, a success for the canary and the breaker, never "acknowledged"'),
-  skipped: z.int().describe('Past the source maxRedrives (a loop), or no longer open when the task started'),
-  failed: z.int().describe('HTTP destinations: undelivered after every retry'),
-  pending: z.int().describe('Not sent yet'),
-  awaitingOutcome: z.int().describe('Sent, neither acknowledged nor dead again yet, inside the outcome window'),
-});
-
-const task = z.object({
-  id: z.uuid(),
-  status,
-  source: z.object({ id: z.uuid(), name: z.string(), kind: z.enum(SOURCE_KINDS) }),
-  destination: z.object({ id: z.uuid(), name: z.string(), kind: z.enum(SOURCE_KINDS) }).describe('Where the messages go: the source itself, or another source of its kind'),
-  edit: z
-    .object({ kind: z.enum(['edit', 'transform']), transform: z.unknown().optional(), cannotApplyCount: z.int().optional(), cannotApply: z.array(z.object({ id: z.string(), messageId: z.string(), why: z.string() })).optional() })
-    .nullable()
-    .describe('An edit or a bulk transform: the items send edited copies (versions of their dead letters)'),
-  rule: z
-    .object({ id: z.uuid(), name: z.string(), kind: z.enum(['after_wave', 'on_resolved']) })
-    .nullable()
-    .describe('The redrive rule that started it for its author (createdBy); null: started by hand'),
-  selection: z.unknown().describe('As asked for; the items are its frozen result'),
-  ratePerSecond: z.int(),
-  ramp: z.object({ steps: z.array(z.int()), stepSeconds: z.int() }).nullable(),
-  canary: z.boolean(),
-  outcomeWindowSeconds: z.int().describe('How long a sent message is watched for a death before it counts as no death seen'),
-  canaryWindowSeconds: z.int().describe('The same for the canary: the rest goes once it was acknowledged or this passed with no death seen'),
-  reason: z.string().nullable(),
-  pausedReason: z.string().nullable().describe('Why it is paused (by whom, or the circuit breaker / canary) or failed (its destination cannot be built)'),
-  counts,
-  verdict: z.enum(['worked', 'failing', 'mixed', 'no outcome yet']).describe('Did the redrive work?'),
-  createdBy: z.string().nullable(),
-  approvedBy: z.string().nullable(),
-  createdAt: ts,
-  approvedAt: ts.nullable(),
-  startedAt: ts.nullable(),
-  finishedAt: ts.nullable(),
-  updatedAt: ts,
-  drift: z.int().describe('Matching open dead letters that arrived after the start: not included'),
-  loops: z.int(),
-  outcomesDueAt: ts
-    .nullable()
-    .describe('Running with everything sent: when the last item awaiting an outcome becomes final, and so when the task completes unless it pauses'),
-  canaryItem: z
-    .object({ messageId: z.string(), state: z.string(), sentAt: ts, outcomeAt: ts.nullable(), nextSentAt: ts.nullable().describe('When the first message after the canary went') })
-    .nullable()
-    .describe('A canary task: its first message sent and its outcome'),
-});
-
-const preview = z.object({
-  source: z.object({ id: z.uuid(), name: z.string(), kind: z.enum(SOURCE_KINDS) }),
-  count: z.int(),
-  loops: z.int(),
-  maxRedrives: z.int(),
-  approvalThreshold: z.int(),
-  needsApproval: z.boolean(),
-  activeTaskId: z.uuid().nullable(),
-  destination: z.string(),
-});
-
-const cannotApply = z.array(z.object({ id: z.string(), messageId: z.string(), why: z.string().describe('not JSON, path missing: …') }));
-const transformPreview = z.object({
-  source: z.object({ id: z.uuid(), name: z.string() }),
-  total: z.int().describe('Open dead letters the selection holds'),
-  applies: z.int().describe('Of those, the transform applies to this many: the task size'),
-  cannotApplyCount: z.int(),
-  cannotApply: cannotApply.describe('Up to 500 of those it cannot apply to, with why'),
-  samples: z.array(z.object({ id: z.string(), messageId: z.string(), before: z.string(), after: z.string(), changes: z.unknown() })),
-  needsApproval: z.boolean(),
-  editApprovalThreshold: z.int(),
-});
 
 const id = idParam('id', 'Redrive task id');
 const q = (name: string, description: string, schema: Record<string, unknown> = { type: 'string' }) => ({ name, in: 'query', schema, description });
@@ -104,7 +32,13 @@ const command = (verb: string, who: string, what: string, statuses: number[]) =>
 
 export const redrivesArea: OpenApiArea = {
   tag: { name: 'redrives', description: 'Send dead letters back to their own source after the fix: rate-limited, resumable, guarded by a loop limit, a circuit breaker, a canary and approval.' },
-  schemas: { RedriveTask: schemaOf(task, 'output'), RedrivePreview: schemaOf(preview, 'output'), StartRedrive: schemaOf(startRedriveInput) },
+  schemas: {
+    RedriveTask: viewOf(RedriveTaskDetail),
+    RedriveTaskPage: viewOf(RedriveTaskPageView),
+    RedriveTaskWithHistory: viewOf(RedriveTaskWithHistoryView),
+    RedrivePreview: viewOf(RedrivePreview),
+    StartRedrive: schemaOf(startRedriveInput),
+  },
   paths: {
     '/api/v1/redrives': {
       get: {
@@ -112,13 +46,13 @@ export const redrivesArea: OpenApiArea = {
         summary: 'List redrive tasks, newest first',
         security,
         parameters: [
-          q('status', 'A status, or active', { type: 'string', enum: ['active', ...status.options] }),
+          q('status', 'A status, or active', { type: 'string', enum: ['active', ...REDRIVE_TASK_STATUSES] }),
           q('source', 'Source name'),
           q('after', 'Keyset cursor: `next` of the previous page'),
           q('limit', 'Page size', { type: 'integer', minimum: 1, maximum: 200, default: 50 }),
         ],
         responses: {
-          '200': { description: 'A page', content: jsonContent({ type: 'object', properties: { tasks: { type: 'array', items: ref('RedriveTask') }, next: { type: ['string', 'null'] } } }) },
+          '200': { description: 'A page', content: jsonContent(ref('RedriveTaskPage')) },
           ...errors(401, 403, 422),
         },
       },
@@ -152,7 +86,7 @@ export const redrivesArea: OpenApiArea = {
         summary: 'What a bulk transform would do: samples before and after, the count, those it cannot apply to (support, lead, admin)',
         security,
         requestBody: { required: true, content: jsonContent(schemaOf(transformPreviewInput)) },
-        responses: { '200': { description: 'The preview', content: jsonContent(schemaOf(transformPreview, 'output')) }, ...errors(400, 401, 403, 404, 415, 422) },
+        responses: { '200': { description: 'The preview', content: jsonContent(viewOf(TransformPreview)) }, ...errors(400, 401, 403, 404, 415, 422) },
       },
     },
     '/api/v1/redrives/transform': {
@@ -166,7 +100,7 @@ export const redrivesArea: OpenApiArea = {
         responses: {
           '201': {
             description: 'The task',
-            content: jsonContent({ type: 'object', properties: { applies: { type: 'integer' }, cannotApplyCount: { type: 'integer' }, cannotApply: schemaOf(cannotApply, 'output'), waitsFor: { type: ['string', 'null'] }, task: ref('RedriveTask') } }),
+            content: jsonContent(viewOf(TransformStartedView)),
           },
           ...errors(400, 401, 403, 404, 409, 415, 422),
         },
@@ -178,7 +112,7 @@ export const redrivesArea: OpenApiArea = {
         summary: 'A redrive task: status, counts, drift, verdict and its audit history',
         security,
         parameters: [id],
-        responses: { '200': { description: 'The task', content: jsonContent(ref('RedriveTask')) }, ...errors(401, 403, 404) },
+        responses: { '200': { description: 'The task and its audit history', content: jsonContent(ref('RedriveTaskWithHistory')) }, ...errors(401, 403, 404) },
       },
     },
     '/api/v1/redrives/{id}/series': {
@@ -188,7 +122,7 @@ export const redrivesArea: OpenApiArea = {
         security,
         parameters: [id],
         responses: {
-          '200': { description: 'Points, oldest first', content: jsonContent({ type: 'object', properties: { points: { type: 'array', items: { type: 'object' } } } }) },
+          '200': { description: 'Points, oldest first', content: jsonContent(viewOf(RedriveSeriesView)) },
           ...errors(401, 403, 404),
         },
       },

@@ -1,134 +1,17 @@
 // OpenAPI: sources — listing and creating them, their alarms and their policy (session cookie or personal API token).
-import { z } from 'zod';
-import { sourceInput } from '@/lib/sources/create-source';
-import { SOURCE_KINDS } from '@/lib/sources/source-kind';
-import { policyInput } from '@/lib/sources/update-policy';
-import { groupingRulesSchema } from '@/lib/clustering/grouping-rules';
-import { startRegroupInput } from '@/lib/clustering/regroup';
-import { setGroupingRulesInput } from '@/lib/clustering/set-grouping-rules';
-import { createRuleInput, RULE_KINDS, updateRuleInput } from '@/lib/redrive-rules/rules';
-import { errors, idParam, jsonContent, ref, schemaOf, type OpenApiArea } from './area';
+// Response bodies are the views of lib/sources, lib/alarms, lib/clustering and lib/redrive-rules (docs/style.md "Views").
+import { CreatedSourceView, sourceInput } from '@/lib/sources/create-source';
+import { SourceListView } from '@/lib/sources/list-sources';
+import { SourceView } from '@/lib/sources/source-view';
+import { PolicyAnswer, PolicyReadView, policyInput } from '@/lib/sources/update-policy';
+import { SourceAlarmsView } from '@/lib/alarms/list-alarms';
+import { LatestRegroupView, RegroupRunView, startRegroupInput } from '@/lib/clustering/regroup';
+import { GroupingRulesView, setGroupingRulesInput } from '@/lib/clustering/set-grouping-rules';
+import { RedriveRuleListView, RedriveRuleView, createRuleInput, updateRuleInput } from '@/lib/redrive-rules/rules';
+import { errors, idParam, jsonContent, ref, schemaOf, viewOf, type OpenApiArea } from './area';
 
 const security = [{ apiToken: [] }, { session: [] }];
-const ts = z.iso.datetime();
-const kind = z.enum(SOURCE_KINDS);
-const alarmKind = z.enum(['depth', 'age', 'rate', 'connector', 'quarantine']);
-const level = z.enum(['OK', 'PENDING', 'ALARM']);
-
-const sourceView = z.object({
-  id: z.uuid(),
-  name: z.string(),
-  teamId: z.uuid(),
-  team: z.string().describe("The owning team's name"),
-  kind,
-  description: z.string().nullable(),
-  maxReceives: z.int(),
-  visibilityTimeoutMs: z.int(),
-  backoffBaseMs: z.int(),
-  backoffCapMs: z.int(),
-  maxRedrives: z.int(),
-  retentionSeconds: z.int(),
-  ageDeadlineSeconds: z.int(),
-  alarmRatePending: z.int(),
-  alarmRateAlarm: z.int(),
-  orderMode: z.enum(['none', 'key']),
-  approvalThreshold: z.int(),
-  payloadLimitBytes: z.int(),
-  redriveUrl: z.string().nullable(),
-  redriveSecretSet: z.boolean().describe('The redrive secret is never shown, only whether one is set'),
-  sensitivePaths: z.array(z.string()).describe('JSON paths masked for roles without payload.reveal'),
-  connection: z
-    .record(z.string(), z.unknown())
-    .nullable()
-    .describe("Connector sources: the non-secret settings (queue, target queue, management URL, error-text mapping…); null for other kinds"),
-  credentialsSet: z.boolean().nullable().describe('Connector sources: whether credentials are stored. They are never returned, in any form'),
-  importPaused: z.boolean().describe('Connector sources: import paused by a user'),
-  createdAt: ts,
-  updatedAt: ts,
-});
-
-const created = z.object({ id: z.uuid(), name: z.string(), kind });
-
-const policy = z.object({
-  id: z.uuid(),
-  name: z.string(),
-  retentionSeconds: z.int(),
-  ageDeadlineSeconds: z.int(),
-  maxReceives: z.int(),
-  visibilityTimeoutMs: z.int(),
-  maxRedrives: z.int(),
-  approvalThreshold: z.int(),
-  editApprovalThreshold: z.int().describe('Edits and transforms of this many dead letters or more wait for a second person'),
-  redriveAllowedFrom: z.array(z.string()).describe('Sources (by name) that may redrive into this one'),
-  redriveUrl: z.string().nullable(),
-  alarmRatePending: z.int().describe('Dead letters in 5 minutes that make the rate alarm PENDING'),
-  alarmRateAlarm: z.int().describe('Dead letters in 5 minutes that make the rate alarm ALARM (a wave)'),
-  redriveSecretSet: z.boolean().describe('The redrive secret is never shown, only whether one is set'),
-});
-const warning = z.object({ field: z.string(), message: z.string() });
-const policyAnswer = z.object({ source: policy, warnings: z.array(warning) });
-
-const alarmState = z.object({
-  sourceId: z.uuid(),
-  sourceName: z.string(),
-  kind: alarmKind,
-  state: level,
-  since: ts,
-  label: z.string().nullable().describe('e.g. "probable outage" or "bad input"'),
-  hint: z.string().nullable().describe("The runbook's first step for the label"),
-  detail: z.record(z.string(), z.unknown()).nullable(),
-  evaluatedAt: ts.nullable(),
-});
-const alarmEvent = z.object({
-  id: z.string(),
-  sourceId: z.uuid(),
-  sourceName: z.string(),
-  kind: alarmKind,
-  from: level,
-  to: level,
-  at: ts,
-  label: z.string().nullable(),
-  hint: z.string().nullable(),
-  detail: z.record(z.string(), z.unknown()).nullable(),
-});
-const alarms = z.object({
-  source: z.object({ id: z.uuid(), name: z.string() }),
-  states: z.array(alarmState).describe('Current states, the raised ones first'),
-  events: z.array(alarmEvent).describe('The 20 latest transitions, newest first'),
-});
-
 const source = idParam('source', 'Source name (or id)');
-const groupingRules = z.object({ source: z.string(), version: z.int().describe('Raised by each change'), rules: groupingRulesSchema.nullable() });
-const regroupRun = z.object({
-  id: z.uuid(),
-  source: z.string(),
-  ruleVersion: z.int(),
-  status: z.enum(['running', 'done', 'superseded']),
-  total: z.int().describe('Open dead letters to look at'),
-  done: z.int().describe('Looked at so far'),
-  moved: z.int().describe('Moved to another cluster so far'),
-  createdAt: z.iso.datetime(),
-  finishedAt: z.iso.datetime().nullable(),
-});
-
-const redriveRule = z.object({
-  id: z.uuid(),
-  source: z.string(),
-  name: z.string(),
-  kind: z.enum(RULE_KINDS).describe('after_wave: once the rate alarm has been OK for okForSeconds after a wave, redrive each of its clusters; on_resolved: redrive a cluster resolved with a fix version'),
-  enabled: z.boolean(),
-  okForSeconds: z.int().nullable(),
-  ratePerSecond: z.int(),
-  canary: z.boolean(),
-  author: z.string().describe('The lead the rule acts for: the requester of every task it starts'),
-  disabledReason: z.string().nullable().describe('Why it is disabled: by whom, or the task that tripped the breaker'),
-  disabledAt: ts.nullable(),
-  lastRunAt: ts.nullable(),
-  lastTaskId: z.uuid().nullable().describe('The last redrive task it started'),
-  lastResult: z.string().nullable().describe('What its last evaluation did: started, waiting for an active task, skipped (nothing open)'),
-  createdAt: ts,
-  updatedAt: ts,
-});
 const ruleParam = idParam('rule', 'Redrive rule id');
 const RULE_DESCRIPTION =
   'A rule only starts an ordinary redrive task (rate, canary, circuit breaker, outcome window and four eyes apply) for its author, with the rule named on the task; it waits while the source has an active task, starts once per trigger, and disables itself when its task trips the breaker.';
@@ -139,11 +22,13 @@ export const sourcesArea: OpenApiArea = {
     description: "Where dead letters come from, with their policy and alarms. Team-scoped roles see their team's sources only: another team's source answers 404.",
   },
   schemas: {
-    Source: schemaOf(sourceView, 'output'),
-    SourcePolicy: schemaOf(policyAnswer, 'output'),
+    Source: viewOf(SourceView),
+    SourceList: viewOf(SourceListView),
+    SourcePolicy: viewOf(PolicyAnswer),
+    SourcePolicyRead: viewOf(PolicyReadView),
     SourcePolicyPatch: schemaOf(policyInput),
-    SourceAlarms: schemaOf(alarms, 'output'),
-    RedriveRule: schemaOf(redriveRule, 'output'),
+    SourceAlarms: viewOf(SourceAlarmsView),
+    RedriveRule: viewOf(RedriveRuleView),
   },
   paths: {
     '/api/v1/sources': {
@@ -153,7 +38,7 @@ export const sourcesArea: OpenApiArea = {
         description: 'No secret is ever included: not the redrive secret, not a connector\'s credentials (only whether they are set).',
         security,
         responses: {
-          '200': { description: 'The sources', content: jsonContent({ type: 'object', required: ['sources'], properties: { sources: { type: 'array', items: ref('Source') } } }) },
+          '200': { description: 'The sources', content: jsonContent(ref('SourceList')) },
           ...errors(401, 403),
         },
       },
@@ -164,7 +49,7 @@ export const sourcesArea: OpenApiArea = {
           'Names are lowercase and become queue names and URL segments. A connector kind (rabbitmq, bullmq) takes `connection` (its settings, checked by the connector: e.g. { "queue": "orders.dlq", "managementUrl": "http://host:15672", "errorText": { "messageHeader": "x-error" } }) and `secret` (e.g. { "url": "amqp://user:pass@host:5672/vhost" }), encrypted at rest and never returned. Audited as source.create, the credentials redacted.',
         security,
         requestBody: { required: true, content: jsonContent(schemaOf(sourceInput)) },
-        responses: { '201': { description: 'Created', content: jsonContent(schemaOf(created, 'output')) }, ...errors(400, 401, 403, 409, 413, 415, 422) },
+        responses: { '201': { description: 'Created', content: jsonContent(viewOf(CreatedSourceView)) }, ...errors(400, 401, 403, 409, 413, 415, 422) },
       },
     },
     '/api/v1/sources/{source}/alarms': {
@@ -182,7 +67,7 @@ export const sourcesArea: OpenApiArea = {
         summary: "The source's policy (retention, age deadline, retry budget, redrive limits, rate alarm thresholds), with warnings",
         security,
         parameters: [source],
-        responses: { '200': { description: 'The policy', content: jsonContent(ref('SourcePolicy')) }, ...errors(401, 403, 404) },
+        responses: { '200': { description: 'The policy', content: jsonContent(ref('SourcePolicyRead')) }, ...errors(401, 403, 404) },
       },
       patch: {
         tags: ['sources'],
@@ -201,7 +86,7 @@ export const sourcesArea: OpenApiArea = {
         summary: "The source's grouping rules and their version",
         security,
         parameters: [source],
-        responses: { '200': { description: 'The rules', content: jsonContent(schemaOf(groupingRules, 'output')) }, ...errors(401, 403, 404) },
+        responses: { '200': { description: 'The rules', content: jsonContent(viewOf(GroupingRulesView)) }, ...errors(401, 403, 404) },
       },
       put: {
         tags: ['sources'],
@@ -211,7 +96,7 @@ export const sourcesArea: OpenApiArea = {
         security,
         parameters: [source],
         requestBody: { required: true, content: jsonContent(schemaOf(setGroupingRulesInput)) },
-        responses: { '200': { description: 'Saved', content: jsonContent(schemaOf(groupingRules, 'output')) }, ...errors(400, 401, 403, 404, 413, 415, 422) },
+        responses: { '200': { description: 'Saved', content: jsonContent(viewOf(GroupingRulesView)) }, ...errors(400, 401, 403, 404, 413, 415, 422) },
       },
     },
     '/api/v1/sources/{source}/grouping-rules/reapply': {
@@ -220,7 +105,7 @@ export const sourcesArea: OpenApiArea = {
         summary: 'The latest re-application of the rules, with its progress',
         security,
         parameters: [source],
-        responses: { '200': { description: 'The run, or null', content: jsonContent(schemaOf(z.object({ run: regroupRun.nullable() }), 'output')) }, ...errors(401, 403, 404) },
+        responses: { '200': { description: 'The run, or null', content: jsonContent(viewOf(LatestRegroupView)) }, ...errors(401, 403, 404) },
       },
       post: {
         tags: ['sources'],
@@ -230,7 +115,7 @@ export const sourcesArea: OpenApiArea = {
         security,
         parameters: [source],
         requestBody: { required: true, content: jsonContent(schemaOf(startRegroupInput)) },
-        responses: { '202': { description: 'Started', content: jsonContent(schemaOf(regroupRun, 'output')) }, ...errors(400, 401, 403, 404, 415, 422) },
+        responses: { '202': { description: 'Started', content: jsonContent(viewOf(RegroupRunView)) }, ...errors(400, 401, 403, 404, 415, 422) },
       },
     },
     '/api/v1/sources/{source}/redrive-rules': {
@@ -240,7 +125,7 @@ export const sourcesArea: OpenApiArea = {
         security,
         parameters: [source],
         responses: {
-          '200': { description: 'The rules', content: jsonContent({ type: 'object', required: ['rules'], properties: { rules: { type: 'array', items: ref('RedriveRule') } } }) },
+          '200': { description: 'The rules', content: jsonContent(viewOf(RedriveRuleListView)) },
           ...errors(401, 403, 404),
         },
       },

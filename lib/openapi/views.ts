@@ -1,29 +1,16 @@
 // Saved views: a page's filters under a name, private or shared with the owner's team (lib/views).
-import { z } from 'zod';
-import { createViewInput, updateViewInput } from '@/lib/views/saved-views';
+// Response bodies are the views of lib/views/saved-views.ts (docs/style.md "Views").
+import { OneSavedView, SavedViewListView, SavedViewView, createViewInput, updateViewInput } from '@/lib/views/saved-views';
 import { VIEW_PAGES } from '@/lib/views/pages';
-import { errors, idParam, jsonContent, ref, schemaOf, type OpenApiArea } from './area';
+import { errors, idParam, jsonContent, ref, schemaOf, viewOf, type OpenApiArea } from './area';
 
 const security = [{ apiToken: [] }, { session: [] }];
-const ts = z.iso.datetime();
-const view = z.object({
-  id: z.uuid(),
-  page: z.enum(VIEW_PAGES),
-  name: z.string(),
-  filters: z.string().describe("The page's normalized query string"),
-  href: z.string().describe('Where it opens: the page with its filters'),
-  shared: z.boolean(),
-  owner: z.string(),
-  mine: z.boolean(),
-  createdAt: ts,
-  updatedAt: ts,
-});
 const id = idParam('id', 'View id');
 const seen = 'Only views the caller sees: their own and those shared with their team; any other id answers 404.';
 
 export const viewsArea: OpenApiArea = {
   tag: { name: 'views', description: 'Saved views of the dead-letter list, the inbox and the audit trail. ' + seen },
-  schemas: { SavedView: schemaOf(view, 'output') },
+  schemas: { SavedView: viewOf(SavedViewView), SavedViewList: viewOf(SavedViewListView), OneSavedView: viewOf(OneSavedView) },
   paths: {
     '/api/v1/views': {
       get: {
@@ -31,7 +18,7 @@ export const viewsArea: OpenApiArea = {
         summary: 'The caller\'s views, then those shared with their team',
         security,
         parameters: [{ name: 'page', in: 'query', required: false, schema: { type: 'string', enum: [...VIEW_PAGES] } }],
-        responses: { '200': { description: 'Views', content: jsonContent({ type: 'object', properties: { views: { type: 'array', items: ref('SavedView') } } }) }, ...errors(401, 403, 422) },
+        responses: { '200': { description: 'Views', content: jsonContent(ref('SavedViewList')) }, ...errors(401, 403, 422) },
       },
       post: {
         tags: ['views'],
@@ -40,7 +27,7 @@ export const viewsArea: OpenApiArea = {
           "The filters are parsed by the page's own filter schema: an unknown filter or a bad value is a 422 naming it. A view of the audit trail needs audit.read. shared: true shares it with the caller's team (a caller without a team: 403). A name is unique per user and page (409).",
         security,
         requestBody: { required: true, content: jsonContent(schemaOf(createViewInput)) },
-        responses: { '201': { description: 'The view', content: jsonContent({ type: 'object', properties: { view: ref('SavedView') } }) }, ...errors(401, 403, 409, 413, 415, 422) },
+        responses: { '201': { description: 'The view', content: jsonContent(ref('OneSavedView')) }, ...errors(401, 403, 409, 413, 415, 422) },
       },
     },
     '/api/v1/views/{id}': {
@@ -50,7 +37,7 @@ export const viewsArea: OpenApiArea = {
         description: seen,
         security,
         parameters: [id],
-        responses: { '200': { description: 'The view', content: jsonContent({ type: 'object', properties: { view: ref('SavedView') } }) }, ...errors(401, 403, 404) },
+        responses: { '200': { description: 'The view', content: jsonContent(ref('OneSavedView')) }, ...errors(401, 403, 404) },
       },
       patch: {
         tags: ['views'],
@@ -59,7 +46,7 @@ export const viewsArea: OpenApiArea = {
         security,
         parameters: [id],
         requestBody: { required: true, content: jsonContent(schemaOf(updateViewInput)) },
-        responses: { '200': { description: 'The view now', content: jsonContent({ type: 'object', properties: { view: ref('SavedView') } }) }, ...errors(401, 403, 404, 409, 413, 415, 422) },
+        responses: { '200': { description: 'The view now', content: jsonContent(ref('OneSavedView')) }, ...errors(401, 403, 404, 409, 413, 415, 422) },
       },
       delete: {
         tags: ['views'],

@@ -10,6 +10,7 @@ import { auditPlace } from '@/lib/clustering/archive-cluster';
 import { db, sql as pg, type Tx } from '@/lib/db';
 import { env } from '@/lib/env';
 import { unprocessable } from '@/lib/errors';
+import { isoTime } from '@/lib/wire';
 import { OWNERSHIP_STATUSES, type OwnershipStatus } from './statuses';
 import { createDeliveries, enqueueAfterCommit, type DeliveryRef } from '@/lib/notifications/deliveries';
 
@@ -40,23 +41,22 @@ export type OwnershipInput = z.input<typeof ownershipInput>;
 
 export const noteInput = z.object({ body: note }).strict();
 
-export interface Ownership {
-  clusterId: string;
-  status: OwnershipStatus;
-  assignee: { id: string; email: string } | null;
-  ticketUrl: string | null;
-  holdUntil: string | null;
-  fixVersion: string | null;
-  regressedAt: string | null;
-  updatedAt: string | null;
-}
+export const Ownership = z.object({
+  clusterId: z.uuid(),
+  status: z.enum(OWNERSHIP_STATUSES),
+  assignee: z.object({ id: z.uuid(), email: z.string() }).nullable(),
+  ticketUrl: z.string().nullable(),
+  holdUntil: isoTime.nullable(),
+  fixVersion: z.string().nullable(),
+  regressedAt: isoTime.nullable().describe('When new dead letters last reopened it after it was resolved'),
+  updatedAt: isoTime.nullable(),
+});
+export type Ownership = z.infer<typeof Ownership>;
 
-export interface ClusterNoteView {
-  id: string;
-  author: string;
-  body: string;
-  createdAt: string;
-}
+export const ClusterNoteView = z.object({ id: z.string(), author: z.string(), body: z.string(), createdAt: isoTime });
+export type ClusterNoteView = z.infer<typeof ClusterNoteView>;
+/** GET /api/v1/clusters/{id}/ownership: the ownership and its note thread. */
+export const OwnershipWithNotes = Ownership.extend({ notes: z.array(ClusterNoteView) });
 
 interface Row {
   status: string;

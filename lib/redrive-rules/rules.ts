@@ -8,12 +8,14 @@ import { auditActor, authorize, isSystem, scopeFor, type Actor, type Principal }
 import { isRole } from '@/lib/auth/permissions';
 import { systemClock, type Clock } from '@/lib/clock';
 import { db, type Tx } from '@/lib/db';
+import { isoTime } from '@/lib/wire';
 import { notFound, unprocessable, AppError } from '@/lib/errors';
 import { MAX_RATE } from '@/lib/redrive/start-redrive';
 import { findSource } from '@/lib/sla/find-source';
 
-export const RULE_KINDS = ['after_wave', 'on_resolved'] as const;
-export type RuleKind = (typeof RULE_KINDS)[number];
+import { RULE_KINDS, type RuleKind } from '@/lib/enums';
+
+export { RULE_KINDS, type RuleKind } from '@/lib/enums';
 
 /** How long the rate alarm must have been OK after a wave: 10 s (demos, tests) to a day. */
 export const OK_FOR_SECONDS = { min: 10, max: 86_400 } as const;
@@ -55,24 +57,28 @@ export const updateRuleInput = z
   .refine((v) => Object.values(v).some((x) => x !== undefined), 'nothing to change');
 export type UpdateRuleInput = z.input<typeof updateRuleInput>;
 
-export interface RedriveRuleView {
-  id: string;
-  source: string;
-  name: string;
-  kind: RuleKind;
-  enabled: boolean;
-  okForSeconds: number | null;
-  ratePerSecond: number;
-  canary: boolean;
-  author: string;
-  disabledReason: string | null;
-  disabledAt: string | null;
-  lastRunAt: string | null;
-  lastTaskId: string | null;
-  lastResult: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+export const RedriveRuleView = z.object({
+  id: z.uuid(),
+  source: z.string(),
+  name: z.string(),
+  kind: z
+    .enum(RULE_KINDS)
+    .describe('after_wave: once the rate alarm has been OK for okForSeconds after a wave, redrive each of its clusters; on_resolved: redrive a cluster resolved with a fix version'),
+  enabled: z.boolean(),
+  okForSeconds: z.int().nullable(),
+  ratePerSecond: z.int(),
+  canary: z.boolean(),
+  author: z.string().describe('The lead the rule acts for: the requester of every task it starts'),
+  disabledReason: z.string().nullable().describe('Why it is disabled: by whom, or the task that tripped the breaker'),
+  disabledAt: isoTime.nullable(),
+  lastRunAt: isoTime.nullable(),
+  lastTaskId: z.uuid().nullable().describe('The last redrive task it started'),
+  lastResult: z.string().nullable().describe('What its last evaluation did: started, waiting for an active task, skipped (nothing open)'),
+  createdAt: isoTime,
+  updatedAt: isoTime,
+});
+export type RedriveRuleView = z.infer<typeof RedriveRuleView>;
+export const RedriveRuleListView = z.object({ rules: z.array(RedriveRuleView) });
 
 type RuleRow = RedriveRule & { author: { email: string }; source: { name: string } };
 

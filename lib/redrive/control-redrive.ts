@@ -7,6 +7,7 @@ import { append } from '@/lib/audit';
 import { auditActor, authorize, isSystem, sourceScope, SYSTEM, type Permission, type Principal } from '@/lib/auth';
 import { AppError, forbidden, notFound } from '@/lib/errors';
 import { systemClock, type Clock } from '@/lib/clock';
+import { ACTIVE_REDRIVE_STATUSES } from '@/lib/enums';
 import { countsOf } from './get-redrive';
 import { holdDeadLetters, releaseUnsent } from './dead-letter-status';
 import { nudgeRedrive } from './nudge';
@@ -30,7 +31,7 @@ async function lockTask(tx: Tx, actor: Principal, permission: Permission, id: st
   return { ...rest, teamId: source.teamId };
 }
 
-function expectStatus(task: RedriveTask, allowed: RedriveTaskStatus[], verb: string): void {
+function expectStatus(task: RedriveTask, allowed: readonly RedriveTaskStatus[], verb: string): void {
   if (!allowed.includes(task.status)) throw new AppError('conflict', `Cannot ${verb} a task that is ${task.status.replace('_', ' ')}`, { status: task.status });
 }
 
@@ -93,7 +94,7 @@ export async function cancelRedrive(actor: Principal, id: string, input: Redrive
   const { reason } = redriveCommandInput.parse(input);
   return db().$transaction(async (tx) => {
     const task = await lockTask(tx, actor, 'deadletters.redrive', id);
-    expectStatus(task, ['pending_approval', 'queued', 'running', 'paused'], 'cancel');
+    expectStatus(task, ACTIVE_REDRIVE_STATUSES, 'cancel');
     await tx.redriveTask.update({ where: { id }, data: { status: 'cancelled', finishedAt: clock.now() } });
     // No runner holds the task (the lock is free): nothing is in flight, so let go of every unsent item.
     // Otherwise the runner lets go of its claimed batch when it sees the cancel.

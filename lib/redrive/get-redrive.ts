@@ -1,6 +1,9 @@
 // Read side of redrive tasks (never mutates): one task with its counts and drift, the list, the
 // approval queue, the per-second series for the rate chart, and "did the redrive work?" per cluster.
-import type { SourceKind } from '@/lib/sources/source-kind';
+import { z } from 'zod';
+import { SOURCE_KINDS, type SourceKind } from '@/lib/sources/source-kind';
+import { REDRIVE_TASK_STATUSES, RULE_KINDS, type RuleKind } from '@/lib/enums';
+import { isoTime } from '@/lib/wire';
 import { Prisma } from '@/generated/prisma/client';
 import type { RedriveTask, RedriveTaskStatus } from '@/generated/prisma/client';
 import { db } from '@/lib/db';
@@ -8,55 +11,70 @@ import { authorize, sourceScope, type Principal } from '@/lib/auth';
 import { notFound } from '@/lib/errors';
 import { clusterCondition, filterMatches, redriveSelection } from './selection';
 
-export const ACTIVE_STATUSES: RedriveTaskStatus[] = ['pending_approval', 'queued', 'running', 'paused'];
+import { ACTIVE_REDRIVE_STATUSES } from '@/lib/enums';
 
-export interface RedriveCounts {
-  total: number;
-  sent: number;
-  acknowledged: number;
-  deadAgain: number;
-  /** Sent, neither acknowledged nor dead again by the end of the outcome window: final, never "acknowledged". */
-  noDeathSeen: number;
-  skipped: number;
-  failed: number;
-  /** Not sent yet. */
-  pending: number;
-  /** Sent, no outcome yet (within the outcome window). */
-  awaitingOutcome: number;
-}
+/** The one declaration is ACTIVE_REDRIVE_STATUSES (lib/enums.ts); this mutable copy is what Prisma's `in` takes. */
+export const ACTIVE_STATUSES: RedriveTaskStatus[] = [...ACTIVE_REDRIVE_STATUSES];
 
-export type RedriveVerdict = 'worked' | 'failing' | 'mixed' | 'no outcome yet';
+export const RedriveCountsView = z.object({
+  total: z.int(),
+  sent: z.int(),
+  acknowledged: z.int(),
+  deadAgain: z.int().describe('Came back dead: reported by the consumer, or a newer generation of the same message recorded (a connector imports it so)'),
+  noDeathSeen: z
+    .int()
+    .describe('Sent, neither acknowledged nor dead again by the end of the outcome window: final, a success for the canary and the breaker, never "acknowledged"'),
+  skipped: z.int().describe('Past the source maxRedrives (a loop), or no longer open when the task started'),
+  failed: z.int().describe('HTTP destinations: undelivered after every retry'),
+  pending: z.int().describe('Not sent yet'),
+  awaitingOutcome: z.int().describe('Sent, neither acknowledged nor dead again yet, inside the outcome window'),
+});
+export type RedriveCounts = z.infer<typeof RedriveCountsView>;
 
-export interface RedriveTaskView {
-  id: string;
-  status: RedriveTaskStatus;
-  source: { id: string; name: string; kind: SourceKind };
-  /** Where the messages go: the source itself, or another source of its kind (issue 17). */
-  destination: { id: string; name: string; kind: SourceKind };
-  /** An edit or a bulk transform: the items send edited copies (versions), not the original bytes. */
-  edit: { kind: 'edit' | 'transform'; transform?: unknown; cannotApplyCount?: number; cannotApply?: { id: string; messageId: string; why: string }[] } | null;
-  /** The redrive rule that started it for its author (issue 17); null: started by hand. */
-  rule: RuleRef | null;
-  selection: unknown;
-  ratePerSecond: number;
-  ramp: unknown;
-  canary: boolean;
-  /** A sent item with no outcome by then is final as no death seen. */
-  outcomeWindowSeconds: number;
-  canaryWindowSeconds: number;
-  reason: string | null;
-  pausedReason: string | null;
-  counts: RedriveCounts;
-  /** Did the redrive work? From the outcomes so far. */
-  verdict: RedriveVerdict;
-  createdBy: string | null;
-  approvedBy: string | null;
-  createdAt: string;
-  approvedAt: string | null;
-  startedAt: string | null;
-  finishedAt: string | null;
-  updatedAt: string;
-}
+export const REDRIVE_VERDICTS = ['worked', 'failing', 'mixed', 'no outcome yet'] as const;
+export type RedriveVerdict = (typeof REDRIVE_VERDICTS)[number];
+
+const sourceRef = z.object({ id: z.uuid(), name: z.string(), kind: z.enum(SOURCE_KINDS) });
+export const CannotApplyView = z.array(z.object({ id: z.string(), messageId: z.string(), why: z.string().describe('not JSON, path missing: …') }));
+
+export const RedriveTaskView = z.object({
+  id: z.uuid(),
+  status: z.enum(REDRIVE_TASK_STATUSES),
+  source: sourceRef,
+  destination: sourceRef.describe('Where the messages go: the source itself, or another source of its kind'),
+  edit: z
+    .object({
+      kind: z.enum(['edit', 'transform']),
+      deadLetterId: z.string().optional().describe('An edit: the dead letter whose copy is sent'),
+      transform: z.unknown().optional(),
+      cannotApplyCount: z.int().optional(),
+      cannotApply: CannotApplyView.optional(),
+    })
+    .nullable()
+    .describe('An edit or a bulk transform: the items send edited copies (versions of their dead letters), not the original bytes'),
+  rule: z
+    .object({ id: z.uuid(), name: z.string(), kind: z.enum(RULE_KINDS) })
+    .nullable()
+    .describe('The redrive rule that started it for its author (createdBy); null: started by hand'),
+  selection: z.unknown().describe('As asked for; the items are its frozen result'),
+  ratePerSecond: z.int(),
+  ramp: z.object({ steps: z.array(z.int()), stepSeconds: z.int() }).nullable(),
+  canary: z.boolean(),
+  outcomeWindowSeconds: z.int().describe('How long a sent message is watched for a death before it counts as no death seen'),
+  canaryWindowSeconds: z.int().describe('The same for the canary: the rest goes once it was acknowledged or this passed with no death seen'),
+  reason: z.string().nullable(),
+  pausedReason: z.string().nullable().describe('Why it is paused (by whom, or the circuit breaker / canary) or failed (its destination cannot be built)'),
+  counts: RedriveCountsView,
+  verdict: z.enum(REDRIVE_VERDICTS).describe('Did the redrive work? From the outcomes so far'),
+  createdBy: z.string().nullable(),
+  approvedBy: z.string().nullable(),
+  createdAt: isoTime,
+  approvedAt: isoTime.nullable(),
+  startedAt: isoTime.nullable(),
+  finishedAt: isoTime.nullable(),
+  updatedAt: isoTime,
+});
+export type RedriveTaskView = z.infer<typeof RedriveTaskView>;
 
 export function countsOf(t: Pick<RedriveTask, 'total' | 'sent' | 'acknowledged' | 'deadAgain' | 'noDeathSeen' | 'skipped' | 'failed'>): RedriveCounts {
   return {
@@ -102,10 +120,10 @@ function view(t: TaskWithSource, who: Map<string, string>): RedriveTaskView {
     source: { id: t.source.id, name: t.source.name, kind: t.source.kind },
     destination: t.destination ? { id: t.destination.id, name: t.destination.name, kind: t.destination.kind } : { id: t.source.id, name: t.source.name, kind: t.source.kind },
     edit: (t.edit as RedriveTaskView['edit']) ?? null,
-    rule: t.rule ?? null,
+    rule: t.rule ? { ...t.rule, kind: t.rule.kind as RuleKind } : null,
     selection: t.selection,
     ratePerSecond: t.ratePerSecond,
-    ramp: t.ramp,
+    ramp: t.ramp as RedriveTaskView['ramp'],
     canary: t.canary,
     outcomeWindowSeconds: Math.round(t.outcomeWindowMs / 1000),
     canaryWindowSeconds: Math.round(t.canaryWindowMs / 1000),
@@ -134,16 +152,18 @@ export async function findTaskInScope(actor: Principal, id: string, permission: 
   return task;
 }
 
-export interface RedriveTaskDetail extends RedriveTaskView {
-  /** Open dead letters matching the selection that arrived after it was frozen: shown, not included. */
-  drift: number;
-  /** Redrive counts of the items' dead letters that were past the source's maxRedrives (skipped as loops). */
-  loops: number;
-  /** When the last sent item awaiting an outcome becomes final (its window's end); null when none awaits. */
-  outcomesDueAt: string | null;
-  /** A canary task: the first message sent, its outcome, and when the next one went (after the canary's). */
-  canaryItem: { messageId: string; state: string; sentAt: string; outcomeAt: string | null; nextSentAt: string | null } | null;
-}
+export const RedriveTaskDetail = RedriveTaskView.extend({
+  drift: z.int().describe('Open dead letters matching the selection that arrived after it was frozen: shown, not included'),
+  loops: z.int().describe("Items skipped because their dead letters were past the source's maxRedrives"),
+  outcomesDueAt: isoTime
+    .nullable()
+    .describe('Running with everything sent: when the last item awaiting an outcome becomes final, and so when the task completes unless it pauses'),
+  canaryItem: z
+    .object({ messageId: z.string(), state: z.string(), sentAt: isoTime, outcomeAt: isoTime.nullable(), nextSentAt: isoTime.nullable().describe('When the first message after the canary went') })
+    .nullable()
+    .describe('A canary task: its first message sent and its outcome'),
+});
+export type RedriveTaskDetail = z.infer<typeof RedriveTaskDetail>;
 
 export async function getRedriveTask(actor: Principal, id: string): Promise<RedriveTaskDetail> {
   const task = await findTaskInScope(actor, id);
@@ -227,14 +247,15 @@ export async function listPendingApprovals(actor: Principal) {
   return tasks.map((t) => view(t, who));
 }
 
-export interface RatePoint {
-  /** Seconds since the first send of the window. */
-  t: number;
-  at: string;
-  sent: number;
-  acknowledged: number;
-  deadAgain: number;
-}
+export const RatePointView = z.object({
+  t: z.int().describe('Seconds since the first send of the window'),
+  at: isoTime,
+  sent: z.int(),
+  acknowledged: z.int(),
+  deadAgain: z.int(),
+});
+export type RatePoint = z.infer<typeof RatePointView>;
+export const RedriveSeriesView = z.object({ points: z.array(RatePointView).describe('Oldest first') });
 
 /**
  * Per-second sends and outcomes over the task's last `seconds` of activity, for the rate chart.
@@ -266,6 +287,21 @@ export async function redriveSeries(actor: Principal, id: string, seconds = 300)
     deadAgain: Number(r.dead),
   }));
 }
+
+export const RedriveHistoryEventView = z.object({
+  id: z.string(),
+  at: isoTime,
+  actorEmail: z.string(),
+  actorRole: z.string(),
+  action: z.string(),
+  count: z.int().nullable(),
+  reason: z.string().nullable(),
+  result: z.string().nullable(),
+  after: z.unknown(),
+});
+/** GET /api/v1/redrives/{id}: the task and its audit history. */
+export const RedriveTaskWithHistoryView = RedriveTaskDetail.extend({ history: z.array(RedriveHistoryEventView).describe('Its audit events, oldest first') });
+export const RedriveTaskPageView = z.object({ tasks: z.array(RedriveTaskView), next: z.uuid().nullable().describe('`after` of the next page') });
 
 /** The task's audit events, oldest first: who started, approved, paused, resumed, cancelled it, and why. */
 export async function redriveHistory(actor: Principal, id: string) {

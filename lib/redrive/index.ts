@@ -1,6 +1,6 @@
 // Redrive: send dead letters back to their source after the fix, rate-limited, resumable, guarded
 // against loops and relapses (docs/design.md "Redrive"; seed 004 §8–9).
-export { startRedrive, previewRedrive, startRedriveInput, DEFAULT_RATE, MAX_RATE, type StartRedriveInput, type RedrivePreview } from './start-redrive';
+export { startRedrive, previewRedrive, startRedriveInput, DEFAULT_RATE, MAX_RATE, type StartRedriveInput, RedrivePreview } from './start-redrive';
 export { pauseRedrive, resumeRedrive, cancelRedrive, approveRedrive, redriveCommandInput, type RedriveCommandInput } from './control-redrive';
 export {
   getRedriveTask,
@@ -10,8 +10,12 @@ export {
   redriveHistory,
   clusterRedriveOutcome,
   ACTIVE_STATUSES,
-  type RedriveTaskView,
-  type RedriveTaskDetail,
+  REDRIVE_VERDICTS,
+  RedriveTaskView,
+  RedriveTaskDetail,
+  RedriveTaskPageView,
+  RedriveTaskWithHistoryView,
+  RedriveSeriesView,
   type RedriveCounts,
   type RedriveVerdict,
   type RatePoint,

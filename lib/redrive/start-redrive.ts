@@ -1,7 +1,7 @@
 // Start a redrive task (SQS StartMessageMoveTask, safer): the selection is frozen into items in seq
 // order in the same transaction as the task, its audit event and the 409 check, so the preview's
 // count is what the task covers and what arrives later is drift, not included.
-import type { SourceKind } from '@/lib/sources/source-kind';
+import { SOURCE_KINDS } from '@/lib/sources/source-kind';
 import { z } from 'zod';
 import type { RedriveTask } from '@/generated/prisma/client';
 import { db, type Tx } from '@/lib/db';
@@ -62,20 +62,17 @@ export const startRedriveInput = z
 
 export type StartRedriveInput = z.input<typeof startRedriveInput>;
 
-export interface RedrivePreview {
-  source: { id: string; name: string; kind: SourceKind };
-  /** Open dead letters the task would cover, frozen at start. */
-  count: number;
-  /** Of those, past the source's maxRedrives: they will be skipped as a loop. */
-  loops: number;
-  maxRedrives: number;
-  approvalThreshold: number;
-  /** Whether a task of this size started by this actor waits for a second person's approval. */
-  needsApproval: boolean;
-  /** The source's active task, if any: a second one is refused (409). */
-  activeTaskId: string | null;
-  destination: string;
-}
+export const RedrivePreview = z.object({
+  source: z.object({ id: z.uuid(), name: z.string(), kind: z.enum(SOURCE_KINDS) }),
+  count: z.int().describe('Open dead letters the task would cover, frozen at start'),
+  loops: z.int().describe("Of those, past the source's maxRedrives: they will be skipped as a loop"),
+  maxRedrives: z.int(),
+  approvalThreshold: z.int(),
+  needsApproval: z.boolean().describe("Whether a task of this size started by this actor waits for a second person's approval"),
+  activeTaskId: z.uuid().nullable().describe("The source's active task, if any: a second one is refused (409)"),
+  destination: z.string(),
+});
+export type RedrivePreview = z.infer<typeof RedrivePreview>;
 
 /** Four eyes counts what one person redrives from a source within this window, not per task. */
 export const APPROVAL_WINDOW_MS = 60 * 60 * 1000;

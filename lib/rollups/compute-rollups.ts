@@ -8,7 +8,7 @@
 import type postgres from 'postgres';
 import { sql as pg } from '@/lib/db';
 import { DAY } from '@/lib/clock';
-import { DEAD_LETTER_STATUSES } from '@/lib/sla/statuses';
+import { DEAD_LETTER_STATUSES } from '@/lib/enums';
 
 const WATERMARK_KEY = 'rollups.watermark';
 const ROLLUPS_LOCK_KEY = 7_201_000_008;

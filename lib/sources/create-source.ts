@@ -51,6 +51,9 @@ export function connectionOf(kind: string, connection: Record<string, unknown> |
   return { connection: config.data as object, secret: sealed.data as ConnectorSecret };
 }
 
+/** POST /api/v1/sources. */
+export const CreatedSourceView = z.object({ id: z.uuid(), name: z.string(), kind: z.enum(SOURCE_KINDS) });
+
 export async function createSource(actor: Principal, input: z.input<typeof sourceInput>, clock: Clock = systemClock) {
   authorize(actor, 'admin.manage');
   const { team, connection: connectionInput, secret: secretInput, ...data } = sourceInput.parse(input);

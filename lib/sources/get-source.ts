@@ -2,17 +2,21 @@
 // without any secret and, for a connector source, its import's health and whether its dead letters
 // will carry error text to cluster by.
 import type { Principal } from '@/lib/auth';
-import { connectorHealth, errorTextStatus, type ConnectorHealthView, type ErrorTextStatus } from '@/lib/connectors/health';
+import { z } from 'zod';
+import { ConnectorHealthView, ErrorTextStatus, connectorHealth, errorTextStatus } from '@/lib/connectors/health';
 import type { ErrorTextMapping } from '@/lib/connectors/error-text';
 import { isConnectorKind } from '@/lib/connectors/types';
 import { findSource } from '@/lib/sla/find-source';
-import { sourceView, type SourceView } from './source-view';
+import { SourceView, sourceView } from './source-view';
 
-export interface SourceDetail extends SourceView {
-  importPaused: boolean;
-  /** Connector sources only. */
-  connector: { health: ConnectorHealthView | null; errorText: ErrorTextStatus } | null;
-}
+export const SourceDetail = SourceView.extend({
+  connector: z.object({ health: ConnectorHealthView.nullable(), errorText: ErrorTextStatus }).nullable().describe('Connector sources only'),
+});
+export type SourceDetail = z.infer<typeof SourceDetail>;
+/** GET /api/v1/sources/{source}. */
+export const SourceAnswer = z.object({ source: SourceDetail });
+/** PATCH /api/v1/sources/{source}: the source after the change. */
+export const ConnectionChangedView = SourceAnswer.extend({ changed: z.boolean().describe('false when nothing differed') });
 
 export async function getSource(actor: Principal, sourceRef: string): Promise<SourceDetail> {
   const row = await findSource(actor, sourceRef, 'deadletters.read');

@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import { db } from '@/lib/db';
+import { SourceView, sourceView } from './source-view';
 import { sourceScope, type Permission, type Principal } from '@/lib/auth';
 
 /**
@@ -19,4 +21,11 @@ export async function listSources(actor: Principal, permission: Permission = 'de
     : [];
   const withSecret = new Set(stored.map((r) => r.id));
   return sources.map((s) => ({ ...s, credentialsStored: withSecret.has(s.id) }));
+}
+
+/** GET /api/v1/sources: what a client may see of each (lib/sources/source-view.ts), in name order. */
+export const SourceListView = z.object({ sources: z.array(SourceView) });
+
+export async function listSourceViews(actor: Principal): Promise<z.infer<typeof SourceListView>> {
+  return { sources: (await listSources(actor)).map(sourceView) };
 }

@@ -46,10 +46,8 @@ export const policyInput = z
 
 export type PolicyInput = z.input<typeof policyInput>;
 
-export interface PolicyWarning {
-  field: string;
-  message: string;
-}
+export const PolicyWarning = z.object({ field: z.string(), message: z.string() });
+export type PolicyWarning = z.infer<typeof PolicyWarning>;
 
 const POLICY_FIELDS = [
   'retentionSeconds', 'ageDeadlineSeconds', 'maxReceives', 'visibilityTimeoutMs', 'maxRedrives', 'approvalThreshold', 'redriveUrl',
@@ -61,20 +59,39 @@ type PolicyRow = { [K in (typeof POLICY_FIELDS)[number]]: K extends 'redriveUrl'
   redriveAllowedFrom?: string[];
 };
 
+export const PolicyView = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  retentionSeconds: z.int(),
+  ageDeadlineSeconds: z.int(),
+  maxReceives: z.int(),
+  visibilityTimeoutMs: z.int(),
+  maxRedrives: z.int(),
+  approvalThreshold: z.int(),
+  redriveUrl: z.string().nullable().describe("Whole for the source's owners (who change it); scheme and host for others"),
+  alarmRatePending: z.int().describe('Dead letters in 5 minutes that make the rate alarm PENDING'),
+  alarmRateAlarm: z.int().describe('Dead letters in 5 minutes that make the rate alarm ALARM (a wave)'),
+  editApprovalThreshold: z.int().describe('Edits and transforms of this many dead letters or more wait for a second person'),
+  redriveSecretSet: z.boolean().describe('The redrive secret is never shown, only whether one is set'),
+  sensitivePaths: z.array(z.string()).describe('JSON paths masked for roles without payload.reveal'),
+  redriveAllowedFrom: z.array(z.string()).describe('Sources (by name) that may redrive into this one'),
+});
+export type PolicyView = z.infer<typeof PolicyView>;
+/** PATCH /api/v1/sources/{source}/policy. */
+export const PolicyAnswer = z.object({ source: PolicyView, warnings: z.array(PolicyWarning) });
+/** GET /api/v1/sources/{source}/policy: also how far the recomputation of masking verdicts is after a change of paths. */
+export const PolicyReadView = PolicyAnswer.extend({
+  maskingRecompute: z.object({ done: z.boolean(), remaining: z.int(), capped: z.boolean().describe('remaining is a lower bound') }),
+});
+
 /** What a client may see of a policy: the redrive secret only as "set or not". */
-export function policyView(s: PolicyRow & { id: string; name: string; sensitivePaths?: unknown }, allowedFrom: string[] = []) {
+export function policyView(s: PolicyRow & { id: string; name: string; sensitivePaths?: unknown }, allowedFrom: string[] = []): PolicyView {
   const view: Record<string, unknown> = { id: s.id, name: s.name };
   for (const f of POLICY_FIELDS) view[f] = s[f];
   view.redriveSecretSet = s.redriveSecret !== null;
   view.sensitivePaths = sensitivePathsOf(s.sensitivePaths);
   view.redriveAllowedFrom = allowedFrom;
-  return view as Pick<PolicyRow, (typeof POLICY_FIELDS)[number]> & {
-    id: string;
-    name: string;
-    redriveSecretSet: boolean;
-    sensitivePaths: string[];
-    redriveAllowedFrom: string[];
-  };
+  return view as PolicyView;
 }
 
 /** Source ids to names, in name order (a removed source drops out). */

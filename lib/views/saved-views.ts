@@ -7,6 +7,7 @@ import { append } from '@/lib/audit';
 import { auditActor, authorize, can, isSystem, type Actor, type Principal } from '@/lib/auth';
 import { systemClock, type Clock } from '@/lib/clock';
 import { db, type Tx } from '@/lib/db';
+import { isoTime } from '@/lib/wire';
 import { AppError, forbidden, notFound, unprocessable } from '@/lib/errors';
 import { VIEW_PAGE, VIEW_PAGES, normalizeFilters, viewHref, type ViewPage } from './pages';
 
@@ -31,18 +32,21 @@ export const updateViewInput = z
   .refine((v) => Object.values(v).some((x) => x !== undefined), 'nothing to change');
 export type UpdateViewInput = z.input<typeof updateViewInput>;
 
-export interface SavedViewView {
-  id: string;
-  page: ViewPage;
-  name: string;
-  filters: string;
-  href: string;
-  shared: boolean;
-  owner: string;
-  mine: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
+export const SavedViewView = z.object({
+  id: z.uuid(),
+  page: z.enum(VIEW_PAGES),
+  name: z.string(),
+  filters: z.string().describe("The page's normalized query string"),
+  href: z.string().describe('Where it opens: the page with its filters'),
+  shared: z.boolean(),
+  owner: z.string(),
+  mine: z.boolean(),
+  createdAt: isoTime,
+  updatedAt: isoTime,
+});
+export type SavedViewView = z.infer<typeof SavedViewView>;
+export const SavedViewListView = z.object({ views: z.array(SavedViewView) });
+export const OneSavedView = z.object({ view: SavedViewView });
 
 interface Owner {
   userId: string;

@@ -3,6 +3,8 @@
 // so a process whose database access hangs stops beating, and shows as stale. A clean stop deletes
 // its row: a worker stopped on purpose is gone, not stale.
 import { hostname } from 'node:os';
+import { z } from 'zod';
+import { isoTime } from '@/lib/wire';
 import { sql } from '@/lib/db';
 import { env } from '@/lib/env';
 import { log } from '@/lib/log';
@@ -57,15 +59,14 @@ export function startHeartbeat(kind: WorkerKind, beatMs = env().WORKER_HEARTBEAT
   };
 }
 
-export interface WorkerKindHealth {
-  kind: string;
-  /** Processes of this kind with a heartbeat on record (live or stale). */
-  instances: number;
-  lastBeatAt: string;
-  ageSeconds: number;
-  /** No process of this kind has beaten within staleAfterMs. */
-  stale: boolean;
-}
+export const WorkerKindHealth = z.object({
+  kind: z.string(),
+  instances: z.int().describe('Processes of this kind with a heartbeat on record (live or stale)'),
+  lastBeatAt: isoTime,
+  ageSeconds: z.number(),
+  stale: z.boolean().describe('No process of this kind has beaten within staleAfterMs'),
+});
+export type WorkerKindHealth = z.infer<typeof WorkerKindHealth>;
 
 /** Every kind with a heartbeat on record, by its newest beat. */
 export async function workerHeartbeats(now: Date = new Date()): Promise<WorkerKindHealth[]> {

@@ -1,11 +1,19 @@
 // The OpenAPI document describes the whole HTTP API: every route file under app/api (but Auth.js's
-// own) with exactly the methods it exports, and nothing that does not exist.
+// own) with exactly the methods it exports, and nothing that does not exist; and what the routes
+// answer is what it says: every JSON body of a valid call (the security suite's registry) is checked
+// against the document's schema for that path, method and status.
 import { readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { Ajv2020 } from 'ajv/dist/2020';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROLES, SYSTEM, scopeFor } from '@/lib/auth';
+import { createIngestToken } from '@/lib/admin/tokens';
 import { closeDb } from '@/lib/db';
-import { closeQueues } from '@/lib/queue';
+import { QUEUES, closeQueues, producerQueue } from '@/lib/queue';
 import { GET as getOpenApi } from '@/app/api/v1/openapi/route';
+import { resetDatabase } from '../support/db';
+import { ROUTES, isMutating, routeKey, urlPath, type RouteEntry } from '../security/endpoints';
+import { ACTING, seedFixtures, type Fixtures } from '../security/fixtures';
 
 const ROOT = join(process.cwd(), 'app', 'api');
 const SKIP = [join(ROOT, 'auth')];
@@ -43,6 +51,8 @@ async function routes(): Promise<Map<string, string[]>> {
 
 describe('OpenAPI document', () => {
   afterAll(async () => {
+    // The calls below queued webhook deliveries and redrive nudges for rows the next file's reset removes.
+    for (const name of [QUEUES.webhooks, QUEUES.redrive]) await producerQueue(name).obliterate({ force: true });
     await closeQueues();
     await closeDb();
   });
@@ -71,6 +81,101 @@ describe('OpenAPI document', () => {
         expect(op.summary, `${method.toUpperCase()} ${path} summary`).toMatch(/\S/);
         expect(Object.keys(op.responses ?? {}).length, `${method.toUpperCase()} ${path} responses`).toBeGreaterThan(0);
       }
+    }
+  });
+});
+
+type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
+type Media = Record<string, { schema?: unknown }>;
+type Described = { responses?: Record<string, { content?: Media }> };
+
+/** The registry's path template (:id) as the document's ({id}). */
+const docPath = (e: RouteEntry) => e.path.replace(/:(\w+)/g, '{$1}');
+
+/** The role that makes the call: an admin, unless the permission leaves admins out. */
+function caller(e: RouteEntry) {
+  const role = ['admin', ...ROLES].find((r) => {
+    if (e.permission === 'authenticated') return true;
+    const scope = scopeFor(r as (typeof ROLES)[number], e.permission);
+    return scope !== undefined && (e.scope !== 'all' || scope === 'all');
+  });
+  return role as (typeof ROLES)[number];
+}
+
+describe('every JSON body a route answers matches the document', () => {
+  let fx: Fixtures;
+  let doc: Record<string, unknown> & { paths: Record<string, Record<string, Described>> };
+  // One validator over the whole document: responses' $refs point into its components.
+  // Formats are left to the patterns zod writes beside them (uuid, date-time).
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+
+  beforeAll(async () => {
+    await resetDatabase();
+    fx = await seedFixtures();
+    doc = (await getOpenApi().json()) as typeof doc;
+    ajv.addSchema(doc, 'openapi');
+  });
+
+  it('compiles every component schema as JSON Schema 2020-12 (OpenAPI 3.1)', () => {
+    const schemas = (doc.components as { schemas: Record<string, unknown> }).schemas;
+    expect(Object.keys(schemas).length).toBeGreaterThan(10);
+    for (const name of Object.keys(schemas)) expect(() => ajv.getSchema(`openapi#/components/schemas/${name}`), name).not.toThrow();
+  });
+
+  it.each(ROUTES.map((e) => [routeKey(e), e] as const))('%s', async (_key, e) => {
+    const as = fx.users[ACTING[caller(e)]]!;
+    const spec = await e.call(fx, as);
+    const handler = (await e.module())[e.method] as Handler;
+    const body = spec.body === undefined || !isMutating(e) ? undefined : JSON.stringify(spec.body);
+    const res = await handler(
+      new Request(`http://127.0.0.1:3000${urlPath(e, spec)}`, {
+        method: e.method,
+        headers: { authorization: `Bearer ${as.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body,
+      }),
+      { params: Promise.resolve(spec.params ?? {}) },
+    );
+    expect(res.status).toBeLessThan(300);
+    await expectDocumented(docPath(e), e.method, res);
+  });
+
+  /** The answer's status is in the document for that path and method, and a JSON body matches its schema. */
+  async function expectDocumented(path: string, method: string, res: Response) {
+    const text = await res.text();
+    const key = `${method} ${path} → ${res.status}`;
+    const answer = doc.paths[path]?.[method.toLowerCase()]?.responses?.[String(res.status)];
+    expect(answer, `${key} is not in the document: ${text.slice(0, 500)}`).toBeDefined();
+    if (!(res.headers.get('content-type') ?? '').startsWith('application/json')) return;
+    expect(answer!.content?.['application/json']?.schema, `${key} has no JSON schema`).toBeDefined();
+    const pointer = ['paths', path, method.toLowerCase(), 'responses', String(res.status), 'content', 'application/json', 'schema']
+      .map((s) => encodeURIComponent(s.replace(/~/g, '~0').replace(/\//g, '~1')))
+      .join('/');
+    const validate = ajv.getSchema(`openapi#/${pointer}`)!;
+    const ok = validate(JSON.parse(text));
+    expect(validate.errors ?? [], `${key}: ${text.slice(0, 2000)}`).toEqual([]);
+    expect(ok).toBe(true);
+  }
+
+  it('GET /api/health, for a stranger and for an admin', async () => {
+    const { GET } = await import('@/app/api/health/route');
+    await expectDocumented('/api/health', 'GET', await GET(new Request('http://127.0.0.1:3000/api/health')));
+    const admin = fx.users[ACTING.admin]!;
+    await expectDocumented('/api/health', 'GET', await GET(new Request('http://127.0.0.1:3000/api/health', { headers: { authorization: `Bearer ${admin.token}` } })));
+  });
+
+  it('the ingest routes (an ingest token): a batch, a raw dead letter and its idempotent retry', async () => {
+    const { POST: batch } = await import('@/app/api/v1/sources/[source]/dead-letters/route');
+    const { POST: raw } = await import('@/app/api/v1/sources/[source]/dead-letters/raw/route');
+    const { token } = await createIngestToken(SYSTEM, 'orders');
+    const ctx = { params: Promise.resolve({ source: 'orders' }) };
+    const url = 'http://127.0.0.1:3000/api/v1/sources/orders/dead-letters';
+    const body = JSON.stringify({ deadLetters: [{ messageId: 'openapi-batch', payload: '{"order":1}', errorType: 'SchemaError', errorMessage: 'unknown field' }] });
+    const json = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    await expectDocumented('/api/v1/sources/{source}/dead-letters', 'POST', await batch(new Request(url, { method: 'POST', headers: json, body }), ctx));
+    for (let i = 0; i < 2; i++) {
+      const res = await raw(new Request(`${url}/raw`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'triage-message-id': 'openapi-raw' }, body: 'bytes' }), ctx);
+      expect(res.status).toBe(i === 0 ? 201 : 200);
+      await expectDocumented('/api/v1/sources/{source}/dead-letters/raw', 'POST', res);
     }
   });
 });

@@ -12,7 +12,9 @@ import { maskJson, maskPayload, sensitivePathsOf } from '@/lib/masking';
 import { reasonSchema } from '@/lib/deadletters/decide';
 import { parseDeadLetterId } from '@/lib/deadletters/get-dead-letter';
 import { activeReveal } from '@/lib/deadletters/reveal-payload';
+import { RedriveTaskDetail } from '../get-redrive';
 import { nudgeRedrive } from '../nudge';
+import { isoTime } from '@/lib/wire';
 import { sourceInScope } from '../selection';
 import { DEFAULT_CANARY_WINDOW_SECONDS, DEFAULT_OUTCOME_WINDOW_SECONDS, DEFAULT_RATE, MAX_RATE } from '../start-redrive';
 import { resolveDestination } from '../destination-source';
@@ -136,19 +138,31 @@ export async function editDeadLetter(actor: Principal, idParam: string, input: E
   return result;
 }
 
-export interface DeadLetterVersionView {
-  id: string;
-  version: number;
-  sha256: string;
-  size: number;
-  contentType: string | null;
-  createdBy: string | null;
-  createdAt: string;
-  diff: unknown;
-  transform: unknown;
-  /** Tasks that sent (or will send) this version. */
-  tasks: string[];
-}
+export const DeadLetterVersionView = z.object({
+  id: z.string(),
+  version: z.int(),
+  sha256: z.string(),
+  size: z.int(),
+  contentType: z.string().nullable(),
+  createdBy: z.string().nullable(),
+  createdAt: isoTime,
+  diff: z.unknown().describe('As the edit answered it, masked as on the trail'),
+  transform: z.unknown(),
+  tasks: z.array(z.uuid()).describe('Tasks that sent (or will send) this version'),
+});
+export type DeadLetterVersionView = z.infer<typeof DeadLetterVersionView>;
+export const DeadLetterVersionsView = z.object({ versions: z.array(DeadLetterVersionView).describe('Newest first') });
+
+/** POST /api/v1/dead-letters/{id}/edit: the version stored, the diff, and its task as GET /api/v1/redrives/{id} shows it. */
+export const EditedView = z.object({
+  version: z.object({ id: z.string(), version: z.int(), sha256: z.string(), size: z.int() }),
+  originalSha256: z.string(),
+  diff: z
+    .unknown()
+    .describe('payload: { kind: json, changes: [{ op, path, before?, after? }], truncated } | { kind: text, removed, added } | { kind: bytes }; headers: [{ name, before, after }]'),
+  waitsFor: z.string().nullable().describe('Why it waits for a second person; null: it does not'),
+  task: RedriveTaskDetail,
+});
 
 /** The edited copies of a dead letter, newest first (a read: diffs masked as on the trail). */
 export async function listDeadLetterVersions(actor: Principal, idParam: string): Promise<DeadLetterVersionView[]> {

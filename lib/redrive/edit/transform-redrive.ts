@@ -11,6 +11,7 @@ import { systemClock, type Clock } from '@/lib/clock';
 import { AppError } from '@/lib/errors';
 import { maskJson, maskPayload, sensitivePathsOf } from '@/lib/masking';
 import { reasonSchema } from '@/lib/deadletters/decide';
+import { CannotApplyView, RedriveTaskDetail } from '../get-redrive';
 import { nudgeRedrive } from '../nudge';
 import { redriveSelection, resolveSelection, type RedriveSelectionInput, type ResolvedSelection } from '../selection';
 import { DEFAULT_CANARY_WINDOW_SECONDS, DEFAULT_OUTCOME_WINDOW_SECONDS, DEFAULT_RATE, MAX_RATE, MAX_OUTCOME_WINDOW_SECONDS } from '../start-redrive';
@@ -42,27 +43,30 @@ export const transformPreviewInput = z.object({ selection: redriveSelection, tra
 
 export type TransformInput = z.input<typeof transformInput>;
 
-export interface CannotApply {
-  id: string;
-  messageId: string;
-  why: string;
-}
+export type CannotApply = z.infer<typeof CannotApplyView>[number];
 
-export interface TransformPreview {
-  source: { id: string; name: string };
-  /** Open dead letters the selection holds. */
-  total: number;
-  /** Of those, the transform applies to this many: the task's size. */
-  applies: number;
-  cannotApplyCount: number;
-  /** Up to 500 of those it cannot apply to, with why. */
-  cannotApply: CannotApply[];
-  /** A few messages before and after (masked as the viewer would show them). */
-  samples: { id: string; messageId: string; before: string; after: string; changes: unknown }[];
-  /** Whether the task would wait for a second person. */
-  needsApproval: boolean;
-  editApprovalThreshold: number;
-}
+export const TransformPreview = z.object({
+  source: z.object({ id: z.uuid(), name: z.string() }),
+  total: z.int().describe('Open dead letters the selection holds'),
+  applies: z.int().describe("Of those, the transform applies to this many: the task's size"),
+  cannotApplyCount: z.int(),
+  cannotApply: CannotApplyView.describe('Up to 500 of those it cannot apply to, with why'),
+  samples: z
+    .array(z.object({ id: z.string(), messageId: z.string(), before: z.string(), after: z.string(), changes: z.unknown() }))
+    .describe('A few messages before and after (masked as the viewer would show them)'),
+  needsApproval: z.boolean().describe('Whether the task would wait for a second person'),
+  editApprovalThreshold: z.int(),
+});
+export type TransformPreview = z.infer<typeof TransformPreview>;
+
+/** POST /api/v1/redrives/transform: what was started, and the task as GET /api/v1/redrives/{id} shows it. */
+export const TransformStartedView = z.object({
+  applies: z.int(),
+  cannotApplyCount: z.int(),
+  cannotApply: CannotApplyView,
+  waitsFor: z.string().nullable().describe('Why it waits for a second person; null: it does not'),
+  task: RedriveTaskDetail,
+});
 
 interface Row {
   id: bigint;

@@ -3,6 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useEffect, useState } from 'react';
+import { ACTIVE_REDRIVE_STATUSES } from '@/lib/enums';
 import { redriveKeys } from '@/lib/query-keys';
 import type { ClusterRedriveOutcome } from '@/lib/redrive';
 import { ProgressBar } from '@/components/redrive/progress-bar';
@@ -12,7 +13,7 @@ import { formatDuration } from '@/lib/sla/duration';
 import { awaitingOutcomes, STATUS_BADGE, VERDICT_BADGE } from '../format';
 import { RateChart } from './rate-chart';
 
-const ACTIVE = new Set(['pending_approval', 'queued', 'running', 'paused']);
+const ACTIVE = new Set<string>(ACTIVE_REDRIVE_STATUSES);
 
 const COUNTS = [
   ['total', 'total'],

@@ -2,10 +2,11 @@
 // POST /api/v1/redrives — start a redrive task: { selection: { ids | cluster | filter | source }, ratePerSecond, canary?, ramp?, reason? }
 import { z } from 'zod';
 import { api } from '@/lib/auth/guard';
+import { REDRIVE_TASK_STATUSES } from '@/lib/enums';
 import { getRedriveTask, listRedriveTasks, startRedrive, startRedriveInput } from '@/lib/redrive';
 
 const listQuery = z.object({
-  status: z.enum(['active', 'pending_approval', 'queued', 'running', 'paused', 'completed', 'cancelled', 'failed']).optional(),
+  status: z.enum(['active', ...REDRIVE_TASK_STATUSES]).optional(),
   source: z.string().min(1).optional(),
   after: z.string().optional(),
   limit: z.coerce.number().int().min(1).max(200).optional(),

@@ -2,12 +2,10 @@
 // POST /api/v1/sources — create a source (admin)
 import { api } from '@/lib/auth/guard';
 import { createSource, sourceInput } from '@/lib/sources/create-source';
-import { listSources } from '@/lib/sources/list-sources';
-import { sourceView } from '@/lib/sources/source-view';
+import { listSourceViews } from '@/lib/sources/list-sources';
 
 export const GET = api('deadletters.read', {}, async ({ actor }) => {
-  const sources = await listSources(actor);
-  return Response.json({ sources: sources.map(sourceView) });
+  return Response.json(await listSourceViews(actor));
 });
 
 export const POST = api('admin.manage', { body: sourceInput }, async ({ actor, body }) => {

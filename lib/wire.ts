@@ -1,0 +1,10 @@
+// Building blocks of the response views (docs/style.md "Views"). A view is a zod schema next to the
+// lib function that builds it; its type is z.infer of it, and the OpenAPI document is generated from
+// it (lib/openapi/area.ts schemaOf), so what a route answers and what the document says are one text.
+import { z } from 'zod';
+
+/** A time the lib function already formats (toISOString). */
+export const isoTime = z.iso.datetime();
+
+/** A Date the lib function returns as it is: Response.json writes it as an ISO string (the document says so). */
+export const dateTime = z.date();
