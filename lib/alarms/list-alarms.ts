@@ -1,7 +1,7 @@
 // Read side of the alarms: current states and their history, for the sources the actor may read.
 import { db } from '@/lib/db';
 import { sourceScope, type Principal } from '@/lib/auth';
-import { findSource } from '@/lib/sla/find-source';
+import { findSource } from '@/lib/sources/find-source';
 import { HINTS, type AlarmLabel } from './rules';
 
 const LEVEL_ORDER = { ALARM: 0, PENDING: 1, OK: 2 } as const;

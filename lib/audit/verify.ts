@@ -3,7 +3,7 @@
 // hides: a cut tail, or a chain recomputed after an edit. Reads in keyset batches (the next batch
 // is fetched while this one is hashed), so a million events verify with flat memory.
 import type postgres from 'postgres';
-import { sql as pg } from '@/lib/db';
+import { pg } from '@/lib/db';
 import { GENESIS_HASH, eventHash } from './canonical';
 import { currentDatabase, readCheckpoints, type Checkpoint } from './checkpoint-file';
 

@@ -3,7 +3,7 @@
 // Counting dead_letters instead walks every member of the window: ≈ 230–300 ms for a page of 50
 // clusters holding a 150,000-strong wave (test/bench/clusters.bench.ts).
 import { HOUR } from '@/lib/clock';
-import { sql as pg } from '@/lib/db';
+import { pg } from '@/lib/db';
 
 export interface HourlySeries {
   /** Start of the first hour (UTC, on the hour). */

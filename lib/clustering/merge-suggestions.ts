@@ -4,7 +4,7 @@
 // second stage could not prove it inside the shape (too few distinct values there); the evidence
 // from the rest of the system is offered to a person, who merges with one click (merge-clusters.ts).
 import { authorize, type Principal } from '@/lib/auth';
-import { sql as pg } from '@/lib/db';
+import { pg } from '@/lib/db';
 import { clusterScope, findCluster } from './cluster-scope';
 import { MASK } from './mask-message';
 

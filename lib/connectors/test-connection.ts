@@ -4,7 +4,7 @@
 // the answer: errors pass through scrubSecrets. A read of the broker, so nothing is audited.
 import { authorize, type Principal } from '@/lib/auth';
 import { AppError, unprocessable } from '@/lib/errors';
-import { findSource } from '@/lib/sla/find-source';
+import { findSource } from '@/lib/sources/find-source';
 import { connectorSourceOf } from './index';
 import { scrubSecrets } from './secrets';
 import { isConnectorKind, type ProbeReport } from './types';

@@ -1,7 +1,7 @@
 // Revealing a masked payload: a permission (payload.reveal) with a required reason, and an audit event.
 // The page shows the clear payload only while a recent reveal event of this user for this dead letter
 // exists, so every look at sensitive data is on the trail.
-import { db, sql as pg } from '@/lib/db';
+import { db, pg } from '@/lib/db';
 import { append } from '@/lib/audit';
 import { auditActor, authorize, can, isSystem, type Principal } from '@/lib/auth';
 import { AppError, forbidden } from '@/lib/errors';

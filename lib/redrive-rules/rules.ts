@@ -10,7 +10,7 @@ import { systemClock, type Clock } from '@/lib/clock';
 import { db, type Tx } from '@/lib/db';
 import { notFound, unprocessable, AppError } from '@/lib/errors';
 import { MAX_RATE } from '@/lib/redrive/start-redrive';
-import { findSource } from '@/lib/sla/find-source';
+import { findSource } from '@/lib/sources/find-source';
 
 export const RULE_KINDS = ['after_wave', 'on_resolved'] as const;
 export type RuleKind = (typeof RULE_KINDS)[number];

@@ -5,7 +5,7 @@ import type { Principal } from '@/lib/auth';
 import { connectorHealth, errorTextStatus, type ConnectorHealthView, type ErrorTextStatus } from '@/lib/connectors/health';
 import type { ErrorTextMapping } from '@/lib/connectors/error-text';
 import { isConnectorKind } from '@/lib/connectors/types';
-import { findSource } from '@/lib/sla/find-source';
+import { findSource } from './find-source';
 import { sourceView, type SourceView } from './source-view';
 
 export interface SourceDetail extends SourceView {

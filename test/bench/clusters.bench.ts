@@ -73,13 +73,13 @@ async function time(name: string, runs: number, fn: () => Promise<unknown>): Pro
 }
 
 async function child(): Promise<void> {
-  const { sql, closeDb } = await import('@/lib/db');
+  const { pg, closeDb } = await import('@/lib/db');
   const { listClusters } = await import('@/lib/clustering/list-clusters');
   const { getCluster } = await import('@/lib/clustering/get-cluster');
   const { recordDeadLetters } = await import('@/lib/deadletters/record-dead-letters');
   const { hourlySeries } = await import('@/lib/clustering/cluster-hours');
   const { randomUUID } = await import('node:crypto');
-  const db = sql();
+  const db = pg();
   const started = performance.now();
   for (const statement of GENERATE) await db.unsafe(statement);
   const generatedSeconds = (performance.now() - started) / 1000;

@@ -18,7 +18,7 @@ interface Measured {
 }
 
 async function child(): Promise<void> {
-  const { sql, closeDb } = await import('@/lib/db');
+  const { pg, closeDb } = await import('@/lib/db');
   const { SYSTEM } = await import('@/lib/auth');
   const { createUser } = await import('@/lib/admin/users');
   const { createPersonalToken } = await import('@/lib/admin/tokens');
@@ -28,7 +28,7 @@ async function child(): Promise<void> {
   const gc = (globalThis as { gc?: () => void }).gc;
 
   const t0 = performance.now();
-  await seedMillion(sql());
+  await seedMillion(pg());
   log(`seeded ${MILLION} dead letters in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   await createUser(SYSTEM, { email: 'admin@bench.local', role: 'admin' });
   const { token } = await createPersonalToken(SYSTEM, 'admin@bench.local');

@@ -215,7 +215,8 @@ async function apiProcess(): Promise<void> {
 }
 
 async function child(): Promise<void> {
-  const { sql, closeDb } = await import('@/lib/db');
+  const { closeDb } = await import('@/lib/db');
+  const pg = (await import('@/lib/db')).pg();
   const { SYSTEM } = await import('@/lib/auth');
   const { createTeam } = await import('@/lib/admin/teams');
   const { createIngestToken } = await import('@/lib/admin/tokens');
@@ -225,7 +226,6 @@ async function child(): Promise<void> {
   const { drainBacklog } = await import('@/lib/search');
   const { env } = await import('@/lib/env');
   const { fingerprint } = await import('@/lib/clustering');
-  const pg = sql();
 
   await createTeam(SYSTEM, { name: 'commerce' });
   const source = await createSource(SYSTEM, { name: 'orders', team: 'commerce', kind: 'ingest' });

@@ -35,12 +35,12 @@ async function timed(name: string, runs: number, fn: () => Promise<unknown>, tar
 }
 
 async function child(): Promise<void> {
-  const { sql, closeDb } = await import('@/lib/db');
+  const { closeDb } = await import('@/lib/db');
+  const pg = (await import('@/lib/db')).pg();
   const { listDeadLetters, countDeadLetters } = await import('@/lib/deadletters/list-dead-letters');
   const { encodeCursor } = await import('@/lib/deadletters/filters');
   const { seedMillion, TEAMS, sourceId, clusterId, MILLION } = await import('./million-dead-letters');
   const log = (m: string) => process.stderr.write(`[list bench] ${m}\n`);
-  const pg = sql();
 
   let t = performance.now();
   await seedMillion(pg);

@@ -36,7 +36,8 @@ async function timed(name: string, runs: number, fn: () => Promise<unknown>, tar
 }
 
 async function child(): Promise<void> {
-  const { sql, db, closeDb } = await import('@/lib/db');
+  const { db, closeDb } = await import('@/lib/db');
+  const pg = (await import('@/lib/db')).pg();
   const { SYSTEM } = await import('@/lib/auth');
   const { systemClock } = await import('@/lib/clock');
   const { getSlaBoard } = await import('@/lib/sla/sla-board');
@@ -47,7 +48,6 @@ async function child(): Promise<void> {
   const { evaluateAlarms } = await import('@/lib/alarms/evaluate-alarms');
   const { sweepExpired } = await import('@/lib/retention/sweep-expired');
   const { closeQueues } = await import('@/lib/queue');
-  const pg = sql();
   const out: Timing[] = [];
   const log = (m: string) => process.stderr.write(`[sla bench] ${m}\n`);
 

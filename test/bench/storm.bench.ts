@@ -202,7 +202,8 @@ async function runtimeLoad(): Promise<void> {
 }
 
 async function child(): Promise<void> {
-  const { sql, db, closeDb } = await import('@/lib/db');
+  const { db, closeDb } = await import('@/lib/db');
+  const pg = (await import('@/lib/db')).pg();
   const { SYSTEM } = await import('@/lib/auth');
   const { systemClock } = await import('@/lib/clock');
   const { createTeam } = await import('@/lib/admin/teams');
@@ -219,7 +220,6 @@ async function child(): Promise<void> {
   const { computeRollups } = await import('@/lib/rollups/compute-rollups');
   const { sweepExpired } = await import('@/lib/retention/sweep-expired');
   const { closeQueues } = await import('@/lib/queue');
-  const pg = sql();
 
   const [{ dir }] = (await pg`SELECT current_setting('data_directory', true) AS dir`) as unknown as [{ dir: string | null }];
   const sizes = await fitSizes(dir);

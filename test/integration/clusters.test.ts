@@ -3,7 +3,7 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { ZodError } from 'zod';
 import { manualClock, HOUR, MINUTE } from '@/lib/clock';
-import { closeDb, db, sql } from '@/lib/db';
+import { closeDb, db, pg } from '@/lib/db';
 import { recordDeadLetters, type NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
 import { listDeadLetters } from '@/lib/deadletters/list-dead-letters';
 import { archiveCluster } from '@/lib/clustering/archive-cluster';
@@ -174,7 +174,7 @@ describe('clusters', () => {
       const into = await clusterOf(a!.id);
       await mergeClusters(lead(), from, { into, reason: 'same quota' });
       // As if a batch had resolved its cluster just before that merge committed.
-      await sql().begin(async (tx) => {
+      await pg().begin(async (tx) => {
         await tx`INSERT INTO dead_letters (source_id, message_id, reason, payload_size, payload_sha256, fingerprint, cluster_id, expires_at)
                  VALUES (${fx.sources.orders.id}, 'late', 'Rejected', 0, ${'0'.repeat(64)}, 'x', ${from}, now())`;
         const rows = [{ cluster_id: from as string | null, source_id: fx.sources.orders.id, message_id: 'late', generation: 0 }];

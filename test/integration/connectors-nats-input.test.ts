@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connectorSourceOf } from '@/lib/connectors';
 import { readerName } from '@/lib/connectors/nats/capture';
 import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
-import { closeDb, db, sql } from '@/lib/db';
+import { closeDb, db, pg } from '@/lib/db';
 import { closeQueues } from '@/lib/queue';
 import type { OutgoingRedrive } from '@/lib/redrive/destinations';
 import { resetDatabase } from '../support/db';
@@ -54,8 +54,8 @@ describe('NATS JetStream connector: bad input and odd cases', () => {
     await connectors?.stop();
     await killChildren();
     consumer = connectors = undefined;
-    await sql()`DROP TRIGGER IF EXISTS nats_test_refuse ON dead_letters`;
-    await sql()`DROP FUNCTION IF EXISTS nats_test_refuse()`;
+    await pg()`DROP TRIGGER IF EXISTS nats_test_refuse ON dead_letters`;
+    await pg()`DROP FUNCTION IF EXISTS nats_test_refuse()`;
     await deleteWorkStreams();
   });
   afterAll(async () => {
@@ -109,9 +109,9 @@ describe('NATS JetStream connector: bad input and odd cases', () => {
     // No secret in the logs, the rows, the health or the audit trail.
     const everything = JSON.stringify({
       log: child.output(),
-      sources: await sql()`SELECT connection, encode(connection_secret, 'escape') AS s FROM sources`,
-      health: await sql()`SELECT last_error FROM connector_health`,
-      audit: await sql()`SELECT after FROM audit_events`,
+      sources: await pg()`SELECT connection, encode(connection_secret, 'escape') AS s FROM sources`,
+      health: await pg()`SELECT last_error FROM connector_health`,
+      audit: await pg()`SELECT after FROM audit_events`,
     });
     expect(everything).toContain('is not reachable');
     expect(everything).not.toMatch(/hunter2/);
@@ -174,9 +174,9 @@ describe('NATS JetStream connector: bad input and odd cases', () => {
     const w = await workStream({ maxDeliver: 2 });
     const source = await connectorSource(w, 'commit-fails');
     // Postgres refuses these rows for as long as the trigger exists (a full disk, a lost primary…).
-    await sql().unsafe(`CREATE FUNCTION nats_test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+    await pg().unsafe(`CREATE FUNCTION nats_test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN IF NEW.message_id LIKE 'refused-%' THEN RAISE EXCEPTION 'disk full (test)'; END IF; RETURN NEW; END $$`);
-    await sql().unsafe(`CREATE TRIGGER nats_test_refuse BEFORE INSERT ON dead_letters FOR EACH ROW EXECUTE FUNCTION nats_test_refuse()`);
+    await pg().unsafe(`CREATE TRIGGER nats_test_refuse BEFORE INSERT ON dead_letters FOR EACH ROW EXECUTE FUNCTION nats_test_refuse()`);
     connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500, backoffBaseMs: 200, backoffCapMs: 1_000 });
     await waitFor('the capture stream', () => captureExists(w.capture), 20_000);
     consumer = await workConsumer(w, () => 'nak');
@@ -186,7 +186,7 @@ describe('NATS JetStream connector: bad input and odd cases', () => {
     await waitFor('handed out again', async () => (await (await admin()).jsm.consumers.info(w.capture, readerName(source.id))).num_redelivered >= 1, 10_000, 100);
     expect(await db().deadLetter.count({ where: { sourceId: source.id } })).toBe(0);
 
-    await sql()`DROP TRIGGER nats_test_refuse ON dead_letters`;
+    await pg()`DROP TRIGGER nats_test_refuse ON dead_letters`;
     const fixed = Date.now();
     await waitFor('recorded once the database takes it', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 1, 20_000, 100);
     // The reader's ack wait is 30 s: back this soon, it was nak'ed.

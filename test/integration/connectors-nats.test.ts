@@ -9,7 +9,7 @@ import type { JsMsg } from '@nats-io/jetstream';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
 import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
-import { closeDb, db, sql } from '@/lib/db';
+import { closeDb, db, pg } from '@/lib/db';
 import { closeQueues } from '@/lib/queue';
 import { startRedrive } from '@/lib/redrive';
 import { startRedriveSupervisor, type RedriveSupervisor } from '@/lib/redrive/supervisor';
@@ -70,7 +70,7 @@ describe('NATS JetStream connector', () => {
     connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
     await waitFor('400 dead letters', async () => (await count()) === 400, 60_000, 250);
 
-    const rows = await sql()<
+    const rows = await pg()<
       { message_id: string; payload_sha256: string; reason: string; receive_count: number; generation: number; content_type: string | null; consumer_name: string; enqueued_at: Date; headers: Record<string, unknown>; failure_history: Record<string, unknown>[] }[]
     >`SELECT message_id, payload_sha256, reason::text AS reason, receive_count, generation, content_type, consumer_name, enqueued_at, headers, failure_history
       FROM dead_letters WHERE source_id = ${source.id}::uuid`;
@@ -123,7 +123,7 @@ describe('NATS JetStream connector', () => {
     expect(back.headers?.get('Triage-Redrive-Count')).toBe('1');
     expect(back.headers?.get('Nats-Msg-Id')).not.toBe('order-8');
 
-    const again = await sql()<{ message_id: string; payload_sha256: string; redrive_count: number; reason: string; headers: Record<string, unknown> }[]>`
+    const again = await pg()<{ message_id: string; payload_sha256: string; redrive_count: number; reason: string; headers: Record<string, unknown> }[]>`
       SELECT message_id, payload_sha256, redrive_count, reason::text AS reason, headers FROM dead_letters WHERE source_id = ${source.id}::uuid AND generation = 1`;
     const firstIdOf = new Map(rows.map((r) => [r.message_id, numberOf(String((r.headers.$nats as Record<string, unknown>).subject))]));
     // The same message ids as their first deaths (also the ones named by stream:sequence), the same bytes.

@@ -9,7 +9,7 @@ import { SYSTEM } from '@/lib/auth';
 import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
 import { startRedrive } from '@/lib/redrive';
-import { closeDb, db, sql } from '@/lib/db';
+import { closeDb, db, pg } from '@/lib/db';
 import { closeQueues } from '@/lib/queue';
 import { resetDatabase } from '../support/db';
 import { spawnRedriveWorker, type WorkerProcess } from './redrive-support';
@@ -48,13 +48,13 @@ async function deadLettered(t: Topology): Promise<Map<string, string>> {
 }
 
 async function expectAllOnce(sourceId: string, sent: Map<string, string>): Promise<void> {
-  const [counts] = await sql()<{ rows: number; ids: number }[]>`
+  const [counts] = await pg()<{ rows: number; ids: number }[]>`
     SELECT count(*)::int AS rows, count(DISTINCT message_id)::int AS ids FROM dead_letters WHERE source_id = ${sourceId}::uuid`;
   expect(counts).toEqual({ rows: N, ids: N });
-  const rows = await sql()<{ message_id: string; payload_sha256: string }[]>`SELECT message_id, payload_sha256 FROM dead_letters WHERE source_id = ${sourceId}::uuid`;
+  const rows = await pg()<{ message_id: string; payload_sha256: string }[]>`SELECT message_id, payload_sha256 FROM dead_letters WHERE source_id = ${sourceId}::uuid`;
   expect(rows.filter((r) => sent.get(r.message_id) !== r.payload_sha256).length).toBe(0);
   // Counted into clusters once each: a crash between commit and ack must not count a message twice.
-  const [clustered] = await sql()<{ n: number }[]>`SELECT COALESCE(sum(count), 0)::int AS n FROM cluster_sources WHERE source_id = ${sourceId}::uuid`;
+  const [clustered] = await pg()<{ n: number }[]>`SELECT COALESCE(sum(count), 0)::int AS n FROM cluster_sources WHERE source_id = ${sourceId}::uuid`;
   expect(clustered!.n).toBe(N);
 }
 

@@ -14,7 +14,7 @@ import { SYSTEM } from '@/lib/auth';
 import { connectorSourceOf } from '@/lib/connectors';
 import { setImportPaused } from '@/lib/connectors/pause-import';
 import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
-import { closeDb, db, sql } from '@/lib/db';
+import { closeDb, db, pg } from '@/lib/db';
 import { closeQueues } from '@/lib/queue';
 import { resetDatabase } from '../support/db';
 import {
@@ -92,9 +92,9 @@ describe('RabbitMQ connector: bad input and exact bytes', () => {
     const everything = JSON.stringify({
       api: listed,
       log: child.output(),
-      sources: await sql()`SELECT connection, encode(connection_secret, 'escape') AS s FROM sources`,
-      health: await sql()`SELECT last_error FROM connector_health`,
-      audit: await sql()`SELECT after FROM audit_events`,
+      sources: await pg()`SELECT connection, encode(connection_secret, 'escape') AS s FROM sources`,
+      health: await pg()`SELECT last_error FROM connector_health`,
+      audit: await pg()`SELECT after FROM audit_events`,
     });
     expect(everything).toContain('refused the credentials');
     expect(everything).not.toMatch(/hunter2/);

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
 import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
-import { closeDb, db, sql } from '@/lib/db';
+import { closeDb, db, pg } from '@/lib/db';
 import { closeQueues } from '@/lib/queue';
 import { startRedrive } from '@/lib/redrive';
 import { startRedriveSupervisor, type RedriveSupervisor } from '@/lib/redrive/supervisor';
@@ -59,7 +59,7 @@ describe('RabbitMQ connector', () => {
     await waitFor('2,000 dead letters', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 2_000, 120_000, 250);
     await waitFor('the DLQ drained (acknowledged after commit)', async () => (await depth(t.dlq)) === 0);
 
-    const rows = await sql()<
+    const rows = await pg()<
       { message_id: string; payload_sha256: string; reason: string; error_type: string | null; error_message: string | null; error_stack: string | null; content_type: string; correlation_id: string; enqueued_at: Date; headers: Record<string, unknown>; failure_history: Record<string, unknown>[]; generation: number; receive_count: number }[]
     >`SELECT message_id, payload_sha256, reason::text AS reason, error_type, error_message, error_stack, content_type, correlation_id, enqueued_at, headers, failure_history, generation, receive_count
       FROM dead_letters WHERE source_id = ${source.id}::uuid`;
@@ -85,7 +85,7 @@ describe('RabbitMQ connector', () => {
     });
     expect(spring.error_stack).toContain('OrderHandler.handle(OrderHandler.java:42)');
     // Fingerprinted like any dead letter: one cluster for the Spring cause, whatever the order number.
-    const clusters = await sql()<{ n: number }[]>`
+    const clusters = await pg()<{ n: number }[]>`
       SELECT count(DISTINCT cluster_id)::int AS n FROM dead_letters WHERE source_id = ${source.id}::uuid AND error_type IS NOT NULL`;
     expect(clusters[0]!.n).toBe(1);
     const health = await db().connectorHealth.findUniqueOrThrow({ where: { sourceId: source.id } });
@@ -116,7 +116,7 @@ describe('RabbitMQ connector', () => {
     await waitFor('500 acknowledged by the fixed consumer', async () => acked.size === 500, 60_000, 250);
     await waitFor('1,500 next-generation dead letters', async () => (await db().deadLetter.count({ where: { sourceId: source.id, generation: 1 } })) === 1_500, 60_000, 250);
 
-    const again = await sql()<{ message_id: string; payload_sha256: string; redrive_count: number; headers: Record<string, unknown>; failure_history: Record<string, unknown>[] }[]>`
+    const again = await pg()<{ message_id: string; payload_sha256: string; redrive_count: number; headers: Record<string, unknown>; failure_history: Record<string, unknown>[] }[]>`
       SELECT message_id, payload_sha256, redrive_count, headers, failure_history FROM dead_letters WHERE source_id = ${source.id}::uuid AND generation = 1`;
     const shaOf = new Map(sent.map((m) => [m.id, m.sha]));
     expect(again.filter((r) => r.payload_sha256 !== shaOf.get(r.message_id)).length).toBe(0);
@@ -146,7 +146,7 @@ describe('RabbitMQ connector', () => {
     await publish(t.exchange, t.routingKey, sent.map((m) => ({ content: m.content, options: { messageId: m.id } })));
     await waitFor('2,000 dead letters', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 2_000, 150_000, 250);
 
-    const rows = await sql()<{ message_id: string; payload_sha256: string; reason: string; receive_count: number; failure_history: Record<string, unknown>[] }[]>`
+    const rows = await pg()<{ message_id: string; payload_sha256: string; reason: string; receive_count: number; failure_history: Record<string, unknown>[] }[]>`
       SELECT message_id, payload_sha256, reason::text AS reason, receive_count, failure_history FROM dead_letters WHERE source_id = ${source.id}::uuid`;
     const shaOf = new Map(sent.map((m) => [m.id, m.sha]));
     expect(rows.filter((r) => r.payload_sha256 !== shaOf.get(r.message_id)).length).toBe(0);

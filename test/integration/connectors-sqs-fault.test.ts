@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
-import { closeDb, sql } from '@/lib/db';
+import { closeDb, pg } from '@/lib/db';
 import { closeQueues } from '@/lib/queue';
 import { resetDatabase } from '../support/db';
 import { killChildren, spawnConnectors, waitFor } from './connectors-rabbitmq-support';
@@ -14,7 +14,7 @@ const N = 6_000;
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function imported(sourceId: string): Promise<number> {
-  const [r] = await sql()<{ n: number }[]>`SELECT count(*)::int AS n FROM dead_letters WHERE source_id = ${sourceId}::uuid`;
+  const [r] = await pg()<{ n: number }[]>`SELECT count(*)::int AS n FROM dead_letters WHERE source_id = ${sourceId}::uuid`;
   return r!.n;
 }
 
@@ -64,7 +64,7 @@ describe('SQS connector under faults', () => {
       return c.visible === 0 && c.inFlight === 0;
     }, 30_000, 250);
 
-    const rows = await sql()<{ message_id: string; n: number }[]>`
+    const rows = await pg()<{ message_id: string; n: number }[]>`
       SELECT message_id, count(*)::int AS n FROM dead_letters WHERE source_id = ${source.id}::uuid GROUP BY message_id`;
     expect(rows.filter((r) => r.n > 1)).toEqual([]);
     expect(rows.length).toBe(N);

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { SYSTEM } from '@/lib/auth';
 import { createTeam } from '@/lib/admin/teams';
 import { createSource } from '@/lib/sources/create-source';
-import { db, sql } from '@/lib/db';
+import { db, pg } from '@/lib/db';
 import { env } from '@/lib/env';
 import { QUEUES, producerQueue } from '@/lib/queue';
 
@@ -34,9 +34,9 @@ export async function testSource(
 
 /** Tables the child's test handler writes: acknowledgements, and messages it started and hung on. */
 export async function createTestTables(): Promise<void> {
-  await sql()`CREATE TABLE IF NOT EXISTS runtime_acks (message_id text PRIMARY KEY, receives int NOT NULL, at timestamptz NOT NULL DEFAULT now())`;
-  await sql()`CREATE TABLE IF NOT EXISTS runtime_started (message_id text PRIMARY KEY)`;
-  await sql()`TRUNCATE runtime_acks, runtime_started`;
+  await pg()`CREATE TABLE IF NOT EXISTS runtime_acks (message_id text PRIMARY KEY, receives int NOT NULL, at timestamptz NOT NULL DEFAULT now())`;
+  await pg()`CREATE TABLE IF NOT EXISTS runtime_started (message_id text PRIMARY KEY)`;
+  await pg()`TRUNCATE runtime_acks, runtime_started`;
 }
 
 /** Waiting, job by job, in BullMQ's own states: all zero once the source has nothing in flight. */

@@ -13,7 +13,7 @@ import { reasonSchema } from '@/lib/deadletters/decide';
 import { parseDeadLetterId } from '@/lib/deadletters/get-dead-letter';
 import { activeReveal } from '@/lib/deadletters/reveal-payload';
 import { nudgeRedrive } from '../nudge';
-import { sourceInScope } from '../selection';
+import { findSource } from '@/lib/sources/find-source';
 import { DEFAULT_CANARY_WINDOW_SECONDS, DEFAULT_OUTCOME_WINDOW_SECONDS, DEFAULT_RATE, MAX_RATE } from '../start-redrive';
 import { resolveDestination } from '../destination-source';
 import { createCopiesTask, sha256, type CopiesTask } from './copies-task';
@@ -62,7 +62,7 @@ export async function editDeadLetter(actor: Principal, idParam: string, input: E
         FROM dead_letters d JOIN sources s ON s.id = d.source_id WHERE d.id = ${id} FOR UPDATE OF d`;
       if (!d) throw notFound('No such dead letter');
       // Scope: another team's dead letter answers as one that does not exist.
-      const source = await sourceInScope(tx, actor, 'deadletters.edit', d.sourceId).catch(() => {
+      const source = await findSource(actor, d.sourceId, 'deadletters.edit', tx).catch(() => {
         throw notFound('No such dead letter');
       });
       if (d.status !== 'open') throw new AppError('conflict', `Only an open dead letter is edited and redriven; this one is ${d.status}`, { status: d.status });
@@ -156,7 +156,7 @@ export async function listDeadLetterVersions(actor: Principal, idParam: string):
   const id = parseDeadLetterId(idParam);
   const [d] = await db().$queryRaw<{ sourceId: string }[]>`SELECT source_id AS "sourceId" FROM dead_letters WHERE id = ${id}`;
   if (!d) throw notFound('No such dead letter');
-  await db().$transaction((tx) => sourceInScope(tx, actor, 'deadletters.read', d.sourceId)).catch(() => {
+  await findSource(actor, d.sourceId, 'deadletters.read').catch(() => {
     throw notFound('No such dead letter');
   });
   const rows = await db().deadLetterVersion.findMany({
