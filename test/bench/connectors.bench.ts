@@ -8,7 +8,7 @@
 // the load average (the machine is shared: the ratio is the figure to read, not either rate).
 //   npx tsx test/bench/run.ts connectors     (BENCH_PROF=1: a CPU profile of the child in /tmp/prof-connectors)
 import type { BenchResult } from './run';
-import { runBenchChild } from './support';
+import { runBenchChild, runWhenFlagged } from './support';
 
 const CHILD_FLAG = '--connectors-bench-child';
 const AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672/%2F';
@@ -188,9 +188,4 @@ export async function run(): Promise<BenchResult[]> {
   ];
 }
 
-if (process.argv.includes(CHILD_FLAG)) {
-  child().catch((err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  });
-}
+runWhenFlagged(CHILD_FLAG, child);

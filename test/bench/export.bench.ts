@@ -5,7 +5,7 @@
 // (test/bench/million-dead-letters.ts). Runs in a child process with its own database.
 //   npx tsx test/bench/run.ts export
 import type { BenchResult } from './run';
-import { runBenchChild } from './support';
+import { runBenchChild, runWhenFlagged } from './support';
 
 const CHILD_FLAG = '--export-bench-child';
 
@@ -91,9 +91,4 @@ export async function run(): Promise<BenchResult[]> {
   return results;
 }
 
-if (process.argv.includes(CHILD_FLAG)) {
-  child().catch((err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  });
-}
+runWhenFlagged(CHILD_FLAG, child);
