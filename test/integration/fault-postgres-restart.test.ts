@@ -13,7 +13,7 @@ import { startRedrive } from '@/lib/redrive';
 import { sendMany, type OutgoingMessage } from '@/lib/runtime';
 import { resetDatabase } from '../support/db';
 import { startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres';
-import { park, receiver, spawnRedriveWorker, world, type WorkerProcess } from './redrive-support';
+import { completedTask, deliveredMessages, deliveriesPerMessage, park, spawnRedriveWorker, withReceiverAndWorkers, world } from './redrive-support';
 import { createTestTables, dropTestQueues, inFlight, killConsumers, spawnConsumer, testSource, waitFor } from './runtime-support';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -110,9 +110,7 @@ describe('workers through Postgres restarts', () => {
   });
 
   it('completes a redrive in flight through two Postgres restarts, every item delivered, the worker never restarted', { timeout: 300_000 }, async () => {
-    const http = await receiver();
-    const workers: WorkerProcess[] = [];
-    try {
+    await withReceiverAndWorkers(async (http, workers) => {
       const w = await world({ partnerUrl: http.url });
       const TOTAL = 3_000;
       const ids = await park(w.partner, TOTAL, { prefix: 'r' });
@@ -121,44 +119,26 @@ describe('workers through Postgres restarts', () => {
       workers.push(worker);
       await worker.ready;
       const task = await startRedrive({ ...SYSTEM, label: 'pg-restart' }, { selection: { source: w.partner.name }, ratePerSecond: 200 });
-      const delivered = () => new Set(http.deliveries.map((d) => d.messageId)).size;
+      const delivered = () => deliveredMessages(http);
       for (const at of [600, 1_800]) {
         await waitFor(`${at} delivered`, async () => delivered() >= at, 120_000, 20);
         await server.restart(3_000);
         await postgresBack();
       }
-      const done = await waitFor(
-        'completed',
-        async () => {
-          const t = await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } });
-          return t.status === 'completed' ? t : undefined;
-        },
-        RECOVERY_MS + 60_000,
-        250,
-      );
+      const done = await completedTask(task.id, RECOVERY_MS + 60_000, 250);
       expect(worker.process.exitCode).toBeNull();
       expect(done).toMatchObject({ total: TOTAL, sent: TOTAL, acknowledged: TOTAL, failed: 0, skipped: 0 });
       // 0 lost: every message arrived with its own dead letter's message id.
-      const counts = new Map<string, number>();
-      for (const d of http.deliveries) {
-        expect(messageOf.get(d.deadLetterId)).toBe(d.messageId);
-        counts.set(d.messageId, (counts.get(d.messageId) ?? 0) + 1);
-      }
+      const counts = deliveriesPerMessage(http, messageOf);
       expect(counts.size).toBe(TOTAL);
       // A batch sent just as Postgres went away may go again (same message id, deduplicated downstream): at most twice.
       for (const n of counts.values()) expect(n).toBeLessThanOrEqual(2);
       expect(await db().deadLetter.count({ where: { sourceId: w.partner.id, status: 'redriven' } })).toBe(TOTAL);
-    } finally {
-      for (const wp of workers) wp.process.kill('SIGKILL');
-      await Promise.all(workers.map((wp) => wp.exited));
-      await http.close();
-    }
+    });
   });
 
   it('two redrive workers on one task through a Postgres restart never send an item twice, except the sends in flight at the restart', { timeout: 300_000 }, async () => {
-    const http = await receiver();
-    const workers: WorkerProcess[] = [];
-    try {
+    await withReceiverAndWorkers(async (http, workers) => {
       const w = await world({ partnerUrl: http.url });
       const TOTAL = 2_000;
       await park(w.partner, TOTAL, { prefix: 'two' });
@@ -167,7 +147,7 @@ describe('workers through Postgres restarts', () => {
       for (let i = 0; i < 2; i++) workers.push(spawnRedriveWorker());
       await Promise.all(workers.map((wp) => wp.ready));
       const task = await startRedrive({ ...SYSTEM, label: 'pg-restart-two' }, { selection: { source: w.partner.name }, ratePerSecond: 200 });
-      const delivered = () => new Set(http.deliveries.map((d) => d.messageId)).size;
+      const delivered = () => deliveredMessages(http);
       const restarts: number[] = [];
       for (const at of [500, 1_200]) {
         await waitFor(`${at} delivered`, async () => delivered() >= at, 120_000, 20);
@@ -175,15 +155,7 @@ describe('workers through Postgres restarts', () => {
         await server.restart(3_000);
         await postgresBack();
       }
-      const done = await waitFor(
-        'completed',
-        async () => {
-          const t = await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } });
-          return t.status === 'completed' ? t : undefined;
-        },
-        RECOVERY_MS + 60_000,
-        250,
-      );
+      const done = await completedTask(task.id, RECOVERY_MS + 60_000, 250);
       for (const wp of workers) expect(wp.process.exitCode).toBeNull();
       expect(done).toMatchObject({ total: TOTAL, sent: TOTAL, acknowledged: TOTAL, failed: 0, skipped: 0 });
       const sends = new Map<string, number[]>();
@@ -197,10 +169,6 @@ describe('workers through Postgres restarts', () => {
         expect(restarts.some((r) => at[0]! >= r - 2_000 && at[0]! <= r + 500), `${messageId} first sent at ${at[0]}, restarts at ${restarts.join(', ')}`).toBe(true);
       }
       console.info(`two runners through ${restarts.length} Postgres restarts: ${TOTAL} items, ${twice.length} sent twice (in flight at a restart)`);
-    } finally {
-      for (const wp of workers) wp.process.kill('SIGKILL');
-      await Promise.all(workers.map((wp) => wp.exited));
-      await http.close();
-    }
+    });
   });
 });

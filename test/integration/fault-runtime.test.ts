@@ -3,13 +3,12 @@
 // without persistence mid-run. Every message must end acknowledged or as exactly one dead letter.
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { closeDb, pg } from '@/lib/db';
+import { describe, expect, it } from 'vitest';
+import { pg } from '@/lib/db';
 import { env } from '@/lib/env';
-import { closeQueues, producerQueue, QUEUES } from '@/lib/queue';
+import { producerQueue, QUEUES } from '@/lib/queue';
 import { sendMany, type OutgoingMessage } from '@/lib/runtime';
-import { resetDatabase } from '../support/db';
-import { createTestTables, dropTestQueues, inFlight, killConsumers, spawnConsumer, testSource, waitFor, type ChildConsumer } from './runtime-support';
+import { inFlight, runtimeTestLifecycle, spawnConsumer, testSource, waitFor, type ChildConsumer } from './runtime-support';
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -63,16 +62,7 @@ function expectExactlyOnce(o: Outcome, sent: Map<string, { poison: boolean; sha:
 }
 
 describe('runtime under faults', () => {
-  beforeEach(async () => {
-    await resetDatabase();
-    await createTestTables();
-  });
-  afterEach(killConsumers);
-  afterAll(async () => {
-    await dropTestQueues();
-    await closeQueues();
-    await closeDb();
-  });
+  runtimeTestLifecycle();
 
   it('loses nothing and dead-letters nothing twice while the consumer process is SIGKILLed repeatedly', { timeout: 180_000 }, async () => {
     const name = `fault-${Date.now().toString(36)}`;

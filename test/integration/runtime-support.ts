@@ -3,12 +3,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeEach } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
 import { createTeam } from '@/lib/admin/teams';
 import { createSource } from '@/lib/sources/create-source';
-import { db, pg } from '@/lib/db';
+import { closeDb, db, pg } from '@/lib/db';
 import { env } from '@/lib/env';
-import { QUEUES, producerQueue } from '@/lib/queue';
+import { closeQueues, QUEUES, producerQueue } from '@/lib/queue';
+import { resetDatabase } from '../support/db';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -110,4 +112,22 @@ export function spawnConsumer(extraEnv: Record<string, string> = {}, script = 't
   });
   ready.catch(() => {});
   return { process: child, ready, exited };
+}
+
+/**
+ * The hooks of a suite that runs consumer children on the shared test database: a reset database
+ * with the test tables before each test, no child left running after it, and the run's queues
+ * dropped and pools closed at the end.
+ */
+export function runtimeTestLifecycle(): void {
+  beforeEach(async () => {
+    await resetDatabase();
+    await createTestTables();
+  });
+  afterEach(killConsumers);
+  afterAll(async () => {
+    await dropTestQueues();
+    await closeQueues();
+    await closeDb();
+  });
 }

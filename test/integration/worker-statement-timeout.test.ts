@@ -3,24 +3,13 @@
 // test holds fails with Postgres's timeout, its message ends as a dead letter saying so, and the
 // consumer goes on with the next message once the lock is gone.
 import type postgres from 'postgres';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { closeDb, db, pg } from '@/lib/db';
-import { closeQueues } from '@/lib/queue';
+import { describe, expect, it } from 'vitest';
+import { db, pg } from '@/lib/db';
 import { send } from '@/lib/runtime';
-import { resetDatabase } from '../support/db';
-import { createTestTables, dropTestQueues, killConsumers, spawnConsumer, testSource, waitFor } from './runtime-support';
+import { runtimeTestLifecycle, spawnConsumer, testSource, waitFor } from './runtime-support';
 
 describe('worker statement timeout', () => {
-  beforeEach(async () => {
-    await resetDatabase();
-    await createTestTables();
-  });
-  afterEach(killConsumers);
-  afterAll(async () => {
-    await dropTestQueues();
-    await closeQueues();
-    await closeDb();
-  });
+  runtimeTestLifecycle();
 
   it('fails a handler query blocked on a lock with a statement timeout, and the consumer goes on', { timeout: 120_000 }, async () => {
     const name = `stmt-timeout-${Date.now().toString(36)}`;
