@@ -7,15 +7,13 @@
 // at once; the redrive destination says per item whose failure it is.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connectorSourceOf } from '@/lib/connectors';
 import { readerName } from '@/lib/connectors/nats/capture';
 import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
-import { closeDb, db, pg } from '@/lib/db';
-import { closeQueues } from '@/lib/queue';
+import { db, pg } from '@/lib/db';
 import type { OutgoingRedrive } from '@/lib/redrive/destinations';
-import { resetDatabase } from '../support/db';
-import { killChildren, spawnConnectors, waitFor } from './connectors-rabbitmq-support';
+import { connectorTestLifecycle, killChildren, outgoingOf, spawnConnectors, waitFor } from './connectors-rabbitmq-support';
 import { admin, connectorSource, deleteWorkStreams, NATS_URL, publish, streamMessages, workConsumer, workStream, type WorkConsumer } from './connectors-nats-support';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -29,27 +27,14 @@ async function destinationOf(sourceId: string) {
 }
 
 async function outgoing(sourceId: string, messageId: string): Promise<OutgoingRedrive> {
-  const r = await db().deadLetter.findFirstOrThrow({ where: { sourceId, messageId } });
-  return {
-    deadLetterId: r.id,
-    messageId: r.messageId,
-    payload: r.payload!,
-    contentType: r.contentType,
-    headers: r.headers as Record<string, unknown>,
-    redriveCount: r.redriveCount,
-    enqueuedAt: r.enqueuedAt,
-    orderingKey: r.orderingKey,
-    idempotencyKey: r.idempotencyKey,
-    correlationId: r.correlationId,
-  };
+  return outgoingOf(await db().deadLetter.findFirstOrThrow({ where: { sourceId, messageId } }));
 }
 
 describe('NATS JetStream connector: bad input and odd cases', () => {
   let connectors: ConnectorSupervisor | undefined;
   let consumer: WorkConsumer | undefined;
 
-  beforeEach(resetDatabase);
-  afterEach(async () => {
+  connectorTestLifecycle(async () => {
     await consumer?.close();
     await connectors?.stop();
     await killChildren();
@@ -57,10 +42,6 @@ describe('NATS JetStream connector: bad input and odd cases', () => {
     await pg()`DROP TRIGGER IF EXISTS nats_test_refuse ON dead_letters`;
     await pg()`DROP FUNCTION IF EXISTS nats_test_refuse()`;
     await deleteWorkStreams();
-  });
-  afterAll(async () => {
-    await closeQueues();
-    await closeDb();
   });
 
   it('says clearly when the server is down or the stream or consumer is missing, backs off, and picks up a CLI-created source within 10 s', { timeout: 90_000 }, async () => {

@@ -6,15 +6,13 @@
 // generation of the same message id and count as dead again.
 import { createHash } from 'node:crypto';
 import type { JsMsg } from '@nats-io/jetstream';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
 import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
-import { closeDb, db, pg } from '@/lib/db';
-import { closeQueues } from '@/lib/queue';
+import { db, pg } from '@/lib/db';
 import { startRedrive } from '@/lib/redrive';
 import { startRedriveSupervisor, type RedriveSupervisor } from '@/lib/redrive/supervisor';
-import { resetDatabase } from '../support/db';
-import { waitFor } from './connectors-rabbitmq-support';
+import { connectorTestLifecycle, waitFor } from './connectors-rabbitmq-support';
 import { admin, connectorSource, deleteWorkStreams, order, publish, streamMessages, workConsumer, workStream, type WorkConsumer } from './connectors-nats-support';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -27,17 +25,12 @@ describe('NATS JetStream connector', () => {
   let redrives: RedriveSupervisor | undefined;
   let consumer: WorkConsumer | undefined;
 
-  beforeEach(resetDatabase);
-  afterEach(async () => {
+  connectorTestLifecycle(async () => {
     await consumer?.close();
     await connectors?.stop();
     await redrives?.stop();
     consumer = connectors = redrives = undefined;
     await deleteWorkStreams();
-  });
-  afterAll(async () => {
-    await closeQueues();
-    await closeDb();
   });
 
   it('imports max_deliver and terminated dead letters, also those that died while it was down, and redrives them back', { timeout: 240_000 }, async () => {

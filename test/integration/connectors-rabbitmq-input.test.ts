@@ -6,7 +6,7 @@
 // and the redrive destination says per item whose failure it is.
 import { createHash, randomBytes } from 'node:crypto';
 import type { ConsumeMessage } from 'amqplib';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GET as listSourcesApi } from '@/app/api/v1/sources/route';
 import { createPersonalToken } from '@/lib/admin/tokens';
 import { createUser } from '@/lib/admin/users';
@@ -14,22 +14,8 @@ import { SYSTEM } from '@/lib/auth';
 import { connectorSourceOf } from '@/lib/connectors';
 import { setImportPaused } from '@/lib/connectors/pause-import';
 import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
-import { closeDb, db, pg } from '@/lib/db';
-import { closeQueues } from '@/lib/queue';
-import { resetDatabase } from '../support/db';
-import {
-  admin,
-  connectorSource,
-  deleteTopologies,
-  depth,
-  killChildren,
-  publish,
-  spawnConnectors,
-  topology,
-  waitFor,
-  workConsumer,
-  type WorkConsumer,
-} from './connectors-rabbitmq-support';
+import { db, pg } from '@/lib/db';
+import { admin, connectorSource, connectorTestLifecycle, deleteTopologies, depth, killChildren, outgoingOf, publish, spawnConnectors, topology, waitFor, workConsumer, type WorkConsumer } from './connectors-rabbitmq-support';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -38,17 +24,12 @@ describe('RabbitMQ connector: bad input and exact bytes', () => {
   let connectors: ConnectorSupervisor | undefined;
   let consumer: WorkConsumer | undefined;
 
-  beforeEach(resetDatabase);
-  afterEach(async () => {
+  connectorTestLifecycle(async () => {
     await consumer?.close();
     await connectors?.stop();
     await killChildren();
     consumer = connectors = undefined;
     await deleteTopologies();
-  });
-  afterAll(async () => {
-    await closeQueues();
-    await closeDb();
   });
 
   async function probe(sourceId: string) {
@@ -160,18 +141,7 @@ describe('RabbitMQ connector: bad input and exact bytes', () => {
     const { connector, source: cs } = connectorSourceOf(await db().source.findUniqueOrThrow({ where: { id: source.id } }));
     const destination = connector.redriveDestination(cs);
     const results = await destination.deliver(
-      rows.map((r) => ({
-        deadLetterId: r.id,
-        messageId: r.messageId,
-        payload: r.payload!,
-        contentType: r.contentType,
-        headers: r.headers as Record<string, unknown>,
-        redriveCount: r.redriveCount,
-        enqueuedAt: r.enqueuedAt,
-        orderingKey: r.orderingKey,
-        idempotencyKey: r.idempotencyKey,
-        correlationId: r.correlationId,
-      })),
+      rows.map(outgoingOf),
       new AbortController().signal,
     );
     expect(results).toEqual([{ ok: true, acknowledged: false }, { ok: true, acknowledged: false }, { ok: true, acknowledged: false }]);

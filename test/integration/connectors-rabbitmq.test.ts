@@ -4,15 +4,13 @@
 // a redrive puts them back on the original queue, the consumer acknowledges the fixed ones and
 // rejects the others, which come back as the next generation and count as dead again.
 import { createHash } from 'node:crypto';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
 import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
-import { closeDb, db, pg } from '@/lib/db';
-import { closeQueues } from '@/lib/queue';
+import { db, pg } from '@/lib/db';
 import { startRedrive } from '@/lib/redrive';
 import { startRedriveSupervisor, type RedriveSupervisor } from '@/lib/redrive/supervisor';
-import { resetDatabase } from '../support/db';
-import { connectorSource, deleteTopologies, depth, publish, topology, waitFor, workConsumer, type WorkConsumer } from './connectors-rabbitmq-support';
+import { connectorSource, connectorTestLifecycle, deleteTopologies, depth, publish, topology, waitFor, workConsumer, type WorkConsumer } from './connectors-rabbitmq-support';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
@@ -30,17 +28,12 @@ describe('RabbitMQ connector', () => {
   let redrives: RedriveSupervisor | undefined;
   let consumer: WorkConsumer | undefined;
 
-  beforeEach(resetDatabase);
-  afterEach(async () => {
+  connectorTestLifecycle(async () => {
     await consumer?.close();
     await connectors?.stop();
     await redrives?.stop();
     consumer = connectors = redrives = undefined;
     await deleteTopologies();
-  });
-  afterAll(async () => {
-    await closeQueues();
-    await closeDb();
   });
 
   it('imports 2,000 dead letters byte-exact with x-death and Spring exception headers, and redrives them back', { timeout: 240_000 }, async () => {

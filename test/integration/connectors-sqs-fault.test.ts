@@ -7,11 +7,10 @@ import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { closeDb, pg } from '@/lib/db';
 import { closeQueues } from '@/lib/queue';
 import { resetDatabase } from '../support/db';
-import { killChildren, spawnConnectors, waitFor } from './connectors-rabbitmq-support';
+import { killChildren, killConnectorsWhileImporting, spawnConnectors, waitFor } from './connectors-rabbitmq-support';
 import { queueCounts, queues, sqsSource, startEmulator, type Emulator } from './connectors-sqs-support';
 
 const N = 6_000;
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function imported(sourceId: string): Promise<number> {
   const [r] = await pg()<{ n: number }[]>`SELECT count(*)::int AS n FROM dead_letters WHERE source_id = ${sourceId}::uuid`;
@@ -43,18 +42,7 @@ describe('SQS connector under faults', () => {
     expect(sent.size).toBe(N);
     const source = await sqsSource(q, `kill-${randomBytes(3).toString('hex')}`, emu.endpoint, { visibilityTimeoutSeconds: 2 });
 
-    let midImport = 0;
-    for (let kills = 0; kills < 5; kills++) {
-      const before = await imported(source.id);
-      if (before === N) break;
-      const child = spawnConnectors();
-      await child.ready;
-      await waitFor('the import under way', async () => (await imported(source.id)) > before, 30_000, 20);
-      await pause(Math.floor(Math.random() * 300));
-      child.kill('SIGKILL');
-      await child.exited;
-      if ((await imported(source.id)) < N) midImport++;
-    }
+    const midImport = await killConnectorsWhileImporting({ kills: 5, maxPauseMs: 300, total: N, imported: () => imported(source.id) });
     expect(midImport).toBeGreaterThanOrEqual(3);
     const last = spawnConnectors();
     await last.ready;
