@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { connectorSourceOf } from '@/lib/connectors';
 import { readerName } from '@/lib/connectors/nats/capture';
-import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
+import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { db, pg } from '@/lib/db';
 import type { OutgoingRedrive } from '@/lib/redrive/destinations';
 import { connectorTestLifecycle, killChildren, outgoingOf, spawnConnectors, waitFor } from './connectors-rabbitmq-support';
@@ -31,14 +31,8 @@ async function outgoing(sourceId: string, messageId: string): Promise<OutgoingRe
 }
 
 describe('NATS JetStream connector: bad input and odd cases', () => {
-  let connectors: ConnectorSupervisor | undefined;
-  let consumer: WorkConsumer | undefined;
-
-  connectorTestLifecycle(async () => {
-    await consumer?.close();
-    await connectors?.stop();
+  const running = connectorTestLifecycle<WorkConsumer>(async () => {
     await killChildren();
-    consumer = connectors = undefined;
     await pg()`DROP TRIGGER IF EXISTS nats_test_refuse ON dead_letters`;
     await pg()`DROP FUNCTION IF EXISTS nats_test_refuse()`;
     await deleteWorkStreams();
@@ -83,7 +77,7 @@ describe('NATS JetStream connector: bad input and odd cases', () => {
     expect(Date.now() - created).toBeLessThan(10_000);
     const { probe } = await destinationOf(JSON.parse(cli.stdout).id as string);
     expect(await probe()).toMatchObject({ ok: true, facts: { exists: true, maxDeliver: 3, numPending: 0, captureStream: w.capture } });
-    consumer = await workConsumer(w, () => 'nak');
+    running.consumer = await workConsumer(w, () => 'nak');
     await publish(w, [{ n: 1, data: text('{"a":1}'), msgId: 'cli-1' }]);
     await waitFor('imported', async () => (await db().deadLetter.count({ where: { messageId: 'cli-1' } })) === 1, 20_000);
 
@@ -101,12 +95,12 @@ describe('NATS JetStream connector: bad input and odd cases', () => {
   it('records a message gone from the stream as a tombstone a redrive refuses, and deletes what it recorded from a work-queue stream', { timeout: 90_000 }, async () => {
     const w = await workStream({ workQueue: true, maxDeliver: 2 });
     const source = await connectorSource(w, 'work-queue', { connection: { deleteAfterImport: true } });
-    connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
+    running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
     await waitFor('the capture stream', () => captureExists(w.capture), 20_000);
-    await connectors.stop();
-    connectors = undefined;
+    await running.connectors.stop();
+    running.connectors = undefined;
 
-    consumer = await workConsumer(w, () => 'nak');
+    running.consumer = await workConsumer(w, () => 'nak');
     const big = new Uint8Array(1024 * 512).map((_, i) => (i * 7) % 256);
     await publish(w, [
       { n: 1, data: text('{"keep":1}'), msgId: 'keep-1', headers: { 'x-tenant': 'acme' } },
@@ -117,7 +111,7 @@ describe('NATS JetStream connector: bad input and odd cases', () => {
     // Deleted (or aged out by the stream's limits) before the connector read its advisory.
     expect(await (await admin()).jsm.streams.deleteMessage(w.stream, 3)).toBe(true);
 
-    connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
+    running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
     await waitFor('3 dead letters', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 3, 20_000);
     const rows = new Map((await db().deadLetter.findMany({ where: { sourceId: source.id } })).map((r) => [r.messageId, r]));
     expect(rows.get('keep-2')).toMatchObject({ payloadSha256: sha(big), payloadSize: big.length, receiveCount: 2, reason: 'MaxReceives' });
@@ -127,8 +121,8 @@ describe('NATS JetStream connector: bad input and odd cases', () => {
     // Recorded, so deleted from the work-queue stream (where a dead message would stay forever).
     await waitFor('the work-queue stream emptied', async () => (await streamMessages(w.stream)) === 0, 10_000);
 
-    await consumer.close();
-    consumer = undefined;
+    await running.consumer.close();
+    running.consumer = undefined;
     const { destination } = await destinationOf(source.id);
     const results = await destination.deliver([await outgoing(source.id, `${w.stream}:3`), await outgoing(source.id, 'keep-1')], new AbortController().signal);
     expect(results).toEqual([
@@ -158,9 +152,9 @@ describe('NATS JetStream connector: bad input and odd cases', () => {
     await pg().unsafe(`CREATE FUNCTION nats_test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN IF NEW.message_id LIKE 'refused-%' THEN RAISE EXCEPTION 'disk full (test)'; END IF; RETURN NEW; END $$`);
     await pg().unsafe(`CREATE TRIGGER nats_test_refuse BEFORE INSERT ON dead_letters FOR EACH ROW EXECUTE FUNCTION nats_test_refuse()`);
-    connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500, backoffBaseMs: 200, backoffCapMs: 1_000 });
+    running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500, backoffBaseMs: 200, backoffCapMs: 1_000 });
     await waitFor('the capture stream', () => captureExists(w.capture), 20_000);
-    consumer = await workConsumer(w, () => 'nak');
+    running.consumer = await workConsumer(w, () => 'nak');
     await publish(w, [{ n: 1, data: text('{"r":1}'), msgId: 'refused-1' }]);
 
     await waitFor('the write refused', async () => /Recording 1 dead letters failed/.test((await db().connectorHealth.findUnique({ where: { sourceId: source.id } }))?.lastError ?? ''), 20_000, 100);

@@ -8,10 +8,10 @@ import { createHash } from 'node:crypto';
 import type { JsMsg } from '@nats-io/jetstream';
 import { describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
-import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
+import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { db, pg } from '@/lib/db';
 import { startRedrive } from '@/lib/redrive';
-import { startRedriveSupervisor, type RedriveSupervisor } from '@/lib/redrive/supervisor';
+import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
 import { connectorTestLifecycle, waitFor } from './connectors-rabbitmq-support';
 import { admin, connectorSource, deleteWorkStreams, order, publish, streamMessages, workConsumer, workStream, type WorkConsumer } from './connectors-nats-support';
 
@@ -21,26 +21,16 @@ const numberOf = (subject: string) => Number(subject.split('.').pop());
 const n = (m: JsMsg) => numberOf(m.subject);
 
 describe('NATS JetStream connector', () => {
-  let connectors: ConnectorSupervisor | undefined;
-  let redrives: RedriveSupervisor | undefined;
-  let consumer: WorkConsumer | undefined;
-
-  connectorTestLifecycle(async () => {
-    await consumer?.close();
-    await connectors?.stop();
-    await redrives?.stop();
-    consumer = connectors = redrives = undefined;
-    await deleteWorkStreams();
-  });
+  const running = connectorTestLifecycle<WorkConsumer>(deleteWorkStreams);
 
   it('imports max_deliver and terminated dead letters, also those that died while it was down, and redrives them back', { timeout: 240_000 }, async () => {
     const w = await workStream({ maxDeliver: 3 });
     const source = await connectorSource(w, 'orders-nats');
-    connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
+    running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
     await waitFor('the capture stream, created on first start', async () => (await admin()).jsm.streams.info(w.capture).then(() => true, () => false), 20_000);
 
     // Handler v1: every tenth order is poison (terminated at once), the others are nak'ed to max_deliver.
-    consumer = await workConsumer(w, (m) => (n(m) % 10 === 0 ? 'term' : 'nak'));
+    running.consumer = await workConsumer(w, (m) => (n(m) % 10 === 0 ? 'term' : 'nak'));
     const sent = Array.from({ length: 400 }, (_, i) => ({
       n: i,
       data: order(i, w.run),
@@ -55,12 +45,12 @@ describe('NATS JetStream connector', () => {
     await waitFor('200 dead letters', async () => (await count()) === 200, 60_000, 250);
 
     // The connector goes down; 200 more die meanwhile: their advisories wait in the capture stream.
-    await connectors.stop();
-    connectors = undefined;
+    await running.connectors.stop();
+    running.connectors = undefined;
     await publish(w, sent.slice(200));
     await waitFor('400 advisories captured', async () => (await streamMessages(w.capture)) === 400, 60_000, 250);
     expect(await count()).toBe(200);
-    connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
+    running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
     await waitFor('400 dead letters', async () => (await count()) === 400, 60_000, 250);
 
     const rows = await pg()<
@@ -94,14 +84,14 @@ describe('NATS JetStream connector', () => {
     expect(await streamMessages(w.stream)).toBe(400);
 
     // Handler v2 fixes orders divisible by 4; the others fail again to max_deliver.
-    await consumer.close();
+    await running.consumer.close();
     const acked = new Map<number, JsMsg>();
-    consumer = await workConsumer(w, (m) => {
+    running.consumer = await workConsumer(w, (m) => {
       if (n(m) % 4 !== 0) return 'nak';
       acked.set(n(m), m);
       return 'ack';
     });
-    redrives = await startRedriveSupervisor({ reconcileMs: 500 });
+    running.redrives = await startRedriveSupervisor({ reconcileMs: 500 });
     const task = await startRedrive(SYSTEM, { selection: { source: source.name }, ratePerSecond: 1_000 });
     await waitFor('all sent', async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).sent === 400, 60_000, 250);
     await waitFor('100 acknowledged by the fixed consumer', async () => acked.size === 100, 60_000, 250);

@@ -12,10 +12,12 @@ import type { DeadLetter } from '@/generated/prisma/client';
 import { SYSTEM } from '@/lib/auth';
 import { createTeam } from '@/lib/admin/teams';
 import { createSource } from '@/lib/sources/create-source';
+import type { ConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { closeDb, db, pg } from '@/lib/db';
 import { env } from '@/lib/env';
 import { closeQueues } from '@/lib/queue';
 import type { OutgoingRedrive } from '@/lib/redrive/destinations';
+import type { RedriveSupervisor } from '@/lib/redrive/supervisor';
 import { resetDatabase } from '../support/db';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -224,14 +226,32 @@ export function closeConnections(prefix: string): number {
 
 // ---- shared by every connector suite (RabbitMQ, NATS, SQS) ------------------------------------
 
-/** A suite's hooks: a reset database before each test, `afterEachTest` after it, pools closed at the end. */
-export function connectorTestLifecycle(afterEachTest: () => Promise<void>): void {
+/** What a connector test starts and the suite stops after each test: the connectors, the redrive supervisor, a broker consumer. */
+export interface Running<C extends { close(): Promise<void> }> {
+  connectors?: ConnectorSupervisor;
+  redrives?: RedriveSupervisor;
+  consumer?: C;
+}
+
+/**
+ * A connector suite's hooks: a reset database before each test; after it, what the test left in
+ * `running` stopped (consumer, connectors, redrives), then `afterEachTest`; pools closed at the end.
+ */
+export function connectorTestLifecycle<C extends { close(): Promise<void> }>(afterEachTest: () => Promise<void>): Running<C> {
+  const running: Running<C> = {};
   beforeEach(resetDatabase);
-  afterEach(afterEachTest);
+  afterEach(async () => {
+    await running.consumer?.close();
+    await running.connectors?.stop();
+    await running.redrives?.stop();
+    running.consumer = running.connectors = running.redrives = undefined;
+    await afterEachTest();
+  });
   afterAll(async () => {
     await closeQueues();
     await closeDb();
   });
+  return running;
 }
 
 /** Exactly `total` dead letters of the source, one per message id, each with the bytes sent, each counted into a cluster once. */

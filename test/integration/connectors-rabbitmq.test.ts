@@ -6,10 +6,10 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
-import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
+import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { db, pg } from '@/lib/db';
 import { startRedrive } from '@/lib/redrive';
-import { startRedriveSupervisor, type RedriveSupervisor } from '@/lib/redrive/supervisor';
+import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
 import { connectorSource, connectorTestLifecycle, deleteTopologies, depth, publish, topology, waitFor, workConsumer, type WorkConsumer } from './connectors-rabbitmq-support';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -24,25 +24,15 @@ function orders(n: number, run: string) {
 const index = (messageId: unknown) => Number(String(messageId).split('-')[1]);
 
 describe('RabbitMQ connector', () => {
-  let connectors: ConnectorSupervisor | undefined;
-  let redrives: RedriveSupervisor | undefined;
-  let consumer: WorkConsumer | undefined;
-
-  connectorTestLifecycle(async () => {
-    await consumer?.close();
-    await connectors?.stop();
-    await redrives?.stop();
-    consumer = connectors = redrives = undefined;
-    await deleteTopologies();
-  });
+  const running = connectorTestLifecycle<WorkConsumer>(deleteTopologies);
 
   it('imports 2,000 dead letters byte-exact with x-death and Spring exception headers, and redrives them back', { timeout: 240_000 }, async () => {
     const t = await topology();
     const source = await connectorSource(t, 'orders-rmq');
-    connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
+    running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
 
     // Handler v1: even orders rejected (x-death "rejected"), odd ones republished Spring-style.
-    consumer = await workConsumer(t, (m) => (index(m.properties.messageId) % 2 === 0 ? 'reject' : 'spring'));
+    running.consumer = await workConsumer(t, (m) => (index(m.properties.messageId) % 2 === 0 ? 'reject' : 'spring'));
     const sent = orders(2_000, t.run);
     await publish(
       t.exchange,
@@ -85,9 +75,9 @@ describe('RabbitMQ connector', () => {
     expect(health).toMatchObject({ importedTotal: 2_000n, consecutiveFailures: 0, lastError: null });
 
     // Handler v2 fixes orders divisible by 4; the others are rejected again.
-    await consumer.close();
+    await running.consumer.close();
     const acked = new Set<string>();
-    consumer = await workConsumer(t, (m) => {
+    running.consumer = await workConsumer(t, (m) => {
       const i = index(m.properties.messageId);
       if (i % 4 === 0) {
         acked.add(String(m.properties.messageId));
@@ -99,7 +89,7 @@ describe('RabbitMQ connector', () => {
     const task = await startRedrive(SYSTEM, { selection: { source: source.name }, ratePerSecond: 1_000, outcomeWindowSeconds: 30 });
     // Three in four come back dead on purpose: this test is about the connector, not the circuit breaker.
     await db().redriveTask.update({ where: { id: task.id }, data: { breakerThreshold: 1 } });
-    redrives = await startRedriveSupervisor({ reconcileMs: 500 });
+    running.redrives = await startRedriveSupervisor({ reconcileMs: 500 });
     await waitFor('all sent', async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).sent === 2_000, 60_000, 250).catch(async (e: unknown) => {
       const t2 = await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } });
       const states = await db().redriveItem.groupBy({ by: ['state'], where: { taskId: task.id }, _count: true });
@@ -133,8 +123,8 @@ describe('RabbitMQ connector', () => {
   it("imports a quorum queue's delivery-limit dead letters as MaxReceives", { timeout: 180_000 }, async () => {
     const t = await topology({ quorum: { deliveryLimit: 2 } });
     const source = await connectorSource(t, 'orders-quorum');
-    connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
-    consumer = await workConsumer(t, () => 'requeue');
+    running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
+    running.consumer = await workConsumer(t, () => 'requeue');
     const sent = orders(2_000, t.run);
     await publish(t.exchange, t.routingKey, sent.map((m) => ({ content: m.content, options: { messageId: m.id } })));
     await waitFor('2,000 dead letters', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 2_000, 150_000, 250);

@@ -39,7 +39,8 @@ function tree(files: Record<string, string>, maxClones: number): string {
 
 const lint = (root: string) => spawnSync(process.execPath, [script, '--root', root], { encoding: 'utf8' });
 
-describe('lint-duplicates', () => {
+// Each case runs jscpd in a child process: seconds on a loaded machine.
+describe('lint-duplicates', { timeout: 60_000 }, () => {
   it('passes a tree at its ratchet', () => {
     const r = lint(tree({ 'src/a.ts': block, 'src/b.ts': 'export const b = 1;\n' }, 0));
     expect(r.status).toBe(0);
