@@ -47,15 +47,7 @@ export async function inFlight(sourceName: string): Promise<number> {
   return Object.values(c).reduce((a, b) => a + b, 0);
 }
 
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 30_000, everyMs = 100): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
+export { waitFor } from '../support/wait-for';
 
 const children = new Set<ChildProcess>();
 
