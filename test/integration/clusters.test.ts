@@ -4,7 +4,7 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { ZodError } from 'zod';
 import { manualClock, HOUR, MINUTE } from '@/lib/clock';
 import { closeDb, db, pg } from '@/lib/db';
-import { recordDeadLetters, type NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
+import type { NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
 import { listDeadLetters } from '@/lib/deadletters/list-dead-letters';
 import { archiveCluster } from '@/lib/clustering/archive-cluster';
 import { lockClustersFollowingMerges } from '@/lib/clustering/follow-merges';
@@ -12,8 +12,9 @@ import { getCluster } from '@/lib/clustering/get-cluster';
 import { listClusters } from '@/lib/clustering/list-clusters';
 import { mergeClusters } from '@/lib/clustering/merge-clusters';
 import { AppError } from '@/lib/errors';
-import { principal, seedFixtures, type Fixtures, type FixtureSource } from '../security/fixtures';
+import { principal, seedFixtures, type Fixtures } from '../security/fixtures';
 import { resetDatabase } from '../support/db';
+import { clusterOf, record } from './cluster-support';
 
 const NOW = new Date('2026-11-20T10:30:00Z');
 const clock = manualClock(NOW);
@@ -35,13 +36,6 @@ function poison(message: string, opts: Partial<NewDeadLetter> = {}): NewDeadLett
     deadAt: new Date(NOW.getTime() - 10 * MINUTE),
     ...opts,
   };
-}
-
-const record = (source: FixtureSource, deadLetters: NewDeadLetter[]) => recordDeadLetters({ id: source.id, retentionSeconds: 14 * 86400 }, deadLetters);
-
-async function clusterOf(deadLetterId: string): Promise<string> {
-  const d = await db().deadLetter.findUniqueOrThrow({ where: { id: BigInt(deadLetterId) } });
-  return d.clusterId!;
 }
 
 async function refusal(p: Promise<unknown>): Promise<string> {
