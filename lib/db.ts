@@ -1,5 +1,5 @@
-// Prisma (through the pg driver adapter) for the domain; postgres.js for COPY ingest and streamed
-// reads. One pool each per process, reused across Next's hot reloads.
+// Prisma (through the pg driver adapter) and postgres.js (`pg()`): which one a module uses is the
+// rule in lib/db/README.md. One pool each per process, reused across Next's hot reloads.
 import net from 'node:net';
 import { PrismaPg } from '@prisma/adapter-pg';
 import postgres from 'postgres';
@@ -69,7 +69,7 @@ function noDelaySocket(o: { host: string[]; port: number[]; path?: string | fals
   return socket;
 }
 
-export function sql(): postgres.Sql {
+export function pg(): postgres.Sql {
   g.__triageSql ??= postgres(env().DATABASE_URL, withNoDelay({
     max: 5,
     connect_timeout: 5,

@@ -1,6 +1,7 @@
 // `npm test`: every test, on real services, from a fresh clone on. Installs dependencies when stale
-// and finds (or installs) a Chromium first, then unit and integration (vitest, fresh database per
-// run), then browser tests (Playwright) against a production build of the app.
+// and finds (or installs) a Chromium first, then typecheck and the copy-paste check (npm run lint),
+// then unit and integration (vitest, fresh database per run), then browser tests (Playwright)
+// against a production build of the app.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { installIfStale } from './lib/dependencies.mjs';
@@ -26,6 +27,7 @@ function step(name, cmd, args, env = {}) {
 
 prisma(['generate']);
 step('typecheck', process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit']);
+step('lint (copy-paste)', process.execPath, ['scripts/lint-duplicates.mjs']);
 step('unit + integration (vitest)', process.execPath, ['node_modules/vitest/vitest.mjs', 'run']);
 
 if (e2e) {

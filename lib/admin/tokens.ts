@@ -3,13 +3,13 @@ import { append } from '@/lib/audit';
 import { auditActor, authorize, isSystem, type Principal } from '@/lib/auth';
 import { newToken } from '@/lib/auth/tokens';
 import { AppError } from '@/lib/errors';
+import { findSource } from '@/lib/sources/find-source';
 
 /** Create an ingest token for a source; the token is returned once and only its hash is kept. */
 export async function createIngestToken(actor: Principal, sourceName: string, name?: string) {
   authorize(actor, 'admin.manage');
   return db().$transaction(async (tx) => {
-    const source = await tx.source.findUnique({ where: { name: sourceName } });
-    if (!source) throw new AppError('not_found', `No source "${sourceName}"`);
+    const source = await findSource(actor, sourceName, 'admin.manage', tx);
     const t = newToken('ingest');
     const row = await tx.apiToken.create({
       data: { kind: 'ingest', tokenHash: t.hash, prefix: t.prefix, name, sourceId: source.id, createdById: isSystem(actor) ? null : actor.userId },

@@ -2,7 +2,7 @@
 // look at the last hour's arrivals, move every alarm one step through OK / PENDING / ALARM, record
 // the transitions and notify the source team's webhooks of each, in one transaction.
 import type postgres from 'postgres';
-import { db, sql as pg } from '@/lib/db';
+import { db, pg } from '@/lib/db';
 import { env } from '@/lib/env';
 import { systemClock, type Clock } from '@/lib/clock';
 import { refreshAgeStats, type AgeStats } from '@/lib/sla/age-stats';

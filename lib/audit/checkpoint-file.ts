@@ -8,7 +8,7 @@ import { appendFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type postgres from 'postgres';
-import { sql as pg } from '@/lib/db';
+import { pg } from '@/lib/db';
 import { env } from '@/lib/env';
 import { canonical } from './canonical';
 

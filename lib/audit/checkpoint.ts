@@ -1,7 +1,7 @@
 // The periodic checkpoint: verify what was appended since the last one, then sign the new head
 // (see checkpoint-file.ts for why checkpoints live outside the table).
 import type postgres from 'postgres';
-import { sql as pg } from '@/lib/db';
+import { pg } from '@/lib/db';
 import { env } from '@/lib/env';
 import { log } from '@/lib/log';
 import { appendCheckpoint, checkpointFile, currentDatabase, readCheckpoints, type Checkpoint } from './checkpoint-file';

@@ -4,6 +4,8 @@ import { z } from 'zod';
 import type { Prisma } from '@/generated/prisma/client';
 import { db } from '@/lib/db';
 import { authorize, isSystem, type Principal } from '@/lib/auth';
+import { AppError } from '@/lib/errors';
+import { findSource } from '@/lib/sources/find-source';
 
 const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 const text = (max: number) => z.preprocess(blankToUndefined, z.string().trim().max(max).optional());
@@ -74,6 +76,11 @@ export function auditTeamScope(actor: Principal): string | undefined {
   return scope === 'team' && !isSystem(actor) ? actor.teamId! : undefined;
 }
 
+const unlessNotFound = (e: unknown) => {
+  if (e instanceof AppError && e.code === 'not_found') return null;
+  throw e;
+};
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The Prisma `where` for a filter, with the team scope in it (authorization in the query). */
@@ -91,8 +98,9 @@ export async function auditWhere(actor: Principal, f: AuditFilter): Promise<Pris
     and.push(prefix !== undefined ? { action: { startsWith: prefix } } : { action: f.action });
   }
   if (f.source) {
-    const source = UUID.test(f.source) ? { id: f.source } : await db().source.findUnique({ where: { name: f.source }, select: { id: true } });
-    // An unknown source name matches nothing rather than everything.
+    // An id is taken as it is (the events of a deleted source keep it); an unknown source name
+    // matches nothing rather than everything.
+    const source = UUID.test(f.source) ? { id: f.source } : await findSource(actor, f.source, 'audit.read').catch(unlessNotFound);
     and.push({ sourceId: source?.id ?? '00000000-0000-0000-0000-000000000000' });
   }
   if (f.targetType) and.push({ targetType: f.targetType });

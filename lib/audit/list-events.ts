@@ -1,5 +1,5 @@
 // Read side of the trail: filtered, keyset-paged newest first, scoped by team for leads.
-import { db, sql } from '@/lib/db';
+import { db, pg } from '@/lib/db';
 import type { Principal } from '@/lib/auth';
 import { notFound } from '@/lib/errors';
 import { auditTeamScope, auditWhere, type AuditFilter } from './filter';
@@ -28,7 +28,7 @@ export async function getAuditEvent(actor: Principal, id: bigint) {
 
 /** Every action name in the trail, for the filter's suggestions: a loose index scan on (action, id). */
 export async function listAuditActions(): Promise<string[]> {
-  const rows = await sql()<{ action: string }[]>`
+  const rows = await pg()<{ action: string }[]>`
     WITH RECURSIVE a(action) AS (
       SELECT min(action) FROM audit_events
       UNION ALL

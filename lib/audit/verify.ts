@@ -4,7 +4,7 @@
 // is fetched while this one is hashed), so a million events verify with flat memory.
 import type postgres from 'postgres';
 import { z } from 'zod';
-import { sql as pg } from '@/lib/db';
+import { pg } from '@/lib/db';
 import { GENESIS_HASH, eventHash } from './canonical';
 import { currentDatabase, readCheckpoints, type Checkpoint } from './checkpoint-file';
 

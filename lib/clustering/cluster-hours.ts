@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { dateTime } from '@/lib/wire';
 import { HOUR } from '@/lib/clock';
-import { sql as pg } from '@/lib/db';
+import { pg } from '@/lib/db';
 
 export const HourlySeries = z.object({
   from: dateTime.describe('Start of the first hour (UTC, on the hour)'),

@@ -4,7 +4,7 @@
 // answers 404, as the dead letters themselves do.
 import { z } from 'zod';
 import { sourceScope, type Permission, type Principal } from '@/lib/auth';
-import { sql as pg } from '@/lib/db';
+import { pg } from '@/lib/db';
 import { visibleSources, type VisibleSource } from '@/lib/deadletters/query';
 import { notFound } from '@/lib/errors';
 

@@ -3,7 +3,7 @@
 // sources. Its members are the dead-letter list with clusterId (lib/deadletters/list-dead-letters).
 import { authorize, type Principal } from '@/lib/auth';
 import { systemClock, type Clock } from '@/lib/clock';
-import { sql as pg } from '@/lib/db';
+import { pg } from '@/lib/db';
 import { canReveal, maskErrorText } from '@/lib/masking';
 import { z } from 'zod';
 import { DEAD_LETTER_STATUSES, type DeadLetterStatus } from '@/lib/enums';

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { Principal } from '@/lib/auth';
 import { authorize } from '@/lib/auth';
 import { systemClock, type Clock } from '@/lib/clock';
-import { sql as pg } from '@/lib/db';
+import { pg } from '@/lib/db';
 import { AppError } from '@/lib/errors';
 import { isoTime } from '@/lib/wire';
 import { canReveal, maskErrorText } from '@/lib/masking';

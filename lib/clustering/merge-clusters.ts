@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { append } from '@/lib/audit';
 import { auditActor, authorize, type Principal } from '@/lib/auth';
-import { db, sql as pg } from '@/lib/db';
+import { db, pg } from '@/lib/db';
 import { reasonSchema } from '@/lib/deadletters/decide';
 import { AppError, forbidden } from '@/lib/errors';
 import { absorbClusters, prismaQuery } from './absorb-clusters';

@@ -5,7 +5,7 @@
 // from the rest of the system is offered to a person, who merges with one click (merge-clusters.ts).
 import { z } from 'zod';
 import { authorize, type Principal } from '@/lib/auth';
-import { sql as pg } from '@/lib/db';
+import { pg } from '@/lib/db';
 import { clusterScope, findCluster } from './cluster-scope';
 import { MASK } from './mask-message';
 

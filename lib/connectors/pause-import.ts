@@ -6,7 +6,7 @@ import { db } from '@/lib/db';
 import { append } from '@/lib/audit';
 import { auditActor, authorize, type Principal } from '@/lib/auth';
 import { unprocessable } from '@/lib/errors';
-import { findSource } from '@/lib/sla/find-source';
+import { findSource } from '@/lib/sources/find-source';
 import { isConnectorKind } from './types';
 
 /** The body of POST …/import/pause and …/resume. */

@@ -6,7 +6,7 @@
 // advisory lock in Postgres, freed by the server the moment a killed worker's connection drops.
 import { setTimeout as sleep } from 'node:timers/promises';
 import postgres from 'postgres';
-import { sessionTimeouts, sql as pg } from '@/lib/db';
+import { sessionTimeouts, pg } from '@/lib/db';
 import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
 import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';

@@ -7,7 +7,7 @@ import { authorize, type Principal } from '@/lib/auth';
 import { SOURCE_KINDS } from '@/lib/sources/source-kind';
 import { dateTime } from '@/lib/wire';
 import { AppError, unprocessable } from '@/lib/errors';
-import { findSource } from '@/lib/sla/find-source';
+import { findSource } from '@/lib/sources/find-source';
 import { connectorSourceOf } from './index';
 import { scrubSecrets } from './secrets';
 import { isConnectorKind, type ProbeReport } from './types';

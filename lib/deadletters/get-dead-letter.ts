@@ -1,7 +1,7 @@
 // One dead letter with all it carries (docs/design.md "What a dead letter carries"), and its
 // payload bytes.
 // Authorization in the query: another team's dead letter answers 404, as if it did not exist.
-import { sql as pg } from '@/lib/db';
+import { pg } from '@/lib/db';
 import { authorize, sourceScope, type Permission, type Principal } from '@/lib/auth';
 import { notFound } from '@/lib/errors';
 import { z } from 'zod';

@@ -8,7 +8,7 @@
 // cut to the page. Text search, error type and message id leave the plan to Postgres (trigram,
 // (source, error_type) and unique indexes), which knows their selectivity.
 import type postgres from 'postgres';
-import { sql as pg } from '@/lib/db';
+import { pg } from '@/lib/db';
 import { sourceScope, type Permission, type Principal } from '@/lib/auth';
 import { canReveal, sensitivePathsOf } from '@/lib/masking';
 import { DEAD_LETTER_STATUSES, type Cursor, type DeadLetterFilters, type DeadLetterStatus } from './filters';

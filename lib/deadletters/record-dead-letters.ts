@@ -21,7 +21,7 @@ import { applyGrouping, groupingOf, NO_GROUPING, type RuledFingerprint, type Sou
 import { postgresQuery } from '@/lib/clustering/absorb-clusters';
 import { lockClustersFollowingMerges } from '@/lib/clustering/follow-merges';
 import { mergeNewClusters } from '@/lib/clustering/merge-new-clusters';
-import { sql as pg } from '@/lib/db';
+import { pg } from '@/lib/db';
 import { reopenRegressions } from '@/lib/ownership/regressions';
 import { binaryCopyChunks, type CopyColumn, type CopyType } from '@/lib/db/copy-binary';
 import { payloadVerdict, sensitivePathsOf, textVerdict } from '@/lib/masking';

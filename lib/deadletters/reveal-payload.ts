@@ -3,7 +3,7 @@
 // exists, so every look at sensitive data is on the trail.
 import { z } from 'zod';
 import { isoTime } from '@/lib/wire';
-import { db, sql as pg } from '@/lib/db';
+import { db, pg } from '@/lib/db';
 import { append } from '@/lib/audit';
 import { auditActor, authorize, can, isSystem, type Principal } from '@/lib/auth';
 import { AppError, forbidden } from '@/lib/errors';

@@ -5,7 +5,7 @@
 // under the source row's lock (a policy change waits for the batch, and the batch reads the paths
 // the change left). Run by the maintenance worker every few seconds; progress is on the policy view.
 import type postgres from 'postgres';
-import { sql as pg } from '@/lib/db';
+import { pg } from '@/lib/db';
 import { sensitivePathsOf } from './policy';
 import { payloadVerdict, textVerdict } from './verdict';
 import { takeWithinBytes } from '@/lib/db/byte-bound';

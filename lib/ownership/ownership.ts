@@ -7,7 +7,7 @@ import { auditActor, authorize, isSystem, scopeFor, type Principal } from '@/lib
 import { systemClock, type Clock } from '@/lib/clock';
 import { clusterScope, findCluster } from '@/lib/clustering/cluster-scope';
 import { auditPlace } from '@/lib/clustering/archive-cluster';
-import { db, sql as pg, type Tx } from '@/lib/db';
+import { db, pg, type Tx } from '@/lib/db';
 import { env } from '@/lib/env';
 import { unprocessable } from '@/lib/errors';
 import { isoTime } from '@/lib/wire';

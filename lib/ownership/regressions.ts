@@ -2,7 +2,7 @@
 // the database and the audit write (no cluster scope, no notifications).
 import { append } from '@/lib/audit/append';
 import { systemClock, type Clock } from '@/lib/clock';
-import { db, sql as pg } from '@/lib/db';
+import { db, pg } from '@/lib/db';
 
 /**
  * New dead letters in a resolved cluster reopen it: a regression, kept on the cluster (regressed_at)

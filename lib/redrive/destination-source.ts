@@ -4,12 +4,13 @@
 import type { Tx } from '@/lib/db';
 import type { Principal } from '@/lib/auth';
 import { AppError } from '@/lib/errors';
-import { sourceInScope, type SelectedSource } from './selection';
+import { findSource } from '@/lib/sources/find-source';
+import type { SelectedSource } from './selection';
 
 export async function resolveDestination(tx: Tx, actor: Principal, origin: SelectedSource, name: string | undefined): Promise<SelectedSource | null> {
   if (!name) return null;
   // Another team's source answers as one that does not exist.
-  const dest = await sourceInScope(tx, actor, 'deadletters.redrive', name);
+  const dest = await findSource(actor, name, 'deadletters.redrive', tx);
   if (dest.id === origin.id) return null;
   if (dest.kind !== origin.kind) {
     throw new AppError('unprocessable', `Source "${dest.name}" is ${dest.kind}, "${origin.name}" is ${origin.kind}: a redrive goes to a source of the same kind`, {

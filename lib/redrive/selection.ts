@@ -8,6 +8,7 @@ import type { Tx } from '@/lib/db';
 import { sourceScope, type Permission, type Principal } from '@/lib/auth';
 import { AppError, notFound, unprocessable } from '@/lib/errors';
 import { deadLetterFilters, type DeadLetterFilters } from '@/lib/deadletters/filters';
+import { findSource } from '@/lib/sources/find-source';
 import { planQuery, whereAll } from '@/lib/deadletters/query';
 
 const deadLetterId = z.union([z.string().regex(/^\d{1,19}$/, 'a dead letter id'), z.number().int().positive()]).transform(String);
@@ -42,25 +43,6 @@ export interface ResolvedSelection {
   source: SelectedSource;
   /** SQL condition over `d` (dead_letters) for the selection, without the status. */
   where: Prisma.Sql;
-}
-
-const SOURCE_COLUMNS = Prisma.sql`id, name, team_id AS "teamId", kind::text AS kind, max_redrives AS "maxRedrives",
-  approval_threshold AS "approvalThreshold", redrive_url AS "redriveUrl"`;
-
-const isUuid = (s: string) => uuid.safeParse(s).success;
-
-async function sourcesWhere(tx: Tx, actor: Principal, permission: Permission, cond: Prisma.Sql): Promise<SelectedSource[]> {
-  const scope = sourceScope(actor, permission);
-  const team = scope.teamId ? Prisma.sql`AND team_id = ${scope.teamId}::uuid` : Prisma.empty;
-  return tx.$queryRaw<SelectedSource[]>`SELECT ${SOURCE_COLUMNS} FROM sources WHERE ${cond} ${team} ORDER BY name`;
-}
-
-/** A source by name or id, within the actor's scope (another team's source: 404). */
-export async function sourceInScope(tx: Tx, actor: Principal, permission: Permission, nameOrId: string): Promise<SelectedSource> {
-  const cond = isUuid(nameOrId) ? Prisma.sql`(id = ${nameOrId}::uuid OR name = ${nameOrId})` : Prisma.sql`name = ${nameOrId}`;
-  const [source] = await sourcesWhere(tx, actor, permission, cond);
-  if (!source) throw notFound(`No source "${nameOrId}"`);
-  return source;
 }
 
 export function clusterCondition(clusterId: string): Prisma.Sql {
@@ -100,7 +82,7 @@ async function oneSourceOf(tx: Tx, actor: Principal, permission: Permission, con
       sources: rows.map((r) => ({ name: r.name, open: Number(r.open) })),
     });
   }
-  return sourceInScope(tx, actor, permission, rows[0]!.id);
+  return findSource(actor, rows[0]!.id, permission, tx);
 }
 
 /** Resolve a selection to its one source and its SQL condition, checking the actor's scope. */
@@ -116,7 +98,7 @@ export async function resolveSelection(tx: Tx, actor: Principal, permission: Per
     // Ids outside the actor's scope answer exactly as ids that do not exist.
     if (n < ids.length) throw notFound(`${ids.length - n} of the selected dead letters do not exist`);
     if (found.length > 1) throw unprocessable('The selected dead letters belong to several sources: redrive one source at a time');
-    const source = await sourceInScope(tx, actor, permission, found[0]!.sourceId);
+    const source = await findSource(actor, found[0]!.sourceId, permission, tx);
     return { source, where: Prisma.sql`d.id = ANY(${ids}::bigint[])` };
   }
   if ('cluster' in selection) {
@@ -124,7 +106,7 @@ export async function resolveSelection(tx: Tx, actor: Principal, permission: Per
     if (!cluster) throw notFound('No such cluster');
     const where = clusterCondition(selection.cluster);
     if (selection.source) {
-      const source = await sourceInScope(tx, actor, permission, selection.source);
+      const source = await findSource(actor, selection.source, permission, tx);
       return { source, where };
     }
     return { source: await oneSourceOf(tx, actor, permission, where, 'this cluster'), where };
@@ -137,10 +119,10 @@ export async function resolveSelection(tx: Tx, actor: Principal, permission: Per
     }
     const sources = new Set(matches.map((m) => m.source_id));
     if (sources.size > 1) throw unprocessable(`This filter spans ${sources.size} sources: add a source to it and redrive one source at a time`);
-    const source = await sourceInScope(tx, actor, permission, matches[0]!.source_id);
+    const source = await findSource(actor, matches[0]!.source_id, permission, tx);
     return { source, where: Prisma.sql`d.id = ANY(${matches.map((m) => m.id.toString())}::bigint[])` };
   }
-  return { source: await sourceInScope(tx, actor, permission, selection.source), where: Prisma.sql`TRUE` };
+  return { source: await findSource(actor, selection.source, permission, tx), where: Prisma.sql`TRUE` };
 }
 
 export interface SelectionCounts {

@@ -6,7 +6,7 @@
 // so the rollup is exact even for dead letters ingested hours after they died, and recounting a
 // bucket twice is harmless: the totals move by the difference.
 import type postgres from 'postgres';
-import { sql as pg } from '@/lib/db';
+import { pg } from '@/lib/db';
 import { DAY } from '@/lib/clock';
 import { DEAD_LETTER_STATUSES } from '@/lib/enums';
 

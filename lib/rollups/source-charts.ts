@@ -1,12 +1,12 @@
 // The data behind a source's charts, all from what the maintenance worker keeps (per-minute
 // rollups and snapshots, the age stats), so a chart costs a few hundred rows at any table size.
-import { sql as pg } from '@/lib/db';
+import { pg } from '@/lib/db';
 import type { Principal } from '@/lib/auth';
 import { DAY, HOUR, MINUTE, systemClock, type Clock } from '@/lib/clock';
 import { DEAD_LETTER_REASONS } from '@/lib/deadletters/record-dead-letters';
 import { computeAgeStats, AGE_BUCKETS } from '@/lib/sla/age-stats';
 import { STATS_MAX_AGE_MS } from '@/lib/sla/sla-board';
-import { findSource } from '@/lib/sla/find-source';
+import { findSource } from '@/lib/sources/find-source';
 import { hourlySeries } from '@/lib/clustering/cluster-hours';
 
 export const CHART_RANGES = {

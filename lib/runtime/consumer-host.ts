@@ -1,7 +1,7 @@
 // The consumer process's core: one consumer per built-in source that has a handler, found in
 // Postgres at start and again every few seconds, so a source created later gets its consumer
 // without a restart, and a changed visibility timeout (BullMQ's lockDuration) takes effect.
-import { sql } from '@/lib/db';
+import { pg } from '@/lib/db';
 import { log } from '@/lib/log';
 import { consume, type Consumer, type ConsumeOptions, type MessageHandler } from './consume';
 
@@ -28,7 +28,7 @@ export async function runConsumers(handlers: HandlerRegistry, opts: { discoveryM
   let discovering: Promise<void> | null = null;
 
   async function reconcile(): Promise<void> {
-    const rows = await sql()<{ name: string; visibilityTimeoutMs: number }[]>`
+    const rows = await pg()<{ name: string; visibilityTimeoutMs: number }[]>`
       SELECT name, visibility_timeout_ms AS "visibilityTimeoutMs" FROM sources WHERE kind = 'builtin' ORDER BY name`;
     const wanted = new Map(rows.map((r) => [r.name, r.visibilityTimeoutMs]));
     for (const [name, consumer] of running) {

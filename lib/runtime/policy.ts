@@ -1,7 +1,7 @@
 // A source's broker policy as the runtime applies it, read from Postgres (the lead owns it there)
 // and cached briefly so a policy change reaches running consumers without a restart.
 import type { SourceKind } from '@/lib/sources/source-kind';
-import { sql } from '@/lib/db';
+import { pg } from '@/lib/db';
 import { AppError } from '@/lib/errors';
 
 export interface RuntimePolicy {
@@ -21,7 +21,7 @@ export interface RuntimePolicy {
 export const POLICY_TTL_MS = 2_000;
 
 async function loadPolicy(sourceName: string): Promise<RuntimePolicy | null> {
-  const rows = await sql()<RuntimePolicy[]>`
+  const rows = await pg()<RuntimePolicy[]>`
     SELECT id, name, kind, max_receives AS "maxReceives", visibility_timeout_ms AS "visibilityTimeoutMs",
            backoff_base_ms AS "backoffBaseMs", backoff_cap_ms AS "backoffCapMs", max_redrives AS "maxRedrives",
            retention_seconds AS "retentionSeconds", payload_limit_bytes AS "payloadLimitBytes"

@@ -2,7 +2,7 @@
 // quarters of every ingest, done here in bulk and off the ingest path. Safe to run in several
 // processes at once (SKIP LOCKED), and idempotent.
 import type postgres from 'postgres';
-import { sql as pg } from '@/lib/db';
+import { pg } from '@/lib/db';
 import { PAYLOAD_HEAD_BYTES, payloadText } from './search-text';
 
 // 5,000 a statement rather than 2,000: fewer round trips and commits for the same trigram work.

@@ -1,6 +1,6 @@
 // The long-running search indexer (workers/search-indexer.ts): woken by the backlog trigger's
 // NOTIFY, with a slow poll as a fallback for a lost notification or a dropped connection.
-import { sql as pg } from '@/lib/db';
+import { pg } from '@/lib/db';
 import { env } from '@/lib/env';
 import { log } from '@/lib/log';
 import { drainBacklog } from './index-backlog';

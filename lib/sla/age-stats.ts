@@ -2,7 +2,7 @@
 // near or past the age deadline, how many will expire undecided. One pass over the open dead letters
 // of each source, run by the maintenance worker every 15 s into source_stats; pages read that row.
 import type postgres from 'postgres';
-import { sql as pg } from '@/lib/db';
+import { pg } from '@/lib/db';
 import { DAY, HOUR } from '@/lib/clock';
 
 /** A deadline this close counts as near (the SLA board's amber column). */

@@ -2,7 +2,7 @@
 // open age on both clocks, how many are near or past the age deadline, how many will expire before
 // anyone decides them, and the depth trend. Reads one stored stats row per source (refreshed every
 // 15 s by the maintenance worker), so it costs the same at a thousand or a million dead letters.
-import { db, sql as pg } from '@/lib/db';
+import { db, pg } from '@/lib/db';
 import { sourceScope, type Principal } from '@/lib/auth';
 import { DAY, MINUTE, systemClock, type Clock } from '@/lib/clock';
 import { computeAgeStats, type AgeStats } from './age-stats';

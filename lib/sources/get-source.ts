@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { ConnectorHealthView, ErrorTextStatus, connectorHealth, errorTextStatus } from '@/lib/connectors/health';
 import type { ErrorTextMapping } from '@/lib/connectors/error-text';
 import { isConnectorKind } from '@/lib/connectors/types';
-import { findSource } from '@/lib/sla/find-source';
+import { findSource } from './find-source';
 import { SourceView, sourceView } from './source-view';
 
 export const SourceDetail = SourceView.extend({

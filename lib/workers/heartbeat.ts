@@ -5,7 +5,7 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
 import { isoTime } from '@/lib/wire';
-import { sql } from '@/lib/db';
+import { pg } from '@/lib/db';
 import { env } from '@/lib/env';
 import { log } from '@/lib/log';
 
@@ -30,7 +30,7 @@ export function startHeartbeat(kind: WorkerKind, beatMs = env().WORKER_HEARTBEAT
   let beating: Promise<void> | null = null;
   const beat = () => {
     beating ??= Promise.race([
-      sql()`
+      pg()`
         INSERT INTO worker_heartbeats (kind, instance, pid, started_at, beat_at) VALUES (${kind}, ${instance}, ${process.pid}, ${startedAt}, now())
         ON CONFLICT (kind, instance) DO UPDATE SET beat_at = now()`,
       new Promise((_, reject) => setTimeout(() => reject(new Error(`no answer in ${BEAT_TIMEOUT_MS} ms`)), BEAT_TIMEOUT_MS).unref()),
@@ -54,7 +54,7 @@ export function startHeartbeat(kind: WorkerKind, beatMs = env().WORKER_HEARTBEAT
     async stop() {
       clearInterval(timer);
       await beating;
-      await sql()`DELETE FROM worker_heartbeats WHERE kind = ${kind} AND instance = ${instance}`.catch(() => undefined);
+      await pg()`DELETE FROM worker_heartbeats WHERE kind = ${kind} AND instance = ${instance}`.catch(() => undefined);
     },
   };
 }
@@ -70,7 +70,7 @@ export type WorkerKindHealth = z.infer<typeof WorkerKindHealth>;
 
 /** Every kind with a heartbeat on record, by its newest beat. */
 export async function workerHeartbeats(now: Date = new Date()): Promise<WorkerKindHealth[]> {
-  const rows = await sql()<{ kind: string; instances: number; last: Date }[]>`
+  const rows = await pg()<{ kind: string; instances: number; last: Date }[]>`
     SELECT kind, count(*)::int AS instances, max(beat_at) AS last FROM worker_heartbeats
     WHERE beat_at > ${new Date(now.getTime() - FORGET_AFTER_MS)} GROUP BY kind ORDER BY kind`;
   const stale = staleAfterMs();

@@ -1,12 +1,9 @@
 // `next build` when the app's sources changed since the last build (the demo and the ingest bench run
 // the built app; the browser tests always build).
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const mtime = (p) => (existsSync(p) ? statSync(p).mtimeMs : 0);
+import { mtime, root } from './dependencies.mjs';
 
 function newestSource(dir) {
   let newest = 0;

@@ -5,8 +5,9 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const mtime = (p) => (existsSync(p) ? statSync(p).mtimeMs : 0);
+/** The repo's root, and a file's modification time (0 when missing): also what build.mjs compares. */
+export const root = fileURLToPath(new URL('../..', import.meta.url));
+export const mtime = (p) => (existsSync(p) ? statSync(p).mtimeMs : 0);
 
 /** Installs the locked dependencies unless node_modules is current; exits with npm's status on failure. */
 export function installIfStale({ log = console.log } = {}) {

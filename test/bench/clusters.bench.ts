@@ -8,7 +8,7 @@
 // 300 kin templates, against one with a known fingerprint.
 //   npx tsx test/bench/run.ts clusters
 import type { BenchResult } from './run';
-import { runBenchChild } from './support';
+import { runBenchChild, runWhenFlagged, timeRuns } from './support';
 
 const CHILD_FLAG = '--clusters-bench-child';
 const DEAD_LETTERS = 1_000_000;
@@ -56,30 +56,19 @@ const GENERATE = [
   `VACUUM ANALYZE`,
 ];
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
 async function time(name: string, runs: number, fn: () => Promise<unknown>): Promise<Measured> {
-  for (let i = 0; i < 5; i++) await fn();
-  const ms: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t = performance.now();
-    await fn();
-    ms.push(performance.now() - t);
-  }
-  ms.sort((a, b) => a - b);
-  return { name, p50: percentile(ms, 50), p95: percentile(ms, 95) };
+  const { at } = await timeRuns(runs, 5, fn);
+  return { name, p50: at(0.5), p95: at(0.95) };
 }
 
 async function child(): Promise<void> {
-  const { sql, closeDb } = await import('@/lib/db');
+  const { pg, closeDb } = await import('@/lib/db');
   const { listClusters } = await import('@/lib/clustering/list-clusters');
   const { getCluster } = await import('@/lib/clustering/get-cluster');
   const { recordDeadLetters } = await import('@/lib/deadletters/record-dead-letters');
   const { hourlySeries } = await import('@/lib/clustering/cluster-hours');
   const { randomUUID } = await import('node:crypto');
-  const db = sql();
+  const db = pg();
   const started = performance.now();
   for (const statement of GENERATE) await db.unsafe(statement);
   const generatedSeconds = (performance.now() - started) / 1000;
@@ -161,9 +150,4 @@ export async function run(): Promise<BenchResult[]> {
   ];
 }
 
-if (process.argv.includes(CHILD_FLAG)) {
-  child().catch((err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  });
-}
+runWhenFlagged(CHILD_FLAG, child);

@@ -8,7 +8,7 @@
 // the load average (the machine is shared: the ratio is the figure to read, not either rate).
 //   npx tsx test/bench/run.ts connectors     (BENCH_PROF=1: a CPU profile of the child in /tmp/prof-connectors)
 import type { BenchResult } from './run';
-import { runBenchChild } from './support';
+import { runBenchChild, runWhenFlagged } from './support';
 
 const CHILD_FLAG = '--connectors-bench-child';
 const AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672/%2F';
@@ -37,7 +37,7 @@ async function child(): Promise<void> {
   const { createSource } = await import('@/lib/sources/create-source');
   const { startConnectorSupervisor } = await import('@/lib/connectors/supervisor');
   const { loadavg } = await import('node:os');
-  const { closeDb, db, sql } = await import('@/lib/db');
+  const { closeDb, db, pg } = await import('@/lib/db');
   const { closeQueues } = await import('@/lib/queue');
   const { cancelRedrive, startRedrive } = await import('@/lib/redrive');
   const { startRedriveSupervisor } = await import('@/lib/redrive/supervisor');
@@ -98,7 +98,7 @@ async function child(): Promise<void> {
   // The connector's own count of committed dead letters, one row, read with postgres.js (counting rows
   // while they arrive would slow the import down; the broker's depth leaves out delivered,
   // unacknowledged messages; a Prisma query every 20 ms costs this process CPU the import needs).
-  const importedSoFar = async () => (await sql()<{ n: bigint }[]>`SELECT imported_total AS n FROM connector_health WHERE source_id = ${source.id}::uuid`)[0]?.n ?? 0n;
+  const importedSoFar = async () => (await pg()<{ n: bigint }[]>`SELECT imported_total AS n FROM connector_health WHERE source_id = ${source.id}::uuid`)[0]?.n ?? 0n;
   const importRate = async (round: number) => {
     const importStart = performance.now();
     const connectors = await startConnectorSupervisor({ only: [source.id] });
@@ -188,9 +188,4 @@ export async function run(): Promise<BenchResult[]> {
   ];
 }
 
-if (process.argv.includes(CHILD_FLAG)) {
-  child().catch((err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  });
-}
+runWhenFlagged(CHILD_FLAG, child);

@@ -5,7 +5,7 @@
 // (test/bench/million-dead-letters.ts). Runs in a child process with its own database.
 //   npx tsx test/bench/run.ts export
 import type { BenchResult } from './run';
-import { runBenchChild } from './support';
+import { runBenchChild, runWhenFlagged } from './support';
 
 const CHILD_FLAG = '--export-bench-child';
 
@@ -18,7 +18,7 @@ interface Measured {
 }
 
 async function child(): Promise<void> {
-  const { sql, closeDb } = await import('@/lib/db');
+  const { pg, closeDb } = await import('@/lib/db');
   const { SYSTEM } = await import('@/lib/auth');
   const { createUser } = await import('@/lib/admin/users');
   const { createPersonalToken } = await import('@/lib/admin/tokens');
@@ -28,7 +28,7 @@ async function child(): Promise<void> {
   const gc = (globalThis as { gc?: () => void }).gc;
 
   const t0 = performance.now();
-  await seedMillion(sql());
+  await seedMillion(pg());
   log(`seeded ${MILLION} dead letters in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   await createUser(SYSTEM, { email: 'admin@bench.local', role: 'admin' });
   const { token } = await createPersonalToken(SYSTEM, 'admin@bench.local');
@@ -91,9 +91,4 @@ export async function run(): Promise<BenchResult[]> {
   return results;
 }
 
-if (process.argv.includes(CHILD_FLAG)) {
-  child().catch((err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  });
-}
+runWhenFlagged(CHILD_FLAG, child);

@@ -15,14 +15,14 @@
 import { fork } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import type { CopyColumn } from '@/lib/db/copy-binary';
 import type { BenchResult } from './run';
-import { runBenchChild, serveApp } from './support';
+import { postIngestBatch, runBenchChild, runWhenFlagged, serveApp } from './support';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -215,7 +215,8 @@ async function apiProcess(): Promise<void> {
 }
 
 async function child(): Promise<void> {
-  const { sql, closeDb } = await import('@/lib/db');
+  const { closeDb } = await import('@/lib/db');
+  const pg = (await import('@/lib/db')).pg();
   const { SYSTEM } = await import('@/lib/auth');
   const { createTeam } = await import('@/lib/admin/teams');
   const { createIngestToken } = await import('@/lib/admin/tokens');
@@ -225,7 +226,6 @@ async function child(): Promise<void> {
   const { drainBacklog } = await import('@/lib/search');
   const { env } = await import('@/lib/env');
   const { fingerprint } = await import('@/lib/clustering');
-  const pg = sql();
 
   await createTeam(SYSTEM, { name: 'commerce' });
   const source = await createSource(SYSTEM, { name: 'orders', team: 'commerce', kind: 'ingest' });
@@ -309,27 +309,7 @@ async function child(): Promise<void> {
     // of the cores the app and Postgres share with it.
     const agent = new Agent({ keepAlive: true, maxSockets: IN_FLIGHT * PROCESSES });
     try {
-      const post = (body: Uint8Array) =>
-        new Promise<void>((resolve, reject) => {
-          const req = request(
-            {
-              agent,
-              host: '127.0.0.1',
-              port,
-              method: 'POST',
-              path: '/api/v1/sources/orders/dead-letters',
-              headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': body.byteLength },
-            },
-            (res) => {
-              const parts: Buffer[] = [];
-              res.on('data', (c: Buffer) => parts.push(c));
-              res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`ingest answered ${res.statusCode}: ${Buffer.concat(parts).toString()}`))));
-              res.on('error', reject);
-            },
-          );
-          req.on('error', reject);
-          req.end(body);
-        });
+      const post = (body: Uint8Array) => postIngestBatch(agent, { host: '127.0.0.1', port, source: 'orders', token }, body);
       const all = (list: Uint8Array[]) => inFlight(list, IN_FLIGHT * PROCESSES, post);
       await all(Array.from({ length: WARMUP_BATCHES * PROCESSES }, (_, w) => utf8.encode(batchBody(BATCHES + w, now))));
       const bodies = Array.from({ length: BATCHES }, (_, b) => utf8.encode(batchBody(b, now)));
@@ -411,9 +391,5 @@ export async function run(): Promise<BenchResult[]> {
   ];
 }
 
-const fail = (err: unknown) => {
-  console.error(err);
-  process.exit(1);
-};
-if (process.argv.includes(CHILD_FLAG)) child().catch(fail);
-if (process.argv.includes(API_FLAG)) apiProcess().catch(fail);
+runWhenFlagged(CHILD_FLAG, child);
+runWhenFlagged(API_FLAG, apiProcess);

@@ -8,7 +8,7 @@
 //   npx tsx test/bench/run.ts list
 import type postgres from 'postgres';
 import type { BenchResult } from './run';
-import { runBenchChild } from './support';
+import { runBenchChild, runWhenFlagged, timeRuns } from './support';
 
 const CHILD_FLAG = '--list-bench-child';
 const TARGET_MS = 50;
@@ -22,25 +22,17 @@ interface Timing {
 }
 
 async function timed(name: string, runs: number, fn: () => Promise<unknown>, target = true): Promise<Timing> {
-  for (let i = 0; i < 5; i++) await fn();
-  const ms: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t = performance.now();
-    await fn();
-    ms.push(performance.now() - t);
-  }
-  ms.sort((a, b) => a - b);
-  const at = (q: number) => ms[Math.min(ms.length - 1, Math.ceil(q * ms.length) - 1)]!;
+  const { at } = await timeRuns(runs, 5, fn);
   return { name, p95: at(0.95), p50: at(0.5), runs, target };
 }
 
 async function child(): Promise<void> {
-  const { sql, closeDb } = await import('@/lib/db');
+  const { closeDb } = await import('@/lib/db');
+  const pg = (await import('@/lib/db')).pg();
   const { listDeadLetters, countDeadLetters } = await import('@/lib/deadletters/list-dead-letters');
   const { encodeCursor } = await import('@/lib/deadletters/filters');
   const { seedMillion, TEAMS, sourceId, clusterId, MILLION } = await import('./million-dead-letters');
   const log = (m: string) => process.stderr.write(`[list bench] ${m}\n`);
-  const pg = sql();
 
   let t = performance.now();
   await seedMillion(pg);
@@ -83,9 +75,4 @@ export async function run(): Promise<BenchResult[]> {
   }));
 }
 
-if (process.argv.includes(CHILD_FLAG)) {
-  child().catch((err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  });
-}
+runWhenFlagged(CHILD_FLAG, child);

@@ -4,7 +4,7 @@
 // queue prefix, since lib/env is read once per process.
 //   npx tsx test/bench/run.ts redrive
 import type { BenchResult } from './run';
-import { runBenchChild } from './support';
+import { runBenchChild, runWhenFlagged } from './support';
 
 const CHILD_FLAG = '--redrive-bench-child';
 const RATES = [10, 100, 1_000];
@@ -97,9 +97,4 @@ export async function run(): Promise<BenchResult[]> {
   ]);
 }
 
-if (process.argv.includes(CHILD_FLAG)) {
-  child().catch((err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  });
-}
+runWhenFlagged(CHILD_FLAG, child);

@@ -6,7 +6,7 @@
 // Runs in a child process with its own database and queue prefix (lib/env is read once per process).
 //   npx tsx test/bench/run.ts sla
 import type { BenchResult } from './run';
-import { runBenchChild } from './support';
+import { runBenchChild, runWhenFlagged, timeRuns } from './support';
 
 const CHILD_FLAG = '--sla-bench-child';
 const DEAD_LETTERS = 1_000_000;
@@ -23,20 +23,13 @@ interface Timing {
 }
 
 async function timed(name: string, runs: number, fn: () => Promise<unknown>, target = true): Promise<Timing> {
-  for (let i = 0; i < Math.min(3, runs); i++) await fn();
-  const ms: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t = performance.now();
-    await fn();
-    ms.push(performance.now() - t);
-  }
-  ms.sort((a, b) => a - b);
-  const at = (q: number) => ms[Math.min(ms.length - 1, Math.ceil(q * ms.length) - 1)]!;
+  const { at } = await timeRuns(runs, Math.min(3, runs), fn);
   return { name, p95: at(0.95), p50: at(0.5), runs, target };
 }
 
 async function child(): Promise<void> {
-  const { sql, db, closeDb } = await import('@/lib/db');
+  const { db, closeDb } = await import('@/lib/db');
+  const pg = (await import('@/lib/db')).pg();
   const { SYSTEM } = await import('@/lib/auth');
   const { systemClock } = await import('@/lib/clock');
   const { getSlaBoard } = await import('@/lib/sla/sla-board');
@@ -47,7 +40,6 @@ async function child(): Promise<void> {
   const { evaluateAlarms } = await import('@/lib/alarms/evaluate-alarms');
   const { sweepExpired } = await import('@/lib/retention/sweep-expired');
   const { closeQueues } = await import('@/lib/queue');
-  const pg = sql();
   const out: Timing[] = [];
   const log = (m: string) => process.stderr.write(`[sla bench] ${m}\n`);
 
@@ -149,9 +141,4 @@ export async function run(): Promise<BenchResult[]> {
   }));
 }
 
-if (process.argv.includes(CHILD_FLAG)) {
-  child().catch((err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  });
-}
+runWhenFlagged(CHILD_FLAG, child);

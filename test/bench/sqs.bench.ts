@@ -4,7 +4,7 @@
 // Runs fauxqs from test/peers/sqs (installed on first use).
 //   npx tsx test/bench/run.ts sqs
 import type { BenchResult } from './run';
-import { runBenchChild } from './support';
+import { runBenchChild, runWhenFlagged } from './support';
 
 const CHILD_FLAG = '--sqs-bench-child';
 const IMPORT_N = 5_000;
@@ -94,9 +94,4 @@ export async function run(): Promise<BenchResult[]> {
   ];
 }
 
-if (process.argv.includes(CHILD_FLAG)) {
-  child().catch((err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  });
-}
+runWhenFlagged(CHILD_FLAG, child);

@@ -15,14 +15,14 @@
 import { fork, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { statfsSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import type { BenchResult } from './run';
 import { baselineColumns, inFlight, payload, type BaselineRow } from './ingest.bench';
-import { runBenchChild, serveApp } from './support';
+import { postIngestBatch, runBenchChild, runWhenFlagged, serveApp } from './support';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CHILD_FLAG = '--storm-bench-child';
@@ -126,29 +126,11 @@ async function ingestLoad(): Promise<void> {
   const url = new URL(job.base);
   const agent = new Agent({ keepAlive: true, maxSockets: IN_FLIGHT * PROCESSES });
   const batches = Array.from({ length: Math.ceil(job.count / BATCH) }, (_, b) => b);
-  const post = (b: number) =>
-    new Promise<void>((resolve, reject) => {
-      const s = b % job.sources.length;
-      const data = body(b * BATCH, Math.min(job.count, (b + 1) * BATCH), Date.now());
-      const req = request(
-        {
-          agent,
-          host: url.hostname,
-          port: url.port,
-          method: 'POST',
-          path: `/api/v1/sources/${job.sources[s]}/dead-letters`,
-          headers: { authorization: `Bearer ${job.tokens[s]}`, 'content-type': 'application/json', 'content-length': data.byteLength },
-        },
-        (res) => {
-          const parts: Buffer[] = [];
-          res.on('data', (c: Buffer) => parts.push(c));
-          res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`ingest answered ${res.statusCode}: ${Buffer.concat(parts).toString()}`))));
-          res.on('error', reject);
-        },
-      );
-      req.on('error', reject);
-      req.end(data);
-    });
+  const post = (b: number) => {
+    const s = b % job.sources.length;
+    const data = body(b * BATCH, Math.min(job.count, (b + 1) * BATCH), Date.now());
+    return postIngestBatch(agent, { host: url.hostname, port: url.port, source: job.sources[s]!, token: job.tokens[s]! }, data);
+  };
   const t = performance.now();
   await inFlight(batches, IN_FLIGHT * PROCESSES, post);
   process.send!({ seconds: (performance.now() - t) / 1000 });
@@ -202,12 +184,14 @@ async function runtimeLoad(): Promise<void> {
 }
 
 async function child(): Promise<void> {
-  const { sql, db, closeDb } = await import('@/lib/db');
-  const { SYSTEM } = await import('@/lib/auth');
-  const { systemClock } = await import('@/lib/clock');
+  // The storm's sources are made as an admin makes them; then lib's own reads are timed under load.
   const { createTeam } = await import('@/lib/admin/teams');
   const { createIngestToken } = await import('@/lib/admin/tokens');
   const { createSource } = await import('@/lib/sources/create-source');
+  const { db, closeDb } = await import('@/lib/db');
+  const pg = (await import('@/lib/db')).pg();
+  const { SYSTEM } = await import('@/lib/auth');
+  const { systemClock } = await import('@/lib/clock');
   const { binaryCopyChunks } = await import('@/lib/db/copy-binary');
   const { sha256Hex } = await import('@/lib/deadletters/record-dead-letters');
   const { fingerprint } = await import('@/lib/clustering');
@@ -219,7 +203,6 @@ async function child(): Promise<void> {
   const { computeRollups } = await import('@/lib/rollups/compute-rollups');
   const { sweepExpired } = await import('@/lib/retention/sweep-expired');
   const { closeQueues } = await import('@/lib/queue');
-  const pg = sql();
 
   const [{ dir }] = (await pg`SELECT current_setting('data_directory', true) AS dir`) as unknown as [{ dir: string | null }];
   const sizes = await fitSizes(dir);
@@ -482,10 +465,6 @@ export async function run(): Promise<BenchResult[]> {
   ];
 }
 
-const fail = (err: unknown) => {
-  console.error(err);
-  process.exit(1);
-};
-if (process.argv.includes(CHILD_FLAG)) child().catch(fail);
-if (process.argv.includes(INGEST_FLAG)) ingestLoad().catch(fail);
-if (process.argv.includes(RUNTIME_FLAG)) runtimeLoad().catch(fail);
+runWhenFlagged(CHILD_FLAG, child);
+runWhenFlagged(INGEST_FLAG, ingestLoad);
+runWhenFlagged(RUNTIME_FLAG, runtimeLoad);

@@ -2,6 +2,7 @@
 // file re-run as a child process (so its pools, caches and memory figures are its own), the child's
 // last stdout line read as its JSON result, the database dropped afterwards.
 import { spawnSync } from 'node:child_process';
+import { Agent, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 
 export async function runBenchChild<T>(
@@ -64,4 +65,54 @@ export async function serveApp(opts: { processes: number; log: (m: string) => vo
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   return { base, port, pid: server.pid!, stop };
+}
+
+/**
+ * One POST of an ingest batch with node:http over a keep-alive agent (the leanest client, so the
+ * load generator takes as little as it can of the cores the app and Postgres share with it);
+ * resolves on 200, rejects with the answer otherwise.
+ */
+export function postIngestBatch(agent: Agent, to: { host: string; port: number | string; source: string; token: string }, body: Uint8Array): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const req = request(
+      {
+        agent,
+        host: to.host,
+        port: to.port,
+        method: 'POST',
+        path: `/api/v1/sources/${to.source}/dead-letters`,
+        headers: { authorization: `Bearer ${to.token}`, 'content-type': 'application/json', 'content-length': body.byteLength },
+      },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (c: Buffer) => parts.push(c));
+        res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`ingest answered ${res.statusCode}: ${Buffer.concat(parts).toString()}`))));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** `fn` run `warmup` times, then timed `runs` times: the durations in ms, sorted, and their quantiles. */
+export async function timeRuns(runs: number, warmup: number, fn: () => Promise<unknown>): Promise<{ ms: number[]; at: (q: number) => number }> {
+  for (let i = 0; i < warmup; i++) await fn();
+  const ms: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    await fn();
+    ms.push(performance.now() - t);
+  }
+  ms.sort((a, b) => a - b);
+  return { ms, at: (q) => ms[Math.min(ms.length - 1, Math.ceil(q * ms.length) - 1)]! };
+}
+
+/** A bench file re-run as its own child (runBenchChild) with `flag`: runs `main`, exit 1 on its error. */
+export function runWhenFlagged(flag: string, main: () => Promise<void>): void {
+  if (!process.argv.includes(flag)) return;
+  main().catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
 }

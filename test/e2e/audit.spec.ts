@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { append, SYSTEM_ACTOR, type AuditInput } from '@/lib/audit';
 import { closeDb, db } from '@/lib/db';
+import { parseCsvRows } from '../support/csv';
 import { stateFile } from './helpers';
 
 // The redrive engine's events, as it writes them (targetType redrive_task, the task id as target),
@@ -49,24 +50,9 @@ test.beforeAll(async () => {
 
 test.afterAll(closeDb);
 
-/** RFC 4180: quoted cells may hold commas, quotes ("") and line breaks. */
+/** The CSV's rows as objects keyed by its header. */
 function parseCsv(text: string): Record<string, string>[] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (cell += '"'), i++;
-      else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') row.push(cell), (cell = '');
-    else if (c === '\r' && text[i + 1] === '\n') row.push(cell), rows.push(row), (row = []), (cell = ''), i++;
-    else cell += c;
-  }
-  const [header, ...data] = rows;
+  const [header, ...data] = parseCsvRows(text);
   return data.map((r) => Object.fromEntries(header!.map((h, i) => [h, r[i] ?? ''])));
 }
 

@@ -2,29 +2,20 @@
 // meets it over HTTP against the served app: session ids on the audit trail, sessions and tokens that
 // outlive a password change or a re-enable, the sign-in limiter under parallel attempts and floods,
 // and what /api/health tells a stranger.
-import { expect, test, type APIRequestContext, type Browser } from '@playwright/test';
+import { expect, test, type APIRequestContext } from '@playwright/test';
 import { SYSTEM } from '@/lib/auth';
 import { createPersonalToken } from '@/lib/admin/tokens';
 import { createUser, updateUser } from '@/lib/admin/users';
 import { closeDb, db } from '@/lib/db';
 import { env } from '@/lib/env';
 import { ACTING, loadFixtures, unique, type Fixtures } from '../security/fixtures';
+import { signInThroughForm } from './helpers';
 
 let fx: Fixtures;
 test.beforeAll(async () => {
   fx = await loadFixtures();
 });
 test.afterAll(closeDb);
-
-async function signIn(browser: Browser, email: string, password: string) {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  await page.goto('/sign-in');
-  await page.getByLabel('E-mail').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  return { context, page };
-}
 
 /** One password attempt through Auth.js's own endpoint: 'ok', 'refused' (wrong) or 'rate_limited'. */
 async function attempt(request: APIRequestContext, email: string, password: string): Promise<'ok' | 'refused' | 'rate_limited'> {
@@ -42,7 +33,7 @@ test.describe('sessions cannot be built from the audit trail', () => {
   test('an auditor reading the trail finds no session id of a sign-in or a sign-out', async ({ browser, request }) => {
     const email = `${unique('sid')}@triage.local`;
     await createUser(SYSTEM, { email, role: 'admin', password: 'session-id-password' });
-    const { context, page } = await signIn(browser, email, 'session-id-password');
+    const { context, page } = await signInThroughForm(browser, email, 'session-id-password');
     await expect(page).toHaveURL(/\/admin$/);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await expect(page).toHaveURL(/\/sign-in/);
@@ -65,7 +56,7 @@ test.describe('a password change or a re-enable ends what came before', () => {
   test('a password change revokes the sessions and the personal tokens', async ({ browser }) => {
     const email = `${unique('pwchange')}@triage.local`;
     const user = await createUser(SYSTEM, { email, role: 'admin', password: 'old-password-1' });
-    const { context, page } = await signIn(browser, email, 'old-password-1');
+    const { context, page } = await signInThroughForm(browser, email, 'old-password-1');
     await expect(page).toHaveURL(/\/admin$/);
     const { token } = await createPersonalToken(SYSTEM, email);
     const bearer = { authorization: `Bearer ${token}` };
@@ -79,7 +70,7 @@ test.describe('a password change or a re-enable ends what came before', () => {
     await anonymous.close();
     await context.close();
 
-    const again = await signIn(browser, email, 'new-password-2');
+    const again = await signInThroughForm(browser, email, 'new-password-2');
     await expect(again.page).toHaveURL(/\/admin$/);
     await again.context.close();
   });
@@ -87,7 +78,7 @@ test.describe('a password change or a re-enable ends what came before', () => {
   test('a re-enabled user comes back with no session and no token from before', async ({ browser }) => {
     const email = `${unique('reenable')}@triage.local`;
     const user = await createUser(SYSTEM, { email, role: 'admin', password: 'reenable-password' });
-    const { context, page } = await signIn(browser, email, 'reenable-password');
+    const { context, page } = await signInThroughForm(browser, email, 'reenable-password');
     await expect(page).toHaveURL(/\/admin$/);
     const { token } = await createPersonalToken(SYSTEM, email);
     const bearer = { authorization: `Bearer ${token}` };
@@ -101,7 +92,7 @@ test.describe('a password change or a re-enable ends what came before', () => {
     await anonymous.close();
     await context.close();
 
-    const again = await signIn(browser, email, 'reenable-password');
+    const again = await signInThroughForm(browser, email, 'reenable-password');
     await expect(again.page).toHaveURL(/\/admin$/);
     await again.context.close();
   });

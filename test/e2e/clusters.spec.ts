@@ -2,19 +2,11 @@
 // cluster in support's inbox with the right count; archiving that cluster from its page archives
 // every member and writes one audit event naming the selection and the count. The consumer worker
 // runs beside the app and dead-letters the poison as it would in production.
-import { spawnSync } from 'node:child_process';
 import { expect, test } from '@playwright/test';
 import { closeDb, db } from '@/lib/db';
-import { stateFile } from './helpers';
+import { stateFile, triage } from './helpers';
 
 const TEMPLATE = 'unknown field "<*>" in order <*>';
-
-/** `npm run --silent triage -- … --json` (the same environment as the app and workers). */
-function triage(...args: string[]): Record<string, unknown> {
-  const r = spawnSync(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'scripts/triage-cli.ts', ...args, '--json'], { encoding: 'utf8', env: process.env });
-  if (r.status !== 0) throw new Error(`triage ${args.join(' ')} failed (${r.status}): ${r.stderr}${r.stdout}`);
-  return JSON.parse(r.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
-}
 
 /** Open dead letters already in the orders poison cluster (another spec may have left some). */
 async function openInGiftCluster(): Promise<number> {

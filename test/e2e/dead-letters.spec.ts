@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { expect, test, type APIRequestContext, type Browser, type BrowserContext } from '@playwright/test';
 import { DEMO_PASSWORD } from '../../prisma/seed';
+import { signInThroughForm } from './helpers';
 
 const RUN = Date.now().toString(36);
 const MARKER = `zebra-${RUN}`;
@@ -60,12 +61,7 @@ async function seed(request: APIRequestContext) {
  * overwritten by another run's setup in the same checkout, so these tests sign in themselves.
  */
 async function signIn(browser: Browser, email: string): Promise<BrowserContext> {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  await page.goto('/sign-in');
-  await page.getByLabel('E-mail').fill(email);
-  await page.getByLabel('Password').fill(DEMO_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  const { context, page } = await signInThroughForm(browser, email, DEMO_PASSWORD);
   await expect(page.getByTestId('whoami')).toHaveText(email);
   await page.close();
   return context;

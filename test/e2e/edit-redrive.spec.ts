@@ -3,17 +3,10 @@
 // consumer acknowledges the edited copy, and the audit trail shows both hashes and the diff; a bulk
 // transform over the orders cluster previews samples and the count, then redrives; a redrive into
 // another source is refused until that source's allow-list names the origin.
-import { spawnSync } from 'node:child_process';
 import { expect, test, type APIRequestContext, type Browser, type Page } from '@playwright/test';
-import { stateFile } from './helpers';
+import { stateFile, triage } from './helpers';
 
 test.describe.configure({ mode: 'serial' });
-
-function triage(...args: string[]): Record<string, unknown> {
-  const r = spawnSync(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'scripts/triage-cli.ts', ...args, '--json'], { encoding: 'utf8', env: process.env });
-  if (r.status !== 0) throw new Error(`triage ${args.join(' ')} failed (${r.status}): ${r.stderr}${r.stdout}`);
-  return JSON.parse(r.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
-}
 
 interface Listed {
   id: string;

@@ -1,7 +1,27 @@
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
+import type { Browser } from '@playwright/test';
 
 // Per port, so side-by-side e2e runs (each on its own port) keep their sign-ins apart.
 const run = process.env.E2E_PORT ?? 'default';
 
 export const stateFile = (email: string) => path.join('test-results', '.auth', run, `${email}.json`);
 export const as = (email: string) => ({ storageState: stateFile(email) });
+
+/** `npm run --silent triage -- … --json` (the same environment as the app and workers): its last line, parsed. */
+export function triage(...args: string[]): Record<string, unknown> {
+  const r = spawnSync(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'scripts/triage-cli.ts', ...args, '--json'], { encoding: 'utf8', env: process.env });
+  if (r.status !== 0) throw new Error(`triage ${args.join(' ')} failed (${r.status}): ${r.stderr}${r.stdout}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
+}
+
+/** A new browser context signed in through the sign-in form (not a stored state), and its page. */
+export async function signInThroughForm(browser: Browser, email: string, password: string, extraHTTPHeaders?: Record<string, string>) {
+  const context = await browser.newContext({ extraHTTPHeaders });
+  const page = await context.newPage();
+  await page.goto('/sign-in');
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  return { context, page };
+}

@@ -3,22 +3,14 @@
 // rate alarm has been OK for the rule's 30 s after it (the browser tests' rate window is 30 s,
 // scripts/e2e.mjs), the rule starts an ordinary redrive task for its author, canary first, and every
 // capture comes back acknowledged. The lead reads it on the source page and the task page.
-import { spawnSync } from 'node:child_process';
 import { expect, test, type APIRequestContext } from '@playwright/test';
 import { DEMO_REDRIVE_RULES } from '../../prisma/seed';
-import { as } from './helpers';
+import { as, triage } from './helpers';
 
 test.describe.configure({ mode: 'serial' });
 test.use(as('finance-lead@triage.local'));
 
 const RULE = DEMO_REDRIVE_RULES.find((r) => r.source === 'payments')!;
-
-/** `npm run --silent triage -- …` (the same environment as the app and workers). */
-function triage(...args: string[]): Record<string, unknown> {
-  const r = spawnSync(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'scripts/triage-cli.ts', ...args, '--json'], { encoding: 'utf8', env: process.env });
-  if (r.status !== 0) throw new Error(`triage ${args.join(' ')} failed (${r.status}): ${r.stderr}${r.stdout}`);
-  return JSON.parse(r.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
-}
 
 async function openPayments(request: APIRequestContext): Promise<number> {
   const r = await request.get('/api/v1/dead-letters?source=payments&status=open&count=true&limit=1');

@@ -2,18 +2,10 @@
 // before the fix comes back dead and the circuit breaker pauses it, reason on the page; handler v2
 // "deployed"; the orders cluster redriven with a canary from the UI: all acknowledged, nothing open
 // left, and the audit trail tells it. The consumer and redrive workers run beside the app.
-import { spawnSync } from 'node:child_process';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import { stateFile } from './helpers';
+import { stateFile, triage } from './helpers';
 
 test.describe.configure({ mode: 'serial' });
-
-/** `npm run --silent triage -- …` (the same environment as the app and workers). */
-function triage(...args: string[]): Record<string, unknown> {
-  const r = spawnSync(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'scripts/triage-cli.ts', ...args, '--json'], { encoding: 'utf8', env: process.env });
-  if (r.status !== 0) throw new Error(`triage ${args.join(' ')} failed (${r.status}): ${r.stderr}${r.stdout}`);
-  return JSON.parse(r.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
-}
 
 async function openOrders(request: APIRequestContext): Promise<{ count: number; clusterId: string | null }> {
   const r = await request.get('/api/v1/dead-letters?source=orders&status=open&count=true&limit=1');

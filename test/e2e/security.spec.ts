@@ -2,7 +2,7 @@
 // (cross-site requests, server actions, sign-out, demotion), the headers, and inert rendering.
 // The role × route matrix with API tokens runs in vitest (test/security/route-matrix.test.ts); both
 // are generated from the same registry (test/security/endpoints.ts) and permission map.
-import { expect, test, type APIRequestContext, type Browser } from '@playwright/test';
+import { expect, test, type APIRequestContext } from '@playwright/test';
 import { ROLES, scopeFor, SYSTEM, type Role } from '@/lib/auth';
 import { createUser, updateUser } from '@/lib/admin/users';
 import { append, SYSTEM_ACTOR } from '@/lib/audit';
@@ -13,7 +13,7 @@ import { DEMO_PASSWORD } from '../../prisma/seed';
 import { ACTIONS, EXEMPT_ACTIONS, ROUTES, actionKey, actionLabel, isMutating, routeKey, urlPath, type RouteEntry } from '../security/endpoints';
 import { ACTING, loadFixtures, unique, type Fixtures } from '../security/fixtures';
 import { builtActions, callAction } from '../security/server-actions';
-import { stateFile } from './helpers';
+import { signInThroughForm, stateFile } from './helpers';
 
 const MUTATING = ROUTES.filter(isMutating);
 const BYPASS = { 'x-middleware-subrequest': 'middleware:middleware:middleware:middleware:middleware' };
@@ -33,16 +33,6 @@ function allowed(role: Role, permission: string): boolean {
 
 async function send(request: APIRequestContext, e: RouteEntry, headers: Record<string, string>, body: string | undefined, spec: Parameters<typeof urlPath>[1]) {
   return request.fetch(urlPath(e, spec), { method: e.method, headers, ...(body === undefined ? {} : { data: body }), maxRedirects: 0 });
-}
-
-async function signIn(browser: Browser, email: string, password: string, extraHTTPHeaders?: Record<string, string>) {
-  const context = await browser.newContext({ extraHTTPHeaders });
-  const page = await context.newPage();
-  await page.goto('/sign-in');
-  await page.getByLabel('E-mail').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  return { context, page };
 }
 
 test.describe('cross-site requests carrying the session cookie', () => {
@@ -152,7 +142,7 @@ test.describe('the x-middleware-subrequest bypass', () => {
 
 test.describe('sessions', () => {
   test('cookies are HttpOnly and SameSite; a cookie replayed after sign-out is refused', async ({ browser, baseURL }) => {
-    const { context, page } = await signIn(browser, ACTING.admin, DEMO_PASSWORD);
+    const { context, page } = await signInThroughForm(browser, ACTING.admin, DEMO_PASSWORD);
     await expect(page).toHaveURL(/\/admin$/);
     const cookies = await context.cookies();
     const session = cookies.find((c) => c.name.endsWith('authjs.session-token'));
@@ -180,7 +170,7 @@ test.describe('sessions', () => {
   test('a demotion applies on the next request; disabling a user ends the session', async ({ browser }) => {
     const email = `${unique('demote')}@triage.local`;
     const user = await createUser(SYSTEM, { email, role: 'admin', password: 'demote-password' });
-    const { context, page } = await signIn(browser, email, 'demote-password');
+    const { context, page } = await signInThroughForm(browser, email, 'demote-password');
     await expect(page).toHaveURL(/\/admin$/);
     expect((await context.request.get('/api/v1/users')).status()).toBe(200);
 

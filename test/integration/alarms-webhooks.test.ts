@@ -1,18 +1,16 @@
 // The depth alarm walks OK → PENDING → ALARM → OK on an injected clock, and each transition reaches
 // the owning team's webhook, signed, through the real BullMQ delivery worker (retrying a refusal).
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Worker } from 'bullmq';
 import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
 import { listAlarmEvents, listAlarmStates } from '@/lib/alarms/list-alarms';
 import { DAY, MINUTE, SECOND, manualClock } from '@/lib/clock';
-import { closeDb, db } from '@/lib/db';
+import { db } from '@/lib/db';
 import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
-import { webhookWorker } from '@/lib/notifications/deliveries';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyWebhookSignature } from '@/lib/notifications/signature';
 import { createWebhook, listDeliveries } from '@/lib/notifications/webhooks';
-import { closeQueues } from '@/lib/queue';
 import { sweepExpired } from '@/lib/retention/sweep-expired';
-import { resetDatabase } from '../support/db';
+import { webhookTestLifecycle } from './webhook-support';
 import { deadLetter, demoWorld, webhookReceiver } from './sla-fixtures';
 
 const T0 = new Date('2026-03-02T09:00:00Z');
@@ -29,16 +27,7 @@ function completions(worker: Worker) {
 }
 
 describe('alarm notifications', () => {
-  let worker: Worker | undefined;
-  beforeEach(resetDatabase);
-  afterEach(async () => {
-    await worker?.close();
-    worker = undefined;
-  });
-  afterAll(async () => {
-    await closeQueues();
-    await closeDb();
-  });
+  const webhooks = webhookTestLifecycle();
 
   it('notifies the team’s webhook of OK → PENDING → ALARM → OK, signed, retrying a refusal', async () => {
     const { users, sources } = await demoWorld();
@@ -46,7 +35,7 @@ describe('alarm notifications', () => {
     const receiver = await webhookReceiver((attempt) => (attempt === 1 ? 503 : 200));
     const { secret } = await createWebhook(users.lead, { url: receiver.url });
     const financeHook = await createWebhook(users.financeLead, { url: receiver.url });
-    worker = webhookWorker({ backoffBaseMs: 20 });
+    const worker = webhooks.startWorker({ backoffBaseMs: 20 });
     const done = completions(worker);
     const clock = manualClock(T0);
 

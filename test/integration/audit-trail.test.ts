@@ -10,6 +10,7 @@ import { auditEventView } from '@/lib/audit/present';
 import { getRedriveHistory } from '@/lib/audit/redrive-history';
 import { closeDb, db } from '@/lib/db';
 import { AppError } from '@/lib/errors';
+import { parseCsvRows } from '../support/csv';
 import { resetDatabase } from '../support/db';
 import { principal, seedFixtures, type Fixtures } from '../security/fixtures';
 
@@ -39,26 +40,6 @@ const redrive = (action: string, by: Actor, extra: Partial<AuditInput> = {}) =>
 
 async function readAll(body: ReadableStream<Uint8Array>): Promise<string> {
   return new Response(body).text();
-}
-
-/** RFC 4180: quoted cells may hold commas, quotes ("") and line breaks. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (cell += '"'), i++;
-      else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') row.push(cell), (cell = '');
-    else if (c === '\r' && text[i + 1] === '\n') row.push(cell), rows.push(row), (row = []), (cell = ''), i++;
-    else cell += c;
-  }
-  return rows;
 }
 
 async function exportText(actor: Actor, filter: AuditFilter, format: AuditExportFormat) {
@@ -224,7 +205,7 @@ describe('export', () => {
     const page = (await listAuditEvents(auditor, { filter: taskFilter })).map((e) => auditEventView(e, { mask: true }));
     const out = await exportText(auditor, taskFilter, 'csv');
     expect(out.contentType).toBe('text/csv; charset=utf-8');
-    const [header, ...rows] = parseCsv(out.text);
+    const [header, ...rows] = parseCsvRows(out.text);
     expect(header!.slice(0, 5)).toEqual(['id', 'at', 'actorEmail', 'actorRole', 'action']);
     expect(rows.map((r) => r[0])).toEqual(page.map((e) => e.id));
     const col = (name: string) => header!.indexOf(name);

@@ -2,13 +2,13 @@
 // shape. (Which role may call what, and cross-team 404s, are in the security suite's matrix.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeDb, db } from '@/lib/db';
-import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
 import * as list from '@/app/api/v1/clusters/route';
 import * as one from '@/app/api/v1/clusters/[id]/route';
 import * as archive from '@/app/api/v1/clusters/[id]/archive/route';
 import * as merge from '@/app/api/v1/clusters/[id]/merge/route';
 import { seedFixtures, type Fixtures } from '../security/fixtures';
 import { resetDatabase } from '../support/db';
+import { poisonCluster } from './cluster-support';
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
@@ -24,20 +24,7 @@ async function call(handler: unknown, as: string, path: string, opts: { params?:
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
-async function poison(source: 'orders' | 'payments', message: string, n = 1): Promise<string> {
-  const rows = await recordDeadLetters(
-    { id: fx.sources[source].id, retentionSeconds: 14 * 86400 },
-    Array.from({ length: n }, (_, i) => ({
-      messageId: `${source}-${message}-${i}`,
-      payload: new TextEncoder().encode('{}'),
-      reason: 'Rejected' as const,
-      errorType: 'ApiError',
-      errorMessage: message,
-    })),
-  );
-  const d = await db().deadLetter.findUniqueOrThrow({ where: { id: BigInt(rows[0]!.id) } });
-  return d.clusterId!;
-}
+const poison = (source: 'orders' | 'payments', message: string, n = 1) => poisonCluster(fx, source, message, n);
 
 describe('clusters API', () => {
   beforeAll(async () => {

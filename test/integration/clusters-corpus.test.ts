@@ -9,7 +9,7 @@ import { SYSTEM } from '@/lib/auth';
 import { createTeam } from '@/lib/admin/teams';
 import { createSource } from '@/lib/sources/create-source';
 import { recordDeadLetters, type NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
-import { closeDb, db, sql } from '@/lib/db';
+import { closeDb, db, pg } from '@/lib/db';
 import { resetDatabase } from '../support/db';
 import { readLabels, scoreGrouping } from '../support/grouping-accuracy';
 
@@ -43,7 +43,7 @@ const deadLetter = (e: CorpusLine, i: number): NewDeadLetter => ({
 
 /** Each corpus line's cluster, as stored. */
 async function storedClusters(): Promise<{ keys: string[]; onAlias: number }> {
-  const rows = await sql()<{ message_id: string; cluster_id: string; merged_into_id: string | null }[]>`
+  const rows = await pg()<{ message_id: string; cluster_id: string; merged_into_id: string | null }[]>`
     SELECT d.message_id, d.cluster_id::text, c.merged_into_id::text FROM dead_letters d JOIN clusters c ON c.id = d.cluster_id`;
   const byMessage = new Map(rows.map((r) => [r.message_id, r]));
   const keys = lines.map((_, i) => {

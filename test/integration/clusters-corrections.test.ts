@@ -4,7 +4,7 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { MINUTE } from '@/lib/clock';
 import { closeDb, db } from '@/lib/db';
-import { recordDeadLetters, type NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
+import type { NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
 import { getCluster } from '@/lib/clustering/get-cluster';
 import { mergeClusters } from '@/lib/clustering/merge-clusters';
 import { mergeSuggestions } from '@/lib/clustering/merge-suggestions';
@@ -13,8 +13,9 @@ import { setGroupingRules } from '@/lib/clustering/set-grouping-rules';
 import { previewSplit, splitCluster } from '@/lib/clustering/split-cluster';
 import { undoMerge } from '@/lib/clustering/undo-merge';
 import { AppError } from '@/lib/errors';
-import { principal, seedFixtures, type Fixtures, type FixtureSource } from '../security/fixtures';
+import { principal, seedFixtures, type Fixtures } from '../security/fixtures';
 import { resetDatabase } from '../support/db';
+import { clusterOf, record } from './cluster-support';
 
 const NOW = new Date('2026-11-20T10:30:00Z');
 let fx: Fixtures;
@@ -37,12 +38,6 @@ function poison(message: string, opts: Partial<NewDeadLetter> & { payloadJson?: 
     deadAt: new Date(NOW.getTime() - 10 * MINUTE),
     ...rest,
   };
-}
-
-const record = (source: FixtureSource, deadLetters: NewDeadLetter[]) => recordDeadLetters({ id: source.id, retentionSeconds: 14 * 86400 }, deadLetters);
-
-async function clusterOf(deadLetterId: string): Promise<string> {
-  return (await db().deadLetter.findUniqueOrThrow({ where: { id: BigInt(deadLetterId) } })).clusterId!;
 }
 
 async function counts(id: string) {

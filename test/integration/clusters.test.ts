@@ -3,8 +3,8 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { ZodError } from 'zod';
 import { manualClock, HOUR, MINUTE } from '@/lib/clock';
-import { closeDb, db, sql } from '@/lib/db';
-import { recordDeadLetters, type NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
+import { closeDb, db, pg } from '@/lib/db';
+import type { NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
 import { listDeadLetters } from '@/lib/deadletters/list-dead-letters';
 import { archiveCluster } from '@/lib/clustering/archive-cluster';
 import { lockClustersFollowingMerges } from '@/lib/clustering/follow-merges';
@@ -12,8 +12,9 @@ import { getCluster } from '@/lib/clustering/get-cluster';
 import { listClusters } from '@/lib/clustering/list-clusters';
 import { mergeClusters } from '@/lib/clustering/merge-clusters';
 import { AppError } from '@/lib/errors';
-import { principal, seedFixtures, type Fixtures, type FixtureSource } from '../security/fixtures';
+import { principal, seedFixtures, type Fixtures } from '../security/fixtures';
 import { resetDatabase } from '../support/db';
+import { clusterOf, record } from './cluster-support';
 
 const NOW = new Date('2026-11-20T10:30:00Z');
 const clock = manualClock(NOW);
@@ -35,13 +36,6 @@ function poison(message: string, opts: Partial<NewDeadLetter> = {}): NewDeadLett
     deadAt: new Date(NOW.getTime() - 10 * MINUTE),
     ...opts,
   };
-}
-
-const record = (source: FixtureSource, deadLetters: NewDeadLetter[]) => recordDeadLetters({ id: source.id, retentionSeconds: 14 * 86400 }, deadLetters);
-
-async function clusterOf(deadLetterId: string): Promise<string> {
-  const d = await db().deadLetter.findUniqueOrThrow({ where: { id: BigInt(deadLetterId) } });
-  return d.clusterId!;
 }
 
 async function refusal(p: Promise<unknown>): Promise<string> {
@@ -174,7 +168,7 @@ describe('clusters', () => {
       const into = await clusterOf(a!.id);
       await mergeClusters(lead(), from, { into, reason: 'same quota' });
       // As if a batch had resolved its cluster just before that merge committed.
-      await sql().begin(async (tx) => {
+      await pg().begin(async (tx) => {
         await tx`INSERT INTO dead_letters (source_id, message_id, reason, payload_size, payload_sha256, fingerprint, cluster_id, expires_at)
                  VALUES (${fx.sources.orders.id}, 'late', 'Rejected', 0, ${'0'.repeat(64)}, 'x', ${from}, now())`;
         const rows = [{ cluster_id: from as string | null, source_id: fx.sources.orders.id, message_id: 'late', generation: 0 }];

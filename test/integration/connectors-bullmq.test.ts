@@ -13,7 +13,7 @@ import { createTeam } from '@/lib/admin/teams';
 import { createUser } from '@/lib/admin/users';
 import { connectorSourceOf, ConnectorError } from '@/lib/connectors';
 import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
-import { closeDb, db, sql } from '@/lib/db';
+import { closeDb, db, pg } from '@/lib/db';
 import { env } from '@/lib/env';
 import { closeQueues } from '@/lib/queue';
 import { startRedrive } from '@/lib/redrive';
@@ -270,7 +270,7 @@ describe('BullMQ connector', () => {
     supervisor = await startConnectorSupervisor({ only: [source.id], discoveryMs: 200, backoffBaseMs: 100 });
     await waitFor('2,500 imported', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 2_500, 30_000);
     await new Promise((r) => setTimeout(r, 1_500)); // more looks: nothing more
-    const all = await sql()<{ n: number; distinct: number }[]>`
+    const all = await pg()<{ n: number; distinct: number }[]>`
       SELECT count(*)::int AS n, count(DISTINCT message_id)::int AS distinct FROM dead_letters WHERE source_id = ${source.id}::uuid`;
     expect(all[0]).toEqual({ n: 2_500, distinct: 2_500 });
     expect((await health(source.id))?.lag).toBe(0n);
@@ -298,7 +298,7 @@ describe('BullMQ connector', () => {
       await exited;
     }
     expect(kills).toBeGreaterThanOrEqual(3);
-    const all = await sql()<{ n: number; distinct: number; maxGen: number }[]>`
+    const all = await pg()<{ n: number; distinct: number; maxGen: number }[]>`
       SELECT count(*)::int AS n, count(DISTINCT message_id)::int AS distinct, max(generation)::int AS "maxGen" FROM dead_letters WHERE source_id = ${source.id}::uuid`;
     expect(all[0]).toEqual({ n: 10_000, distinct: 10_000, maxGen: 0 });
     // Every job's failure is there, each once.

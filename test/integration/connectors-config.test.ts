@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
 import { createPersonalToken } from '@/lib/admin/tokens';
 import { connectorSourceOf } from '@/lib/connectors';
-import { closeDb, db, sql } from '@/lib/db';
+import { closeDb, db, pg } from '@/lib/db';
 import { env } from '@/lib/env';
 import { closeQueues } from '@/lib/queue';
 import * as sourcesRoute from '@/app/api/v1/sources/route';
@@ -100,7 +100,7 @@ describe('connector sources over the API', () => {
     expect(audit).not.toContain(PASSWORD);
 
     // At rest: ciphertext only, and the settings column holds no credential either.
-    const [row] = await sql()<{ secret: Buffer; connection: unknown }[]>`SELECT connection_secret AS secret, connection FROM sources WHERE id = ${id}::uuid`;
+    const [row] = await pg()<{ secret: Buffer; connection: unknown }[]>`SELECT connection_secret AS secret, connection FROM sources WHERE id = ${id}::uuid`;
     expect(row!.secret.length).toBeGreaterThan(28);
     expect(row!.secret.includes(Buffer.from(PASSWORD))).toBe(false);
     expect(row!.secret.includes(Buffer.from('amqp://'))).toBe(false);

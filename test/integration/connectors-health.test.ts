@@ -2,23 +2,20 @@
 // them) raise the source's connector alarm after CONNECTOR_ALARM_AFTER_SECONDS (120 s) of failures,
 // with the last error in the notification, and clear it once the import succeeds again; paused
 // imports and other kinds of source have no such alarm. /api/metrics exports the same health.
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Worker } from 'bullmq';
+import { describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
 import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
 import { listAlarmStates } from '@/lib/alarms/list-alarms';
 import { createPersonalToken } from '@/lib/admin/tokens';
 import { actorFromPersonalToken } from '@/lib/auth/actor';
 import { MINUTE, SECOND, manualClock } from '@/lib/clock';
-import { closeDb, db } from '@/lib/db';
+import { db } from '@/lib/db';
 import { renderMetrics } from '@/lib/metrics/render-metrics';
-import { webhookWorker } from '@/lib/notifications/deliveries';
 import { createWebhook } from '@/lib/notifications/webhooks';
-import { closeQueues } from '@/lib/queue';
 import { createSource } from '@/lib/sources/create-source';
 import { getSource } from '@/lib/sources/get-source';
 import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
-import { resetDatabase } from '../support/db';
+import { webhookTestLifecycle } from './webhook-support';
 import { demoWorld, webhookReceiver } from './sla-fixtures';
 
 const T0 = new Date('2026-03-02T09:00:00Z');
@@ -46,23 +43,14 @@ async function health(sourceId: string, h: { failures: number; lastSuccessAt?: D
 const at = (ms: number) => new Date(T0.getTime() + ms);
 
 describe('connector health', () => {
-  let worker: Worker | undefined;
-  beforeEach(resetDatabase);
-  afterEach(async () => {
-    await worker?.close();
-    worker = undefined;
-  });
-  afterAll(async () => {
-    await closeQueues();
-    await closeDb();
-  });
+  const webhooks = webhookTestLifecycle();
 
   it('raises the connector alarm after two minutes of failures, notifies the team, and clears it on reconnection', async () => {
     const { users } = await demoWorld();
     const source = await rabbitmqSource('orders-rmq');
     const receiver = await webhookReceiver();
     await createWebhook(users.lead, { url: receiver.url });
-    worker = webhookWorker({ backoffBaseMs: 20 });
+    webhooks.startWorker({ backoffBaseMs: 20 });
     const clock = manualClock(T0);
 
     // A connector that never connected: PENDING from the first evaluation that sees it failing.

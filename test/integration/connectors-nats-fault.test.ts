@@ -4,13 +4,11 @@
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readerName } from '@/lib/connectors/nats/capture';
 import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
-import { closeDb, db, sql } from '@/lib/db';
-import { closeQueues } from '@/lib/queue';
-import { resetDatabase } from '../support/db';
-import { killChildren, spawnConnectors, waitFor } from './connectors-rabbitmq-support';
+import { db } from '@/lib/db';
+import { connectorTestLifecycle, expectImportedOnce, killChildren, spawnConnectors, waitFor } from './connectors-rabbitmq-support';
 import { admin, connectorSource, deleteWorkStreams, publish, streamMessages, workConsumer, workStream, type WorkStream } from './connectors-nats-support';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -34,17 +32,6 @@ async function deadLettered(w: WorkStream, name: string, opts: { batchSize?: num
   await waitFor('all dead-lettered', async () => (await streamMessages(w.capture)) === N, 120_000, 250);
   await consumer.close();
   return { sourceId: source.id, sent };
-}
-
-async function expectAllOnce(sourceId: string, sent: Map<string, string>): Promise<void> {
-  const [counts] = await sql()<{ rows: number; ids: number }[]>`
-    SELECT count(*)::int AS rows, count(DISTINCT message_id)::int AS ids FROM dead_letters WHERE source_id = ${sourceId}::uuid`;
-  expect(counts).toEqual({ rows: N, ids: N });
-  const rows = await sql()<{ message_id: string; payload_sha256: string }[]>`SELECT message_id, payload_sha256 FROM dead_letters WHERE source_id = ${sourceId}::uuid`;
-  expect(rows.filter((r) => sent.get(r.message_id) !== r.payload_sha256).length).toBe(0);
-  // Counted into clusters once each: a crash between commit and acknowledgement must not count a message twice.
-  const [clustered] = await sql()<{ n: number }[]>`SELECT COALESCE(sum(count), 0)::int AS n FROM cluster_sources WHERE source_id = ${sourceId}::uuid`;
-  expect(clustered!.n).toBe(N);
 }
 
 /** Whether something accepts connections on NATS's port. */
@@ -98,16 +85,11 @@ const unread = async (w: WorkStream, sourceId: string) => {
 
 describe('NATS JetStream connector under faults', () => {
   let connectors: ConnectorSupervisor | undefined;
-  beforeEach(resetDatabase);
-  afterEach(async () => {
+  connectorTestLifecycle(async () => {
     await connectors?.stop();
     connectors = undefined;
     await killChildren();
     await deleteWorkStreams();
-  });
-  afterAll(async () => {
-    await closeQueues();
-    await closeDb();
   });
 
   it('loses nothing and writes nothing twice while the connectors process is SIGKILLed repeatedly', { timeout: 240_000 }, async () => {
@@ -134,7 +116,7 @@ describe('NATS JetStream connector under faults', () => {
     // Advisories in flight at a kill come back after the reader's ack wait (30 s).
     await waitFor('5,000 imported', async () => (await imported(sourceId)) === N, 120_000, 250);
     await waitFor('every advisory acknowledged', async () => (await unread(w, sourceId)) === 0, 60_000, 250);
-    await expectAllOnce(sourceId, sent);
+    await expectImportedOnce(sourceId, sent, N);
   });
 
   it('reconnects by itself when its connection to NATS is cut mid-import', { timeout: 240_000 }, async () => {
@@ -152,7 +134,7 @@ describe('NATS JetStream connector under faults', () => {
       expect(cuts).toBeGreaterThanOrEqual(2);
       await waitFor('5,000 imported', async () => (await imported(sourceId)) === N, 150_000, 250);
       await waitFor('every advisory acknowledged', async () => (await unread(w, sourceId)) === 0, 60_000, 250);
-      await expectAllOnce(sourceId, sent);
+      await expectImportedOnce(sourceId, sent, N);
       const health = await db().connectorHealth.findUniqueOrThrow({ where: { sourceId } });
       expect(health.lastError).toMatch(/NATS/);
       await waitFor('healthy again', async () => (await db().connectorHealth.findUniqueOrThrow({ where: { sourceId } })).consecutiveFailures === 0);
@@ -180,7 +162,7 @@ describe('NATS JetStream connector under faults', () => {
     }
     await waitFor('5,000 imported', async () => (await imported(sourceId)) === N, 180_000, 500);
     await waitFor('every advisory acknowledged', async () => (await unread(w, sourceId)) === 0, 60_000, 500);
-    await expectAllOnce(sourceId, sent);
+    await expectImportedOnce(sourceId, sent, N);
     const health = await db().connectorHealth.findUniqueOrThrow({ where: { sourceId } });
     expect(health.lastError).toMatch(/NATS/);
     await waitFor('healthy again', async () => (await db().connectorHealth.findUniqueOrThrow({ where: { sourceId } })).consecutiveFailures === 0);

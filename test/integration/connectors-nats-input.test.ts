@@ -7,15 +7,13 @@
 // at once; the redrive destination says per item whose failure it is.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connectorSourceOf } from '@/lib/connectors';
 import { readerName } from '@/lib/connectors/nats/capture';
-import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
-import { closeDb, db, sql } from '@/lib/db';
-import { closeQueues } from '@/lib/queue';
+import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
+import { db, pg } from '@/lib/db';
 import type { OutgoingRedrive } from '@/lib/redrive/destinations';
-import { resetDatabase } from '../support/db';
-import { killChildren, spawnConnectors, waitFor } from './connectors-rabbitmq-support';
+import { connectorTestLifecycle, killChildren, outgoingOf, spawnConnectors, waitFor } from './connectors-rabbitmq-support';
 import { admin, connectorSource, deleteWorkStreams, NATS_URL, publish, streamMessages, workConsumer, workStream, type WorkConsumer } from './connectors-nats-support';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -29,38 +27,15 @@ async function destinationOf(sourceId: string) {
 }
 
 async function outgoing(sourceId: string, messageId: string): Promise<OutgoingRedrive> {
-  const r = await db().deadLetter.findFirstOrThrow({ where: { sourceId, messageId } });
-  return {
-    deadLetterId: r.id,
-    messageId: r.messageId,
-    payload: r.payload!,
-    contentType: r.contentType,
-    headers: r.headers as Record<string, unknown>,
-    redriveCount: r.redriveCount,
-    enqueuedAt: r.enqueuedAt,
-    orderingKey: r.orderingKey,
-    idempotencyKey: r.idempotencyKey,
-    correlationId: r.correlationId,
-  };
+  return outgoingOf(await db().deadLetter.findFirstOrThrow({ where: { sourceId, messageId } }));
 }
 
 describe('NATS JetStream connector: bad input and odd cases', () => {
-  let connectors: ConnectorSupervisor | undefined;
-  let consumer: WorkConsumer | undefined;
-
-  beforeEach(resetDatabase);
-  afterEach(async () => {
-    await consumer?.close();
-    await connectors?.stop();
+  const running = connectorTestLifecycle<WorkConsumer>(async () => {
     await killChildren();
-    consumer = connectors = undefined;
-    await sql()`DROP TRIGGER IF EXISTS nats_test_refuse ON dead_letters`;
-    await sql()`DROP FUNCTION IF EXISTS nats_test_refuse()`;
+    await pg()`DROP TRIGGER IF EXISTS nats_test_refuse ON dead_letters`;
+    await pg()`DROP FUNCTION IF EXISTS nats_test_refuse()`;
     await deleteWorkStreams();
-  });
-  afterAll(async () => {
-    await closeQueues();
-    await closeDb();
   });
 
   it('says clearly when the server is down or the stream or consumer is missing, backs off, and picks up a CLI-created source within 10 s', { timeout: 90_000 }, async () => {
@@ -102,16 +77,16 @@ describe('NATS JetStream connector: bad input and odd cases', () => {
     expect(Date.now() - created).toBeLessThan(10_000);
     const { probe } = await destinationOf(JSON.parse(cli.stdout).id as string);
     expect(await probe()).toMatchObject({ ok: true, facts: { exists: true, maxDeliver: 3, numPending: 0, captureStream: w.capture } });
-    consumer = await workConsumer(w, () => 'nak');
+    running.consumer = await workConsumer(w, () => 'nak');
     await publish(w, [{ n: 1, data: text('{"a":1}'), msgId: 'cli-1' }]);
     await waitFor('imported', async () => (await db().deadLetter.count({ where: { messageId: 'cli-1' } })) === 1, 20_000);
 
     // No secret in the logs, the rows, the health or the audit trail.
     const everything = JSON.stringify({
       log: child.output(),
-      sources: await sql()`SELECT connection, encode(connection_secret, 'escape') AS s FROM sources`,
-      health: await sql()`SELECT last_error FROM connector_health`,
-      audit: await sql()`SELECT after FROM audit_events`,
+      sources: await pg()`SELECT connection, encode(connection_secret, 'escape') AS s FROM sources`,
+      health: await pg()`SELECT last_error FROM connector_health`,
+      audit: await pg()`SELECT after FROM audit_events`,
     });
     expect(everything).toContain('is not reachable');
     expect(everything).not.toMatch(/hunter2/);
@@ -120,12 +95,12 @@ describe('NATS JetStream connector: bad input and odd cases', () => {
   it('records a message gone from the stream as a tombstone a redrive refuses, and deletes what it recorded from a work-queue stream', { timeout: 90_000 }, async () => {
     const w = await workStream({ workQueue: true, maxDeliver: 2 });
     const source = await connectorSource(w, 'work-queue', { connection: { deleteAfterImport: true } });
-    connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
+    running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
     await waitFor('the capture stream', () => captureExists(w.capture), 20_000);
-    await connectors.stop();
-    connectors = undefined;
+    await running.connectors.stop();
+    running.connectors = undefined;
 
-    consumer = await workConsumer(w, () => 'nak');
+    running.consumer = await workConsumer(w, () => 'nak');
     const big = new Uint8Array(1024 * 512).map((_, i) => (i * 7) % 256);
     await publish(w, [
       { n: 1, data: text('{"keep":1}'), msgId: 'keep-1', headers: { 'x-tenant': 'acme' } },
@@ -136,7 +111,7 @@ describe('NATS JetStream connector: bad input and odd cases', () => {
     // Deleted (or aged out by the stream's limits) before the connector read its advisory.
     expect(await (await admin()).jsm.streams.deleteMessage(w.stream, 3)).toBe(true);
 
-    connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
+    running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
     await waitFor('3 dead letters', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 3, 20_000);
     const rows = new Map((await db().deadLetter.findMany({ where: { sourceId: source.id } })).map((r) => [r.messageId, r]));
     expect(rows.get('keep-2')).toMatchObject({ payloadSha256: sha(big), payloadSize: big.length, receiveCount: 2, reason: 'MaxReceives' });
@@ -146,8 +121,8 @@ describe('NATS JetStream connector: bad input and odd cases', () => {
     // Recorded, so deleted from the work-queue stream (where a dead message would stay forever).
     await waitFor('the work-queue stream emptied', async () => (await streamMessages(w.stream)) === 0, 10_000);
 
-    await consumer.close();
-    consumer = undefined;
+    await running.consumer.close();
+    running.consumer = undefined;
     const { destination } = await destinationOf(source.id);
     const results = await destination.deliver([await outgoing(source.id, `${w.stream}:3`), await outgoing(source.id, 'keep-1')], new AbortController().signal);
     expect(results).toEqual([
@@ -174,19 +149,19 @@ describe('NATS JetStream connector: bad input and odd cases', () => {
     const w = await workStream({ maxDeliver: 2 });
     const source = await connectorSource(w, 'commit-fails');
     // Postgres refuses these rows for as long as the trigger exists (a full disk, a lost primary…).
-    await sql().unsafe(`CREATE FUNCTION nats_test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+    await pg().unsafe(`CREATE FUNCTION nats_test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN IF NEW.message_id LIKE 'refused-%' THEN RAISE EXCEPTION 'disk full (test)'; END IF; RETURN NEW; END $$`);
-    await sql().unsafe(`CREATE TRIGGER nats_test_refuse BEFORE INSERT ON dead_letters FOR EACH ROW EXECUTE FUNCTION nats_test_refuse()`);
-    connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500, backoffBaseMs: 200, backoffCapMs: 1_000 });
+    await pg().unsafe(`CREATE TRIGGER nats_test_refuse BEFORE INSERT ON dead_letters FOR EACH ROW EXECUTE FUNCTION nats_test_refuse()`);
+    running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500, backoffBaseMs: 200, backoffCapMs: 1_000 });
     await waitFor('the capture stream', () => captureExists(w.capture), 20_000);
-    consumer = await workConsumer(w, () => 'nak');
+    running.consumer = await workConsumer(w, () => 'nak');
     await publish(w, [{ n: 1, data: text('{"r":1}'), msgId: 'refused-1' }]);
 
     await waitFor('the write refused', async () => /Recording 1 dead letters failed/.test((await db().connectorHealth.findUnique({ where: { sourceId: source.id } }))?.lastError ?? ''), 20_000, 100);
     await waitFor('handed out again', async () => (await (await admin()).jsm.consumers.info(w.capture, readerName(source.id))).num_redelivered >= 1, 10_000, 100);
     expect(await db().deadLetter.count({ where: { sourceId: source.id } })).toBe(0);
 
-    await sql()`DROP TRIGGER nats_test_refuse ON dead_letters`;
+    await pg()`DROP TRIGGER nats_test_refuse ON dead_letters`;
     const fixed = Date.now();
     await waitFor('recorded once the database takes it', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 1, 20_000, 100);
     // The reader's ack wait is 30 s: back this soon, it was nak'ed.

@@ -6,15 +6,13 @@
 // generation of the same message id and count as dead again.
 import { createHash } from 'node:crypto';
 import type { JsMsg } from '@nats-io/jetstream';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
-import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
-import { closeDb, db, sql } from '@/lib/db';
-import { closeQueues } from '@/lib/queue';
+import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
+import { db, pg } from '@/lib/db';
 import { startRedrive } from '@/lib/redrive';
-import { startRedriveSupervisor, type RedriveSupervisor } from '@/lib/redrive/supervisor';
-import { resetDatabase } from '../support/db';
-import { waitFor } from './connectors-rabbitmq-support';
+import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
+import { connectorTestLifecycle, waitFor } from './connectors-rabbitmq-support';
 import { admin, connectorSource, deleteWorkStreams, order, publish, streamMessages, workConsumer, workStream, type WorkConsumer } from './connectors-nats-support';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -23,31 +21,16 @@ const numberOf = (subject: string) => Number(subject.split('.').pop());
 const n = (m: JsMsg) => numberOf(m.subject);
 
 describe('NATS JetStream connector', () => {
-  let connectors: ConnectorSupervisor | undefined;
-  let redrives: RedriveSupervisor | undefined;
-  let consumer: WorkConsumer | undefined;
-
-  beforeEach(resetDatabase);
-  afterEach(async () => {
-    await consumer?.close();
-    await connectors?.stop();
-    await redrives?.stop();
-    consumer = connectors = redrives = undefined;
-    await deleteWorkStreams();
-  });
-  afterAll(async () => {
-    await closeQueues();
-    await closeDb();
-  });
+  const running = connectorTestLifecycle<WorkConsumer>(deleteWorkStreams);
 
   it('imports max_deliver and terminated dead letters, also those that died while it was down, and redrives them back', { timeout: 240_000 }, async () => {
     const w = await workStream({ maxDeliver: 3 });
     const source = await connectorSource(w, 'orders-nats');
-    connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
+    running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
     await waitFor('the capture stream, created on first start', async () => (await admin()).jsm.streams.info(w.capture).then(() => true, () => false), 20_000);
 
     // Handler v1: every tenth order is poison (terminated at once), the others are nak'ed to max_deliver.
-    consumer = await workConsumer(w, (m) => (n(m) % 10 === 0 ? 'term' : 'nak'));
+    running.consumer = await workConsumer(w, (m) => (n(m) % 10 === 0 ? 'term' : 'nak'));
     const sent = Array.from({ length: 400 }, (_, i) => ({
       n: i,
       data: order(i, w.run),
@@ -62,15 +45,15 @@ describe('NATS JetStream connector', () => {
     await waitFor('200 dead letters', async () => (await count()) === 200, 60_000, 250);
 
     // The connector goes down; 200 more die meanwhile: their advisories wait in the capture stream.
-    await connectors.stop();
-    connectors = undefined;
+    await running.connectors.stop();
+    running.connectors = undefined;
     await publish(w, sent.slice(200));
     await waitFor('400 advisories captured', async () => (await streamMessages(w.capture)) === 400, 60_000, 250);
     expect(await count()).toBe(200);
-    connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
+    running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
     await waitFor('400 dead letters', async () => (await count()) === 400, 60_000, 250);
 
-    const rows = await sql()<
+    const rows = await pg()<
       { message_id: string; payload_sha256: string; reason: string; receive_count: number; generation: number; content_type: string | null; consumer_name: string; enqueued_at: Date; headers: Record<string, unknown>; failure_history: Record<string, unknown>[] }[]
     >`SELECT message_id, payload_sha256, reason::text AS reason, receive_count, generation, content_type, consumer_name, enqueued_at, headers, failure_history
       FROM dead_letters WHERE source_id = ${source.id}::uuid`;
@@ -101,14 +84,14 @@ describe('NATS JetStream connector', () => {
     expect(await streamMessages(w.stream)).toBe(400);
 
     // Handler v2 fixes orders divisible by 4; the others fail again to max_deliver.
-    await consumer.close();
+    await running.consumer.close();
     const acked = new Map<number, JsMsg>();
-    consumer = await workConsumer(w, (m) => {
+    running.consumer = await workConsumer(w, (m) => {
       if (n(m) % 4 !== 0) return 'nak';
       acked.set(n(m), m);
       return 'ack';
     });
-    redrives = await startRedriveSupervisor({ reconcileMs: 500 });
+    running.redrives = await startRedriveSupervisor({ reconcileMs: 500 });
     const task = await startRedrive(SYSTEM, { selection: { source: source.name }, ratePerSecond: 1_000 });
     await waitFor('all sent', async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).sent === 400, 60_000, 250);
     await waitFor('100 acknowledged by the fixed consumer', async () => acked.size === 100, 60_000, 250);
@@ -123,7 +106,7 @@ describe('NATS JetStream connector', () => {
     expect(back.headers?.get('Triage-Redrive-Count')).toBe('1');
     expect(back.headers?.get('Nats-Msg-Id')).not.toBe('order-8');
 
-    const again = await sql()<{ message_id: string; payload_sha256: string; redrive_count: number; reason: string; headers: Record<string, unknown> }[]>`
+    const again = await pg()<{ message_id: string; payload_sha256: string; redrive_count: number; reason: string; headers: Record<string, unknown> }[]>`
       SELECT message_id, payload_sha256, redrive_count, reason::text AS reason, headers FROM dead_letters WHERE source_id = ${source.id}::uuid AND generation = 1`;
     const firstIdOf = new Map(rows.map((r) => [r.message_id, numberOf(String((r.headers.$nats as Record<string, unknown>).subject))]));
     // The same message ids as their first deaths (also the ones named by stream:sequence), the same bytes.

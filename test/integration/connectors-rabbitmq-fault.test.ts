@@ -4,29 +4,14 @@
 // server restarting, are survived by reconnecting with backoff.
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
 import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
 import { startRedrive } from '@/lib/redrive';
-import { closeDb, db, sql } from '@/lib/db';
-import { closeQueues } from '@/lib/queue';
-import { resetDatabase } from '../support/db';
+import { db } from '@/lib/db';
 import { spawnRedriveWorker, type WorkerProcess } from './redrive-support';
-import {
-  admin,
-  closeConnections,
-  connectorSource,
-  deleteTopologies,
-  depth,
-  killChildren,
-  publish,
-  spawnConnectors,
-  topology,
-  waitFor,
-  workConsumer,
-  type Topology,
-} from './connectors-rabbitmq-support';
+import { admin, closeConnections, connectorSource, connectorTestLifecycle, deleteTopologies, depth, expectImportedOnce, killChildren, killConnectorsWhileImporting, publish, spawnConnectors, topology, waitFor, workConsumer, type Topology } from './connectors-rabbitmq-support';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -47,31 +32,15 @@ async function deadLettered(t: Topology): Promise<Map<string, string>> {
   return sent;
 }
 
-async function expectAllOnce(sourceId: string, sent: Map<string, string>): Promise<void> {
-  const [counts] = await sql()<{ rows: number; ids: number }[]>`
-    SELECT count(*)::int AS rows, count(DISTINCT message_id)::int AS ids FROM dead_letters WHERE source_id = ${sourceId}::uuid`;
-  expect(counts).toEqual({ rows: N, ids: N });
-  const rows = await sql()<{ message_id: string; payload_sha256: string }[]>`SELECT message_id, payload_sha256 FROM dead_letters WHERE source_id = ${sourceId}::uuid`;
-  expect(rows.filter((r) => sent.get(r.message_id) !== r.payload_sha256).length).toBe(0);
-  // Counted into clusters once each: a crash between commit and ack must not count a message twice.
-  const [clustered] = await sql()<{ n: number }[]>`SELECT COALESCE(sum(count), 0)::int AS n FROM cluster_sources WHERE source_id = ${sourceId}::uuid`;
-  expect(clustered!.n).toBe(N);
-}
-
 const imported = async (sourceId: string) => db().deadLetter.count({ where: { sourceId } });
 
 describe('RabbitMQ connector under faults', () => {
   let connectors: ConnectorSupervisor | undefined;
-  beforeEach(resetDatabase);
-  afterEach(async () => {
+  connectorTestLifecycle(async () => {
     await connectors?.stop();
     connectors = undefined;
     await killChildren();
     await deleteTopologies();
-  });
-  afterAll(async () => {
-    await closeQueues();
-    await closeDb();
   });
 
   it('loses nothing and writes nothing twice while the connectors process is SIGKILLed repeatedly', { timeout: 240_000 }, async () => {
@@ -81,24 +50,13 @@ describe('RabbitMQ connector under faults', () => {
     const source = await connectorSource(t, `kill-${randomBytes(3).toString('hex')}`, { connection: { batchSize: 50 } });
 
     // Each child is killed while it imports: after its first commit, between batches or inside one.
-    let midImport = 0;
-    for (let kills = 0; kills < 8; kills++) {
-      const before = await imported(source.id);
-      if (before === N) break;
-      const child = spawnConnectors();
-      await child.ready;
-      await waitFor('the import under way', async () => (await imported(source.id)) > before, 30_000, 20);
-      await pause(Math.floor(Math.random() * 150));
-      child.kill('SIGKILL');
-      await child.exited;
-      if ((await imported(source.id)) < N) midImport++;
-    }
+    const midImport = await killConnectorsWhileImporting({ kills: 8, maxPauseMs: 150, total: N, imported: () => imported(source.id) });
     expect(midImport).toBeGreaterThanOrEqual(3);
     const last = spawnConnectors();
     await last.ready;
     await waitFor('10,000 imported', async () => (await imported(source.id)) === N, 120_000, 250);
     await waitFor('the DLQ drained', async () => (await depth(t.dlq)) === 0, 30_000, 250);
-    await expectAllOnce(source.id, sent);
+    await expectImportedOnce(source.id, sent, N);
   });
 
   it('shuts down cleanly on SIGTERM mid-import: what committed left the broker, the rest is back on the queue', { timeout: 180_000 }, async () => {
@@ -117,7 +75,7 @@ describe('RabbitMQ connector under faults', () => {
     const next = spawnConnectors();
     await next.ready;
     await waitFor('10,000 imported', async () => (await imported(source.id)) === N, 120_000, 250);
-    await expectAllOnce(source.id, sent);
+    await expectImportedOnce(source.id, sent, N);
   });
 
   it('reconnects by itself when RabbitMQ closes its connections by force mid-import', { timeout: 180_000 }, async () => {
@@ -135,7 +93,7 @@ describe('RabbitMQ connector under faults', () => {
     expect(closed).toBeGreaterThanOrEqual(2);
     await waitFor('10,000 imported', async () => (await imported(source.id)) === N, 120_000, 250);
     await waitFor('the DLQ drained', async () => (await depth(t.dlq)) === 0, 30_000, 250);
-    await expectAllOnce(source.id, sent);
+    await expectImportedOnce(source.id, sent, N);
     const health = await db().connectorHealth.findUniqueOrThrow({ where: { sourceId: source.id } });
     expect(health.lastError).toMatch(/connection to RabbitMQ .* was lost|closed/i);
     await waitFor('healthy again', async () => (await db().connectorHealth.findUniqueOrThrow({ where: { sourceId: source.id } })).consecutiveFailures === 0);
@@ -211,6 +169,6 @@ describe('RabbitMQ connector under faults', () => {
     }
     await waitFor('10,000 imported', async () => (await imported(source.id)) === N, 150_000, 500);
     await waitFor('the DLQ drained', async () => (await depth(t.dlq)) === 0, 30_000, 500);
-    await expectAllOnce(source.id, sent);
+    await expectImportedOnce(source.id, sent, N);
   });
 });

@@ -6,49 +6,24 @@
 // and the redrive destination says per item whose failure it is.
 import { createHash, randomBytes } from 'node:crypto';
 import type { ConsumeMessage } from 'amqplib';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GET as listSourcesApi } from '@/app/api/v1/sources/route';
 import { createPersonalToken } from '@/lib/admin/tokens';
 import { createUser } from '@/lib/admin/users';
 import { SYSTEM } from '@/lib/auth';
 import { connectorSourceOf } from '@/lib/connectors';
 import { setImportPaused } from '@/lib/connectors/pause-import';
-import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
-import { closeDb, db, sql } from '@/lib/db';
-import { closeQueues } from '@/lib/queue';
-import { resetDatabase } from '../support/db';
-import {
-  admin,
-  connectorSource,
-  deleteTopologies,
-  depth,
-  killChildren,
-  publish,
-  spawnConnectors,
-  topology,
-  waitFor,
-  workConsumer,
-  type WorkConsumer,
-} from './connectors-rabbitmq-support';
+import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
+import { db, pg } from '@/lib/db';
+import { admin, connectorSource, connectorTestLifecycle, deleteTopologies, depth, killChildren, outgoingOf, publish, spawnConnectors, topology, waitFor, workConsumer, type WorkConsumer } from './connectors-rabbitmq-support';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('RabbitMQ connector: bad input and exact bytes', () => {
-  let connectors: ConnectorSupervisor | undefined;
-  let consumer: WorkConsumer | undefined;
-
-  beforeEach(resetDatabase);
-  afterEach(async () => {
-    await consumer?.close();
-    await connectors?.stop();
+  const running = connectorTestLifecycle<WorkConsumer>(async () => {
     await killChildren();
-    consumer = connectors = undefined;
     await deleteTopologies();
-  });
-  afterAll(async () => {
-    await closeQueues();
-    await closeDb();
   });
 
   async function probe(sourceId: string) {
@@ -92,9 +67,9 @@ describe('RabbitMQ connector: bad input and exact bytes', () => {
     const everything = JSON.stringify({
       api: listed,
       log: child.output(),
-      sources: await sql()`SELECT connection, encode(connection_secret, 'escape') AS s FROM sources`,
-      health: await sql()`SELECT last_error FROM connector_health`,
-      audit: await sql()`SELECT after FROM audit_events`,
+      sources: await pg()`SELECT connection, encode(connection_secret, 'escape') AS s FROM sources`,
+      health: await pg()`SELECT last_error FROM connector_health`,
+      audit: await pg()`SELECT after FROM audit_events`,
     });
     expect(everything).toContain('refused the credentials');
     expect(everything).not.toMatch(/hunter2/);
@@ -102,7 +77,7 @@ describe('RabbitMQ connector: bad input and exact bytes', () => {
 
   it('picks up a new source within 10 s, and pause holds the messages on the broker until resume (audited)', { timeout: 60_000 }, async () => {
     const t = await topology();
-    connectors = await startConnectorSupervisor({ discoveryMs: 1_000 });
+    running.connectors = await startConnectorSupervisor({ discoveryMs: 1_000 });
     await publish('', t.dlq, [{ content: Buffer.from('{"a":1}'), options: { messageId: 'm-1' } }]);
     const created = Date.now();
     const source = await connectorSource(t, 'late');
@@ -110,7 +85,7 @@ describe('RabbitMQ connector: bad input and exact bytes', () => {
     expect(Date.now() - created).toBeLessThan(10_000);
 
     await setImportPaused(SYSTEM, source.name, true, 'broker maintenance');
-    await waitFor('the loop stopped', async () => !connectors!.running().includes(source.id), 10_000);
+    await waitFor('the loop stopped', async () => !running.connectors!.running().includes(source.id), 10_000);
     await publish('', t.dlq, [{ content: Buffer.from('{"a":2}'), options: { messageId: 'm-2' } }]);
     await pause(2_500);
     expect(await depth(t.dlq)).toBe(1);
@@ -128,8 +103,8 @@ describe('RabbitMQ connector: bad input and exact bytes', () => {
   it('records messages with no id, non-UTF-8 header bytes and a 5 MB body exactly, and publishes them back exactly', { timeout: 90_000 }, async () => {
     const t = await topology();
     const source = await connectorSource(t, 'exact');
-    connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
-    consumer = await workConsumer(t, () => 'reject');
+    running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
+    running.consumer = await workConsumer(t, () => 'reject');
 
     const binary = Buffer.from([0xff, 0xfe, 0x00, 0x80, 0xc3]);
     const big = randomBytes(5 * 1024 * 1024);
@@ -153,25 +128,14 @@ describe('RabbitMQ connector: bad input and exact bytes', () => {
     expect(twins[0]!.messageId).toMatch(new RegExp(`^sha256:${sha(same)}:\\d+:1$`));
 
     // Back on the original queue: the same bytes, the same header bytes, the original id and Triage's count.
-    await consumer.close();
+    await running.consumer.close();
     const received: ConsumeMessage[] = [];
     const ch = await (await admin()).createChannel();
     await ch.consume(t.work, (m) => m && (received.push(m), ch.ack(m)));
     const { connector, source: cs } = connectorSourceOf(await db().source.findUniqueOrThrow({ where: { id: source.id } }));
     const destination = connector.redriveDestination(cs);
     const results = await destination.deliver(
-      rows.map((r) => ({
-        deadLetterId: r.id,
-        messageId: r.messageId,
-        payload: r.payload!,
-        contentType: r.contentType,
-        headers: r.headers as Record<string, unknown>,
-        redriveCount: r.redriveCount,
-        enqueuedAt: r.enqueuedAt,
-        orderingKey: r.orderingKey,
-        idempotencyKey: r.idempotencyKey,
-        correlationId: r.correlationId,
-      })),
+      rows.map(outgoingOf),
       new AbortController().signal,
     );
     expect(results).toEqual([{ ok: true, acknowledged: false }, { ok: true, acknowledged: false }, { ok: true, acknowledged: false }]);

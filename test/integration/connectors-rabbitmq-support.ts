@@ -7,11 +7,18 @@ import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import amqp, { type Channel, type ChannelModel, type ConsumeMessage } from 'amqplib';
+import { afterAll, afterEach, beforeEach, expect } from 'vitest';
+import type { DeadLetter } from '@/generated/prisma/client';
 import { SYSTEM } from '@/lib/auth';
 import { createTeam } from '@/lib/admin/teams';
 import { createSource } from '@/lib/sources/create-source';
-import { db } from '@/lib/db';
+import type { ConnectorSupervisor } from '@/lib/connectors/supervisor';
+import { closeDb, db, pg } from '@/lib/db';
 import { env } from '@/lib/env';
+import { closeQueues } from '@/lib/queue';
+import type { OutgoingRedrive } from '@/lib/redrive/destinations';
+import type { RedriveSupervisor } from '@/lib/redrive/supervisor';
+import { resetDatabase } from '../support/db';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 export const AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672/%2F';
@@ -215,4 +222,82 @@ export function closeConnections(prefix: string): number {
     n++;
   }
   return n;
+}
+
+// ---- shared by every connector suite (RabbitMQ, NATS, SQS) ------------------------------------
+
+/** What a connector test starts and the suite stops after each test: the connectors, the redrive supervisor, a broker consumer. */
+export interface Running<C extends { close(): Promise<void> }> {
+  connectors?: ConnectorSupervisor;
+  redrives?: RedriveSupervisor;
+  consumer?: C;
+}
+
+/**
+ * A connector suite's hooks: a reset database before each test; after it, what the test left in
+ * `running` stopped (consumer, connectors, redrives), then `afterEachTest`; pools closed at the end.
+ */
+export function connectorTestLifecycle<C extends { close(): Promise<void> }>(afterEachTest: () => Promise<void>): Running<C> {
+  const running: Running<C> = {};
+  beforeEach(resetDatabase);
+  afterEach(async () => {
+    await running.consumer?.close();
+    await running.connectors?.stop();
+    await running.redrives?.stop();
+    running.consumer = running.connectors = running.redrives = undefined;
+    await afterEachTest();
+  });
+  afterAll(async () => {
+    await closeQueues();
+    await closeDb();
+  });
+  return running;
+}
+
+/** Exactly `total` dead letters of the source, one per message id, each with the bytes sent, each counted into a cluster once. */
+export async function expectImportedOnce(sourceId: string, sent: Map<string, string>, total: number): Promise<void> {
+  const [counts] = await pg()<{ rows: number; ids: number }[]>`
+    SELECT count(*)::int AS rows, count(DISTINCT message_id)::int AS ids FROM dead_letters WHERE source_id = ${sourceId}::uuid`;
+  expect(counts).toEqual({ rows: total, ids: total });
+  const rows = await pg()<{ message_id: string; payload_sha256: string }[]>`SELECT message_id, payload_sha256 FROM dead_letters WHERE source_id = ${sourceId}::uuid`;
+  expect(rows.filter((r) => sent.get(r.message_id) !== r.payload_sha256).length).toBe(0);
+  // Counted into clusters once each: a crash between commit and acknowledgement must not count a message twice.
+  const [clustered] = await pg()<{ n: number }[]>`SELECT COALESCE(sum(count), 0)::int AS n FROM cluster_sources WHERE source_id = ${sourceId}::uuid`;
+  expect(clustered!.n).toBe(total);
+}
+
+/**
+ * Up to `kills` connectors children, each SIGKILLed while it imports (after its first commit, then
+ * a random pause of up to `maxPauseMs`): how many were killed with the import still unfinished.
+ */
+export async function killConnectorsWhileImporting(opts: { kills: number; maxPauseMs: number; total: number; imported: () => Promise<number> }): Promise<number> {
+  let midImport = 0;
+  for (let kills = 0; kills < opts.kills; kills++) {
+    const before = await opts.imported();
+    if (before === opts.total) break;
+    const child = spawnConnectors();
+    await child.ready;
+    await waitFor('the import under way', async () => (await opts.imported()) > before, 30_000, 20);
+    await new Promise((r) => setTimeout(r, Math.floor(Math.random() * opts.maxPauseMs)));
+    child.kill('SIGKILL');
+    await child.exited;
+    if ((await opts.imported()) < opts.total) midImport++;
+  }
+  return midImport;
+}
+
+/** A stored dead letter as the redrive hands it to a destination. */
+export function outgoingOf(r: DeadLetter): OutgoingRedrive {
+  return {
+    deadLetterId: r.id,
+    messageId: r.messageId,
+    payload: r.payload!,
+    contentType: r.contentType,
+    headers: r.headers as Record<string, unknown>,
+    redriveCount: r.redriveCount,
+    enqueuedAt: r.enqueuedAt,
+    orderingKey: r.orderingKey,
+    idempotencyKey: r.idempotencyKey,
+    correlationId: r.correlationId,
+  };
 }

@@ -4,15 +4,13 @@
 // a redrive puts them back on the original queue, the consumer acknowledges the fixed ones and
 // rejects the others, which come back as the next generation and count as dead again.
 import { createHash } from 'node:crypto';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
-import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
-import { closeDb, db, sql } from '@/lib/db';
-import { closeQueues } from '@/lib/queue';
+import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
+import { db, pg } from '@/lib/db';
 import { startRedrive } from '@/lib/redrive';
-import { startRedriveSupervisor, type RedriveSupervisor } from '@/lib/redrive/supervisor';
-import { resetDatabase } from '../support/db';
-import { connectorSource, deleteTopologies, depth, publish, topology, waitFor, workConsumer, type WorkConsumer } from './connectors-rabbitmq-support';
+import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
+import { connectorSource, connectorTestLifecycle, deleteTopologies, depth, publish, topology, waitFor, workConsumer, type WorkConsumer } from './connectors-rabbitmq-support';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
@@ -26,30 +24,15 @@ function orders(n: number, run: string) {
 const index = (messageId: unknown) => Number(String(messageId).split('-')[1]);
 
 describe('RabbitMQ connector', () => {
-  let connectors: ConnectorSupervisor | undefined;
-  let redrives: RedriveSupervisor | undefined;
-  let consumer: WorkConsumer | undefined;
-
-  beforeEach(resetDatabase);
-  afterEach(async () => {
-    await consumer?.close();
-    await connectors?.stop();
-    await redrives?.stop();
-    consumer = connectors = redrives = undefined;
-    await deleteTopologies();
-  });
-  afterAll(async () => {
-    await closeQueues();
-    await closeDb();
-  });
+  const running = connectorTestLifecycle<WorkConsumer>(deleteTopologies);
 
   it('imports 2,000 dead letters byte-exact with x-death and Spring exception headers, and redrives them back', { timeout: 240_000 }, async () => {
     const t = await topology();
     const source = await connectorSource(t, 'orders-rmq');
-    connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
+    running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
 
     // Handler v1: even orders rejected (x-death "rejected"), odd ones republished Spring-style.
-    consumer = await workConsumer(t, (m) => (index(m.properties.messageId) % 2 === 0 ? 'reject' : 'spring'));
+    running.consumer = await workConsumer(t, (m) => (index(m.properties.messageId) % 2 === 0 ? 'reject' : 'spring'));
     const sent = orders(2_000, t.run);
     await publish(
       t.exchange,
@@ -59,7 +42,7 @@ describe('RabbitMQ connector', () => {
     await waitFor('2,000 dead letters', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 2_000, 120_000, 250);
     await waitFor('the DLQ drained (acknowledged after commit)', async () => (await depth(t.dlq)) === 0);
 
-    const rows = await sql()<
+    const rows = await pg()<
       { message_id: string; payload_sha256: string; reason: string; error_type: string | null; error_message: string | null; error_stack: string | null; content_type: string; correlation_id: string; enqueued_at: Date; headers: Record<string, unknown>; failure_history: Record<string, unknown>[]; generation: number; receive_count: number }[]
     >`SELECT message_id, payload_sha256, reason::text AS reason, error_type, error_message, error_stack, content_type, correlation_id, enqueued_at, headers, failure_history, generation, receive_count
       FROM dead_letters WHERE source_id = ${source.id}::uuid`;
@@ -85,16 +68,16 @@ describe('RabbitMQ connector', () => {
     });
     expect(spring.error_stack).toContain('OrderHandler.handle(OrderHandler.java:42)');
     // Fingerprinted like any dead letter: one cluster for the Spring cause, whatever the order number.
-    const clusters = await sql()<{ n: number }[]>`
+    const clusters = await pg()<{ n: number }[]>`
       SELECT count(DISTINCT cluster_id)::int AS n FROM dead_letters WHERE source_id = ${source.id}::uuid AND error_type IS NOT NULL`;
     expect(clusters[0]!.n).toBe(1);
     const health = await db().connectorHealth.findUniqueOrThrow({ where: { sourceId: source.id } });
     expect(health).toMatchObject({ importedTotal: 2_000n, consecutiveFailures: 0, lastError: null });
 
     // Handler v2 fixes orders divisible by 4; the others are rejected again.
-    await consumer.close();
+    await running.consumer.close();
     const acked = new Set<string>();
-    consumer = await workConsumer(t, (m) => {
+    running.consumer = await workConsumer(t, (m) => {
       const i = index(m.properties.messageId);
       if (i % 4 === 0) {
         acked.add(String(m.properties.messageId));
@@ -106,7 +89,7 @@ describe('RabbitMQ connector', () => {
     const task = await startRedrive(SYSTEM, { selection: { source: source.name }, ratePerSecond: 1_000, outcomeWindowSeconds: 30 });
     // Three in four come back dead on purpose: this test is about the connector, not the circuit breaker.
     await db().redriveTask.update({ where: { id: task.id }, data: { breakerThreshold: 1 } });
-    redrives = await startRedriveSupervisor({ reconcileMs: 500 });
+    running.redrives = await startRedriveSupervisor({ reconcileMs: 500 });
     await waitFor('all sent', async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).sent === 2_000, 60_000, 250).catch(async (e: unknown) => {
       const t2 = await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } });
       const states = await db().redriveItem.groupBy({ by: ['state'], where: { taskId: task.id }, _count: true });
@@ -116,7 +99,7 @@ describe('RabbitMQ connector', () => {
     await waitFor('500 acknowledged by the fixed consumer', async () => acked.size === 500, 60_000, 250);
     await waitFor('1,500 next-generation dead letters', async () => (await db().deadLetter.count({ where: { sourceId: source.id, generation: 1 } })) === 1_500, 60_000, 250);
 
-    const again = await sql()<{ message_id: string; payload_sha256: string; redrive_count: number; headers: Record<string, unknown>; failure_history: Record<string, unknown>[] }[]>`
+    const again = await pg()<{ message_id: string; payload_sha256: string; redrive_count: number; headers: Record<string, unknown>; failure_history: Record<string, unknown>[] }[]>`
       SELECT message_id, payload_sha256, redrive_count, headers, failure_history FROM dead_letters WHERE source_id = ${source.id}::uuid AND generation = 1`;
     const shaOf = new Map(sent.map((m) => [m.id, m.sha]));
     expect(again.filter((r) => r.payload_sha256 !== shaOf.get(r.message_id)).length).toBe(0);
@@ -140,13 +123,13 @@ describe('RabbitMQ connector', () => {
   it("imports a quorum queue's delivery-limit dead letters as MaxReceives", { timeout: 180_000 }, async () => {
     const t = await topology({ quorum: { deliveryLimit: 2 } });
     const source = await connectorSource(t, 'orders-quorum');
-    connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
-    consumer = await workConsumer(t, () => 'requeue');
+    running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
+    running.consumer = await workConsumer(t, () => 'requeue');
     const sent = orders(2_000, t.run);
     await publish(t.exchange, t.routingKey, sent.map((m) => ({ content: m.content, options: { messageId: m.id } })));
     await waitFor('2,000 dead letters', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 2_000, 150_000, 250);
 
-    const rows = await sql()<{ message_id: string; payload_sha256: string; reason: string; receive_count: number; failure_history: Record<string, unknown>[] }[]>`
+    const rows = await pg()<{ message_id: string; payload_sha256: string; reason: string; receive_count: number; failure_history: Record<string, unknown>[] }[]>`
       SELECT message_id, payload_sha256, reason::text AS reason, receive_count, failure_history FROM dead_letters WHERE source_id = ${source.id}::uuid`;
     const shaOf = new Map(sent.map((m) => [m.id, m.sha]));
     expect(rows.filter((r) => r.payload_sha256 !== shaOf.get(r.message_id)).length).toBe(0);

@@ -4,17 +4,16 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
-import { closeDb, sql } from '@/lib/db';
+import { closeDb, pg } from '@/lib/db';
 import { closeQueues } from '@/lib/queue';
 import { resetDatabase } from '../support/db';
-import { killChildren, spawnConnectors, waitFor } from './connectors-rabbitmq-support';
+import { killChildren, killConnectorsWhileImporting, spawnConnectors, waitFor } from './connectors-rabbitmq-support';
 import { queueCounts, queues, sqsSource, startEmulator, type Emulator } from './connectors-sqs-support';
 
 const N = 6_000;
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function imported(sourceId: string): Promise<number> {
-  const [r] = await sql()<{ n: number }[]>`SELECT count(*)::int AS n FROM dead_letters WHERE source_id = ${sourceId}::uuid`;
+  const [r] = await pg()<{ n: number }[]>`SELECT count(*)::int AS n FROM dead_letters WHERE source_id = ${sourceId}::uuid`;
   return r!.n;
 }
 
@@ -43,18 +42,7 @@ describe('SQS connector under faults', () => {
     expect(sent.size).toBe(N);
     const source = await sqsSource(q, `kill-${randomBytes(3).toString('hex')}`, emu.endpoint, { visibilityTimeoutSeconds: 2 });
 
-    let midImport = 0;
-    for (let kills = 0; kills < 5; kills++) {
-      const before = await imported(source.id);
-      if (before === N) break;
-      const child = spawnConnectors();
-      await child.ready;
-      await waitFor('the import under way', async () => (await imported(source.id)) > before, 30_000, 20);
-      await pause(Math.floor(Math.random() * 300));
-      child.kill('SIGKILL');
-      await child.exited;
-      if ((await imported(source.id)) < N) midImport++;
-    }
+    const midImport = await killConnectorsWhileImporting({ kills: 5, maxPauseMs: 300, total: N, imported: () => imported(source.id) });
     expect(midImport).toBeGreaterThanOrEqual(3);
     const last = spawnConnectors();
     await last.ready;
@@ -64,7 +52,7 @@ describe('SQS connector under faults', () => {
       return c.visible === 0 && c.inFlight === 0;
     }, 30_000, 250);
 
-    const rows = await sql()<{ message_id: string; n: number }[]>`
+    const rows = await pg()<{ message_id: string; n: number }[]>`
       SELECT message_id, count(*)::int AS n FROM dead_letters WHERE source_id = ${source.id}::uuid GROUP BY message_id`;
     expect(rows.filter((r) => r.n > 1)).toEqual([]);
     expect(rows.length).toBe(N);

@@ -11,7 +11,7 @@ import { sqsRetentionWarnings } from '@/lib/connectors/sqs';
 import { sourceRetentionCheck } from '@/lib/connectors/sqs/retention-check';
 import { testConnection } from '@/lib/connectors/test-connection';
 import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
-import { closeDb, db, sql } from '@/lib/db';
+import { closeDb, db, pg } from '@/lib/db';
 import { closeQueues } from '@/lib/queue';
 import { startRedrive } from '@/lib/redrive';
 import { destinationFor } from '@/lib/redrive/destinations';
@@ -90,7 +90,7 @@ describe('SQS connector', () => {
       return c.visible === 0 && c.inFlight === 0;
     });
 
-    const rows = await sql()<{ message_id: string; payload: Buffer; reason: string; receive_count: number; enqueued_at: Date; headers: Record<string, unknown>; generation: number; consumer_name: string }[]>`
+    const rows = await pg()<{ message_id: string; payload: Buffer; reason: string; receive_count: number; enqueued_at: Date; headers: Record<string, unknown>; generation: number; consumer_name: string }[]>`
       SELECT message_id, payload, reason::text AS reason, receive_count, enqueued_at, headers, generation, consumer_name FROM dead_letters WHERE source_id = ${source.id}::uuid`;
     expect(rows).toHaveLength(40);
     for (const r of rows) {
@@ -133,7 +133,7 @@ describe('SQS connector', () => {
     expect(Buffer.from(attrs.signature!.BinaryValue!).length).toBe(3);
 
     await waitFor('20 next-generation dead letters', async () => (await db().deadLetter.count({ where: { sourceId: source.id, generation: 1 } })) === 20, 90_000, 250);
-    const again = await sql()<{ message_id: string; redrive_count: number; payload: Buffer }[]>`
+    const again = await pg()<{ message_id: string; redrive_count: number; payload: Buffer }[]>`
       SELECT message_id, redrive_count, payload FROM dead_letters WHERE source_id = ${source.id}::uuid AND generation = 1`;
     const odds = new Set(rows.filter((r) => orderNo(r.payload.toString()) % 2 === 1).map((r) => r.message_id));
     expect(again.every((r) => odds.has(r.message_id) && r.redrive_count === 1)).toBe(true);
@@ -261,8 +261,8 @@ describe('SQS connector', () => {
     // Hidden for 10 minutes if it were not released.
     const source = await sqsSource(q, 'orders-release', emu.endpoint, { visibilityTimeoutSeconds: 600, pollers: 1 });
     // Postgres itself refuses the write.
-    await sql().unsafe(`CREATE OR REPLACE FUNCTION test_refuse_dead_letters() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$`);
-    await sql().unsafe(`CREATE TRIGGER test_refuse BEFORE INSERT ON dead_letters FOR EACH ROW EXECUTE FUNCTION test_refuse_dead_letters()`);
+    await pg().unsafe(`CREATE OR REPLACE FUNCTION test_refuse_dead_letters() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$`);
+    await pg().unsafe(`CREATE TRIGGER test_refuse BEFORE INSERT ON dead_letters FOR EACH ROW EXECUTE FUNCTION test_refuse_dead_letters()`);
     try {
       await send(emu, q.dlq, [{ body: JSON.stringify({ order: 1 }) }, { body: JSON.stringify({ order: 2 }) }]);
       connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500, backoffBaseMs: 60_000, backoffCapMs: 60_000 });
@@ -276,7 +276,7 @@ describe('SQS connector', () => {
     } finally {
       await connectors?.stop();
       connectors = undefined;
-      await sql().unsafe(`DROP TRIGGER IF EXISTS test_refuse ON dead_letters`);
+      await pg().unsafe(`DROP TRIGGER IF EXISTS test_refuse ON dead_letters`);
     }
     expect(await db().deadLetter.count({ where: { sourceId: source.id } })).toBe(0);
     connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
@@ -299,7 +299,7 @@ describe('SQS connector', () => {
     const created = JSON.parse(cli.stdout) as Record<string, unknown>;
     expect(created).toMatchObject({ name: 'orders-cli', kind: 'sqs', connection: { queueUrl: q.dlq, endpoint: emu.endpoint, region: 'us-east-1' }, secret: { accessKeyId: 'set', secretAccessKey: 'set' } });
     expect(cli.stdout).not.toContain(secretKey);
-    const stored = await sql()<{ row: string }[]>`SELECT row_to_json(s)::text AS row FROM sources s WHERE name = 'orders-cli'`;
+    const stored = await pg()<{ row: string }[]>`SELECT row_to_json(s)::text AS row FROM sources s WHERE name = 'orders-cli'`;
     expect(stored[0]!.row).not.toContain(secretKey);
 
     const started = Date.now();

@@ -6,35 +6,35 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
-import { closeDb, db, sql } from '@/lib/db';
+import { closeDb, db, pg } from '@/lib/db';
 import { env } from '@/lib/env';
 import { closeQueues } from '@/lib/queue';
 import { startRedrive } from '@/lib/redrive';
 import { sendMany, type OutgoingMessage } from '@/lib/runtime';
 import { resetDatabase } from '../support/db';
 import { startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres';
-import { park, receiver, spawnRedriveWorker, world, type WorkerProcess } from './redrive-support';
+import { completedTask, deliveredMessages, deliveriesPerMessage, park, spawnRedriveWorker, withReceiverAndWorkers, world } from './redrive-support';
 import { createTestTables, dropTestQueues, inFlight, killConsumers, spawnConsumer, testSource, waitFor } from './runtime-support';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 /** What an operator allows a worker to take to come back once Postgres is up again. */
 const RECOVERY_MS = 30_000;
 
-let pg: PrivatePostgres;
+let server: PrivatePostgres;
 
 /** Wait for Postgres to answer the test process again (its own pools reconnect on the next query). */
 async function postgresBack(): Promise<void> {
-  await waitFor('Postgres answering again', async () => sql()`SELECT 1`.then(() => true, () => false), 30_000, 200);
+  await waitFor('Postgres answering again', async () => pg()`SELECT 1`.then(() => true, () => false), 30_000, 200);
 }
 
 describe('workers through Postgres restarts', () => {
   beforeAll(async () => {
-    pg = await startPrivatePostgres('pgrestart');
+    server = await startPrivatePostgres('pgrestart');
     // lib/ (its environment was read at import, its pools are made on first use) and the children
     // use the private cluster.
-    process.env.DATABASE_URL = pg.url;
+    process.env.DATABASE_URL = server.url;
     await closeDb();
-    Object.assign(env(), { DATABASE_URL: pg.url });
+    Object.assign(env(), { DATABASE_URL: server.url });
     await createTestTables();
   }, 180_000);
   // Each test builds its own world (teams, sources) on the private cluster.
@@ -44,7 +44,7 @@ describe('workers through Postgres restarts', () => {
     await dropTestQueues();
     await closeQueues();
     await closeDb();
-    pg?.destroy();
+    server?.destroy();
   });
 
   it('ends every one of 10,000 messages acknowledged or as exactly one dead letter while Postgres restarts twice, the consumer never restarted', { timeout: 300_000 }, async () => {
@@ -64,7 +64,7 @@ describe('workers through Postgres restarts', () => {
     await consumer.ready;
 
     const settled = async () => {
-      const [r] = await sql()<{ acked: number; dead: number }[]>`
+      const [r] = await pg()<{ acked: number; dead: number }[]>`
         SELECT (SELECT count(*) FROM runtime_acks WHERE message_id LIKE 'p-%')::int AS acked,
                (SELECT count(*) FROM dead_letters WHERE source_id = ${source.id})::int AS dead`;
       return r!.acked + r!.dead;
@@ -79,7 +79,7 @@ describe('workers through Postgres restarts', () => {
     const restarts: number[] = [];
     for (const at of [2_000, 6_000]) {
       await waitFor(`${at} settled`, async () => (await settled()) >= at, 120_000, 100);
-      await pg.restart(3_000);
+      await server.restart(3_000);
       restarts.push(Date.now());
       await postgresBack();
     }
@@ -89,10 +89,10 @@ describe('workers through Postgres restarts', () => {
     await waitFor('every message settled', async () => (await settled()) >= 10_000 && (await inFlight(name)) === 0, 120_000, 250);
     expect(consumer.process.exitCode).toBeNull();
 
-    const acks = new Set((await sql()<{ message_id: string }[]>`SELECT message_id FROM runtime_acks WHERE message_id LIKE 'p-%'`).map((a) => a.message_id));
+    const acks = new Set((await pg()<{ message_id: string }[]>`SELECT message_id FROM runtime_acks WHERE message_id LIKE 'p-%'`).map((a) => a.message_id));
     const dead = new Map(
       (
-        await sql()<{ message_id: string; n: number; reason: string; sha: string }[]>`
+        await pg()<{ message_id: string; n: number; reason: string; sha: string }[]>`
           SELECT message_id, count(*)::int AS n, min(reason::text) AS reason, min(payload_sha256) AS sha
           FROM dead_letters WHERE source_id = ${source.id} GROUP BY message_id`
       ).map((d) => [d.message_id, d]),
@@ -110,9 +110,7 @@ describe('workers through Postgres restarts', () => {
   });
 
   it('completes a redrive in flight through two Postgres restarts, every item delivered, the worker never restarted', { timeout: 300_000 }, async () => {
-    const http = await receiver();
-    const workers: WorkerProcess[] = [];
-    try {
+    await withReceiverAndWorkers(async (http, workers) => {
       const w = await world({ partnerUrl: http.url });
       const TOTAL = 3_000;
       const ids = await park(w.partner, TOTAL, { prefix: 'r' });
@@ -121,44 +119,26 @@ describe('workers through Postgres restarts', () => {
       workers.push(worker);
       await worker.ready;
       const task = await startRedrive({ ...SYSTEM, label: 'pg-restart' }, { selection: { source: w.partner.name }, ratePerSecond: 200 });
-      const delivered = () => new Set(http.deliveries.map((d) => d.messageId)).size;
+      const delivered = () => deliveredMessages(http);
       for (const at of [600, 1_800]) {
         await waitFor(`${at} delivered`, async () => delivered() >= at, 120_000, 20);
-        await pg.restart(3_000);
+        await server.restart(3_000);
         await postgresBack();
       }
-      const done = await waitFor(
-        'completed',
-        async () => {
-          const t = await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } });
-          return t.status === 'completed' ? t : undefined;
-        },
-        RECOVERY_MS + 60_000,
-        250,
-      );
+      const done = await completedTask(task.id, RECOVERY_MS + 60_000, 250);
       expect(worker.process.exitCode).toBeNull();
       expect(done).toMatchObject({ total: TOTAL, sent: TOTAL, acknowledged: TOTAL, failed: 0, skipped: 0 });
       // 0 lost: every message arrived with its own dead letter's message id.
-      const counts = new Map<string, number>();
-      for (const d of http.deliveries) {
-        expect(messageOf.get(d.deadLetterId)).toBe(d.messageId);
-        counts.set(d.messageId, (counts.get(d.messageId) ?? 0) + 1);
-      }
+      const counts = deliveriesPerMessage(http, messageOf);
       expect(counts.size).toBe(TOTAL);
       // A batch sent just as Postgres went away may go again (same message id, deduplicated downstream): at most twice.
       for (const n of counts.values()) expect(n).toBeLessThanOrEqual(2);
       expect(await db().deadLetter.count({ where: { sourceId: w.partner.id, status: 'redriven' } })).toBe(TOTAL);
-    } finally {
-      for (const wp of workers) wp.process.kill('SIGKILL');
-      await Promise.all(workers.map((wp) => wp.exited));
-      await http.close();
-    }
+    });
   });
 
   it('two redrive workers on one task through a Postgres restart never send an item twice, except the sends in flight at the restart', { timeout: 300_000 }, async () => {
-    const http = await receiver();
-    const workers: WorkerProcess[] = [];
-    try {
+    await withReceiverAndWorkers(async (http, workers) => {
       const w = await world({ partnerUrl: http.url });
       const TOTAL = 2_000;
       await park(w.partner, TOTAL, { prefix: 'two' });
@@ -167,23 +147,15 @@ describe('workers through Postgres restarts', () => {
       for (let i = 0; i < 2; i++) workers.push(spawnRedriveWorker());
       await Promise.all(workers.map((wp) => wp.ready));
       const task = await startRedrive({ ...SYSTEM, label: 'pg-restart-two' }, { selection: { source: w.partner.name }, ratePerSecond: 200 });
-      const delivered = () => new Set(http.deliveries.map((d) => d.messageId)).size;
+      const delivered = () => deliveredMessages(http);
       const restarts: number[] = [];
       for (const at of [500, 1_200]) {
         await waitFor(`${at} delivered`, async () => delivered() >= at, 120_000, 20);
         restarts.push(Date.now());
-        await pg.restart(3_000);
+        await server.restart(3_000);
         await postgresBack();
       }
-      const done = await waitFor(
-        'completed',
-        async () => {
-          const t = await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } });
-          return t.status === 'completed' ? t : undefined;
-        },
-        RECOVERY_MS + 60_000,
-        250,
-      );
+      const done = await completedTask(task.id, RECOVERY_MS + 60_000, 250);
       for (const wp of workers) expect(wp.process.exitCode).toBeNull();
       expect(done).toMatchObject({ total: TOTAL, sent: TOTAL, acknowledged: TOTAL, failed: 0, skipped: 0 });
       const sends = new Map<string, number[]>();
@@ -197,10 +169,6 @@ describe('workers through Postgres restarts', () => {
         expect(restarts.some((r) => at[0]! >= r - 2_000 && at[0]! <= r + 500), `${messageId} first sent at ${at[0]}, restarts at ${restarts.join(', ')}`).toBe(true);
       }
       console.info(`two runners through ${restarts.length} Postgres restarts: ${TOTAL} items, ${twice.length} sent twice (in flight at a restart)`);
-    } finally {
-      for (const wp of workers) wp.process.kill('SIGKILL');
-      await Promise.all(workers.map((wp) => wp.exited));
-      await http.close();
-    }
+    });
   });
 });

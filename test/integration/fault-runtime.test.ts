@@ -3,13 +3,12 @@
 // without persistence mid-run. Every message must end acknowledged or as exactly one dead letter.
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { closeDb, sql } from '@/lib/db';
+import { describe, expect, it } from 'vitest';
+import { pg } from '@/lib/db';
 import { env } from '@/lib/env';
-import { closeQueues, producerQueue, QUEUES } from '@/lib/queue';
+import { producerQueue, QUEUES } from '@/lib/queue';
 import { sendMany, type OutgoingMessage } from '@/lib/runtime';
-import { resetDatabase } from '../support/db';
-import { createTestTables, dropTestQueues, inFlight, killConsumers, spawnConsumer, testSource, waitFor, type ChildConsumer } from './runtime-support';
+import { inFlight, runtimeTestLifecycle, spawnConsumer, testSource, waitFor, type ChildConsumer } from './runtime-support';
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -34,8 +33,8 @@ interface Outcome {
 }
 
 async function outcomes(sourceId: string, prefix: string): Promise<Outcome> {
-  const acks = await sql()<{ message_id: string }[]>`SELECT message_id FROM runtime_acks WHERE message_id LIKE ${prefix + '-%'}`;
-  const dead = await sql()<{ message_id: string; n: number; reason: string; sha: string }[]>`
+  const acks = await pg()<{ message_id: string }[]>`SELECT message_id FROM runtime_acks WHERE message_id LIKE ${prefix + '-%'}`;
+  const dead = await pg()<{ message_id: string; n: number; reason: string; sha: string }[]>`
     SELECT message_id, count(*)::int AS n, min(reason::text) AS reason, min(payload_sha256) AS sha
     FROM dead_letters WHERE source_id = ${sourceId} AND message_id LIKE ${prefix + '-%'} GROUP BY message_id`;
   return {
@@ -63,16 +62,7 @@ function expectExactlyOnce(o: Outcome, sent: Map<string, { poison: boolean; sha:
 }
 
 describe('runtime under faults', () => {
-  beforeEach(async () => {
-    await resetDatabase();
-    await createTestTables();
-  });
-  afterEach(killConsumers);
-  afterAll(async () => {
-    await dropTestQueues();
-    await closeQueues();
-    await closeDb();
-  });
+  runtimeTestLifecycle();
 
   it('loses nothing and dead-letters nothing twice while the consumer process is SIGKILLed repeatedly', { timeout: 180_000 }, async () => {
     const name = `fault-${Date.now().toString(36)}`;
@@ -113,10 +103,10 @@ describe('runtime under faults', () => {
     expect(o.acked.size + o.dead.size).toBe(10_000);
     expect(o.dead.size).toBe(500);
     expect(kills).toBeGreaterThanOrEqual(5);
-    const [rows] = await sql()<{ n: number }[]>`SELECT count(*)::int AS n FROM dead_letters WHERE source_id = ${source.id}`;
+    const [rows] = await pg()<{ n: number }[]>`SELECT count(*)::int AS n FROM dead_letters WHERE source_id = ${source.id}`;
     expect(rows?.n).toBe(500);
     // Evidence that the kills hit messages in flight: deliveries that came back after a kill.
-    const [redelivered] = await sql()<{ n: number }[]>`
+    const [redelivered] = await pg()<{ n: number }[]>`
       SELECT (SELECT count(*) FROM runtime_acks WHERE message_id LIKE 'f-%' AND receives > 1)
            + (SELECT count(*) FROM dead_letters WHERE source_id = ${source.id} AND receive_count > 1) AS n`;
     console.info(
@@ -143,7 +133,7 @@ describe('runtime under faults', () => {
         }
       })();
       await waitFor('dead letters committed before the restart', async () => (await outcomes(source.id, 'a')).dead.size >= 40, 60_000);
-      const committed = await sql()<{ id: bigint; message_id: string; payload_sha256: string }[]>`
+      const committed = await pg()<{ id: bigint; message_id: string; payload_sha256: string }[]>`
         SELECT id, message_id, payload_sha256 FROM dead_letters WHERE source_id = ${source.id} ORDER BY id`;
 
       const url = new URL(env().REDIS_URL);
@@ -179,8 +169,8 @@ describe('runtime under faults', () => {
       expect(consumer.process.exitCode).toBeNull();
       expectExactlyOnce(await outcomes(source.id, 'b'), after.sent);
 
-      const still = await sql()<{ id: bigint; message_id: string; payload_sha256: string }[]>`
-        SELECT id, message_id, payload_sha256 FROM dead_letters WHERE id IN ${sql()(committed.map((c) => c.id.toString()))} ORDER BY id`;
+      const still = await pg()<{ id: bigint; message_id: string; payload_sha256: string }[]>`
+        SELECT id, message_id, payload_sha256 FROM dead_letters WHERE id IN ${pg()(committed.map((c) => c.id.toString()))} ORDER BY id`;
       expect(still).toEqual(committed);
       const a = await outcomes(source.id, 'a');
       for (const d of a.dead.values()) expect(d.count).toBe(1);

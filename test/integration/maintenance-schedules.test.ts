@@ -8,7 +8,7 @@ import { createInterface } from 'node:readline';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
 import { createTeam } from '@/lib/admin/teams';
-import { closeDb, sql } from '@/lib/db';
+import { closeDb, pg } from '@/lib/db';
 import { createSource } from '@/lib/sources/create-source';
 import { env } from '@/lib/env';
 import { closeQueues, JOBS, producerQueue, producerRedis, queuePrefix, QUEUES } from '@/lib/queue';
@@ -48,7 +48,7 @@ describe('maintenance worker', () => {
     await producerQueue(QUEUES.maintenance).obliterate({ force: true });
     await createTeam(SYSTEM, { name: 'ops' });
     await createSource(SYSTEM, { name: `watched-${Date.now().toString(36)}`, team: 'ops', kind: 'ingest' });
-    const lastEvaluation = async () => (await sql()<{ at: Date | null }[]>`SELECT max(evaluated_at) AS at FROM alarm_states`)[0]!.at;
+    const lastEvaluation = async () => (await pg()<{ at: Date | null }[]>`SELECT max(evaluated_at) AS at FROM alarm_states`)[0]!.at;
     child = spawn(process.execPath, ['--import', 'tsx', 'workers/maintenance.ts'], {
       env: { ...process.env, DATABASE_URL: env().DATABASE_URL, QUEUE_PREFIX: env().QUEUE_PREFIX, LOG_LEVEL: 'info', TRIAGE_STATE_DIR: env().TRIAGE_STATE_DIR },
       stdio: ['ignore', 'pipe', 'pipe'],

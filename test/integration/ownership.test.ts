@@ -3,7 +3,6 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeDb, db } from '@/lib/db';
-import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
 import { listClusters } from '@/lib/clustering/list-clusters';
 import { addClusterNote, getOwnership, updateOwnership } from '@/lib/ownership/ownership';
 import { manualClock } from '@/lib/clock';
@@ -12,25 +11,13 @@ import { SYSTEM } from '@/lib/auth';
 import * as ownershipRoute from '@/app/api/v1/clusters/[id]/ownership/route';
 import { principal, seedFixtures, type Fixtures } from '../security/fixtures';
 import { resetDatabase } from '../support/db';
+import { poisonCluster } from './cluster-support';
 
 let fx: Fixtures;
 const as = (email: string) => principal(fx.users[email]!);
 const DAY = 86_400_000;
 
-async function poison(source: 'orders' | 'payments', message: string, n = 1, tag = ''): Promise<string> {
-  const rows = await recordDeadLetters(
-    { id: fx.sources[source].id, retentionSeconds: 14 * 86400 },
-    Array.from({ length: n }, (_, i) => ({
-      messageId: `${source}-${message}-${tag}${i}`,
-      payload: new TextEncoder().encode('{}'),
-      reason: 'Rejected' as const,
-      errorType: 'ApiError',
-      errorMessage: message,
-    })),
-  );
-  const d = await db().deadLetter.findUniqueOrThrow({ where: { id: BigInt(rows[0]!.id) } });
-  return d.clusterId!;
-}
+const poison = (source: 'orders' | 'payments', message: string, n = 1, tag = '') => poisonCluster(fx, source, message, n, tag);
 
 async function patch(email: string, id: string, body: unknown) {
   const res = await ownershipRoute.PATCH(

@@ -4,7 +4,7 @@ import { SYSTEM } from '@/lib/auth';
 import { createTeam } from '@/lib/admin/teams';
 import { createSource } from '@/lib/sources/create-source';
 import { recordDeadLetters, type NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
-import { closeDb, db, sql } from '@/lib/db';
+import { closeDb, db, pg } from '@/lib/db';
 import { backlogSize, drainBacklog } from '@/lib/search';
 import { resetDatabase } from '../support/db';
 
@@ -135,7 +135,7 @@ describe('recording dead letters', () => {
     expect(await db().deadLetterSearch.count()).toBe(0);
     expect(await drainBacklog({ limit: 40 })).toBe(102);
     expect(await backlogSize()).toEqual({ count: 0, capped: false });
-    const search = await sql()<{ message_id: string; payload_text: string | null; error_text: string | null }[]>`
+    const search = await pg()<{ message_id: string; payload_text: string | null; error_text: string | null }[]>`
       SELECT d.message_id, s.payload_text, s.error_text FROM dead_letter_search s JOIN dead_letters d ON d.id = s.dead_letter_id`;
     const text = new Map(search.map((r) => [r.message_id, r]));
     expect(search).toHaveLength(102);

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RedriveSupervisor } from '@/lib/redrive/supervisor';
 import type { Consumer } from '@/lib/runtime';
+import { waitFor } from '../support/wait-for';
 
 // lib/ is imported only once the cluster is up and the environment names it: lib/env is read once.
 const lib = async () => ({
@@ -49,15 +50,6 @@ async function clusterPorts(): Promise<number[]> {
   }
   if (ports.length < 3) throw new Error('no three free ports for the Redis Cluster');
   return ports;
-}
-
-async function waitFor<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 30_000, everyMs = 100): Promise<T> {
-  for (const until = Date.now() + timeoutMs; ; ) {
-    const v = await check();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
 }
 
 const cli = (port: number, ...args: string[]) => spawnSync('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args], { encoding: 'utf8' });

@@ -8,7 +8,7 @@ import { closeQueues } from '@/lib/queue';
 import { startRedrive } from '@/lib/redrive';
 import { resetDatabase } from '../support/db';
 import { waitFor } from './runtime-support';
-import { park, receiver, spawnRedriveWorker, world, type WorkerProcess } from './redrive-support';
+import { completedTask, deliveredMessages, deliveriesPerMessage, park, spawnRedriveWorker, withReceiverAndWorkers, world } from './redrive-support';
 
 const TOTAL = 10_000;
 
@@ -20,9 +20,7 @@ describe('redrive under worker crashes', () => {
   });
 
   it('completes with 0 lost and duplicates only from the batches in flight at each SIGKILL', { timeout: 240_000 }, async () => {
-    const http = await receiver();
-    const workers: WorkerProcess[] = [];
-    try {
+    await withReceiverAndWorkers(async (http, workers) => {
       const w = await world({ partnerUrl: http.url });
       const ids = await park(w.partner, TOTAL, { prefix: 'f' });
       const messageOf = new Map(ids.map((id, i) => [id, `f-${i}`]));
@@ -35,7 +33,7 @@ describe('redrive under worker crashes', () => {
       };
       let worker = await start();
       const task = await startRedrive({ ...SYSTEM, label: 'fault-test' }, { selection: { source: w.partner.name }, ratePerSecond: 200 });
-      const delivered = () => new Set(http.deliveries.map((d) => d.messageId)).size;
+      const delivered = () => deliveredMessages(http);
 
       const inFlight: Set<string>[] = [];
       for (const killAt of [2_000, 6_000]) {
@@ -48,25 +46,13 @@ describe('redrive under worker crashes', () => {
         worker = await start();
       }
 
-      const done = await waitFor(
-        'completed',
-        async () => {
-          const t = await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } });
-          return t.status === 'completed' ? t : undefined;
-        },
-        150_000,
-        200,
-      );
+      const done = await completedTask(task.id, 150_000, 200);
       expect(done).toMatchObject({ total: TOTAL, sent: TOTAL, acknowledged: TOTAL, failed: 0, skipped: 0 });
       expect(await db().redriveItem.count({ where: { taskId: task.id, state: 'acknowledged' } })).toBe(TOTAL);
 
       // 0 lost: every message arrived, signed, with its own dead letter's message id.
-      const counts = new Map<string, number>();
-      for (const d of http.deliveries) {
-        expect(d.signed).toBe(true);
-        expect(messageOf.get(d.deadLetterId)).toBe(d.messageId);
-        counts.set(d.messageId, (counts.get(d.messageId) ?? 0) + 1);
-      }
+      for (const d of http.deliveries) expect(d.signed).toBe(true);
+      const counts = deliveriesPerMessage(http, messageOf);
       expect(counts.size).toBe(TOTAL);
       // Duplicates: only items in flight at a kill, at most once more each.
       const duplicated = [...counts].filter(([, n]) => n > 1);
@@ -77,10 +63,6 @@ describe('redrive under worker crashes', () => {
       }
       expect(duplicated.length).toBeLessThanOrEqual(inFlight.reduce((a, s) => a + s.size, 0));
       expect(await db().deadLetter.count({ where: { sourceId: w.partner.id, status: 'redriven' } })).toBe(TOTAL);
-    } finally {
-      for (const wp of workers) wp.process.kill('SIGKILL');
-      await Promise.all(workers.map((wp) => wp.exited));
-      await http.close();
-    }
+    });
   });
 });

@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
 import { PermanentError } from '@/lib/broker';
 import { SYSTEM, type Actor } from '@/lib/auth';
 import { createTeam } from '@/lib/admin/teams';
@@ -17,6 +18,7 @@ import { env } from '@/lib/env';
 import { QUEUES, producerQueue } from '@/lib/queue';
 import { consume, type Consumer, type ReceivedMessage } from '@/lib/runtime';
 import { REDRIVE_HEADERS, verifyRedriveSignature } from '@/lib/redrive';
+import { waitFor } from './runtime-support';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -217,4 +219,47 @@ export function shiftedClock(): { now: () => number; advance(ms: number): void }
       offset += ms;
     },
   };
+}
+
+/**
+ * The scaffolding of a test with redrive worker processes: a receiver, and the workers the test
+ * pushes onto `workers`; every worker is SIGKILLed and the receiver closed afterwards, whatever
+ * the test threw.
+ */
+export async function withReceiverAndWorkers(test: (http: Receiver, workers: WorkerProcess[]) => Promise<void>): Promise<void> {
+  const http = await receiver();
+  const workers: WorkerProcess[] = [];
+  try {
+    await test(http, workers);
+  } finally {
+    for (const wp of workers) wp.process.kill('SIGKILL');
+    await Promise.all(workers.map((wp) => wp.exited));
+    await http.close();
+  }
+}
+
+/** How many distinct messages the receiver got. */
+export const deliveredMessages = (http: Receiver) => new Set(http.deliveries.map((d) => d.messageId)).size;
+
+/** The task once completed (polled every `everyMs`, at most `timeoutMs`). */
+export function completedTask(taskId: string, timeoutMs: number, everyMs: number) {
+  return waitFor(
+    'completed',
+    async () => {
+      const t = await db().redriveTask.findUniqueOrThrow({ where: { id: taskId } });
+      return t.status === 'completed' ? t : undefined;
+    },
+    timeoutMs,
+    everyMs,
+  );
+}
+
+/** Every delivery carries its own dead letter's message id (0 lost, none mixed up): deliveries per message. */
+export function deliveriesPerMessage(http: Receiver, messageOf: Map<string, string>): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const d of http.deliveries) {
+    expect(messageOf.get(d.deadLetterId)).toBe(d.messageId);
+    counts.set(d.messageId, (counts.get(d.messageId) ?? 0) + 1);
+  }
+  return counts;
 }

@@ -2,7 +2,7 @@
 // test handler. Messages with header x-poison are rejected for good; x-hang never finishes (a
 // consumer that stalls); the rest are acknowledged by recording them in runtime_acks, idempotently.
 import { PermanentError } from '@/lib/broker';
-import { closeDb, sql, useWorkerTimeouts } from '@/lib/db';
+import { closeDb, pg, useWorkerTimeouts } from '@/lib/db';
 import { env } from '@/lib/env';
 import { log } from '@/lib/log';
 import { closeQueues } from '@/lib/queue';
@@ -13,11 +13,11 @@ useWorkerTimeouts('worker');
 
 async function handle(m: ReceivedMessage): Promise<void> {
   if (m.headers['x-hang']) {
-    await sql()`INSERT INTO runtime_started (message_id) VALUES (${m.id}) ON CONFLICT DO NOTHING`;
+    await pg()`INSERT INTO runtime_started (message_id) VALUES (${m.id}) ON CONFLICT DO NOTHING`;
     await new Promise(() => {});
   }
   if (m.headers['x-poison']) throw new PermanentError(`poison message ${m.headers['x-poison']}`);
-  await sql()`INSERT INTO runtime_acks (message_id, receives) VALUES (${m.id}, ${m.receives}) ON CONFLICT DO NOTHING`;
+  await pg()`INSERT INTO runtime_acks (message_id, receives) VALUES (${m.id}, ${m.receives}) ON CONFLICT DO NOTHING`;
 }
 
 const host = await runConsumers(() => ({ handle, consumerName: 'runtime-test', consumerVersion: 'child' }), {

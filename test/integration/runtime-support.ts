@@ -3,12 +3,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeEach } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
 import { createTeam } from '@/lib/admin/teams';
 import { createSource } from '@/lib/sources/create-source';
-import { db, sql } from '@/lib/db';
+import { closeDb, db, pg } from '@/lib/db';
 import { env } from '@/lib/env';
-import { QUEUES, producerQueue } from '@/lib/queue';
+import { closeQueues, QUEUES, producerQueue } from '@/lib/queue';
+import { resetDatabase } from '../support/db';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -34,9 +36,9 @@ export async function testSource(
 
 /** Tables the child's test handler writes: acknowledgements, and messages it started and hung on. */
 export async function createTestTables(): Promise<void> {
-  await sql()`CREATE TABLE IF NOT EXISTS runtime_acks (message_id text PRIMARY KEY, receives int NOT NULL, at timestamptz NOT NULL DEFAULT now())`;
-  await sql()`CREATE TABLE IF NOT EXISTS runtime_started (message_id text PRIMARY KEY)`;
-  await sql()`TRUNCATE runtime_acks, runtime_started`;
+  await pg()`CREATE TABLE IF NOT EXISTS runtime_acks (message_id text PRIMARY KEY, receives int NOT NULL, at timestamptz NOT NULL DEFAULT now())`;
+  await pg()`CREATE TABLE IF NOT EXISTS runtime_started (message_id text PRIMARY KEY)`;
+  await pg()`TRUNCATE runtime_acks, runtime_started`;
 }
 
 /** Waiting, job by job, in BullMQ's own states: all zero once the source has nothing in flight. */
@@ -45,15 +47,7 @@ export async function inFlight(sourceName: string): Promise<number> {
   return Object.values(c).reduce((a, b) => a + b, 0);
 }
 
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 30_000, everyMs = 100): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
+export { waitFor } from '../support/wait-for';
 
 const children = new Set<ChildProcess>();
 
@@ -110,4 +104,22 @@ export function spawnConsumer(extraEnv: Record<string, string> = {}, script = 't
   });
   ready.catch(() => {});
   return { process: child, ready, exited };
+}
+
+/**
+ * The hooks of a suite that runs consumer children on the shared test database: a reset database
+ * with the test tables before each test, no child left running after it, and the run's queues
+ * dropped and pools closed at the end.
+ */
+export function runtimeTestLifecycle(): void {
+  beforeEach(async () => {
+    await resetDatabase();
+    await createTestTables();
+  });
+  afterEach(killConsumers);
+  afterAll(async () => {
+    await dropTestQueues();
+    await closeQueues();
+    await closeDb();
+  });
 }

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PermanentError } from '@/lib/broker';
-import { closeDb, db, sql } from '@/lib/db';
+import { closeDb, db, pg } from '@/lib/db';
 import { closeQueues } from '@/lib/queue';
 import { consume, redriveToSource, send, sendMany, TRIAGE_HEADERS, type Consumer, type ReceivedMessage } from '@/lib/runtime';
 import { resetDatabase } from '../support/db';
@@ -171,7 +171,7 @@ describe('broker runtime', () => {
     const child = spawnConsumer();
     await child.ready;
     await send(name, text('{"loan":1}'), { 'x-hang': '1' }, { messageId: 'hangs' });
-    await waitFor('the child to take the message', async () => (await sql()`SELECT 1 FROM runtime_started`).length === 1, 30_000);
+    await waitFor('the child to take the message', async () => (await pg()`SELECT 1 FROM runtime_started`).length === 1, 30_000);
     child.process.kill('SIGKILL');
     await child.exited;
 
@@ -219,7 +219,7 @@ describe('broker runtime', () => {
     const child = spawnConsumer();
     await child.ready;
     await send(name, text('x'), { 'x-hang': '1' }, { messageId: 'crashes-consumer' });
-    await waitFor('the child to take the message', async () => (await sql()`SELECT 1 FROM runtime_started`).length === 1, 30_000);
+    await waitFor('the child to take the message', async () => (await pg()`SELECT 1 FROM runtime_started`).length === 1, 30_000);
     child.process.kill('SIGKILL');
     await child.exited;
     let called = false;
@@ -249,10 +249,10 @@ describe('broker runtime', () => {
         return rows.length === 1 && rows;
       });
       // Where the redrive engine stands once it has sent it: a task with a sent item, the dead letter redriving.
-      const [task] = await sql()<{ id: string }[]>`
+      const [task] = await pg()<{ id: string }[]>`
         INSERT INTO redrive_tasks (source_id, status, selection, total, sent, updated_at) VALUES (${source.id}, 'running', '{}', 1, 1, now()) RETURNING id`;
-      await sql()`INSERT INTO redrive_items (task_id, seq, dead_letter_id, state, attempts, sent_at) VALUES (${task!.id}, 1, ${dl!.id.toString()}::bigint, 'sent', 1, now())`;
-      await sql()`UPDATE dead_letters SET status = 'redriving' WHERE id = ${dl!.id.toString()}::bigint`;
+      await pg()`INSERT INTO redrive_items (task_id, seq, dead_letter_id, state, attempts, sent_at) VALUES (${task!.id}, 1, ${dl!.id.toString()}::bigint, 'sent', 1, now())`;
+      await pg()`UPDATE dead_letters SET status = 'redriving' WHERE id = ${dl!.id.toString()}::bigint`;
       return { source, dl: dl!, taskId: task!.id, seen, fix: () => (fixed = true) };
     }
 
@@ -274,7 +274,7 @@ describe('broker runtime', () => {
       expect(m.receives).toBe(1);
       expect(m.key).toBe('k1');
       await waitFor('the outcome', async () => {
-        const [item] = await sql()<{ state: string }[]>`SELECT state::text FROM redrive_items WHERE task_id = ${taskId}`;
+        const [item] = await pg()<{ state: string }[]>`SELECT state::text FROM redrive_items WHERE task_id = ${taskId}`;
         return item?.state === 'acknowledged';
       });
       const task = await db().redriveTask.findUniqueOrThrow({ where: { id: taskId } });
@@ -287,10 +287,10 @@ describe('broker runtime', () => {
       const { source, dl, taskId, seen, fix } = await parkOne(name);
       fix();
       // Triage's side fails after the handler succeeded: the outcome's table refuses every query.
-      await sql()`ALTER TABLE redrive_items RENAME TO redrive_items_away`;
+      await pg()`ALTER TABLE redrive_items RENAME TO redrive_items_away`;
       let restored = false;
       const restore = async () => {
-        if (!restored) await sql()`ALTER TABLE redrive_items_away RENAME TO redrive_items`;
+        if (!restored) await pg()`ALTER TABLE redrive_items_away RENAME TO redrive_items`;
         restored = true;
       };
       try {
@@ -302,7 +302,7 @@ describe('broker runtime', () => {
         await restore();
       }
       await waitFor('the deferred outcome', async () => {
-        const [item] = await sql()<{ state: string }[]>`SELECT state::text FROM redrive_items WHERE task_id = ${taskId}`;
+        const [item] = await pg()<{ state: string }[]>`SELECT state::text FROM redrive_items WHERE task_id = ${taskId}`;
         return item?.state === 'acknowledged';
       });
       expect((await db().deadLetter.findUniqueOrThrow({ where: { id: dl.id } })).status).toBe('redriven');

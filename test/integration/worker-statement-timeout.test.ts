@@ -3,24 +3,13 @@
 // test holds fails with Postgres's timeout, its message ends as a dead letter saying so, and the
 // consumer goes on with the next message once the lock is gone.
 import type postgres from 'postgres';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { closeDb, db, sql } from '@/lib/db';
-import { closeQueues } from '@/lib/queue';
+import { describe, expect, it } from 'vitest';
+import { db, pg } from '@/lib/db';
 import { send } from '@/lib/runtime';
-import { resetDatabase } from '../support/db';
-import { createTestTables, dropTestQueues, killConsumers, spawnConsumer, testSource, waitFor } from './runtime-support';
+import { runtimeTestLifecycle, spawnConsumer, testSource, waitFor } from './runtime-support';
 
 describe('worker statement timeout', () => {
-  beforeEach(async () => {
-    await resetDatabase();
-    await createTestTables();
-  });
-  afterEach(killConsumers);
-  afterAll(async () => {
-    await dropTestQueues();
-    await closeQueues();
-    await closeDb();
-  });
+  runtimeTestLifecycle();
 
   it('fails a handler query blocked on a lock with a statement timeout, and the consumer goes on', { timeout: 120_000 }, async () => {
     const name = `stmt-timeout-${Date.now().toString(36)}`;
@@ -33,7 +22,7 @@ describe('worker statement timeout', () => {
     const released = new Promise<void>((r) => (release = r));
     let locked!: () => void;
     const isLocked = new Promise<void>((r) => (locked = r));
-    const holder = sql().begin(async (tx: postgres.TransactionSql) => {
+    const holder = pg().begin(async (tx: postgres.TransactionSql) => {
       await tx`LOCK TABLE runtime_acks IN ACCESS EXCLUSIVE MODE`;
       locked();
       await Promise.race([released, new Promise((r) => setTimeout(r, 40_000))]);
@@ -56,7 +45,7 @@ describe('worker statement timeout', () => {
 
     // The lock gone, the same consumer process handles the next message.
     await send(name, new TextEncoder().encode('{"order":2}'), {}, { messageId: 'after-1' });
-    await waitFor('the next message acknowledged', async () => (await sql()`SELECT 1 FROM runtime_acks WHERE message_id = 'after-1'`).length === 1, 30_000);
+    await waitFor('the next message acknowledged', async () => (await pg()`SELECT 1 FROM runtime_acks WHERE message_id = 'after-1'`).length === 1, 30_000);
     expect(consumer.process.exitCode).toBeNull();
   });
 });

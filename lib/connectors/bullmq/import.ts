@@ -8,7 +8,7 @@
 // that fails again (after Triage's redrive, or the application's own retry) fails at a new time and
 // becomes the next generation; rereading a failure already recorded adds nothing.
 import { QueueEvents } from 'bullmq';
-import { sql as pg } from '@/lib/db';
+import { pg } from '@/lib/db';
 import type { NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
 import { log } from '@/lib/log';
 import type { ConnectorSource, ImportSink } from '../types';

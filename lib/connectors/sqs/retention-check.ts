@@ -3,7 +3,7 @@
 // costs the page at most that, and says "could not check" instead of failing the page.
 import type { Principal } from '@/lib/auth';
 import { AppError } from '@/lib/errors';
-import { findSource } from '@/lib/sla/find-source';
+import { findSource } from '@/lib/sources/find-source';
 import { sqsRetentionCheck } from './probe';
 
 export const RETENTION_CHECK_TIMEOUT_MS = 3_000;

@@ -15,7 +15,7 @@ import { activeReveal } from '@/lib/deadletters/reveal-payload';
 import { RedriveTaskDetail } from '../get-redrive';
 import { nudgeRedrive } from '../nudge';
 import { isoTime } from '@/lib/wire';
-import { sourceInScope } from '../selection';
+import { findSource } from '@/lib/sources/find-source';
 import { DEFAULT_CANARY_WINDOW_SECONDS, DEFAULT_OUTCOME_WINDOW_SECONDS, DEFAULT_RATE, MAX_RATE } from '../start-redrive';
 import { resolveDestination } from '../destination-source';
 import { createCopiesTask, sha256, type CopiesTask } from './copies-task';
@@ -64,7 +64,7 @@ export async function editDeadLetter(actor: Principal, idParam: string, input: E
         FROM dead_letters d JOIN sources s ON s.id = d.source_id WHERE d.id = ${id} FOR UPDATE OF d`;
       if (!d) throw notFound('No such dead letter');
       // Scope: another team's dead letter answers as one that does not exist.
-      const source = await sourceInScope(tx, actor, 'deadletters.edit', d.sourceId).catch(() => {
+      const source = await findSource(actor, d.sourceId, 'deadletters.edit', tx).catch(() => {
         throw notFound('No such dead letter');
       });
       if (d.status !== 'open') throw new AppError('conflict', `Only an open dead letter is edited and redriven; this one is ${d.status}`, { status: d.status });
@@ -170,7 +170,7 @@ export async function listDeadLetterVersions(actor: Principal, idParam: string):
   const id = parseDeadLetterId(idParam);
   const [d] = await db().$queryRaw<{ sourceId: string }[]>`SELECT source_id AS "sourceId" FROM dead_letters WHERE id = ${id}`;
   if (!d) throw notFound('No such dead letter');
-  await db().$transaction((tx) => sourceInScope(tx, actor, 'deadletters.read', d.sourceId)).catch(() => {
+  await findSource(actor, d.sourceId, 'deadletters.read').catch(() => {
     throw notFound('No such dead letter');
   });
   const rows = await db().deadLetterVersion.findMany({

@@ -1,0 +1,22 @@
+// The hooks of a suite that delivers webhooks with a real BullMQ worker (alarms, connector health).
+import type { Worker } from 'bullmq';
+import { afterAll, afterEach, beforeEach } from 'vitest';
+import { closeDb } from '@/lib/db';
+import { webhookWorker } from '@/lib/notifications/deliveries';
+import { closeQueues } from '@/lib/queue';
+import { resetDatabase } from '../support/db';
+
+/** A reset database before each test, the test's webhook worker closed after it, pools closed at the end. */
+export function webhookTestLifecycle(): { startWorker(opts: Parameters<typeof webhookWorker>[0]): Worker } {
+  let worker: Worker | undefined;
+  beforeEach(resetDatabase);
+  afterEach(async () => {
+    await worker?.close();
+    worker = undefined;
+  });
+  afterAll(async () => {
+    await closeQueues();
+    await closeDb();
+  });
+  return { startWorker: (opts) => (worker = webhookWorker(opts)) };
+}
