@@ -13,48 +13,37 @@ export function FilterForm({ testId, className, children }: { testId?: string; c
   );
 }
 
-export function SourceSelect({ sources, value, anyLabel = 'any' }: { sources: readonly { id: string; name: string }[]; value: string; anyLabel?: string }) {
+/** A labelled select whose first option, "any" by default, means no filter (an empty value). */
+function SelectField({ label, name, value, options, anyLabel }: { label: string; name: string; value: string; options: readonly (string | { value: string; label: string })[]; anyLabel?: string }) {
   return (
     <label>
-      Source
-      <select name="source" defaultValue={value}>
-        <option value="">{anyLabel}</option>
-        {sources.map((s) => (
-          <option key={s.id} value={s.name}>
-            {s.name}
-          </option>
-        ))}
+      {label}
+      <select name={name} defaultValue={value}>
+        {anyLabel !== undefined && <option value="">{anyLabel}</option>}
+        {options.map((o) => {
+          const { value: v, label: text } = typeof o === 'string' ? { value: o, label: o } : o;
+          return (
+            <option key={v} value={v}>
+              {text}
+            </option>
+          );
+        })}
       </select>
     </label>
   );
+}
+
+export function SourceSelect({ sources, value, anyLabel = 'any' }: { sources: readonly { id: string; name: string }[]; value: string; anyLabel?: string }) {
+  // The value is the name (the URL a user shares says source=orders, not an id).
+  return <SelectField label="Source" name="source" value={value} anyLabel={anyLabel} options={sources.map((s) => s.name)} />;
 }
 
 export function StatusSelect({ value }: { value: string }) {
-  return (
-    <label>
-      Status
-      <select name="status" defaultValue={value}>
-        <option value="">any</option>
-        {DEAD_LETTER_STATUSES.map((s) => (
-          <option key={s}>{s}</option>
-        ))}
-      </select>
-    </label>
-  );
+  return <SelectField label="Status" name="status" value={value} anyLabel="any" options={DEAD_LETTER_STATUSES} />;
 }
 
 export function ReasonSelect({ value }: { value: string }) {
-  return (
-    <label>
-      Reason
-      <select name="reason" defaultValue={value}>
-        <option value="">any</option>
-        {DEAD_LETTER_REASONS.map((r) => (
-          <option key={r}>{r}</option>
-        ))}
-      </select>
-    </label>
-  );
+  return <SelectField label="Reason" name="reason" value={value} anyLabel="any" options={DEAD_LETTER_REASONS} />;
 }
 
 export function PayloadSearchInput({ value }: { value: string }) {
@@ -66,14 +55,11 @@ export function PayloadSearchInput({ value }: { value: string }) {
   );
 }
 
+const SORTS = [
+  { value: 'newest', label: 'newest first' },
+  { value: 'oldest', label: 'oldest first' },
+] as const;
+
 export function SortSelect({ value }: { value: string }) {
-  return (
-    <label>
-      Sort
-      <select name="sort" defaultValue={value}>
-        <option value="newest">newest first</option>
-        <option value="oldest">oldest first</option>
-      </select>
-    </label>
-  );
+  return <SelectField label="Sort" name="sort" value={value} options={SORTS} />;
 }

@@ -1,4 +1,5 @@
 // The trail's filter form: a plain GET form, so a filtered view is a link one can share.
+import { SourceSelect } from '@/components/filter-fields';
 import type { AuditFilter } from '@/lib/audit/filter';
 import styles from './audit.module.css';
 
@@ -21,17 +22,7 @@ export function AuditFilters({ filter, actions, sources }: { filter: AuditFilter
             ))}
           </datalist>
         </label>
-        <label>
-          Source
-          <select name="source" defaultValue={filter.source ?? ''}>
-            <option value="">(any)</option>
-            {sources.map((s) => (
-              <option key={s.id} value={s.name}>
-                {s.name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <SourceSelect sources={sources} value={filter.source ?? ''} anyLabel="(any)" />
         <label>
           Target type
           <input name="targetType" defaultValue={filter.targetType ?? ''} placeholder="e.g. redrive_task" />

@@ -8,7 +8,7 @@ import { auditEventView } from '@/lib/audit/present';
 import { REDRIVE_TASK_TARGET } from '@/lib/audit/redrive-history';
 import { canReveal } from '@/lib/masking';
 import { listSources } from '@/lib/sources/list-sources';
-import { SaveViewForm } from '../views/forms';
+import { SaveViewForm } from '@/components/save-view-form';
 import { OpenedView } from '@/components/opened-view';
 import { AuditFilters } from './filters';
 import { RedriveHistory } from './redrive-history';

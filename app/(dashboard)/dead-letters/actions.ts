@@ -11,7 +11,7 @@ import { deadLetterCount } from '@/lib/deadletters/count-label';
 import { DECISIONS, decideDeadLetter, decideSelection, previewDecision, type Decision, type SelectionInput } from '@/lib/deadletters/decide';
 import { filtersFromSearchParams } from '@/lib/deadletters/filters';
 import { revealPayload } from '@/lib/deadletters/reveal-payload';
-import { redriveHref } from '../_redrive/redrive-href';
+import { redriveHref } from '@/components/redrive/redrive-href';
 
 const decisionOf = (v: string): Decision => {
   if (v !== 'archive' && v !== 'discard') throw new AppError('bad_request', 'Unknown decision');

@@ -12,7 +12,7 @@ import { KeysetPager } from '@/components/keyset-pager';
 import { OpenedView } from '@/components/opened-view';
 import { Problem } from '@/components/problem';
 import { first, problemMessage, toParams, type SearchParams } from '@/components/search-params';
-import { SaveViewForm } from '../views/forms';
+import { SaveViewForm } from '@/components/save-view-form';
 import { BulkActions } from './forms';
 import styles from './dead-letters.module.css';
 

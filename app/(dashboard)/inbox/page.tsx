@@ -10,7 +10,7 @@ import { KeysetPager } from '@/components/keyset-pager';
 import { OpenedView } from '@/components/opened-view';
 import { Problem } from '@/components/problem';
 import { first, toParams, type SearchParams } from '@/components/search-params';
-import { SaveViewForm } from '../views/forms';
+import { SaveViewForm } from '@/components/save-view-form';
 
 export default async function InboxPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const actor = await pageActor('deadletters.read');

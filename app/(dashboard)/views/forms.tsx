@@ -1,33 +1,9 @@
 'use client';
-// The "Save view" form of the dead-letter list, the inbox and the audit trail, and the forms of /views.
+// The forms of /views (rename, share, delete). The "Save view" form the list pages show is in
+// components/save-view-form.tsx.
 import { useActionState } from 'react';
-import type { ViewPage } from '@/lib/views/pages';
 import { FormStatus } from '@/components/form-status';
-import { deleteViewAction, saveViewAction, updateViewAction } from './actions';
-
-/** Saves the filters the page shows now (its normalized query string) under a name. */
-export function SaveViewForm({ page, filters, canShare }: { page: ViewPage; filters: string; canShare: boolean }) {
-  const [state, action, pending] = useActionState(saveViewAction, {});
-  return (
-    <form action={action} className="inline" data-testid="save-view">
-      <input type="hidden" name="page" value={page} />
-      <input type="hidden" name="filters" value={filters} />
-      <label>
-        Save these filters as
-        <input name="name" required maxLength={80} placeholder="e.g. my on-hold causes" />
-      </label>
-      {canShare ? (
-        <label>
-          <input type="checkbox" name="shared" /> share with my team
-        </label>
-      ) : null}
-      <button type="submit" className="secondary" disabled={pending}>
-        Save view
-      </button>
-      <FormStatus state={state} />
-    </form>
-  );
-}
+import { deleteViewAction, updateViewAction } from './actions';
 
 export function EditViewForm({ id, name, shared, canShare }: { id: string; name: string; shared: boolean; canShare: boolean }) {
   const [state, action, pending] = useActionState(updateViewAction, {});

@@ -5,7 +5,7 @@ import { Suspense } from 'react';
 import { can, canForTeam, type Actor } from '@/lib/auth';
 import { formatDuration } from '@/lib/sla/duration';
 import type { SourceDetail } from '@/lib/sources/get-source';
-import { ImportSwitch, TestConnection } from './connector-forms';
+import { ImportSwitch, TestConnection } from '@/components/connector-forms';
 import { SqsRetention } from './sqs-retention';
 
 /** What the source reads, in its kind's own terms. */

@@ -6,7 +6,7 @@ import { pageActor } from '@/lib/auth/guard';
 import { isConnectorKind } from '@/lib/connectors/types';
 import { AppError } from '@/lib/errors';
 import { getSource } from '@/lib/sources/get-source';
-import { TestConnection } from '../../../sources/[source]/connector-forms';
+import { TestConnection } from '@/components/connector-forms';
 import { updateConnectionAction } from '../../actions';
 import { ConnectionFields } from '../../connection-fields';
 import { AdminForm } from '../../forms';

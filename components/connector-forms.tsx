@@ -1,8 +1,9 @@
 'use client';
-// "Test connection" and the import switch of a connector source.
+// "Test connection" and the import switch of a connector source: on the source page and on its admin
+// page. The actions belong to the source route.
 import { useActionState } from 'react';
 import { FormStatus } from '@/components/form-status';
-import { setImportPausedAction, testConnectionAction } from './connector-actions';
+import { setImportPausedAction, testConnectionAction } from '@/app/(dashboard)/sources/[source]/connector-actions';
 
 export function TestConnection({ source }: { source: string }) {
   const [state, action, pending] = useActionState(testConnectionAction, {});
