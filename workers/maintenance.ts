@@ -1,6 +1,6 @@
 // The maintenance process: repeatable jobs on the maintenance queue (alarms and rollups every 15 s,
 // so metrics and charts are never more than 15 s behind; the retention sweep and webhook
-// re-queueing every minute; the audit checkpoint every 10 min; masking verdicts recomputed in
+// re-queueing every minute; dead_letters' monthly partitions created ahead and expired ones dropped every 10 min; the audit checkpoint every 10 min; masking verdicts recomputed in
 // bounded batches every 5 s while a source's are pending; grouping-rule re-application every 5 s; redrive rules every 5 s) and the webhook deliveries
 // themselves. BullMQ job schedulers make each run happen once however many of these processes are
 // up, and are put back when a Redis restart forgot them; the work is in lib/.
@@ -16,6 +16,7 @@ import { startHeartbeat } from '@/lib/workers/heartbeat';
 import { redeliverPending, webhookWorker } from '@/lib/notifications/deliveries';
 import { JOBS, QUEUES, closeQueues, producerQueue, queuePrefix } from '@/lib/queue';
 import { redisConnection } from '@/lib/redis';
+import { maintainPartitions } from '@/lib/retention/partitions';
 import { sweepExpired } from '@/lib/retention/sweep-expired';
 import { evaluateRedriveRules } from '@/lib/redrive-rules';
 import { computeRollups } from '@/lib/rollups/compute-rollups';
@@ -27,6 +28,7 @@ const SCHEDULES = [
   { name: JOBS.alarmsEvaluate, every: 15 * SECOND },
   { name: JOBS.rollupsCompute, every: 15 * SECOND },
   { name: JOBS.retentionSweep, every: MINUTE },
+  { name: JOBS.retentionPartitions, every: 10 * MINUTE },
   { name: JOBS.webhooksRedeliver, every: MINUTE },
   { name: JOBS.auditCheckpoint, every: 10 * MINUTE },
   { name: JOBS.maskingRecompute, every: 5 * SECOND },
@@ -41,6 +43,11 @@ const HANDLERS: Record<(typeof SCHEDULES)[number]['name'], () => Promise<unknown
   },
   [JOBS.rollupsCompute]: () => computeRollups(systemClock.now()),
   [JOBS.retentionSweep]: () => sweepExpired(systemClock),
+  // Months ahead of dead_letters, and whole expired months dropped (lib/retention/partitions.ts).
+  [JOBS.retentionPartitions]: async () => {
+    const r = await maintainPartitions(systemClock);
+    return { created: r.created, dropped: r.dropped.map((d) => d.name) };
+  },
   [JOBS.webhooksRedeliver]: () => redeliverPending(systemClock.now()),
   [JOBS.auditCheckpoint]: async () => (await writeCheckpoint()).written,
   [JOBS.maskingRecompute]: () => recomputeVerdicts({ budgetMs: 3 * SECOND }),
