@@ -9,7 +9,8 @@
 --    and the old table is ATTACHed as one partition covering everything up to the end of the month
 --    of its newest row. A validated CHECK constraint that implies the partition bound lets ATTACH
 --    skip its scan; the parent's indexes are declared exactly as the old ones, so ATTACH adopts them
---    instead of building them. Only the new (id, dead_at) primary key and the key table are built.
+--    instead of building them. Built: the key table, the (id, dead_at) primary key and a non-unique
+--    (source, message id, generation) index in place of the unique one.
 -- 3. Months ahead (this one and the next two) and a DEFAULT partition, so an insert never fails;
 --    the maintenance worker keeps creating months ahead (lib/retention/partitions.ts).
 -- 4. dead_letter_tombstones: the compact rows a dropped partition leaves behind (what the audit
@@ -68,6 +69,9 @@ CREATE INDEX "dead_letters_source_id_error_type_idx" ON "dead_letters" ("source_
 CREATE INDEX "dead_letters_expires_at_idx" ON "dead_letters" ("expires_at");
 CREATE INDEX "dead_letters_open_expiry_idx" ON "dead_letters" ("expires_at") WHERE "status" = 'open'::"DeadLetterStatus";
 CREATE INDEX "dead_letters_open_age_idx" ON "dead_letters" ("source_id", "dead_at") INCLUDE ("enqueued_at", "expires_at") WHERE "status" = 'open'::"DeadLetterStatus";
+-- Not unique any more (dead_letter_keys is), but still the way to a message's generations: redrive
+-- outcomes and the list's message-id filter look rows up by (source, message id).
+CREATE INDEX "dead_letters_source_id_message_id_generation_idx" ON "dead_letters" ("source_id", "message_id", "generation");
 
 -- The payload's edited versions follow it (as before, now on every partition).
 CREATE TRIGGER "dead_letter_versions_follow_payload" AFTER UPDATE OF "payload" ON "dead_letters"
