@@ -77,12 +77,19 @@ async function applyOutcome(tx: Tx, deadLetterId: bigint, outcome: RedriveOutcom
 export async function detectDeadAgain(task: { id: string; sourceId: string; destinationSourceId?: string | null; since: Date }, limit = 1000): Promise<number> {
   // A task into another source finds the deaths there, by the original message id (issue 17).
   const into = task.destinationSourceId ?? task.sourceId;
+  // In steps the planner cannot reorder (MATERIALIZED): the new deaths, then the earlier generations
+  // through the key table's unique index, then the task's items. Left to itself, on a month's
+  // partition not analyzed yet, it walked the task's items and rescanned the new deaths for each.
   const rows = await db().$queryRaw<{ deadLetterId: bigint; at: Date }[]>`
-    SELECT i.dead_letter_id AS "deadLetterId", n.dead_at AS at
-    FROM dead_letters n
-    JOIN dead_letters d ON d.source_id = ${task.sourceId}::uuid AND d.message_id = n.message_id AND (d.generation < n.generation OR d.source_id <> n.source_id)
-    JOIN redrive_items i ON i.dead_letter_id = d.id AND i.task_id = ${task.id}::uuid AND i.state = 'sent'
-    WHERE n.source_id = ${into}::uuid AND n.status = 'open' AND n.created_at >= ${task.since} AND (n.generation > 0 OR n.source_id <> d.source_id)
+    WITH n AS MATERIALIZED (
+      SELECT n.source_id, n.message_id, n.generation, n.dead_at FROM dead_letters n
+      WHERE n.source_id = ${into}::uuid AND n.status = 'open' AND n.created_at >= ${task.since}),
+    d AS MATERIALIZED (
+      SELECT k.id, n.dead_at FROM n
+      JOIN dead_letter_keys k ON k.source_id = ${task.sourceId}::uuid AND k.message_id = n.message_id AND (k.generation < n.generation OR k.source_id <> n.source_id)
+      WHERE n.generation > 0 OR n.source_id <> k.source_id)
+    SELECT i.dead_letter_id AS "deadLetterId", d.dead_at AS at
+    FROM d JOIN redrive_items i ON i.task_id = ${task.id}::uuid AND i.dead_letter_id = d.id AND i.state = 'sent'
     LIMIT ${limit}`;
   let found = 0;
   for (const r of rows) {
