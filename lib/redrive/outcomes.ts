@@ -50,12 +50,16 @@ async function applyOutcome(tx: Tx, deadLetterId: bigint, outcome: RedriveOutcom
     // Its new death is a newer dead letter (next generation), open in its own right: this one is
     // decided. Without one (a consumer that reported but did not park it), it is open again.
     // Redriven to another source, it dies there: linked by the original message id across the two.
+    // Through the key table (unique id, unique key), each row then by (id, dead_at) in its partition:
+    // by id alone the planner, knowing no uniqueness, hashed a scan of the partitions for every outcome.
     const [newer] = await tx.$queryRaw<{ id: bigint }[]>`
-      SELECT n.id FROM dead_letters d
+      SELECT nk.id FROM dead_letter_keys d
       JOIN redrive_tasks t ON t.id = ${item.taskId}::uuid
-      JOIN dead_letters n ON n.source_id = COALESCE(t.destination_source_id, d.source_id) AND n.message_id = d.message_id
-        AND (n.generation > d.generation OR (n.source_id <> d.source_id AND n.created_at >= t.created_at))
-      WHERE d.id = ${deadLetterId} AND n.id <> d.id ORDER BY n.generation DESC, n.id DESC LIMIT 1`;
+      JOIN dead_letter_keys nk ON nk.source_id = COALESCE(t.destination_source_id, d.source_id) AND nk.message_id = d.message_id
+      JOIN dead_letters n ON n.id = nk.id AND n.dead_at = nk.dead_at
+      WHERE d.id = ${deadLetterId} AND nk.id <> d.id
+        AND (nk.generation > d.generation OR (nk.source_id <> d.source_id AND n.created_at >= t.created_at))
+      ORDER BY nk.generation DESC, nk.id DESC LIMIT 1`;
     if (newer) {
       await closeDeadLetters(tx, [deadLetterId], 'redriven', { from: HELD_STATUSES, decidedById: item.createdById, reason: `Redriven by task ${item.taskId}: dead again as ${newer.id}` });
     } else await reopenDeadLetters(tx, [deadLetterId]);
