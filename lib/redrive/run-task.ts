@@ -322,7 +322,8 @@ async function runLeased(taskId: string, runner: string, options: RunnerOptions)
   const plan = ratePlanOf(task);
   let pacer = new Pacer(plan, task.sent, clock());
   const window = task.breakerWindow || BREAKER_DEFAULTS.window;
-  const threshold = task.breakerThreshold || BREAKER_DEFAULTS.threshold;
+  // Re-read with the status (observe): a threshold changed on a running task applies from the next check.
+  let threshold = task.breakerThreshold || BREAKER_DEFAULTS.threshold;
   const outcomes = new OutcomeWindow(window);
   let canaryPassed = !task.canary;
   let canarySeq: number | null = null;
@@ -350,9 +351,11 @@ async function runLeased(taskId: string, runner: string, options: RunnerOptions)
       }
       renewedAt = Date.now();
     }
-    const [t] = await db().$queryRaw<{ status: string; sent: number; acknowledged: number; deadAgain: number; noDeathSeen: number }[]>`
-      SELECT status::text AS status, sent, acknowledged, dead_again AS "deadAgain", no_death_seen AS "noDeathSeen" FROM redrive_tasks WHERE id = ${taskId}::uuid`;
+    const [t] = await db().$queryRaw<{ status: string; sent: number; acknowledged: number; deadAgain: number; noDeathSeen: number; breakerThreshold: number }[]>`
+      SELECT status::text AS status, sent, acknowledged, dead_again AS "deadAgain", no_death_seen AS "noDeathSeen", breaker_threshold AS "breakerThreshold"
+      FROM redrive_tasks WHERE id = ${taskId}::uuid`;
     if (!t) return;
+    threshold = t.breakerThreshold || BREAKER_DEFAULTS.threshold;
     const succeeded = Math.max(0, t.acknowledged - seen.acknowledged) + Math.max(0, t.noDeathSeen - seen.noDeathSeen);
     outcomes.add(succeeded, Math.max(0, t.deadAgain - seen.deadAgain));
     Object.assign(seen, { acknowledged: t.acknowledged, deadAgain: t.deadAgain, noDeathSeen: t.noDeathSeen, sent: t.sent });
