@@ -180,7 +180,7 @@ export async function getRedriveTask(actor: Principal, id: string): Promise<Redr
 /** The first two sends of a task, by send time: the canary, and the first message after it. */
 async function canaryItemOf(taskId: string): Promise<RedriveTaskDetail['canaryItem']> {
   const sent = await db().$queryRaw<{ message_id: string; state: string; sent_at: Date; outcome_at: Date | null }[]>`
-    SELECT d.message_id, i.state::text, i.sent_at, i.outcome_at FROM redrive_items i JOIN dead_letters d ON d.id = i.dead_letter_id
+    SELECT d.message_id, i.state::text, i.sent_at, i.outcome_at FROM redrive_items i JOIN dead_letter_keys d ON d.id = i.dead_letter_id
     WHERE i.task_id = ${taskId}::uuid AND i.sent_at IS NOT NULL ORDER BY i.sent_at, i.seq LIMIT 2`;
   const [canary, next] = sent;
   if (!canary) return null;
