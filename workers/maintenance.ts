@@ -1,6 +1,6 @@
 // The maintenance process: repeatable jobs on the maintenance queue (alarms and rollups every 15 s,
 // so metrics and charts are never more than 15 s behind; the retention sweep and webhook
-// re-queueing every minute; dead_letters' monthly partitions created ahead and expired ones dropped every 10 min; the audit checkpoint every 10 min; masking verdicts recomputed in
+// re-queueing every minute; dead_letters' monthly partitions created ahead, expired ones dropped and the parent analyzed when stale every 10 min; the audit checkpoint every 10 min; masking verdicts recomputed in
 // bounded batches every 5 s while a source's are pending; grouping-rule re-application every 5 s; redrive rules every 5 s) and the webhook deliveries
 // themselves. The schedules are the catalog's (lib/queue/catalog.ts `every`). BullMQ job schedulers
 // make each run happen once however many of these processes are up, and are put back when a Redis
@@ -35,7 +35,7 @@ const HANDLERS: JobHandlers = {
   // Months ahead of dead_letters, and whole expired months dropped (lib/retention/partitions.ts).
   retentionPartitions: async () => {
     const r = await maintainPartitions(systemClock);
-    return { created: r.created, dropped: r.dropped.map((d) => d.name) };
+    return { created: r.created, dropped: r.dropped.map((d) => d.name), analyzed: r.analyzed };
   },
   webhooksRedeliver: () => redeliverPending(systemClock.now()),
   auditCheckpoint: async () => (await writeCheckpoint()).written,

@@ -197,9 +197,34 @@ async function dropIfExpired(p: Partition, now: Date): Promise<number | null> {
   }
 }
 
-/** The maintenance job: months ahead first (so no insert goes to the default), then what has expired. */
-export async function maintainPartitions(clock: Clock = systemClock): Promise<{ created: string[]; dropped: DroppedPartition[] }> {
+/** How old the partitioned parent's statistics may get before maintenance analyzes it again. */
+export const ANALYZE_PARENT_EVERY_MS = 6 * 60 * 60 * 1000;
+
+/**
+ * ANALYZE the partitioned parent when its statistics are missing, older than
+ * ANALYZE_PARENT_EVERY_MS, or the set of partitions just changed. Autovacuum analyzes the
+ * partitions but never a partitioned parent, and the planner's estimates for a query over the whole
+ * table (joins above all) come from the parent's statistics: without them it guesses. Sampled
+ * (default_statistics_target rows per column, not the whole table) and it takes only SHARE UPDATE
+ * EXCLUSIVE, so reads and writes go on. Returns whether it ran.
+ */
+export async function analyzeParentIfStale(clock: Clock = systemClock, changed = false): Promise<boolean> {
+  const [row] = await db().$queryRaw<{ at: Date | null }[]>`
+    SELECT greatest(last_analyze, last_autoanalyze) AS at FROM pg_stat_user_tables WHERE relid = 'dead_letters'::regclass`;
+  const at = row?.at ?? null;
+  if (!changed && at && clock.now().getTime() - at.getTime() < ANALYZE_PARENT_EVERY_MS) return false;
+  // PostgreSQL 15 has no ANALYZE ONLY: this samples each partition as well (each one a bounded sample).
+  await db().$executeRawUnsafe('ANALYZE dead_letters');
+  return true;
+}
+
+/**
+ * The maintenance job: months ahead first (so no insert goes to the default), then what has
+ * expired, then the parent's statistics when they are stale.
+ */
+export async function maintainPartitions(clock: Clock = systemClock): Promise<{ created: string[]; dropped: DroppedPartition[]; analyzed: boolean }> {
   const created = await ensurePartitions(clock);
   const dropped = await dropExpiredPartitions(clock);
-  return { created, dropped };
+  const analyzed = await analyzeParentIfStale(clock, created.length > 0 || dropped.length > 0);
+  return { created, dropped, analyzed };
 }

@@ -12,7 +12,7 @@ import { UnrecoverableError, Worker } from 'bullmq';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ConsumeMessage } from 'amqplib';
 import { SYSTEM } from '@/lib/auth';
-import { DAY, manualClock } from '@/lib/clock';
+import { DAY, MINUTE, manualClock } from '@/lib/clock';
 import { closeDb, db } from '@/lib/db';
 import { closeDeadLetters } from '@/lib/deadletters/close-dead-letters';
 import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
@@ -20,7 +20,7 @@ import { closeIngestSql } from '@/lib/ingest/ingest-sql';
 import { toDeadLetter } from '@/lib/connectors/rabbitmq/message';
 import { closeQueues, producerQueue, queuePrefix, QUEUES } from '@/lib/queue';
 import { redisConnection } from '@/lib/redis';
-import { dropExpiredPartitions, ensurePartitions, listPartitions } from '@/lib/retention/partitions';
+import { ANALYZE_PARENT_EVERY_MS, analyzeParentIfStale, dropExpiredPartitions, ensurePartitions, listPartitions } from '@/lib/retention/partitions';
 import { sweepExpired } from '@/lib/retention/sweep-expired';
 import { DeadLetterSweeper } from '@/lib/runtime/dead-letter-sweeper';
 import { encodeBody, jobIdFor, type Envelope } from '@/lib/runtime/envelope';
@@ -64,6 +64,20 @@ describe('partitioned dead letters', () => {
         sources.orders.id,
       ),
     ).rejects.toThrow(/dead_letter_keys_pkey/);
+  });
+
+  it('maintenance analyzes the partitioned parent (autovacuum never does) when its statistics are stale or the partitions changed', async () => {
+    const lastAnalyze = async () =>
+      (await db().$queryRaw<{ at: Date | null }[]>`SELECT last_analyze AS at FROM pg_stat_user_tables WHERE relid = 'dead_letters'::regclass`)[0]?.at ?? null;
+    const now = new Date();
+    expect(await analyzeParentIfStale(manualClock(now), true)).toBe(true);
+    const first = await lastAnalyze();
+    expect(first).not.toBeNull();
+    // Just analyzed and nothing changed: not again.
+    expect(await analyzeParentIfStale(manualClock(new Date(now.getTime() + MINUTE)))).toBe(false);
+    expect(await lastAnalyze()).toEqual(first);
+    // Past the interval: again.
+    expect(await analyzeParentIfStale(manualClock(new Date(now.getTime() + ANALYZE_PARENT_EVERY_MS + MINUTE)))).toBe(true);
   });
 
   it('a retry through the ingest API with a dead time a month later creates nothing new', async () => {
