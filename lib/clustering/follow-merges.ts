@@ -25,11 +25,13 @@ export async function lockClustersFollowingMerges(tx: postgres.TransactionSql, c
   if (survivorOf.size === 0) return;
   const moved = created.filter((r) => r.cluster_id && survivorOf.has(r.cluster_id));
   for (const r of moved) r.cluster_id = survivorOf.get(r.cluster_id!)!;
-  // One batch is one source (recordDeadLetters), so the unique (source, message id, generation) index finds each row.
+  // One batch is one source (recordDeadLetters): the key table's unique (source, message id,
+  // generation) index finds each row's id and dead_at, which finds it in its partition.
   await tx`
     UPDATE dead_letters d SET cluster_id = v.cluster_id
     FROM unnest(${moved.map((r) => r.message_id)}::text[], ${moved.map((r) => r.generation)}::int[], ${moved.map((r) => r.cluster_id!)}::uuid[])
       AS v(message_id, generation, cluster_id)
-    WHERE d.source_id = ${moved[0]!.source_id}::uuid AND d.message_id = v.message_id AND d.generation = v.generation`;
+    JOIN dead_letter_keys k ON k.source_id = ${moved[0]!.source_id}::uuid AND k.message_id = v.message_id AND k.generation = v.generation
+    WHERE d.id = k.id AND d.dead_at = k.dead_at`;
   await tx`SELECT id FROM clusters WHERE id = ANY(${[...new Set(survivorOf.values())]}::uuid[]) ORDER BY id FOR NO KEY UPDATE`;
 }

@@ -43,11 +43,12 @@ export async function closeDeadLetters(
       decision_reason = ${opts.reason},
       payload = CASE WHEN ${drop} THEN NULL ELSE d.payload END
     FROM (
-      SELECT id, status FROM dead_letters
+      SELECT id, dead_at, status FROM dead_letters
       WHERE id = ANY(${[...ids]}::bigint[]) AND status = ANY(${[...opts.from]}::"DeadLetterStatus"[])
       ORDER BY id FOR NO KEY UPDATE
     ) old
-    WHERE d.id = old.id
+    -- By the partitions' primary key (id, dead_at): id alone is unique only through dead_letter_keys.
+    WHERE d.id = old.id AND d.dead_at = old.dead_at
     RETURNING d.id, d.source_id, d.cluster_id, old.status::text AS from_status`;
   if (drop && moved.length) {
     // The payload's searchable text goes with it. An upsert, not an UPDATE: a row the search indexer

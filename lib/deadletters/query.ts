@@ -150,13 +150,14 @@ export async function selectPage<T extends postgres.Row>(plan: Plan, columns: st
     return [...(await sql<T[]>`SELECT ${cols} FROM dead_letters d WHERE ${and(sql, [...branches[0]!, ...common])} ${order} LIMIT ${limit}`)];
   }
   // Branches read only the keys (index-only where the visibility map allows); the page's rows are
-  // then fetched once, not once per branch.
+  // then fetched once, not once per branch, by (id, dead_at): the partitions' primary key (a join on
+  // id alone scans every partition: docs/design.md, Partitioning).
   const parts = branches.map((b) => sql`(SELECT d.id, d.dead_at FROM dead_letters d WHERE ${and(sql, [...b, ...common])} ${order} LIMIT ${limit})`);
   const union = parts.reduce((a, p) => sql`${a} UNION ALL ${p}`);
   return [
     ...(await sql<T[]>`
-      SELECT ${cols} FROM (SELECT d.id FROM (${union}) d ${order} LIMIT ${limit}) page
-      JOIN dead_letters d ON d.id = page.id ${order}`),
+      SELECT ${cols} FROM (SELECT d.id, d.dead_at FROM (${union}) d ${order} LIMIT ${limit}) page
+      JOIN dead_letters d ON d.id = page.id AND d.dead_at = page.dead_at ${order}`),
   ];
 }
 
@@ -170,6 +171,6 @@ export async function selectByIds<T extends postgres.Row>(plan: Plan, columns: s
   return [
     ...(await sql<T[]>`
       SELECT ${sql.unsafe(columns)} FROM unnest(${ids.map(String)}::bigint[]) WITH ORDINALITY AS k(id, n)
-      JOIN dead_letters d ON d.id = k.id ORDER BY k.n`),
+      JOIN dead_letter_keys dk ON dk.id = k.id JOIN dead_letters d ON d.id = dk.id AND d.dead_at = dk.dead_at ORDER BY k.n`),
   ];
 }

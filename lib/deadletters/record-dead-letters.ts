@@ -4,12 +4,14 @@
 // transaction, so cluster counts are kept, never recounted. Searchable text is not written here:
 // the new ids are queued for the search indexer (lib/search), which indexes them in bulk.
 //
-// Small writes (the runtime's one at a time) are one multi-row INSERT … ON CONFLICT DO NOTHING.
-// Batches take ids from the sequence and binary-COPY the new rows straight into dead_letters: no text
-// parsing, no second write through a staging table. A batch assumes its keys are new; when one is
-// already stored, the unique index fails the COPY and the transaction reruns, now looking up first
-// which keys exist and copying only the others. A concurrent batch with the same keys can still win
-// the race between lookup and COPY; then the transaction runs once more, when the lookup sees them.
+// dead_letters is partitioned by dead_at, so it cannot hold a unique (source, message id,
+// generation) index. The key lives in the unpartitioned dead_letter_keys, claimed first in the same
+// transaction: one INSERT … ON CONFLICT DO NOTHING takes an id for every key not stored yet and
+// says which; only those rows are written to dead_letters (small writes one multi-row INSERT,
+// batches a binary COPY). A key another transaction is writing right now is waited for by the
+// INSERT, so the lookup after it sees the other's row: no retries, whatever the wall-clock time of
+// the retry (its fresh dead_at never matters). Keys are claimed in (message id, generation) order,
+// so two batches with overlapping keys wait on each other in one order and never deadlock.
 import { hash } from 'node:crypto';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
@@ -231,7 +233,7 @@ type Inserted = { id: bigint; message_id: string; generation: number };
 
 /**
  * COPY FROM STDIN that always settles. postgres.js 3.4 never settles the stream of a COPY the server
- * fails after the data has ended (a unique violation found at the last row, say); a query queued
+ * fails after the data has ended (a constraint violation found at the last row, say); a query queued
  * behind it does settle, and fails when the COPY did (the transaction is aborted).
  */
 async function copyIn(tx: postgres.TransactionSql, statement: string, chunks: Iterable<Buffer>): Promise<void> {
@@ -246,29 +248,42 @@ async function copyIn(tx: postgres.TransactionSql, statement: string, chunks: It
   await done;
 }
 
-/** Insert rows whose keys were not found; ids come from the sequence, so COPY needs no RETURNING. */
-async function insertRows(tx: postgres.TransactionSql, rows: Row[]): Promise<Inserted[]> {
+/**
+ * Claim the keys of these rows (distinct keys, sorted) in dead_letter_keys: the ones not stored yet
+ * get an id from the sequence; returns those. The session setting tells the key table's triggers on
+ * dead_letters that this transaction writes the keys itself.
+ */
+async function claimKeys(tx: postgres.TransactionSql, sourceId: string, rows: Row[]): Promise<Inserted[]> {
   if (rows.length === 0) return [];
+  const [, claimed] = await Promise.all([
+    tx`SELECT set_config('triage.keys_written', 'on', true)`,
+    tx<Inserted[]>`
+      INSERT INTO dead_letter_keys (id, source_id, message_id, generation, dead_at, payload_sha256)
+      SELECT nextval('dead_letters_id_seq'), ${sourceId}::uuid, v.message_id, v.generation, v.dead_at, v.sha
+      FROM unnest(${rows.map((r) => r.message_id)}::text[], ${rows.map((r) => r.generation)}::int[],
+                  ${rows.map((r) => r.dead_at.toISOString())}::timestamptz[], ${rows.map((r) => r.payload_sha256)}::text[])
+           WITH ORDINALITY AS v(message_id, generation, dead_at, sha, ord)
+      ORDER BY v.ord
+      ON CONFLICT (source_id, message_id, generation) DO NOTHING
+      RETURNING id, message_id, generation`,
+  ]);
+  return claimed;
+}
+
+/** Insert the rows whose keys this transaction claimed, with the ids claimed for them. */
+async function insertRows(tx: postgres.TransactionSql, rows: Row[], ids: bigint[]): Promise<void> {
+  if (rows.length === 0) return;
+  const withIds = rows.map((row, i) => ({ id: ids[i]!, row }));
   if (rows.length >= COPY_THRESHOLD) {
-    const ids = await tx<{ id: bigint }[]>`SELECT nextval('dead_letters_id_seq') AS id FROM generate_series(1, ${rows.length})`;
-    const withIds = rows.map((row, i) => ({ id: ids[i]!.id, row }));
     await copyIn(tx, COPY_DEAD_LETTERS, binaryCopyChunks(COPY_COLUMNS, withIds));
-    return withIds.map(({ id, row }) => ({ id, message_id: row.message_id, generation: row.generation }));
+    return;
   }
-  // Small writes skip the lookup: ON CONFLICT decides, and answers with what it inserted. postgres.js
-  // serializes jsonb parameters itself, so they go as values, not as JSON text.
-  const values = rows.map((r) => ({ ...r, headers: JSON.parse(r.headers) as unknown, failure_history: JSON.parse(r.failure_history) as unknown }));
-  const inserted: Inserted[] = [];
+  // postgres.js serializes jsonb parameters itself, so they go as values, not as JSON text.
+  const values = withIds.map(({ id, row: r }) => ({ ...r, id, headers: JSON.parse(r.headers) as unknown, failure_history: JSON.parse(r.failure_history) as unknown }));
   // Stay well under Postgres's 65,535 bind parameters per INSERT.
   for (let i = 0; i < rows.length; i += 1000) {
-    inserted.push(
-      ...(await tx<Inserted[]>`
-        INSERT INTO dead_letters ${tx(values.slice(i, i + 1000) as unknown as Record<string, postgres.ParameterOrJSON<never>>[], ...COLUMNS)}
-        ON CONFLICT (source_id, message_id, generation) DO NOTHING
-        RETURNING id, message_id, generation`),
-    );
+    await tx`INSERT INTO dead_letters ${tx(values.slice(i, i + 1000) as unknown as Record<string, postgres.ParameterOrJSON<never>>[], 'id', ...COLUMNS)}`;
   }
-  return inserted;
 }
 
 /** Upsert the clusters of these rows and set each row's cluster_id (following merge aliases). */
@@ -380,17 +395,14 @@ async function countIntoClusters(tx: postgres.TransactionSql, created: Row[]): P
 type Existing = Map<string, { id: bigint; sha: string }>;
 const keyOf = (m: string, g: number) => `${g}|${m}`;
 
-/** Which of these keys are already stored, with their ids and SHA-256. */
+/** Which of these keys are already stored, with their ids and SHA-256 (from the key table, which outlives a dropped partition). */
 async function lookupExisting(tx: postgres.TransactionSql, sourceId: string, rows: Row[]): Promise<Existing> {
   const existing: Existing = new Map();
   if (rows.length === 0) return existing;
   const wanted = new Set(rows.map((r) => keyOf(r.message_id, r.generation)));
-  // `message_id = ANY(…)` walks the unique (source, message id, generation) index once per id; a join
-  // with unnest() got a generic plan that did not (18 ms instead of 2 for 500 ids). Planned afresh for
-  // each batch (an unnamed statement): a cached generic plan, made while the table's statistics were
-  // stale, scanned the source's whole index range instead, so each batch cost more as the table grew.
+  // Planned afresh for each batch (an unnamed statement): `message_id = ANY(…)` walks the unique key index once per id.
   const found = await tx.unsafe<{ id: bigint; message_id: string; generation: number; payload_sha256: string }[]>(
-    'SELECT id, message_id, generation, payload_sha256 FROM dead_letters WHERE source_id = $1 AND message_id = ANY($2::text[])',
+    'SELECT id, message_id, generation, payload_sha256 FROM dead_letter_keys WHERE source_id = $1 AND message_id = ANY($2::text[])',
     [sourceId, tx.array([...new Set(rows.map((r) => r.message_id))])],
     { prepare: false },
   );
@@ -407,9 +419,6 @@ async function queueForSearch(tx: postgres.TransactionSql, ids: bigint[]): Promi
   await tx`WITH queued AS (INSERT INTO search_backlog (dead_letter_id) SELECT unnest(${ids.map(String)}::bigint[]))
            SELECT pg_notify('search_backlog', '')`;
 }
-
-/** SQLSTATEs of a batch COPY that lost the race for a key (or of the probe behind it). */
-const LOST_RACE = new Set(['23505', '25P02']);
 
 /**
  * Record dead letters of one source, all or nothing, in the order given. Returns, per input, the
@@ -433,28 +442,11 @@ export async function recordDeadLetters(
   const grouping = source.grouping ?? (policy ? groupingOf(policy.grouping_rules, policy.grouping_version) : NO_GROUPING);
   const ruledOf: RuledMemo = new Map();
   const rows = deadLetters.map((d) => toRow(source, d, now, ruledOf, fingerprintOf, grouping, paths));
-  // A batch first assumes its keys are new and skips the lookup: the unique index checks each key
-  // during the COPY anyway, and the lookup was a third of Postgres's work per batch. When a key is
-  // already stored (a forwarder's retry), the COPY fails, and the batch reruns with the lookup; so do
-  // that source's batches for a while after. A lookup-first batch that loses a race reruns once.
-  const batch = rows.length >= COPY_THRESHOLD;
-  let optimistic = batch && !(Date.now() - (conflictedAt.get(source.id) ?? -Infinity) < CONFLICT_MEMORY_MS);
-  for (let lookups = 0; ; ) {
-    try {
-      const recorded = await sql.begin((tx) => write(tx, source, rows, { lookup: !optimistic }));
-      // A new dead letter in a resolved cluster reopens it (a regression), once the batch is stored.
-      const counted = new Set(rows.flatMap((r, i) => (recorded[i]?.created && r.cluster_id ? [r.cluster_id] : [])));
-      if (counted.size) await reopenRegressions([...counted], opts.now ? { now: () => opts.now! } : undefined);
-      return recorded;
-    } catch (err) {
-      const code = (err as { code?: string }).code;
-      if (!batch || !code || !LOST_RACE.has(code)) throw err;
-      if (optimistic) {
-        optimistic = false;
-        conflictedAt.set(source.id, Date.now());
-      } else if (++lookups >= 2) throw err;
-    }
-  }
+  const recorded = await sql.begin((tx) => write(tx, source, rows));
+  // A new dead letter in a resolved cluster reopens it (a regression), once the batch is stored.
+  const counted = new Set(rows.flatMap((r, i) => (recorded[i]?.created && r.cluster_id ? [r.cluster_id] : [])));
+  if (counted.size) await reopenRegressions([...counted], opts.now ? { now: () => opts.now! } : undefined);
+  return recorded;
 }
 
 /** A source's grouping rules, for callers that did not read them with the source (one primary-key lookup). */
@@ -464,23 +456,21 @@ export async function sourceGrouping(sql: postgres.Sql, sourceId: string): Promi
   return s ? groupingOf(s.grouping_rules, s.grouping_version) : NO_GROUPING;
 }
 
-/** When a batch of each source last met a stored key (this process): its batches look keys up first for a while. */
-const conflictedAt = new Map<string, number>();
-const CONFLICT_MEMORY_MS = 60_000;
-
-async function write(tx: postgres.TransactionSql, source: SourcePolicy, rows: Row[], opts: { lookup: boolean }): Promise<RecordedDeadLetter[]> {
+async function write(tx: postgres.TransactionSql, source: SourcePolicy, rows: Row[]): Promise<RecordedDeadLetter[]> {
   await assignClusters(tx, rows);
-  const batch = rows.length >= COPY_THRESHOLD;
-  let existing: Existing = batch && opts.lookup ? await lookupExisting(tx, source.id, rows) : new Map();
-  // A batch inserts the first occurrence of each key not stored yet; a small write lets ON CONFLICT decide.
+  // The first occurrence of each key, in key order (the lock order of concurrent claims).
   const keys = rows.map((r) => keyOf(r.message_id, r.generation));
-  const fresh = new Map<string, Row>();
-  if (batch) {
-    for (let i = 0; i < rows.length; i++) if (!existing.has(keys[i]!) && !fresh.has(keys[i]!)) fresh.set(keys[i]!, rows[i]!);
-  }
-  const inserted = await insertRows(tx, batch ? [...fresh.values()] : rows);
+  const first = new Map<string, Row>();
+  for (let i = 0; i < rows.length; i++) if (!first.has(keys[i]!)) first.set(keys[i]!, rows[i]!);
+  const candidates = [...first.values()].sort((a, b) =>
+    a.message_id !== b.message_id ? (a.message_id < b.message_id ? -1 : 1) : a.generation - b.generation,
+  );
+  const inserted = await claimKeys(tx, source.id, candidates);
   const createdIds = new Map(inserted.map((r) => [keyOf(r.message_id, r.generation), r.id]));
-  if (!batch) existing = await lookupExisting(tx, source.id, rows.filter((_, i) => !createdIds.has(keys[i]!)));
+  const fresh = candidates.filter((r) => createdIds.has(keyOf(r.message_id, r.generation)));
+  // One after the other: nothing may be pipelined into a COPY.
+  const existing = await lookupExisting(tx, source.id, candidates.filter((r) => !createdIds.has(keyOf(r.message_id, r.generation))));
+  await insertRows(tx, fresh, fresh.map((r) => createdIds.get(keyOf(r.message_id, r.generation))!));
   // The same message id twice in one batch: the first occurrence creates it.
   const stored = new Map<string, Row>();
   const created: Row[] = [];

@@ -65,6 +65,8 @@ export const CATALOG = {
   alarmsEvaluate: define({ name: JOBS.alarmsEvaluate, queue: 'maintenance', schema: noPayload, attempts: 1, every: 15 * SECOND }),
   rollupsCompute: define({ name: JOBS.rollupsCompute, queue: 'maintenance', schema: noPayload, attempts: 1, every: 15 * SECOND }),
   retentionSweep: define({ name: JOBS.retentionSweep, queue: 'maintenance', schema: noPayload, attempts: 1, every: MINUTE }),
+  // dead_letters' months created ahead and whole expired months dropped (lib/retention/partitions.ts).
+  retentionPartitions: define({ name: JOBS.retentionPartitions, queue: 'maintenance', schema: noPayload, attempts: 1, every: 10 * MINUTE }),
   webhooksRedeliver: define({ name: JOBS.webhooksRedeliver, queue: 'maintenance', schema: noPayload, attempts: 1, every: MINUTE }),
   auditCheckpoint: define({ name: JOBS.auditCheckpoint, queue: 'maintenance', schema: noPayload, attempts: 1, every: 10 * MINUTE }),
   maskingRecompute: define({ name: JOBS.maskingRecompute, queue: 'maintenance', schema: noPayload, attempts: 1, every: 5 * SECOND }),

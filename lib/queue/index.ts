@@ -18,6 +18,7 @@ export const JOBS = {
   alarmsEvaluate: 'alarms.evaluate',
   rollupsCompute: 'rollups.compute',
   retentionSweep: 'retention.sweep',
+  retentionPartitions: 'retention.partitions',
   auditCheckpoint: 'audit.checkpoint',
   webhookDeliver: 'webhook.deliver',
   webhooksRedeliver: 'webhooks.redeliver',

@@ -180,7 +180,7 @@ export async function getRedriveTask(actor: Principal, id: string): Promise<Redr
 /** The first two sends of a task, by send time: the canary, and the first message after it. */
 async function canaryItemOf(taskId: string): Promise<RedriveTaskDetail['canaryItem']> {
   const sent = await db().$queryRaw<{ message_id: string; state: string; sent_at: Date; outcome_at: Date | null }[]>`
-    SELECT d.message_id, i.state::text, i.sent_at, i.outcome_at FROM redrive_items i JOIN dead_letters d ON d.id = i.dead_letter_id
+    SELECT d.message_id, i.state::text, i.sent_at, i.outcome_at FROM redrive_items i JOIN dead_letter_keys d ON d.id = i.dead_letter_id
     WHERE i.task_id = ${taskId}::uuid AND i.sent_at IS NOT NULL ORDER BY i.sent_at, i.seq LIMIT 2`;
   const [canary, next] = sent;
   if (!canary) return null;
@@ -336,7 +336,11 @@ export async function clusterRedriveOutcome(actor: Principal, clusterId: string)
            count(*) FILTER (WHERE i.state = 'dead_again') AS dead,
            count(*) FILTER (WHERE i.state = 'no_death_seen') AS quiet,
            count(*) FILTER (WHERE i.state = 'failed') AS failed
-    FROM dead_letters d JOIN sources s ON s.id = d.source_id JOIN redrive_items i ON i.dead_letter_id = d.id
+    FROM redrive_items i
+    -- Through the key table to (id, dead_at): a join on id alone hashes a scan of every partition (docs/design.md, Partitioning).
+    JOIN dead_letter_keys k ON k.id = i.dead_letter_id
+    JOIN dead_letters d ON d.id = k.id AND d.dead_at = k.dead_at
+    JOIN sources s ON s.id = d.source_id
     WHERE d.cluster_id IN (SELECT id FROM clusters WHERE id = ${clusterId}::uuid OR merged_into_id = ${clusterId}::uuid) ${team}`;
   const c = { acknowledged: Number(row?.ack ?? 0), deadAgain: Number(row?.dead ?? 0), noDeathSeen: Number(row?.quiet ?? 0), failed: Number(row?.failed ?? 0) };
   return {

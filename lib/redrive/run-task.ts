@@ -116,15 +116,18 @@ async function claim(taskId: string, runner: string, n: number, maxBytes: number
       WHERE i.state = 'pending' ORDER BY i.seq LIMIT ${n}),
     -- octet_length of a stored bytea reads its size, not its bytes: the bound costs no payload reads.
     -- The size is that of what goes out: the edited version when the item names one.
+    -- Each dead letter by (id, dead_at), its partition's primary key: the key table (unique id) gives
+    -- dead_at. By id alone the planner, with no uniqueness to go on, hashed a scan of every partition.
     sized AS (
-      SELECT c.seq, c.dead_letter_id, c.version_id,
+      SELECT c.seq, c.dead_letter_id, dk.dead_at, c.version_id,
         sum(coalesce(octet_length(v.payload), octet_length(d.payload), 0)) OVER (ORDER BY c.seq) AS upto,
         row_number() OVER (ORDER BY c.seq) AS k
-      FROM candidates c JOIN dead_letters d ON d.id = c.dead_letter_id LEFT JOIN dead_letter_versions v ON v.id = c.version_id),
-    next AS (SELECT seq, dead_letter_id, version_id FROM sized WHERE upto <= ${maxBytes} OR k = 1)
+      FROM candidates c JOIN dead_letter_keys dk ON dk.id = c.dead_letter_id
+      JOIN dead_letters d ON d.id = dk.id AND d.dead_at = dk.dead_at LEFT JOIN dead_letter_versions v ON v.id = c.version_id),
+    next AS (SELECT seq, dead_letter_id, dead_at, version_id FROM sized WHERE upto <= ${maxBytes} OR k = 1)
     UPDATE redrive_items i SET attempts = i.attempts + 1
     -- An edited copy (issue 17) goes out instead of the original bytes when the item names a version.
-    FROM next JOIN dead_letters d ON d.id = next.dead_letter_id LEFT JOIN dead_letter_versions v ON v.id = next.version_id
+    FROM next JOIN dead_letters d ON d.id = next.dead_letter_id AND d.dead_at = next.dead_at LEFT JOIN dead_letter_versions v ON v.id = next.version_id
     WHERE i.task_id = ${taskId}::uuid AND i.seq = next.seq
     RETURNING i.seq, d.id AS "deadLetterId", d.message_id AS "messageId", COALESCE(v.payload, d.payload) AS payload,
       CASE WHEN v.id IS NULL THEN d.content_type ELSE v.content_type END AS "contentType", COALESCE(v.headers, d.headers) AS headers,
@@ -239,10 +242,10 @@ async function canaryState(taskId: string, since: Date, canarySeq: number | null
   const rows =
     canarySeq !== null
       ? await db().$queryRaw<Row[]>`
-          SELECT i.seq, i.state::text AS state, d.message_id AS "messageId", i.sent_at AS "sentAt" FROM redrive_items i JOIN dead_letters d ON d.id = i.dead_letter_id
+          SELECT i.seq, i.state::text AS state, d.message_id AS "messageId", i.sent_at AS "sentAt" FROM redrive_items i JOIN dead_letter_keys d ON d.id = i.dead_letter_id
           WHERE i.task_id = ${taskId}::uuid AND i.seq = ${canarySeq}`
       : await db().$queryRaw<Row[]>`
-          SELECT i.seq, i.state::text AS state, d.message_id AS "messageId", i.sent_at AS "sentAt" FROM redrive_items i JOIN dead_letters d ON d.id = i.dead_letter_id
+          SELECT i.seq, i.state::text AS state, d.message_id AS "messageId", i.sent_at AS "sentAt" FROM redrive_items i JOIN dead_letter_keys d ON d.id = i.dead_letter_id
           WHERE i.task_id = ${taskId}::uuid AND i.sent_at >= ${new Date(since.getTime() - CLOCK_SLACK_MS)}
             AND i.state IN ('sent', 'acknowledged', 'no_death_seen', 'dead_again', 'failed')
           ORDER BY (i.state IN ('acknowledged', 'no_death_seen')) DESC, i.outcome_at DESC NULLS LAST LIMIT 1`;

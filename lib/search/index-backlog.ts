@@ -61,8 +61,9 @@ export async function drainBacklog(
 export async function backlogSize(opts: { sql?: postgres.Sql; cap?: number; sourceIds?: string[] } = {}): Promise<{ count: number; capped: boolean }> {
   const sql = opts.sql ?? pg();
   const cap = opts.cap ?? 10_000;
+  // The key table has the source and a unique id: no probe of every partition per entry.
   const [row] = opts.sourceIds
-    ? await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM (SELECT 1 FROM search_backlog b JOIN dead_letters d ON d.id = b.dead_letter_id
+    ? await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM (SELECT 1 FROM search_backlog b JOIN dead_letter_keys d ON d.id = b.dead_letter_id
         WHERE d.source_id = ANY(${opts.sourceIds}::uuid[]) LIMIT ${cap + 1}) b`
     : await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM (SELECT 1 FROM search_backlog LIMIT ${cap + 1}) b`;
   const n = row?.n ?? 0;

@@ -52,12 +52,14 @@ async function heldOf(sourceId: string, messageIds: string[]): Promise<Map<strin
   const held = new Map<string, Held[]>();
   if (messageIds.length === 0) return held;
   const rows = await pg()<({ messageId: string } & Held)[]>`
-    SELECT d.message_id AS "messageId", d.generation, (extract(epoch FROM d.dead_at) * 1000)::float8 AS "deadAtMs",
-           d.redrive_count AS "redriveCount",
-           EXISTS (SELECT 1 FROM redrive_items i WHERE i.dead_letter_id = d.id
+    SELECT k.message_id AS "messageId", k.generation, (extract(epoch FROM k.dead_at) * 1000)::float8 AS "deadAtMs",
+           COALESCE(d.redrive_count, 0) AS "redriveCount",
+           EXISTS (SELECT 1 FROM redrive_items i WHERE i.dead_letter_id = k.id
                    AND NOT (i.state::text IN ('skipped', 'failed') OR (i.state::text = 'pending' AND i.attempts = 0))) AS redriven
-    FROM dead_letters d
-    WHERE d.source_id = ${sourceId}::uuid AND d.message_id = ANY(${messageIds}::text[])`;
+    FROM dead_letter_keys k
+    -- The key table finds each row (id and dead_at: its partition); a key whose partition was dropped is still held.
+    LEFT JOIN dead_letters d ON d.id = k.id AND d.dead_at = k.dead_at
+    WHERE k.source_id = ${sourceId}::uuid AND k.message_id = ANY(${messageIds}::text[])`;
   for (const r of rows) {
     const list = held.get(r.messageId) ?? [];
     list.push({ generation: r.generation, deadAtMs: Math.round(r.deadAtMs), redriveCount: r.redriveCount, redriven: r.redriven });

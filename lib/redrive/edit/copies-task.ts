@@ -108,7 +108,8 @@ export async function createCopiesTask(tx: Tx, actor: Principal, source: Selecte
   const total = await tx.$executeRaw`
     INSERT INTO redrive_items (task_id, seq, dead_letter_id, version_id)
     SELECT ${created.id}::uuid, row_number() OVER (ORDER BY d.dead_at, d.id), d.id, v.id
-    FROM dead_letter_versions v JOIN dead_letters d ON d.id = v.dead_letter_id
+    -- The key table has the source, dead_at and a unique id: no join on id alone against the partitions.
+    FROM dead_letter_versions v JOIN dead_letter_keys d ON d.id = v.dead_letter_id
     WHERE v.id = ANY(${versions.map((v) => v.id.toString())}::bigint[]) AND d.source_id = ${source.id}::uuid`;
   let task = await tx.redriveTask.update({ where: { id: created.id }, data: { total, status: waitsFor ? 'pending_approval' : 'queued' } });
   if (!waitsFor) {
