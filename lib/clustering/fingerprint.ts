@@ -45,17 +45,30 @@ function fingerprintOfTemplate(type: string | null | undefined, template: string
  * template, stack) has its frame parsed and its key hashed once. Same results as `fingerprint`.
  */
 export function fingerprintCache(): (error: ErrorInput) => Fingerprint {
-  const byError = new Map<string, Fingerprint>();
-  const byTemplate = new Map<string, Fingerprint>();
+  // Nested maps (type, then stack, then message or template), not one key concatenated of the three:
+  // each message is usually distinct, and a concatenation copies its stack and message twice per call.
+  const byError: Nested = new Map();
+  const byTemplate: Nested = new Map();
   return (error) => {
-    const errorKey = `${error.type ?? ''}\u0001${error.message ?? ''}\u0001${error.stack ?? ''}`;
-    let fp = byError.get(errorKey);
+    const type = error.type ?? '';
+    const stack = error.stack ?? '';
+    const message = error.message ?? '';
+    const errors = level(level(byError, type), stack);
+    let fp = errors.get(message);
     if (fp) return fp;
-    const template = maskMessage(error.message ?? '').join(' ');
-    const templateKey = `${error.type ?? ''}\u0001${template}\u0001${error.stack ?? ''}`;
-    fp = byTemplate.get(templateKey);
-    if (!fp) byTemplate.set(templateKey, (fp = fingerprintOfTemplate(error.type, template, error.stack)));
-    byError.set(errorKey, fp);
+    const template = maskMessage(message).join(' ');
+    const templates = level(level(byTemplate, type), stack);
+    fp = templates.get(template);
+    if (!fp) templates.set(template, (fp = fingerprintOfTemplate(error.type, template, error.stack)));
+    errors.set(message, fp);
     return fp;
   };
+}
+
+type Nested = Map<string, Map<string, Map<string, Fingerprint>>>;
+
+function level<V>(m: Map<string, Map<string, V>>, k: string): Map<string, V> {
+  let next = m.get(k);
+  if (!next) m.set(k, (next = new Map()));
+  return next;
 }

@@ -66,8 +66,12 @@ function text(v: unknown): string | null {
 }
 
 function headerLookup(headers: Record<string, unknown>): (name: string | undefined) => string | null {
+  // A loop without Object.entries() and one toLowerCase() per key: it runs for every imported message.
   const lower = new Map<string, unknown>();
-  for (const [k, v] of Object.entries(headers)) if (!lower.has(k.toLowerCase())) lower.set(k.toLowerCase(), v);
+  for (const k of Object.keys(headers)) {
+    const l = k.toLowerCase();
+    if (!lower.has(l)) lower.set(l, headers[k]);
+  }
   return (name) => (name ? text(lower.get(name.toLowerCase())) : null);
 }
 

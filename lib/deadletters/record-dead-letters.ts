@@ -180,7 +180,8 @@ function toRow(
     correlation_id: clean(d.correlationId),
     partition: d.partition ?? null,
     offset: d.offset == null ? null : BigInt(d.offset),
-    payload: Buffer.from(d.payload.buffer, d.payload.byteOffset, d.payload.byteLength),
+    // A Buffer already (amqplib's content, the ingest body): the same bytes without another view.
+    payload: Buffer.isBuffer(d.payload) ? d.payload : Buffer.from(d.payload.buffer, d.payload.byteOffset, d.payload.byteLength),
     payload_size: d.payload.byteLength,
     payload_sha256: sha256Hex(d.payload),
     content_type: clean(d.contentType),
@@ -223,9 +224,24 @@ const COPY_TYPES: Record<Column, CopyType> = {
   payload_masked: 'bool', text_masked: 'bool',
 };
 type IdRow = { id: bigint; row: Row };
+// One getter per column, each reading a fixed property: a shared `(r) => r.row[c]` would be one
+// megamorphic keyed load per field of every row.
+const GETTERS: { [C in Column]: (r: IdRow) => Row[C] } = {
+  source_id: (r) => r.row.source_id, message_id: (r) => r.row.message_id, generation: (r) => r.row.generation,
+  idempotency_key: (r) => r.row.idempotency_key, ordering_key: (r) => r.row.ordering_key, reason: (r) => r.row.reason,
+  error_type: (r) => r.row.error_type, error_message: (r) => r.row.error_message, error_stack: (r) => r.row.error_stack,
+  receive_count: (r) => r.row.receive_count, redrive_count: (r) => r.row.redrive_count, enqueued_at: (r) => r.row.enqueued_at,
+  first_failed_at: (r) => r.row.first_failed_at, last_failed_at: (r) => r.row.last_failed_at, dead_at: (r) => r.row.dead_at,
+  consumer_name: (r) => r.row.consumer_name, consumer_version: (r) => r.row.consumer_version, correlation_id: (r) => r.row.correlation_id,
+  partition: (r) => r.row.partition, offset: (r) => r.row.offset, payload: (r) => r.row.payload, payload_size: (r) => r.row.payload_size,
+  payload_sha256: (r) => r.row.payload_sha256, content_type: (r) => r.row.content_type, headers: (r) => r.row.headers,
+  failure_history: (r) => r.row.failure_history, fingerprint: (r) => r.row.fingerprint, cluster_id: (r) => r.row.cluster_id,
+  status: (r) => r.row.status, expires_at: (r) => r.row.expires_at, sensitive: (r) => r.row.sensitive,
+  payload_masked: (r) => r.row.payload_masked, text_masked: (r) => r.row.text_masked,
+};
 const COPY_COLUMNS: CopyColumn<IdRow>[] = [
   { name: 'id', type: 'int8', get: (r) => r.id },
-  ...COLUMNS.map((c): CopyColumn<IdRow> => ({ name: c, type: COPY_TYPES[c], get: (r) => r.row[c] })),
+  ...COLUMNS.map((c): CopyColumn<IdRow> => ({ name: c, type: COPY_TYPES[c], get: GETTERS[c] })),
 ];
 const COPY_DEAD_LETTERS = `COPY dead_letters (${COPY_COLUMNS.map((c) => `"${c.name}"`).join(', ')}) FROM STDIN WITH (FORMAT binary)`;
 

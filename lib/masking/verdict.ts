@@ -25,8 +25,10 @@ export function payloadVerdict(payload: Uint8Array, policy: PayloadPolicy): bool
 
 /** Whether headers, the error message, the stack or the failure history (as JSON text) hold a detected value. */
 export function textVerdict(parts: readonly (string | null | undefined)[]): boolean {
-  // One scan over the parts joined by a line break, which no detected value spans.
-  return containsSensitive(parts.filter((s) => s != null).join('\n'));
+  // Each part on its own: the same verdict as one scan of the parts joined by a line break (no detected
+  // value spans one, and none reads a line break as part of it), without copying them into one string.
+  for (const s of parts) if (s != null && containsSensitive(s)) return true;
+  return false;
 }
 
 /** A stored verdict as readers apply it: not decided yet (NULL) or under recompute counts as masked. */

@@ -6,7 +6,7 @@
 // The two sides run interleaved, ROUNDS times (plain, import, plain, import…), so a change in the
 // machine's load hits both; the round with the median ratio is reported, each round on stderr with
 // the load average (the machine is shared: the ratio is the figure to read, not either rate).
-//   npx tsx test/bench/run.ts connectors     (BENCH_PROF=1: a CPU profile of the child in /tmp/prof-connectors)
+//   npx tsx test/bench/run.ts connectors     (BENCH_PROF=1: a CPU profile of the child in /tmp/prof-connectors, or BENCH_PROF_DIR)
 import type { BenchResult } from './run';
 import { runBenchChild, runWhenFlagged } from './support';
 
@@ -20,6 +20,9 @@ const REDRIVE_SECONDS = 5;
 interface Round {
   plainPerSecond: number;
   importPerSecond: number;
+  /** This process's CPU time (user + system) per message, µs: a figure the machine's load barely moves. */
+  plainCpuUs: number;
+  importCpuUs: number;
   /** 1-minute load average at the end of the round. */
   load: number;
 }
@@ -81,6 +84,7 @@ async function child(): Promise<void> {
     const plain = await conn.createChannel();
     await plain.prefetch(3_000);
     let acked = 0;
+    const cpu = process.cpuUsage();
     const plainStart = performance.now();
     await new Promise<void>((resolve) => {
       void plain.consume(names.dlq, (m) => {
@@ -90,8 +94,9 @@ async function child(): Promise<void> {
       });
     });
     const perSecond = IMPORT_N / ((performance.now() - plainStart) / 1000);
+    const used = process.cpuUsage(cpu);
     await plain.close();
-    return perSecond;
+    return { perSecond, cpuUs: (used.user + used.system) / IMPORT_N };
   };
 
   // The connector: the same messages, written to Postgres before each batch is acknowledged.
@@ -100,23 +105,28 @@ async function child(): Promise<void> {
   // unacknowledged messages; a Prisma query every 20 ms costs this process CPU the import needs).
   const importedSoFar = async () => (await pg()<{ n: bigint }[]>`SELECT imported_total AS n FROM connector_health WHERE source_id = ${source.id}::uuid`)[0]?.n ?? 0n;
   const importRate = async (round: number) => {
+    const cpu = process.cpuUsage();
     const importStart = performance.now();
     const connectors = await startConnectorSupervisor({ only: [source.id] });
     while ((await importedSoFar()) < BigInt(IMPORT_N * (round + 1))) await new Promise((r) => setTimeout(r, 20));
     const perSecond = IMPORT_N / ((performance.now() - importStart) / 1000);
+    const used = process.cpuUsage(cpu);
     await connectors.stop();
-    return perSecond;
+    return { perSecond, cpuUs: (used.user + used.system) / IMPORT_N };
   };
 
   const rounds: Round[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     await fill();
-    const plainPerSecond = await plainRate();
+    const plain = await plainRate();
     await fill();
-    const importPerSecond = await importRate(round);
+    const imported = await importRate(round);
     const load = loadavg()[0]!;
-    rounds.push({ plainPerSecond, importPerSecond, load });
-    process.stderr.write(`[connectors bench] round ${round + 1}/${ROUNDS}: plain ${plainPerSecond.toFixed(0)} msg/s, import ${importPerSecond.toFixed(0)} msg/s, ratio ${(importPerSecond / plainPerSecond).toFixed(2)}×, load ${load.toFixed(1)}\n`);
+    rounds.push({ plainPerSecond: plain.perSecond, importPerSecond: imported.perSecond, plainCpuUs: plain.cpuUs, importCpuUs: imported.cpuUs, load });
+    process.stderr.write(
+      `[connectors bench] round ${round + 1}/${ROUNDS}: plain ${plain.perSecond.toFixed(0)} msg/s (${plain.cpuUs.toFixed(1)} µs CPU/msg), ` +
+        `import ${imported.perSecond.toFixed(0)} msg/s (${imported.cpuUs.toFixed(1)} µs CPU/msg), ratio ${(imported.perSecond / plain.perSecond).toFixed(2)}×, load ${load.toFixed(1)}\n`,
+    );
   }
   const stored = await db().deadLetter.count({ where: { sourceId: source.id } });
   if (stored !== IMPORT_N * ROUNDS) throw new Error(`imported ${stored} of ${IMPORT_N * ROUNDS}`);
@@ -163,14 +173,14 @@ async function child(): Promise<void> {
 }
 
 export async function run(): Promise<BenchResult[]> {
-  const nodeArgs = process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof-connectors'] : [];
+  const nodeArgs = process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF_DIR ?? '/tmp/prof-connectors'}`] : [];
   const m = await runBenchChild<Measured>('connectors', import.meta.url, CHILD_FLAG, { nodeArgs, timeoutMs: 300_000 });
   const ratio = (r: Round) => r.importPerSecond / r.plainPerSecond;
   const median = [...m.rounds].sort((a, b) => ratio(a) - ratio(b))[Math.floor(m.rounds.length / 2)]!;
   const loads = m.rounds.map((r) => r.load.toFixed(1)).join(', ');
   return [
     {
-      name: `connectors.rabbitmq import ${IMPORT_N} dead letters into Postgres (median ratio of ${m.rounds.length} interleaved rounds, ratios ${m.rounds.map((r) => ratio(r).toFixed(2)).join(' / ')}, load ${loads})`,
+      name: `connectors.rabbitmq import ${IMPORT_N} dead letters into Postgres (median ratio of ${m.rounds.length} interleaved rounds, ratios ${m.rounds.map((r) => ratio(r).toFixed(2)).join(' / ')}, load ${loads}; this process's CPU per message: import ${median.importCpuUs.toFixed(1)} µs, plain ${median.plainCpuUs.toFixed(1)} µs)`,
       value: Number(median.importPerSecond.toFixed(0)),
       unit: 'msg/s',
       baseline: { name: 'plain amqplib consumer acking the same messages', value: Number(median.plainPerSecond.toFixed(0)) },

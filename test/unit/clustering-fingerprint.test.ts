@@ -177,6 +177,10 @@ describe('fingerprint', () => {
       { type: null, message: 'Order 1 rejected: unknown field "giftWrap"' },
       smtp('x@y.example', 1),
       smtp('x@y.example', 1),
+      // Parts that only a key joined with \u0001 would confuse: each is its own error.
+      { type: 'A', message: 'b\u0001c', stack: null },
+      { type: 'A\u0001b', message: 'c', stack: null },
+      { type: 'A', message: 'b', stack: '\u0001c' },
     ];
     const cached = fingerprintCache();
     for (const e of errors) expect(cached(e)).toEqual(fingerprint(e));

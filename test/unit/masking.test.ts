@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   MASKED,
   canReveal,
+  containsSensitive,
   ibanValid,
   luhnValid,
   maskJson,
@@ -11,6 +12,7 @@ import {
   parseJsonPath,
   sensitivePathsOf,
   sensitivePathsSchema,
+  textVerdict,
 } from '@/lib/masking';
 
 describe('detectors', () => {
@@ -181,5 +183,31 @@ describe('payloads over the field-by-field limit (issue 15)', () => {
     const big = Buffer.from('{"log":"' + 'x'.repeat(6_000_000) + ' card 4111111111111111"}');
     expect(maskPayload(big, { paths: [] }).state).not.toBe('clear');
     expect(maskPayload(Buffer.from('{"log":"' + 'x'.repeat(6_000_000) + '"}'), { paths: [] }).state).toBe('clear');
+  });
+});
+
+describe('textVerdict', () => {
+  // It scans each part on its own: the verdict must be the one of a scan of the parts joined by a line break.
+  const cases: (string | null | undefined)[][] = [
+    ['{"a":"ops@example.com"}', null, undefined, '[]'],
+    ['ops@', 'example.com'],
+    ['ops', '@example.com'],
+    ['@example.com'],
+    ['4111 1111', '1111 1111'],
+    ['4111111111111111'],
+    ['x 4111111111111111', 'y'],
+    ['DE89 3704 0044', '0532 0130 00'],
+    ['DE89 3704 0044 0532 0130 00'],
+    ['DE89370400440532013000x'],
+    ['nothing here', 'Order 12 rejected', 'com.acme.X: bad\n\tat com.acme.Y.z(Y.java:42)', '[{"count":1}]'],
+    [null, null],
+    [],
+  ];
+  it.each(cases.map((c) => [c]))('agrees with one scan of the parts joined: %j', (parts) => {
+    expect(textVerdict(parts)).toBe(containsSensitive(parts.filter((s) => s != null).join('\n')));
+  });
+  it('finds a value in any part', () => {
+    expect(textVerdict(['clean', null, 'card 4111111111111111'])).toBe(true);
+    expect(textVerdict(['clean', 'also clean'])).toBe(false);
   });
 });
