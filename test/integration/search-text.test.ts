@@ -3,6 +3,7 @@ import { SYSTEM } from '@/lib/auth';
 import { createTeam } from '@/lib/admin/teams';
 import { createSource } from '@/lib/sources/create-source';
 import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { listDeadLetters } from '@/lib/deadletters/list-dead-letters';
 import { closeDb, pg } from '@/lib/db';
 import { drainBacklog, payloadText } from '@/lib/search';
 import { resetDatabase } from '../support/db';
@@ -59,5 +60,24 @@ describe('searchable payload text', () => {
     // The short valid ones never left Postgres; the others did.
     const decidedInSql = names.filter((n) => byName.get(n)!.in_sql !== null).sort();
     expect(decidedInSql).toEqual(['accents', 'emoji4096Bytes', 'empty', 'exactly4096', 'json']);
+  });
+
+  it('finds a search in the error or the payload, never one spanning the two (one index holds both)', async () => {
+    await createTeam(SYSTEM, { name: 'commerce' });
+    const s = await createSource(SYSTEM, { name: 'orders', team: 'commerce' });
+    await recordDeadLetters(s, [
+      { messageId: 'm-1', payload: utf8('beta parcel to Riga'), reason: 'MaxReceives', errorType: 'E', errorMessage: 'upstream alpha refused', receiveCount: 1, headers: {} },
+      { messageId: 'm-2', payload: utf8('{"city":"Oslo"}'), reason: 'MaxReceives', errorType: 'E', errorMessage: 'timeout', receiveCount: 1, headers: {} },
+    ]);
+    await drainBacklog();
+    const found = async (q: string) => (await listDeadLetters(SYSTEM, { q }, null, { limit: 10 })).deadLetters.map((d) => d.messageId).sort();
+    expect(await found('alpha refused')).toEqual(['m-1']);
+    expect(await found('parcel to riga')).toEqual(['m-1']);
+    expect(await found('Oslo')).toEqual(['m-2']);
+    expect(await found('timeout')).toEqual(['m-2']);
+    // The two texts sit side by side in the index's expression, with a newline between them.
+    expect(await found('refused\nbeta')).toEqual([]);
+    expect(await found('refused beta')).toEqual([]);
+    expect(await found('timeout\n{"city"')).toEqual([]);
   });
 });
