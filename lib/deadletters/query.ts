@@ -82,10 +82,14 @@ export async function planQuery(actor: Principal, filters: DeadLetterFilters, pe
   if (filters.q) {
     const p = likePattern(filters.q);
     // Text lives in dead_letter_search (filled by the search indexer, lib/search): its trigram
-    // indexes find the candidates. Without payload.reveal, masked text is no search oracle: a row
+    // index finds the candidates. Without payload.reveal, masked text is no search oracle: a row
     // matches only in a part whose stored verdict is clear (lib/masking/verdict.ts; NULL, not
     // decided yet, is masked), and no payload of a source whose verdicts are being recomputed does.
-    residual.push(sql`d.id IN (SELECT s.dead_letter_id FROM dead_letter_search s WHERE s.error_text ILIKE ${p} OR s.payload_text ILIKE ${p})`);
+    // The first test is the one trigram index over both texts (written exactly as in its migration,
+    // or the planner does not use it); the second keeps a match from spanning the two texts.
+    residual.push(sql`d.id IN (SELECT s.dead_letter_id FROM dead_letter_search s
+      WHERE (coalesce(s.error_text, '') || E'\n' || coalesce(s.payload_text, '')) ILIKE ${p}
+        AND (s.error_text ILIKE ${p} OR s.payload_text ILIKE ${p}))`);
     if (!canReveal(actor)) {
       const recomputing = sources.filter((s) => s.recomputing).map((s) => s.id);
       residual.push(sql`((d.text_masked IS FALSE AND d.error_message ILIKE ${p})

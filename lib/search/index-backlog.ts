@@ -12,17 +12,31 @@ export const INDEX_BATCH = 5_000;
 export async function indexBacklog(opts: { sql?: postgres.Sql; limit?: number } = {}): Promise<number> {
   const sql = opts.sql ?? pg();
   return sql.begin(async (tx) => {
-    const taken = await tx<{ dead_letter_id: bigint }[]>`
-      DELETE FROM search_backlog WHERE dead_letter_id IN (
-        SELECT dead_letter_id FROM search_backlog ORDER BY dead_letter_id LIMIT ${opts.limit ?? INDEX_BATCH} FOR UPDATE SKIP LOCKED)
-      RETURNING dead_letter_id`;
-    if (taken.length === 0) return 0;
-    const rows = await tx<{ id: bigint; head: Buffer | null; payload_size: number; error_message: string | null }[]>`
-      SELECT id, substring(payload FROM 1 FOR ${PAYLOAD_HEAD_BYTES}) AS head, payload_size, error_message
-      FROM dead_letters WHERE id = ANY(${taken.map((t) => t.dead_letter_id.toString())}::bigint[])`;
-    if (rows.length === 0) return taken.length;
+    // One statement takes the ids and writes every row whose text Postgres can tell by itself
+    // (search_payload_text: short valid UTF-8, or no payload left), so those payloads never travel
+    // to Node and back; the rest (binary, long, NUL, BOM) go through payloadText below, as before.
     // DO NOTHING: a discard that got here first (closeDeadLetters writes the row without payload
     // text) wins; one that comes later waits on this row's key and then clears the text.
+    const [taken] = await tx<{ n: number; rest: string[] | null }[]>`
+      WITH taken AS (
+        DELETE FROM search_backlog WHERE dead_letter_id IN (
+          SELECT dead_letter_id FROM search_backlog ORDER BY dead_letter_id LIMIT ${opts.limit ?? INDEX_BATCH} FOR UPDATE SKIP LOCKED)
+        RETURNING dead_letter_id),
+      found AS (
+        SELECT d.id, d.error_message, d.payload IS NULL AS gone, search_payload_text(d.payload, d.payload_size) AS text
+        FROM dead_letters d JOIN taken ON d.id = taken.dead_letter_id),
+      written AS (
+        INSERT INTO dead_letter_search (dead_letter_id, payload_text, error_text)
+        SELECT id, text, error_message FROM found WHERE gone OR text IS NOT NULL
+        ON CONFLICT (dead_letter_id) DO NOTHING)
+      SELECT (SELECT count(*) FROM taken)::int AS n,
+             (SELECT array_agg(id::text) FROM found WHERE NOT gone AND text IS NULL) AS rest`;
+    if (!taken || taken.n === 0) return 0;
+    if (!taken.rest?.length) return taken.n;
+    const rows = await tx<{ id: bigint; head: Buffer | null; payload_size: number; error_message: string | null }[]>`
+      SELECT id, substring(payload FROM 1 FOR ${PAYLOAD_HEAD_BYTES}) AS head, payload_size, error_message
+      FROM dead_letters WHERE id = ANY(${taken.rest}::bigint[])`;
+    if (rows.length === 0) return taken.n;
     await tx`
       INSERT INTO dead_letter_search (dead_letter_id, payload_text, error_text)
       SELECT * FROM unnest(
@@ -30,7 +44,7 @@ export async function indexBacklog(opts: { sql?: postgres.Sql; limit?: number } 
         ${rows.map((r) => (r.head ? payloadText(r.head, { truncated: r.payload_size > r.head.byteLength }) : null))}::text[],
         ${rows.map((r) => r.error_message)}::text[])
       ON CONFLICT (dead_letter_id) DO NOTHING`;
-    return taken.length;
+    return taken.n;
   });
 }
 

@@ -251,7 +251,7 @@ async function child(): Promise<void> {
   // maintenance any writer of these rows pays later, not ingest work. Autoanalyze stays on: without it
   // the plans of a table emptied by TRUNCATE never learn that it has grown.
   await pg.unsafe(
-    ['dead_letters', 'search_backlog', 'clusters', 'cluster_sources', 'cluster_hours']
+    ['dead_letters', 'search_backlog', 'dead_letter_search', 'clusters', 'cluster_sources', 'cluster_hours']
       .map((t) => `ALTER TABLE ${t} SET (autovacuum_vacuum_insert_threshold = -1)`)
       .join('; '),
   );
@@ -340,14 +340,21 @@ async function child(): Promise<void> {
   const copy = await copyRun();
   const one = await apiRun(1);
   const all = await httpRun();
+  // From a checkpoint, as each ingest run: not one the runs' WAL forces in the middle of this one.
+  await pg`CHECKPOINT`.catch(() => undefined);
+  const [pgIdx0, nodeIdx0] = [postgresCpuMs(), process.cpuUsage()];
   const t = performance.now();
   // As workers/search-indexer.ts drains a backlog: SEARCH_INDEXER_CONCURRENCY batches side by side.
   const indexed = await drainBacklog({ concurrency: env().SEARCH_INDEXER_CONCURRENCY });
   const indexer = indexed / ((performance.now() - t) / 1000);
+  // CPU per row as well as the rate: on a shared machine the rate swings with the load, the CPU less.
+  const pgIdx1 = postgresCpuMs();
+  const nodeIdx = process.cpuUsage(nodeIdx0);
+  const indexerCpu = `postgres ${pgIdx0 === null || pgIdx1 === null ? 'n/a' : (((pgIdx1 - pgIdx0) * 1000) / indexed).toFixed(0)} µs, node ${((nodeIdx.user + nodeIdx.system) / indexed).toFixed(0)} µs`;
   if (indexed !== TOTAL) throw new Error(`expected ${TOTAL} dead letters indexed for search, indexed ${indexed}`);
   process.stderr.write(
     `[ingest bench] API over HTTP ${all.rate.toFixed(0)}/s with ${PROCESSES} app processes (CPU per dead letter: app ${all.nodeCpuUs.toFixed(0)} µs, ` +
-      `postgres ${all.postgresCpuUs?.toFixed(0) ?? 'n/a'} µs), route handler in 1 process ${one.rate.toFixed(0)}/s (node ${one.nodeCpuUs.toFixed(0)} µs, postgres ${one.postgresCpuUs?.toFixed(0) ?? 'n/a'} µs), COPY ${copy.toFixed(0)}/s, search indexer ${indexer.toFixed(0)}/s\n`,
+      `postgres ${all.postgresCpuUs?.toFixed(0) ?? 'n/a'} µs), route handler in 1 process ${one.rate.toFixed(0)}/s (node ${one.nodeCpuUs.toFixed(0)} µs, postgres ${one.postgresCpuUs?.toFixed(0) ?? 'n/a'} µs), COPY ${copy.toFixed(0)}/s, search indexer ${indexer.toFixed(0)}/s (CPU per dead letter: ${indexerCpu})\n`,
   );
   await closeDb();
   process.stdout.write(

@@ -1,0 +1,83 @@
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { SYSTEM } from '@/lib/auth';
+import { createTeam } from '@/lib/admin/teams';
+import { createSource } from '@/lib/sources/create-source';
+import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { listDeadLetters } from '@/lib/deadletters/list-dead-letters';
+import { closeDb, pg } from '@/lib/db';
+import { drainBacklog, payloadText } from '@/lib/search';
+import { resetDatabase } from '../support/db';
+
+const utf8 = (s: string) => Buffer.from(s, 'utf8');
+// Payloads on both sides of search_payload_text's line: what Postgres decides itself must be what
+// payloadText decides, and the rest must still reach payloadText.
+const PAYLOADS: Record<string, Buffer> = {
+  json: utf8('{"order":"gift-417","city":"Tallinn"}'),
+  empty: Buffer.alloc(0),
+  accents: utf8('Größe: Café für Zoë, 東京 🎁'),
+  nul: Buffer.concat([utf8('before'), Buffer.from([0]), utf8('after')]),
+  bom: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), utf8('{"bom":true}')]),
+  invalid: Buffer.from([0xc3, 0x28, 0x41]),
+  surrogate: Buffer.concat([utf8('x'), Buffer.from([0xed, 0xa0, 0x80]), utf8('y')]),
+  overlong: Buffer.from([0xc0, 0xaf, 0x41]),
+  beyondUnicode: Buffer.from([0xf4, 0x90, 0x80, 0x80]),
+  loneContinuation: Buffer.from([0x41, 0x80]),
+  cutAtEnd: Buffer.concat([utf8('cut '), Buffer.from([0xe6, 0x9d])]),
+  exactly4096: utf8('a'.repeat(4_095) + 'z'),
+  ascii4097: utf8('b'.repeat(4_097)),
+  emoji4096Bytes: utf8('🎁'.repeat(1_024)),
+  emojiLong: utf8('🎁'.repeat(3_000)),
+  twoByteLong: utf8('é'.repeat(5_000)),
+  beyondHead: utf8('c'.repeat(20_000)),
+};
+
+describe('searchable payload text', () => {
+  beforeEach(resetDatabase);
+  afterAll(closeDb);
+
+  it('is payloadText of the payload, whether Postgres or the indexer decides it', async () => {
+    await createTeam(SYSTEM, { name: 'commerce' });
+    const s = await createSource(SYSTEM, { name: 'orders', team: 'commerce' });
+    const names = Object.keys(PAYLOADS);
+    await recordDeadLetters(
+      s,
+      names.map((messageId) => ({ messageId, payload: PAYLOADS[messageId]!, reason: 'MaxReceives', errorType: 'E', errorMessage: `failed ${messageId}`, receiveCount: 1, headers: {} })),
+    );
+    expect(await drainBacklog({ limit: 5 })).toBe(names.length);
+    const rows = await pg()<{ message_id: string; payload_text: string | null; error_text: string | null; in_sql: string | null }[]>`
+      SELECT d.message_id, s.payload_text, s.error_text, search_payload_text(d.payload, d.payload_size) AS in_sql
+      FROM dead_letter_search s JOIN dead_letters d ON d.id = s.dead_letter_id`;
+    expect(rows).toHaveLength(names.length);
+    const byName = new Map(rows.map((r) => [r.message_id, r]));
+    for (const name of names) {
+      const bytes = PAYLOADS[name]!;
+      const expected = payloadText(bytes.subarray(0, 16_384), { truncated: bytes.byteLength > 16_384 });
+      const row = byName.get(name)!;
+      expect({ name, text: row.payload_text, error: row.error_text }).toEqual({ name, text: expected, error: `failed ${name}` });
+      // Postgres answers only when it can answer exactly; NULL sends the payload to payloadText.
+      if (row.in_sql !== null) expect({ name, inSql: row.in_sql }).toEqual({ name, inSql: expected });
+    }
+    // The short valid ones never left Postgres; the others did.
+    const decidedInSql = names.filter((n) => byName.get(n)!.in_sql !== null).sort();
+    expect(decidedInSql).toEqual(['accents', 'emoji4096Bytes', 'empty', 'exactly4096', 'json']);
+  });
+
+  it('finds a search in the error or the payload, never one spanning the two (one index holds both)', async () => {
+    await createTeam(SYSTEM, { name: 'commerce' });
+    const s = await createSource(SYSTEM, { name: 'orders', team: 'commerce' });
+    await recordDeadLetters(s, [
+      { messageId: 'm-1', payload: utf8('beta parcel to Riga'), reason: 'MaxReceives', errorType: 'E', errorMessage: 'upstream alpha refused', receiveCount: 1, headers: {} },
+      { messageId: 'm-2', payload: utf8('{"city":"Oslo"}'), reason: 'MaxReceives', errorType: 'E', errorMessage: 'timeout', receiveCount: 1, headers: {} },
+    ]);
+    await drainBacklog();
+    const found = async (q: string) => (await listDeadLetters(SYSTEM, { q }, null, { limit: 10 })).deadLetters.map((d) => d.messageId).sort();
+    expect(await found('alpha refused')).toEqual(['m-1']);
+    expect(await found('parcel to riga')).toEqual(['m-1']);
+    expect(await found('Oslo')).toEqual(['m-2']);
+    expect(await found('timeout')).toEqual(['m-2']);
+    // The two texts sit side by side in the index's expression, with a newline between them.
+    expect(await found('refused\nbeta')).toEqual([]);
+    expect(await found('refused beta')).toEqual([]);
+    expect(await found('timeout\n{"city"')).toEqual([]);
+  });
+});
