@@ -7,8 +7,10 @@
 // purpose, with its payload), not past its expiry yet, or in a redrive task that has not finished.
 // Otherwise its rows are all decided tombstones (expired, discarded, redriven) past retention: they
 // are copied into the compact dead_letter_tombstones (what the audit trail and redrive tasks refer to),
-// their search text, edited versions and backlog entries are deleted, and the partition is detached
-// and dropped. Their keys stay in dead_letter_keys, so a late retry of one is still a repeat. Cluster
+// their search text, edited versions and backlog entries are deleted, and the partition is dropped:
+// detached first (after a re-check under lock), then the rest in one transaction with the audit
+// event, so a crash in between leaves a detached table that the next run finishes, never a trail
+// that says "dropped" of rows still listed. Their keys stay in dead_letter_keys, so a late retry of one is still a repeat. Cluster
 // counts are cumulative and open counts leave with decisions, so neither changes; the SLA board
 // counts open dead letters only, which a dropped partition has none of.
 import { append } from '@/lib/audit';
@@ -122,6 +124,7 @@ export interface DroppedPartition {
 export async function dropExpiredPartitions(clock: Clock = systemClock): Promise<DroppedPartition[]> {
   const now = clock.now();
   const dropped: DroppedPartition[] = [];
+  for (const name of await detachedLeftovers()) dropped.push({ name, rows: await finishDrop(name, boundsOfName(name), now) });
   for (const p of await listPartitions()) {
     if (p.isDefault || !p.to || p.to > now) continue;
     const rows = await dropIfExpired(p, now);
@@ -134,7 +137,10 @@ export async function dropExpiredPartitions(clock: Clock = systemClock): Promise
 const keeps = (table: string) => `
   EXISTS (SELECT 1 FROM ${table} d WHERE d.status IN ('open', 'redriving', 'archived') OR d.expires_at > $1)
   OR EXISTS (SELECT 1 FROM ${table} d JOIN redrive_items i ON i.dead_letter_id = d.id JOIN redrive_tasks t ON t.id = i.task_id
-             WHERE t.status IN ('queued', 'running', 'paused'))`;
+             WHERE t.status IN ('pending_approval', 'queued', 'running', 'paused'))`;
+
+const isLockTimeout = (err: unknown) =>
+  (err as { code?: string }).code === '55P03' || String(err).includes('55P03') || String(err).includes('lock timeout');
 
 /** The number of rows dropped, or null when the partition is kept (or its lock was not had in time). */
 async function dropIfExpired(p: Partition, now: Date): Promise<number | null> {
@@ -142,59 +148,85 @@ async function dropIfExpired(p: Partition, now: Date): Promise<number | null> {
   const [{ kept } = { kept: true }] = await db().$queryRawUnsafe<{ kept: boolean }[]>(`SELECT (${keeps(table)}) AS kept`, now);
   if (kept) return null;
   try {
-    // 1. Under a lock that stops writes to this partition only (reads go on): re-check, keep the
-    //    tombstones, delete what hangs off the rows, audit per source.
-    const moved = await db().$transaction(async (tx) => {
+    // 1. Under a lock that stops writes to this partition (reads go on): re-check, then detach, a
+    //    short ACCESS EXCLUSIVE on dead_letters. From here no page, selection or task sees its rows.
+    const detached = await db().$transaction(async (tx) => {
       await tx.$executeRawUnsafe(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
       await tx.$executeRawUnsafe(`LOCK TABLE ${table} IN SHARE ROW EXCLUSIVE MODE`);
       const [again] = await tx.$queryRawUnsafe<{ kept: boolean }[]>(`SELECT (${keeps(table)}) AS kept`, now);
-      if (again?.kept) return null;
-      const perSource = await tx.$queryRawUnsafe<{ source_id: string; team_id: string; n: number }[]>(
-        `WITH kept AS (
-           INSERT INTO dead_letter_tombstones (id, source_id, message_id, generation, reason, error_type, fingerprint, cluster_id, status,
-                                               dead_at, expires_at, decided_at, decided_by_id, decision_reason, payload_size, payload_sha256, dropped_at)
-           SELECT id, source_id, message_id, generation, reason, error_type, fingerprint, cluster_id, status,
-                  dead_at, expires_at, decided_at, decided_by_id, decision_reason, payload_size, payload_sha256, $1
-           FROM ${table}
-           ON CONFLICT (id) DO NOTHING
-           RETURNING source_id)
-         SELECT k.source_id::text AS source_id, s.team_id::text AS team_id, count(*)::int AS n
-         FROM kept k JOIN sources s ON s.id = k.source_id GROUP BY k.source_id, s.team_id ORDER BY k.source_id`,
-        now,
-      );
-      // What hangs off the rows goes with them; their keys stay (a late retry is still a repeat).
-      await tx.$executeRawUnsafe(`DELETE FROM dead_letter_search s USING ${table} d WHERE s.dead_letter_id = d.id`);
-      await tx.$executeRawUnsafe(`DELETE FROM dead_letter_versions v USING ${table} d WHERE v.dead_letter_id = d.id`);
-      await tx.$executeRawUnsafe(`DELETE FROM search_backlog b USING ${table} d WHERE b.dead_letter_id = d.id`);
-      for (const s of perSource) {
-        await append(tx, {
-          actor: auditActor(RETENTION_ACTOR),
-          action: 'deadletter.partition_drop',
-          targetType: 'source',
-          targetId: s.source_id,
-          sourceId: s.source_id,
-          teamId: s.team_id,
-          selection: { partition: p.name, from: p.from?.toISOString() ?? null, to: p.to?.toISOString() ?? null },
-          count: s.n,
-          reason: 'retention: every dead letter of the partition was decided and past retention; tombstones kept in dead_letter_tombstones',
-          result: `${s.n} moved to tombstones, partition dropped`,
-        });
-      }
-      return perSource.reduce((sum, s) => sum + s.n, 0);
-    });
-    if (moved === null) return null;
-    // 2. Detach and drop: a short ACCESS EXCLUSIVE on dead_letters, no data touched.
-    await db().$transaction(async (tx) => {
-      await tx.$executeRawUnsafe(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
+      if (again?.kept) return false;
       await tx.$executeRawUnsafe(`ALTER TABLE dead_letters DETACH PARTITION ${table}`);
-      await tx.$executeRawUnsafe(`DROP TABLE ${table}`);
+      return true;
     });
-    return moved;
+    if (!detached) return null;
   } catch (err) {
-    // 55P03: a lock not had within LOCK_TIMEOUT; the next run tries again.
-    if ((err as { code?: string; meta?: { code?: string } }).code === '55P03' || String(err).includes('55P03') || String(err).includes('lock timeout')) return null;
+    // A lock not had within LOCK_TIMEOUT: the next run tries again.
+    if (isLockTimeout(err)) return null;
     throw err;
   }
+  return finishDrop(p.name, { from: p.from, to: p.to }, now);
+}
+
+/**
+ * 2. The detached table's rows become tombstones, what hangs off them goes, one audit event per
+ * source, and the table is dropped: one transaction, so the audit trail says "dropped" only of a
+ * table that was. A crash before it commits leaves the detached table, which the next run finishes.
+ */
+async function finishDrop(name: string, bounds: { from: Date | null; to: Date | null }, now: Date): Promise<number> {
+  const table = quoteIdent(name);
+  return db().$transaction(async (tx) => {
+    const perSource = await tx.$queryRawUnsafe<{ source_id: string; team_id: string; n: number }[]>(
+      `WITH kept AS (
+         INSERT INTO dead_letter_tombstones (id, source_id, message_id, generation, reason, error_type, fingerprint, cluster_id, status,
+                                             dead_at, expires_at, decided_at, decided_by_id, decision_reason, payload_size, payload_sha256, dropped_at)
+         SELECT id, source_id, message_id, generation, reason, error_type, fingerprint, cluster_id, status,
+                dead_at, expires_at, decided_at, decided_by_id, decision_reason, payload_size, payload_sha256, $1
+         FROM ${table}
+         ON CONFLICT (id) DO NOTHING
+         RETURNING source_id)
+       SELECT k.source_id::text AS source_id, s.team_id::text AS team_id, count(*)::int AS n
+       FROM kept k JOIN sources s ON s.id = k.source_id GROUP BY k.source_id, s.team_id ORDER BY k.source_id`,
+      now,
+    );
+    // What hangs off the rows goes with them; their keys stay (a late retry is still a repeat).
+    // Edited versions go as they do when retention clears a payload (the versions' trigger).
+    await tx.$executeRawUnsafe(`DELETE FROM dead_letter_search s USING ${table} d WHERE s.dead_letter_id = d.id`);
+    await tx.$executeRawUnsafe(`DELETE FROM dead_letter_versions v USING ${table} d WHERE v.dead_letter_id = d.id`);
+    await tx.$executeRawUnsafe(`DELETE FROM search_backlog b USING ${table} d WHERE b.dead_letter_id = d.id`);
+    for (const s of perSource) {
+      await append(tx, {
+        actor: auditActor(RETENTION_ACTOR),
+        action: 'deadletter.partition_drop',
+        targetType: 'source',
+        targetId: s.source_id,
+        sourceId: s.source_id,
+        teamId: s.team_id,
+        selection: { partition: name, from: bounds.from?.toISOString() ?? null, to: bounds.to?.toISOString() ?? null },
+        count: s.n,
+        reason: 'retention: every dead letter of the partition was decided and past retention; tombstones kept in dead_letter_tombstones',
+        result: `${s.n} moved to tombstones, partition dropped`,
+      });
+    }
+    await tx.$executeRawUnsafe(`DROP TABLE ${table}`);
+    return perSource.reduce((sum, s) => sum + s.n, 0);
+  });
+}
+
+/** A month detached by an earlier run that did not get to drop it (named as createMonth names them). */
+async function detachedLeftovers(): Promise<string[]> {
+  const rows = await db().$queryRaw<{ name: string }[]>`
+    SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    WHERE n.nspname = current_schema() AND c.relkind = 'r' AND c.relname ~ '^dead_letters_p[0-9]{6}'
+      AND NOT c.relispartition ORDER BY c.relname`;
+  return rows.map((r) => r.name);
+}
+
+/** The month a leftover's name says (its bounds went with the detach). */
+function boundsOfName(name: string): { from: Date | null; to: Date | null } {
+  const m = /^dead_letters_p(\d{4})(\d{2})$/.exec(name);
+  if (!m) return { from: null, to: null };
+  const from = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, 1));
+  return { from, to: addMonths(from, 1) };
 }
 
 /** How old the partitioned parent's statistics may get before maintenance analyzes it again. */

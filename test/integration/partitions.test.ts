@@ -7,7 +7,8 @@
 // - months are created ahead, rows of the default partition move into a month created for them;
 // - retention drops an expired month whole: its tombstones move to dead_letter_tombstones, its search
 //   rows go, its keys stay; an older month whose dead letter a running redrive holds is untouched,
-//   and cluster counts and the SLA board's retention counts are what they were.
+//   and cluster counts and the SLA board's retention counts are what they were; a month a task awaiting
+//   approval holds stays, and one a crash left detached is finished (tombstones, audit, drop) next run.
 import { UnrecoverableError, Worker } from 'bullmq';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ConsumeMessage } from 'amqplib';
@@ -258,5 +259,33 @@ describe('partitioned dead letters', () => {
     // A late retry of a dropped one is still a repeat.
     const [late] = await recordDeadLetters(sources.orders, [{ messageId: tombstones[0]!.messageId, payload: new Uint8Array([1]), reason: 'MaxReceives', errorType: 'Gone', errorMessage: 'failure', deadAt: new Date('2026-06-10T00:00:00Z') }]);
     expect(late).toMatchObject({ id: april[0]!.id, created: false });
+  });
+  it('a month with a dead letter in a task awaiting approval stays; a month a crash left detached is finished by the next run', async () => {
+    const { sources } = await demoWorld();
+    await ensurePartitions(manualClock(new Date('2026-08-01T00:00:00Z')), 0);
+    const [waiting] = await recordDeadLetters(sources.orders, [deadLetter({ deadAt: new Date('2026-08-04T00:00:00Z'), errorType: 'Waiting' })]);
+    const task = await db().redriveTask.create({ data: { sourceId: sources.orders.id, status: 'pending_approval', selection: { ids: [waiting!.id] }, total: 1 } });
+    await db().redriveItem.create({ data: { taskId: task.id, seq: 0, deadLetterId: BigInt(waiting!.id), state: 'pending' } });
+    const clock = manualClock(new Date('2026-10-10T00:00:00Z'));
+    await sweepExpired(clock);
+    expect((await db().deadLetter.findUniqueOrThrow({ where: { id: BigInt(waiting!.id) } })).status).not.toBe('open');
+    await dropExpiredPartitions(clock);
+    expect(await partitionOf(waiting!.id)).toBe('dead_letters_p202608');
+
+    // Rejected: the month is free to go. A run that detached it and then died left the table behind.
+    await db().redriveTask.update({ where: { id: task.id }, data: { status: 'cancelled' } });
+    await db().$executeRawUnsafe('ALTER TABLE dead_letters DETACH PARTITION dead_letters_p202608');
+    expect(await partitionOf(waiting!.id)).toBeUndefined();
+    const dropped = await dropExpiredPartitions(clock);
+    expect(dropped).toContainEqual({ name: 'dead_letters_p202608', rows: 1 });
+    const [{ left }] = await db().$queryRaw<{ left: number }[]>`SELECT count(*)::int AS left FROM pg_class WHERE relname = 'dead_letters_p202608'`;
+    expect(left).toBe(0);
+    expect(await db().deadLetterTombstone.findUnique({ where: { id: BigInt(waiting!.id) } })).toMatchObject({ errorType: 'Waiting' });
+    const events = await db().auditEvent.findMany({ where: { action: 'deadletter.partition_drop' } });
+    expect(events.map((e) => [e.count, (e.selection as { partition: string; from: string }).partition, (e.selection as { from: string }).from])).toEqual([
+      [1, 'dead_letters_p202608', '2026-08-01T00:00:00.000Z'],
+    ]);
+    // The task awaiting approval still names its item, and the key stays (a late retry is a repeat).
+    expect(await db().deadLetterKey.count({ where: { id: BigInt(waiting!.id) } })).toBe(1);
   });
 });
