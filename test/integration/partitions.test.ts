@@ -278,8 +278,8 @@ describe('partitioned dead letters', () => {
     expect(await partitionOf(waiting!.id)).toBeUndefined();
     const dropped = await dropExpiredPartitions(clock);
     expect(dropped).toContainEqual({ name: 'dead_letters_p202608', rows: 1 });
-    const [{ left }] = await db().$queryRaw<{ left: number }[]>`SELECT count(*)::int AS left FROM pg_class WHERE relname = 'dead_letters_p202608'`;
-    expect(left).toBe(0);
+    const [left] = await db().$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_class WHERE relname = 'dead_letters_p202608'`;
+    expect(left?.n).toBe(0);
     expect(await db().deadLetterTombstone.findUnique({ where: { id: BigInt(waiting!.id) } })).toMatchObject({ errorType: 'Waiting' });
     const events = await db().auditEvent.findMany({ where: { action: 'deadletter.partition_drop' } });
     expect(events.map((e) => [e.count, (e.selection as { partition: string; from: string }).partition, (e.selection as { from: string }).from])).toEqual([
