@@ -70,13 +70,17 @@ export async function planQuery(actor: Principal, filters: DeadLetterFilters, pe
   const scopedToTeam = Object.keys(sourceScope(actor, permission)).length > 0;
   let restrict: string[] | null = scopedToTeam ? sources.map((s) => s.id) : null;
   if (filters.source) restrict = sources.filter((s) => filters.source!.includes(s.name)).map((s) => s.id);
-  // The unique (source, message id, generation) index serves a message id lookup per source.
+  // A message id is looked up in the key table (its unique (source, message id, generation) index),
+  // per visible source: dead_letters itself keeps no index on it, which every insert would pay for.
   if (filters.messageId && restrict === null) restrict = sources.map((s) => s.id);
 
   const residual: Fragment[] = [];
   if (filters.reason?.length) residual.push(sql`d.reason = ANY(${filters.reason}::"DeadLetterReason"[])`);
   if (filters.errorType) residual.push(sql`d.error_type = ${filters.errorType}`);
-  if (filters.messageId) residual.push(sql`d.message_id = ${filters.messageId}`);
+  if (filters.messageId) {
+    residual.push(sql`(d.id, d.dead_at) IN (SELECT k.id, k.dead_at FROM dead_letter_keys k
+      WHERE k.source_id = ANY(${restrict ?? []}::uuid[]) AND k.message_id = ${filters.messageId})`);
+  }
   if (filters.from) residual.push(sql`d.dead_at >= ${filters.from}`);
   if (filters.to) residual.push(sql`d.dead_at < ${filters.to}`);
   if (filters.q) {
