@@ -6,6 +6,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { installIfStale } from './lib/dependencies.mjs';
+import { WORKER_NODE_FLAGS } from './lib/worker-flags.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const run = (cmd, args, env = {}) => {
@@ -72,7 +73,7 @@ process.on('SIGTERM', stop);
 start('app', ['scripts/serve.mjs', '-p', port]);
 const workersDir = path.join(root, 'workers');
 for (const file of existsSync(workersDir) ? readdirSync(workersDir).filter((f) => f.endsWith('.ts')).sort() : []) {
-  start(`worker ${file}`, ['node_modules/tsx/dist/cli.mjs', path.join('workers', file)]);
+  start(`worker ${file}`, [...(WORKER_NODE_FLAGS[file] ?? []), 'node_modules/tsx/dist/cli.mjs', path.join('workers', file)]);
 }
 
 console.log(`

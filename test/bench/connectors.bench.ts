@@ -8,6 +8,7 @@
 // the load average (the machine is shared: the ratio is the figure to read, not either rate).
 //   npx tsx test/bench/run.ts connectors     (BENCH_PROF=1: a CPU profile of the child in /tmp/prof-connectors, or BENCH_PROF_DIR)
 import type { BenchResult } from './run';
+import { WORKER_NODE_FLAGS } from '../../scripts/lib/worker-flags.mjs';
 import { runBenchChild, runWhenFlagged } from './support';
 
 const CHILD_FLAG = '--connectors-bench-child';
@@ -173,7 +174,9 @@ async function child(): Promise<void> {
 }
 
 export async function run(): Promise<BenchResult[]> {
-  const nodeArgs = process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF_DIR ?? '/tmp/prof-connectors'}`] : [];
+  // The child imports as workers/connectors.ts does, with the worker's Node flags.
+  const profile = process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF_DIR ?? '/tmp/prof-connectors'}`] : [];
+  const nodeArgs = [...WORKER_NODE_FLAGS['connectors.ts'], ...profile];
   const m = await runBenchChild<Measured>('connectors', import.meta.url, CHILD_FLAG, { nodeArgs, timeoutMs: 300_000 });
   const ratio = (r: Round) => r.importPerSecond / r.plainPerSecond;
   const median = [...m.rounds].sort((a, b) => ratio(a) - ratio(b))[Math.floor(m.rounds.length / 2)]!;
