@@ -143,4 +143,16 @@ describe('recording dead letters', () => {
     expect(text.get('t-2')).toMatchObject({ payload_text: null });
     expect(text.get('t-b42')!.payload_text).toBe('parcel 42 to Tallinn');
   });
+
+  it('a source or a cluster that dead letters refer to is never deleted (the database refuses it, as the foreign keys did)', async () => {
+    const s = await source();
+    const [r] = await recordDeadLetters(s, [dl('k1', bytes('{"a":1}'))]);
+    const row = await db().deadLetter.findUniqueOrThrow({ where: { id: BigInt(r!.id) } });
+    expect(row.sourceId).toBe(s.id);
+    expect(row.clusterId).not.toBeNull();
+    await expect(pg()`DELETE FROM sources WHERE id = ${s.id}::uuid`).rejects.toThrow(/never deleted/);
+    await expect(pg()`DELETE FROM clusters WHERE id = ${row.clusterId!}::uuid`).rejects.toThrow(/never deleted/);
+    expect(await db().source.count({ where: { id: s.id } })).toBe(1);
+    expect(await db().cluster.count({ where: { id: row.clusterId! } })).toBe(1);
+  });
 });
