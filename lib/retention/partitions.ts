@@ -177,9 +177,9 @@ async function finishDrop(name: string, bounds: { from: Date | null; to: Date | 
   return db().$transaction(async (tx) => {
     const perSource = await tx.$queryRawUnsafe<{ source_id: string; team_id: string; n: number }[]>(
       `WITH kept AS (
-         INSERT INTO dead_letter_tombstones (id, source_id, message_id, generation, reason, error_type, fingerprint, cluster_id, status,
+         INSERT INTO dead_letter_tombstones (id, source_id, message_id, generation, redrive_count, reason, error_type, fingerprint, cluster_id, status,
                                              dead_at, expires_at, decided_at, decided_by_id, decision_reason, payload_size, payload_sha256, dropped_at)
-         SELECT id, source_id, message_id, generation, reason, error_type, fingerprint, cluster_id, status,
+         SELECT id, source_id, message_id, generation, redrive_count, reason, error_type, fingerprint, cluster_id, status,
                 dead_at, expires_at, decided_at, decided_by_id, decision_reason, payload_size, payload_sha256, $1
          FROM ${table}
          ON CONFLICT (id) DO NOTHING
