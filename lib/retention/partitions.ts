@@ -61,18 +61,31 @@ export async function listPartitions(): Promise<Partition[]> {
 
 /**
  * Create the partitions of the current month and the next MONTHS_AHEAD months that do not exist
- * yet (a month a partition already covers in part starts or ends where that one does). Rows the
- * DEFAULT partition holds for such a month are moved into it. Returns the names created.
+ * yet (a month a partition already covers in part starts or ends where that one does), and of every
+ * other month the DEFAULT partition holds rows for. Rows the DEFAULT partition holds for such a
+ * month are moved into it. Returns the names created.
+ *
+ * The months of the DEFAULT's rows: a dead letter that died long ago (ingested late, a connector's
+ * old failure) lands there when its month has no partition (never made, or dropped by retention),
+ * and retention drops months, never the DEFAULT; in a month of its own it goes by partition.
  */
 export async function ensurePartitions(clock: Clock = systemClock, ahead = MONTHS_AHEAD): Promise<string[]> {
   const created: string[] = [];
   const first = monthStart(clock.now());
-  for (let n = 0; n <= ahead; n++) {
-    const month = addMonths(first, n);
+  const months = Array.from({ length: ahead + 1 }, (_, n) => addMonths(first, n));
+  for (const month of await monthsInDefault()) if (!months.some((m) => m.getTime() === month.getTime())) months.push(month);
+  for (const month of months) {
     const name = await createMonth(month, addMonths(month, 1));
     if (name) created.push(name);
   }
   return created;
+}
+
+/** The UTC months the DEFAULT partition holds rows for (a scan of it: it holds strays only, each run takes them out). */
+async function monthsInDefault(): Promise<Date[]> {
+  const rows = await db().$queryRaw<{ m: Date }[]>`
+    SELECT DISTINCT date_trunc('month', dead_at, 'UTC') AS m FROM dead_letters_default ORDER BY m`;
+  return rows.map((r) => r.m);
 }
 
 /** Create [from, to) less what existing partitions cover of it; null when nothing is left to create. */

@@ -62,4 +62,45 @@ describe('tombstones of dropped months', () => {
     const { fresh } = assignGenerations([deadLetter({ messageId: 'job-7', deadAt: new Date('2026-06-09T00:00:00Z') })], held);
     expect(fresh.map((d) => [d.generation, d.redriveCount])).toEqual([[3, 3]]);
   });
+
+  it('a dead letter that died 5 months ago gets its month from the maintenance job, which drops it whole after retention', async () => {
+    const w = await world();
+    const now = new Date();
+    const clock = manualClock(now);
+    const month = monthStart(now, -5);
+    const name = `dead_letters_p${yyyymm(month)}`;
+    const post = async (messageId: string, deadAt: Date) => {
+      const res = await postBatch(
+        jsonRequest('/api/v1/sources/orders/dead-letters', w.tokens.ingest.orders, { deadLetters: [{ messageId, payload: b64(`{"id":"${messageId}"}`), deadAt: deadAt.toISOString() }] }),
+        ctx({ source: 'orders' }),
+      );
+      expect(res.status).toBeLessThan(300);
+      return ((await res.json()) as { items: { id: string }[] }).items[0]!.id;
+    };
+    const old = await post('late-1', new Date(month.getTime() + 10 * DAY));
+    const fresh = await post('fresh-1', now);
+    expect(await partitionOf(old)).toBe('dead_letters_default');
+
+    // The maintenance job: a partition for the month the DEFAULT holds a row for, the row moved into it.
+    const first = await maintainPartitions(clock);
+    expect(first.created).toContain(name);
+    expect(first.dropped.filter((d) => d.rows > 0)).toEqual([]);
+    expect(await partitionOf(old)).toBe(name);
+    const [inDefault] = await db().$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM dead_letters_default`;
+    expect(inDefault?.n).toBe(0);
+
+    // Past its retention (14 days from its dead time): the sweep expires it, the month goes whole.
+    expect((await sweepExpired(clock)).expired).toBe(1);
+    const board = async () => (await getSlaBoard(SYSTEM, { clock })).map((r) => [r.source.name, r.openCount, r.expireUndecided, r.expiringSoon, r.nextExpiryAt?.toISOString() ?? null]);
+    const before = await board();
+    expect(before.find((r) => r[0] === 'orders')?.[1]).toBe(1);
+    const second = await maintainPartitions(clock);
+    expect(second.dropped).toEqual([{ name, rows: 1 }]);
+    expect((await listPartitions()).map((p) => p.name)).not.toContain(name);
+    expect(await db().deadLetterTombstone.findUniqueOrThrow({ where: { id: BigInt(old) } })).toMatchObject({ status: 'expired', messageId: 'late-1' });
+    expect(await board()).toEqual(before);
+    expect(await partitionOf(fresh)).toBe(`dead_letters_p${yyyymm(now)}`);
+    // Nothing is created again for it, and nothing else goes.
+    expect(await maintainPartitions(clock)).toMatchObject({ created: [], dropped: [] });
+  });
 });
