@@ -1,6 +1,6 @@
 // Monthly partitions of dead_letters (by dead_at, UTC months; docs/design.md "Partitioning"):
-// created ahead by the maintenance worker, and dropped whole by retention once nothing in them is
-// kept. The row-by-row sweep (sweep-expired.ts) still expires open rows one by one: it works at the
+// created ahead by the maintenance worker (and for any month the DEFAULT partition holds rows for),
+// and dropped whole by retention once nothing in them is kept. The row-by-row sweep (sweep-expired.ts) still expires open rows one by one: it works at the
 // edges, on the months that are not all expired yet.
 //
 // A partition is kept while any of its rows is undecided (open, redriving), archived (kept on

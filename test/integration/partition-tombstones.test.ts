@@ -103,4 +103,49 @@ describe('tombstones of dropped months', () => {
     // Nothing is created again for it, and nothing else goes.
     expect(await maintainPartitions(clock)).toMatchObject({ created: [], dropped: [] });
   });
+
+  it('GET of a dropped dead letter answers 410 Gone with its tombstone (404 for another team); the document says so', async () => {
+    const w = await world();
+    await ensurePartitions(manualClock(new Date('2026-03-01T00:00:00Z')), 0);
+    const [gone] = await recordDeadLetters(w.sources.orders, [deadLetter({ messageId: 'gone-1', deadAt: new Date('2026-03-05T00:00:00Z'), errorType: 'Bad' })]);
+    await db().$transaction((tx) =>
+      closeDeadLetters(tx, [BigInt(gone!.id)], 'discarded', { from: ['open'], decidedById: w.actors.lead.userId, reason: 'invalid order', at: new Date('2026-03-06T00:00:00Z') }),
+    );
+    const clock = manualClock(new Date('2026-06-10T00:00:00Z'));
+    expect((await dropExpiredPartitions(clock)).filter((d) => d.rows > 0)).toEqual([{ name: 'dead_letters_p202603', rows: 1 }]);
+
+    const detail = async (who: keyof typeof w.tokens.personal, id = gone!.id) => {
+      const res = await getDetail(getRequest(`/api/v1/dead-letters/${id}`, w.tokens.personal[who]), ctx({ id }));
+      return { status: res.status, body: (await res.json()) as { error: { code: string; message: string; details?: { tombstone: Record<string, unknown> } } } };
+    };
+    const answer = await detail('support');
+    expect(answer.status).toBe(410);
+    expect(answer.body.error.code).toBe('gone');
+    expect(answer.body.error.message).toMatch(/dropped by retention on 2026-06-10/);
+    expect(answer.body.error.message).toContain('orders');
+    expect(answer.body.error.details?.tombstone).toMatchObject({
+      id: gone!.id,
+      source: { name: 'orders', team: 'commerce' },
+      messageId: 'gone-1',
+      status: 'discarded',
+      errorType: 'Bad',
+      deadAt: '2026-03-05T00:00:00.000Z',
+      droppedAt: '2026-06-10T00:00:00.000Z',
+      sha256: gone!.sha256,
+      decision: { decidedBy: { id: w.actors.lead.userId, email: 'lead@example.com' }, decidedAt: '2026-03-06T00:00:00.000Z', reason: 'invalid order' },
+    });
+    // Another team's tombstone is no more visible than its dead letter was; an id that never was is a 404.
+    expect((await detail('financeSupport')).status).toBe(404);
+    expect((await detail('auditor')).status).toBe(410);
+    expect((await detail('support', '999999999')).status).toBe(404);
+    const payload = await getPayload(getRequest(`/api/v1/dead-letters/${gone!.id}/payload`, w.tokens.personal.support), ctx({ id: gone!.id }));
+    expect(payload.status).toBe(410);
+
+    // The 410 body is the document's.
+    const doc = (await getOpenApi().json()) as Record<string, unknown>;
+    const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+    ajv.addSchema(doc, 'openapi');
+    const validate = ajv.getSchema(`openapi#/paths/${encodeURIComponent('~1api~1v1~1dead-letters~1{id}')}/get/responses/410/content/${encodeURIComponent('application~1json')}/schema`)!;
+    expect(validate(answer.body), JSON.stringify(validate.errors)).toBe(true);
+  });
 });
