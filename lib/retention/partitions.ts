@@ -103,7 +103,8 @@ async function createMonth(monthFrom: Date, monthTo: Date): Promise<string | nul
     const pFrom = p.from?.getTime() ?? -Infinity;
     if (pFrom > from.getTime() && pFrom < to.getTime()) to = new Date(pFrom);
   }
-  const taken = new Set(ranges.map((p) => p.name));
+  // A month a crashed drop left detached keeps its name until the drop is finished (after this, in maintainPartitions).
+  const taken = new Set([...ranges.map((p) => p.name), ...(await detachedLeftovers())]);
   let name = `dead_letters_p${yyyymm(monthFrom)}`;
   if (taken.has(name)) name = `${name}_${from.getTime()}`;
   const table = quoteIdent(name);

@@ -4,7 +4,8 @@
 //   BullMQ connector's loop guard reads it from the generations held);
 // - a dead letter that died months ago lands in the DEFAULT partition; the maintenance job gives its
 //   month a partition, and retention drops that month whole once it is decided and past retention,
-//   the SLA board's counts staying right;
+//   the SLA board's counts staying right; a month a crashed drop left detached does not stop that
+//   (its name is still taken until the drop is finished);
 // - GET /api/v1/dead-letters/{id} (and its payload) of a dropped dead letter answers 410 Gone with its
 //   tombstone, as the OpenAPI document says; another team's answers 404.
 import { Ajv2020 } from 'ajv/dist/2020';
@@ -25,7 +26,7 @@ import { GET as getOpenApi } from '@/app/api/v1/openapi/route';
 import { POST as postBatch } from '@/app/api/v1/sources/[source]/dead-letters/route';
 import { resetDatabase } from '../support/db';
 import { b64, ctx, getRequest, jsonRequest, world } from './deadletters-world';
-import { deadLetter } from './sla-fixtures';
+import { deadLetter, demoWorld } from './sla-fixtures';
 
 const partitionOf = async (id: bigint | string) =>
   (await db().$queryRawUnsafe<{ p: string }[]>(`SELECT tableoid::regclass::text AS p FROM dead_letters WHERE id = $1`, BigInt(id)))[0]?.p;
@@ -102,6 +103,24 @@ describe('tombstones of dropped months', () => {
     expect(await partitionOf(fresh)).toBe(`dead_letters_p${yyyymm(now)}`);
     // Nothing is created again for it, and nothing else goes.
     expect(await maintainPartitions(clock)).toMatchObject({ created: [], dropped: [] });
+  });
+
+  it('a late dead letter of a month a crashed drop left detached gets a month of its own, and the leftover is finished', async () => {
+    const { sources } = await demoWorld();
+    await ensurePartitions(manualClock(new Date('2026-08-01T00:00:00Z')), 0);
+    const [done] = await recordDeadLetters(sources.orders, [deadLetter({ deadAt: new Date('2026-08-04T00:00:00Z') })]);
+    const clock = manualClock(new Date('2026-10-10T00:00:00Z'));
+    await sweepExpired(clock);
+    await db().$executeRawUnsafe('ALTER TABLE dead_letters DETACH PARTITION dead_letters_p202608');
+    // Detached, so a late one of that month lands in the DEFAULT partition.
+    const [late] = await recordDeadLetters(sources.orders, [deadLetter({ deadAt: new Date('2026-08-20T00:00:00Z') })]);
+    expect(await partitionOf(late!.id)).toBe('dead_letters_default');
+    const run = await maintainPartitions(clock);
+    const august = run.created.filter((n) => n.startsWith('dead_letters_p202608'));
+    expect(august).toEqual([expect.stringMatching(/^dead_letters_p202608_\d+$/)]);
+    expect(run.dropped).toContainEqual({ name: 'dead_letters_p202608', rows: 1 });
+    expect(await db().deadLetterTombstone.count({ where: { id: BigInt(done!.id) } })).toBe(1);
+    expect(await partitionOf(late!.id)).toBe(august[0]);
   });
 
   it('GET of a dropped dead letter answers 410 Gone with its tombstone (404 for another team); the document says so', async () => {
