@@ -9,7 +9,7 @@
 // - GET /api/v1/dead-letters/{id} (and its payload) of a dropped dead letter answers 410 Gone with its
 //   tombstone, as the OpenAPI document says; another team's answers 404.
 import { Ajv2020 } from 'ajv/dist/2020';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
 import { DAY, manualClock } from '@/lib/clock';
 import { assignGenerations, heldOf } from '@/lib/connectors/bullmq/import';
@@ -24,7 +24,7 @@ import { GET as getDetail } from '@/app/api/v1/dead-letters/[id]/route';
 import { GET as getPayload } from '@/app/api/v1/dead-letters/[id]/payload/route';
 import { GET as getOpenApi } from '@/app/api/v1/openapi/route';
 import { POST as postBatch } from '@/app/api/v1/sources/[source]/dead-letters/route';
-import { resetDatabase } from '../support/db';
+import { partitionNames, resetDatabase, restorePartitions } from '../support/db';
 import { b64, ctx, getRequest, jsonRequest, world } from './deadletters-world';
 import { deadLetter, demoWorld } from './sla-fixtures';
 
@@ -34,8 +34,13 @@ const monthStart = (t: Date, n = 0) => new Date(Date.UTC(t.getUTCFullYear(), t.g
 const yyyymm = (t: Date) => `${t.getUTCFullYear()}${String(t.getUTCMonth() + 1).padStart(2, '0')}`;
 
 describe('tombstones of dropped months', () => {
+  let before: Set<string>;
+  beforeAll(async () => {
+    before = await partitionNames();
+  });
   beforeEach(resetDatabase);
   afterAll(async () => {
+    await restorePartitions(before);
     await closeIngestSql();
     await closeDb();
   });
