@@ -7,14 +7,18 @@
 //   the SLA board's counts staying right; a month a crashed drop left detached does not stop that
 //   (its name is still taken until the drop is finished);
 // - GET /api/v1/dead-letters/{id} (and its payload) of a dropped dead letter answers 410 Gone with its
-//   tombstone, as the OpenAPI document says; another team's answers 404.
+//   tombstone, as the OpenAPI document says, and the page's tombstone view shows it; another team's
+//   answers 404.
 import { Ajv2020 } from 'ajv/dist/2020';
+import { createElement } from 'react';
+import { renderToString } from 'react-dom/server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
 import { DAY, manualClock } from '@/lib/clock';
 import { assignGenerations, heldOf } from '@/lib/connectors/bullmq/import';
 import { closeDb, db } from '@/lib/db';
 import { closeDeadLetters } from '@/lib/deadletters/close-dead-letters';
+import type { DeadLetterTombstoneView } from '@/lib/deadletters/get-tombstone';
 import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
 import { closeIngestSql } from '@/lib/ingest/ingest-sql';
 import { dropExpiredPartitions, ensurePartitions, listPartitions, maintainPartitions } from '@/lib/retention/partitions';
@@ -24,6 +28,7 @@ import { GET as getDetail } from '@/app/api/v1/dead-letters/[id]/route';
 import { GET as getPayload } from '@/app/api/v1/dead-letters/[id]/payload/route';
 import { GET as getOpenApi } from '@/app/api/v1/openapi/route';
 import { POST as postBatch } from '@/app/api/v1/sources/[source]/dead-letters/route';
+import { TombstoneView } from '@/app/(dashboard)/dead-letters/[id]/tombstone-view';
 import { partitionNames, resetDatabase, restorePartitions } from '../support/db';
 import { b64, ctx, getRequest, jsonRequest, world } from './deadletters-world';
 import { deadLetter, demoWorld } from './sla-fixtures';
@@ -164,6 +169,12 @@ describe('tombstones of dropped months', () => {
     expect((await detail('support', '999999999')).status).toBe(404);
     const payload = await getPayload(getRequest(`/api/v1/dead-letters/${gone!.id}/payload`, w.tokens.personal.support), ctx({ id: gone!.id }));
     expect(payload.status).toBe(410);
+
+    // The page shows the tombstone where it said "not found".
+    const html = renderToString(createElement(TombstoneView, { t: answer.body.error.details!.tombstone as DeadLetterTombstoneView }));
+    expect(html).toContain('data-testid="tombstone"');
+    expect(html).toMatch(/Dropped by retention on <strong>2026-06-10T00:00:00.000Z<\/strong>/);
+    expect(html).toContain('invalid order');
 
     // The 410 body is the document's.
     const doc = (await getOpenApi().json()) as Record<string, unknown>;
