@@ -22,8 +22,8 @@ export function TombstoneView({ t }: { t: DeadLetterTombstoneView }) {
       </h1>
       <div className="card" data-testid="tombstone">
         <p>
-          Dropped by retention on <strong>{t.droppedAt}</strong>: every dead letter of its month ({t.deadAt.slice(0, 7)}) was decided and past
-          retention. Its payload, headers, error text and failure history went with it; this tombstone and the audit trail are what is kept.
+          Dropped by retention on <strong>{t.droppedAt}</strong>: every dead letter of its partition (its month, or a migrated table&apos;s
+          older months) was decided and past retention. Its payload, headers, error text and failure history went with it; this tombstone and the audit trail are what is kept.
         </p>
         <Meta
           rows={[
