@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { DEAD_LETTER_REASONS, DEAD_LETTER_STATUSES, type DeadLetterStatus } from '@/lib/enums';
 import { isoTime } from '@/lib/wire';
 import { FailureEntry } from './record-dead-letters';
+import { DeadLetterHistory, deadLetterHistory, droppedByRetention, getDeadLetterTombstone } from './get-tombstone';
 import { canReveal, maskDeadLetterText, maskErrorText, maskStoredPayload, sensitivePathsOf, verdictMasked, type MaskedPayload, type PayloadPolicy } from '@/lib/masking';
 
 export function parseDeadLetterId(id: string): bigint {
@@ -53,9 +54,7 @@ export const DeadLetterDetail = z.object({
   sensitive: z.boolean(),
   masked: z.boolean().describe('The stored verdict: the payload holds masked values, shown masked until revealed (audited)'),
   decision: z.object({ decidedBy: z.object({ id: z.uuid(), email: z.string() }).nullable(), decidedAt: isoTime.nullable(), reason: z.string().nullable() }),
-  history: z
-    .array(z.object({ at: isoTime, action: z.string(), actor: z.string(), role: z.string(), reason: z.string().nullable() }))
-    .describe("Audit events about this dead letter, oldest first (bulk decisions are recorded on the row's decision)"),
+  history: DeadLetterHistory,
 });
 export type DeadLetterDetail = z.infer<typeof DeadLetterDetail>;
 
@@ -64,6 +63,12 @@ function teamOf(actor: Principal, permission: Permission): string | null {
 }
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
+
+/** Why a dead letter in scope is not in dead_letters: its month was dropped (410, with its tombstone), or it never was (404). */
+async function missing(actor: Principal, id: bigint) {
+  const tombstone = await getDeadLetterTombstone(actor, id);
+  return tombstone ? droppedByRetention(tombstone) : notFound('No such dead letter');
+}
 
 /**
  * `clear`: headers and error text as sent; by default only for roles with payload.reveal (the page
@@ -90,10 +95,8 @@ export async function getDeadLetter(actor: Principal, idParam: string, opts: { c
     LEFT JOIN clusters c ON c.id = d.cluster_id
     LEFT JOIN users u ON u.id = d.decided_by_id
     WHERE d.id = ${id.toString()}::bigint ${team ? sql`AND s.team_id = ${team}::uuid` : sql``}`;
-  if (!r) throw notFound('No such dead letter');
-  const history = await sql<{ at: Date; action: string; actor_email: string; actor_role: string; reason: string | null }[]>`
-    SELECT at, action, actor_email, actor_role, reason FROM audit_events
-    WHERE target_type = 'deadletter' AND target_id = ${id.toString()} ORDER BY id LIMIT 200`;
+  if (!r) throw await missing(actor, id);
+  const history = await deadLetterHistory(id);
   const detail: DeadLetterDetail = {
     id: String(r.id),
     source: { id: r.source_id, name: r.source_name, teamId: r.team_id, team: r.team_name },
@@ -136,7 +139,7 @@ export async function getDeadLetter(actor: Principal, idParam: string, opts: { c
       decidedAt: iso(r.decided_at),
       reason: r.decision_reason,
     },
-    history: history.map((h) => ({ at: h.at.toISOString(), action: h.action, actor: h.actor_email, role: h.actor_role, reason: h.reason })),
+    history,
   };
   if (opts.clear ?? canReveal(actor)) return detail;
   // Decision reasons are free text too: the same detectors.
@@ -193,7 +196,7 @@ export async function getDeadLetterPayload(actor: Principal, idParam: string): P
       d.payload_masked, s.masking_recompute_from IS NOT NULL AS recomputing
     FROM dead_letters d JOIN sources s ON s.id = d.source_id
     WHERE d.id = ${id.toString()}::bigint ${team ? sql`AND s.team_id = ${team}::uuid` : sql``}`;
-  if (!r) throw notFound('No such dead letter');
+  if (!r) throw await missing(actor, id);
   return {
     id,
     sourceId: r.source_id,

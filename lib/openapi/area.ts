@@ -42,7 +42,7 @@ const ERROR_TEXT: Record<number, string> = {
   403: 'Signed in, but without the permission',
   404: 'No such resource, or outside your team',
   409: 'The current state does not allow it',
-  410: 'The payload was deleted (discarded or expired); the dead letter is a tombstone',
+  410: 'The payload was deleted (discarded or expired: the dead letter is a tombstone), or retention dropped the dead letter (error.details.tombstone: what is kept of it)',
   413: 'Too large (details.limit; for batches details.index and details.field)',
   415: 'Wrong Content-Type',
   422: 'Invalid input (details name the field, and for batches the item index)',

@@ -3,6 +3,7 @@
 import { DEAD_LETTER_REASONS, DEAD_LETTER_STATUSES } from '@/lib/enums';
 import { BulkDecisionResult, DecisionPreview, DecisionResult, bulkDecisionInput, decisionInput, MAX_BULK, selectionSchema } from '@/lib/deadletters/decide';
 import { DeadLetterDetail } from '@/lib/deadletters/get-dead-letter';
+import { DeadLetterGoneView, DeadLetterTombstoneView } from '@/lib/deadletters/get-tombstone';
 import { DeadLetterPageWithCount, DeadLetterSummary, MAX_PAGE_SIZE } from '@/lib/deadletters/list-dead-letters';
 import { RevealView } from '@/lib/deadletters/reveal-payload';
 import { DeadLetterVersionsView, EditedView, editInput } from '@/lib/redrive/edit';
@@ -31,6 +32,11 @@ const pageParams = [
   q('count', 'Add a capped count of all matches', { type: 'boolean' }),
 ];
 const id = idParam('id', 'Dead-letter id');
+/** A dead letter whose month retention dropped: 410 with its tombstone, where a 404 would say it never was. */
+const dropped = {
+  description: 'Dropped by retention (its month was decided and past retention): error.details.tombstone is what is kept of it',
+  content: jsonContent(ref('DeadLetterGone')),
+};
 
 const decide = (verb: 'archive' | 'discard', who: string, what: string) => ({
   post: {
@@ -61,6 +67,8 @@ export const deadLettersArea: OpenApiArea = {
     DeadLetterSummary: viewOf(DeadLetterSummary),
     DeadLetterPage: viewOf(DeadLetterPageWithCount),
     DeadLetter: viewOf(DeadLetterDetail),
+    DeadLetterTombstone: viewOf(DeadLetterTombstoneView),
+    DeadLetterGone: viewOf(DeadLetterGoneView),
     Selection: schemaOf(selectionSchema),
   },
   paths: {
@@ -88,7 +96,8 @@ export const deadLettersArea: OpenApiArea = {
         summary: 'One dead letter: all metadata, sha256, payloadSize, status, failure history, decision',
         security,
         parameters: [id],
-        responses: { '200': { description: 'The dead letter', content: jsonContent(ref('DeadLetter')) }, ...errors(401, 403, 404) },
+        description: "A dead letter whose month retention dropped answers 410 with its tombstone (status, source, when it died, when it was dropped); another team's id answers 404 either way.",
+        responses: { '200': { description: 'The dead letter', content: jsonContent(ref('DeadLetter')) }, ...errors(401, 403, 404), '410': dropped },
       },
     },
     '/api/v1/dead-letters/{id}/payload': {
@@ -138,7 +147,7 @@ export const deadLettersArea: OpenApiArea = {
           'Served like the original payload (attachment, X-Payload-Sha256 the version\'s own SHA-256, nosniff, sandboxing CSP). The same reveal rules: a version whose bytes hold sensitive values, or of a masked original, needs payload.reveal and `reveal`, the id of a reveal of this dead letter POSTed to …/reveal.',
         security,
         parameters: [id, idParam('version', 'The version number (1, 2, …)'), q('reveal', 'A recent reveal id of yours for this dead letter, from POST …/reveal')],
-        responses: { '200': { description: 'The bytes', content: { '*/*': { schema: { type: 'string', format: 'binary' } } } }, ...errors(401, 403, 404, 422) },
+        responses: { '200': { description: 'The bytes', content: { '*/*': { schema: { type: 'string', format: 'binary' } } } }, ...errors(401, 403, 404, 422), '410': dropped },
       },
     },
     '/api/v1/dead-letters/{id}/versions': {

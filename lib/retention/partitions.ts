@@ -1,6 +1,6 @@
 // Monthly partitions of dead_letters (by dead_at, UTC months; docs/design.md "Partitioning"):
-// created ahead by the maintenance worker, and dropped whole by retention once nothing in them is
-// kept. The row-by-row sweep (sweep-expired.ts) still expires open rows one by one: it works at the
+// created ahead by the maintenance worker (and for any month the DEFAULT partition holds rows for),
+// and dropped whole by retention once nothing in them is kept. The row-by-row sweep (sweep-expired.ts) still expires open rows one by one: it works at the
 // edges, on the months that are not all expired yet.
 //
 // A partition is kept while any of its rows is undecided (open, redriving), archived (kept on
@@ -61,18 +61,31 @@ export async function listPartitions(): Promise<Partition[]> {
 
 /**
  * Create the partitions of the current month and the next MONTHS_AHEAD months that do not exist
- * yet (a month a partition already covers in part starts or ends where that one does). Rows the
- * DEFAULT partition holds for such a month are moved into it. Returns the names created.
+ * yet (a month a partition already covers in part starts or ends where that one does), and of every
+ * other month the DEFAULT partition holds rows for. Rows the DEFAULT partition holds for such a
+ * month are moved into it. Returns the names created.
+ *
+ * The months of the DEFAULT's rows: a dead letter that died long ago (ingested late, a connector's
+ * old failure) lands there when its month has no partition (never made, or dropped by retention),
+ * and retention drops months, never the DEFAULT; in a month of its own it goes by partition.
  */
 export async function ensurePartitions(clock: Clock = systemClock, ahead = MONTHS_AHEAD): Promise<string[]> {
   const created: string[] = [];
   const first = monthStart(clock.now());
-  for (let n = 0; n <= ahead; n++) {
-    const month = addMonths(first, n);
+  const months = Array.from({ length: ahead + 1 }, (_, n) => addMonths(first, n));
+  for (const month of await monthsInDefault()) if (!months.some((m) => m.getTime() === month.getTime())) months.push(month);
+  for (const month of months) {
     const name = await createMonth(month, addMonths(month, 1));
     if (name) created.push(name);
   }
   return created;
+}
+
+/** The UTC months the DEFAULT partition holds rows for (a scan of it: it holds strays only, each run takes them out). */
+async function monthsInDefault(): Promise<Date[]> {
+  const rows = await db().$queryRaw<{ m: Date }[]>`
+    SELECT DISTINCT date_trunc('month', dead_at, 'UTC') AS m FROM dead_letters_default ORDER BY m`;
+  return rows.map((r) => r.m);
 }
 
 /** Create [from, to) less what existing partitions cover of it; null when nothing is left to create. */
@@ -90,7 +103,8 @@ async function createMonth(monthFrom: Date, monthTo: Date): Promise<string | nul
     const pFrom = p.from?.getTime() ?? -Infinity;
     if (pFrom > from.getTime() && pFrom < to.getTime()) to = new Date(pFrom);
   }
-  const taken = new Set(ranges.map((p) => p.name));
+  // A month a crashed drop left detached keeps its name until the drop is finished (after this, in maintainPartitions).
+  const taken = new Set([...ranges.map((p) => p.name), ...(await detachedLeftovers())]);
   let name = `dead_letters_p${yyyymm(monthFrom)}`;
   if (taken.has(name)) name = `${name}_${from.getTime()}`;
   const table = quoteIdent(name);
@@ -177,9 +191,9 @@ async function finishDrop(name: string, bounds: { from: Date | null; to: Date | 
   return db().$transaction(async (tx) => {
     const perSource = await tx.$queryRawUnsafe<{ source_id: string; team_id: string; n: number }[]>(
       `WITH kept AS (
-         INSERT INTO dead_letter_tombstones (id, source_id, message_id, generation, reason, error_type, fingerprint, cluster_id, status,
+         INSERT INTO dead_letter_tombstones (id, source_id, message_id, generation, redrive_count, reason, error_type, fingerprint, cluster_id, status,
                                              dead_at, expires_at, decided_at, decided_by_id, decision_reason, payload_size, payload_sha256, dropped_at)
-         SELECT id, source_id, message_id, generation, reason, error_type, fingerprint, cluster_id, status,
+         SELECT id, source_id, message_id, generation, redrive_count, reason, error_type, fingerprint, cluster_id, status,
                 dead_at, expires_at, decided_at, decided_by_id, decision_reason, payload_size, payload_sha256, $1
          FROM ${table}
          ON CONFLICT (id) DO NOTHING

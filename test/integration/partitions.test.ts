@@ -10,7 +10,7 @@
 //   and cluster counts and the SLA board's retention counts are what they were; a month a task awaiting
 //   approval holds stays, and one a crash left detached is finished (tombstones, audit, drop) next run.
 import { UnrecoverableError, Worker } from 'bullmq';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ConsumeMessage } from 'amqplib';
 import { SYSTEM } from '@/lib/auth';
 import { DAY, MINUTE, manualClock } from '@/lib/clock';
@@ -28,7 +28,7 @@ import { encodeBody, jobIdFor, type Envelope } from '@/lib/runtime/envelope';
 import { getSlaBoard } from '@/lib/sla/sla-board';
 import { computeAgeStats } from '@/lib/sla/age-stats';
 import { POST as postBatch } from '@/app/api/v1/sources/[source]/dead-letters/route';
-import { resetDatabase } from '../support/db';
+import { partitionNames, resetDatabase, restorePartitions } from '../support/db';
 import { b64, ctx, jsonRequest, world } from './deadletters-world';
 import { dropTestQueues, testSource, waitFor } from './runtime-support';
 import { deadLetter, demoWorld } from './sla-fixtures';
@@ -38,8 +38,13 @@ const partitionOf = async (id: bigint | string) =>
   (await db().$queryRawUnsafe<{ p: string }[]>(`SELECT tableoid::regclass::text AS p FROM dead_letters WHERE id = $1`, BigInt(id)))[0]?.p;
 
 describe('partitioned dead letters', () => {
+  let before: Set<string>;
+  beforeAll(async () => {
+    before = await partitionNames();
+  });
   beforeEach(resetDatabase);
   afterAll(async () => {
+    await restorePartitions(before);
     await dropTestQueues();
     await closeQueues();
     await closeIngestSql();

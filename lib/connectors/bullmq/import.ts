@@ -47,18 +47,20 @@ async function recordedUpTo(sourceId: string): Promise<number | null> {
   return r?.ms == null ? null : Math.round(r.ms);
 }
 
-/** Every generation Triage holds of these messages. */
-async function heldOf(sourceId: string, messageIds: string[]): Promise<Map<string, Held[]>> {
+/** Every generation Triage holds of these messages, those whose month retention dropped included. */
+export async function heldOf(sourceId: string, messageIds: string[]): Promise<Map<string, Held[]>> {
   const held = new Map<string, Held[]>();
   if (messageIds.length === 0) return held;
   const rows = await pg()<({ messageId: string } & Held)[]>`
     SELECT k.message_id AS "messageId", k.generation, (extract(epoch FROM k.dead_at) * 1000)::float8 AS "deadAtMs",
-           COALESCE(d.redrive_count, 0) AS "redriveCount",
+           COALESCE(d.redrive_count, t.redrive_count, 0) AS "redriveCount",
            EXISTS (SELECT 1 FROM redrive_items i WHERE i.dead_letter_id = k.id
                    AND NOT (i.state::text IN ('skipped', 'failed') OR (i.state::text = 'pending' AND i.attempts = 0))) AS redriven
     FROM dead_letter_keys k
-    -- The key table finds each row (id and dead_at: its partition); a key whose partition was dropped is still held.
+    -- The key table finds each row (id and dead_at: its partition); a key whose partition was dropped
+    -- is still held, its count kept by its tombstone (else the loop guard would start again from 0).
     LEFT JOIN dead_letters d ON d.id = k.id AND d.dead_at = k.dead_at
+    LEFT JOIN dead_letter_tombstones t ON d.id IS NULL AND t.id = k.id
     WHERE k.source_id = ${sourceId}::uuid AND k.message_id = ANY(${messageIds}::text[])`;
   for (const r of rows) {
     const list = held.get(r.messageId) ?? [];

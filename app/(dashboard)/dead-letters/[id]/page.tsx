@@ -1,4 +1,4 @@
-// /dead-letters/[id] — one dead letter: payload (text, JSON, hex, download), headers, metadata, failure history, decisions
+// /dead-letters/[id] — one dead letter: payload (text, JSON, hex, download), headers, metadata, failure history, decisions; its tombstone once retention dropped it
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { can, type Actor } from '@/lib/auth';
@@ -6,41 +6,37 @@ import { pageActor } from '@/lib/auth/guard';
 import { AppError } from '@/lib/errors';
 import { canReveal, type MaskedPayload } from '@/lib/masking';
 import { DECISIONS } from '@/lib/deadletters/decide';
-import { getDeadLetter, getDeadLetterPayload, maskedView, type DeadLetterDetail } from '@/lib/deadletters/get-dead-letter';
+import { getDeadLetter, getDeadLetterPayload, maskedView, parseDeadLetterId, type DeadLetterDetail } from '@/lib/deadletters/get-dead-letter';
+import { getDeadLetterTombstone, type DeadLetterTombstoneView } from '@/lib/deadletters/get-tombstone';
 import { viewPayload, type PayloadMode, type PayloadView } from '@/lib/deadletters/payload-view';
 import { activeReveal } from '@/lib/deadletters/reveal-payload';
 import { listDeadLetterVersions, type DeadLetterVersionView } from '@/lib/redrive/edit';
 import { redriveHref } from '@/components/redrive/redrive-href';
 import { DecisionForm, RevealForm } from '../forms';
 import { age, bytes, STATUS_BADGE } from '@/components/format';
+import { AuditHistory, Meta } from './meta';
 import { PayloadViewer } from './payload-viewer';
+import { TombstoneView } from './tombstone-view';
 import styles from '../dead-letters.module.css';
 
 type Params = { id: string };
 type Search = { view?: string; reveal?: string };
 
-async function load(actor: Actor, id: string, reveal: string | undefined): Promise<{ d: DeadLetterDetail; revealed: boolean }> {
+async function load(actor: Actor, id: string, reveal: string | undefined): Promise<{ d: DeadLetterDetail; revealed: boolean } | { tombstone: DeadLetterTombstoneView }> {
   try {
     // Headers and error text are masked (lib/masking) until this reader has revealed the dead letter.
     const revealed = await activeReveal(actor, id, reveal);
     return { d: await getDeadLetter(actor, id, { clear: revealed }), revealed };
   } catch (e) {
     if (e instanceof AppError && e.status === 404) notFound();
+    // Its month was dropped by retention: what is kept of it, rather than "not found".
+    if (e instanceof AppError && e.status === 410) {
+      const tombstone = await getDeadLetterTombstone(actor, parseDeadLetterId(id));
+      if (tombstone) return { tombstone };
+      notFound();
+    }
     throw e;
   }
-}
-
-function Meta({ rows }: { rows: [string, string | number | null | undefined][] }) {
-  return (
-    <dl className={styles.meta}>
-      {rows.map(([k, v]) => (
-        <div key={k} style={{ display: 'contents' }}>
-          <dt>{k}</dt>
-          <dd>{v === null || v === undefined || v === '' ? '—' : String(v)}</dd>
-        </div>
-      ))}
-    </dl>
-  );
 }
 
 const when = (iso: string | null) => (iso ? `${iso} (${age(iso)} ago)` : null);
@@ -49,7 +45,9 @@ export default async function DeadLetterPage({ params, searchParams }: { params:
   const actor = await pageActor('deadletters.read');
   const { id } = await params;
   const sp = await searchParams;
-  const { d, revealed } = await load(actor, id, sp.reveal);
+  const loaded = await load(actor, id, sp.reveal);
+  if ('tombstone' in loaded) return <TombstoneView t={loaded.tombstone} />;
+  const { d, revealed } = loaded;
   const stored = d.payloadAvailable ? await getDeadLetterPayload(actor, id) : null;
   const masking: MaskedPayload = stored?.payload && !revealed ? maskedView({ ...stored, payload: stored.payload }) : { state: 'clear' };
   const view = stored?.payload && masking.state === 'clear' ? viewPayload(stored.payload) : null;
@@ -124,22 +122,7 @@ function Decision({ actor, d, reveal }: { actor: Actor; d: DeadLetterDetail; rev
       ) : null}
       {canArchive ? <DecisionForm id={d.id} decision="archive" label="Archive" /> : null}
       {canDiscard ? <DecisionForm id={d.id} decision="discard" label="Discard payload" danger /> : null}
-      {d.history.length ? (
-        <table style={{ marginTop: 12 }} data-testid="history">
-          <tbody>
-            {d.history.map((h, i) => (
-              <tr key={i}>
-                <td>{h.at}</td>
-                <td>{h.action}</td>
-                <td>
-                  {h.actor} <span className="muted">({h.role})</span>
-                </td>
-                <td>{h.reason}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
+      <AuditHistory history={d.history} />
     </div>
   );
 }

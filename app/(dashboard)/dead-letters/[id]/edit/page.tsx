@@ -1,6 +1,6 @@
 // /dead-letters/[id]/edit — edit and redrive: the payload (JSON with validation, else text or hex) and headers, the diff, then a task of the copy
 import Link from 'next/link';
-import { notFound } from 'next/navigation';
+import { notFound, redirect } from 'next/navigation';
 import { pageActor } from '@/lib/auth/guard';
 import { AppError } from '@/lib/errors';
 import { maskJson, maskPayload } from '@/lib/masking';
@@ -21,6 +21,8 @@ export default async function EditDeadLetterPage({ params, searchParams }: { par
     d = await getDeadLetter(actor, id);
   } catch (e) {
     if (e instanceof AppError && e.status === 404) notFound();
+    // Dropped by retention: its page says so.
+    if (e instanceof AppError && e.status === 410) redirect(`/dead-letters/${encodeURIComponent(id)}`);
     throw e;
   }
   const stored = d.payloadAvailable ? await getDeadLetterPayload(actor, id) : null;
