@@ -77,6 +77,11 @@ if (mode === 'drop') {
     await time('  evaluateAlarms (all, with both above)', () => evaluateAlarms(systemClock));
     await time('  computeRollups', () => computeRollups(new Date()));
   }
+  // The rollups must still equal a full recount.
+  const [diff] = (await sql`
+    SELECT count(*)::int AS n FROM (SELECT source_id, date_trunc('minute', dead_at) AS minute, reason, count(*)::int AS count FROM dead_letters GROUP BY 1, 2, 3) f
+    FULL JOIN (SELECT * FROM dead_letter_rollups WHERE count <> 0) r USING (source_id, minute, reason) WHERE f.count IS DISTINCT FROM r.count`) as unknown as [{ n: number }];
+  log(`rollup buckets differing from a full recount: ${diff.n}`);
   await closeQueues();
   await closeDb();
 }
