@@ -6,14 +6,14 @@
 // The two sides run interleaved, ROUNDS times (plain, import, plain, import…), so a change in the
 // machine's load hits both; the round with the median ratio is reported, each round on stderr with
 // the load average (the machine is shared: the ratio is the figure to read, not either rate).
-//   npx tsx test/bench/run.ts connectors     (BENCH_PROF=1: a CPU profile of the child in /tmp/prof-connectors, or BENCH_PROF_DIR)
+//   npx tsx test/bench/run.ts connectors     (BENCH_PROF=1: a CPU profile of each import phase in /tmp/prof-connectors, or BENCH_PROF_DIR)
 import type { BenchResult } from './run';
 import { WORKER_NODE_FLAGS } from '../../scripts/lib/worker-flags.mjs';
 import { runBenchChild, runWhenFlagged } from './support';
 
 const CHILD_FLAG = '--connectors-bench-child';
 const AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672/%2F';
-const IMPORT_N = 20_000;
+const IMPORT_N = Number(process.env.BENCH_IMPORT_N ?? 20_000);
 const ROUNDS = 3;
 const REDRIVE_RATES = [100, 1_000];
 const REDRIVE_SECONDS = 5;
@@ -46,6 +46,7 @@ async function child(): Promise<void> {
   const { cancelRedrive, startRedrive } = await import('@/lib/redrive');
   const { startRedriveSupervisor } = await import('@/lib/redrive/supervisor');
 
+  const profiler = process.env.BENCH_PROF ? await importProfiler(process.env.BENCH_PROF_DIR ?? '/tmp/prof-connectors') : null;
   const run = `triage-bench.${Date.now().toString(36)}`;
   const names = { exchange: `${run}.orders`, work: `${run}.work`, dlx: `${run}.dlx`, dlq: `${run}.dlq` };
   const conn = await amqp.connect(AMQP_URL);
@@ -106,12 +107,14 @@ async function child(): Promise<void> {
   // unacknowledged messages; a Prisma query every 20 ms costs this process CPU the import needs).
   const importedSoFar = async () => (await pg()<{ n: bigint }[]>`SELECT imported_total AS n FROM connector_health WHERE source_id = ${source.id}::uuid`)[0]?.n ?? 0n;
   const importRate = async (round: number) => {
+    await profiler?.start();
     const cpu = process.cpuUsage();
     const importStart = performance.now();
     const connectors = await startConnectorSupervisor({ only: [source.id] });
     while ((await importedSoFar()) < BigInt(IMPORT_N * (round + 1))) await new Promise((r) => setTimeout(r, 20));
     const perSecond = IMPORT_N / ((performance.now() - importStart) / 1000);
     const used = process.cpuUsage(cpu);
+    await profiler?.stop(`import-${round + 1}`);
     await connectors.stop();
     return { perSecond, cpuUs: (used.user + used.system) / IMPORT_N };
   };
@@ -173,10 +176,26 @@ async function child(): Promise<void> {
   process.stdout.write(`${JSON.stringify({ rounds, redrive } satisfies Measured)}\n`);
 }
 
+/** A CPU profile of the import phases alone (the fills and the plain consumer would drown them). */
+async function importProfiler(dir: string) {
+  const { Session } = await import('node:inspector/promises');
+  const { mkdirSync, writeFileSync } = await import('node:fs');
+  mkdirSync(dir, { recursive: true });
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  return {
+    start: () => session.post('Profiler.start'),
+    async stop(name: string) {
+      const { profile } = await session.post('Profiler.stop');
+      writeFileSync(`${dir}/${name}.cpuprofile`, JSON.stringify(profile));
+    },
+  };
+}
+
 export async function run(): Promise<BenchResult[]> {
   // The child imports as workers/connectors.ts does, with the worker's Node flags.
-  const profile = process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF_DIR ?? '/tmp/prof-connectors'}`] : [];
-  const nodeArgs = [...WORKER_NODE_FLAGS['connectors.ts'], ...profile];
+  const nodeArgs = WORKER_NODE_FLAGS['connectors.ts'];
   const m = await runBenchChild<Measured>('connectors', import.meta.url, CHILD_FLAG, { nodeArgs, timeoutMs: 300_000 });
   const ratio = (r: Round) => r.importPerSecond / r.plainPerSecond;
   const median = [...m.rounds].sort((a, b) => ratio(a) - ratio(b))[Math.floor(m.rounds.length / 2)]!;
