@@ -1,6 +1,6 @@
 // The maintenance process: repeatable jobs on the maintenance queue (alarms and rollups every 15 s,
 // so metrics and charts are never more than 15 s behind; the retention sweep and webhook
-// re-queueing every minute; dead_letters' monthly partitions created ahead, expired ones dropped and the parent analyzed when stale every 10 min; the audit checkpoint every 10 min; masking verdicts recomputed in
+// re-queueing every minute; dead_letters' monthly partitions created ahead, expired ones dropped and the parent analyzed when stale every 10 min, a partition whose statistics autovacuum has not caught up with analyzed every 30 s; the audit checkpoint every 10 min; masking verdicts recomputed in
 // bounded batches every 5 s while a source's are pending; grouping-rule re-application every 5 s; redrive rules every 5 s) and the webhook deliveries
 // themselves. The schedules are the catalog's (lib/queue/catalog.ts `every`). BullMQ job schedulers
 // make each run happen once however many of these processes are up, and are put back when a Redis
@@ -17,7 +17,7 @@ import { QUEUES, producerQueue } from '@/lib/queue';
 import { jobOptions, jobsOf } from '@/lib/queue/catalog';
 import { processJob, type JobHandlers } from '@/lib/queue/process-job';
 import { createQueueWorker } from '@/lib/queue/worker';
-import { maintainPartitions } from '@/lib/retention/partitions';
+import { analyzeStalePartitions, maintainPartitions } from '@/lib/retention/partitions';
 import { sweepExpired } from '@/lib/retention/sweep-expired';
 import { evaluateRedriveRules } from '@/lib/redrive-rules';
 import { computeRollups } from '@/lib/rollups/compute-rollups';
@@ -37,6 +37,7 @@ const HANDLERS: JobHandlers = {
     const r = await maintainPartitions(systemClock);
     return { created: r.created, dropped: r.dropped.map((d) => d.name), analyzed: r.analyzed };
   },
+  partitionsAnalyze: async () => ({ analyzed: await analyzeStalePartitions() }),
   webhooksRedeliver: () => redeliverPending(systemClock.now()),
   auditCheckpoint: async () => (await writeCheckpoint()).written,
   maskingRecompute: () => recomputeVerdicts({ budgetMs: 3 * SECOND }),

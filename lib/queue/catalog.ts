@@ -67,6 +67,8 @@ export const CATALOG = {
   retentionSweep: define({ name: JOBS.retentionSweep, queue: 'maintenance', schema: noPayload, attempts: 1, every: MINUTE }),
   // dead_letters' months created ahead and whole expired months dropped (lib/retention/partitions.ts).
   retentionPartitions: define({ name: JOBS.retentionPartitions, queue: 'maintenance', schema: noPayload, attempts: 1, every: 10 * MINUTE }),
+  // Statistics of dead_letters' partitions that autovacuum has not caught up with (a storm's month).
+  partitionsAnalyze: define({ name: JOBS.partitionsAnalyze, queue: 'maintenance', schema: noPayload, attempts: 1, every: 30 * SECOND }),
   webhooksRedeliver: define({ name: JOBS.webhooksRedeliver, queue: 'maintenance', schema: noPayload, attempts: 1, every: MINUTE }),
   auditCheckpoint: define({ name: JOBS.auditCheckpoint, queue: 'maintenance', schema: noPayload, attempts: 1, every: 10 * MINUTE }),
   maskingRecompute: define({ name: JOBS.maskingRecompute, queue: 'maintenance', schema: noPayload, attempts: 1, every: 5 * SECOND }),

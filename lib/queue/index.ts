@@ -19,6 +19,7 @@ export const JOBS = {
   rollupsCompute: 'rollups.compute',
   retentionSweep: 'retention.sweep',
   retentionPartitions: 'retention.partitions',
+  partitionsAnalyze: 'partitions.analyze',
   auditCheckpoint: 'audit.checkpoint',
   webhookDeliver: 'webhook.deliver',
   webhooksRedeliver: 'webhooks.redeliver',

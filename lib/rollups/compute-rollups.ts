@@ -28,14 +28,17 @@ export async function computeRollups(now: Date, sql: postgres.Sql = pg()): Promi
     // to the rollups and to the all-time totals.
     const [drained] = await tx<{ dead_letters: number; buckets: number }[]>`
       WITH taken AS (DELETE FROM dead_letter_rollup_pending RETURNING source_id, minute, reason, count),
-      bucket AS (SELECT source_id, minute, reason, sum(count)::int AS n FROM taken GROUP BY 1, 2, 3 HAVING sum(count) <> 0),
+      -- A source deleted while a write of its was in flight (dead_letters keeps no foreign key) has no
+      -- rollups left to keep: its counts are dropped, or source_stats' foreign key would fail every run.
+      bucket AS (SELECT source_id, minute, reason, sum(count)::int AS n FROM taken t
+        WHERE EXISTS (SELECT 1 FROM sources s WHERE s.id = t.source_id) GROUP BY 1, 2, 3 HAVING sum(count) <> 0),
       counted AS (
         INSERT INTO dead_letter_rollups (source_id, minute, reason, count) SELECT source_id, minute, reason, n FROM bucket
         ON CONFLICT (source_id, minute, reason) DO UPDATE SET count = dead_letter_rollups.count + EXCLUDED.count),
       totalled AS (
         INSERT INTO source_stats (source_id, totals)
         SELECT source_id, jsonb_object_agg(reason, n) FROM (SELECT source_id, reason::text, sum(n)::bigint AS n FROM bucket GROUP BY 1, 2) t
-        GROUP BY source_id
+        GROUP BY source_id ORDER BY source_id -- the age-stats refresh upserts these rows in the same order: no deadlock
         ON CONFLICT (source_id) DO UPDATE SET totals = (
           SELECT jsonb_object_agg(k, COALESCE((source_stats.totals ->> k)::bigint, 0) + COALESCE((EXCLUDED.totals ->> k)::bigint, 0))
           FROM (SELECT jsonb_object_keys(source_stats.totals) UNION SELECT jsonb_object_keys(EXCLUDED.totals)) AS keys(k)))

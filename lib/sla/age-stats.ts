@@ -202,7 +202,7 @@ export async function refreshAgeStats(now: Date, sql = pg()): Promise<AgeStats[]
   const rows = await withoutJit(sql, (tx) => tx<Row[]>`
     INSERT INTO source_stats (source_id, open_count, oldest_dead_at, oldest_enqueued_at, near_deadline, breached,
                               expire_undecided, expiring_soon, next_expiry_at, age_histogram, evaluated_at)
-    SELECT a.*, ${now}::timestamptz FROM (${incrementalQuery(tx, now)}) a
+    SELECT a.*, ${now}::timestamptz FROM (${incrementalQuery(tx, now)}) a ORDER BY a.source_id -- as the rollups upsert them: no deadlock
     ON CONFLICT (source_id) DO UPDATE SET open_count = EXCLUDED.open_count, oldest_dead_at = EXCLUDED.oldest_dead_at,
       oldest_enqueued_at = EXCLUDED.oldest_enqueued_at, near_deadline = EXCLUDED.near_deadline, breached = EXCLUDED.breached,
       expire_undecided = EXCLUDED.expire_undecided, expiring_soon = EXCLUDED.expiring_soon,
