@@ -202,6 +202,7 @@ async function child(): Promise<void> {
   const { evaluateAlarms } = await import('@/lib/alarms/evaluate-alarms');
   const { computeRollups } = await import('@/lib/rollups/compute-rollups');
   const { sweepExpired } = await import('@/lib/retention/sweep-expired');
+  const { analyzeStalePartitions } = await import('@/lib/retention/partitions');
   const { closeQueues } = await import('@/lib/queue');
 
   const [{ dir }] = (await pg`SELECT current_setting('data_directory', true) AS dir`) as unknown as [{ dir: string | null }];
@@ -289,6 +290,9 @@ async function child(): Promise<void> {
         await evaluateAlarms(systemClock);
         await computeRollups(systemClock.now());
         cycles.push(performance.now() - lastCycle);
+        // The worker's partitions.analyze job (every 30 s, its own job beside the cycle): the month the
+        // storm fills gets statistics as it grows, as autovacuum would if it kept up (or were on).
+        await analyzeStalePartitions();
       }
       if (performance.now() - windowStart >= WINDOW_MS) {
         const [{ n, backlog }] = (await pg`SELECT (SELECT count(*) FROM dead_letters)::int AS n, (SELECT count(*) FROM search_backlog)::int AS backlog`) as unknown as [{ n: number; backlog: number }];
