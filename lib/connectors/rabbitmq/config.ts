@@ -17,7 +17,7 @@ export const rabbitmqConfigSchema = z
     /** The RabbitMQ management API (http://host:15672), for "test connection" to read the queue's arguments. */
     managementUrl: z.string().trim().url().optional(),
     /** Unacknowledged messages the broker may push at once. */
-    prefetch: z.number().int().min(1).max(10_000).default(3_000),
+    prefetch: z.number().int().min(1).max(10_000).default(6_000),
     /** Dead letters per write to Postgres (at most prefetch). */
     batchSize: z.number().int().min(1).max(5_000).default(1_000),
     /** How long a partial batch waits for more messages before it is written. */

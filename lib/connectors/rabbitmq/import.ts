@@ -18,8 +18,11 @@ const BATCH_MAX_BYTES = 16 * 1024 * 1024;
 const INFLIGHT_MAX_BYTES = 64 * 1024 * 1024;
 /** How often the queue's depth is read (the source's lag and "last successful poll"). */
 const DEPTH_POLL_MS = 5_000;
-/** Batches being written at once. */
-const MAX_WRITES = 2;
+/**
+ * Batches being written at once: three keep the process busy while Postgres commits (two left it idle
+ * about a fifth of the time in the connectors bench, which reads 0.45× → 0.5× the plain consumer with three).
+ */
+const MAX_WRITES = 3;
 
 interface Batch {
   messages: ConsumeMessage[];
