@@ -7,6 +7,7 @@
 // as the storm's). Measure: each part of a cycle, then the same after 20,000 more rows land in the
 // current minute (what the next cycle sees during the storm).
 import { dropDatabase, ensureDatabase, migrate } from '../../scripts/lib/database.mjs';
+import { dropDeadLetterIndexes } from './support';
 
 const [mode, url, rowsArg] = process.argv.slice(2);
 if (!mode || !url) throw new Error('usage: maintenance-cycle.ts seed|measure|drop URL [ROWS]');
@@ -42,9 +43,7 @@ if (mode === 'drop') {
   const sql = pg();
   await sql`INSERT INTO teams (id, name) VALUES (gen_random_uuid(), 'storm')`;
   await sql`INSERT INTO sources (id, name, team_id, kind, updated_at) SELECT gen_random_uuid(), 'storm-' || i, (SELECT id FROM teams), 'ingest', now() FROM generate_series(0, 1) i`;
-  const indexes = await sql<{ indexname: string; indexdef: string }[]>`
-    SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'dead_letters' AND indexname <> 'dead_letters_pkey'`;
-  for (const i of indexes) await sql.unsafe(`DROP INDEX "${i.indexname}"`);
+  const indexes = await dropDeadLetterIndexes(sql);
   await time(`seed ${rows}`, () => sql.unsafe(`
     INSERT INTO dead_letters (source_id, message_id, reason, error_type, error_message, receive_count, dead_at, payload, payload_size,
                               payload_sha256, content_type, headers, fingerprint, status, expires_at)
@@ -53,7 +52,7 @@ if (mode === 'drop') {
       'application/json', '{}', 'fp' || (g % 40), 'open', now() + interval '14 days'
     FROM generate_series(1, ${rows}) g CROSS JOIN LATERAL (SELECT id FROM sources WHERE name = 'storm-' || (g % 2)) s`));
   await sql.unsafe(`SET maintenance_work_mem = '256MB'`);
-  for (const i of indexes) await time(`index ${i.indexname}`, () => sql.unsafe(i.indexdef.replace(" ON ONLY ", " ON ")));
+  for (const i of indexes) await time(`index ${i.name}`, () => sql.unsafe(i.create));
   await sql.unsafe('VACUUM ANALYZE');
   await closeDb();
 } else {

@@ -4,6 +4,7 @@
 // after it, as a bulk loader would. Search text (dead_letter_search) is not written: only text search,
 // not measured here, needs it.
 import type postgres from 'postgres';
+import { dropDeadLetterIndexes } from './support';
 
 export const MILLION = 1_000_000;
 export const TEAMS = { commerce: '11111111-1111-4111-8111-111111111111', finance: '22222222-2222-4222-8222-222222222222' };
@@ -20,9 +21,7 @@ export async function seedMillion(sql: postgres.Sql): Promise<void> {
             SELECT ('00000000-0000-4000-9000-' || lpad(i::text, 12, '0'))::uuid, 'fp' || i, 'failed to process order <*>', 'Err' || (i % 20), 0, 0, now(), now()
             FROM generate_series(0, 199) i`;
   // Keep the table as the migrations leave it apart from its indexes: drop every index but the key, load, rebuild.
-  const indexes = await sql<{ indexname: string; indexdef: string }[]>`
-    SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'dead_letters' AND indexname <> 'dead_letters_pkey'`;
-  for (const i of indexes) await sql.unsafe(`DROP INDEX "${i.indexname}"`);
+  const indexes = await dropDeadLetterIndexes(sql);
   await sql.unsafe(`SET maintenance_work_mem = '256MB'`);
   await sql.unsafe(`
     INSERT INTO dead_letters (source_id, message_id, reason, error_type, error_message, receive_count, dead_at, payload, payload_size,
@@ -42,6 +41,6 @@ export async function seedMillion(sql: postgres.Sql): Promise<void> {
     FROM generate_series(1, ${MILLION}) g,
       LATERAL (SELECT '{"order":' || g || ',"customer":"c-' || (g % 5000) || '","items":[{"sku":"sku-' || (g % 977) || '","qty":' || (g % 5 + 1)
                       || '}],"note":"parcel ' || md5(g::text) || '"}' AS txt) t`);
-  for (const i of indexes) await sql.unsafe(i.indexdef);
+  for (const i of indexes) await sql.unsafe(i.create);
   await sql.unsafe('VACUUM ANALYZE dead_letters');
 }

@@ -6,7 +6,7 @@
 // Runs in a child process with its own database and queue prefix (lib/env is read once per process).
 //   npx tsx test/bench/run.ts sla
 import type { BenchResult } from './run';
-import { runBenchChild, runWhenFlagged, timeRuns } from './support';
+import { dropDeadLetterIndexes, runBenchChild, runWhenFlagged, timeRuns } from './support';
 
 const CHILD_FLAG = '--sla-bench-child';
 const DEAD_LETTERS = 1_000_000;
@@ -58,10 +58,7 @@ async function child(): Promise<void> {
   const ids = sources.map((s) => s.id);
   // Load first, index after (the same definitions, rebuilt): several times faster than maintaining
   // them row by row.
-  const indexes = await pg<{ name: string; def: string }[]>`
-    SELECT i.indexname AS name, i.indexdef AS def FROM pg_indexes i
-    WHERE i.tablename = 'dead_letters' AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname)`;
-  for (const ix of indexes) await pg`DROP INDEX ${pg(ix.name)}`;
+  const indexes = await dropDeadLetterIndexes(pg);
   await pg`INSERT INTO clusters (fingerprint, template, error_type, first_seen, last_seen)
            SELECT 'bench-' || c, 'error <*> in step ' || c, 'BenchError', now() - interval '30 days', now() FROM generate_series(0, ${CLUSTERS - 1}) c`;
   const clusterIds = (await pg<{ id: string }[]>`SELECT id FROM clusters ORDER BY fingerprint`).map((c) => c.id);
@@ -81,7 +78,7 @@ async function child(): Promise<void> {
     CROSS JOIN LATERAL (SELECT CASE WHEN g % 5 < 2 THEN 0 ELSE 1 + g % ${SOURCES - 1} END AS n) pick
     CROSS JOIN LATERAL (SELECT (${ids}::uuid[])[1 + pick.n] AS id, pick.n AS n) s
     CROSS JOIN LATERAL (SELECT now() - make_interval(secs => (g::bigint * 7919) % (30 * 86400)) AS dead_at) d`;
-  for (const ix of indexes) await pg.unsafe(ix.def);
+  for (const ix of indexes) await pg.unsafe(ix.create);
   log(`inserted ${DEAD_LETTERS} dead letters and built ${indexes.length} indexes in ${Math.round(performance.now() - t)} ms`);
   t = performance.now();
   await pg`INSERT INTO cluster_sources (cluster_id, source_id, count, open_count, first_seen, last_seen)

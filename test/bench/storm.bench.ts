@@ -22,7 +22,7 @@ import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import type { BenchResult } from './run';
 import { baselineColumns, inFlight, payload, type BaselineRow } from './ingest.bench';
-import { postIngestBatch, runBenchChild, runWhenFlagged, serveApp } from './support';
+import { dropDeadLetterIndexes, postIngestBatch, runBenchChild, runWhenFlagged, serveApp } from './support';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CHILD_FLAG = '--storm-bench-child';
@@ -347,10 +347,7 @@ async function child(): Promise<void> {
   if (restRows > 0) {
     const clusterIds = (await pg<{ id: string; fingerprint: string }[]>`SELECT id, fingerprint FROM clusters ORDER BY fingerprint`);
     const sourceIds = (await pg<{ id: string }[]>`SELECT id FROM sources WHERE name LIKE 'storm-api-%' ORDER BY name`).map((s) => s.id);
-    const indexes = await pg<{ name: string; def: string }[]>`
-      SELECT i.indexname AS name, i.indexdef AS def FROM pg_indexes i
-      WHERE i.tablename = 'dead_letters' AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname)`;
-    for (const ix of indexes) await pg`DROP INDEX ${pg(ix.name)}`;
+    const indexes = await dropDeadLetterIndexes(pg);
     await pg`
       INSERT INTO dead_letters (source_id, message_id, reason, error_type, error_message, receive_count, dead_at, payload, payload_size,
         payload_sha256, content_type, headers, fingerprint, cluster_id, status, expires_at)
@@ -363,7 +360,7 @@ async function child(): Promise<void> {
       CROSS JOIN LATERAL (SELECT now() - interval '1 hour' - make_interval(secs => (g::bigint * 7919) % (60 * 86400)) AS at) d
       CROSS JOIN LATERAL (SELECT '{"order":' || g || ',"customer":"c-' || (g % 5000) || '","note":"parcel ' || md5(g::text) || '"}' AS txt) t`;
     await pg.unsafe(`SET maintenance_work_mem = '256MB'`);
-    for (const ix of indexes) await pg.unsafe(ix.def);
+    for (const ix of indexes) await pg.unsafe(ix.create);
     await pg`UPDATE clusters c SET count = a.n, open_count = a.o, first_seen = a.f, last_seen = a.l
              FROM (SELECT cluster_id, count(*)::int n, (count(*) FILTER (WHERE status = 'open'))::int o, min(dead_at) f, max(dead_at) l
                    FROM dead_letters GROUP BY 1) a WHERE a.cluster_id = c.id`;
