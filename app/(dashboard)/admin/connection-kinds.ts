@@ -30,7 +30,7 @@ export const CONNECTION_FORMS: Partial<Record<ConnectorKind, ConnectionKindForm>
       { name: 'queue', label: 'Dead-letter queue', type: 'text', required: true, placeholder: 'orders.dlq' },
       { name: 'targetQueue', label: 'Redrive to queue (default: original exchange)', type: 'text', placeholder: 'original exchange and routing keys' },
       { name: 'managementUrl', label: 'Management API URL (optional)', type: 'url', placeholder: 'http://host:15672' },
-      { name: 'prefetch', label: 'Prefetch', type: 'number', placeholder: '1000' },
+      { name: 'prefetch', label: 'Prefetch', type: 'number', placeholder: '6000' },
     ],
     errorText: true,
   },
