@@ -71,9 +71,14 @@ export async function recentArrivals(now: Date, sql: postgres.Sql = pg()): Promi
     SELECT d.source_id, d.cluster_id,
       floor(extract(epoch FROM (${now}::timestamptz - d.dead_at)) * 1000 / ${windowMs})::int AS w, count(*)::int AS n
     FROM unnest(${edgeSeconds}::timestamptz[]) AS e(second)
-    JOIN dead_letters d ON d.dead_at >= e.second AND d.dead_at < e.second + interval '1 second'
-    WHERE d.status = ANY(${DEAD_LETTER_STATUSES as unknown as string[]}::"DeadLetterStatus"[])
-      AND d.dead_at > ${now}::timestamptz - ${`${RULES.classifyWindowMs} milliseconds`}::interval AND d.dead_at <= ${now}::timestamptz
+    -- One index range per edge second (status, dead_at): a join instead scanned the whole hour.
+    -- OFFSET 0 keeps the planner from flattening the lateral subquery back into that join.
+    CROSS JOIN LATERAL (
+      SELECT source_id, cluster_id, dead_at FROM dead_letters
+      WHERE dead_at >= e.second AND dead_at < e.second + interval '1 second'
+        AND status = ANY(${DEAD_LETTER_STATUSES as unknown as string[]}::"DeadLetterStatus"[])
+        AND dead_at > ${now}::timestamptz - ${`${RULES.classifyWindowMs} milliseconds`}::interval AND dead_at <= ${now}::timestamptz
+      OFFSET 0) d
     GROUP BY 1, 2, 3`;
   const out = new Map<string, RecentArrivals & { byCluster: Map<string | null, number> }>();
   for (const r of rows) {
