@@ -20,7 +20,9 @@ const INFLIGHT_MAX_BYTES = 64 * 1024 * 1024;
 const DEPTH_POLL_MS = 5_000;
 /**
  * Batches being written at once: three keep the process busy while Postgres commits (two left it idle
- * about a fifth of the time in the connectors bench, which reads 0.45× → 0.5× the plain consumer with three).
+ * about a fifth of the time). In the connectors bench, with the prefetch raised from 3,000 to 6,000 at
+ * the same time: 0.37× → 0.45× the plain consumer (the rest of the way to 0.56× came from longer rounds
+ * and the worker's larger semi-space, scripts/lib/worker-flags.mjs).
  */
 const MAX_WRITES = 3;
 
