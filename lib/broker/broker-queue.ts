@@ -3,7 +3,7 @@
 // does I/O, so tests and simulations replay exactly. lib/runtime applies the same rules on BullMQ.
 import { backoffDelay, fullJitter, seededRandom } from './backoff';
 import { Fifo } from './fifo';
-import { TimerHeap } from './timer-heap';
+import { Timers } from './timers';
 
 export type MessageId = number;
 
@@ -69,6 +69,16 @@ export interface BrokerStats {
   timers: number;
 }
 
+/**
+ * Bodies up to this size are copied into shared arena chunks of ARENA_CHUNK bytes rather than each
+ * into a Uint8Array of its own: hundreds of thousands of small typed arrays alive at once are most of
+ * a backlog's cost in V8's collector, a few large ones cost nothing. A chunk lives while any stored
+ * message in it does; dead letters, which may stay for days, get a copy of their own (snapshot), so a
+ * chunk is held only by messages still moving through the queue.
+ */
+const ARENA_MAX_BODY = 4 * 1024;
+const ARENA_CHUNK = 256 * 1024;
+
 // Message ids are assigned in send order, so comparing ids compares send order (per-key order).
 // A class with every field set in the constructor: one shape for every message, and the hiding's
 // state lives on the message itself rather than in an object of its own per delivery.
@@ -83,7 +93,10 @@ class StoredMessage {
 
   constructor(
     readonly id: MessageId,
-    readonly body: Uint8Array,
+    /** The body is bytes [offset, offset + length) of chunk (an arena chunk, or a copy of its own). */
+    readonly chunk: Uint8Array,
+    readonly offset: number,
+    readonly length: number,
     public receives: number,
     readonly redrives: number,
     readonly key: string | undefined,
@@ -91,6 +104,11 @@ class StoredMessage {
     /** Redriven under per-key order and not yet received: later messages of its key wait for it. */
     public released: boolean,
   ) {}
+
+  /** A view of the stored bytes (no copy). */
+  get body(): Uint8Array {
+    return this.chunk.subarray(this.offset, this.offset + this.length);
+  }
 }
 
 interface StoredDeadLetter {
@@ -113,7 +131,7 @@ export class BrokerQueue {
   private readonly ready = new Fifo<StoredMessage>();
   /** Messages held by a consumer or waiting out a backoff, by id. */
   private readonly hidden = new Map<MessageId, StoredMessage>();
-  private readonly timers = new TimerHeap();
+  private readonly timers = new Timers();
   // A Map keeps insertion (FIFO) order and deletes from the middle in O(1) for redrive.
   private readonly dlq = new Map<MessageId, StoredDeadLetter>();
   /** Per key: ids of its dead letters in send order; the first is the one the others wait behind. */
@@ -121,6 +139,8 @@ export class BrokerQueue {
   /** Per key: ids of redriven messages still in the ready queue, in send order. */
   private readonly releasedWaiting = new Map<string, MessageId[]>();
 
+  private arena = new Uint8Array(ARENA_CHUNK);
+  private arenaUsed = 0;
   private nextId = 0;
   private leases = 0;
   private receipts = 0;
@@ -146,7 +166,22 @@ export class BrokerQueue {
   send(body: Uint8Array, now: number, options: { key?: string } = {}): MessageId {
     this.nextId += 1;
     // A copy: the producer may reuse its buffer; the payload must stay byte-exact.
-    this.ready.push(new StoredMessage(this.nextId, new Uint8Array(body), 0, 0, options.key, now, false));
+    const n = body.byteLength;
+    let chunk: Uint8Array;
+    let offset = 0;
+    if (n > ARENA_MAX_BODY) {
+      chunk = new Uint8Array(body);
+    } else {
+      if (this.arenaUsed + n > ARENA_CHUNK) {
+        this.arena = new Uint8Array(ARENA_CHUNK);
+        this.arenaUsed = 0;
+      }
+      chunk = this.arena;
+      offset = this.arenaUsed;
+      chunk.set(body, offset);
+      this.arenaUsed += n;
+    }
+    this.ready.push(new StoredMessage(this.nextId, chunk, offset, n, 0, 0, options.key, now, false));
     return this.nextId;
   }
 
@@ -264,10 +299,9 @@ export class BrokerQueue {
   // Lazy deletion: entries of acked, settled or re-hidden messages are dropped here, never searched for.
   private expireTimers(now: number): void {
     const timers = this.timers;
-    while (timers.peekAt() <= now) {
-      const id = timers.peekId();
-      const lease = timers.peekLease();
-      timers.pop();
+    while (timers.popDue(now)) {
+      const id = timers.dueId;
+      const lease = timers.dueLease;
       const held = this.hidden.get(id);
       if (held === undefined || held.lease !== lease) continue;
       this.hidden.delete(id);
@@ -301,7 +335,7 @@ export class BrokerQueue {
         break;
       }
       this.dlq.delete(message.id);
-      this.ready.push(new StoredMessage(message.id, message.body, 0, message.redrives + 1, message.key, message.enqueuedAt, parked !== undefined));
+      this.ready.push(new StoredMessage(message.id, message.body, 0, message.body.byteLength, 0, message.redrives + 1, message.key, message.enqueuedAt, parked !== undefined));
       released += 1;
       if (parked === undefined || message.key === undefined) break;
       insertSorted(this.releasedWaiting, message.key, message.id);
@@ -335,8 +369,10 @@ function insertSorted(lists: Map<string, MessageId[]>, key: string, id: MessageI
   ids.splice(at, 0, id);
 }
 
+/** A dead letter's message: its body copied out of the arena (see ARENA_MAX_BODY). */
 function snapshot(message: StoredMessage): Message {
-  const { id, body, receives, redrives, key, enqueuedAt } = message;
+  const { id, receives, redrives, key, enqueuedAt } = message;
+  const body = message.chunk.slice(message.offset, message.offset + message.length);
   return key === undefined ? { id, body, receives, redrives, enqueuedAt } : { id, body, receives, redrives, key, enqueuedAt };
 }
 

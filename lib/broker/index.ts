@@ -13,4 +13,6 @@ export {
 export { MAX_BACKOFF_EXPONENT, backoffDelay, fullJitter, seededRandom } from './backoff';
 export { PermanentError, classifyError, type ErrorClass } from './classify';
 export { MinHeap } from './min-heap';
+export { TimerHeap } from './timer-heap';
+export { Timers } from './timers';
 export { runRounds, type RoundsOptions, type RoundsReport } from './simulate';

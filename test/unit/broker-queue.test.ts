@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import {
   BrokerQueue,
   MinHeap,
+  TimerHeap,
+  Timers,
   backoffDelay,
   fullJitter,
   seededRandom,
@@ -56,6 +58,30 @@ describe('send, receive, ack', () => {
     queue.send(buffer, 0);
     buffer.fill(7);
     expect(mustReceive(queue, 0).body).toEqual(bytes(0x00, 0xff, 0xfe));
+  });
+
+  it('keeps bodies of every size byte-exact through receive, dead-lettering and redrive, across arena chunks', () => {
+    const queue = queueOf({ maxReceives: 1 });
+    const random = seededRandom(3);
+    // Empty, small, at and past the arena's per-body limit, and enough to fill several 256 KiB chunks.
+    const sizes = [0, 1, 64, 4_096, 4_097, 70_000, ...Array.from({ length: 300 }, () => Math.floor(random() * 4_000))];
+    const sent = sizes.map((n) => Uint8Array.from({ length: n }, () => Math.floor(random() * 256)));
+    const hex = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex'); // toEqual on 600 KB of bytes is slow
+    const buffer = new Uint8Array(70_000);
+    for (const body of sent) {
+      buffer.set(body);
+      queue.send(buffer.subarray(0, body.length), 0);
+      buffer.fill(0xaa); // the producer reuses its buffer
+    }
+    for (const body of sent) {
+      const d = mustReceive(queue, 1);
+      expect(hex(d.body)).toBe(hex(body));
+      queue.settle(d, { kind: 'reject', reason: 'bad' }, 1);
+    }
+    const dead = queue.deadLetters;
+    expect(dead.map((l) => hex(l.message.body))).toEqual(sent.map(hex));
+    expect(queue.redrive(sent.length, 2)).toBe(sent.length);
+    for (const body of sent) expect(hex(mustReceive(queue, 3).body)).toBe(hex(body));
   });
 
   it('rejects options that make no sense', () => {
@@ -440,5 +466,40 @@ describe('MinHeap', () => {
     expect([...popped].sort((a, b) => a - b)).toEqual([...values].sort((a, b) => a - b));
     const tail = popped.slice(Math.ceil(2_000 / 3));
     expect(tail).toEqual([...tail].sort((a, b) => a - b)); // the final drain is sorted
+  });
+});
+
+describe('Timers', () => {
+  it('expires in the same (time, lease) order as the heap alone, in order or not, with ties', () => {
+    const random = seededRandom(7);
+    const timers = new Timers();
+    const heap = new TimerHeap();
+    const fromTimers: number[] = [];
+    const fromHeap: number[] = [];
+    let now = 0;
+    for (let lease = 1; lease <= 20_000; lease++) {
+      // Mostly a constant timeout from a clock that moves forward (the run), with backoffs, ties and a step back.
+      const r = random();
+      const at = r < 0.7 ? now + 30 : r < 0.9 ? now + Math.floor(random() * 40) : r < 0.95 ? now + 30 : Math.max(0, now - 5);
+      timers.push(at, lease, lease);
+      heap.push(at, lease, lease);
+      if (random() < 0.4) now += 1;
+      if (lease % 7 === 0) {
+        while (timers.popDue(now)) fromTimers.push(timers.dueId);
+        while (heap.peekAt() <= now) {
+          fromHeap.push(heap.peekId());
+          heap.pop();
+        }
+        expect(timers.size).toBe(heap.size);
+      }
+    }
+    while (timers.popDue(Infinity)) fromTimers.push(timers.dueId);
+    while (heap.size > 0) {
+      fromHeap.push(heap.peekId());
+      heap.pop();
+    }
+    expect(fromTimers).toHaveLength(20_000);
+    expect(fromTimers).toEqual(fromHeap);
+    expect(timers.popDue(Infinity)).toBe(false);
   });
 });
