@@ -422,10 +422,12 @@ async function child(): Promise<void> {
                    FROM dead_letters GROUP BY 1) a WHERE a.cluster_id = c.id`;
     await pg`DELETE FROM cluster_sources`;
     await pg`INSERT INTO cluster_sources (cluster_id, source_id, count, open_count, first_seen, last_seen)
-             SELECT cluster_id, source_id, count(*), count(*) FILTER (WHERE status = 'open'), min(dead_at), max(dead_at) FROM dead_letters GROUP BY 1, 2`;
+             SELECT cluster_id, source_id, count(*), count(*) FILTER (WHERE status = 'open'), min(dead_at), max(dead_at) FROM dead_letters
+             WHERE cluster_id IS NOT NULL GROUP BY 1, 2`;
     await pg`DELETE FROM cluster_hours`;
     await pg`INSERT INTO cluster_hours (cluster_id, source_id, hour, count)
-             SELECT cluster_id, source_id, date_trunc('hour', dead_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', count(*) FROM dead_letters GROUP BY 1, 2, 3`;
+             SELECT cluster_id, source_id, date_trunc('hour', dead_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', count(*) FROM dead_letters
+             WHERE cluster_id IS NOT NULL GROUP BY 1, 2, 3`;
   }
   await pg`VACUUM ANALYZE`;
   await evaluateAlarms(systemClock);
