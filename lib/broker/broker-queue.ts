@@ -73,8 +73,9 @@ export interface BrokerStats {
  * Bodies up to this size are copied into shared arena chunks of ARENA_CHUNK bytes rather than each
  * into a Uint8Array of its own: hundreds of thousands of small typed arrays alive at once are most of
  * a backlog's cost in V8's collector, a few large ones cost nothing. A chunk lives while any stored
- * message in it does; dead letters, which may stay for days, get a copy of their own (snapshot), so a
- * chunk is held only by messages still moving through the queue.
+ * message in it does, so a message that leaves the queue's order (a retry's backoff, a visibility
+ * timeout, a dead letter, which may stay for days) first gets a copy of its own (ownBody): a chunk is
+ * held only by messages still moving through in the order they were sent.
  */
 const ARENA_MAX_BODY = 4 * 1024;
 const ARENA_CHUNK = 256 * 1024;
@@ -94,8 +95,8 @@ class StoredMessage {
   constructor(
     readonly id: MessageId,
     /** The body is bytes [offset, offset + length) of chunk (an arena chunk, or a copy of its own). */
-    readonly chunk: Uint8Array,
-    readonly offset: number,
+    public chunk: Uint8Array,
+    public offset: number,
     readonly length: number,
     public receives: number,
     readonly redrives: number,
@@ -108,6 +109,13 @@ class StoredMessage {
   /** A view of the stored bytes (no copy). */
   get body(): Uint8Array {
     return this.chunk.subarray(this.offset, this.offset + this.length);
+  }
+
+  /** Moves the body out of a shared arena chunk into a copy of its own (see ARENA_MAX_BODY). */
+  ownBody(): void {
+    if (this.chunk.byteLength === this.length) return;
+    this.chunk = this.chunk.slice(this.offset, this.offset + this.length);
+    this.offset = 0;
   }
 }
 
@@ -239,6 +247,7 @@ export class BrokerQueue {
       case 'ack':
         break;
       case 'retry': {
+        message.ownBody();
         message.lastFailure = outcome.error;
         const cap = backoffDelay(message.receives, this.backoffMs);
         this.hide(message, now + (this.random === undefined ? cap : fullJitter(cap, this.random)));
@@ -310,6 +319,7 @@ export class BrokerQueue {
       } else {
         this.inFlightCount -= 1;
         held.lastFailure = TIMEOUT_FAILURE; // the timed-out delivery stays counted
+        held.ownBody();
       }
       this.ready.push(held);
     }
@@ -369,10 +379,10 @@ function insertSorted(lists: Map<string, MessageId[]>, key: string, id: MessageI
   ids.splice(at, 0, id);
 }
 
-/** A dead letter's message: its body copied out of the arena (see ARENA_MAX_BODY). */
+/** A dead letter's message, its body out of the arena (see ARENA_MAX_BODY). */
 function snapshot(message: StoredMessage): Message {
-  const { id, receives, redrives, key, enqueuedAt } = message;
-  const body = message.chunk.slice(message.offset, message.offset + message.length);
+  message.ownBody();
+  const { id, body, receives, redrives, key, enqueuedAt } = message;
   return key === undefined ? { id, body, receives, redrives, enqueuedAt } : { id, body, receives, redrives, key, enqueuedAt };
 }
 

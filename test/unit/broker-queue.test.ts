@@ -82,6 +82,17 @@ describe('send, receive, ack', () => {
     expect(dead.map((l) => hex(l.message.body))).toEqual(sent.map(hex));
     expect(queue.redrive(sent.length, 2)).toBe(sent.length);
     for (const body of sent) expect(hex(mustReceive(queue, 3).body)).toBe(hex(body));
+
+    // A retry's backoff and a visibility timeout take a message out of the arena: its bytes stay.
+    const again = queueOf({ maxReceives: 3 });
+    const [a, b] = [sent[10]!, sent[11]!];
+    again.send(a, 0);
+    again.send(b, 0);
+    again.settle(mustReceive(again, 0), { kind: 'retry', error: 'busy' }, 0);
+    mustReceive(again, 0); // b: never settled, it times out
+    const later = VISIBILITY * 2;
+    const back = [mustReceive(again, later), mustReceive(again, later)].sort((x, y) => x.id - y.id);
+    expect(back.map((d) => hex(d.body))).toEqual([hex(a), hex(b)]);
   });
 
   it('rejects options that make no sense', () => {
