@@ -17,6 +17,7 @@ import { append } from '@/lib/audit';
 import { auditActor, SYSTEM } from '@/lib/auth';
 import { systemClock, type Clock } from '@/lib/clock';
 import { db } from '@/lib/db';
+import { env } from '@/lib/env';
 import { log } from '@/lib/log';
 
 /** Months created ahead of the current one. */
@@ -201,6 +202,8 @@ async function dropIfExpired(p: Partition, now: Date): Promise<number | null> {
  */
 async function finishDrop(name: string, bounds: { from: Date | null; to: Date | null }, now: Date): Promise<number> {
   const table = quoteIdent(name);
+  // A month's rows are copied in this one transaction: millions of them take minutes, not Prisma's
+  // default 5 s (which failed every run, leaving the month detached for good: storm bench, 1.4M rows).
   return db().$transaction(async (tx) => {
     const perSource = await tx.$queryRawUnsafe<{ source_id: string; team_id: string; n: number }[]>(
       `WITH kept AS (
@@ -236,7 +239,7 @@ async function finishDrop(name: string, bounds: { from: Date | null; to: Date | 
     }
     await tx.$executeRawUnsafe(`DROP TABLE ${table}`);
     return perSource.reduce((sum, s) => sum + s.n, 0);
-  });
+  }, { timeout: env().BULK_STATEMENT_TIMEOUT_MS });
 }
 
 /** A month detached by an earlier run that did not get to drop it (named as createMonth names them). */
