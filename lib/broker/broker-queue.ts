@@ -2,7 +2,8 @@
 // TypeScript. Pure and deterministic: time comes in as `now` (ms) and nothing here reads a clock or
 // does I/O, so tests and simulations replay exactly. lib/runtime applies the same rules on BullMQ.
 import { backoffDelay, fullJitter, seededRandom } from './backoff';
-import { Fifo } from './fifo';
+import { SlotFifo } from './fifo';
+import { MessageSlots } from './message-slots';
 import { Timers } from './timers';
 
 export type MessageId = number;
@@ -67,56 +68,8 @@ export interface BrokerStats {
   dead: number;
   /** Heap entries, stale ones included: the cost of lazy deletion, bounded by recent settles. */
   timers: number;
-}
-
-/**
- * Bodies up to this size are copied into shared arena chunks of ARENA_CHUNK bytes rather than each
- * into a Uint8Array of its own: hundreds of thousands of small typed arrays alive at once are most of
- * a backlog's cost in V8's collector, a few large ones cost nothing. A chunk lives while any stored
- * message in it does, so a message that leaves the queue's order (a retry's backoff, a visibility
- * timeout, a dead letter, which may stay for days) first gets a copy of its own (ownBody): a chunk is
- * held only by messages still moving through in the order they were sent.
- */
-const ARENA_MAX_BODY = 4 * 1024;
-const ARENA_CHUNK = 256 * 1024;
-
-// Message ids are assigned in send order, so comparing ids compares send order (per-key order).
-// A class with every field set in the constructor: one shape for every message, and the hiding's
-// state lives on the message itself rather than in an object of its own per delivery.
-class StoredMessage {
-  lastFailure: string | undefined = undefined;
-  /** While hidden: until when. */
-  until = 0;
-  /** While hidden: matches the heap entry that may end this hiding; older entries for the message are stale. */
-  lease = 0;
-  /** While hidden: the receipt of the consumer holding it, 0 during a retry backoff. */
-  receipt = 0;
-
-  constructor(
-    readonly id: MessageId,
-    /** The body is bytes [offset, offset + length) of chunk (an arena chunk, or a copy of its own). */
-    public chunk: Uint8Array,
-    public offset: number,
-    readonly length: number,
-    public receives: number,
-    readonly redrives: number,
-    readonly key: string | undefined,
-    readonly enqueuedAt: number,
-    /** Redriven under per-key order and not yet received: later messages of its key wait for it. */
-    public released: boolean,
-  ) {}
-
-  /** A view of the stored bytes (no copy). */
-  get body(): Uint8Array {
-    return this.chunk.subarray(this.offset, this.offset + this.length);
-  }
-
-  /** Moves the body out of a shared arena chunk into a copy of its own (see ARENA_MAX_BODY). */
-  ownBody(): void {
-    if (this.chunk.byteLength === this.length) return;
-    this.chunk = this.chunk.slice(this.offset, this.offset + this.length);
-    this.offset = 0;
-  }
+  /** Body chunks held (shared arena chunks and bodies of their own): what stored bodies cost. */
+  bodyChunks: number;
 }
 
 interface StoredDeadLetter {
@@ -128,6 +81,9 @@ interface StoredDeadLetter {
 
 const TIMEOUT_FAILURE = 'visibility timeout expired';
 
+// Message ids are assigned in send order, so comparing ids compares send order (per-key order).
+// Stored messages are slots of a MessageSlots (no object per message: see message-slots.ts); the
+// ready queue and the timers hold slot numbers.
 export class BrokerQueue {
   private readonly maxReceives: number;
   private readonly visibilityMs: number;
@@ -136,9 +92,10 @@ export class BrokerQueue {
   private readonly orderByKey: boolean;
   private readonly random: (() => number) | undefined;
 
-  private readonly ready = new Fifo<StoredMessage>();
-  /** Messages held by a consumer or waiting out a backoff, by id. */
-  private readonly hidden = new Map<MessageId, StoredMessage>();
+  private readonly slots = new MessageSlots();
+  private readonly ready = new SlotFifo();
+  /** Slots of the messages held by a consumer or waiting out a backoff, by message id. */
+  private readonly hidden = new Map<MessageId, number>();
   private readonly timers = new Timers();
   // A Map keeps insertion (FIFO) order and deletes from the middle in O(1) for redrive.
   private readonly dlq = new Map<MessageId, StoredDeadLetter>();
@@ -147,8 +104,6 @@ export class BrokerQueue {
   /** Per key: ids of redriven messages still in the ready queue, in send order. */
   private readonly releasedWaiting = new Map<string, MessageId[]>();
 
-  private arena = new Uint8Array(ARENA_CHUNK);
-  private arenaUsed = 0;
   private nextId = 0;
   private leases = 0;
   private receipts = 0;
@@ -174,22 +129,7 @@ export class BrokerQueue {
   send(body: Uint8Array, now: number, options: { key?: string } = {}): MessageId {
     this.nextId += 1;
     // A copy: the producer may reuse its buffer; the payload must stay byte-exact.
-    const n = body.byteLength;
-    let chunk: Uint8Array;
-    let offset = 0;
-    if (n > ARENA_MAX_BODY) {
-      chunk = new Uint8Array(body);
-    } else {
-      if (this.arenaUsed + n > ARENA_CHUNK) {
-        this.arena = new Uint8Array(ARENA_CHUNK);
-        this.arenaUsed = 0;
-      }
-      chunk = this.arena;
-      offset = this.arenaUsed;
-      chunk.set(body, offset);
-      this.arenaUsed += n;
-    }
-    this.ready.push(new StoredMessage(this.nextId, chunk, offset, n, 0, 0, options.key, now, false));
+    this.ready.push(this.slots.add(this.nextId, body, true, 0, options.key, now, false));
     return this.nextId;
   }
 
@@ -199,33 +139,35 @@ export class BrokerQueue {
    */
   receive(now: number): Delivery | undefined {
     this.expireTimers(now);
-    for (let message = this.ready.shift(); message !== undefined; message = this.ready.shift()) {
-      const key = this.orderByKey ? message.key : undefined;
+    const slots = this.slots;
+    for (let slot = this.ready.shift(); slot !== -1; slot = this.ready.shift()) {
+      const id = slots.id[slot]!;
+      const key = this.orderByKey ? slots.keyOf(slot) : undefined;
       if (key !== undefined) {
         const waiting = this.releasedWaiting.get(key);
-        if (message.released) {
-          message.released = false;
-          this.unwait(key, message.id);
-        } else if (waiting !== undefined && (waiting[0] as MessageId) < message.id) {
-          this.ready.push(message); // a redriven, earlier message of its key goes first
+        if (slots.released[slot] === 1) {
+          slots.released[slot] = 0;
+          this.unwait(key, id);
+        } else if (waiting !== undefined && (waiting[0] as MessageId) < id) {
+          this.ready.push(slot); // a redriven, earlier message of its key goes first
           continue;
         }
       }
-      if (message.receives >= this.maxReceives) {
-        this.deadLetter(message, 'MaxReceives', message.lastFailure, now);
+      if (slots.receives[slot]! >= this.maxReceives) {
+        this.deadLetter(slot, 'MaxReceives', slots.failureOf(slot), now);
         continue;
       }
       const blocker = key === undefined ? undefined : this.parkedKeys.get(key)?.[0];
-      if (blocker !== undefined && blocker < message.id) {
-        this.deadLetter(message, 'KeyParked', `behind message ${blocker}`, now);
+      if (blocker !== undefined && blocker < id) {
+        this.deadLetter(slot, 'KeyParked', `behind message ${blocker}`, now);
         continue;
       }
-      message.receives += 1;
+      slots.receives[slot] = slots.receives[slot]! + 1;
       const receipt = ++this.receipts;
       // Hidden until the visibility timeout: a consumer that crashes or stalls fails this delivery.
-      this.hide(message, now + this.visibilityMs, receipt);
+      this.hide(slot, now + this.visibilityMs, receipt);
       this.inFlightCount += 1;
-      return deliveryOf(message, receipt);
+      return this.deliveryOf(slot, receipt);
     }
     return undefined;
   }
@@ -237,25 +179,27 @@ export class BrokerQueue {
    */
   settle(delivery: MessageId | Pick<Delivery, 'id' | 'receipt'>, outcome: Outcome, now: number): boolean {
     const id = typeof delivery === 'number' ? delivery : delivery.id;
-    const message = this.hidden.get(id);
-    if (message === undefined || message.receipt === 0 || now >= message.until) return false;
-    if (typeof delivery !== 'number' && delivery.receipt !== message.receipt) return false;
-    // The heap entry stays: it no longer matches a lease and is skipped when it comes due.
+    const slot = this.hidden.get(id);
+    const slots = this.slots;
+    if (slot === undefined || slots.receipt[slot] === 0 || now >= slots.until[slot]!) return false;
+    if (typeof delivery !== 'number' && delivery.receipt !== slots.receipt[slot]) return false;
+    // The timer entry stays: it no longer matches a lease and is skipped when it comes due.
     this.hidden.delete(id);
     this.inFlightCount -= 1;
     switch (outcome.kind) {
       case 'ack':
+        slots.drop(slot);
         break;
       case 'retry': {
-        message.ownBody();
-        message.lastFailure = outcome.error;
-        const cap = backoffDelay(message.receives, this.backoffMs);
-        this.hide(message, now + (this.random === undefined ? cap : fullJitter(cap, this.random)));
+        slots.ownBody(slot);
+        slots.setFailure(slot, outcome.error);
+        const cap = backoffDelay(slots.receives[slot]!, this.backoffMs);
+        this.hide(slot, now + (this.random === undefined ? cap : fullJitter(cap, this.random)));
         this.delayedCount += 1;
         break;
       }
       case 'reject':
-        this.deadLetter(message, 'Rejected', outcome.reason, now);
+        this.deadLetter(slot, 'Rejected', outcome.reason, now);
         break;
     }
     return true;
@@ -293,42 +237,53 @@ export class BrokerQueue {
       delayed: this.delayedCount,
       dead: this.dlq.size,
       timers: this.timers.size,
+      bodyChunks: this.slots.chunksHeld,
     };
   }
 
-  private hide(message: StoredMessage, until: number, receipt = 0): void {
+  private hide(slot: number, until: number, receipt = 0): void {
     const lease = ++this.leases;
-    message.until = until;
-    message.lease = lease;
-    message.receipt = receipt;
-    this.hidden.set(message.id, message);
-    this.timers.push(until, lease, message.id);
+    const slots = this.slots;
+    slots.until[slot] = until;
+    slots.lease[slot] = lease;
+    slots.receipt[slot] = receipt;
+    this.hidden.set(slots.id[slot]!, slot);
+    this.timers.push(until, lease, slot);
   }
 
   // Lazy deletion: entries of acked, settled or re-hidden messages are dropped here, never searched for.
   private expireTimers(now: number): void {
     const timers = this.timers;
+    const slots = this.slots;
     while (timers.popDue(now)) {
-      const id = timers.dueId;
-      const lease = timers.dueLease;
-      const held = this.hidden.get(id);
-      if (held === undefined || held.lease !== lease) continue;
-      this.hidden.delete(id);
-      if (held.receipt === 0) {
+      const slot = timers.dueId;
+      // A freed slot's lease is 0 and a reused one's is newer: neither matches a stale entry.
+      if (slots.lease[slot] !== timers.dueLease) continue;
+      slots.lease[slot] = 0;
+      this.hidden.delete(slots.id[slot]!);
+      if (slots.receipt[slot] === 0) {
         this.delayedCount -= 1;
       } else {
         this.inFlightCount -= 1;
-        held.lastFailure = TIMEOUT_FAILURE; // the timed-out delivery stays counted
-        held.ownBody();
+        slots.setFailure(slot, TIMEOUT_FAILURE); // the timed-out delivery stays counted
+        slots.ownBody(slot);
       }
-      this.ready.push(held);
+      this.ready.push(slot);
     }
   }
 
-  private deadLetter(message: StoredMessage, reason: DeadLetterReason, detail: string | undefined, now: number): void {
-    this.dlq.set(message.id, { message: snapshot(message), reason, ...(detail === undefined ? {} : { detail }), deadAt: now });
+  /** Parks the message of `slot` (a Message of its own, body copied out of the arena) and frees the slot. */
+  private deadLetter(slot: number, reason: DeadLetterReason, detail: string | undefined, now: number): void {
+    const slots = this.slots;
+    slots.ownBody(slot);
+    const id = slots.id[slot]!;
+    const key = slots.keyOf(slot);
+    const base = { id, body: slots.body(slot), receives: slots.receives[slot]!, redrives: slots.redrives[slot]! };
+    const message: Message = key === undefined ? { ...base, enqueuedAt: slots.enqueuedAt[slot]! } : { ...base, key, enqueuedAt: slots.enqueuedAt[slot]! };
+    slots.drop(slot);
+    this.dlq.set(id, { message, reason, ...(detail === undefined ? {} : { detail }), deadAt: now });
     // An older message of the key (back from a backoff) parks in front of newer ones.
-    if (this.orderByKey && message.key !== undefined) insertSorted(this.parkedKeys, message.key, message.id);
+    if (this.orderByKey && key !== undefined) insertSorted(this.parkedKeys, key, id);
   }
 
   private keyParkOf(message: Message): MessageId[] | undefined {
@@ -345,7 +300,7 @@ export class BrokerQueue {
         break;
       }
       this.dlq.delete(message.id);
-      this.ready.push(new StoredMessage(message.id, message.body, 0, message.body.byteLength, 0, message.redrives + 1, message.key, message.enqueuedAt, parked !== undefined));
+      this.ready.push(this.slots.add(message.id, message.body, false, message.redrives + 1, message.key, message.enqueuedAt, parked !== undefined));
       released += 1;
       if (parked === undefined || message.key === undefined) break;
       insertSorted(this.releasedWaiting, message.key, message.id);
@@ -365,6 +320,18 @@ export class BrokerQueue {
     waiting.splice(waiting.indexOf(id), 1);
     if (waiting.length === 0) this.releasedWaiting.delete(key);
   }
+
+  /** The delivery handed out, built at once (one object, the body a view of the stored bytes). */
+  private deliveryOf(slot: number, receipt: number): Delivery {
+    const slots = this.slots;
+    const id = slots.id[slot]!;
+    const body = slots.body(slot);
+    const receives = slots.receives[slot]!;
+    const redrives = slots.redrives[slot]!;
+    const key = slots.keyOf(slot);
+    const enqueuedAt = slots.enqueuedAt[slot]!;
+    return key === undefined ? { id, body, receives, redrives, enqueuedAt, receipt } : { id, body, receives, redrives, key, enqueuedAt, receipt };
+  }
 }
 
 /** Adds `id` to the key's ascending id list; usually the newest, so the scan is short. */
@@ -377,17 +344,4 @@ function insertSorted(lists: Map<string, MessageId[]>, key: string, id: MessageI
   let at = ids.length;
   while (at > 0 && (ids[at - 1] as MessageId) > id) at -= 1;
   ids.splice(at, 0, id);
-}
-
-/** A dead letter's message, its body out of the arena (see ARENA_MAX_BODY). */
-function snapshot(message: StoredMessage): Message {
-  message.ownBody();
-  const { id, body, receives, redrives, key, enqueuedAt } = message;
-  return key === undefined ? { id, body, receives, redrives, enqueuedAt } : { id, body, receives, redrives, key, enqueuedAt };
-}
-
-/** snapshot() with the receipt, built at once (no second object spread from the first). */
-function deliveryOf(message: StoredMessage, receipt: number): Delivery {
-  const { id, body, receives, redrives, key, enqueuedAt } = message;
-  return key === undefined ? { id, body, receives, redrives, enqueuedAt, receipt } : { id, body, receives, redrives, key, enqueuedAt, receipt };
 }

@@ -1,27 +1,33 @@
-// A FIFO queue with O(1) amortized push and shift: Array#shift is O(n) on large arrays, and the
-// ready queue of a backed-up source can hold millions of messages.
-export class Fifo<T> {
-  private items: (T | undefined)[] = [];
+// The ready queue: message slots (see message-slots.ts) in a ring buffer of 32-bit integers that
+// doubles in place when full (columns.ts). Push and shift are O(1), and a backed-up source's millions of waiting messages
+// are one typed array, nothing for V8's collector to trace or copy.
+import { growRing, i32 } from './columns';
+
+export class SlotFifo {
+  private ring = i32(1024);
   private head = 0;
+  private n = 0;
 
   get size(): number {
-    return this.items.length - this.head;
+    return this.n;
   }
 
-  push(item: T): void {
-    this.items.push(item);
+  push(slot: number): void {
+    if (this.n === this.ring.length) this.grow();
+    this.ring[(this.head + this.n) & (this.ring.length - 1)] = slot;
+    this.n += 1;
   }
 
-  shift(): T | undefined {
-    if (this.head === this.items.length) return undefined;
-    const item = this.items[this.head];
-    this.items[this.head] = undefined; // let the message be collected
-    this.head += 1;
-    // Drop the consumed prefix once it is half the array, keeping memory proportional to size.
-    if (this.head * 2 >= this.items.length) {
-      this.items = this.items.slice(this.head);
-      this.head = 0;
-    }
-    return item;
+  /** The oldest slot, or -1 when the queue is empty. */
+  shift(): number {
+    if (this.n === 0) return -1;
+    const slot = this.ring[this.head]!;
+    this.head = (this.head + 1) & (this.ring.length - 1);
+    this.n -= 1;
+    return slot;
+  }
+
+  private grow(): void {
+    this.ring = growRing(this.ring, this.head);
   }
 }

@@ -4,14 +4,15 @@
 // of thousands); a timer that would come before the run's last (a retry backoff, a shorter one, a
 // clock that stepped back) goes to the heap. The earliest of the two heads is always next, by the
 // same (at, lease) order the heap alone kept, so what expires, and when, is unchanged.
+import { f64, growRing } from './columns';
 import { TimerHeap } from './timer-heap';
 
 export class Timers {
   private readonly heap = new TimerHeap();
   // The run: three parallel ring buffers (at, lease, id), from head, n long.
-  private at = new Float64Array(1024);
-  private lease = new Float64Array(1024);
-  private id = new Float64Array(1024);
+  private at = f64(1024);
+  private lease = f64(1024);
+  private id = f64(1024);
   private head = 0;
   private n = 0;
 
@@ -68,19 +69,8 @@ export class Timers {
   }
 
   private grow(): void {
-    const size = this.at.length * 2;
-    const at = new Float64Array(size);
-    const lease = new Float64Array(size);
-    const id = new Float64Array(size);
-    for (let k = 0; k < this.n; k++) {
-      const i = (this.head + k) & (this.at.length - 1);
-      at[k] = this.at[i]!;
-      lease[k] = this.lease[i]!;
-      id[k] = this.id[i]!;
-    }
-    this.at = at;
-    this.lease = lease;
-    this.id = id;
-    this.head = 0;
+    this.at = growRing(this.at, this.head);
+    this.lease = growRing(this.lease, this.head);
+    this.id = growRing(this.id, this.head);
   }
 }

@@ -136,6 +136,38 @@ describe('timers with lazy deletion', () => {
   });
 });
 
+describe('stored bodies', () => {
+  it('releases every body chunk once its messages are gone, on every path out of the queue', () => {
+    // Small bodies share arena chunks, large ones have their own; a retry, a visibility timeout and a
+    // dead letter each move a body out of its arena chunk. Once everything is acked, only the arena
+    // chunk being filled is held: a leaked count would keep 256 KiB per chunk alive for good.
+    const queue = queueOf({ maxReceives: 2, maxRedrives: 5 });
+    let now = 0;
+    for (let i = 0; i < 20_000; i++) queue.send(new Uint8Array(i % 100 === 0 ? 5_000 : 64).fill(i & 0xff), now);
+    expect(queue.stats.bodyChunks).toBeGreaterThan(5);
+    for (let i = 0; i < 20_000; i++) {
+      const d = mustReceive(queue, now);
+      if (i % 7 === 0) queue.settle(d, { kind: 'retry', error: 'later' }, now);
+      else if (i % 11 === 0) queue.settle(d, { kind: 'reject', reason: 'bad' }, now);
+      else if (i % 13 === 0) continue; // held past its visibility timeout
+      else queue.settle(d, { kind: 'ack' }, now);
+    }
+    // The retried and timed-out ones come back; fail them to the DLQ, then redrive and ack all.
+    now += 10 * VISIBILITY;
+    for (let d = queue.receive(now); d !== undefined; d = queue.receive(now)) queue.settle(d, { kind: 'reject', reason: 'bad' }, now);
+    expect(queue.stats).toMatchObject({ ready: 0, inFlight: 0, delayed: 0 });
+    const dead = queue.stats.dead;
+    expect(dead).toBeGreaterThan(2_000);
+    expect(queue.stats.bodyChunks).toBe(1); // dead letters hold their own copies: only the arena being filled is left
+    expect(queue.redrive(dead, now)).toBe(dead);
+    for (let d = queue.receive(now); d !== undefined; d = queue.receive(now)) {
+      expect(d.body.byteLength === 64 || d.body.byteLength === 5_000).toBe(true);
+      queue.settle(d, { kind: 'ack' }, now);
+    }
+    expect(queue.stats).toMatchObject({ ready: 0, inFlight: 0, delayed: 0, dead: 0, bodyChunks: 1 });
+  });
+});
+
 describe('settle of a delivery that is no longer current', () => {
   it('ignores a late ack after the visibility timeout; the message comes back with the delivery counted', () => {
     const queue = queueOf();
