@@ -1,7 +1,7 @@
 // The parent side every database bench shares: a fresh migrated database and Redis prefix, the bench
 // file re-run as a child process (so its pools, caches and memory figures are its own), the child's
 // last stdout line read as its JSON result, the database dropped afterwards.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import type postgres from 'postgres';
@@ -15,16 +15,20 @@ export async function runBenchChild<T>(
   const { dropDatabase, freshTestDatabase } = await import('../../scripts/lib/database.mjs');
   const url = await freshTestDatabase(process.env.DATABASE_URL ?? 'postgresql://localhost:5432/triage', `bench_${name}`);
   try {
-    const r = spawnSync(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', fileURLToPath(moduleUrl), childFlag], {
+    const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', fileURLToPath(moduleUrl), childFlag], {
       env: { ...process.env, DATABASE_URL: url, QUEUE_PREFIX: `triage-bench-${name}-${process.pid}`, LOG_LEVEL: 'warn', TRIAGE_STATE_DIR: '.triage/bench' },
-      encoding: 'utf8',
       // The child's progress lines go straight to the terminal; only its result comes back.
       stdio: ['ignore', 'pipe', 'inherit'],
-      maxBuffer: 16 << 20,
       timeout: opts.timeoutMs ?? 300_000,
     });
-    const line = r.stdout.trim().split('\n').pop() ?? '';
-    if (r.status !== 0 || !/^[[{]/.test(line)) throw new Error(`${name} bench child failed (status ${r.status}, signal ${r.signal})`);
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    const [status, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
+      child.once('error', reject);
+      child.once('close', (code, sig) => resolve([code, sig]));
+    });
+    const line = stdout.trim().split('\n').pop() ?? '';
+    if (status !== 0 || !/^[[{]/.test(line)) throw new Error(`${name} bench child failed (status ${status}, signal ${signal})`);
     return JSON.parse(line) as T;
   } finally {
     await dropDatabase(url);
@@ -36,7 +40,6 @@ export async function runBenchChild<T>(
  * loopback port), with fresh production secrets; resolves once /api/health answers.
  */
 export async function serveApp(opts: { processes: number; log: (m: string) => void; nodeArgs?: string[] }): Promise<{ base: string; port: number; pid: number; stop(): Promise<void> }> {
-  const { spawn } = await import('node:child_process');
   const { randomBytes } = await import('node:crypto');
   const { buildIfStale } = await import('../../scripts/lib/build.mjs');
   const { freePort } = await import('../../scripts/lib/free-port.mjs');
