@@ -14,7 +14,7 @@ import { sendMany, type OutgoingMessage } from '@/lib/runtime';
 import { resetDatabase } from '../support/db';
 import { startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres';
 import { completedTask, deliveredMessages, deliveriesPerMessage, park, spawnRedriveWorker, withReceiverAndWorkers, world } from './redrive-support';
-import { createTestTables, dropTestQueues, inFlight, killConsumers, spawnConsumer, testSource, waitFor } from './runtime-support';
+import { createTestTables, dropTestQueues, jobCounts, killConsumers, spawnConsumer, testSource, waitFor } from './runtime-support';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 /** What an operator allows a worker to take to come back once Postgres is up again. */
@@ -47,7 +47,7 @@ describe('workers through Postgres restarts', () => {
     server?.destroy();
   });
 
-  it('ends every one of 10,000 messages acknowledged or as exactly one dead letter while Postgres restarts twice, the consumer never restarted', { timeout: 300_000 }, async () => {
+  it('ends every one of 10,000 messages acknowledged or as exactly one dead letter while Postgres restarts twice, the consumer never restarted', { timeout: 420_000 }, async () => {
     const name = `pgrestart-${Date.now().toString(36)}`;
     // Receives enough to ride out a few seconds of Postgres down (the handler's own writes fail then).
     const source = await testSource(name, { visibilityTimeoutMs: 2_000, maxReceives: 60, backoffBaseMs: 100, backoffCapMs: 1_000 });
@@ -84,9 +84,22 @@ describe('workers through Postgres restarts', () => {
       await postgresBack();
     }
     await sending;
-    // Resumed without a restart: everything settles, the last of it within the recovery budget of the
-    // last restart plus the time the rest of the backlog takes.
-    await waitFor('every message settled', async () => (await settled()) >= 10_000 && (await inFlight(name)) === 0, 120_000, 250);
+    // Resumed without a restart: everything settles. The wait is generous (about 20 s alone, over 120 s
+    // once in a full CI run on the loaded 2-core machine): it is the outcome that is asserted, and if it
+    // ever times out the message says what was left and in which state.
+    let seen = '';
+    await waitFor(
+      'every message settled',
+      async () => {
+        const [n, jobs] = [await settled(), await jobCounts(name)];
+        seen = `${n} settled, jobs ${JSON.stringify(jobs)}`;
+        return n >= 10_000 && Object.values(jobs).every((c) => c === 0);
+      },
+      240_000,
+      250,
+    ).catch((err: Error) => {
+      throw new Error(`${err.message} (last seen: ${seen})`);
+    });
     expect(consumer.process.exitCode).toBeNull();
 
     const acks = new Set((await pg()<{ message_id: string }[]>`SELECT message_id FROM runtime_acks WHERE message_id LIKE 'p-%'`).map((a) => a.message_id));

@@ -41,10 +41,14 @@ export async function createTestTables(): Promise<void> {
   await pg()`TRUNCATE runtime_acks, runtime_started`;
 }
 
+/** The source's jobs in each of BullMQ's states. */
+export async function jobCounts(sourceName: string): Promise<Record<string, number>> {
+  return producerQueue(QUEUES.source(sourceName)).getJobCounts('wait', 'active', 'delayed', 'prioritized', 'failed', 'completed');
+}
+
 /** Waiting, job by job, in BullMQ's own states: all zero once the source has nothing in flight. */
 export async function inFlight(sourceName: string): Promise<number> {
-  const c = await producerQueue(QUEUES.source(sourceName)).getJobCounts('wait', 'active', 'delayed', 'prioritized', 'failed', 'completed');
-  return Object.values(c).reduce((a, b) => a + b, 0);
+  return Object.values(await jobCounts(sourceName)).reduce((a, b) => a + b, 0);
 }
 
 export { waitFor } from '../support/wait-for';
