@@ -274,16 +274,12 @@ export class BrokerQueue {
 
   /** Parks the message of `slot` (a Message of its own, body copied out of the arena) and frees the slot. */
   private deadLetter(slot: number, reason: DeadLetterReason, detail: string | undefined, now: number): void {
-    const slots = this.slots;
-    slots.ownBody(slot);
-    const id = slots.id[slot]!;
-    const key = slots.keyOf(slot);
-    const base = { id, body: slots.body(slot), receives: slots.receives[slot]!, redrives: slots.redrives[slot]! };
-    const message: Message = key === undefined ? { ...base, enqueuedAt: slots.enqueuedAt[slot]! } : { ...base, key, enqueuedAt: slots.enqueuedAt[slot]! };
-    slots.drop(slot);
-    this.dlq.set(id, { message, reason, ...(detail === undefined ? {} : { detail }), deadAt: now });
+    this.slots.ownBody(slot);
+    const { receipt: _, ...message }: Delivery = this.deliveryOf(slot, 0); // a dead letter keeps no receipt
+    this.slots.drop(slot);
+    this.dlq.set(message.id, { message, reason, ...(detail === undefined ? {} : { detail }), deadAt: now });
     // An older message of the key (back from a backoff) parks in front of newer ones.
-    if (this.orderByKey && key !== undefined) insertSorted(this.parkedKeys, key, id);
+    if (this.orderByKey && message.key !== undefined) insertSorted(this.parkedKeys, message.key, message.id);
   }
 
   private keyParkOf(message: Message): MessageId[] | undefined {
@@ -332,6 +328,7 @@ export class BrokerQueue {
     const enqueuedAt = slots.enqueuedAt[slot]!;
     return key === undefined ? { id, body, receives, redrives, enqueuedAt, receipt } : { id, body, receives, redrives, key, enqueuedAt, receipt };
   }
+
 }
 
 /** Adds `id` to the key's ascending id list; usually the newest, so the scan is short. */

@@ -1,6 +1,6 @@
 // The ready queue: message slots (see message-slots.ts) in a ring buffer of 32-bit integers that
-// doubles in place when full (columns.ts). Push and shift are O(1), and a backed-up source's millions of waiting messages
-// are one typed array, nothing for V8's collector to trace or copy.
+// doubles in place when full (columns.ts). Push and shift are O(1), and a backed-up source's
+// millions of waiting messages are one typed array, nothing for V8's collector to trace or copy.
 import { growRing, i32 } from './columns';
 
 export class SlotFifo {

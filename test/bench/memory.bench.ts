@@ -1,8 +1,8 @@
 // Memory of bulk work on large payloads (issue 15, "memory bounded"): the peak RSS of a redrive and
 // of an export with payloads of 200 dead letters of 10 MiB each (2 GiB of payload), against a target
 // of ≤ 256 MiB of growth over the process's own RSS measured just before the work. Each runs in a
-// child process of its own (its own database too), the two at once, so the RSS is that work's alone; the HTTP
-// receiver of the redrive is another process, reading and dropping bodies.
+// child process of its own (its own database too), the two at once, so the RSS is that work's alone;
+// the HTTP receiver of the redrive is another process, reading and dropping bodies.
 //   npx tsx test/bench/run.ts memory
 import { spawn } from 'node:child_process';
 import type { BenchResult } from './run';

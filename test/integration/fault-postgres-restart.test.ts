@@ -92,7 +92,8 @@ describe('workers through Postgres restarts', () => {
     await waitFor(
       'every message settled',
       async () => {
-        const [n, jobs] = [await settled(), await jobCounts(name)];
+        const n = await settled();
+        const jobs = await jobCounts(name);
         seen = `${n} settled, jobs ${JSON.stringify(jobs)}`;
         return n >= 10_000 && Object.values(jobs).every((c) => c === 0);
       },
