@@ -68,10 +68,12 @@ test.describe('lead', () => {
       await expect.poll(() => received.length, { timeout: 30_000 }).toBe(1);
       expect(received[0]!.signature).toMatch(/^sha256=[0-9a-f]{64}$/);
       expect(JSON.parse(received[0]!.body)).toMatchObject({ text: expect.stringContaining('Test message from Triage') });
+      // The receiver has the body before the worker records the answer: reload until the log says so
+      // (a short inner wait, or one early reload would use up the whole budget on a stale page).
       await expect(async () => {
         await page.reload();
-        await expect(page.getByTestId('deliveries-table')).toContainText('delivered');
-      }).toPass({ timeout: 15_000 });
+        await expect(page.getByTestId('deliveries-table')).toContainText('delivered', { timeout: 2_000 });
+      }).toPass({ timeout: 30_000 });
     } finally {
       server.close();
     }
