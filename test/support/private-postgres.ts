@@ -12,8 +12,12 @@ export interface PrivatePostgres {
   /** A fresh, migrated database on the private cluster. */
   url: string;
   port: number;
-  /** Stop (fast: sessions are cut, as an operator's restart does), stay down `downMs`, start again. */
-  restart(downMs?: number): Promise<void>;
+  /**
+   * Stop (fast: sessions are cut, as an operator's restart does), stay down `downMs`, start again.
+   * `downAt`: when the stop had returned. The stop blocks this process's event loop, so a request
+   * that reached a server in this process while Postgres was stopping is seen only after it.
+   */
+  restart(downMs?: number): Promise<{ downAt: number }>;
   stop(): void;
   start(): void;
   /** Stop the cluster and remove its directory. */
@@ -60,8 +64,10 @@ export async function startPrivatePostgres(label = 'fault'): Promise<PrivatePost
     stop,
     async restart(downMs = 3_000) {
       stop();
+      const downAt = Date.now();
       await new Promise((r) => setTimeout(r, downMs));
       start();
+      return { downAt };
     },
     destroy() {
       try {
