@@ -300,12 +300,16 @@ test.describe('pages in the states users meet', () => {
       await expectAccessible(page);
     });
 
-    test('a webhook refused for its URL', async ({ page }) => {
+    test('a webhook refused for its URL, and one webhook’s delivery log', async ({ page }) => {
       await page.goto('/settings/webhooks');
       const create = page.getByTestId('create-webhook');
       await create.getByLabel('URL').fill('http://169.254.169.254/latest');
       await create.getByRole('button', { name: 'Add webhook' }).click();
       await expect(create.getByRole('alert')).toBeVisible();
+      await expectAccessible(page);
+      // One webhook's delivery log.
+      await page.getByTestId('webhooks-table').getByRole('link', { name: 'Delivery log' }).first().click();
+      await expect(page.getByTestId('deliveries-of')).toBeVisible();
       await expectAccessible(page);
     });
   });

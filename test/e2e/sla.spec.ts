@@ -43,13 +43,16 @@ test.describe('lead', () => {
     await expect(page.locator('tr[data-source="orders"] td[data-col="deadline"]')).toHaveText('3 d');
   });
 
-  test('adds a team webhook whose test send the maintenance worker delivers, signed', async ({ page }) => {
-    const received: { signature?: string; body: string }[] = [];
+  test('adds a team webhook whose test send the maintenance worker delivers, signed', async ({ page, browser }) => {
+    // The team's alarm transitions come here too once the webhook exists (other specs leave
+    // connectors that go into alarm while this one runs): the test send is the one with its event.
+    const received: { event?: string; signature?: string; body: string }[] = [];
+    const tests = () => received.filter((r) => r.event === 'webhook.test');
     const server: Server = createServer((req, res) => {
       let body = '';
       req.on('data', (c: Buffer) => (body += c.toString('utf8')));
       req.on('end', () => {
-        received.push({ signature: req.headers['x-triage-signature'] as string | undefined, body });
+        received.push({ event: req.headers['x-triage-event'] as string | undefined, signature: req.headers['x-triage-signature'] as string | undefined, body });
         res.writeHead(204).end();
       });
     });
@@ -65,15 +68,28 @@ test.describe('lead', () => {
       const row = page.locator(`tr[data-url="${url}"]`);
       await row.getByRole('button', { name: 'Send test' }).click();
       await expect(row.getByRole('status')).toContainText('Test message queued');
-      await expect.poll(() => received.length, { timeout: 30_000 }).toBe(1);
-      expect(received[0]!.signature).toMatch(/^sha256=[0-9a-f]{64}$/);
-      expect(JSON.parse(received[0]!.body)).toMatchObject({ text: expect.stringContaining('Test message from Triage') });
-      // The receiver has the body before the worker records the answer: reload until the log says so
-      // (a short inner wait, or one early reload would use up the whole budget on a stale page).
+      await expect.poll(() => tests().length, { timeout: 30_000 }).toBe(1);
+      expect(tests()[0]!.signature).toMatch(/^sha256=[0-9a-f]{64}$/);
+      expect(JSON.parse(tests()[0]!.body)).toMatchObject({ text: expect.stringContaining('Test message from Triage') });
+      for (const r of received) expect(r.signature).toMatch(/^sha256=[0-9a-f]{64}$/);
+      // The team's log holds the newest 50 deliveries of every webhook it has; this one's log is a
+      // click away. The receiver has the body before the worker records the answer: reload until the
+      // log says so (a short inner wait, or one early reload would use up the budget on a stale page).
+      await row.getByRole('link', { name: 'Delivery log' }).click();
+      await expect(page.getByTestId('deliveries-of')).toContainText(url);
+      const logged = page.getByTestId('deliveries-table').locator('tbody tr').filter({ hasText: 'webhook.test' });
       await expect(async () => {
         await page.reload();
-        await expect(page.getByTestId('deliveries-table')).toContainText('delivered', { timeout: 2_000 });
+        await expect(logged).toHaveCount(1, { timeout: 2_000 });
+        await expect(logged.locator('td').nth(3)).toHaveText('delivered', { timeout: 2_000 });
       }).toPass({ timeout: 30_000 });
+      expect(tests()).toHaveLength(1);
+
+      // Another team's lead: this webhook's log is a 404, as if it did not exist.
+      const other = await browser.newContext({ storageState: stateFile('finance-lead@triage.local') });
+      const res = await (await other.newPage()).goto(page.url());
+      expect(res!.status()).toBe(404);
+      await other.close();
     } finally {
       server.close();
     }

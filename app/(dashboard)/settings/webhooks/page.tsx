@@ -1,18 +1,28 @@
 // /settings/webhooks — where my team's alarm notifications go: webhooks, test send, delivery log
+// (?webhook=<id>: one webhook's log, which a team with many webhooks needs to find a test send)
+import Link from 'next/link';
+import { notFound } from 'next/navigation';
 import { scopeFor } from '@/lib/auth';
 import { pageActor } from '@/lib/auth/guard';
 import { listTeams } from '@/lib/admin/teams';
+import { AppError } from '@/lib/errors';
 import { listDeliveries, listWebhooks } from '@/lib/notifications/webhooks';
 import { utc } from '@/components/format';
 import { createWebhookAction, deleteWebhookAction, setWebhookEnabledAction, testWebhookAction } from './actions';
 import { WebhookForm } from './webhook-form';
 
 
-export default async function WebhooksPage() {
+export default async function WebhooksPage({ searchParams }: { searchParams: Promise<{ webhook?: string }> }) {
   const actor = await pageActor('sources.policy');
+  const only = (await searchParams).webhook;
   // A role that manages every team's webhooks picks the team; one scoped to its team adds to its own.
   const picksTeam = scopeFor(actor.role, 'sources.policy') === 'all';
-  const [webhooks, deliveries, teams] = await Promise.all([listWebhooks(actor), listDeliveries(actor, { limit: 50 }), picksTeam ? listTeams() : []]);
+  const log = listDeliveries(actor, { limit: 50, ...(only ? { webhookId: only } : {}) }).catch((e: unknown) => {
+    // Another team's webhook, or none: a 404, as if it did not exist.
+    if (e instanceof AppError && e.status === 404) notFound();
+    throw e;
+  });
+  const [webhooks, deliveries, teams] = await Promise.all([listWebhooks(actor), log, picksTeam ? listTeams() : []]);
   const urls = new Map(webhooks.map((w) => [w.id, w.url]));
   return (
     <>
@@ -40,6 +50,7 @@ export default async function WebhooksPage() {
               <td>{w.team.name}</td>
               <td>{w.enabled ? <span className="badge good">enabled</span> : <span className="badge">disabled</span>}</td>
               <td>
+                <Link href={`/settings/webhooks?webhook=${w.id}#log`}>Delivery log</Link>{' '}
                 <WebhookForm action={testWebhookAction} submit="Send test">
                   <input type="hidden" name="id" value={w.id} />
                 </WebhookForm>
@@ -79,7 +90,12 @@ export default async function WebhooksPage() {
         </WebhookForm>
       </div>
 
-      <h2>Delivery log</h2>
+      <h2 id="log">Delivery log</h2>
+      {only ? (
+        <p data-testid="deliveries-of">
+          Deliveries to <code>{urls.get(only) ?? ''}</code> only · <Link href="/settings/webhooks#log">every webhook</Link>
+        </p>
+      ) : null}
       <table data-testid="deliveries-table">
         <thead>
           <tr>
