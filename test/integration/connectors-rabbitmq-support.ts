@@ -3,7 +3,7 @@
 // names unique per run and deleted afterwards; a real amqplib consumer of the work queue; a source
 // for the DLQ; the connectors worker as a child process.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import amqp, { type Channel, type ChannelModel, type ConsumeMessage } from 'amqplib';
@@ -301,3 +301,24 @@ export function outgoingOf(r: DeadLetter): OutgoingRedrive {
     correlationId: r.correlationId,
   };
 }
+
+// The fault tests' load (connectors-rabbitmq-fault, connectors-rabbitmq-restart).
+const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+export const FAULT_N = 10_000;
+
+/** FAULT_N messages dead-lettered by a real consumer's reject, waiting in the DLQ; returns their SHA-256 by id. */
+export async function deadLettered(t: Topology): Promise<Map<string, string>> {
+  const sent = new Map<string, string>();
+  const messages = Array.from({ length: FAULT_N }, (_, i) => {
+    const content = i % 101 === 0 ? Buffer.alloc(0) : randomBytes(16 + (i % 300));
+    sent.set(`m-${i}`, sha(content));
+    return { content, options: { messageId: `m-${i}` } };
+  });
+  const consumer = await workConsumer(t, () => 'reject', { prefetch: 1_000 });
+  await publish(t.exchange, t.routingKey, messages);
+  await waitFor('all dead-lettered', async () => (await depth(t.dlq)) === FAULT_N, 60_000, 200);
+  await consumer.close();
+  return sent;
+}
+
+export const imported = async (sourceId: string) => db().deadLetter.count({ where: { sourceId } });

@@ -1,8 +1,12 @@
 // Runs in each test worker before any lib/ module reads the environment.
 import { inject } from 'vitest';
 
-process.env.DATABASE_URL = inject('databaseUrl');
-process.env.QUEUE_PREFIX = inject('queuePrefix');
+// VITEST_POOL_ID is the worker's slot, 1 to maxWorkers: two files running at once never share a
+// database or a Redis key space; files of one slot run one after another on theirs.
+const slot = Math.max(1, Number(process.env.VITEST_POOL_ID) || 1);
+const urls = inject('databaseUrls');
+process.env.DATABASE_URL = urls[(slot - 1) % urls.length];
+process.env.QUEUE_PREFIX = `${inject('queuePrefix')}-w${slot}`;
 process.env.LOG_LEVEL ??= 'silent';
 process.env.TRIAGE_STATE_DIR = '.triage/test';
 // Each test file gets its own audit checkpoint file: resetDatabase cuts the trail's tail on purpose,
