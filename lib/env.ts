@@ -72,6 +72,10 @@ const schema = z.object({
   CONNECTOR_DISCOVERY_MS: z.coerce.number().int().positive().default(5_000),
   // A connector source whose import keeps failing this long raises its connector alarm (lib/alarms).
   CONNECTOR_ALARM_AFTER_SECONDS: z.coerce.number().int().positive().default(120),
+  // How long an advisory handed to a NATS source's reader may stay unacknowledged before NATS hands it
+  // out again (a connectors process killed mid-batch); set when the reader is created. The fault
+  // tests shorten it so that a redelivery comes within the test.
+  NATS_READER_ACK_WAIT_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   // The rate alarm counts dead letters over this window (lib/alarms); the browser tests shorten it so
   // a wave ends, and its redrive rule fires, within the test.
   ALARM_RATE_WINDOW_SECONDS: z.coerce.number().int().min(5).max(3600).default(300),

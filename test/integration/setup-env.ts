@@ -14,3 +14,6 @@ process.env.TRIAGE_STATE_DIR = '.triage/test';
 process.env.AUDIT_CHECKPOINT_FILE = `.triage/test/audit-checkpoints-${process.pid}-${Date.now().toString(36)}.ndjson`;
 // Test receivers listen on loopback, which outbound requests may not reach by default (lib/outbound).
 process.env.OUTBOUND_ALLOWED_HOSTS ??= '127.0.0.1,localhost,::1';
+// A NATS advisory left unacknowledged by a killed or cut-off connector comes back after 10 s, not
+// the production 30: the fault tests wait for those redeliveries.
+process.env.NATS_READER_ACK_WAIT_SECONDS ??= '10';

@@ -6,13 +6,12 @@
 import { createHash } from 'node:crypto';
 import { AckPolicy, DeliverPolicy, DiscardPolicy, RetentionPolicy, StorageType, type JetStreamManager } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
+import { env } from '@/lib/env';
 import { ConnectorError } from '../types';
 import { ADVISORY_SUBJECTS } from './message';
 
 /** Captured advisories are kept this long (an advisory read and acknowledged stays until then too). */
 const CAPTURE_MAX_AGE_DAYS = 30;
-/** How long an advisory handed to Triage may stay unacknowledged before it is handed out again. */
-const READER_ACK_WAIT_S = 30;
 
 /**
  * The capture stream of a stream and consumer: one per pair on a server, whichever Triage sources
@@ -78,7 +77,7 @@ export async function ensureReader(jsm: JetStreamManager, capture: string, sourc
     description: 'Triage: imports the captured dead-letter advisories of one source',
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
-    ack_wait: nanos(READER_ACK_WAIT_S * 1000),
+    ack_wait: nanos(env().NATS_READER_ACK_WAIT_SECONDS * 1000),
     max_ack_pending: maxAckPending,
   });
   return name;
