@@ -3,8 +3,10 @@
 // then unit and integration (vitest, fresh database per run), then browser tests (Playwright)
 // against a production build of the app.
 import { spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { installIfStale } from './lib/dependencies.mjs';
+import { printSlowest, REPORT_DIR } from './lib/slowest.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const started = Date.now();
@@ -28,10 +30,16 @@ function step(name, cmd, args, env = {}) {
 prisma(['generate']);
 step('typecheck', process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit']);
 step('lint (copy-paste)', process.execPath, ['scripts/lint-duplicates.mjs']);
-step('unit + integration (vitest)', process.execPath, ['node_modules/vitest/vitest.mjs', 'run']);
+mkdirSync(REPORT_DIR, { recursive: true });
+step('unit + integration (vitest)', process.execPath, [
+  'node_modules/vitest/vitest.mjs', 'run',
+  '--reporter=default', '--reporter=json', `--outputFile.json=${REPORT_DIR}/vitest.json`,
+]);
+printSlowest('vitest', `${REPORT_DIR}/vitest.json`);
 
 if (e2e) {
-  step('browser (next build + playwright)', process.execPath, ['scripts/e2e.mjs']);
+  step('browser (next build + playwright)', process.execPath, ['scripts/e2e.mjs'], { TRIAGE_E2E_JSON: `${REPORT_DIR}/playwright.json` });
+  printSlowest('playwright', `${REPORT_DIR}/playwright.json`);
 }
 
 console.log('\n── summary ──');
