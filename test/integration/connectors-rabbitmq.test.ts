@@ -86,7 +86,7 @@ describe('RabbitMQ connector', () => {
       return 'reject';
     });
     // A short outcome window: what is not seen dead by then counts as "no death seen" (no ack is observable on a broker).
-    const task = await startRedrive(SYSTEM, { selection: { source: source.name }, ratePerSecond: 1_000, outcomeWindowSeconds: 30 });
+    const task = await startRedrive(SYSTEM, { selection: { source: source.name }, ratePerSecond: 1_000, outcomeWindowSeconds: 15 });
     // Three in four come back dead on purpose: this test is about the connector, not the circuit breaker.
     await db().redriveTask.update({ where: { id: task.id }, data: { breakerThreshold: 1 } });
     running.redrives = await startRedriveSupervisor({ reconcileMs: 500 });
