@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { productionSecretProblems } from '@/lib/env-secrets.mjs';
 
 const run = promisify(execFile);
 const dir = mkdtempSync(path.join(tmpdir(), 'triage-secrets-'));
@@ -96,6 +97,67 @@ describe('secrets in production', () => {
       for (const u of uses) expect(u, name).toMatch(new RegExp(`^"?\\$\\{${name}:\\?.*openssl rand -base64 32`));
     }
   });
+});
+
+// The services' passwords docker-compose.yml once shipped (triage/triage, a Redis without one,
+// RabbitMQ's guest) are public: a production process refuses a URL that carries one. A URL with no
+// password (local trust auth, as the demo and the tests use) is fine.
+describe('service URLs in production', () => {
+  const GOOD = 'm6W1bq1cX2s0qJ8oZKkq3T9y7nV5uE4rA1pL0dH2fGc=';
+  const secrets = { AUTH_SECRET: GOOD, AUDIT_CHECKPOINT_KEY: GOOD.split('').reverse().join('') };
+  const problems = (vars: Record<string, string>) => productionSecretProblems({ ...secrets, ...vars });
+
+  it.each([
+    ['DATABASE_URL', 'postgresql://triage:triage@postgres:5432/triage'],
+    ['DATABASE_URL', 'postgres://postgres:postgres@db/triage'],
+    ['DATABASE_URL', 'postgresql://app:password@db:5432/triage'],
+    ['DATABASE_URL', 'postgresql://triage:change-me-please@db:5432/triage'],
+    ['REDIS_URL', 'redis://:triage@redis:6379'],
+    ['REDIS_URL', 'redis://default:redis@redis:6379'],
+    ['REDIS_URL', 'rediss://:changeme@redis:6380'],
+    ['DEMO_RABBITMQ_URL', 'amqp://guest:guest@rabbitmq:5672/'],
+    ['DEMO_RABBITMQ_URL', 'amqp://triage:triage@rabbitmq:5672/'],
+  ])('refuses %s %s, naming the variable and not the password', (name, url) => {
+    const found = problems({ [name]: url });
+    expect(found).toHaveLength(1);
+    expect(found[0]).toContain(name);
+    expect(found[0]).toMatch(/known|public|placeholder/i);
+    // The message is logged: it names the variable, never the password in it.
+    expect(found[0]).not.toContain(url);
+  });
+
+  it.each([
+    ['DATABASE_URL', 'postgresql://localhost:5432/triage'],
+    ['DATABASE_URL', 'postgresql://triage@localhost:5432/triage'],
+    ['DATABASE_URL', 'postgresql://triage:3f9c1e0b7a2d48c6b5e19f07a4c3d2e1@postgres:5432/triage'],
+    ['REDIS_URL', 'redis://localhost:6379'],
+    ['REDIS_URL', 'redis://:9b1f0e7c3a5d4e2f8c6b0a9d7e5f3c1a@redis:6379'],
+    ['DEMO_RABBITMQ_URL', 'amqp://triage:5e2c9a7f1b3d4068a4c2e9f1b7d3a5c0@rabbitmq:5672/'],
+  ])('accepts %s %s', (name, url) => {
+    expect(problems({ [name]: url })).toEqual([]);
+  });
+
+  it('the app refuses to start with a public database password', async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, ...secrets, NODE_ENV: 'production', TRIAGE_STATE_DIR: mkdtempSync(path.join(dir, 'url-')) };
+    env.DATABASE_URL = 'postgresql://triage:triage@127.0.0.1:5432/triage';
+    const r = await run(process.execPath, ['--import', 'tsx', 'test/support/print-secrets.ts'], { env }).then(
+      () => ({ failed: false, stderr: '' }),
+      (e: { stderr: string }) => ({ failed: true, stderr: e.stderr }),
+    );
+    expect(r.failed).toBe(true);
+    expect(r.stderr).toContain('DATABASE_URL');
+  }, 30_000);
+
+  it('npm start refuses a public Redis password before it serves anything', async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, ...secrets, NODE_ENV: 'production', REDIS_URL: 'redis://:triage@127.0.0.1:6379' };
+    const r = await run(process.execPath, ['scripts/serve.mjs', '-p', '0', '-H', '127.0.0.1'], { env, timeout: 20_000 }).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: { code: number | null; stderr: string }) => ({ code: e.code, stderr: e.stderr }),
+    );
+    expect(r.code).not.toBe(0);
+    expect(r.code).not.toBeNull();
+    expect(r.stderr).toContain('REDIS_URL');
+  }, 30_000);
 });
 
 describe('the generated checkpoint key (outside production)', () => {
