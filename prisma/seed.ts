@@ -105,7 +105,27 @@ export async function seedDemo(now: Date = new Date()): Promise<{ created: numbe
   return { created, past: (await demoPastSeeded()) ? 'present' : 'not fresh' };
 }
 
+/**
+ * Why this process may not make the demo's users (undefined when it may). Their password is in the
+ * README, so on a production database they would let anyone in as admin: production must say it is
+ * the demo.
+ */
+export function demoSeedRefusal(vars: NodeJS.ProcessEnv): string | undefined {
+  if (vars.NODE_ENV !== 'production' || vars.TRIAGE_DEMO === '1') return undefined;
+  return [
+    'refusing to seed the demo under NODE_ENV=production: its users (an admin among them) have the',
+    `password printed in the README (${DEMO_PASSWORD}). Set TRIAGE_DEMO=1 only for a demo instance`,
+    '(npm run demo and `docker compose --profile demo` do). A real deployment gets its first admin',
+    'with `npm run triage -- admin bootstrap --email you@example.com`.',
+  ].join('\n');
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
+  const refusal = demoSeedRefusal(process.env);
+  if (refusal) {
+    console.error(`✗ seed: ${refusal}`);
+    process.exit(1);
+  }
   const started = Date.now();
   seedDemo()
     .then((r) => {

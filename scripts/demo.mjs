@@ -40,7 +40,8 @@ try {
 console.log('→ migrating');
 migrate(databaseUrl);
 prisma(['generate']);
-run(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'prisma/seed.ts']);
+// TRIAGE_DEMO: the seed refuses to make the demo's users (public password) in production otherwise.
+run(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'prisma/seed.ts'], { TRIAGE_DEMO: '1' });
 
 // 4. Build the app when its sources changed since the last build.
 const { buildIfStale } = await import('./lib/build.mjs');

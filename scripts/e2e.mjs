@@ -49,8 +49,9 @@ const env = {
 };
 let ok = false;
 try {
+  // TRIAGE_DEMO: the browser tests sign in as the demo's users, which the seed makes only for a demo.
   ok =
-    run('seed', ['node_modules/tsx/dist/cli.mjs', 'prisma/seed.ts'], env) &&
+    run('seed', ['node_modules/tsx/dist/cli.mjs', 'prisma/seed.ts'], { ...env, TRIAGE_DEMO: '1' }) &&
     (noBuild || run('next build', ['node_modules/next/dist/bin/next', 'build'], { ...env, NODE_ENV: 'production' })) &&
     run('playwright', ['node_modules/@playwright/test/cli.js', 'test', ...pwArgs], env);
 } finally {
