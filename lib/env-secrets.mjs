@@ -1,6 +1,7 @@
-// The rules for Triage's secrets, shared by lib/env.ts (every process, at boot) and the scripts that
-// start the app before any TypeScript runs (scripts/serve.mjs refuses to fork with a bad secret;
-// scripts/demo.mjs keeps the demo's). Plain JS for that reason, as db-url.mjs.
+// The rules for Triage's secrets and the passwords in its service URLs, shared by lib/env.ts (every
+// process, at boot) and the scripts that start the app before any TypeScript runs (scripts/serve.mjs
+// refuses to fork with a bad secret; scripts/demo.mjs keeps the demo's). Plain JS for that reason,
+// as db-url.mjs.
 import { randomBytes } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -22,9 +23,44 @@ export function secretProblem(name, value) {
   return undefined;
 }
 
-/** In production, what is wrong with the configured secrets; empty when all will do. */
+/** The URLs of the services Triage logs in to; production refuses one whose password is public. */
+export const SERVICE_URLS = ['DATABASE_URL', 'REDIS_URL', 'DEMO_RABBITMQ_URL'];
+
+// Passwords anyone can look up: docker-compose.yml's old ones (triage/triage, the demo's), the images'
+// and brokers' defaults (RabbitMQ's guest), and the usual first guesses.
+const PUBLIC_PASSWORDS = new Set(['triage', 'triage-demo', 'guest', 'postgres', 'redis', 'rabbitmq', 'password', 'passw0rd', 'admin', 'root', 'secret', 'pass', 'test', 'default', '123456']);
+
+/**
+ * Why the password in `value` (a service URL) is no secret (undefined when it will do, or when the
+ * URL has none: local trust auth, as the demo and the tests use). Never repeats the URL: it is logged.
+ */
+export function urlPasswordProblem(name, value) {
+  let url;
+  try {
+    url = new URL(value ?? '');
+  } catch {
+    return undefined; // not a URL at all: the schema in lib/env.ts says so
+  }
+  if (!url.password) return undefined;
+  const decode = (v) => {
+    try {
+      return decodeURIComponent(v);
+    } catch {
+      return v;
+    }
+  };
+  const password = decode(url.password);
+  const known = PUBLIC_PASSWORDS.has(password.toLowerCase()) || PLACEHOLDER.test(password) || password === decode(url.username);
+  if (!known) return undefined;
+  return `${name} carries a known public password (a default or placeholder). Set one of your own, e.g. \`openssl rand -hex 24\` (hex needs no escaping in a URL).`;
+}
+
+/** In production, what is wrong with the configured secrets and service passwords; empty when all will do. */
 export function productionSecretProblems(vars) {
-  return PRODUCTION_SECRETS.map((name) => secretProblem(name, vars[name])).filter(Boolean);
+  return [
+    ...PRODUCTION_SECRETS.map((name) => secretProblem(name, vars[name])),
+    ...SERVICE_URLS.map((name) => urlPasswordProblem(name, vars[name])),
+  ].filter(Boolean);
 }
 
 /**
