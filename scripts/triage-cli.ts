@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { ZodError } from 'zod';
 import { SYSTEM } from '@/lib/auth';
 import { createTeam } from '@/lib/admin/teams';
-import { createUser, findUserByEmail, updateUser } from '@/lib/admin/users';
+import { bootstrapAdmin, createUser, findUserByEmail, updateUser } from '@/lib/admin/users';
 import { createIngestToken, createPersonalToken } from '@/lib/admin/tokens';
 import { createSource, redactedSecret } from '@/lib/sources/create-source';
 import { setImportPaused } from '@/lib/connectors/pause-import';
@@ -25,6 +25,8 @@ import { createView, deleteView, listViews, updateView, type SavedViewView } fro
 import { addClusterNote, getOwnership, updateOwnership, type Ownership, type OwnershipInput } from '@/lib/ownership/ownership';
 
 const USAGE = `usage: triage <command> [--json]
+  admin bootstrap --email E [--password-stdin]   (a deployment's first admin, only while none exists: prints a
+                generated password once, or reads one from stdin; never on the command line)
   team create --name T
   user create --email E --role support|lead|auditor|admin [--team T] [--password P]
   user update --email E [--role R] [--team T] [--disabled true|false] [--password P]
@@ -87,6 +89,7 @@ const { positionals, values } = parseArgs({
     role: { type: 'string' },
     team: { type: 'string' },
     password: { type: 'string' },
+    'password-stdin': { type: 'boolean', default: false },
     kind: { type: 'string' },
     source: { type: 'string' },
     user: { type: 'string' },
@@ -233,6 +236,15 @@ function describeRule(r: RedriveRuleView): string {
   );
 }
 
+/** A password piped in (`--password-stdin`), without its trailing newline. */
+async function passwordFromStdin(): Promise<string> {
+  // A terminal would echo it; a pipe or a file is the point of the flag.
+  if (process.stdin.isTTY) throw new AppError('bad_request', '--password-stdin reads a pipe, e.g. printf %s "$PASSWORD" | … (or leave it out to have one generated)');
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+}
+
 function out(human: string, data: Record<string, unknown>) {
   process.stdout.write(values.json ? JSON.stringify(data) + '\n' : human + '\n');
 }
@@ -244,6 +256,22 @@ async function main(): Promise<void> {
     return;
   }
   switch (`${noun} ${verb}`) {
+    case 'admin bootstrap': {
+      // Not from argv: every user of the machine can read a command line in `ps`.
+      if (values.password !== undefined) {
+        throw new AppError('bad_request', 'admin bootstrap takes no --password (a command line is visible in `ps`): pipe it in with --password-stdin, or leave it out to have one generated');
+      }
+      const email = need(values.email, 'email');
+      const given = values['password-stdin'] ? await passwordFromStdin() : undefined;
+      const password = given ?? randomBytes(18).toString('base64url');
+      const u = await bootstrapAdmin(actor, { email, password });
+      return out(
+        given === undefined
+          ? `admin ${u.email} created. Sign in with this password, shown only this once:\npassword: ${password}`
+          : `admin ${u.email} created; sign in with the password you gave`,
+        { id: u.id, email: u.email, role: u.role, ...(given === undefined ? { password } : {}) },
+      );
+    }
     case 'team create': {
       const t = await createTeam(actor, { name: need(values.name, 'name') });
       return out(`team ${t.name} (${t.id})`, { id: t.id, name: t.name });

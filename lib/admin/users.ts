@@ -35,22 +35,47 @@ export async function createUser(actor: Principal, input: z.input<typeof userInp
   authorize(actor, 'admin.manage');
   const data = userInput.parse(input);
   const passwordHash = data.password ? await hashPassword(data.password) : null;
+  return db().$transaction((tx) => insertUser(tx, actor, data, passwordHash, clock));
+}
+
+async function insertUser(tx: Tx, actor: Principal, data: z.infer<typeof userInput>, passwordHash: string | null, clock: Clock, audited: Record<string, unknown> = {}) {
+  if (await tx.user.findUnique({ where: { email: data.email } })) {
+    throw new AppError('conflict', `A user with e-mail ${data.email} already exists`);
+  }
+  const teamId = await resolveTeamId(tx, data.team);
+  teamRequired(data.role, teamId);
+  const user = await tx.user.create({ data: { email: data.email, name: data.name, role: data.role, teamId, passwordHash } });
+  await append(tx, {
+    actor: auditActor(actor),
+    action: 'user.create',
+    targetType: 'user',
+    targetId: user.id,
+    teamId,
+    after: { email: user.email, role: user.role, teamId, ...audited },
+  }, clock);
+  return user;
+}
+
+// Serialises bootstraps: two at once must not both find no admin (distinct from the audit lock).
+const BOOTSTRAP_LOCK_KEY = 7_201_000_002;
+
+/**
+ * A deployment's first admin (`triage admin bootstrap`), only while there is no admin at all:
+ * a disabled one counts (re-enable it instead), so the command cannot add admins to a running
+ * instance. Audited as user.create with `bootstrap: true`.
+ */
+export async function bootstrapAdmin(actor: Principal, input: { email: string; password: string }, clock: Clock = systemClock) {
+  authorize(actor, 'admin.manage');
+  const data = userInput.parse({ ...input, role: 'admin' });
+  const passwordHash = await hashPassword(data.password!);
   return db().$transaction(async (tx) => {
-    if (await tx.user.findUnique({ where: { email: data.email } })) {
-      throw new AppError('conflict', `A user with e-mail ${data.email} already exists`);
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${BOOTSTRAP_LOCK_KEY}::bigint)`;
+    const existing = await tx.user.findFirst({ where: { role: 'admin' }, orderBy: { createdAt: 'asc' }, select: { email: true, disabled: true } });
+    if (existing) {
+      const hint = existing.disabled ? ` (disabled: \`triage user update --email ${existing.email} --disabled false\` re-enables it)` : '';
+      throw new AppError('conflict', `An admin already exists: ${existing.email}${hint}. Bootstrap makes only the first one; admins add the others.`);
     }
-    const teamId = await resolveTeamId(tx, data.team);
-    teamRequired(data.role, teamId);
-    const user = await tx.user.create({ data: { email: data.email, name: data.name, role: data.role, teamId, passwordHash } });
-    await append(tx, {
-      actor: auditActor(actor),
-      action: 'user.create',
-      targetType: 'user',
-      targetId: user.id,
-      teamId,
-      after: { email: user.email, role: user.role, teamId },
-    }, clock);
-    return user;
+    return insertUser(tx, actor, data, passwordHash, clock, { bootstrap: true });
   });
 }
 
