@@ -7,6 +7,17 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { productionSecretProblems } from '@/lib/env-secrets.mjs';
 
 const run = promisify(execFile);
+
+/** `npm start` (scripts/serve.mjs) with `env`, which must exit non-zero before it serves anything. */
+async function serveRefusal(env: NodeJS.ProcessEnv): Promise<{ stderr: string }> {
+  const r = await run(process.execPath, ['scripts/serve.mjs', '-p', '0', '-H', '127.0.0.1'], { env, timeout: 20_000 }).then(
+    () => ({ code: 0, stderr: '' }),
+    (e: { code: number | null; stderr: string }) => ({ code: e.code, stderr: e.stderr }),
+  );
+  expect(r.code).not.toBe(0);
+  expect(r.code).not.toBeNull();
+  return r;
+}
 const dir = mkdtempSync(path.join(tmpdir(), 'triage-secrets-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -78,12 +89,7 @@ describe('secrets in production', () => {
 
   it('npm start refuses to start before it serves anything', async () => {
     const env = production({ AUTH_SECRET: 'change-me-change-me-change-me-change-me' });
-    const r = await run(process.execPath, ['scripts/serve.mjs', '-p', '0', '-H', '127.0.0.1'], { env, timeout: 20_000 }).then(
-      () => ({ code: 0, stderr: '' }),
-      (e: { code: number | null; stderr: string }) => ({ code: e.code, stderr: e.stderr }),
-    );
-    expect(r.code).not.toBe(0);
-    expect(r.code).not.toBeNull();
+    const r = await serveRefusal(env);
     expect(r.stderr).toContain('AUTH_SECRET');
     expect(r.stderr).toContain('openssl rand -base64 32');
   }, 30_000);
@@ -150,12 +156,7 @@ describe('service URLs in production', () => {
 
   it('npm start refuses a public Redis password before it serves anything', async () => {
     const env: NodeJS.ProcessEnv = { ...process.env, ...secrets, NODE_ENV: 'production', REDIS_URL: 'redis://:triage@127.0.0.1:6379' };
-    const r = await run(process.execPath, ['scripts/serve.mjs', '-p', '0', '-H', '127.0.0.1'], { env, timeout: 20_000 }).then(
-      () => ({ code: 0, stderr: '' }),
-      (e: { code: number | null; stderr: string }) => ({ code: e.code, stderr: e.stderr }),
-    );
-    expect(r.code).not.toBe(0);
-    expect(r.code).not.toBeNull();
+    const r = await serveRefusal(env);
     expect(r.stderr).toContain('REDIS_URL');
   }, 30_000);
 });
