@@ -24,7 +24,8 @@ export default defineConfig({
   retries: 0,
   timeout: 90_000,
   expect: { timeout: 15_000 },
-  reporter: [['list']],
+  // TRIAGE_E2E_JSON: where `npm test` reads each file's time from.
+  reporter: process.env.TRIAGE_E2E_JSON ? [['list'], ['json', { outputFile: process.env.TRIAGE_E2E_JSON }]] : [['list']],
   use: { baseURL, launchOptions, trace: 'off' },
   projects: [
     { name: 'setup', testMatch: /global\.setup\.ts/ },
