@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { isConnectionError, redisError } from '@/lib/connectors/bullmq/connection';
 import { assignGenerations } from '@/lib/connectors/bullmq/import';
 import { copyJobIdOf, deadLetterOfJob, errorNameOf, messageIdOfJob } from '@/lib/connectors/bullmq/map-job';
 
@@ -80,5 +81,27 @@ describe('generations of a job', () => {
       ['2', 1, 0],
       ['3', 0, 0],
     ]);
+  });
+});
+
+describe('a Redis driver error as the user can act on it', () => {
+  const secret = { url: 'redis://app:s3cret@127.0.0.1:6379' };
+
+  // What ioredis says of a command sent between a dropped connection and its reconnect: the
+  // connection is gone, so the import retries and a redrive counts it against Redis, not the job.
+  it.each([
+    "Stream isn't writeable and enableOfflineQueue options is false",
+    'Connection is closed.',
+    'connect ECONNREFUSED 127.0.0.1:6379',
+  ])('"%s" is Redis unreachable', (message) => {
+    const e = redisError(new Error(message), secret);
+    expect(e.kind).toBe('unreachable');
+    expect(e.message).toMatch(/^Redis at redis:\/\/app:\*\*\*@127\.0\.0\.1:6379 is unreachable/);
+    expect(e.message).not.toContain('s3cret');
+    expect(isConnectionError(new Error(message))).toBe(true);
+  });
+
+  it('a refusal of the credentials is no outage', () => {
+    expect(redisError(new Error('WRONGPASS invalid username-password pair'), secret).kind).toBe('auth');
   });
 });
