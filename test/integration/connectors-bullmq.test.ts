@@ -350,7 +350,9 @@ describe('BullMQ connector', () => {
     const a = await app(undefined, 1);
     await addJobs(a, 3_000);
     await waitFor('3,000 failed', async () => (await failedCount(a)) === 3_000, 60_000);
-    const source = await bullmqSource(a.queue.name, { batchSize: 100 });
+    // Small batches and a close look: on a quiet machine batches of 100 imported the 3,000 between
+    // two looks 300 ms apart, before a second kill.
+    const source = await bullmqSource(a.queue.name, { batchSize: 20 });
     supervisor = await startConnectorSupervisor({ only: [source.id], discoveryMs: 200, backoffBaseMs: 100, backoffCapMs: 400 });
     const count = () => db().deadLetter.count({ where: { sourceId: source.id } });
     let killed = 0;
@@ -362,7 +364,7 @@ describe('BullMQ connector', () => {
         for (const id of ids) await redis.client('KILL', 'ID', id);
         killed++;
       }
-      await new Promise((r) => setTimeout(r, 300));
+      await new Promise((r) => setTimeout(r, 100));
     }
     expect(killed).toBeGreaterThanOrEqual(2);
     expect(await db().deadLetter.count({ where: { sourceId: source.id, generation: 0 } })).toBe(3_000);
