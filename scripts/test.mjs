@@ -3,10 +3,10 @@
 // then unit and integration (vitest, fresh database per run), then browser tests (Playwright)
 // against a production build of the app.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { installIfStale } from './lib/dependencies.mjs';
-import { printSlowest, REPORT_DIR } from './lib/slowest.mjs';
+import { failedTests, printSlowest, REPORT_DIR } from './lib/slowest.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const started = Date.now();
@@ -30,6 +30,8 @@ function step(name, cmd, args, env = {}) {
 prisma(['generate']);
 step('typecheck', process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit']);
 step('lint (copy-paste)', process.execPath, ['scripts/lint-duplicates.mjs']);
+// A report left by an earlier run must not be read as this run's.
+rmSync(REPORT_DIR, { recursive: true, force: true });
 mkdirSync(REPORT_DIR, { recursive: true });
 step('unit + integration (vitest)', process.execPath, [
   'node_modules/vitest/vitest.mjs', 'run',
@@ -40,6 +42,15 @@ printSlowest('vitest', `${REPORT_DIR}/vitest.json`);
 if (e2e) {
   step('browser (next build + playwright)', process.execPath, ['scripts/e2e.mjs'], { TRIAGE_E2E_JSON: `${REPORT_DIR}/playwright.json` });
   printSlowest('playwright', `${REPORT_DIR}/playwright.json`);
+}
+
+const failures = [
+  ...failedTests('vitest', `${REPORT_DIR}/vitest.json`),
+  ...(e2e ? failedTests('playwright', `${REPORT_DIR}/playwright.json`) : []),
+];
+if (failures.length > 0) {
+  console.log('\n── failed tests ──');
+  for (const f of failures) console.log(f);
 }
 
 console.log('\n── summary ──');

@@ -21,14 +21,52 @@ export function fileTimes(kind, report) {
   return times;
 }
 
-export function printSlowest(kind, file, n = 20) {
-  if (!existsSync(file)) return;
-  let report;
+function readReport(file) {
+  if (!existsSync(file)) return undefined;
   try {
-    report = JSON.parse(readFileSync(file, 'utf8'));
+    return JSON.parse(readFileSync(file, 'utf8'));
   } catch {
-    return;
+    return undefined;
   }
+}
+
+/**
+ * The failed tests of a run, as "file › name: first line of the error". The summary prints them
+ * last, so that a log cut to its tail (as CI's is) still says what failed.
+ */
+export function failedTests(kind, file) {
+  const report = readReport(file);
+  if (!report) return [];
+  const out = [];
+  const firstLine = (m) => String(m ?? '').replace(/\x1b\[[0-9;]*m/g, '').split('\n').find((l) => l.trim()) ?? '';
+  if (kind === 'vitest') {
+    for (const f of report.testResults ?? []) {
+      const name = f.name.replace(process.cwd() + '/', '');
+      const failed = (f.assertionResults ?? []).filter((a) => a.status === 'failed');
+      for (const a of failed) out.push(`${name} › ${a.fullName}: ${firstLine(a.failureMessages?.[0])}`.slice(0, 300));
+      // A file that failed to load or whose hooks threw has no failed test of its own.
+      if (failed.length === 0 && f.status === 'failed') out.push(`${name}: ${firstLine(f.message)}`.slice(0, 300));
+    }
+    return out;
+  }
+  const walk = (suite, file, titles) => {
+    for (const spec of suite.specs ?? []) {
+      for (const t of spec.tests ?? []) {
+        if (t.status !== 'unexpected' && t.status !== 'flaky') continue;
+        const err = t.results?.find((r) => r.error)?.error?.message;
+        out.push(`${file} › ${[...titles, spec.title].join(' › ')}${t.status === 'flaky' ? ' (flaky, passed on retry)' : ''}: ${firstLine(err)}`.slice(0, 300));
+      }
+    }
+    for (const s of suite.suites ?? []) walk(s, file, [...titles, s.title]);
+  };
+  for (const s of report.suites ?? []) walk(s, `test/e2e/${s.file ?? s.title}`, []);
+  for (const e of report.errors ?? []) out.push(`playwright: ${firstLine(e.message)}`.slice(0, 300));
+  return out;
+}
+
+export function printSlowest(kind, file, n = 20) {
+  const report = readReport(file);
+  if (!report) return;
   const rows = [...fileTimes(kind, report)].sort((a, b) => b[1] - a[1]).slice(0, n);
   if (rows.length === 0) return;
   console.log(`\n── ${n} slowest ${kind} files ──`);
