@@ -141,11 +141,17 @@ describe('audit checkpoints', () => {
     expect(await verifyChain({ checkpointFile: file })).toMatchObject({ ok: true, invalidCheckpoints: 1 });
   });
 
-  it('refuses to sign a broken chain', async () => {
+  it('signs the head after a break, which stays in every full verify; refuses when the last checkpoint no longer holds', async () => {
     const events = await appendN(3);
     await asSuperuser(`UPDATE audit_events SET reason = 'x' WHERE id = ${events[1]!.id}`);
     const r = await writeCheckpoint({ file });
-    expect(r).toMatchObject({ written: false, verify: { ok: false, firstBrokenId: events[1]!.id.toString() } });
+    expect(r).toMatchObject({ written: true, checkpoint: { headId: events[2]!.id.toString() }, verify: { ok: false, firstBrokenId: events[1]!.id.toString() } });
+    expect(await verifyChain({ checkpointFile: file })).toMatchObject({ ok: false, firstBrokenId: events[1]!.id.toString(), breakCount: 1 });
+    await appendN(1);
+    await asSuperuser(`UPDATE audit_events SET target_id = 'edited' WHERE id = ${events[2]!.id}`);
+    await recomputeChainFrom(events[2]!.id);
+    const after = await writeCheckpoint({ file });
+    expect(after).toMatchObject({ written: false, verify: { ok: false, fromBroken: true, firstBrokenId: events[2]!.id.toString() } });
   });
 
   it('runs from the CLI: audit checkpoint, then audit verify', async () => {

@@ -60,7 +60,9 @@ describe('audit trail', () => {
     const r = await verifyChain();
     expect(r.ok).toBe(false);
     expect(r.firstBrokenId).toBe(victim.id.toString());
-    expect(r.checked).toBe(3);
+    // Verification goes on past the break: every event is checked, and only the victim is broken.
+    expect(r.checked).toBe(6);
+    expect(r.breaks.map((b) => [b.id, b.kind])).toEqual([[victim.id.toString(), 'content']]);
   });
 
   it('detects a deleted middle row', async () => {

@@ -15,6 +15,7 @@ import { createPersonalToken } from '@/lib/admin/tokens';
 import { createUser } from '@/lib/admin/users';
 import { SYSTEM, type Permission } from '@/lib/auth';
 import {
+  newAuditBreak,
   newCluster,
   newConnectorSource,
   newMergedCluster,
@@ -145,6 +146,10 @@ export const ROUTES: RouteEntry[] = [
 
   // Audit trail
   route('GET', '/api/v1/audit/verify', 'audit.read', () => import('@/app/api/v1/audit/verify/route'), undefined, { scope: 'all' }),
+  route('POST', '/api/v1/audit/breaks/:id/acknowledge', 'admin.manage', () => import('@/app/api/v1/audit/breaks/[id]/acknowledge/route'), async () => ({
+    params: { id: await newAuditBreak() },
+    body: { reason },
+  })),
   route('GET', '/api/v1/audit/export', 'audit.read', () => import('@/app/api/v1/audit/export/route'), async () => ({ query: { format: 'ndjson', action: 'source.' } }), {
     audits: 1,
   }),
@@ -376,9 +381,11 @@ const CORRECTIONS = 'app/(dashboard)/clusters/[id]/correction-actions.ts';
 const GROUPING = 'app/(dashboard)/sources/[source]/grouping-actions.ts';
 const REDRIVE_RULES = 'app/(dashboard)/sources/[source]/redrive-rules-actions.ts';
 const CONNECTORS = 'app/(dashboard)/sources/[source]/connector-actions.ts';
+const AUDIT_VERIFY = 'app/(dashboard)/audit/verify/actions.ts';
 const suite = { ...SYSTEM, label: 'security-suite' };
 
 export const ACTIONS: ActionEntry[] = [
+  { file: AUDIT_VERIFY, name: 'acknowledgeBreakAction', permission: 'admin.manage', form: async () => ({ id: await newAuditBreak(), reason }) },
   { file: ADMIN, name: 'createTeamAction', permission: 'admin.manage', form: async () => ({ name: unique('team') }) },
   {
     file: ADMIN,

@@ -4,6 +4,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { SYSTEM, type Actor, type Role } from '@/lib/auth';
 import { createPersonalToken } from '@/lib/admin/tokens';
+import { append } from '@/lib/audit';
 import { db } from '@/lib/db';
 import { mergeClusters } from '@/lib/clustering/merge-clusters';
 import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
@@ -126,6 +127,20 @@ export async function newWebhook(source: FixtureSource): Promise<string> {
   const team = await db().team.findUniqueOrThrow({ where: { id: source.teamId } });
   const { webhook } = await createWebhook({ ...SYSTEM, label: 'security-suite' }, { url: 'http://127.0.0.1:9/hook', team: team.name });
   return webhook.id;
+}
+
+/**
+ * A break in the audit chain to acknowledge: a fresh event whose stored reason no longer matches
+ * its hash (what a superuser's edit, or an event hashed over other text than was stored, leaves).
+ */
+export async function newAuditBreak(): Promise<string> {
+  const { id } = await db().$transaction((tx) => append(tx, { actor: { userId: null, email: 'security-suite', role: 'system' }, action: 'test.event', reason: unique('as hashed') }));
+  await db().$transaction([
+    db().$executeRawUnsafe('ALTER TABLE audit_events DISABLE TRIGGER USER'),
+    db().$executeRawUnsafe(`UPDATE audit_events SET reason = 'as stored' WHERE id = ${id}`),
+    db().$executeRawUnsafe('ALTER TABLE audit_events ENABLE TRIGGER USER'),
+  ]);
+  return id.toString();
 }
 
 /** A fresh redrive rule on `source`, acting for a lead of its team. */
