@@ -1,6 +1,7 @@
 // Request-body helpers for route handlers: content type checked, size bounded, clear errors.
 import { AppError } from './errors';
 import { readCapped } from './ingest/read-body';
+import { assertStorableText } from './text-input';
 
 /**
  * The JSON body, at most `maxBytes`: read as a stream and refused (413) as soon as it passes the
@@ -10,9 +11,13 @@ export async function readJsonBody(req: Request, maxBytes = 1 << 20): Promise<un
   const type = req.headers.get('content-type') ?? '';
   if (!/^application\/json\b/i.test(type)) throw new AppError('unsupported_media_type', 'Send application/json');
   const bytes = await readCapped(req, maxBytes, 'Body');
+  let body: unknown;
   try {
-    return JSON.parse(bytes.toString('utf8'));
+    body = JSON.parse(bytes.toString('utf8'));
   } catch {
     throw new AppError('bad_request', 'Body is not valid JSON');
   }
+  // JSON's \ud800 escape and \u0000 parse, but Postgres would not store them as sent (422).
+  assertStorableText(body, 'body');
+  return body;
 }

@@ -483,12 +483,16 @@ async function main(): Promise<void> {
     case 'audit verify': {
       const r = await verifyChain();
       if (!r.ok) process.exitCode = 1;
-      return out(r.ok ? `ok: ${r.checked} events intact` : `BROKEN at #${r.firstBrokenId}: ${r.problem} (${r.checked} checked before it)`, { ...r });
+      const listed = r.breaks.map((b) => `  #${b.id} ${b.kind}: ${b.problem}${b.acknowledged ? ` (acknowledged by ${b.acknowledged.by}: ${b.acknowledged.reason})` : ''}`);
+      const head = r.ok
+        ? `ok: ${r.checked} events intact${r.breakCount ? `, ${r.breakCount} acknowledged break(s)` : ''}`
+        : `BROKEN: ${r.unacknowledged} break(s) not acknowledged, first at #${r.firstBrokenId}: ${r.problem} (${r.checked} events checked)`;
+      return out([head, ...listed].join('\n'), { ...r });
     }
     case 'audit checkpoint': {
       const r = await writeCheckpoint();
       if (!r.verify.ok) process.exitCode = 1;
-      const human = !r.verify.ok
+      const human = r.verify.fromBroken
         ? `BROKEN at #${r.verify.firstBrokenId}: ${r.verify.problem}; no checkpoint written`
         : r.written
           ? `checkpoint #${r.checkpoint!.headId} (${r.checkpoint!.count} events) written`

@@ -3,7 +3,7 @@
 import type { Tx } from '@/lib/db';
 import type { Prisma } from '@/generated/prisma/client';
 import { systemClock, type Clock } from '@/lib/clock';
-import { GENESIS_HASH, eventHash, type HashedFields } from './canonical';
+import { GENESIS_HASH, eventHash, storableJson, storableText, type HashedFields } from './canonical';
 
 export interface AuditActor {
   userId: string | null;
@@ -40,26 +40,28 @@ const AUDIT_LOCK_KEY = 7_201_000_001;
 export async function append(tx: Tx, input: AuditInput, clock: Clock = systemClock): Promise<{ id: bigint; hash: string }> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(${AUDIT_LOCK_KEY}::bigint)`;
   const last = await tx.$queryRaw<{ hash: string }[]>`SELECT hash FROM audit_events ORDER BY id DESC LIMIT 1`;
+  // Hashed as Postgres will store it (storableText): what verify reads back must hash the same.
+  const text = (v: string | null | undefined) => (v == null ? null : storableText(v));
   const fields: HashedFields = {
     at: clock.now(),
     actorId: input.actor.userId,
-    actorEmail: input.actor.email,
+    actorEmail: storableText(input.actor.email),
     actorRole: input.actor.role,
     action: input.action,
-    targetType: input.targetType ?? null,
-    targetId: input.targetId ?? null,
+    targetType: text(input.targetType),
+    targetId: text(input.targetId),
     teamId: input.teamId ?? null,
     sourceId: input.sourceId ?? null,
-    selection: input.selection ?? null,
+    selection: storableJson(input.selection),
     count: input.count ?? null,
-    reason: input.reason ?? null,
-    before: input.before ?? null,
-    after: input.after ?? null,
-    result: input.result ?? null,
+    reason: text(input.reason),
+    before: storableJson(input.before),
+    after: storableJson(input.after),
+    result: text(input.result),
     prevHash: last[0]?.hash ?? GENESIS_HASH,
   };
   const hash = eventHash(fields);
-  const json = (v: unknown) => (v === null ? undefined : (JSON.parse(JSON.stringify(v, jsonSafe)) as Prisma.InputJsonValue));
+  const json = (v: unknown) => (v === null ? undefined : (v as Prisma.InputJsonValue));
   const row = await tx.auditEvent.create({
     data: {
       ...fields,
@@ -71,8 +73,4 @@ export async function append(tx: Tx, input: AuditInput, clock: Clock = systemClo
     select: { id: true },
   });
   return { id: row.id, hash };
-}
-
-function jsonSafe(_k: string, v: unknown) {
-  return typeof v === 'bigint' ? v.toString() : v;
 }

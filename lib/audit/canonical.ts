@@ -20,6 +20,37 @@ function normalize(v: unknown): unknown {
   return v;
 }
 
+const UNPAIRED = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * A string as Postgres stores it: UTF-8 has no unpaired surrogate (the driver writes U+FFFD) and
+ * text and jsonb refuse NUL, so both become U+FFFD here, before the hash. The doors refuse such
+ * text (lib/text-input.ts); this keeps the chain whole for anything that reaches it another way.
+ */
+export function storableText(s: string): string {
+  return s.replace(UNPAIRED, '\uFFFD').replaceAll('\u0000', '\uFFFD');
+}
+
+/**
+ * A value as it comes back from a jsonb column: JSON's own conversions (dates to ISO strings,
+ * undefined dropped, non-finite numbers to null), bigints as decimal strings, and every string
+ * and key storable. null for nothing.
+ */
+export function storableJson(v: unknown): unknown {
+  if (v === undefined || v === null) return null;
+  const text = JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x));
+  if (text === undefined) return null;
+  return JSON.parse(text, function (this: unknown, _k, x: unknown) {
+    if (typeof x === 'string') return storableText(x);
+    if (x !== null && typeof x === 'object' && !Array.isArray(x)) {
+      let clean = true;
+      for (const k of Object.keys(x)) if (storableText(k) !== k) clean = false;
+      if (!clean) return Object.fromEntries(Object.entries(x).map(([k, y]) => [storableText(k), y]));
+    }
+    return x;
+  });
+}
+
 export function canonical(v: unknown): string {
   return JSON.stringify(normalize(v));
 }

@@ -3,6 +3,7 @@
 // server imports, so unit tests and client components can take it.
 import { z, ZodError } from 'zod';
 import { AppError } from '@/lib/errors';
+import { assertStorableText } from '@/lib/text-input';
 
 /** Before the first submit. */
 export type ActionIdle = { ok?: undefined; error?: undefined };
@@ -28,6 +29,7 @@ export function formFields(form: FormData): FormFields {
     if (values.length === 0) continue;
     out[key] = values.length === 1 ? values[0]! : values;
   }
+  assertStorableText(out, 'form');
   return out;
 }
 
@@ -70,7 +72,10 @@ export const form = {
 
 /** AppError → its message; ZodError → its first issue, the path as the field; anything else is rethrown. */
 export function actionFailure(e: unknown): ActionFailure {
-  if (e instanceof AppError) return { error: e.message };
+  if (e instanceof AppError) {
+    const field = (e.details?.issues as { path?: string }[] | undefined)?.[0]?.path;
+    return e.details?.where === 'form' && field ? { error: e.message, field } : { error: e.message };
+  }
   if (e instanceof ZodError) {
     const issue = e.issues[0]!;
     const field = issue.path.join('.');

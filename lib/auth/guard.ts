@@ -6,6 +6,7 @@ import { z, ZodError } from 'zod';
 import { AppError, forbidden } from '@/lib/errors';
 import { env } from '@/lib/env';
 import { readJsonBody } from '@/lib/http';
+import { assertStorableText } from '@/lib/text-input';
 import { log } from '@/lib/log';
 import { actorFromPersonalToken, actorFromSession, authorize, unauthorized, type Actor } from './actor';
 import { auth } from './next-auth';
@@ -141,8 +142,12 @@ export function api<A extends RouteAuth, P extends z.ZodType | undefined = undef
         actor = await requestActor(req);
         if (permission !== 'authenticated') authorize(actor, permission);
       }
-      const params = spec.params ? spec.params.parse(await ctx.params) : undefined;
-      const query = spec.query ? spec.query.parse(queryRecord(new URL(req.url))) : undefined;
+      const rawParams = await ctx.params;
+      assertStorableText(rawParams, 'path');
+      const params = spec.params ? spec.params.parse(rawParams) : undefined;
+      const rawQuery = queryRecord(new URL(req.url));
+      assertStorableText(rawQuery, 'query');
+      const query = spec.query ? spec.query.parse(rawQuery) : undefined;
       let body: unknown;
       if (spec.body && spec.body !== 'raw') {
         const raw = spec.optionalBody && emptyBody(req) ? {} : await readJsonBody(req, spec.maxBytes);

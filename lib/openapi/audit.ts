@@ -2,7 +2,8 @@
 // Response bodies are the views of lib/audit (docs/style.md "Views").
 import { AUDIT_EXPORT_FORMATS } from '@/lib/audit/export';
 import { ChainVerdictView } from '@/lib/audit/verify';
-import { errors, jsonContent, viewOf, type OpenApiArea } from './area';
+import { acknowledgeBreakInput } from '@/lib/admin/acknowledge-audit-break';
+import { errors, jsonContent, schemaOf, viewOf, type OpenApiArea } from './area';
 
 const security = [{ apiToken: [] }, { session: [] }];
 
@@ -46,9 +47,25 @@ export const auditArea: OpenApiArea = {
       get: {
         tags: ['audit'],
         summary: 'Verify the whole hash chain against the signed checkpoints (auditor, admin)',
-        description: 'Recomputes every link in id order and names the first broken one; a cut tail or a recomputed chain shows against the checkpoints. A lead (team-scoped) gets 403.',
+        description:
+          'Recomputes every link in id order and lists every break (it goes on past one, so a change after a first break still shows); a cut tail or a recomputed chain shows against the checkpoints. ok is true when no break is left unacknowledged. A lead (team-scoped) gets 403.',
         security,
         responses: { '200': { description: 'The verdict', content: jsonContent(viewOf(ChainVerdictView)) }, ...errors(401, 403) },
+      },
+    },
+    '/api/v1/audit/breaks/{id}/acknowledge': {
+      post: {
+        tags: ['audit'],
+        summary: 'Acknowledge a break in the chain, with a reason (admin; audited)',
+        description:
+          'The event must be a break verify reports and no one has acknowledged. The acknowledgement holds the event as it is now: verify reports it as known, and a later change to the same event as a new break.',
+        security,
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: "The broken event's id" }],
+        requestBody: { required: true, content: jsonContent(schemaOf(acknowledgeBreakInput)) },
+        responses: {
+          '200': { description: 'Acknowledged', content: jsonContent({ type: 'object', properties: { eventId: { type: 'string' }, kinds: { type: 'array', items: { type: 'string' } }, problems: { type: 'array', items: { type: 'string' } }, auditEventId: { type: 'string' } } }) },
+          ...errors(400, 401, 403, 404, 409, 415, 422),
+        },
       },
     },
   },

@@ -7,6 +7,7 @@ import { append, eventHash, readCheckpoints, SYSTEM_ACTOR, verifyChain, writeChe
 import { appendCheckpoint, currentDatabase } from '@/lib/audit/checkpoint-file';
 import { closeDb, db } from '@/lib/db';
 import { resetDatabase } from '../support/db';
+import { asSuperuser } from '../support/audit';
 
 let file: string;
 
@@ -15,15 +16,6 @@ async function appendN(n: number) {
     await db().$transaction((tx) => append(tx, { actor: SYSTEM_ACTOR, action: 'test.event', targetId: String(i), after: { i } }));
   }
   return db().auditEvent.findMany({ orderBy: { id: 'asc' } });
-}
-
-/** What a superuser can do behind the triggers: run SQL with them switched off. */
-async function asSuperuser(...statements: string[]) {
-  await db().$transaction([
-    db().$executeRawUnsafe('ALTER TABLE audit_events DISABLE TRIGGER USER'),
-    ...statements.map((s) => db().$executeRawUnsafe(s)),
-    db().$executeRawUnsafe('ALTER TABLE audit_events ENABLE TRIGGER USER'),
-  ]);
 }
 
 /** Rewrites every event from `fromId` on so the chain is consistent again, as a careful forger would. */

@@ -15,6 +15,7 @@ import { append, eventHash, SYSTEM_ACTOR, verifyChain, writeCheckpoint } from '@
 import { closeDb, db } from '@/lib/db';
 import { newDeadLetter, ownSource, seedFixtures, type Fixtures } from '../security/fixtures';
 import { resetDatabase } from '../support/db';
+import { asSuperuser } from '../support/audit';
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
@@ -30,15 +31,6 @@ async function call(handler: unknown, as: string, url: string, opts: { params?: 
 }
 
 const auditCount = () => db().auditEvent.count();
-
-/** What a superuser can do behind the triggers. */
-async function asSuperuser(...statements: string[]) {
-  await db().$transaction([
-    db().$executeRawUnsafe('ALTER TABLE audit_events DISABLE TRIGGER USER'),
-    ...statements.map((s) => db().$executeRawUnsafe(s)),
-    db().$executeRawUnsafe('ALTER TABLE audit_events ENABLE TRIGGER USER'),
-  ]);
-}
 
 async function appendOne(reason: string | null, after?: unknown) {
   return db().$transaction((tx) => append(tx, { actor: SYSTEM_ACTOR, action: 'test.event', reason, after }));

@@ -14,6 +14,7 @@ import { createRedriveRule } from '@/lib/redrive-rules';
 import { createSource } from '@/lib/sources/create-source';
 import { createView } from '@/lib/views';
 import { DEMO_SOURCES, DEMO_USERS, seed } from '../../prisma/seed';
+import { asSuperuser } from '../support/audit';
 
 export interface FixtureUser {
   id: string;
@@ -135,11 +136,7 @@ export async function newWebhook(source: FixtureSource): Promise<string> {
  */
 export async function newAuditBreak(): Promise<string> {
   const { id } = await db().$transaction((tx) => append(tx, { actor: { userId: null, email: 'security-suite', role: 'system' }, action: 'test.event', reason: unique('as hashed') }));
-  await db().$transaction([
-    db().$executeRawUnsafe('ALTER TABLE audit_events DISABLE TRIGGER USER'),
-    db().$executeRawUnsafe(`UPDATE audit_events SET reason = 'as stored' WHERE id = ${id}`),
-    db().$executeRawUnsafe('ALTER TABLE audit_events ENABLE TRIGGER USER'),
-  ]);
+  await asSuperuser(`UPDATE audit_events SET reason = 'as stored' WHERE id = ${id}`);
   return id.toString();
 }
 

@@ -1,7 +1,10 @@
-// /audit/verify — recompute the hash chain on request, hold it to the signed checkpoints, name the
-// first broken link; lists the latest checkpoints. The whole trail only: auditor and admin.
+// /audit/verify — recompute the hash chain on request, hold it to the signed checkpoints, list every
+// break (an admin may acknowledge one, with a reason); lists the latest checkpoints. The whole trail
+// only: auditor and admin.
 import { redirect } from 'next/navigation';
-import { authorize } from '@/lib/auth';
+import { authorize, can } from '@/lib/auth';
+import { ActionForm } from '@/components/action-form';
+import { acknowledgeBreakAction } from './actions';
 import { pageActor } from '@/lib/auth/guard';
 import { checkpointFile, readCheckpoints, verifyChain } from '@/lib/audit';
 import { currentDatabase } from '@/lib/audit/checkpoint-file';
@@ -12,6 +15,7 @@ export default async function VerifyPage({ searchParams }: { searchParams: Promi
   if (authorize(actor, 'audit.read') !== 'all') redirect('/forbidden');
   const { run } = await searchParams;
   const result = run ? await verifyChain() : undefined;
+  const admin = can(actor.role, 'admin.manage');
   const { checkpoints, invalid } = await readCheckpoints({ db: await currentDatabase() });
   const latest = checkpoints.slice(-10).reverse();
   return (
@@ -35,17 +39,58 @@ export default async function VerifyPage({ searchParams }: { searchParams: Promi
           {result.ok ? (
             <p>
               <span className="badge good">intact</span> {result.checked} events checked
-              {result.checkpoint ? `, held to the checkpoint of ${result.checkpoint.at} (#${result.checkpoint.headId}, ${result.checkpoint.count} events)` : ''}.
+              {result.checkpoint ? `, held to the checkpoint of ${result.checkpoint.at} (#${result.checkpoint.headId}, ${result.checkpoint.count} events)` : ''}
+              {result.breakCount ? `; ${result.breakCount} acknowledged break(s), listed below` : ''}.
             </p>
           ) : (
             <p>
-              <span className="badge bad">broken</span> at event{' '}
+              <span className="badge bad">broken</span> {result.unacknowledged} break(s) not acknowledged, the first at event{' '}
               <a href={`/audit/${result.firstBrokenId}`} data-testid="first-broken">
                 #{result.firstBrokenId}
               </a>
-              : {result.problem}. {result.checked} events checked before it.
+              : {result.problem}. {result.checked} events checked.
             </p>
           )}
+          {result.breaks.length > 0 ? (
+            <table data-testid="breaks-table">
+              <thead>
+                <tr>
+                  <th>Event</th>
+                  <th>Break</th>
+                  <th>Acknowledged</th>
+                </tr>
+              </thead>
+              <tbody>
+                {result.breaks.map((b) => (
+                  <tr key={`${b.id}-${b.kind}`} data-testid="break-row">
+                    <td>
+                      <a href={`/audit/${b.id}`}>#{b.id}</a>
+                    </td>
+                    <td>
+                      {b.kind}: {b.problem}
+                    </td>
+                    <td>
+                      {b.acknowledged ? (
+                        <span>
+                          by {b.acknowledged.by} at {b.acknowledged.at}: {b.acknowledged.reason}
+                        </span>
+                      ) : admin ? (
+                        <ActionForm action={acknowledgeBreakAction} submit="Acknowledge" testId="acknowledge-break">
+                          <input type="hidden" name="id" value={b.id} />
+                          <label>
+                            Reason <input name="reason" required maxLength={1000} />
+                          </label>
+                        </ActionForm>
+                      ) : (
+                        <span className="muted">not acknowledged</span>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          ) : null}
+          {result.breakCount > result.breaks.length ? <p className="muted">{result.breakCount - result.breaks.length} more break(s) not listed.</p> : null}
           {result.invalidCheckpoints ? (
             <p className="error">{result.invalidCheckpoints} checkpoint line(s) carry a wrong signature: someone wrote them without the key.</p>
           ) : null}

@@ -1,4 +1,4 @@
-// GET /api/v1/audit/verify — recompute the hash chain and hold it to the signed checkpoints, name the first broken link
+// GET /api/v1/audit/verify — recompute the hash chain and hold it to the signed checkpoints, list every break
 import { api } from '@/lib/auth/guard';
 import { authorize } from '@/lib/auth';
 import { forbidden } from '@/lib/errors';
@@ -16,6 +16,9 @@ export const GET = api('audit.read', {}, async ({ actor }) => {
     ok: r.ok,
     checked: r.checked,
     ...(r.firstBrokenId ? { firstBrokenId: r.firstBrokenId, problem: r.problem } : {}),
+    breaks: r.breaks.map(({ id, kind, problem, acknowledged }) => ({ id, kind, problem, ...(acknowledged ? { acknowledged } : {}) })),
+    breakCount: r.breakCount,
+    unacknowledged: r.unacknowledged,
     ...(r.checkpoint ? { checkpoint: r.checkpoint } : {}),
     ...(r.invalidCheckpoints ? { invalidCheckpoints: r.invalidCheckpoints } : {}),
   });
