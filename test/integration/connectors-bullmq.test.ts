@@ -441,7 +441,7 @@ describe('BullMQ connector', () => {
     await waitFor('one failed, one completed', async () => (await failedCount(a)) === 1 && a.completed.size === 1);
     const source = await bullmqSource(a.queue.name);
     const item = (messageId: string) => ({
-      deadLetterId: 1n, messageId, payload: Buffer.from('{"n":1}'), contentType: 'application/json', headers: { 'bullmq.name': 'order.placed' },
+      deadLetterId: 1n, messageId, payload: Buffer.from('{"n":1}'), contentType: 'application/json', headers: { 'bullmq.name': 'order.placed' }, origin: { 'bullmq.name': 'order.placed' },
       redriveCount: 0, enqueuedAt: null, orderingKey: null, idempotencyKey: null, correlationId: null,
     });
     const row = await db().source.findUniqueOrThrow({ where: { id: source.id } });

@@ -147,9 +147,21 @@ describe('RabbitMQ connector: bad input and exact bytes', () => {
     expect(back.properties.headers!['x-death']).toBeUndefined();
     expect(new Set(received.map((m) => m.properties.messageId))).toEqual(new Set(rows.map((r) => r.messageId)));
 
+    // A copy whose headers were forged to name another queue still goes where the original came from.
+    const forgedQueue = `${t.work}.forged`;
+    await ch.assertQueue(forgedQueue, { autoDelete: false });
+    const twin = outgoingOf(twins[0]!);
+    const forged = Object.fromEntries(Object.entries(twin.headers).filter(([k]) => k !== 'x-death'));
+    Object.assign(forged, { 'x-original-exchange': '', 'x-original-routingKey': forgedQueue });
+    const landed = received.length;
+    expect(await destination.deliver([{ ...twin, headers: forged }], new AbortController().signal)).toEqual([{ ok: true, acknowledged: false }]);
+    await waitFor('the copy back on the work queue', async () => received.length === landed + 1, 20_000);
+    expect((await ch.checkQueue(forgedQueue)).messageCount).toBe(0);
+    await ch.deleteQueue(forgedQueue);
+
     // Unroutable (nothing bound to the original exchange any more) is the message's failure.
     await ch.unbindQueue(t.work, t.exchange, t.routingKey);
-    const [unroutable] = await destination.deliver([{ ...{ deadLetterId: bigRow.id, messageId: 'big', payload: Buffer.from('x'), contentType: null, headers: bigRow.headers as Record<string, unknown>, redriveCount: 0, enqueuedAt: null, orderingKey: null, idempotencyKey: null, correlationId: null } }], new AbortController().signal);
+    const [unroutable] = await destination.deliver([{ ...{ deadLetterId: bigRow.id, messageId: 'big', payload: Buffer.from('x'), contentType: null, headers: bigRow.headers as Record<string, unknown>, origin: bigRow.headers as Record<string, unknown>, redriveCount: 0, enqueuedAt: null, orderingKey: null, idempotencyKey: null, correlationId: null } }], new AbortController().signal);
     expect(unroutable).toEqual({ ok: false, error: `Unroutable: no queue is bound to exchange "${t.exchange}" with routing key "${t.routingKey}"`, failure: 'message' });
     await destination.close?.();
     await ch.close();
@@ -157,7 +169,7 @@ describe('RabbitMQ connector: bad input and exact bytes', () => {
     // A broker that is down is the infrastructure's failure.
     const downRow = await connectorSource(t, 'down-redrive', { url: 'amqp://guest:guest@127.0.0.1:1/%2F' });
     const down = connectorSourceOf(await db().source.findUniqueOrThrow({ where: { id: downRow.id } }));
-    const [refused] = await down.connector.redriveDestination(down.source).deliver([{ deadLetterId: 1n, messageId: 'x', payload: Buffer.from('x'), contentType: null, headers: bigRow.headers as Record<string, unknown>, redriveCount: 0, enqueuedAt: null, orderingKey: null, idempotencyKey: null, correlationId: null }], new AbortController().signal);
+    const [refused] = await down.connector.redriveDestination(down.source).deliver([{ deadLetterId: 1n, messageId: 'x', payload: Buffer.from('x'), contentType: null, headers: bigRow.headers as Record<string, unknown>, origin: bigRow.headers as Record<string, unknown>, redriveCount: 0, enqueuedAt: null, orderingKey: null, idempotencyKey: null, correlationId: null }], new AbortController().signal);
     expect(refused).toMatchObject({ ok: false, failure: 'infrastructure', error: expect.stringMatching(/not reachable/) });
   });
 });

@@ -294,6 +294,7 @@ export function outgoingOf(r: DeadLetter): OutgoingRedrive {
     payload: r.payload!,
     contentType: r.contentType,
     headers: r.headers as Record<string, unknown>,
+    origin: r.headers as Record<string, unknown>,
     redriveCount: r.redriveCount,
     enqueuedAt: r.enqueuedAt,
     orderingKey: r.orderingKey,

@@ -206,6 +206,7 @@ describe('SQS connector', () => {
         payload: d.payload!,
         contentType: d.contentType,
         headers: d.headers as Record<string, unknown>,
+        origin: d.headers as Record<string, unknown>,
         redriveCount: d.redriveCount,
         enqueuedAt: d.enqueuedAt,
         orderingKey: d.orderingKey,

@@ -13,6 +13,7 @@ const outgoing = (headers: Record<string, unknown>, extra: Partial<OutgoingRedri
   payload: Buffer.from('{"order":1}'),
   contentType: null,
   headers,
+  origin: headers,
   redriveCount: 0,
   enqueuedAt: null,
   orderingKey: null,

@@ -103,7 +103,7 @@ describe('RabbitMQ message mapping', () => {
     expect(redriveRoute({ 'x-original-exchange': 'shop', 'x-original-routingKey': 'k' }, undefined)).toEqual({ exchange: 'shop', routingKey: 'k', cc: [] });
     expect(redriveRoute({}, undefined)).toBeNull();
     const { content, options } = redrivePublish({
-      deadLetterId: 42n, messageId: d.messageId, payload: d.payload, contentType: 'application/json', headers: d.headers!, redriveCount: 0,
+      deadLetterId: 42n, messageId: d.messageId, payload: d.payload, contentType: 'application/json', headers: d.headers!, origin: d.headers!, redriveCount: 0,
       enqueuedAt: d.enqueuedAt ?? null, orderingKey: null, idempotencyKey: null, correlationId: 'c-1',
     });
     expect(content.toString()).toBe('{"order":1}');

@@ -27,6 +27,7 @@ const message = (n: number): OutgoingRedrive => ({
   payload: Buffer.from(`{"n":${n}}`),
   contentType: 'application/json',
   headers: {},
+  origin: {},
   redriveCount: 0,
   enqueuedAt: null,
   orderingKey: null,
