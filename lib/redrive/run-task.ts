@@ -98,6 +98,7 @@ async function claim(taskId: string, runner: string, n: number, maxBytes: number
       payload: Uint8Array | null;
       contentType: string | null;
       headers: unknown;
+      origin: unknown;
       redriveCount: number;
       status: string;
       enqueuedAt: Date | null;
@@ -131,6 +132,7 @@ async function claim(taskId: string, runner: string, n: number, maxBytes: number
     WHERE i.task_id = ${taskId}::uuid AND i.seq = next.seq
     RETURNING i.seq, d.id AS "deadLetterId", d.message_id AS "messageId", COALESCE(v.payload, d.payload) AS payload,
       CASE WHEN v.id IS NULL THEN d.content_type ELSE v.content_type END AS "contentType", COALESCE(v.headers, d.headers) AS headers,
+      d.headers AS origin,
       d.redrive_count AS "redriveCount", d.status::text AS status, d.enqueued_at AS "enqueuedAt", d.ordering_key AS "orderingKey",
       d.idempotency_key AS "idempotencyKey", d.correlation_id AS "correlationId"`;
   if (rows.length === 0) {
@@ -144,6 +146,7 @@ async function claim(taskId: string, runner: string, n: number, maxBytes: number
       ...r,
       payload: r.payload ?? new Uint8Array(),
       headers: r.headers && typeof r.headers === 'object' ? (r.headers as Record<string, unknown>) : {},
+      origin: r.origin && typeof r.origin === 'object' ? (r.origin as Record<string, unknown>) : {},
     }));
 }
 

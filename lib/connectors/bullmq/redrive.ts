@@ -23,7 +23,8 @@ function copyOptions(opts: unknown, jobId: string): JobsOptions {
 }
 
 async function redriveOne(queue: Queue, item: OutgoingRedrive): Promise<DeliveryResult> {
-  const h = item.headers;
+  // The job's facts from the original's stored headers: an edited copy cannot retry another job.
+  const h = item.origin;
   const jobIds = [...new Set([typeof h['bullmq.jobId'] === 'string' ? h['bullmq.jobId'] : item.messageId, item.messageId, copyJobIdOf(item.messageId)])];
   for (const id of jobIds) {
     const job = await Job.fromId(queue, id);

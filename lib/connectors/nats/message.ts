@@ -170,7 +170,8 @@ export interface NatsRedrivePublish {
 
 /** The publish of a redriven dead letter, or why there is none (the message's failure). */
 export function redrivePublish(m: OutgoingRedrive): NatsRedrivePublish | { error: string } {
-  const nats = (m.headers?.[NATS_KEY] ?? {}) as Record<string, unknown>;
+  // Where it came from, from the original's stored headers: an edited copy cannot send itself elsewhere.
+  const nats = (m.origin[NATS_KEY] ?? {}) as Record<string, unknown>;
   if (typeof nats.gone === 'string') return { error: `The message was gone from stream "${String(nats.stream)}" before Triage read it (sequence ${String(nats.seq)}): there is nothing to redrive` };
   if (typeof nats.subject !== 'string' || typeof nats.stream !== 'string') return { error: 'This dead letter does not say which subject and stream it came from' };
   const headers: [string, string][] = [];

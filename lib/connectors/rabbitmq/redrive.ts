@@ -43,7 +43,8 @@ export function rabbitmqDestination(source: ConnectorSource<RabbitmqConfig, Rabb
   }
 
   async function publishOne(confirm: ConfirmChannel, m: OutgoingRedrive): Promise<DeliveryResult> {
-    const route = redriveRoute(m.headers ?? {}, source.config.targetQueue);
+    // From the original's stored headers: an edited copy cannot send itself elsewhere.
+    const route = redriveRoute(m.origin, source.config.targetQueue);
     if (!route) return { ok: false, error: 'No x-death entry says where this message came from; set a target queue on the source', failure: 'message' };
     let content: Buffer;
     let options;

@@ -23,7 +23,8 @@ export function sqsDestination(source: ConnectorSource<SqsConfig, SqsSecret>): R
   /** Where a message goes back to, or why Triage cannot tell. */
   async function targetOf(m: OutgoingRedrive): Promise<string> {
     if (source.config.sourceQueueUrl) return source.config.sourceQueueUrl;
-    const arn = ((m.headers?.[SYSTEM_KEY] ?? {}) as Record<string, unknown>).DeadLetterQueueSourceArn;
+    // From the original's stored attributes: an edited copy cannot send itself elsewhere.
+    const arn = ((m.origin[SYSTEM_KEY] ?? {}) as Record<string, unknown>).DeadLetterQueueSourceArn;
     if (typeof arn === 'string' && arn.startsWith('arn:')) {
       const [, , , , account, name] = arn.split(':');
       if (!byArn.has(arn)) {

@@ -12,7 +12,13 @@ export interface OutgoingRedrive {
   messageId: string;
   payload: Uint8Array;
   contentType: string | null;
+  /** What goes out: the edited copy's headers when the item names a version, else the original's. */
   headers: Record<string, unknown>;
+  /**
+   * The original dead letter's headers as the broker gave them, never editable: a connector reads
+   * where the message goes back to (exchange, subject, queue, job) from these, never from `headers`.
+   */
+  origin: Record<string, unknown>;
   /** The dead letter's redrive count; the message goes out with one more. */
   redriveCount: number;
   enqueuedAt: Date | null;

@@ -2,6 +2,7 @@
 // are JSON (path, before, after), else the changed lines; headers by name. Bounded, so an audit
 // event of a megabyte payload stays small. Pure (no Node APIs): the edit page shows the same diff before it is sent.
 import { parseJsonPayload, type HeaderChange, type PayloadChange } from './transform';
+import { sameJson } from './same-json';
 
 const MAX_CHANGES = 200;
 const MAX_LINES = 200;
@@ -87,7 +88,8 @@ export function headerChanges(before: Record<string, unknown>, after: Record<str
   for (const k of new Set([...Object.keys(before), ...Object.keys(after)])) {
     const b = Object.hasOwn(before, k) ? before[k] : null;
     const a = Object.hasOwn(after, k) ? after[k] : null;
-    if (JSON.stringify(b) !== JSON.stringify(a)) out.push({ name: k, before: clip(b), after: clip(a) });
+    // Key order does not count: jsonb keeps its own, so a stored object and the same one sent back differ in it.
+    if (!sameJson(b, a)) out.push({ name: k, before: clip(b), after: clip(a) });
   }
   return out;
 }

@@ -20,6 +20,8 @@ import { DEFAULT_CANARY_WINDOW_SECONDS, DEFAULT_OUTCOME_WINDOW_SECONDS, DEFAULT_
 import { resolveDestination } from '../destination-source';
 import { createCopiesTask, sha256, type CopiesTask } from './copies-task';
 import { editDiff, type EditDiff } from './diff';
+import { assertOwnedHeadersKept } from './broker-headers';
+import { sameJson } from './same-json';
 
 /** Headers a copy carries: a JSON object (values as the source's connector understands them). */
 const headersSchema = z.record(z.string().min(1).max(200), z.unknown()).refine((h) => JSON.stringify(h).length <= 64 * 1024, 'headers over 64 KiB');
@@ -79,7 +81,8 @@ export async function editDeadLetter(actor: Principal, idParam: string, input: E
       if (limit && payload.length > limit.bytes) throw new AppError('payload_too_large', `The edited payload is ${payload.length} bytes; the source takes up to ${limit.bytes}`);
       const headersBefore = asHeaders(d.headers);
       const headersAfter = i.headers ?? headersBefore;
-      if (payload.equals(original) && JSON.stringify(headersAfter) === JSON.stringify(headersBefore)) {
+      assertOwnedHeadersKept(headersBefore, headersAfter);
+      if (payload.equals(original) && sameJson(headersAfter, headersBefore)) {
         throw new AppError('unprocessable', 'Nothing changed: the copy would be the original', { field: 'payload' });
       }
       const diff = editDiff({ payload: original, headers: headersBefore }, { payload, headers: headersAfter });

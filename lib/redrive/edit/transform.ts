@@ -4,6 +4,7 @@
 // JSONPath subset (lib/masking/json-path): `$.a.b`, `$.items[0]`, `$.items[*].sku`, `$..gift`.
 import { z } from 'zod';
 import { parseJsonPath, visitPath, JsonPathError } from '@/lib/masking';
+import { ownedHeader } from './broker-headers';
 
 const path = z
   .string()
@@ -24,7 +25,17 @@ export const transformStep = z.discriminatedUnion('op', [
   z.object({ op: z.literal('rename'), path, to: z.string().min(1).max(200) }).strict(),
   z.object({ op: z.literal('remove'), path }).strict(),
   // Replaces (or adds) a header; value null removes it.
-  z.object({ op: z.literal('header'), name: z.string().min(1).max(200), value: z.string().max(8192).nullable() }).strict(),
+  z
+    .object({
+      op: z.literal('header'),
+      name: z
+        .string()
+        .min(1)
+        .max(200)
+        .refine((n) => !ownedHeader(n), "is the broker's or Triage's own header and cannot be changed: a redrive goes where the original came from"),
+      value: z.string().max(8192).nullable(),
+    })
+    .strict(),
 ]);
 
 export const transformSpec = z.array(transformStep).min(1).max(20);
