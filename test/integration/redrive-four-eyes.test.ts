@@ -1,96 +1,96 @@
-// Issue 15, four eyes: a redrive above the source's approval threshold waits for a second person
-// whoever starts it, and a backlog cut into tasks just under the threshold counts as one. Through the
-// JSON API with personal API tokens, as a lead or an admin would call it.
+// One approval rule for every task: redrive, edit and transform tasks add what the same person
+// started on the source in the last hour to the threshold, whatever their role; the approver is
+// neither the starter, nor the last person who enabled the rule that started the task, nor someone
+// acting through a token the starter minted.
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { SYSTEM } from '@/lib/auth';
+import { SYSTEM, type Actor } from '@/lib/auth';
+import { actorFromPersonalToken } from '@/lib/auth/actor';
 import { createPersonalToken } from '@/lib/admin/tokens';
 import { createUser } from '@/lib/admin/users';
 import { closeDb, db } from '@/lib/db';
-import { closeQueues, producerQueue, QUEUES } from '@/lib/queue';
-import { startRedrive } from '@/lib/redrive';
-import { POST as start } from '@/app/api/v1/redrives/route';
-import { POST as approve } from '@/app/api/v1/redrives/[id]/approve/route';
-import { POST as cancel } from '@/app/api/v1/redrives/[id]/cancel/route';
+import { closeQueues } from '@/lib/queue';
+import { AppError } from '@/lib/errors';
+import { approveRedrive, startRedrive } from '@/lib/redrive';
+import { startTransform } from '@/lib/redrive/edit';
+import { createRedriveRule, updateRedriveRule } from '@/lib/redrive-rules';
 import { resetDatabase } from '../support/db';
-import { ctx, jsonRequest } from './deadletters-world';
-import { park, world } from './redrive-support';
+import { park, world, type World } from './redrive-support';
 
-type Task = { id: string; status: string };
+let w: World;
 
-describe('four eyes on a large redrive', () => {
-  let tokens: { lead: string; lead2: string; admin: string; support: string; financeLead: string };
-  let ids: string[];
-  let orders: string;
+async function person(email: string, role: 'lead' | 'admin', team?: string): Promise<Actor> {
+  const u = await createUser(SYSTEM, { email, role, ...(team ? { team } : {}) });
+  return { userId: u.id, email: u.email, role, teamId: u.teamId, via: 'session' };
+}
 
-  const startAs = async (token: string, selection: unknown) => {
-    const r = await start(jsonRequest('/api/v1/redrives', token, { selection, ratePerSecond: 100 }), ctx({}));
-    expect(r.status).toBe(201);
-    return (await r.json()) as Task;
-  };
-  const approveAs = (token: string, id: string) => approve(jsonRequest(`/api/v1/redrives/${id}/approve`, token, { reason: 'checked' }), ctx({ id }));
+async function status(p: Promise<unknown>): Promise<number> {
+  return p.then(
+    () => 200,
+    (e: unknown) => {
+      expect(e).toBeInstanceOf(AppError);
+      return (e as AppError).status;
+    },
+  );
+}
 
+/** A task that went out whole: what its starter redrove counts for the hour. */
+const finished = (id: string) => db().$executeRaw`UPDATE redrive_tasks SET status = 'completed', sent = total, finished_at = now() WHERE id = ${id}::uuid`;
+
+const GIFT_REMOVED = [{ op: 'remove' as const, path: '$.gift' }];
+
+describe('one approval rule for every task', () => {
   beforeEach(async () => {
     await resetDatabase();
-    const w = await world({ approvalThreshold: 10 });
-    ids = await park(w.orders, 30);
-    orders = w.orders.name;
-    await createUser(SYSTEM, { email: 'lead2@test.local', role: 'lead', team: 'commerce' });
-    await createUser(SYSTEM, { email: 'admin@test.local', role: 'admin' });
-    await createUser(SYSTEM, { email: 'finance-lead@test.local', role: 'lead', team: 'finance' });
-    tokens = {
-      lead: (await createPersonalToken(SYSTEM, 'lead@test.local')).token,
-      lead2: (await createPersonalToken(SYSTEM, 'lead2@test.local')).token,
-      admin: (await createPersonalToken(SYSTEM, 'admin@test.local')).token,
-      support: (await createPersonalToken(SYSTEM, 'support@test.local')).token,
-      financeLead: (await createPersonalToken(SYSTEM, 'finance-lead@test.local')).token,
-    };
+    w = await world({ approvalThreshold: 3 });
+    await db().source.updateMany({ data: { editApprovalThreshold: 100 } });
   });
   afterAll(async () => {
-    await producerQueue(QUEUES.redrive).obliterate({ force: true });
     await closeQueues();
     await closeDb();
   });
 
-  it("a lead's redrive above the threshold waits for another lead of the team; never its starter, nor another team's lead", async () => {
-    const task = await startAs(tokens.lead, { source: orders });
+  it("a lead's transforms add up over the hour: a large change cut into small tasks waits", async () => {
+    const ids = await park(w.orders, 6);
+    const first = await startTransform(w.lead, { selection: { ids: ids.slice(0, 3) }, transform: GIFT_REMOVED, reason: 'v2 schema', ratePerSecond: 50 });
+    expect(first.task.status).toBe('queued');
+    await finished(first.task.id);
+    const second = await startTransform(w.lead, { selection: { ids: ids.slice(3, 5) }, transform: GIFT_REMOVED, reason: 'v2 schema, the rest', ratePerSecond: 50 });
+    expect(second.task.status).toBe('pending_approval');
+    expect(second.waitsFor).toMatch(/2 \+ 3 started by the same person in the last hour > threshold 3/);
+  });
+
+  it('edits and plain redrives count toward one hour for the same person', async () => {
+    const ids = await park(w.orders, 6);
+    const t = await startTransform(w.support, { selection: { ids: ids.slice(0, 3) }, transform: GIFT_REMOVED, reason: 'v2 schema', ratePerSecond: 50 });
+    expect(t.task.status).toBe('queued');
+    await finished(t.task.id);
+    const plain = await startRedrive(w.support, { selection: { ids: ids.slice(3, 4) }, reason: 'one more' });
+    expect(plain.status).toBe('pending_approval');
+  });
+
+  it('the lead who enabled a colleague\u2019s rule cannot approve the task it starts', async () => {
+    await park(w.orders, 5);
+    const enabler = await person('lead2@test.local', 'lead', 'commerce');
+    const other = await person('lead3@test.local', 'lead', 'commerce');
+    const rule = await createRedriveRule(SYSTEM, w.orders.name, { name: 'after fixes', kind: 'on_resolved', author: w.lead.email, enabled: false });
+    await updateRedriveRule(enabler, w.orders.name, rule.id, { enabled: true });
+    const task = await startRedrive({ ...w.lead, via: 'rule' }, { selection: { source: w.orders.name }, reason: 'rule' }, undefined, { ruleId: rule.id, ruleName: rule.name });
     expect(task.status).toBe('pending_approval');
-    expect(await db().deadLetter.count({ where: { status: 'open' } })).toBe(30);
-    expect((await approveAs(tokens.lead, task.id)).status).toBe(403);
-    expect((await approveAs(tokens.financeLead, task.id)).status).toBe(404);
-    const ok = await approveAs(tokens.lead2, task.id);
-    expect(ok.status).toBe(200);
-    expect(await ok.json()).toMatchObject({ status: 'queued', approvedBy: 'lead2@test.local' });
+    expect(await status(approveRedrive(enabler, task.id))).toBe(403);
+    expect(await status(approveRedrive(w.lead, task.id))).toBe(403);
+    expect(await status(approveRedrive(other, task.id))).toBe(200);
   });
 
-  it("an admin's redrive above the threshold waits too, and another admin or the team's lead approves it", async () => {
-    const task = await startAs(tokens.admin, { source: orders });
+  it("an admin cannot approve their own task through a token they minted for a lead", async () => {
+    await park(w.orders, 5);
+    const admin = await person('admin@test.local', 'admin');
+    const task = await startRedrive(admin, { selection: { source: w.orders.name }, reason: 'big one' });
     expect(task.status).toBe('pending_approval');
-    expect((await approveAs(tokens.admin, task.id)).status).toBe(403);
-    expect(await (await approveAs(tokens.lead, task.id)).json()).toMatchObject({ status: 'queued', approvedBy: 'lead@test.local' });
-  });
-
-  it('tasks just under the threshold add up: what the same person started on the source in the last hour counts', async () => {
-    const first = await startAs(tokens.support, { ids: ids.slice(0, 8) });
-    expect(first.status).toBe('queued');
-    // The first one is over (it went out); the next eight would make sixteen within the hour.
-    await db().redriveTask.update({ where: { id: first.id }, data: { status: 'completed', sent: 8, acknowledged: 8, finishedAt: new Date() } });
-    const second = await startAs(tokens.support, { ids: ids.slice(8, 16) });
-    expect(second.status).toBe('pending_approval');
-    expect((await cancel(jsonRequest(`/api/v1/redrives/${second.id}/cancel`, tokens.support, {}), ctx({ id: second.id }))).status).toBe(200);
-    // Another person's tasks are theirs: support's eight do not count toward the lead's.
-    const leads = await startAs(tokens.lead, { ids: ids.slice(16, 24) });
-    expect(leads.status).toBe('queued');
-    // More than an hour ago no longer counts.
-    await db().redriveTask.update({ where: { id: leads.id }, data: { status: 'completed', sent: 8, finishedAt: new Date() } });
-    await db().redriveTask.updateMany({ where: { id: first.id }, data: { createdAt: new Date(Date.now() - 61 * 60_000) } });
-    expect((await startAs(tokens.support, { ids: ids.slice(24, 30) })).status).toBe('queued');
-  });
-
-  it('the CLI acting as the system is exempt, and the trail says so', async () => {
-    const task = await startRedrive({ ...SYSTEM, label: 'cli' }, { selection: { source: orders }, ratePerSecond: 100 });
-    expect(task.status).toBe('queued');
-    const event = await db().auditEvent.findFirstOrThrow({ where: { action: 'redrive.start', targetId: task.id } });
-    expect(event).toMatchObject({ actorRole: 'system', actorEmail: 'cli', count: 30 });
-    expect(event.result).toMatch(/four eyes/i);
+    const { token } = await createPersonalToken(admin, w.lead.email, 'for the approval');
+    const asLead = (await actorFromPersonalToken(token))!;
+    expect(asLead).toMatchObject({ email: w.lead.email, via: 'token' });
+    expect(await status(approveRedrive(asLead, task.id))).toBe(403);
+    // The lead, on their own session (or a token they did not get from the starter), may.
+    expect(await status(approveRedrive(w.lead, task.id))).toBe(200);
   });
 });
