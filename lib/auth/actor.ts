@@ -15,6 +15,8 @@ export interface Actor {
   /** 'rule': a redrive rule acting for its author (lib/redrive-rules). */
   via: 'session' | 'token' | 'rule';
   sessionId?: string;
+  /** Through a personal token: who minted it (an admin, for someone else), for four eyes. */
+  tokenMintedById?: string;
 }
 
 /** The CLI and the workers act as the system: every permission, audited as "system". */
@@ -47,10 +49,11 @@ export async function actorFromSession(userId: string, sessionId: string): Promi
 export async function actorFromPersonalToken(token: string): Promise<Actor | undefined> {
   const t = await db().apiToken.findUnique({
     where: { tokenHash: hashToken(token) },
-    select: { id: true, kind: true, revokedAt: true, user: { select: { id: true, email: true, role: true, teamId: true, disabled: true } } },
+    select: { id: true, kind: true, revokedAt: true, createdById: true, user: { select: { id: true, email: true, role: true, teamId: true, disabled: true } } },
   });
   if (!t || t.kind !== 'personal' || t.revokedAt || !t.user || t.user.disabled || !isRole(t.user.role)) return undefined;
-  return { userId: t.user.id, email: t.user.email, role: t.user.role, teamId: t.user.teamId, via: 'token' };
+  const minted = t.createdById && t.createdById !== t.user.id ? { tokenMintedById: t.createdById } : {};
+  return { userId: t.user.id, email: t.user.email, role: t.user.role, teamId: t.user.teamId, via: 'token', ...minted };
 }
 
 /** Throws 403 unless the actor's role has the permission; returns its scope. */

@@ -172,6 +172,7 @@ export async function createRedriveRule(actor: Principal, sourceRef: string, inp
           ratePerSecond: i.ratePerSecond,
           canary: i.canary,
           createdById: author.userId,
+          enabledById: i.enabled && !isSystem(actor) ? actor.userId : null,
           createdAt: now,
           updatedAt: now,
         },
@@ -226,7 +227,7 @@ export async function updateRedriveRule(actor: Principal, sourceRef: string, rul
           ...(i.canary !== undefined ? { canary: i.canary } : {}),
           ...(toggled
             ? i.enabled
-              ? { enabled: true, disabledReason: null, disabledAt: null }
+              ? { enabled: true, disabledReason: null, disabledAt: null, enabledById: isSystem(actor) ? null : actor.userId }
               : { enabled: false, disabledReason: `Disabled by ${auditActor(actor).email}`, disabledAt: now }
             : {}),
           updatedAt: now,

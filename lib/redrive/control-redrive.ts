@@ -5,13 +5,14 @@ import type { RedriveTask, RedriveTaskStatus } from '@/generated/prisma/client';
 import { db, type Tx } from '@/lib/db';
 import { append } from '@/lib/audit';
 import { auditActor, authorize, isSystem, sourceScope, SYSTEM, type Permission, type Principal } from '@/lib/auth';
-import { AppError, forbidden, notFound } from '@/lib/errors';
+import { AppError, notFound } from '@/lib/errors';
 import { systemClock, type Clock } from '@/lib/clock';
 import { ACTIVE_REDRIVE_STATUSES } from '@/lib/enums';
 import { countsOf } from './get-redrive';
 import { holdDeadLetters, releaseUnsent } from './dead-letter-status';
 import { nudgeRedrive } from './nudge';
 import { TASK_LOCK_CLASS } from './task-lock';
+import { assertMayApprove } from './four-eyes';
 
 export const redriveCommandInput = z.object({ reason: z.string().trim().max(1000).optional() }).strict();
 export type RedriveCommandInput = z.input<typeof redriveCommandInput>;
@@ -111,7 +112,7 @@ export async function approveRedrive(actor: Principal, id: string, input: Redriv
   const task = await db().$transaction(async (tx) => {
     const task = await lockTask(tx, actor, 'redrive.approve', id);
     expectStatus(task, ['pending_approval'], 'approve');
-    if (!isSystem(actor) && task.createdById === actor.userId) throw forbidden('Four eyes: a redrive cannot be approved by the person who started it');
+    await assertMayApprove(tx, actor, task);
     await tx.redriveTask.update({
       where: { id },
       data: { status: 'queued', approvedById: isSystem(actor) ? null : actor.userId, approvedAt: new Date() },

@@ -12,6 +12,7 @@ import { systemClock, type Clock } from '@/lib/clock';
 import { ACTIVE_STATUSES } from './get-redrive';
 import { holdDeadLetters } from './dead-letter-status';
 import { nudgeRedrive } from './nudge';
+import { startedRecently, waitsFor } from './four-eyes';
 import { RAMP_STEP_SECONDS } from './rate-plan';
 import { describeDestination, resolveDestination } from './destination-source';
 import { assertSelectable, countSelection, redriveSelection, resolveSelection, type RedriveSelectionInput, type SelectedSource } from './selection';
@@ -74,35 +75,6 @@ export const RedrivePreview = z.object({
 });
 export type RedrivePreview = z.infer<typeof RedrivePreview>;
 
-/** Four eyes counts what one person redrives from a source within this window, not per task. */
-export const APPROVAL_WINDOW_MS = 60 * 60 * 1000;
-
-/**
- * What `actor` started on the source in the last hour: a backlog cut into tasks just under the
- * threshold adds up. A task cancelled before it sent anything redrove nothing and does not count.
- */
-async function startedRecently(tx: Tx, actor: Principal, sourceId: string, now: Date): Promise<number> {
-  if (isSystem(actor)) return 0;
-  const r = await tx.redriveTask.aggregate({
-    _sum: { total: true },
-    where: {
-      sourceId,
-      createdById: actor.userId,
-      createdAt: { gte: new Date(now.getTime() - APPROVAL_WINDOW_MS) },
-      NOT: { status: { in: ['cancelled', 'failed'] }, sent: 0 },
-    },
-  });
-  return r._sum.total ?? 0;
-}
-
-/**
- * Four eyes whoever starts it: above the threshold a task waits for a second person (another lead of
- * the team or an admin; approveRedrive refuses the starter). The CLI acting as the system is exempt.
- */
-function needsApproval(actor: Principal, source: SelectedSource, count: number, recent: number): boolean {
-  return !isSystem(actor) && count + recent > source.approvalThreshold;
-}
-
 function destinationOf(source: SelectedSource): string {
   return describeDestination(source);
 }
@@ -122,7 +94,7 @@ export async function previewRedrive(actor: Principal, selection: RedriveSelecti
       loops,
       maxRedrives: r.source.maxRedrives,
       approvalThreshold: r.source.approvalThreshold,
-      needsApproval: needsApproval(actor, r.source, count, recent),
+      needsApproval: waitsFor(actor, count, recent, r.source) !== null,
       activeTaskId: active?.id ?? null,
       destination: destinationOf(r.source),
     };
@@ -181,7 +153,8 @@ export async function startRedrive(
         FROM dead_letters d
         WHERE d.source_id = ${r.source.id}::uuid AND d.status = 'open' AND ${r.where}`;
       if (total === 0) throw unprocessable('Nothing to redrive: the selection has no open dead letters');
-      const pending = needsApproval(actor, r.source, total, recent);
+      const waits = waitsFor(actor, total, recent, r.source);
+      const pending = waits !== null;
       let task = await tx.redriveTask.update({ where: { id: created.id }, data: { total, status: pending ? 'pending_approval' : 'queued' } });
       if (!pending) {
         await holdDeadLetters(tx, task.id);
@@ -209,8 +182,8 @@ export async function startRedrive(
           ...(origin ? { rule: { id: origin.ruleId, name: origin.ruleName } } : {}),
           skipped: task.skipped,
         },
-        result: pending
-          ? `waits for approval: ${total}${recent ? ` + ${recent} started by the same person in the last hour` : ''} > threshold ${r.source.approvalThreshold}`
+        result: waits
+          ? waits
           : isSystem(actor) && total > r.source.approvalThreshold
             ? `exempt from four eyes: started by the system (${auditActor(actor).email}), ${total} > threshold ${r.source.approvalThreshold}`
             : undefined,

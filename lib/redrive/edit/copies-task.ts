@@ -1,16 +1,18 @@
 // A redrive task of edited copies (an edit by hand, or a bulk transform): each copy is stored as a
 // version of its dead letter (its own bytes, headers and SHA-256; the original stays untouched) and
-// the task's items point at the versions they send. Four eyes: a task of the source's
-// editApprovalThreshold copies or more (default 1: every edit) waits for another lead of the team or
-// an admin, through the ordinary approval (approveRedrive refuses the person who started it).
+// the task's items point at the versions they send. Four eyes by the one rule (../four-eyes.ts): a
+// task of the source's editApprovalThreshold copies or more (default 1: every edit), or above its
+// approval threshold, with what the same person started there in the last hour, waits for a second
+// person through the ordinary approval.
 import { createHash } from 'node:crypto';
 import type { Prisma, RedriveTask } from '@/generated/prisma/client';
 import type { Tx } from '@/lib/db';
-import { can, isSystem, type Principal } from '@/lib/auth';
+import { isSystem, type Principal } from '@/lib/auth';
 import { AppError } from '@/lib/errors';
 import type { Clock } from '@/lib/clock';
 import { ACTIVE_STATUSES } from '../get-redrive';
 import { holdDeadLetters } from '../dead-letter-status';
+import { startedRecently, waitsFor as fourEyes } from '../four-eyes';
 import type { SelectedSource } from '../selection';
 
 export interface EditedCopy {
@@ -53,13 +55,9 @@ export async function createCopiesTask(tx: Tx, actor: Principal, source: Selecte
   const [policy] = await tx.$queryRaw<{ editApprovalThreshold: number }[]>`
     SELECT edit_approval_threshold AS "editApprovalThreshold" FROM sources WHERE id = ${source.id}::uuid`;
   const editThreshold = policy?.editApprovalThreshold ?? 1;
-  const byEdit = !isSystem(actor) && copies.length >= editThreshold;
-  const bySize = !isSystem(actor) && copies.length > source.approvalThreshold && !can(actor.role, 'redrive.approve');
-  const waitsFor = byEdit
-    ? `waits for a second person: ${copies.length} edited ${copies.length === 1 ? 'copy' : 'copies'} ≥ edit approval threshold ${editThreshold}`
-    : bySize
-      ? `waits for approval: ${copies.length} > threshold ${source.approvalThreshold}`
-      : null;
+  // Before this task exists, so it is not counted twice.
+  const recent = await startedRecently(tx, actor, source.id, clock.now());
+  const waitsFor = fourEyes(actor, copies.length, recent, { approvalThreshold: source.approvalThreshold, editThreshold });
 
   const versions: CopiesTask['versions'] = [];
   const createdById = isSystem(actor) ? null : actor.userId;

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { Prisma } from '@/generated/prisma/client';
 import { db, type Tx } from '@/lib/db';
 import { append } from '@/lib/audit';
-import { auditActor, authorize, can, isSystem, type Principal } from '@/lib/auth';
+import { auditActor, authorize, type Principal } from '@/lib/auth';
 import { systemClock, type Clock } from '@/lib/clock';
 import { AppError } from '@/lib/errors';
 import { maskJson, maskPayload, sensitivePathsOf } from '@/lib/masking';
@@ -19,6 +19,7 @@ import { resolveDestination } from '../destination-source';
 import { createCopiesTask, type CopiesTask, type EditedCopy } from './copies-task';
 import { editDiff } from './diff';
 import { applyTransform, transformSpec, type TransformSpec } from './transform';
+import { startedRecently, waitsFor } from '../four-eyes';
 
 /** A transform covers at most this many dead letters at once (each copy is stored). */
 export const MAX_TRANSFORM = 50_000;
@@ -164,7 +165,8 @@ export async function previewTransform(actor: Principal, input: { selection: Red
         cannotApplyCount: e.cannotApplyCount,
         cannotApply: e.cannotApply,
         samples: e.samples,
-        needsApproval: !isSystem(actor) && (applies >= policy.editApprovalThreshold || (applies > r.source.approvalThreshold && !can(actor.role, 'redrive.approve'))),
+        needsApproval:
+          waitsFor(actor, applies, await startedRecently(tx, actor, r.source.id, new Date()), { approvalThreshold: r.source.approvalThreshold, editThreshold: policy.editApprovalThreshold }) !== null,
         editApprovalThreshold: policy.editApprovalThreshold,
       };
     },
