@@ -1,95 +1,216 @@
-// The security suite's masked-values matrix (issue 15): role × every reader of dead-letter data —
-// search, the list, the API detail, the payload download, exports (with payloads), cluster detail
-// and list, the audit trail's export. A role without payload.reveal reaches 0 masked values; a role
-// with it reaches one only through a reveal, and every reveal is an audit event.
+// The reader boundary's matrix: every reader of dead-letter content (the registry READERS: lists,
+// search, detail, payload and version downloads, versions and their diffs, exports, clusters, the
+// transform and split previews, redrive tasks, the audit trail) × every role. A dead letter carries a
+// value at its source's sensitive path, values the detectors find (card, e-mail, IBAN) in its
+// payload, headers and error text, and an e-mail address as a JSON key; an admin's edit of it
+// leaves a version and an audit event whose diff touched the sensitive path. No role reaches any of
+// them without a reveal, whatever its permissions; a reveal is a POST and is audited. A reader path
+// that exists under app/api without an entry here, or a reason in NOT_READERS, fails the suite.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROLES, type Role } from '@/lib/auth';
 import { closeDb, db } from '@/lib/db';
 import { decideDeadLetter } from '@/lib/deadletters/decide';
 import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { revealPayload } from '@/lib/deadletters/reveal-payload';
 import { canReveal } from '@/lib/masking';
 import { closeQueues } from '@/lib/queue';
+import { editDeadLetter } from '@/lib/redrive/edit';
 import { drainBacklog } from '@/lib/search';
 import { resetDatabase } from '../support/db';
 import { ACTING, principal, seedFixtures, type Fixtures } from './fixtures';
+import { routeHandlers } from './inventory';
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
 const CARD = '4111111111111111';
 const EMAIL = 'holder.name@example.com';
 const IBAN = 'GB82WEST12345698765432';
-const SECRETS = [CARD, EMAIL, IBAN];
+/** Values only the source's policy finds: no detector knows them. */
+const POLICY = 'POLICY-VALUE-7731';
+const POLICY_EDITED = 'POLICY-VALUE-8842';
+/** An e-mail address that is a key of the payload's JSON, not a value. */
+const KEY_EMAIL = 'key.holder@example.org';
+const SECRETS = [CARD, EMAIL, IBAN, POLICY, POLICY_EDITED, KEY_EMAIL];
+
+const payloadOf = (code: string) => JSON.stringify({ card: CARD, contact: EMAIL, account: { code }, contacts: { [KEY_EMAIL]: true } });
 
 let fx: Fixtures;
-let id: string;
+let archived: string;
+let open: string;
 let clusterId: string;
 
 beforeAll(async () => {
   await resetDatabase();
   fx = await seedFixtures();
-  const [r] = await recordDeadLetters({ id: fx.sources.orders.id, retentionSeconds: 14 * 86400 }, [
-    {
-      messageId: 'masked-matrix',
-      payload: Buffer.from(JSON.stringify({ card: CARD, contact: EMAIL })),
-      headers: { 'x-account': IBAN },
-      reason: 'Rejected',
-      errorType: 'MaskedMatrixError',
-      errorMessage: `charge for ${EMAIL} with ${CARD} failed`,
-      errorStack: `MaskedMatrixError: ${IBAN}\n    at charge (lib/billing.ts:1:1)`,
-    },
-  ]);
-  id = r!.id;
-  clusterId = (await db().deadLetter.findUniqueOrThrow({ where: { id: BigInt(id) }, select: { clusterId: true } })).clusterId!;
+  await db().source.update({ where: { id: fx.sources.orders.id }, data: { sensitivePaths: ['$.account.code'] } });
+  const letter = (messageId: string) => ({
+    messageId,
+    payload: Buffer.from(payloadOf(POLICY)),
+    contentType: 'application/json',
+    headers: { 'x-account': IBAN, [`x-${KEY_EMAIL}`]: 'key' },
+    reason: 'Rejected' as const,
+    errorType: 'MaskedMatrixError',
+    errorMessage: `charge for ${EMAIL} with ${CARD} failed`,
+    errorStack: `MaskedMatrixError: ${IBAN}\n    at charge (lib/billing.ts:1:1)`,
+  });
+  const rows = await recordDeadLetters({ id: fx.sources.orders.id, retentionSeconds: 14 * 86400 }, [letter('masked-matrix'), letter('masked-open')]);
+  [archived, open] = rows.map((r) => r.id) as [string, string];
+  clusterId = (await db().deadLetter.findUniqueOrThrow({ where: { id: BigInt(archived) }, select: { clusterId: true } })).clusterId!;
   await drainBacklog();
-  // An audit event that holds masked values in its reason.
-  await decideDeadLetter(principal(fx.users[ACTING.admin]!), 'archive', id, `customer ${EMAIL} asked, card ${CARD}`);
+  const admin = principal(fx.users[ACTING.admin]!);
+  // An audit event that holds detected values in its reason.
+  await decideDeadLetter(admin, 'archive', archived, `customer ${EMAIL} asked, card ${CARD}`);
+  // An edit of the sensitive field, by an admin after a reveal: a version with a diff, and an audit event.
+  const { eventId } = await revealPayload(admin, open, 'fix the account code', 'page');
+  await editDeadLetter(admin, open, { payload: payloadOf(POLICY_EDITED), reason: 'fix the account code', revealId: eventId });
 });
 afterAll(async () => {
   await closeQueues();
   await closeDb();
 });
 
-const READERS: { name: string; module: () => Promise<Record<string, unknown>>; path: () => string; params?: () => Record<string, string> }[] = [
-  { name: 'search q= card', module: () => import('@/app/api/v1/dead-letters/route'), path: () => `/api/v1/dead-letters?q=${CARD.slice(0, 12)}&status=archived` },
-  { name: 'search q= e-mail', module: () => import('@/app/api/v1/dead-letters/route'), path: () => `/api/v1/dead-letters?q=holder.name&status=archived` },
-  { name: 'list', module: () => import('@/app/api/v1/dead-letters/route'), path: () => '/api/v1/dead-letters?messageId=masked-matrix' },
-  { name: 'API detail', module: () => import('@/app/api/v1/dead-letters/[id]/route'), path: () => `/api/v1/dead-letters/${id}`, params: () => ({ id }) },
-  { name: 'payload download', module: () => import('@/app/api/v1/dead-letters/[id]/payload/route'), path: () => `/api/v1/dead-letters/${id}/payload`, params: () => ({ id }) },
-  { name: 'export ndjson with payloads', module: () => import('@/app/api/v1/dead-letters/export/route'), path: () => '/api/v1/dead-letters/export?format=ndjson&payload=true&messageId=masked-matrix' },
-  { name: 'export csv', module: () => import('@/app/api/v1/dead-letters/export/route'), path: () => '/api/v1/dead-letters/export?format=csv&messageId=masked-matrix' },
-  { name: 'cluster detail', module: () => import('@/app/api/v1/clusters/[id]/route'), path: () => `/api/v1/clusters/${clusterId}`, params: () => ({ id: clusterId }) },
-  { name: 'cluster list', module: () => import('@/app/api/v1/clusters/route'), path: () => '/api/v1/clusters' },
-  { name: 'audit export', module: () => import('@/app/api/v1/audit/export/route'), path: () => '/api/v1/audit/export?format=ndjson' },
+interface Reader {
+  name: string;
+  /** The route it reads through, as app/ declares it (for the completeness check). */
+  route: string;
+  module: () => Promise<Record<string, unknown>>;
+  url: () => string;
+  params?: () => Record<string, string>;
+  body?: () => unknown;
+}
+
+const READERS: Reader[] = [
+  { name: 'search q= card', route: 'GET /api/v1/dead-letters', module: () => import('@/app/api/v1/dead-letters/route'), url: () => `/api/v1/dead-letters?q=${CARD.slice(0, 12)}&status=archived` },
+  { name: 'search q= e-mail', route: 'GET /api/v1/dead-letters', module: () => import('@/app/api/v1/dead-letters/route'), url: () => '/api/v1/dead-letters?q=holder.name' },
+  { name: 'list', route: 'GET /api/v1/dead-letters', module: () => import('@/app/api/v1/dead-letters/route'), url: () => '/api/v1/dead-letters?errorType=MaskedMatrixError&status=open,archived' },
+  {
+    name: "a source's list",
+    route: 'GET /api/v1/sources/:source/dead-letters',
+    module: () => import('@/app/api/v1/sources/[source]/dead-letters/route'),
+    url: () => '/api/v1/sources/orders/dead-letters?errorType=MaskedMatrixError',
+    params: () => ({ source: 'orders' }),
+  },
+  { name: 'API detail', route: 'GET /api/v1/dead-letters/:id', module: () => import('@/app/api/v1/dead-letters/[id]/route'), url: () => `/api/v1/dead-letters/${archived}`, params: () => ({ id: archived }) },
+  { name: 'payload download', route: 'GET /api/v1/dead-letters/:id/payload', module: () => import('@/app/api/v1/dead-letters/[id]/payload/route'), url: () => `/api/v1/dead-letters/${open}/payload`, params: () => ({ id: open }) },
+  { name: 'versions and their diffs', route: 'GET /api/v1/dead-letters/:id/versions', module: () => import('@/app/api/v1/dead-letters/[id]/versions/route'), url: () => `/api/v1/dead-letters/${open}/versions`, params: () => ({ id: open }) },
+  {
+    name: 'version download',
+    route: 'GET /api/v1/dead-letters/:id/versions/:version/payload',
+    module: () => import('@/app/api/v1/dead-letters/[id]/versions/[version]/payload/route'),
+    url: () => `/api/v1/dead-letters/${open}/versions/1/payload`,
+    params: () => ({ id: open, version: '1' }),
+  },
+  { name: 'export ndjson with payloads', route: 'GET /api/v1/dead-letters/export', module: () => import('@/app/api/v1/dead-letters/export/route'), url: () => '/api/v1/dead-letters/export?format=ndjson&payload=true&errorType=MaskedMatrixError' },
+  { name: 'export csv', route: 'GET /api/v1/dead-letters/export', module: () => import('@/app/api/v1/dead-letters/export/route'), url: () => '/api/v1/dead-letters/export?format=csv&errorType=MaskedMatrixError' },
+  {
+    name: 'bulk preview',
+    route: 'POST /api/v1/dead-letters/bulk/preview',
+    module: () => import('@/app/api/v1/dead-letters/bulk/preview/route'),
+    url: () => '/api/v1/dead-letters/bulk/preview',
+    body: () => ({ decision: 'archive', selection: { ids: [open] } }),
+  },
+  { name: 'cluster detail', route: 'GET /api/v1/clusters/:id', module: () => import('@/app/api/v1/clusters/[id]/route'), url: () => `/api/v1/clusters/${clusterId}`, params: () => ({ id: clusterId }) },
+  { name: 'cluster list', route: 'GET /api/v1/clusters', module: () => import('@/app/api/v1/clusters/route'), url: () => '/api/v1/clusters' },
+  {
+    name: 'merge suggestions',
+    route: 'GET /api/v1/clusters/:id/merge-suggestions',
+    module: () => import('@/app/api/v1/clusters/[id]/merge-suggestions/route'),
+    url: () => `/api/v1/clusters/${clusterId}/merge-suggestions`,
+    params: () => ({ id: clusterId }),
+  },
+  {
+    name: 'split preview by a sensitive field',
+    route: 'POST /api/v1/clusters/:id/split/preview',
+    module: () => import('@/app/api/v1/clusters/[id]/split/preview/route'),
+    url: () => `/api/v1/clusters/${clusterId}/split/preview`,
+    params: () => ({ id: clusterId }),
+    body: () => ({ by: { field: 'payload', path: '$.account.code' } }),
+  },
+  {
+    name: 'split preview by a detected field',
+    route: 'POST /api/v1/clusters/:id/split/preview',
+    module: () => import('@/app/api/v1/clusters/[id]/split/preview/route'),
+    url: () => `/api/v1/clusters/${clusterId}/split/preview`,
+    params: () => ({ id: clusterId }),
+    body: () => ({ by: { field: 'header', name: 'x-account' } }),
+  },
+  {
+    name: 'transform preview',
+    route: 'POST /api/v1/redrives/transform/preview',
+    module: () => import('@/app/api/v1/redrives/transform/preview/route'),
+    url: () => '/api/v1/redrives/transform/preview',
+    body: () => ({ selection: { ids: [open] }, transform: [{ op: 'set', path: '$.account.code', value: 'x' }, { op: 'set', path: '$.contact', value: 'y' }] }),
+  },
+  { name: 'redrive tasks', route: 'GET /api/v1/redrives', module: () => import('@/app/api/v1/redrives/route'), url: () => '/api/v1/redrives' },
+  { name: 'audit export', route: 'GET /api/v1/audit/export', module: () => import('@/app/api/v1/audit/export/route'), url: () => '/api/v1/audit/export?format=ndjson' },
 ];
 
+/** Routes under app/api that return no dead-letter content, each with why. */
+const NOT_READERS: Record<string, string> = {
+  'GET /api/health': 'liveness, no data',
+  'GET /api/metrics': 'counters only',
+  'GET /api/v1/openapi': 'the API description',
+  'GET /api/v1/openapi.json': 'the API description',
+  'GET /api/v1/audit/verify': 'the chain verdict: ids and problems',
+  'GET /api/v1/clusters/:id/ownership': "a cause's owner, status and notes, written by people",
+  'GET /api/v1/redrives/:id': 'a task: counts, settings, selection (ids or a filter), reasons written by people',
+  'GET /api/v1/redrives/:id/series': 'counts over time',
+  'GET /api/v1/redrives/preview': 'counts',
+  'GET /api/v1/sources': 'sources: settings',
+  'GET /api/v1/sources/:source': 'a source: settings',
+  'GET /api/v1/sources/:source/alarms': 'counts and thresholds',
+  'GET /api/v1/sources/:source/grouping-rules': 'the rules themselves',
+  'GET /api/v1/sources/:source/grouping-rules/reapply': 'a re-application: counts',
+  'GET /api/v1/sources/:source/policy': 'the policy itself',
+  'GET /api/v1/sources/:source/redrive-rules': 'the rules themselves',
+  'GET /api/v1/users': 'people',
+  'GET /api/v1/views': 'saved filters',
+  'GET /api/v1/views/:id': 'a saved filter',
+  'GET /api/v1/webhooks': 'webhook settings',
+  'GET /api/v1/webhooks/:id/deliveries': "deliveries: status codes and times, not the bodies' content",
+};
+
 const reveals = (userId: string) => db().auditEvent.count({ where: { action: 'payload.reveal', actorId: userId } });
+
+describe('the registry of readers', () => {
+  it('covers every GET under app/api and every preview: a new reader needs an entry (or a reason it reads nothing)', () => {
+    const covered = new Set(READERS.map((r) => r.route));
+    const readers = routeHandlers()
+      .filter((h) => h.method === 'GET' || (h.method === 'POST' && /\/preview$/.test(h.path)))
+      .map((h) => `${h.method} ${h.path}`)
+      .filter((r) => !r.startsWith('GET /api/auth/'));
+    const missing = readers.filter((r) => !covered.has(r) && !(r in NOT_READERS));
+    expect(missing, 'reader paths without an entry').toEqual([]);
+  });
+});
 
 describe.each(READERS.map((r) => [r.name, r] as const))('%s', (_name, reader) => {
   it.each(ROLES.map((r) => [r] as const))('%s: no masked value without a reveal', async (role: Role) => {
     const as = fx.users[ACTING[role]]!;
-    const handler = (await reader.module()).GET as Handler;
+    const mod = await reader.module();
+    const handler = (reader.body ? mod.POST : mod.GET) as Handler;
     const before = await reveals(as.id);
-    const res = await handler(new Request(`http://127.0.0.1:3000${reader.path()}`, { headers: { authorization: `Bearer ${as.token}` } }), {
-      params: Promise.resolve(reader.params?.() ?? {}),
-    });
+    const init: RequestInit = reader.body
+      ? { method: 'POST', headers: { authorization: `Bearer ${as.token}`, 'content-type': 'application/json' }, body: JSON.stringify(reader.body()) }
+      : { headers: { authorization: `Bearer ${as.token}` } };
+    const res = await handler(new Request(`http://127.0.0.1:3000${reader.url()}`, init), { params: Promise.resolve(reader.params?.() ?? {}) });
     const body = await res.text();
-    const revealed = (await reveals(as.id)) - before;
-    // No reader reveals by itself: a GET writes no reveal event.
-    expect(revealed, 'reveal events written by a GET').toBe(0);
-    const actor = principal(as);
+    // No reader reveals by itself: it writes no reveal event.
+    expect((await reveals(as.id)) - before, 'reveal events written by a reader').toBe(0);
     if (res.status === 403 || res.status === 422 || res.status === 404) return; // refused: nothing shown
-    expect(res.status, `${role} ${reader.name}`).toBe(200);
-    // Without payload.reveal nothing masked, ever; with it, lists and searches are clear by design
-    // (the role may read them), but the payload's exact bytes still needed a reveal above.
-    if (!canReveal(actor)) for (const secret of SECRETS) expect(body, `${role} reaches ${secret} via ${reader.name}`).not.toContain(secret);
-    if (reader.name === 'payload download') expect.unreachable(`${role} downloaded a masked payload without a reveal`);
+    expect(res.status, `${role} ${reader.name}: ${body.slice(0, 300)}`).toBe(200);
+    // One rule for every role: a permission to reveal is not a reveal.
+    for (const secret of SECRETS) expect(body, `${role} reaches ${secret} via ${reader.name}`).not.toContain(secret);
+    if (/download/.test(reader.name)) expect.unreachable(`${role} downloaded a masked payload without a reveal`);
   });
 });
 
 describe('a reveal', () => {
-  it('is a POST, audited each time, and the download then uses it', async () => {
+  it('is a POST, audited each time; the download and the detail then use it', async () => {
     const { POST } = await import('@/app/api/v1/dead-letters/[id]/reveal/route');
-    const { GET } = await import('@/app/api/v1/dead-letters/[id]/payload/route');
+    const { GET: download } = await import('@/app/api/v1/dead-letters/[id]/payload/route');
+    const { GET: detail } = await import('@/app/api/v1/dead-letters/[id]/route');
+    const id = archived;
     for (const role of ROLES) {
       const as = fx.users[ACTING[role]]!;
       const before = await reveals(as.id);
@@ -109,12 +230,36 @@ describe('a reveal', () => {
       expect(res.status, role).toBe(201);
       expect(await reveals(as.id)).toBe(before + 1);
       const { revealId } = (await res.json()) as { revealId: string };
-      const got = await (GET as Handler)(new Request(`http://127.0.0.1:3000/api/v1/dead-letters/${id}/payload?reveal=${revealId}`, { headers: { authorization: `Bearer ${as.token}` } }), {
+      const got = await (download as Handler)(new Request(`http://127.0.0.1:3000/api/v1/dead-letters/${id}/payload?reveal=${revealId}`, { headers: { authorization: `Bearer ${as.token}` } }), {
         params: Promise.resolve({ id }),
       });
       expect(got.status, role).toBe(200);
       expect(await got.text()).toContain(CARD);
+      const clear = await (detail as Handler)(new Request(`http://127.0.0.1:3000/api/v1/dead-letters/${id}?reveal=${revealId}`, { headers: { authorization: `Bearer ${as.token}` } }), {
+        params: Promise.resolve({ id }),
+      });
+      expect(clear.status, role).toBe(200);
+      expect(await clear.text()).toContain(EMAIL);
       expect(await reveals(as.id)).toBe(before + 1);
     }
+  });
+
+  it('an export reveals only as a POST with a reason, audited with its count', async () => {
+    const mod = await import('@/app/api/v1/dead-letters/export/route');
+    const as = fx.users[ACTING.support]!;
+    const url = 'http://127.0.0.1:3000/api/v1/dead-letters/export?format=ndjson&payload=true&errorType=MaskedMatrixError';
+    const link = await (mod.GET as Handler)(new Request(`${url}&revealReason=chargeback`, { headers: { authorization: `Bearer ${as.token}` } }), { params: Promise.resolve({}) });
+    expect(link.status).toBe(422);
+    const before = await reveals(as.id);
+    const res = await (mod.POST as Handler)(
+      new Request(url, { method: 'POST', headers: { authorization: `Bearer ${as.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ revealReason: 'chargeback batch #9' }) }),
+      { params: Promise.resolve({}) },
+    );
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toContain(EMAIL);
+    expect(await reveals(as.id)).toBe(before + 1);
+    const event = await db().auditEvent.findFirstOrThrow({ where: { action: 'payload.reveal', actorId: as.id }, orderBy: { id: 'desc' } });
+    expect(event).toMatchObject({ reason: 'chargeback batch #9', count: 2 });
   });
 });
