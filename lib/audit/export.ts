@@ -5,7 +5,6 @@ import { z } from 'zod';
 import { db } from '@/lib/db';
 import { auditActor, type Principal } from '@/lib/auth';
 import { csvRow } from '@/lib/export/csv';
-import { canReveal } from '@/lib/masking';
 import { append } from './append';
 import { AppError } from '@/lib/errors';
 import { auditFilterSchema, auditFilterToSearch, auditTeamScope, auditWhere, type AuditFilter } from './filter';
@@ -55,7 +54,6 @@ export async function exportAuditEvents(actor: Principal, filter: AuditFilter, f
       selection: { format, filter: Object.fromEntries(auditFilterToSearch(filter)) },
     }),
   );
-  const mask = !canReveal(actor);
   const encoder = new TextEncoder();
   let before = eventId;
   let started = false;
@@ -72,7 +70,7 @@ export async function exportAuditEvents(actor: Principal, filter: AuditFilter, f
         return;
       }
       before = rows[rows.length - 1]!.id;
-      controller.enqueue(encoder.encode(rows.map((r) => line(format, auditEventView(r, { mask }))).join('')));
+      controller.enqueue(encoder.encode(rows.map((r) => line(format, auditEventView(r))).join('')));
       if (rows.length < BATCH) controller.close();
     },
   });

@@ -1,6 +1,8 @@
 // An audit event as shown and exported: ids as strings, dates as ISO, and the details (selection,
-// before/after, reason, result) masked for roles without `payload.reveal`. The page, the event page
-// and both export formats use this one shape, so an export holds what the page showed.
+// before/after, reason, result) masked for every role: the trail holds what people typed and what
+// edits changed, and no reveal covers it (a dead letter's reveal is of that dead letter, on its
+// page). The page, the event page and both export formats use this one shape, so an export holds
+// what the page showed.
 import type { AuditEvent } from '@/generated/prisma/client';
 import { maskJson, maskText } from '@/lib/masking';
 
@@ -46,9 +48,9 @@ export const AUDIT_EXPORT_COLUMNS = [
   'hash',
 ] as const satisfies readonly (keyof AuditEventView)[];
 
-export function auditEventView(e: AuditEvent, opts: { mask: boolean }): AuditEventView {
-  const text = (s: string | null) => (s !== null && opts.mask ? maskText(s) : s);
-  const json = (v: unknown) => (v !== null && opts.mask ? maskJson(v) : v);
+export function auditEventView(e: AuditEvent): AuditEventView {
+  const text = (s: string | null) => (s !== null ? maskText(s) : s);
+  const json = (v: unknown) => (v !== null ? maskJson(v) : v);
   return {
     id: e.id.toString(),
     at: e.at.toISOString(),

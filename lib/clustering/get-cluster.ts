@@ -4,7 +4,7 @@
 import { authorize, type Principal } from '@/lib/auth';
 import { systemClock, type Clock } from '@/lib/clock';
 import { pg } from '@/lib/db';
-import { canReveal, maskErrorText } from '@/lib/masking';
+import { maskErrorText } from '@/lib/masking';
 import { z } from 'zod';
 import { DEAD_LETTER_STATUSES, type DeadLetterStatus } from '@/lib/enums';
 import { isoTime } from '@/lib/wire';
@@ -77,7 +77,6 @@ export async function getCluster(actor: Principal, id: string, opts: { clock?: C
     SELECT * FROM (${branches.reduce((a, b) => sql`${a} UNION ALL ${b}`)}) r ORDER BY dead_at DESC, id DESC`;
   const seen = new Set<string>();
   const samples: ClusterSample[] = [];
-  const clearText = canReveal(actor);
   for (const r of recent) {
     const text = r.error_message ?? '';
     if (seen.has(text) || samples.length === SAMPLES) continue;
@@ -88,7 +87,7 @@ export async function getCluster(actor: Principal, id: string, opts: { clock?: C
       source: names.get(r.source_id) ?? r.source_id,
       status: r.status,
       errorType: r.error_type,
-      errorMessage: clearText ? r.error_message : maskErrorText(r.error_message) ?? null,
+      errorMessage: maskErrorText(r.error_message) ?? null,
       deadAt: r.dead_at.toISOString(),
     });
   }
@@ -100,11 +99,11 @@ export async function getCluster(actor: Principal, id: string, opts: { clock?: C
   return {
     id: cluster.id,
     fingerprint: cluster.fingerprint,
-    template: clearText ? (cluster.pattern ?? cluster.template) : maskErrorText(cluster.pattern ?? cluster.template)!,
-    firstTemplate: clearText ? cluster.template : maskErrorText(cluster.template)!,
+    template: maskErrorText(cluster.pattern ?? cluster.template)!,
+    firstTemplate: maskErrorText(cluster.template)!,
     errorType: cluster.errorType,
     topFrame: cluster.topFrame,
-    groupedBy: clearText || cluster.groupedBy == null ? cluster.groupedBy : (maskErrorText(cluster.groupedBy) ?? null),
+    groupedBy: cluster.groupedBy == null ? cluster.groupedBy : (maskErrorText(cluster.groupedBy) ?? null),
     splitFromId: cluster.splitFromId,
     aliasOf: cluster.aliasOf,
     count: splits.reduce((n, s) => n + s.count, 0),
@@ -121,7 +120,7 @@ export async function getCluster(actor: Principal, id: string, opts: { clock?: C
       firstSeen: s.first_seen.toISOString(),
       lastSeen: s.last_seen.toISOString(),
     })),
-    merged: clearText ? merged : merged.map((m) => ({ ...m, template: maskErrorText(m.template)! })),
+    merged: merged.map((m) => ({ ...m, template: maskErrorText(m.template)! })),
     samples,
     trend,
   };

@@ -9,7 +9,7 @@ import { systemClock, type Clock } from '@/lib/clock';
 import { pg } from '@/lib/db';
 import { AppError } from '@/lib/errors';
 import { isoTime } from '@/lib/wire';
-import { canReveal, maskErrorText } from '@/lib/masking';
+import { maskErrorText } from '@/lib/masking';
 import { likePattern } from '@/lib/deadletters/query';
 import { OWNER_FILTERS, OWNERSHIP_STATUSES, type OwnershipStatus } from '@/lib/ownership/statuses';
 import { clusterScope } from './cluster-scope';
@@ -169,16 +169,15 @@ export async function listClusters(
   const names = new Map(scope.sources.map((s) => [s.id, s.name]));
   const last = page[page.length - 1];
   // Templates get the one masking of error text (lib/masking) for readers without reveal.
-  const clearText = canReveal(actor);
   return {
     clusters: page.map((r) => {
       const s = series.get(r.id)!;
       return {
         id: r.id,
         fingerprint: r.fingerprint,
-        template: clearText ? r.template : maskErrorText(r.template)!,
+        template: maskErrorText(r.template)!,
         // A split or rule names payload or header values: the same detectors as the template.
-        groupedBy: clearText || r.grouped_by == null ? r.grouped_by : (maskErrorText(r.grouped_by) ?? null),
+        groupedBy: r.grouped_by == null ? r.grouped_by : (maskErrorText(r.grouped_by) ?? null),
         errorType: r.error_type,
         topFrame: r.top_frame,
         count: r.count,

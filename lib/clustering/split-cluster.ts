@@ -12,6 +12,7 @@ import { auditActor, authorize, type Principal } from '@/lib/auth';
 import { db, pg } from '@/lib/db';
 import { reasonSchema } from '@/lib/deadletters/decide';
 import { forbidden, unprocessable } from '@/lib/errors';
+import { MASKED, maskErrorText, maskPaths, parseJsonPath, sensitivePathsOf } from '@/lib/masking';
 import { prismaQuery } from './absorb-clusters';
 import { auditPlace } from './archive-cluster';
 import { clusterScope, findCluster, type ClusterRow, type ClusterScope } from './cluster-scope';
@@ -104,6 +105,40 @@ async function partsOf(cluster: ClusterRow, by: SplitField): Promise<{ parts: (S
   return { parts, total };
 }
 
+/**
+ * How a part's value is shown (the preview, the clusters' "grouped by", the audit event): a header
+ * or payload value goes through the masking every reader applies, the sources' sensitive paths
+ * first (a path under one is hidden whole), then the detectors. Error types and frames are code.
+ */
+async function shownValues(cluster: ClusterRow, by: SplitField): Promise<(value: string) => string> {
+  if (by.field !== 'payload' && by.field !== 'header') return (v) => v;
+  if (by.field === 'payload') {
+    const rows = await pg()<{ paths: unknown }[]>`
+      SELECT s.sensitive_paths AS paths FROM cluster_sources cs JOIN sources s ON s.id = cs.source_id WHERE cs.cluster_id = ${cluster.id}::uuid`;
+    const paths = rows.flatMap((r) => sensitivePathsOf(r.paths));
+    if (paths.length > 0 && underSensitivePath(by.path, paths)) return () => MASKED;
+  }
+  return (v) => maskErrorText(v) ?? v;
+}
+
+/** Whether a value at `path` is hidden by one of `paths`: a probe object along it, masked. */
+function underSensitivePath(path: string, paths: string[]): boolean {
+  const PROBE = '\u0001probe';
+  let segments;
+  try {
+    segments = parseJsonPath(path);
+  } catch {
+    return true;
+  }
+  if (segments.some((s) => s.kind !== 'key' && s.kind !== 'index')) return true;
+  let probe: unknown = PROBE;
+  for (const s of [...segments].reverse()) {
+    if (s.kind === 'key') probe = { [s.name]: probe };
+    else if (s.kind === 'index') probe = Object.assign(new Array<unknown>(s.index + 1).fill(null), { [s.index]: probe });
+  }
+  return !JSON.stringify(maskPaths(probe, paths)).includes('probe');
+}
+
 /** A team-scoped lead may split only a cluster all of whose members are in their sources (a split moves them all). */
 async function assertOwnsAll(scope: ClusterScope, cluster: ClusterRow): Promise<string[]> {
   const rows = await pg()<{ source_id: string }[]>`SELECT source_id::text FROM cluster_sources WHERE cluster_id = ${cluster.id}::uuid`;
@@ -121,7 +156,8 @@ export async function previewSplit(actor: Principal, id: string, input: z.input<
   const scope = await clusterScope(actor, 'clusters.split');
   const cluster = await findCluster(actor, id, scope);
   const { parts, total } = await partsOf(cluster, by);
-  return { clusterId: cluster.id, by: labelOf(by), total, parts: parts.map(({ ids: _ids, ...p }) => p) };
+  const shown = await shownValues(cluster, by);
+  return { clusterId: cluster.id, by: labelOf(by), total, parts: parts.map(({ ids: _ids, ...p }) => ({ ...p, value: shown(p.value) })) };
 }
 
 export async function splitCluster(actor: Principal, id: string, input: SplitClusterInput): Promise<SplitPreview> {
@@ -145,7 +181,8 @@ export async function splitCluster(actor: Principal, id: string, input: SplitClu
       const [self] = await q<{ grouped_by: string | null }>`
         SELECT grouped_by FROM clusters WHERE id = ${cluster.id}::uuid`;
       const label = labelOf(by);
-      const tag = (value: string) => (self?.grouped_by ? `${self.grouped_by}, ${label}=${value}` : `${label}=${value}`);
+      const shown = await shownValues(cluster, by);
+      const tag = (value: string) => (self?.grouped_by ? `${self.grouped_by}, ${label}=${shown(value)}` : `${label}=${shown(value)}`);
       const [keeper, ...others] = parts;
       keeper!.clusterId = cluster.id;
       await q`UPDATE clusters SET grouped_by = ${tag(keeper!.value)} WHERE id = ${cluster.id}::uuid RETURNING id`;
@@ -175,9 +212,9 @@ export async function splitCluster(actor: Principal, id: string, input: SplitClu
         count: moved,
         reason,
         before: { cluster: { id: cluster.id, template: cluster.pattern ?? cluster.template, ...before[cluster.id] } },
-        after: { parts: parts.map((p) => ({ id: p.clusterId, value: p.value, keepsId: p.keepsId, ...after[p.clusterId!] })) },
+        after: { parts: parts.map((p) => ({ id: p.clusterId, value: shown(p.value), keepsId: p.keepsId, ...after[p.clusterId!] })) },
       });
-      return { clusterId: cluster.id, by: label, total, parts: parts.map(({ ids: _ids, ...p }) => p) };
+      return { clusterId: cluster.id, by: label, total, parts: parts.map(({ ids: _ids, ...p }) => ({ ...p, value: shown(p.value) })) };
     },
     { timeout: TRANSACTION_TIMEOUT_MS },
   );

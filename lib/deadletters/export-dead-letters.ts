@@ -13,24 +13,29 @@ import { canReveal, maskDeadLetterText, maskErrorText, maskStoredPayload } from 
 import { deadLetterFilters, type Cursor, type DeadLetterFiltersInput } from './filters';
 import { planQuery, selectByIds, selectPage, whereAll } from './query';
 import { takeWithinBytes } from '@/lib/db/byte-bound';
-import { AppError } from '@/lib/errors';
+import { AppError, forbidden } from '@/lib/errors';
 import { countDeadLetters } from './list-dead-letters';
 
 export const exportOptions = z.object({
   format: z.enum(['csv', 'ndjson']).default('ndjson'),
   // Payloads (base64) make an export as large as the data itself: opt in.
   payload: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
-  // Required when the selection holds masked payloads that this export would reveal.
+  // An export that reveals (a POST, with payload.reveal): why, recorded on the trail. Without it the
+  // export is masked for every role, as lists and the page are until a reveal.
   reason: z.string().trim().min(1).max(1000).optional(),
 });
 export type ExportOptions = z.output<typeof exportOptions>;
 
-/** GET /api/v1/dead-letters/export's query string: the filters and the options (the reason as revealReason). */
+/** /api/v1/dead-letters/export's query string: the filters and the options. */
 export const exportQuery = deadLetterFilters.extend({
   format: exportOptions.shape.format,
   payload: exportOptions.shape.payload,
-  revealReason: exportOptions.shape.reason,
+  // Only to say where it went: a reveal is a POST (a link cannot write one in someone's name).
+  revealReason: z.string().optional(),
 });
+
+/** POST /api/v1/dead-letters/export's body: the reveal's reason. */
+export const exportRevealBody = z.object({ revealReason: exportOptions.shape.reason.unwrap() }).strict();
 
 const BATCH = 500;
 /**
@@ -165,16 +170,18 @@ export async function exportDeadLetters(actor: Principal, filtersInput: DeadLett
   const filters = deadLetterFilters.parse(filtersInput);
   const plan = await planQuery(actor, filters);
   const { count } = await countDeadLetters(actor, filters, { cap: null });
-  // Payloads with a reveal role: the masked ones among them are a reveal, which needs a reason and
-  // is recorded with the selection and how many it revealed (by the stored verdict).
+  // One rule with the page: masked for every role, unless the export is a reveal (a reason, and
+  // payload.reveal), recorded with the selection and how many masked records it revealed (by the
+  // stored verdicts: text, and payloads when they are exported).
+  const reveal = opts.reason !== undefined;
+  if (reveal && !canReveal(actor)) throw forbidden('An export that reveals masked values needs the payload.reveal permission');
   let revealed = 0;
-  if (opts.payload && canReveal(actor) && plan.restrict?.length !== 0) {
+  if (reveal && plan.restrict?.length !== 0) {
+    const recomputing = plan.sources.filter((s) => s.recomputing).map((s) => s.id);
+    const payloadMasked = opts.payload ? plan.sql`OR (d.payload IS NOT NULL AND d.payload_masked IS NOT FALSE)` : plan.sql``;
     const [m] = await plan.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM dead_letters d
-      WHERE ${whereAll(plan, [plan.sql`d.payload IS NOT NULL AND (d.payload_masked IS NOT FALSE OR d.source_id = ANY(${plan.sources.filter((s) => s.recomputing).map((s) => s.id)}::uuid[]))`])}`;
+      WHERE ${whereAll(plan, [plan.sql`(d.text_masked IS NOT FALSE ${payloadMasked} OR d.source_id = ANY(${recomputing}::uuid[]))`])}`;
     revealed = m?.n ?? 0;
-    if (revealed > 0 && !opts.reason) {
-      throw new AppError('unprocessable', `This export would reveal ${revealed} masked payload(s): pass &revealReason=… (recorded on the audit trail)`, { field: 'revealReason' });
-    }
   }
   await db().$transaction(async (tx) => {
     if (revealed > 0) {
@@ -199,9 +206,9 @@ export async function exportDeadLetters(actor: Principal, filtersInput: DeadLett
     });
   });
 
-  // Without payload.reveal, records pass through lib/masking in Node (headers and error text whose
-  // stored verdict is not clear, and payloads); otherwise Postgres builds them whole.
-  const maskInNode = !canReveal(actor);
+  // Unless it reveals, records pass through lib/masking in Node (headers and error text whose stored
+  // verdict is not clear, and payloads); a reveal's Postgres builds whole.
+  const maskInNode = !reveal;
   const maskPayloads = opts.payload && maskInNode;
   const columns = `d.id, d.dead_at, ${RECORD}${opts.payload && !maskPayloads ? PAYLOAD_FIELDS : ''})::text AS json${
     maskInNode ? `, d.text_masked${maskPayloads ? ', d.source_id, d.sensitive, d.payload_masked, d.payload' : ''}` : ''

@@ -9,7 +9,7 @@ import { DEAD_LETTER_REASONS, DEAD_LETTER_STATUSES, type DeadLetterStatus } from
 import { isoTime } from '@/lib/wire';
 import { FailureEntry } from './record-dead-letters';
 import { DeadLetterHistory, deadLetterHistory, droppedByRetention, getDeadLetterTombstone } from './get-tombstone';
-import { canReveal, maskDeadLetterText, maskErrorText, maskStoredPayload, sensitivePathsOf, verdictMasked, type MaskedPayload, type PayloadPolicy } from '@/lib/masking';
+import { maskDeadLetterText, maskErrorText, maskStoredPayload, sensitivePathsOf, verdictMasked, type MaskedPayload, type PayloadPolicy } from '@/lib/masking';
 
 export function parseDeadLetterId(id: string): bigint {
   if (!/^\d{1,19}$/.test(id)) throw notFound('No such dead letter');
@@ -141,7 +141,8 @@ export async function getDeadLetter(actor: Principal, idParam: string, opts: { c
     },
     history,
   };
-  if (opts.clear ?? canReveal(actor)) return detail;
+  // One rule on every path: clear only through a reveal (the page's, or the API's ?reveal=), whatever the role.
+  if (opts.clear) return detail;
   // Decision reasons are free text too: the same detectors.
   const masked = maskDeadLetterText(detail);
   return {

@@ -7,7 +7,7 @@ import { sourceScope, type Principal } from '@/lib/auth';
 import { pg } from '@/lib/db';
 import { DEAD_LETTER_REASONS, DEAD_LETTER_STATUSES } from '@/lib/enums';
 import { AppError } from '@/lib/errors';
-import { canReveal, maskErrorText } from '@/lib/masking';
+import { maskErrorText } from '@/lib/masking';
 import { isoTime } from '@/lib/wire';
 
 export const DeadLetterHistory = z
@@ -62,9 +62,8 @@ export async function getDeadLetterTombstone(actor: Principal, id: bigint): Prom
     LEFT JOIN users u ON u.id = t.decided_by_id
     WHERE t.id = ${id.toString()}::bigint ${team ? sql`AND s.team_id = ${team}::uuid` : sql``}`;
   if (!r) return null;
-  const clear = canReveal(actor);
   // Free text: masked as the dead letter's decision reasons were (lib/masking).
-  const mask = (text: string | null) => (clear ? text : (maskErrorText(text) ?? null));
+  const mask = (text: string | null) => (maskErrorText(text) ?? null);
   const history = await deadLetterHistory(id);
   return {
     id: String(r.id),

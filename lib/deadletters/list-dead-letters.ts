@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { authorize, type Principal } from '@/lib/auth';
 import { DEAD_LETTER_REASONS, DEAD_LETTER_STATUSES } from '@/lib/enums';
 import { isoTime } from '@/lib/wire';
-import { canReveal, maskText, verdictMasked } from '@/lib/masking';
+import { maskText, verdictMasked } from '@/lib/masking';
 import { payloadText } from '@/lib/search';
 import { decodeCursor, deadLetterFilters, encodeCursor, type Cursor, type DeadLetterFiltersInput, type DeadLetterStatus } from './filters';
 import { planQuery, selectPage, whereAll } from './query';
@@ -97,7 +97,6 @@ export async function listDeadLetters(
   const page = rows.slice(0, limit);
   const names = new Map(plan.sources.map((s) => [s.id, s]));
   const last = page[page.length - 1];
-  const clearText = canReveal(actor);
   return {
     deadLetters: page.map((r) => {
       const masked = verdictMasked(r.payload_masked, names.get(r.source_id)?.recomputing);
@@ -109,7 +108,7 @@ export async function listDeadLetters(
         status: r.status,
         reason: r.reason,
         errorType: r.error_type,
-        errorMessage: clearText || r.error_message === null ? r.error_message : maskText(r.error_message),
+        errorMessage: r.error_message === null ? r.error_message : maskText(r.error_message),
         receiveCount: r.receive_count,
         redriveCount: r.redrive_count,
         deadAt: r.dead_at.toISOString(),

@@ -7,6 +7,7 @@ export {
   maskJson,
   maskJsonCounted,
   maskJsonPayload,
+  maskPaths,
   maskPayload,
   type MaskedPayload,
   type PayloadPolicy,

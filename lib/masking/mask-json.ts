@@ -51,7 +51,15 @@ function maskLeaves(v: unknown, count: Counter): unknown {
   if (Array.isArray(v)) return v.map((x) => maskLeaves(x, count));
   if (v && typeof v === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = maskLeaves(x, count);
+    for (const [k, x] of Object.entries(v)) {
+      // A key is text too (a map keyed by e-mail address): masked like a value; two keys that mask
+      // alike stay two entries.
+      const mk = maskTextCounted(k);
+      count.n += mk.masked;
+      let key = mk.text;
+      while (Object.hasOwn(out, key)) key += '*';
+      out[key] = maskLeaves(x, count);
+    }
     return out;
   }
   return v;
@@ -75,6 +83,11 @@ function maskPathsInPlace(root: unknown, paths: PathSegment[][], count: Counter)
     });
   }
   return root;
+}
+
+/** A copy of a structured value with the values at `paths` hidden (MASKED), the detectors not applied. */
+export function maskPaths(value: unknown, paths: readonly (string | PathSegment[])[]): unknown {
+  return maskPathsInPlace(structuredClone(value), compile(paths), { n: 0 });
 }
 
 /** A structured value (a parsed payload, audit before/after, headers) with paths and detectors applied. */

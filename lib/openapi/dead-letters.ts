@@ -6,6 +6,7 @@ import { DeadLetterDetail } from '@/lib/deadletters/get-dead-letter';
 import { DeadLetterGoneView, DeadLetterTombstoneView } from '@/lib/deadletters/get-tombstone';
 import { DeadLetterPageWithCount, DeadLetterSummary, MAX_PAGE_SIZE } from '@/lib/deadletters/list-dead-letters';
 import { RevealView } from '@/lib/deadletters/reveal-payload';
+import { exportRevealBody } from '@/lib/deadletters/export-dead-letters';
 import { DeadLetterVersionsView, EditedView, editInput } from '@/lib/redrive/edit';
 import { errors, idParam, jsonContent, ref, schemaOf, viewOf, type OpenApiArea } from './area';
 
@@ -25,6 +26,17 @@ const filterParams = [
   q('q', 'Substring (at least 3 characters) of the error message or the payload text (the first 4,096 characters of a UTF-8 payload)'),
   q('sort', 'By dead-letter time', { type: 'string', enum: ['newest', 'oldest'], default: 'newest' }),
 ];
+
+const exportParams = [
+  q('format', 'Output format', { type: 'string', enum: ['csv', 'ndjson'], default: 'ndjson' }),
+  q('payload', 'Include payloads (base64)', { type: 'boolean', default: false }),
+  ...filterParams,
+];
+const exported = {
+  description: 'The rows; X-Total-Count is the count audited at the start',
+  content: { 'text/csv': { schema: { type: 'string' } }, 'application/x-ndjson': { schema: { type: 'string' } } },
+};
+
 const pageParams = [
   ...filterParams,
   q('cursor', 'nextCursor of the previous page'),
@@ -95,8 +107,9 @@ export const deadLettersArea: OpenApiArea = {
         tags: ['dead letters'],
         summary: 'One dead letter: all metadata, sha256, payloadSize, status, failure history, decision',
         security,
-        parameters: [id],
-        description: "A dead letter whose month retention dropped answers 410 with its tombstone (status, source, when it died, when it was dropped); another team's id answers 404 either way.",
+        parameters: [id, q('reveal', 'A recent reveal id of yours for this dead letter, from POST …/reveal: its headers and error text clear')],
+        description:
+          "Headers, error text and decision reasons are masked (e-mails, IBANs, card numbers) for every role, as on the page, unless `reveal` names a recent reveal of yours (422 when it does not). A dead letter whose month retention dropped answers 410 with its tombstone (status, source, when it died, when it was dropped); another team's id answers 404 either way.",
         responses: { '200': { description: 'The dead letter', content: jsonContent(ref('DeadLetter')) }, ...errors(401, 403, 404), '410': dropped },
       },
     },
@@ -182,17 +195,21 @@ export const deadLettersArea: OpenApiArea = {
       get: {
         tags: ['dead letters'],
         summary: 'Export a filtered selection, streamed (audited)',
-        description: 'CSV cells that a spreadsheet would evaluate are prefixed with an apostrophe. Masked payloads stay masked for roles without payload.reveal.',
+        description:
+          'CSV cells that a spreadsheet would evaluate are prefixed with an apostrophe. Masked values (headers, error text, payloads) stay masked for every role: an export that reveals them is the POST. A GET with revealReason answers 422.',
         security,
-        parameters: [
-          q('format', 'Output format', { type: 'string', enum: ['csv', 'ndjson'], default: 'ndjson' }),
-          q('payload', 'Include payloads (base64)', { type: 'boolean', default: false }),
-          ...filterParams,
-        ],
-        responses: {
-          '200': { description: 'The rows; X-Total-Count is the count audited at the start', content: { 'text/csv': { schema: { type: 'string' } }, 'application/x-ndjson': { schema: { type: 'string' } } } },
-          ...errors(401, 403, 422),
-        },
+        parameters: exportParams,
+        responses: { '200': exported, ...errors(401, 403, 422) },
+      },
+      post: {
+        tags: ['dead letters'],
+        summary: 'Export a filtered selection with its masked values revealed (payload.reveal; audited)',
+        description:
+          'The same query as the GET; the body gives the reason, recorded with the selection and how many masked records the export revealed (a payload.reveal event) before the deadletter.export event.',
+        security,
+        parameters: exportParams,
+        requestBody: { required: true, content: jsonContent(schemaOf(exportRevealBody)) },
+        responses: { '200': exported, ...errors(401, 403, 415, 422) },
       },
     },
   },

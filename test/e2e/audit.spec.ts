@@ -149,10 +149,11 @@ test.describe('a team lead', () => {
   });
 });
 
-test('an admin, who may reveal, reads the details unmasked', async ({ browser }) => {
+test('an admin, who may reveal a dead letter, reads the trail masked too: no reveal covers it', async ({ browser }) => {
   const context = await browser.newContext({ storageState: stateFile('admin@triage.local') });
   const page = await context.newPage();
   await page.goto(`/audit/${financeEventId}`);
-  await expect(page.getByTestId('audit-before')).toContainText('"email": "carol@bank.example"');
+  await expect(page.getByTestId('audit-before')).toContainText('"email": "c****@bank.example"');
+  await expect(page.getByTestId('audit-before')).not.toContainText('carol@bank.example');
   await context.close();
 });

@@ -195,9 +195,12 @@ test.describe('exports', () => {
         // The header and commerce's five (a team role sees its own team's; auditor and admin see finance's too).
         expect(lines.length, role).toBe(1 + (fx.users[ACTING[role]]!.teamId ? 5 : 6));
 
-        // The selection holds masked payloads: a role that may reveal them exports them with a reason (issue 15).
-        const because = allowed(role, 'payload.reveal') ? '&revealReason=served-contract+check' : '';
-        const ndjson = await api.get(`/api/v1/dead-letters/export?format=ndjson&payload=true&errorType=${ERROR_TYPE}&source=${commerce.name}${because}`);
+        // The selection holds masked payloads: a role that may reveal them exports them with a reason,
+        // as a POST (a link cannot reveal); the others export them masked.
+        const url = `/api/v1/dead-letters/export?format=ndjson&payload=true&errorType=${ERROR_TYPE}&source=${commerce.name}`;
+        const ndjson = allowed(role, 'payload.reveal')
+          ? await api.post(url, { data: { revealReason: 'served-contract check' }, headers: { origin: baseURL } })
+          : await api.get(url);
         expectExport(ndjson, /^application\/x-ndjson\b/, 'ndjson');
         const rows = (await ndjson.text()).trim().split('\n').map((l) => JSON.parse(l) as { id: string });
         expect(rows.map((r) => r.id).sort(), role).toEqual([payloads.empty, payloads.mib, payloads.fiveMB, payloads.masked, payloads.sensitive].map((p) => p.id).sort());

@@ -12,7 +12,7 @@ import { POST as postRaw } from '@/app/api/v1/sources/[source]/dead-letters/raw/
 import { GET as getPayload } from '@/app/api/v1/dead-letters/[id]/payload/route';
 import { POST as postReveal } from '@/app/api/v1/dead-letters/[id]/reveal/route';
 import { POST as postWebhook } from '@/app/api/v1/webhooks/route';
-import { GET as getExport } from '@/app/api/v1/dead-letters/export/route';
+import { GET as getExport, POST as postExport } from '@/app/api/v1/dead-letters/export/route';
 import { GET as getClusters } from '@/app/api/v1/clusters/route';
 import { GET as getCluster } from '@/app/api/v1/clusters/[id]/route';
 import { resetDatabase } from '../support/db';
@@ -170,10 +170,14 @@ describe('headers, error messages and stacks', () => {
     }
     // The masked message keeps its shape: the reader still sees what failed.
     expect(d.errorMessage).toBe('charge failed for b********@example.com card ************4444');
-    // A role with payload.reveal reads them as sent.
+    // A role with payload.reveal sees them masked too, until it reveals (a POST, audited): then as sent.
     const admin = await detail('admin', id!);
-    expect(JSON.stringify(admin)).toContain('bob.smith@example.com');
-    expect((admin.headers as Record<string, unknown>)['x-customer']).toBe('jane.roe@example.com');
+    for (const secret of SECRETS) expect(JSON.stringify(admin), `admin without a reveal sees ${secret}`).not.toContain(secret);
+    const posted = await postReveal(jsonRequest(`/api/v1/dead-letters/${id}/reveal`, w.tokens.personal.admin, { reason: 'dispute #78' }), ctx({ id: id! }));
+    const { revealId } = (await posted.json()) as { revealId: string };
+    const clear = (await (await getDetail(getRequest(`/api/v1/dead-letters/${id}?reveal=${revealId}`, w.tokens.personal.admin), ctx({ id: id! }))).json()) as Record<string, unknown>;
+    expect(JSON.stringify(clear)).toContain('bob.smith@example.com');
+    expect((clear.headers as Record<string, unknown>)['x-customer']).toBe('jane.roe@example.com');
   });
 });
 
@@ -220,17 +224,20 @@ describe('secrets on the audit trail', () => {
 });
 
 describe('bulk export with payloads', () => {
-  it('needs a reason when it reveals masked payloads, and records what it revealed (count and selection)', async () => {
+  it('masks without a reveal; reveals only as a POST with a reason, and records what it revealed (count and selection)', async () => {
     await ingest('orders', [
       { messageId: 'export-reveal-1', payload: b64('{"card":"4111111111111111"}'), error: { type: 'ExportReveal', message: 'x' } },
       { messageId: 'export-reveal-2', payload: b64('{"plain":true}'), error: { type: 'ExportReveal', message: 'x' } },
     ]);
     const url = '/api/v1/dead-letters/export?format=ndjson&payload=true&source=orders&errorType=ExportReveal';
     const before = await db().auditEvent.count({ where: { action: 'payload.reveal' } });
-    const refused = await getExport(getRequest(url, w.tokens.personal.support), ctx({}));
-    expect(refused.status).toBe(422);
+    const masked = await getExport(getRequest(url, w.tokens.personal.support), ctx({}));
+    expect(masked.status).toBe(200);
+    expect(await masked.text()).not.toContain(b64('{"card":"4111111111111111"}'));
+    const link = await getExport(getRequest(`${url}&revealReason=${encodeURIComponent('chargeback batch #9')}`, w.tokens.personal.support), ctx({}));
+    expect(link.status).toBe(422);
     expect(await db().auditEvent.count({ where: { action: 'payload.reveal' } })).toBe(before);
-    const ok = await getExport(getRequest(`${url}&revealReason=${encodeURIComponent('chargeback batch #9')}`, w.tokens.personal.support), ctx({}));
+    const ok = await postExport(jsonRequest(url, w.tokens.personal.support, { revealReason: 'chargeback batch #9' }), ctx({}));
     expect(ok.status).toBe(200);
     expect(await ok.text()).toContain(b64('{"card":"4111111111111111"}'));
     const reveal = await db().auditEvent.findFirstOrThrow({ where: { action: 'payload.reveal' }, orderBy: { id: 'desc' } });

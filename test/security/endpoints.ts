@@ -160,6 +160,11 @@ export const ROUTES: RouteEntry[] = [
   route('GET', '/api/v1/dead-letters/export', 'deadletters.read', () => import('@/app/api/v1/dead-letters/export/route'), async (fx, as) => ({
     query: { format: 'ndjson', source: own(fx, as).name },
   }), { audits: 1 }),
+  // A revealing export of an empty selection: nothing revealed, so the export's own event only.
+  route('POST', '/api/v1/dead-letters/export', 'payload.reveal', () => import('@/app/api/v1/dead-letters/export/route'), async (fx, as) => ({
+    query: { format: 'ndjson', source: own(fx, as).name, messageId: 'no-such-message' },
+    body: { revealReason: reason },
+  })),
   route('GET', '/api/v1/dead-letters/:id', 'deadletters.read', () => import('@/app/api/v1/dead-letters/[id]/route'), deadLetterIn(own), {
     crossTeam: deadLetterIn(other),
   }),

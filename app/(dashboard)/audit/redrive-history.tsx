@@ -7,7 +7,7 @@ import styles from './audit.module.css';
 
 const json = (v: unknown) => JSON.stringify(v);
 
-export async function RedriveHistory({ actor, taskId, mask }: { actor: Principal; taskId: string; mask: boolean }) {
+export async function RedriveHistory({ actor, taskId }: { actor: Principal; taskId: string }) {
   const { task, createdBy, approvedBy, events } = await getRedriveHistory(actor, taskId);
   return (
     <section className="card" data-testid="redrive-history">
@@ -20,7 +20,7 @@ export async function RedriveHistory({ actor, taskId, mask }: { actor: Principal
           <dd>{task.status}</dd>
           <dt>Selection</dt>
           <dd>
-            <code>{json(mask ? maskJson(task.selection) : task.selection)}</code>
+            <code>{json(maskJson(task.selection))}</code>
           </dd>
           <dt>Rate</dt>
           <dd>{task.ratePerSecond}/s{task.canary ? ', canary first' : ''}</dd>
@@ -30,7 +30,7 @@ export async function RedriveHistory({ actor, taskId, mask }: { actor: Principal
             {task.failed} failed
           </dd>
           <dt>Reason</dt>
-          <dd>{task.reason ? (mask ? maskText(task.reason) : task.reason) : '—'}</dd>
+          <dd>{task.reason ? maskText(task.reason) : '—'}</dd>
           <dt>Started by</dt>
           <dd>{createdBy ?? '—'}</dd>
           <dt>Approved by</dt>
@@ -44,7 +44,7 @@ export async function RedriveHistory({ actor, taskId, mask }: { actor: Principal
       <h2>History</h2>
       <ol className={styles.timeline} data-testid="redrive-timeline">
         {events
-          .map((e) => auditEventView(e, { mask }))
+          .map((e) => auditEventView(e))
           .map((e) => (
             <li key={e.id}>
               <a href={`/audit/${e.id}`}>{e.at}</a> · <strong>{e.action}</strong> by {e.actorEmail} ({e.actorRole})

@@ -20,7 +20,7 @@ export interface EditDiff {
 
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
-function clip(v: unknown): unknown {
+export function clip(v: unknown): unknown {
   const s = JSON.stringify(v);
   return s !== undefined && s.length > MAX_VALUE_CHARS ? `${s.slice(0, MAX_VALUE_CHARS)}… (${s.length} chars)` : v;
 }

@@ -8,7 +8,7 @@ import { append } from '@/lib/audit';
 import { auditActor, authorize, isSystem, type Principal } from '@/lib/auth';
 import { AppError, forbidden, notFound } from '@/lib/errors';
 import { systemClock, type Clock } from '@/lib/clock';
-import { maskJson, maskPayload, sensitivePathsOf } from '@/lib/masking';
+import { maskJson, sensitivePathsOf, verdictMasked } from '@/lib/masking';
 import { reasonSchema } from '@/lib/deadletters/decide';
 import { parseDeadLetterId } from '@/lib/deadletters/get-dead-letter';
 import { activeReveal } from '@/lib/deadletters/reveal-payload';
@@ -20,6 +20,7 @@ import { DEFAULT_CANARY_WINDOW_SECONDS, DEFAULT_OUTCOME_WINDOW_SECONDS, DEFAULT_
 import { resolveDestination } from '../destination-source';
 import { createCopiesTask, sha256, type CopiesTask } from './copies-task';
 import { editDiff, type EditDiff } from './diff';
+import { maskEditDiff } from './mask-diff';
 import { assertOwnedHeadersKept } from './broker-headers';
 import { sameJson } from './same-json';
 
@@ -59,10 +60,24 @@ export async function editDeadLetter(actor: Principal, idParam: string, input: E
   const result = await db().$transaction(
     async (tx) => {
       const [d] = await tx.$queryRaw<
-        { sourceId: string; status: string; payload: Uint8Array | null; contentType: string | null; headers: unknown; sha: string; sensitive: boolean; paths: unknown; messageId: string }[]
+        {
+          sourceId: string;
+          status: string;
+          payload: Uint8Array | null;
+          contentType: string | null;
+          headers: unknown;
+          sha: string;
+          sensitive: boolean;
+          paths: unknown;
+          messageId: string;
+          payloadMasked: boolean | null;
+          textMasked: boolean | null;
+          recomputing: boolean;
+        }[]
       >`
         SELECT d.source_id AS "sourceId", d.status::text AS status, d.payload, d.content_type AS "contentType", d.headers,
-          d.payload_sha256 AS sha, d.sensitive, s.sensitive_paths AS paths, d.message_id AS "messageId"
+          d.payload_sha256 AS sha, d.sensitive, s.sensitive_paths AS paths, d.message_id AS "messageId",
+          d.payload_masked AS "payloadMasked", d.text_masked AS "textMasked", s.masking_recompute_from IS NOT NULL AS recomputing
         FROM dead_letters d JOIN sources s ON s.id = d.source_id WHERE d.id = ${id} FOR UPDATE OF d`;
       if (!d) throw notFound('No such dead letter');
       // Scope: another team's dead letter answers as one that does not exist.
@@ -72,7 +87,9 @@ export async function editDeadLetter(actor: Principal, idParam: string, input: E
       if (d.status !== 'open') throw new AppError('conflict', `Only an open dead letter is edited and redriven; this one is ${d.status}`, { status: d.status });
       if (!d.payload) throw new AppError('conflict', 'The payload is gone (discarded or expired): nothing to edit');
       const original = Buffer.from(d.payload);
-      const masked = maskPayload(original, { sensitive: d.sensitive, paths: sensitivePathsOf(d.paths) }).state !== 'clear' || JSON.stringify(maskJson(d.headers)) !== JSON.stringify(d.headers);
+      // The stored verdict decides, as for every other reader (not decided yet, or under recompute: masked).
+      const policy = { sensitive: d.sensitive, paths: sensitivePathsOf(d.paths) };
+      const masked = verdictMasked(d.payloadMasked, d.recomputing) || verdictMasked(d.textMasked, d.recomputing);
       if (masked && !isSystem(actor) && !(await activeReveal(actor, idParam, i.revealId))) {
         throw forbidden('This payload is masked: reveal it (payload.reveal, with a reason) before editing it');
       }
@@ -85,7 +102,7 @@ export async function editDeadLetter(actor: Principal, idParam: string, input: E
       if (payload.equals(original) && sameJson(headersAfter, headersBefore)) {
         throw new AppError('unprocessable', 'Nothing changed: the copy would be the original', { field: 'payload' });
       }
-      const diff = editDiff({ payload: original, headers: headersBefore }, { payload, headers: headersAfter });
+      const diff = maskEditDiff(editDiff({ payload: original, headers: headersBefore }, { payload, headers: headersAfter }), original, payload, policy);
       const destination = await resolveDestination(tx, actor, source, i.destination);
       const copies = await createCopiesTask(
         tx,

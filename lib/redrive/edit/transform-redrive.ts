@@ -20,6 +20,7 @@ import { createCopiesTask, type CopiesTask, type EditedCopy } from './copies-tas
 import { editDiff } from './diff';
 import { applyTransform, transformSpec, type TransformSpec } from './transform';
 import { startedRecently, waitsFor } from '../four-eyes';
+import { maskChanges, maskEditDiff } from './mask-diff';
 
 /** A transform covers at most this many dead letters at once (each copy is stored). */
 export const MAX_TRANSFORM = 50_000;
@@ -126,7 +127,8 @@ async function evaluate(tx: Tx, r: ResolvedSelection, spec: TransformSpec, keep:
           const m = maskPayload(b, { sensitive: d.sensitive, paths });
           return m.state === 'clear' ? decoder.decode(b) : m.state === 'masked' ? (m.json ?? decoder.decode(m.bytes)) : `(hidden: ${m.why})`;
         };
-        out.samples.push({ id: d.id.toString(), messageId: d.messageId, before: show(d.payload!), after: show(res.payload), changes: maskJson([...res.changes, ...res.headerChanges]) });
+        const changes = maskChanges(res.changes, d.payload!, res.payload, { sensitive: d.sensitive, paths });
+        out.samples.push({ id: d.id.toString(), messageId: d.messageId, before: show(d.payload!), after: show(res.payload), changes: maskJson([...changes, ...res.headerChanges]) });
       }
       if (keep) {
         out.copies.push({
@@ -134,7 +136,7 @@ async function evaluate(tx: Tx, r: ResolvedSelection, spec: TransformSpec, keep:
           payload: res.payload,
           contentType: d.contentType,
           headers: res.headers,
-          diff: editDiff({ payload: d.payload!, headers }, { payload: res.payload, headers: res.headers }),
+          diff: maskEditDiff(editDiff({ payload: d.payload!, headers }, { payload: res.payload, headers: res.headers }), d.payload!, res.payload, { sensitive: d.sensitive, paths }),
           transform: spec,
         });
       }

@@ -7,7 +7,6 @@ import { getAuditEvent } from '@/lib/audit/list-events';
 import { auditEventView } from '@/lib/audit/present';
 import { db } from '@/lib/db';
 import { AppError } from '@/lib/errors';
-import { canReveal } from '@/lib/masking';
 import styles from '../audit.module.css';
 
 const pretty = (v: unknown) => (v === null || v === undefined ? '—' : JSON.stringify(v, null, 2));
@@ -22,7 +21,7 @@ export default async function AuditEventPage({ params }: { params: Promise<{ id:
   });
   const intact = eventHash(event) === event.hash;
   const previous = await db().auditEvent.findUnique({ where: { hash: event.prevHash }, select: { id: true } });
-  const v = auditEventView(event, { mask: !canReveal(actor) });
+  const v = auditEventView(event);
   const rows: [string, string][] = [
     ['Time (UTC)', v.at],
     ['Actor', `${v.actorEmail} (${v.actorRole})${v.actorId ? ` · ${v.actorId}` : ''}`],
