@@ -37,6 +37,15 @@ describe('outbound URLs', () => {
     for (const ip of ['2606:4700::1111', '2a00:1450:4001::200e', '64:ff9c::1']) expect(isInternalAddress(ip), ip).toBe(false);
   });
 
+  it('knows IPv4 addresses written as IPv6 hex, IPv4-compatible, site-local and Teredo addresses', () => {
+    // ::ffff:7f00:1 is ::ffff:127.0.0.1 as a URL's host writes it; ::/96 (IPv4-compatible, RFC 4291)
+    // and Teredo (2001::/32) embed an IPv4; fec0::/10 is site-local (deprecated, still routed inside).
+    for (const ip of ['::ffff:7f00:1', '::ffff:a9fe:a9fe', '::ffff:a00:1', '0:0:0:0:0:ffff:7f00:1', '::7f00:1', '::a9fe:a9fe', '::127.0.0.1', 'fec0::1', 'feff::1', '2001:0:4136:e378::1', '2001::1']) {
+      expect(isInternalAddress(ip), ip).toBe(true);
+    }
+    for (const ip of ['::ffff:808:808', '::ffff:8.8.8.8', '2001:4860::8888', '2001:db9::1']) expect(isInternalAddress(ip), ip).toBe(false);
+  });
+
   it('lets an operator allow named hosts, or every internal address', async () => {
     expect(await outboundProblem('http://127.0.0.1:9000/hook', policy({ allowedHosts: new Set(['127.0.0.1']) }))).toBeNull();
     expect(await outboundProblem('http://[::1]/hook', policy({ allowedHosts: new Set(['::1']) }))).toBeNull();
