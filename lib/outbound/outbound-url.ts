@@ -1,6 +1,6 @@
 // Where Triage may send HTTP on a user's behalf (team webhooks, redrive URLs of ingest-fed sources):
-// not to loopback, private, link-local (cloud metadata at 169.254.169.254), CGNAT, multicast,
-// unspecified addresses or the IPv6 prefixes that carry an IPv4 address (NAT64, 6to4), unless the
+// not to loopback, private, link-local (cloud metadata at 169.254.169.254), CGNAT, multicast, site-local,
+// unspecified addresses or the IPv6 prefixes that carry an IPv4 address (mapped, compatible, NAT64, 6to4, Teredo), unless the
 // operator allows them (OUTBOUND_ALLOWED_HOSTS, or OUTBOUND_ALLOW_PRIVATE=true for an all-internal
 // deployment). Checked when the URL is saved (422) and again before each send, since a name can be
 // re-pointed after it was saved. A send resolves the name once and connects to the address it
@@ -16,10 +16,13 @@ for (const [net, prefix] of [
   ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) internal.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [
-  ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
-  // NAT64 (RFC 6052, and local-use RFC 8215) and 6to4 (RFC 3056) reach whatever IPv4 they embed,
-  // 127.0.0.1 and the metadata address included: refused whole, as an operator can allow a host.
-  ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['2002::', 16],
+  // ::/96 holds the unspecified address, loopback and the deprecated IPv4-compatible addresses
+  // (::7f00:1 is 127.0.0.1); fec0::/10 is the deprecated site-local range, still routed inside.
+  ['::', 96], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
+  // NAT64 (RFC 6052, and local-use RFC 8215), 6to4 (RFC 3056) and Teredo (RFC 4380) reach whatever
+  // IPv4 they embed, 127.0.0.1 and the metadata address included: refused whole, as an operator can
+  // allow a host.
+  ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['2002::', 16], ['2001::', 32],
 ] as const) internal.addSubnet(net, prefix, 'ipv6');
 
 /** Loopback, private, link-local, CGNAT, multicast, reserved or unspecified (IPv4-mapped, NAT64 and 6to4 IPv6 included). */
@@ -27,8 +30,29 @@ export function isInternalAddress(ip: string): boolean {
   const family = isIP(ip);
   if (family === 4) return internal.check(ip, 'ipv4');
   if (family !== 6) return true; // not an address: never trusted
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  return mapped ? internal.check(mapped[1]!, 'ipv4') : internal.check(ip, 'ipv6');
+  // An IPv4-mapped address is as internal as the IPv4 it carries, in whichever form it is written
+  // (::ffff:127.0.0.1, or ::ffff:7f00:1 as a URL's host prints it).
+  const h = hextets(ip);
+  if (h && h.slice(0, 5).every((x) => x === 0) && h[5] === 0xffff) {
+    return internal.check(`${h[6]! >> 8}.${h[6]! & 255}.${h[7]! >> 8}.${h[7]! & 255}`, 'ipv4');
+  }
+  return internal.check(ip, 'ipv6');
+}
+
+/** The eight 16-bit groups of an IPv6 address (a dotted IPv4 tail included), or null. */
+function hextets(ip: string): number[] | null {
+  let s = ip.toLowerCase();
+  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(s);
+  if (v4) {
+    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
+    s = `${s.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = s.split('::') as [string, string | undefined];
+  const part = (x: string | undefined) => (x ? x.split(':').map((g) => parseInt(g, 16)) : []);
+  const l = part(head);
+  const r = part(tail);
+  const groups = tail === undefined ? l : [...l, ...new Array<number>(8 - l.length - r.length).fill(0), ...r];
+  return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : null;
 }
 
 export interface OutboundPolicy {
