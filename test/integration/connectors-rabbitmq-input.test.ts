@@ -4,6 +4,8 @@
 // message id, non-UTF-8 header bytes, a 5 MB body — recorded exactly and published back exactly.
 // Also: a new source is picked up without a restart, pause/resume holds the messages on the broker,
 // and the redrive destination says per item whose failure it is.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createHash, randomBytes } from 'node:crypto';
 import type { ConsumeMessage } from 'amqplib';
 import { describe, expect, it } from 'vitest';
@@ -31,6 +33,26 @@ describe('RabbitMQ connector: bad input and exact bytes', () => {
     const { connector, source } = connectorSourceOf(row);
     return connector.probe(source);
   }
+
+  it("test connection sends the AMQP credentials to no management URL but the broker's own host", async () => {
+    const t = await topology();
+    // A listener standing in for a host the admin typed: it must never see the broker's credentials.
+    const seen: string[] = [];
+    const server = createServer((req, res) => {
+      seen.push(req.headers.authorization ?? '(none)');
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const elsewhere = await connectorSource(t, 'mgmt-elsewhere', { connection: { managementUrl: `http://localhost:${port}` } });
+      const r = await probe(elsewhere.id);
+      expect(r).toMatchObject({ ok: true, facts: { management: expect.stringMatching(/not read: .*localhost.* is not the broker's host 127\.0\.0\.1/) } });
+      expect(seen).toEqual([]);
+    } finally {
+      server.close();
+    }
+  });
 
   it('says clearly when the broker is down, the credentials are wrong or the queue is missing, and backs off', { timeout: 60_000 }, async () => {
     const t = await topology();
