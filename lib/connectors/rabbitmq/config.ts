@@ -14,7 +14,7 @@ export const rabbitmqConfigSchema = z
      * routing keys of the message's first x-death entry.
      */
     targetQueue: queueName.optional(),
-    /** The RabbitMQ management API (http://host:15672), for "test connection" to read the queue's arguments. */
+    /** The RabbitMQ management API (http://host:15672) on the broker's own host (the AMQP credentials go nowhere else), for "test connection" to read the queue's arguments. */
     managementUrl: z.string().trim().url().optional(),
     /** Unacknowledged messages the broker may push at once. */
     prefetch: z.number().int().min(1).max(10_000).default(6_000),

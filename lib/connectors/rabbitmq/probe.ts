@@ -12,6 +12,12 @@ const MANAGEMENT_TIMEOUT_MS = 5_000;
 async function management(source: ConnectorSource<RabbitmqConfig, RabbitmqSecret>, signal?: AbortSignal): Promise<ProbeReport['facts']> {
   const base = source.config.managementUrl!.replace(/\/+$/, '');
   const amqpUrl = new URL(source.secret.url);
+  // The AMQP credentials are a write-only secret: they go to the broker's own host only, so the
+  // management URL (typed apart from them) cannot read them back from somewhere else.
+  const managementHost = new URL(base).hostname;
+  if (managementHost !== amqpUrl.hostname) {
+    return { management: `not read: the management URL's host ${managementHost} is not the broker's host ${amqpUrl.hostname}, and the broker's credentials go nowhere else` };
+  }
   const vhost = amqpUrl.pathname.length > 1 ? decodeURIComponent(amqpUrl.pathname.slice(1)) : '/';
   const auth = `Basic ${Buffer.from(`${decodeURIComponent(amqpUrl.username) || 'guest'}:${decodeURIComponent(amqpUrl.password) || 'guest'}`).toString('base64')}`;
   const get = async (path: string) => {
