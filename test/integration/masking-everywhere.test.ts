@@ -15,6 +15,10 @@ import { POST as postWebhook } from '@/app/api/v1/webhooks/route';
 import { GET as getExport, POST as postExport } from '@/app/api/v1/dead-letters/export/route';
 import { GET as getClusters } from '@/app/api/v1/clusters/route';
 import { GET as getCluster } from '@/app/api/v1/clusters/[id]/route';
+import { GET as getSource } from '@/app/api/v1/sources/[source]/route';
+import { GET as getSources } from '@/app/api/v1/sources/route';
+import { GET as getRedrivePreview } from '@/app/api/v1/redrives/preview/route';
+import { POST as postRedrive } from '@/app/api/v1/redrives/route';
 import { resetDatabase } from '../support/db';
 import { b64, BASE, ctx, getRequest, jsonRequest, world, type Who, type World } from './deadletters-world';
 
@@ -220,6 +224,27 @@ describe('secrets on the audit trail', () => {
     // The source's owners, who change it, still read it whole.
     const owner = (await (await getPolicy(getRequest('/api/v1/sources/orders/policy', w.tokens.personal.lead), ctx({ source: 'orders' }))).json()) as { source: { redriveUrl: string } };
     expect(owner.source.redriveUrl).toBe(REDRIVE);
+  });
+
+  it('a redrive URL reaches the source API, the redrive preview and the redrive.start event as scheme and host only', async () => {
+    const patched = await patchPolicy(jsonRequest('/api/v1/sources/orders/policy', w.tokens.personal.lead, { redriveUrl: REDRIVE }, { method: 'PATCH' }), ctx({ source: 'orders' }));
+    expect(patched.status).toBe(200);
+    await ingest('orders', [{ messageId: 'redrive-url-secret', payload: b64('{"n":1}'), error: { type: 'RedriveUrlSecret', message: 'x' } }]);
+    const bodies = {
+      source: await (await getSource(getRequest('/api/v1/sources/orders', w.tokens.personal.support), ctx({ source: 'orders' }))).text(),
+      sources: await (await getSources(getRequest('/api/v1/sources', w.tokens.personal.support), ctx({}))).text(),
+      preview: await (await getRedrivePreview(getRequest('/api/v1/redrives/preview?source=orders&errorType=RedriveUrlSecret', w.tokens.personal.support), ctx({}))).text(),
+    };
+    const started = await postRedrive(jsonRequest('/api/v1/redrives', w.tokens.personal.support, { selection: { filter: { source: 'orders', errorType: 'RedriveUrlSecret' } }, reason: 'url check' }), ctx({}));
+    expect(started.status).toBe(201);
+    const task = (await started.json()) as { id: string };
+    const event = await db().auditEvent.findFirstOrThrow({ where: { action: 'redrive.start', targetId: task.id } });
+    const all = { ...bodies, task: JSON.stringify(task), event: JSON.stringify([event.after, event.result]) };
+    for (const [where, body] of Object.entries(all)) {
+      for (const secret of ['REDRIVESECRET', 'QUERYSECRET']) expect(body, `${secret} in ${where}`).not.toContain(secret);
+    }
+    expect(JSON.stringify(event.after)).toContain('http://127.0.0.1:9');
+    await db().redriveTask.update({ where: { id: task.id }, data: { status: 'cancelled', finishedAt: new Date() } });
   });
 });
 
