@@ -9,6 +9,7 @@ import { isConnectorKind } from '@/lib/connectors/types';
 import { sensitivePathsOf } from '@/lib/masking';
 import { dateTime } from '@/lib/wire';
 import { SOURCE_KINDS } from './source-kind';
+import { redactUrl } from '@/lib/outbound/redact-url';
 
 export const SourceView = z.object({
   id: z.uuid(),
@@ -73,7 +74,8 @@ export function sourceView(row: SourceRow): SourceView {
     approvalThreshold: row.approvalThreshold,
     editApprovalThreshold: row.editApprovalThreshold,
     payloadLimitBytes: row.payloadLimitBytes,
-    redriveUrl: row.redriveUrl,
+    // Scheme and host: a token in its path or query is for the policy view's owners only.
+    redriveUrl: redactUrl(row.redriveUrl),
     redriveSecretSet: row.redriveSecret !== null,
     redriveAllowedFrom: row.redriveAllowedFrom,
     sensitivePaths: sensitivePathsOf(row.sensitivePaths),

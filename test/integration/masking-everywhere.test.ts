@@ -227,15 +227,19 @@ describe('secrets on the audit trail', () => {
   });
 
   it('a redrive URL reaches the source API, the redrive preview and the redrive.start event as scheme and host only', async () => {
-    const patched = await patchPolicy(jsonRequest('/api/v1/sources/orders/policy', w.tokens.personal.lead, { redriveUrl: REDRIVE }, { method: 'PATCH' }), ctx({ source: 'orders' }));
+    // partner-webhooks: an ingest-fed source (finance), redriven by a POST to its redrive URL.
+    const source = 'partner-webhooks';
+    const patched = await patchPolicy(jsonRequest(`/api/v1/sources/${source}/policy`, w.tokens.personal.admin, { redriveUrl: REDRIVE }, { method: 'PATCH' }), ctx({ source }));
     expect(patched.status).toBe(200);
-    await ingest('orders', [{ messageId: 'redrive-url-secret', payload: b64('{"n":1}'), error: { type: 'RedriveUrlSecret', message: 'x' } }]);
+    const deadLetters = [{ messageId: 'redrive-url-secret', payload: b64('{"n":1}'), error: { type: 'RedriveUrlSecret', message: 'x' } }];
+    expect((await postBatch(jsonRequest(`/api/v1/sources/${source}/dead-letters`, w.tokens.ingest.partner, { deadLetters }), ctx({ source }))).status).toBe(200);
+    const reader = w.tokens.personal.financeSupport;
     const bodies = {
-      source: await (await getSource(getRequest('/api/v1/sources/orders', w.tokens.personal.support), ctx({ source: 'orders' }))).text(),
-      sources: await (await getSources(getRequest('/api/v1/sources', w.tokens.personal.support), ctx({}))).text(),
-      preview: await (await getRedrivePreview(getRequest('/api/v1/redrives/preview?source=orders&errorType=RedriveUrlSecret', w.tokens.personal.support), ctx({}))).text(),
+      source: await (await getSource(getRequest(`/api/v1/sources/${source}`, reader), ctx({ source }))).text(),
+      sources: await (await getSources(getRequest('/api/v1/sources', reader), ctx({}))).text(),
+      preview: await (await getRedrivePreview(getRequest(`/api/v1/redrives/preview?source=${source}&errorType=RedriveUrlSecret`, reader), ctx({}))).text(),
     };
-    const started = await postRedrive(jsonRequest('/api/v1/redrives', w.tokens.personal.support, { selection: { filter: { source: 'orders', errorType: 'RedriveUrlSecret' } }, reason: 'url check' }), ctx({}));
+    const started = await postRedrive(jsonRequest('/api/v1/redrives', reader, { selection: { filter: { source, errorType: 'RedriveUrlSecret' } }, reason: 'url check' }), ctx({}));
     expect(started.status).toBe(201);
     const task = (await started.json()) as { id: string };
     const event = await db().auditEvent.findFirstOrThrow({ where: { action: 'redrive.start', targetId: task.id } });
@@ -243,9 +247,10 @@ describe('secrets on the audit trail', () => {
     for (const [where, body] of Object.entries(all)) {
       for (const secret of ['REDRIVESECRET', 'QUERYSECRET']) expect(body, `${secret} in ${where}`).not.toContain(secret);
     }
-    expect(JSON.stringify(event.after)).toContain('http://127.0.0.1:9');
+    expect(JSON.stringify(event.after)).toContain('POST http://127.0.0.1:9');
     await db().redriveTask.update({ where: { id: task.id }, data: { status: 'cancelled', finishedAt: new Date() } });
   });
+
 });
 
 describe('bulk export with payloads', () => {
