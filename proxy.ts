@@ -1,5 +1,5 @@
 // Next's proxy (formerly middleware): a fresh nonce per page request and a Content-Security-Policy
-// that runs only scripts carrying it (Next adds the nonce to its own scripts). Headers only: no
+// that runs only scripts carrying it (Next adds the nonce to its own scripts), and HSTS over HTTPS. Headers only: no
 // authorization happens here; every page, route handler and server action checks on the server
 // (lib/auth/guard.ts), so a skipped proxy (CVE-2025-29927) opens nothing.
 import { NextResponse, type NextRequest } from 'next/server';
@@ -31,6 +31,9 @@ export function proxy(request: NextRequest) {
   requestHeaders.set('content-security-policy', csp);
   const response = NextResponse.next({ request: { headers: requestHeaders } });
   response.headers.set('content-security-policy', csp);
+  // Served over HTTPS (APP_URL, read at run time): browsers keep to HTTPS for two years, so a
+  // network attacker cannot strip it and take the session cookie off a plain-HTTP request.
+  if (process.env.APP_URL?.startsWith('https://')) response.headers.set('strict-transport-security', 'max-age=63072000; includeSubDomains');
   return response;
 }
 
