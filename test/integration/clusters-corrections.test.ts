@@ -180,6 +180,16 @@ describe('correcting the clustering', () => {
     expect(await mergeSuggestions(lead(), a)).toEqual([]);
   });
 
+  it("a merge suggestion's evidence comes from the lead's own team: another team's patterns are neither shown nor used", async () => {
+    const { orders, payments } = fx.sources;
+    // The proof exists only in finance's source.
+    await record(payments, ['carol', 'dave', 'erin', 'frank', 'grace'].map((u) => poison(`account ${u} locked by policy`, { errorType: 'AccountLockError', frame: 'syncAccounts' })));
+    const [alice] = await record(orders, [poison('account alice locked by policy', { errorType: 'AccountLockError', frame: 'lockAccount' })]);
+    await record(orders, [poison('account bob locked by policy', { errorType: 'AccountLockError', frame: 'lockAccount' })]);
+    const a = await clusterOf(alice!.id);
+    expect(await mergeSuggestions(lead(), a)).toEqual([]);
+  });
+
   it('a grouping rule on a source makes new dead letters land in the rule clusters; re-applied in bulk to the open ones', async () => {
     const { orders } = fx.sources;
     const before = await record(
