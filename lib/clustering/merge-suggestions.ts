@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { authorize, type Principal } from '@/lib/auth';
 import { pg } from '@/lib/db';
+import { maskErrorText } from '@/lib/masking';
 import { clusterScope, findCluster } from './cluster-scope';
 import { MASK } from './mask-message';
 
@@ -68,15 +69,18 @@ export async function mergeSuggestions(actor: Principal, id: string): Promise<Me
     return positions ? [{ ...c, positions }] : [];
   });
   if (differing.length === 0) return [];
-  // Evidence: patterns of the same error type with a mask, anywhere (other frames, other sources).
+  // Evidence: patterns of the same error type with a mask, elsewhere (other frames, other sources)
+  // within what the lead may read: another team's templates are neither shown nor used.
   const evidence = await sql<{ template: string }[]>`
-    SELECT DISTINCT coalesce(pattern, template) AS template FROM clusters
-    WHERE error_type IS NOT DISTINCT FROM ${cluster.errorType} AND id <> ${cluster.id}::uuid
-      AND coalesce(pattern, template) LIKE ${'%' + MASK + '%'}
+    SELECT DISTINCT coalesce(c.pattern, c.template) AS template FROM clusters c
+    WHERE c.error_type IS NOT DISTINCT FROM ${cluster.errorType} AND c.id <> ${cluster.id}::uuid
+      AND coalesce(c.pattern, c.template) LIKE ${'%' + MASK + '%'} ${inScope}
     LIMIT ${MAX_EVIDENCE}`;
   const patterns = evidence.map((e) => e.template.split(' ')).filter((t) => t.length === mine.length);
   return differing.flatMap((c) => {
     const proof = patterns.find((p) => proves(p, mine, c.positions));
-    return proof ? [{ id: c.id, template: c.template, count: c.count, openCount: c.open_count, positions: c.positions, evidence: proof.join(' ') }] : [];
+    return proof
+      ? [{ id: c.id, template: maskErrorText(c.template)!, count: c.count, openCount: c.open_count, positions: c.positions, evidence: maskErrorText(proof.join(' '))! }]
+      : [];
   });
 }
