@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { db } from '@/lib/db';
 import { env, oidcConfigured } from '@/lib/env';
 import { oidcSignInAllowed } from './oidc';
-import { verifyPassword } from './password';
+import { KdfBusy, verifyPassword } from './password';
 import { releaseSignInAttempt, takeSignInAttempt } from './rate-limit';
 import { SESSION_MAX_AGE_SECONDS, closeSession, openSession, recordFailedSignIn, recordUnknownEmailFailure } from './sessions';
 
@@ -38,7 +38,11 @@ function providers(): NextAuthConfig['providers'] {
           throw new RateLimited();
         }
         const user = await db().user.findUnique({ where: { email } });
-        const ok = await verifyPassword(password, user?.passwordHash);
+        // A flood the KDF gate refuses is a rate limit too (nothing checked, nothing appended).
+        const ok = await verifyPassword(password, user?.passwordHash).catch((e: unknown) => {
+          if (e instanceof KdfBusy) throw new RateLimited();
+          throw e;
+        });
         if (!user) {
           await recordUnknownEmailFailure();
           return null;

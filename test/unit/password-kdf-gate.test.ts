@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { KdfBusy, kdfLoad, MAX_KDF_AT_ONCE, MAX_KDF_WAITING, verifyPassword } from '@/lib/auth/password';
 
 describe('the KDF gate', () => {
-  it('runs at most a few scrypt at once, queues a bounded number, refuses the rest', async () => {
+  it('runs at most a few scrypt at once, queues a bounded number, refuses the rest', { timeout: 60_000 }, async () => {
     const outcomes = await Promise.allSettled(Array.from({ length: 60 }, (_, i) => verifyPassword(`guess-${i}`, undefined)));
     const refused = outcomes.filter((o) => o.status === 'rejected');
     expect(refused.every((o) => (o as PromiseRejectedResult).reason instanceof KdfBusy)).toBe(true);
