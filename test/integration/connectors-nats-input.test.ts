@@ -137,7 +137,8 @@ describe('NATS JetStream connector: bad input and odd cases', () => {
 
     // No stream takes the subject any more: the message's failure. The server down: the infrastructure's.
     const lost = await outgoing(source.id, 'keep-1');
-    lost.headers = { ...lost.headers, $nats: { ...(lost.headers.$nats as object), subject: `nowhere.${w.run}` } };
+    // The original's subject, as stored (where a redrive goes is read from the original, never a copy).
+    lost.origin = { ...lost.origin, $nats: { ...(lost.origin.$nats as object), subject: `nowhere.${w.run}` } };
     expect(await destination.deliver([lost], new AbortController().signal)).toEqual([{ ok: false, failure: 'message', error: `No stream takes subject "nowhere.${w.run}" on NATS at 127.0.0.1:4222` }]);
     await destination.close?.();
     const downSource = await connectorSource(w, 'down-redrive', { secret: { url: 'nats://127.0.0.1:1' } });
