@@ -28,20 +28,20 @@ const USAGE = `usage: triage <command> [--json]
   admin bootstrap --email E [--password-stdin]   (a deployment's first admin, only while none exists: prints a
                 generated password once, or reads one from stdin; never on the command line)
   team create --name T
-  user create --email E --role support|lead|auditor|admin [--team T] [--password P]
-  user update --email E [--role R] [--team T] [--disabled true|false] [--password P]
+  user create --email E --role support|lead|auditor|admin [--team T] [--password env:NAME]
+  user update --email E [--role R] [--team T] [--disabled true|false] [--password env:NAME]
   source create --name N --team T [--kind builtin|ingest]
-  source create --name N --team T --kind rabbitmq --url amqp://user:pass@host:5672/vhost --queue DLX_QUEUE
+  source create --name N --team T --kind rabbitmq --url env:NAME --queue DLX_QUEUE   (NAME holds amqp://user:pass@host:5672/vhost)
   source create --name N --team T --kind bullmq --redis-url redis://host:6379 --queue NAME [--prefix bull]
   source create --name N --team T --kind nats --url nats://host:4222 --stream S --consumer C
-                [--token T | --user U --password P] [--delete-after-import]   (credentials may be in the URL instead)
+                [--token env:NAME | --user U --password env:NAME] [--delete-after-import]   (credentials may be in the URL instead)
   source create --name N --team T --kind sqs --queue-url URL [--source-queue-url URL] [--endpoint URL] [--region R]
-                [--access-key-id K --secret-access-key S]   (no keys: the AWS SDK's environment)
+                [--access-key-id K --secret-access-key env:NAME]   (no keys: the AWS SDK's environment)
   source pause-import --name N [--reason R] | source resume-import --name N   (a connector source's import)
   source update --name N [--retention 14d] [--deadline 7d] [--max-receives N] [--visibility-timeout 30s]
                 [--max-redrives N] [--approval-threshold N]   (durations: 14d, 36h, 90m, 45s or seconds)
                 [--rate-pending N] [--rate-alarm N]   (dead letters per 5 minutes for the rate alarm)
-                [--redrive-url URL] [--redrive-secret S]   (where an ingest source is redriven; "" clears)
+                [--redrive-url URL] [--redrive-secret env:NAME]   (where an ingest source is redriven; "" clears)
                 [--edit-approval N]   (edits and transforms of N dead letters or more wait for a second person)
                 [--accept-redrives-from A,B]   (sources that may redrive into this one; "" clears)
   token create --source N        (prints an ingest token once)
@@ -158,20 +158,52 @@ const { positionals, values } = parseArgs({
 
 const actor = { ...SYSTEM, label: 'cli' };
 
+/**
+ * A secret flag's value: a command line is visible to every user of the machine (`ps`), so a secret
+ * is never taken from it: `--flag env:NAME` reads the environment variable NAME instead. A URL is a
+ * secret when it holds a password; `--redrive-secret ""` (clearing it) holds none.
+ */
+function secretFlag(flag: string, kind: 'secret' | 'url' = 'secret'): string | undefined {
+  const v = values[flag as keyof typeof values];
+  if (typeof v !== 'string') return undefined;
+  const ref = /^env:([A-Za-z_][A-Za-z0-9_]*)$/.exec(v);
+  if (ref) {
+    const fromEnv = process.env[ref[1]!];
+    if (fromEnv === undefined) throw new AppError('bad_request', `--${flag} env:${ref[1]}: ${ref[1]} is not set`);
+    return fromEnv;
+  }
+  const secret = kind === 'url' ? urlHasPassword(v) : v !== '';
+  if (secret) {
+    throw new AppError('bad_request', `--${flag} would put a secret on the command line, visible in \`ps\` to every user of this machine: set it in an environment variable and pass --${flag} env:NAME`);
+  }
+  return v;
+}
+
+function urlHasPassword(url: string): boolean {
+  try {
+    return new URL(url).password !== '';
+  } catch {
+    return false;
+  }
+}
+
 /** A connector source's secret fields from the flags: the broker URL with its credentials. */
 function connectorSecretFlags(kind: string): Record<string, string> | undefined {
-  if (kind === 'rabbitmq') return { url: need(values.url, 'url') };
-  if (kind === 'bullmq') return { url: need(values['redis-url'], 'redis-url') };
+  if (kind === 'rabbitmq') return { url: need(secretFlag('url', 'url'), 'url') };
+  if (kind === 'bullmq') return { url: need(secretFlag('redis-url', 'url'), 'redis-url') };
   if (kind === 'nats') {
-    const secret: Record<string, string> = { url: need(values.url, 'url') };
-    if (values.token) secret.token = values.token;
+    const secret: Record<string, string> = { url: need(secretFlag('url', 'url'), 'url') };
+    const token = secretFlag('token');
+    const password = secretFlag('password');
+    if (token) secret.token = token;
     if (values.user) secret.user = values.user;
-    if (values.password) secret.pass = values.password;
+    if (password) secret.pass = password;
     return secret;
   }
   if (kind === 'sqs') {
-    if (!!values['access-key-id'] !== !!values['secret-access-key']) throw new AppError('bad_request', '--access-key-id and --secret-access-key go together');
-    return values['access-key-id'] ? { accessKeyId: values['access-key-id'], secretAccessKey: values['secret-access-key']! } : {};
+    const key = secretFlag('secret-access-key');
+    if (!!values['access-key-id'] !== !!key) throw new AppError('bad_request', '--access-key-id and --secret-access-key go together');
+    return values['access-key-id'] ? { accessKeyId: values['access-key-id'], secretAccessKey: key! } : {};
   }
   return undefined;
 }
@@ -277,20 +309,21 @@ async function main(): Promise<void> {
       return out(`team ${t.name} (${t.id})`, { id: t.id, name: t.name });
     }
     case 'user create': {
-      const password = values.password ?? randomBytes(12).toString('base64url');
+      const given = secretFlag('password');
+      const password = given ?? randomBytes(12).toString('base64url');
       const u = await createUser(actor, { email: need(values.email, 'email'), role: need(values.role, 'role') as never, team: values.team, password });
-      return out(`user ${u.email} (${u.role})${values.password ? '' : ` password: ${password}`}`, {
+      return out(`user ${u.email} (${u.role})${given ? '' : ` password: ${password}`}`, {
         id: u.id,
         email: u.email,
         role: u.role,
-        ...(values.password ? {} : { password }),
+        ...(given ? {} : { password }),
       });
     }
     case 'user update': {
       const u0 = await findUserByEmail(need(values.email, 'email'));
       if (!u0) throw new AppError('not_found', `No user ${values.email}`);
       const disabled = values.disabled === undefined ? undefined : values.disabled === 'true';
-      const u = await updateUser(actor, u0.id, { role: values.role as never, team: values.team, disabled, password: values.password });
+      const u = await updateUser(actor, u0.id, { role: values.role as never, team: values.team, disabled, password: secretFlag('password') });
       return out(`user ${u.email} (${u.role}${u.disabled ? ', disabled' : ''})`, { id: u.id, email: u.email, role: u.role, disabled: u.disabled });
     }
     case 'source create': {
@@ -326,7 +359,7 @@ async function main(): Promise<void> {
         alarmRatePending: int(values['rate-pending']),
         alarmRateAlarm: int(values['rate-alarm']),
         redriveUrl: values['redrive-url'] === undefined ? undefined : values['redrive-url'] || null,
-        redriveSecret: values['redrive-secret'] === undefined ? undefined : values['redrive-secret'] || null,
+        redriveSecret: values['redrive-secret'] === undefined ? undefined : secretFlag('redrive-secret') || null,
         editApprovalThreshold: int(values['edit-approval']),
         redriveAllowedFrom:
           values['accept-redrives-from'] === undefined ? undefined : values['accept-redrives-from'].split(',').map((s) => s.trim()).filter(Boolean),

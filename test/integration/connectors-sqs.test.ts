@@ -292,8 +292,8 @@ describe('SQS connector', () => {
     const cli = spawnSync(
       process.execPath,
       ['node_modules/tsx/dist/cli.mjs', 'scripts/triage-cli.ts', 'source', 'create', '--name', 'orders-cli', '--team', 'commerce', '--kind', 'sqs',
-        '--queue-url', q.dlq, '--endpoint', emu.endpoint, '--region', 'us-east-1', '--access-key-id', 'AKIATEST', '--secret-access-key', secretKey, '--json'],
-      { encoding: 'utf8', env: process.env },
+        '--queue-url', q.dlq, '--endpoint', emu.endpoint, '--region', 'us-east-1', '--access-key-id', 'AKIATEST', '--secret-access-key', 'env:TEST_SQS_SECRET_KEY', '--json'],
+      { encoding: 'utf8', env: { ...process.env, TEST_SQS_SECRET_KEY: secretKey } },
     );
     expect(cli.stderr).not.toContain(secretKey);
     expect(cli.status).toBe(0);
