@@ -190,6 +190,19 @@ describe('correcting the clustering', () => {
     expect(await mergeSuggestions(lead(), a)).toEqual([]);
   });
 
+  it("a grouping rule on a sensitive path groups by its value but shows it masked in \"grouped by\"", async () => {
+    const { orders } = fx.sources;
+    await db().source.update({ where: { id: orders.id }, data: { sensitivePaths: ['$.account.code'] } });
+    await setGroupingRules(lead(), 'orders', { rules: { groupBy: [{ field: 'payload', path: '$.account.code' }] }, reason: 'by account' });
+    const rows = await record(orders, [
+      poison('account rejected for order 1', { errorType: 'AccountError', payloadJson: { account: { code: 'ACCT-SECRET-1' } } }),
+      poison('account rejected for order 2', { errorType: 'AccountError', payloadJson: { account: { code: 'ACCT-SECRET-2' } } }),
+    ]);
+    const [a, b] = [await clusterOf(rows[0]!.id), await clusterOf(rows[1]!.id)];
+    expect(a).not.toBe(b);
+    for (const id of [a, b]) expect((await db().cluster.findUniqueOrThrow({ where: { id } })).groupedBy).toBe('$.account.code=***');
+  });
+
   it('a grouping rule on a source makes new dead letters land in the rule clusters; re-applied in bulk to the open ones', async () => {
     const { orders } = fx.sources;
     const before = await record(
