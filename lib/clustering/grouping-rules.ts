@@ -7,6 +7,7 @@
 import { hash } from 'node:crypto';
 import { z } from 'zod';
 import { parseJsonPath, visitPath, JsonPathError, type PathSegment } from '@/lib/masking/json-path';
+import { hiddenByPaths, MASKED } from '@/lib/masking/mask-json';
 import { clusterShape } from './cluster-shape';
 import { clusterKey, type Fingerprint } from './fingerprint';
 import { MASK } from './mask-message';
@@ -50,6 +51,8 @@ export type GroupingRules = z.infer<typeof groupingRulesSchema>;
 export interface SourceGrouping {
   version: number;
   rules: GroupingRules | null;
+  /** The source's sensitive paths: a group-by value under one is shown as MASKED in "grouped by". */
+  sensitivePaths?: readonly string[];
 }
 
 export const NO_GROUPING: SourceGrouping = { version: 0, rules: null };
@@ -166,5 +169,20 @@ export function applyGrouping(
   const part = rulePart(rules, d);
   if (!part) return { key: base, groupedBy: null, template, frame, shape: clusterShape(type, frame) };
   const key = hash('sha256', `rule\u0001${base}\u0001${part}`, 'hex').slice(0, 16);
-  return { key, groupedBy: part.replaceAll('\u0001', ', '), template, frame, shape: clusterShape(type, `${frame ?? ''}\u0001${part}`) };
+  return { key, groupedBy: shownPart(rules, part, grouping.sensitivePaths ?? []), template, frame, shape: clusterShape(type, `${frame ?? ''}\u0001${part}`) };
+}
+
+/**
+ * The rule part as the cluster's "grouped by" shows it: a payload value at one of the source's
+ * sensitive paths is MASKED (the key above keeps the value; only the label hides it). The detectors
+ * apply when it is read (lib/clustering list and get).
+ */
+function shownPart(rules: GroupingRules, part: string, paths: readonly string[]): string {
+  const values = part.split('\u0001');
+  return rules.groupBy
+    .map((f, i) => {
+      const v = values[i] ?? '';
+      return f.field === 'payload' && hiddenByPaths(f.path, paths) ? `${fieldLabel(f)}=${MASKED}` : v;
+    })
+    .join(', ');
 }

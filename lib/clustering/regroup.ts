@@ -18,6 +18,7 @@ import { fingerprint } from './fingerprint';
 import { applyGrouping, groupingOf, hasPayloadRule, type RuledFingerprint } from './grouping-rules';
 import { mergeNewClusters } from './merge-new-clusters';
 import { moveMembers } from './move-members';
+import { sensitivePathsOf } from '@/lib/masking/policy';
 
 export const startRegroupInput = z.object({ reason: reasonSchema }).strict();
 export type StartRegroupInput = z.input<typeof startRegroupInput>;
@@ -105,15 +106,15 @@ interface Open {
 /** One batch of a run; returns false when the run is over (done or superseded). */
 async function regroupBatch(tx: Tx, runId: string): Promise<boolean> {
   const q = prismaQuery(tx);
-  const [run] = await q<{ source_id: string; rule_version: number; status: string; cursor: bigint; grouping_rules: unknown; grouping_version: number }>`
-    SELECT r.source_id::text, r.rule_version, r.status, r.cursor, s.grouping_rules, s.grouping_version
+  const [run] = await q<{ source_id: string; rule_version: number; status: string; cursor: bigint; grouping_rules: unknown; grouping_version: number; sensitive_paths: unknown }>`
+    SELECT r.source_id::text, r.rule_version, r.status, r.cursor, s.grouping_rules, s.grouping_version, s.sensitive_paths
     FROM regroup_runs r JOIN sources s ON s.id = r.source_id WHERE r.id = ${runId}::uuid FOR UPDATE OF r`;
   if (!run || run.status !== 'running') return false;
   if (run.grouping_version !== run.rule_version) {
     await q`UPDATE regroup_runs SET status = 'superseded', finished_at = now() WHERE id = ${runId}::uuid RETURNING id`;
     return false;
   }
-  const grouping = groupingOf(run.grouping_rules, run.grouping_version);
+  const grouping = { ...groupingOf(run.grouping_rules, run.grouping_version), sensitivePaths: sensitivePathsOf(run.sensitive_paths) };
   const payloadCol = hasPayloadRule(grouping) ? 'payload' : 'NULL::bytea AS payload';
   const rows = await tx.$queryRawUnsafe<Open[]>(
     `SELECT id, reason::text, error_type, error_message, error_stack, headers, ${payloadCol}, fingerprint, dead_at

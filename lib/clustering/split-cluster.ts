@@ -12,7 +12,7 @@ import { auditActor, authorize, type Principal } from '@/lib/auth';
 import { db, pg } from '@/lib/db';
 import { reasonSchema } from '@/lib/deadletters/decide';
 import { forbidden, unprocessable } from '@/lib/errors';
-import { MASKED, maskErrorText, maskPaths, parseJsonPath, sensitivePathsOf } from '@/lib/masking';
+import { hiddenByPaths, MASKED, maskErrorText, sensitivePathsOf } from '@/lib/masking';
 import { prismaQuery } from './absorb-clusters';
 import { auditPlace } from './archive-cluster';
 import { clusterScope, findCluster, type ClusterRow, type ClusterScope } from './cluster-scope';
@@ -116,27 +116,9 @@ async function shownValues(cluster: ClusterRow, by: SplitField): Promise<(value:
     const rows = await pg()<{ paths: unknown }[]>`
       SELECT s.sensitive_paths AS paths FROM cluster_sources cs JOIN sources s ON s.id = cs.source_id WHERE cs.cluster_id = ${cluster.id}::uuid`;
     const paths = rows.flatMap((r) => sensitivePathsOf(r.paths));
-    if (paths.length > 0 && underSensitivePath(by.path, paths)) return () => MASKED;
+    if (hiddenByPaths(by.path, paths)) return () => MASKED;
   }
   return (v) => maskErrorText(v) ?? v;
-}
-
-/** Whether a value at `path` is hidden by one of `paths`: a probe object along it, masked. */
-function underSensitivePath(path: string, paths: string[]): boolean {
-  const PROBE = '\u0001probe';
-  let segments;
-  try {
-    segments = parseJsonPath(path);
-  } catch {
-    return true;
-  }
-  if (segments.some((s) => s.kind !== 'key' && s.kind !== 'index')) return true;
-  let probe: unknown = PROBE;
-  for (const s of [...segments].reverse()) {
-    if (s.kind === 'key') probe = { [s.name]: probe };
-    else if (s.kind === 'index') probe = Object.assign(new Array<unknown>(s.index + 1).fill(null), { [s.index]: probe });
-  }
-  return !JSON.stringify(maskPaths(probe, paths)).includes('probe');
 }
 
 /** A team-scoped lead may split only a cluster all of whose members are in their sources (a split moves them all). */

@@ -455,7 +455,7 @@ export async function recordDeadLetters(
   const [policy] = await sql<{ sensitive_paths: unknown; grouping_rules: unknown; grouping_version: number }[]>`
     SELECT sensitive_paths, grouping_rules, grouping_version FROM sources WHERE id = ${source.id}::uuid`;
   const paths = sensitivePathsOf(policy?.sensitive_paths);
-  const grouping = source.grouping ?? (policy ? groupingOf(policy.grouping_rules, policy.grouping_version) : NO_GROUPING);
+  const grouping = { ...(source.grouping ?? (policy ? groupingOf(policy.grouping_rules, policy.grouping_version) : NO_GROUPING)), sensitivePaths: paths };
   const ruledOf: RuledMemo = new Map();
   const rows = deadLetters.map((d) => toRow(source, d, now, ruledOf, fingerprintOf, grouping, paths));
   const recorded = await sql.begin((tx) => write(tx, source, rows));

@@ -8,6 +8,7 @@ export {
   maskJsonCounted,
   maskJsonPayload,
   maskPaths,
+  hiddenByPaths,
   maskPayload,
   type MaskedPayload,
   type PayloadPolicy,

@@ -90,6 +90,33 @@ export function maskPaths(value: unknown, paths: readonly (string | PathSegment[
   return maskPathsInPlace(structuredClone(value), compile(paths), { n: 0 });
 }
 
+/**
+ * Whether a value at `path` (a concrete path: keys and indices) is hidden by one of `paths`: a probe
+ * object along it, masked. Fails closed: a path that does not parse, or holds wildcards, counts as
+ * hidden when any path is set.
+ */
+export function hiddenByPaths(path: string, paths: readonly (string | PathSegment[])[]): boolean {
+  if (paths.length === 0) return false;
+  let segments: PathSegment[];
+  try {
+    segments = parseJsonPath(path);
+  } catch {
+    return true;
+  }
+  if (segments.some((s) => s.kind !== 'key' && s.kind !== 'index')) return true;
+  const PROBE = '\u0001probe';
+  let probe: unknown = PROBE;
+  for (const s of [...segments].reverse()) {
+    if (s.kind === 'key') probe = { [s.name]: probe };
+    else if (s.kind === 'index') probe = Object.assign(new Array<unknown>(s.index + 1).fill(null), { [s.index]: probe });
+  }
+  try {
+    return !JSON.stringify(maskPaths(probe, paths)).includes('probe');
+  } catch {
+    return true;
+  }
+}
+
 /** A structured value (a parsed payload, audit before/after, headers) with paths and detectors applied. */
 export function maskJson(value: unknown, paths: readonly (string | PathSegment[])[] = []): unknown {
   return maskJsonCounted(value, paths).value;
