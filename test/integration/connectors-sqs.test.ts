@@ -1,7 +1,7 @@
 // The SQS connector against a real SQS-compatible server (fauxqs, its own process over HTTP): a real
 // SDK consumer fails messages past maxReceiveCount, the emulator's redrive policy moves them to the
 // DLQ, Triage imports them (write, then delete), and a redrive sends them back to the source queue.
-import { SendMessageBatchCommand, type MessageAttributeValue } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, SendMessageBatchCommand, type MessageAttributeValue } from '@aws-sdk/client-sqs';
 import { spawnSync } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
@@ -12,6 +12,7 @@ import { sourceRetentionCheck } from '@/lib/connectors/sqs/retention-check';
 import { testConnection } from '@/lib/connectors/test-connection';
 import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { closeDb, db, pg } from '@/lib/db';
+import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
 import { closeQueues } from '@/lib/queue';
 import { startRedrive } from '@/lib/redrive';
 import { destinationFor } from '@/lib/redrive/destinations';
@@ -228,6 +229,23 @@ describe('SQS connector', () => {
     await waitFor('the sent one received', async () => got.length === 1);
     await new Promise((r) => setTimeout(r, 1_500));
     expect(got).toEqual([{ order: 2, original: letters[2]!.messageId }]);
+  });
+
+  it('a redrive whose source queue SQS cannot name pauses with what to set, instead of retrying in silence', { timeout: 120_000 }, async () => {
+    const q = await queues(emu.client);
+    // A DLQ no source queue points at, and no source queue URL on the source: Triage cannot tell where
+    // its messages go back to (ListDeadLetterSourceQueues finds none, or the server has no such action).
+    const orphan = (await emu.client.send(new CreateQueueCommand({ QueueName: `${q.run}-orphan` }))).QueueUrl!;
+    const source = await sqsSource({ ...q, dlq: orphan }, 'orphan', emu.endpoint, { sourceQueueUrl: undefined });
+    await recordDeadLetters({ id: source.id, retentionSeconds: 14 * 86400 }, [{ messageId: 'orphan-1', payload: Buffer.from('{"order":1}'), reason: 'MaxReceives' }]);
+    const task = await startRedrive(SYSTEM, { selection: { source: source.name }, ratePerSecond: 1_000 });
+    redrives = await startRedriveSupervisor({ reconcileMs: 500 });
+    await waitFor('the task paused', async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).status === 'paused', 60_000, 250);
+    const paused = await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } });
+    expect(paused.pausedReason).toMatch(/set the source queue URL on the source/);
+    expect(paused).toMatchObject({ sent: 0, failed: 0 });
+    // Nothing was given up: the item waits, to go once the source says where.
+    expect(await db().redriveItem.count({ where: { taskId: task.id, state: 'pending' } })).toBe(1);
   });
 
   it('warns when the DLQ keeps messages no longer than its source queue (the retention trap)', async () => {
