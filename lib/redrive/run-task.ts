@@ -447,14 +447,22 @@ async function runLeased(taskId: string, runner: string, options: RunnerOptions)
       const done: Settled[] = [];
       const failed: { item: ClaimedItem; error: string }[] = [];
       const unavailable: { item: ClaimedItem; error: string }[] = [];
+      let refused: string | undefined;
       remaining.forEach((item, k) => {
         const r: DeliveryResult = outcome[k] ?? { ok: false, error: 'the destination gave no result for this message', failure: 'infrastructure' };
         if (r.ok) done.push({ seq: item.seq, state: r.acknowledged ? 'acknowledged' : 'sent', sentAt, error: null });
+        else if (r.failure === 'refused') refused ??= r.error;
         else if ((r.failure ?? destination.failures) === 'infrastructure') unavailable.push({ item, error: r.error });
         else failed.push({ item, error: r.error });
       });
       await settle(taskId, task.createdById, done, dates.now());
       handled.push(...done.map((d) => d.seq));
+      if (refused !== undefined) {
+        // Retrying cannot help until someone changes something: the task pauses with the fix, its
+        // unsent items stay pending, and a resume after the fix goes on from there.
+        await pause(`The destination refused the redrive: ${refused}`);
+        return handled;
+      }
       if (unavailable.length > 0) {
         // The broker (or Triage's own queue) is away: these stay pending and go again, lowest seq first, after the backoff.
         unavailableInRow++;

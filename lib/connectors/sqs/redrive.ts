@@ -37,7 +37,7 @@ export function sqsDestination(source: ConnectorSource<SqsConfig, SqsSecret>): R
     listed ??= client.send(new ListDeadLetterSourceQueuesCommand({ QueueUrl: source.config.queueUrl })).then((r) => {
       const urls = r.queueUrls ?? [];
       if (urls.length !== 1) {
-        throw Object.assign(new Error(urls.length ? `${urls.length} queues dead-letter into "${queueNameOf(source.config.queueUrl)}": set the source queue on the source` : `No queue dead-letters into "${queueNameOf(source.config.queueUrl)}": set the source queue on the source`), { name: 'TriageNoTarget' });
+        throw Object.assign(new Error(urls.length ? `${urls.length} queues dead-letter into "${queueNameOf(source.config.queueUrl)}": set the source queue URL on the source` : `No queue dead-letters into "${queueNameOf(source.config.queueUrl)}": set the source queue URL on the source`), { name: 'TriageNoTarget' });
       }
       return urls[0]!;
     });
@@ -56,10 +56,26 @@ export function sqsDestination(source: ConnectorSource<SqsConfig, SqsSecret>): R
       // An entry SQS answered neither way: not known to be sent, so sent again later.
       for (const c of chunk) results[c.index] ??= { ok: false, error: 'SQS did not answer for this message', failure: 'infrastructure' };
     } catch (err) {
-      const error = sqsError(err, source, queueUrl).message;
-      const failure = isInfrastructureError(err) || /QueueDoesNotExist|NonExistentQueue/.test(String((err as Error)?.name)) ? 'infrastructure' : 'message';
-      for (const c of chunk) results[c.index] = { ok: false, error, failure };
+      const result = unsent(err, queueUrl);
+      for (const c of chunk) results[c.index] = result;
     }
+  }
+
+  /**
+   * A call SQS refused or did not answer. A refusal no retry can fix (no such queue, access denied,
+   * an action the server does not know) pauses the task with what to set; an outage (network,
+   * throttling, a server fault) is retried with backoff; anything else is this message's.
+   */
+  function unsent(err: unknown, queueUrl: string): DeliveryResult {
+    const name = `${(err as { name?: string })?.name ?? ''} ${(err as { Code?: string })?.Code ?? ''}`;
+    const error = sqsError(err, source, queueUrl).message;
+    const fix = source.config.sourceQueueUrl ? 'check the source queue URL on the source' : 'set the source queue URL on the source';
+    if (/QueueDoesNotExist|NonExistentQueue/i.test(name)) return { ok: false, error: `${error}: ${fix}`, failure: 'refused' };
+    if (/AccessDenied/i.test(name)) return { ok: false, error: `${error}: give the source's credentials sqs:SendMessage there, or ${fix}`, failure: 'refused' };
+    if (/InvalidAction|UnknownOperation|UnsupportedOperation|NotImplemented/i.test(name)) {
+      return { ok: false, error: `${error}: this server cannot tell where the messages came from, so ${fix}`, failure: 'refused' };
+    }
+    return { ok: false, error, failure: isInfrastructureError(err) ? 'infrastructure' : 'message' };
   }
 
   return {
@@ -75,7 +91,7 @@ export function sqsDestination(source: ConnectorSource<SqsConfig, SqsSecret>): R
           queueUrl = await targetOf(m);
         } catch (err) {
           const e = err as Error;
-          results[index] = e.name === 'TriageNoTarget' ? { ok: false, error: e.message, failure: 'message' } : { ok: false, error: sqsError(err, source).message, failure: 'infrastructure' };
+          results[index] = e.name === 'TriageNoTarget' ? { ok: false, error: e.message, failure: 'refused' } : unsent(err, source.config.queueUrl);
           continue;
         }
         const built = redriveEntry(m, String(index), { fifo: isFifoQueue(queueUrl) });

@@ -32,8 +32,13 @@ export type DeliveryResult =
   | {
       ok: false;
       error: string;
-      /** Whose failure this item's is; when absent, the destination's `failures`. */
-      failure?: 'message' | 'infrastructure';
+      /**
+       * Whose failure this item's is; when absent, the destination's `failures`. 'refused': the
+       * destination refuses the redrive itself (no such queue, access denied, an action the server
+       * does not know, no known target): not an outage, so the task pauses and `error` says what to
+       * set; the item stays pending for when it is fixed.
+       */
+      failure?: 'message' | 'infrastructure' | 'refused';
     };
 
 export interface RedriveDestination {
