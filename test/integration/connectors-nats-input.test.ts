@@ -135,11 +135,14 @@ describe('NATS JetStream connector: bad input and odd cases', () => {
     expect(redriven?.header.get('x-tenant')).toBe('acme');
     expect(redriven?.header.get('Triage-Redrive-Count')).toBe('1');
 
-    // No stream takes the subject any more: the message's failure. The server down: the infrastructure's.
+    // No stream takes the subject any more: a refusal of the redrive (the task pauses and says what to
+    // fix), not an outage. The server down: the infrastructure's.
     const lost = await outgoing(source.id, 'keep-1');
     // The original's subject, as stored (where a redrive goes is read from the original, never a copy).
     lost.origin = { ...lost.origin, $nats: { ...(lost.origin.$nats as object), subject: `nowhere.${w.run}` } };
-    expect(await destination.deliver([lost], new AbortController().signal)).toEqual([{ ok: false, failure: 'message', error: `No stream takes subject "nowhere.${w.run}" on NATS at 127.0.0.1:4222` }]);
+    expect(await destination.deliver([lost], new AbortController().signal)).toEqual([
+      { ok: false, failure: 'refused', error: `No stream takes subject "nowhere.${w.run}" on NATS at 127.0.0.1:4222: create or restore stream "${w.stream}" with that subject` },
+    ]);
     await destination.close?.();
     const downSource = await connectorSource(w, 'down-redrive', { secret: { url: 'nats://127.0.0.1:1' } });
     const [refused] = await (await destinationOf(downSource.id)).destination.deliver([await outgoing(source.id, 'keep-1')], new AbortController().signal);

@@ -185,8 +185,26 @@ describe('RabbitMQ connector: bad input and exact bytes', () => {
     await ch.unbindQueue(t.work, t.exchange, t.routingKey);
     const [unroutable] = await destination.deliver([{ ...{ deadLetterId: bigRow.id, messageId: 'big', payload: Buffer.from('x'), contentType: null, headers: bigRow.headers as Record<string, unknown>, origin: bigRow.headers as Record<string, unknown>, redriveCount: 0, enqueuedAt: null, orderingKey: null, idempotencyKey: null, correlationId: null } }], new AbortController().signal);
     expect(unroutable).toEqual({ ok: false, error: `Unroutable: no queue is bound to exchange "${t.exchange}" with routing key "${t.routingKey}"`, failure: 'message' });
+
+    // The original exchange gone is a refusal of the redrive itself, not an outage: the task pauses
+    // and says what to create or set; the next batch opens a fresh channel.
+    await ch.deleteExchange(t.exchange);
+    const [noExchange] = await destination.deliver([outgoingOf(bigRow)], new AbortController().signal);
+    expect(noExchange).toMatchObject({ ok: false, failure: 'refused', error: expect.stringContaining(`exchange "${t.exchange}" does not exist`) });
+    expect((noExchange as { error: string }).error).toMatch(/set a target queue on the source/);
+    await ch.assertExchange(t.exchange, 'direct', { durable: false, autoDelete: false });
+    await ch.bindQueue(t.work, t.exchange, t.routingKey);
+    const again = received.length;
+    expect(await destination.deliver([outgoingOf(bigRow)], new AbortController().signal)).toEqual([{ ok: true, acknowledged: false }]);
+    await waitFor('the message back once the exchange is there again', async () => received.length === again + 1, 20_000);
     await destination.close?.();
     await ch.close();
+
+    // Credentials the broker refuses: a refusal too (retrying cannot help until someone fixes them).
+    const badRow = await connectorSource(t, 'bad-auth-redrive', { url: 'amqp://guest:wrong@127.0.0.1:5672/%2F' });
+    const bad = connectorSourceOf(await db().source.findUniqueOrThrow({ where: { id: badRow.id } }));
+    const [denied] = await bad.connector.redriveDestination(bad.source).deliver([outgoingOf(bigRow)], new AbortController().signal);
+    expect(denied).toMatchObject({ ok: false, failure: 'refused', error: expect.stringMatching(/refused the credentials/) });
 
     // A broker that is down is the infrastructure's failure.
     const downRow = await connectorSource(t, 'down-redrive', { url: 'amqp://guest:guest@127.0.0.1:1/%2F' });
