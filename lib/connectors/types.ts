@@ -41,6 +41,16 @@ export class ConnectorError extends Error {
   }
 }
 
+/**
+ * Whose failure a redrive destination's connection error is: credentials, a missing vhost, stream or
+ * server feature are refusals (the task pauses with the reason: retrying cannot help until someone
+ * changes something); anything else, unreachable or not understood, is the infrastructure's and is
+ * retried with backoff.
+ */
+export function deliveryFailureOf(err: ConnectorError): 'refused' | 'infrastructure' {
+  return err.kind === 'auth' || err.kind === 'not_found' || err.kind === 'config' ? 'refused' : 'infrastructure';
+}
+
 /** What a "test connection" learnt. Never throws: a failure is `ok: false` with a clear `error`. */
 export interface ProbeReport {
   ok: boolean;

@@ -1,14 +1,16 @@
 // NATS JetStream as a redrive destination: each dead letter is published back to its original
 // subject with its headers, a new Nats-Msg-Id and Triage's headers (message.ts), and must be stored
-// by its original stream (Nats-Expected-Stream). A publish JetStream refuses (no stream takes the
-// subject, another stream does, a limit) is the message's failure; a connection that is down or a
-// publish ack that never came is the infrastructure's (the runner waits and retries, and the retry
-// carries the same Nats-Msg-Id, so JetStream stores it once even if the first one had landed).
+// by its original stream (Nats-Expected-Stream). A publish JetStream refuses (another stream takes
+// the subject, a limit) is the message's failure; no stream taking the subject, or credentials the
+// server refuses, refuse the redrive itself (the task pauses and says what to fix); a connection
+// that is down or a publish ack that never came is the infrastructure's (the runner waits and
+// retries, and the retry carries the same Nats-Msg-Id, so JetStream stores it once even if the
+// first one had landed).
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import { log } from '@/lib/log';
 import type { DeliveryResult, OutgoingRedrive, RedriveDestination } from '@/lib/redrive/destinations';
-import type { ConnectorSource } from '../types';
+import { deliveryFailureOf, type ConnectorSource } from '../types';
 import type { NatsConfig, NatsSecret } from './config';
 import { connectNats, endpointOf, natsError } from './connection';
 import { redrivePublish } from './message';
@@ -48,7 +50,8 @@ export function natsDestination(source: ConnectorSource<NatsConfig, NatsSecret>)
       const e = err as Error;
       // No responders: no stream takes the subject any more (the client words it "jetstream is not enabled").
       if (e.name === 'JetStreamNotEnabled' && causes(e).includes('NoResponders')) {
-        return { ok: false, error: `No stream takes subject "${p.subject}" on NATS at ${endpoint}`, failure: 'message' };
+        // Every message for that subject would fail the same way: a refusal of the redrive, with the fix.
+        return { ok: false, error: `No stream takes subject "${p.subject}" on NATS at ${endpoint}: create or restore stream "${p.stream}" with that subject`, failure: 'refused' };
       }
       if (e.name === 'JetStreamApiError') {
         return { ok: false, error: `JetStream refused the message for subject "${p.subject}": ${e.message}`, failure: 'message' };
@@ -56,7 +59,8 @@ export function natsDestination(source: ConnectorSource<NatsConfig, NatsSecret>)
       if (e.name === 'InvalidSubjectError' || e.name === 'InvalidArgumentError' || /max_payload|maximum payload/i.test(e.message)) {
         return { ok: false, error: `Cannot publish to "${p.subject}": ${e.message}`, failure: 'message' };
       }
-      return { ok: false, error: natsError(err, secret, { stream: p.stream }).message, failure: 'infrastructure' };
+      const ce = natsError(err, secret, { stream: p.stream });
+      return { ok: false, error: ce.message, failure: deliveryFailureOf(ce) };
     }
   }
 
@@ -68,8 +72,9 @@ export function natsDestination(source: ConnectorSource<NatsConfig, NatsSecret>)
       try {
         js = jetstream(await connection());
       } catch (err) {
-        const error = natsError(err, secret).message;
-        return batch.map(() => ({ ok: false, error, failure: 'infrastructure' as const }));
+        const ce = natsError(err, secret);
+        const failure = deliveryFailureOf(ce);
+        return batch.map(() => ({ ok: false, error: ce.message, failure }));
       }
       // Published together, acknowledged one by one by JetStream: one round trip's wait for the batch.
       return Promise.all(batch.map((m) => publishOne(js, m)));

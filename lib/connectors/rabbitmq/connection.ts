@@ -8,7 +8,7 @@ const CONNECT_TIMEOUT_MS = 10_000;
 /** Seconds between heartbeats: a broker that vanished without closing is noticed within two of them. */
 const HEARTBEAT_S = 10;
 
-function where(url: string): { endpoint: string; vhost: string; user: string } {
+export function where(url: string): { endpoint: string; vhost: string; user: string } {
   try {
     const u = new URL(url);
     const vhost = u.pathname.length > 1 ? decodeURIComponent(u.pathname.slice(1)) : '/';

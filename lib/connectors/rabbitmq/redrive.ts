@@ -2,13 +2,15 @@
 // first died (the exchange and routing keys of that x-death entry) or to the source's target queue,
 // with `mandatory`, so a message no queue takes comes back (basic.return) instead of vanishing. A
 // publish the broker refuses (nack, or returned unroutable) is the message's failure; a connection
-// that is down is the infrastructure's (the runner waits and retries; the breaker does not count it).
+// that is down is the infrastructure's (the runner waits and retries; the breaker does not count it);
+// an exchange that no longer exists, or credentials or permissions the broker refuses, refuse the
+// redrive itself (the task pauses and says what to fix).
 import type { ChannelModel, ConfirmChannel, Message } from 'amqplib';
 import { log } from '@/lib/log';
 import type { DeliveryResult, OutgoingRedrive, RedriveDestination } from '@/lib/redrive/destinations';
-import type { ConnectorSource } from '../types';
+import { deliveryFailureOf, type ConnectorSource } from '../types';
 import type { RabbitmqConfig, RabbitmqSecret } from './config';
-import { amqpError, connectAmqp, describeEndpoint } from './connection';
+import { amqpError, connectAmqp, describeEndpoint, where } from './connection';
 import { TRIAGE_HEADERS, redrivePublish, redriveRoute } from './message';
 
 export function rabbitmqDestination(source: ConnectorSource<RabbitmqConfig, RabbitmqSecret>): RedriveDestination {
@@ -18,13 +20,15 @@ export function rabbitmqDestination(source: ConnectorSource<RabbitmqConfig, Rabb
   let opening: Promise<ConfirmChannel> | null = null;
   // Returned (unroutable) publishes by dead letter id; RabbitMQ sends basic.return before the confirm.
   const returned = new Map<string, Message>();
+  // Why the broker closed a channel (its 'error' comes before the pending confirms fail).
+  const closedBy = new WeakMap<ConfirmChannel, { code?: number; message?: string }>();
 
   async function channel(): Promise<ConfirmChannel> {
     if (ch) return ch;
     opening ??= (async () => {
       const c = await connectAmqp(url, `triage redrive ${source.name}`);
       const confirm = await c.createConfirmChannel();
-      confirm.on('error', () => {});
+      confirm.on('error', (err: { code?: number; message?: string }) => closedBy.set(confirm, err));
       confirm.on('return', (m: Message) => {
         const id = m.properties.headers?.[TRIAGE_HEADERS.deadLetterId];
         if (id !== undefined) returned.set(String(id), m);
@@ -65,9 +69,12 @@ export function rabbitmqDestination(source: ConnectorSource<RabbitmqConfig, Rabb
             const where = route.exchange ? `exchange "${route.exchange}" with routing key "${route.routingKey}"` : `queue "${route.routingKey}"`;
             resolve({ ok: false, error: `Unroutable: no queue is bound to ${where}`, failure: 'message' });
           } else if (err) {
-            // A nack is the broker's refusal of this message; "channel closed" is the connection's failure.
+            // A nack is the broker's refusal of this message; "channel closed" is the connection's
+            // failure, unless the broker closed it to refuse the publish itself.
             const closed = /closed/i.test(String((err as Error)?.message ?? err));
-            resolve({ ok: false, error: closed ? `RabbitMQ connection lost during the publish` : `RabbitMQ refused the message (nack)`, failure: closed ? 'infrastructure' : 'message' });
+            const refusal = closed ? publishRefusal(closedBy.get(confirm), route.exchange) : null;
+            if (refusal) resolve({ ok: false, error: refusal, failure: 'refused' });
+            else resolve({ ok: false, error: closed ? `RabbitMQ connection lost during the publish` : `RabbitMQ refused the message (nack)`, failure: closed ? 'infrastructure' : 'message' });
           } else resolve({ ok: true, acknowledged: false });
         });
       } catch (err) {
@@ -76,6 +83,19 @@ export function rabbitmqDestination(source: ConnectorSource<RabbitmqConfig, Rabb
         resolve({ ok: false, error: closed ? 'RabbitMQ connection lost' : `Cannot publish: ${(err as Error)?.message ?? String(err)}`, failure: closed ? 'infrastructure' : 'message' });
       }
     });
+  }
+
+  /** The fix for a channel the broker closed to refuse a publish (404: no exchange; 403: no permission). */
+  function publishRefusal(closed: { code?: number; message?: string } | undefined, exchange: string): string | null {
+    if (!closed) return null;
+    const { endpoint, vhost, user } = where(url);
+    if (closed.code === 404) {
+      return `RabbitMQ: exchange "${exchange}" does not exist on virtual host "${vhost}" of ${endpoint}: declare it again (with its bindings), or set a target queue on the source`;
+    }
+    if (closed.code === 403) {
+      return `RabbitMQ: user "${user}" may not publish to exchange "${exchange}" on virtual host "${vhost}" of ${endpoint}: grant it write permission`;
+    }
+    return null;
   }
 
   return {
@@ -88,8 +108,9 @@ export function rabbitmqDestination(source: ConnectorSource<RabbitmqConfig, Rabb
       try {
         confirm = await channel();
       } catch (err) {
-        const error = amqpError(err, url).message;
-        return batch.map(() => ({ ok: false, error, failure: 'infrastructure' as const }));
+        const e = amqpError(err, url);
+        const failure = deliveryFailureOf(e);
+        return batch.map(() => ({ ok: false, error: e.message, failure }));
       }
       // Published in order, confirmed together: one round trip's wait for the batch.
       return Promise.all(batch.map((m) => publishOne(confirm, m)));
