@@ -30,19 +30,29 @@ const POLICY = 'POLICY-VALUE-7731';
 const POLICY_EDITED = 'POLICY-VALUE-8842';
 /** An e-mail address that is a key of the payload's JSON, not a value. */
 const KEY_EMAIL = 'key.holder@example.org';
-const SECRETS = [CARD, EMAIL, IBAN, POLICY, POLICY_EDITED, KEY_EMAIL];
+/** Values at the policy's path in an edit made before the source's policy named that path. */
+const LEGACY = 'POLICY-VALUE-5519';
+const LEGACY_EDITED = 'POLICY-VALUE-6620';
+const SECRETS = [CARD, EMAIL, IBAN, POLICY, POLICY_EDITED, KEY_EMAIL, LEGACY, LEGACY_EDITED];
 
 const payloadOf = (code: string) => JSON.stringify({ card: CARD, contact: EMAIL, account: { code }, contacts: { [KEY_EMAIL]: true } });
 
 let fx: Fixtures;
 let archived: string;
 let open: string;
+let legacy: string;
 let clusterId: string;
 
 beforeAll(async () => {
   await resetDatabase();
   fx = await seedFixtures();
-  await db().source.update({ where: { id: fx.sources.orders.id }, data: { sensitivePaths: ['$.account.code'] } });
+  // An edit of a field the policy did not name yet: its version and audit event hold both values,
+  // which must read as masked once the policy names the path.
+  const admin0 = principal(fx.users[ACTING.admin]!);
+  [legacy] = (await recordDeadLetters({ id: fx.sources.notifications.id, retentionSeconds: 14 * 86400 }, [{ messageId: 'masked-legacy', payload: Buffer.from(payloadOf(LEGACY)), contentType: 'application/json', reason: 'Rejected' as const, errorType: 'MaskedLegacyError' }])).map((r) => r.id) as [string];
+  const { eventId: legacyReveal } = await revealPayload(admin0, legacy, 'fix the account code', 'page');
+  await editDeadLetter(admin0, legacy, { payload: payloadOf(LEGACY_EDITED), reason: 'fix the account code', revealId: legacyReveal });
+  for (const source of [fx.sources.orders, fx.sources.notifications]) await db().source.update({ where: { id: source.id }, data: { sensitivePaths: ['$.account.code'] } });
   const letter = (messageId: string) => ({
     messageId,
     payload: Buffer.from(payloadOf(POLICY)),
@@ -93,6 +103,13 @@ const READERS: Reader[] = [
   { name: 'API detail', route: 'GET /api/v1/dead-letters/:id', module: () => import('@/app/api/v1/dead-letters/[id]/route'), url: () => `/api/v1/dead-letters/${archived}`, params: () => ({ id: archived }) },
   { name: 'payload download', route: 'GET /api/v1/dead-letters/:id/payload', module: () => import('@/app/api/v1/dead-letters/[id]/payload/route'), url: () => `/api/v1/dead-letters/${open}/payload`, params: () => ({ id: open }) },
   { name: 'versions and their diffs', route: 'GET /api/v1/dead-letters/:id/versions', module: () => import('@/app/api/v1/dead-letters/[id]/versions/route'), url: () => `/api/v1/dead-letters/${open}/versions`, params: () => ({ id: open }) },
+  {
+    name: 'versions stored before the policy named their path',
+    route: 'GET /api/v1/dead-letters/:id/versions',
+    module: () => import('@/app/api/v1/dead-letters/[id]/versions/route'),
+    url: () => `/api/v1/dead-letters/${legacy}/versions`,
+    params: () => ({ id: legacy }),
+  },
   {
     name: 'version download',
     route: 'GET /api/v1/dead-letters/:id/versions/:version/payload',
