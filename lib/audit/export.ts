@@ -8,7 +8,7 @@ import { csvRow } from '@/lib/export/csv';
 import { append } from './append';
 import { AppError } from '@/lib/errors';
 import { auditFilterSchema, auditFilterToSearch, auditTeamScope, auditWhere, type AuditFilter } from './filter';
-import { AUDIT_EXPORT_COLUMNS, auditEventView, type AuditEventView } from './present';
+import { AUDIT_EXPORT_COLUMNS, auditEventViews, type AuditEventView } from './present';
 
 export const AUDIT_EXPORT_FORMATS = ['csv', 'ndjson'] as const;
 export type AuditExportFormat = (typeof AUDIT_EXPORT_FORMATS)[number];
@@ -70,7 +70,7 @@ export async function exportAuditEvents(actor: Principal, filter: AuditFilter, f
         return;
       }
       before = rows[rows.length - 1]!.id;
-      controller.enqueue(encoder.encode(rows.map((r) => line(format, auditEventView(r))).join('')));
+      controller.enqueue(encoder.encode((await auditEventViews(rows)).map((v) => line(format, v)).join('')));
       if (rows.length < BATCH) controller.close();
     },
   });

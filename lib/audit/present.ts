@@ -4,7 +4,8 @@
 // page). The page, the event page and both export formats use this one shape, so an export holds
 // what the page showed.
 import type { AuditEvent } from '@/generated/prisma/client';
-import { maskJson, maskText } from '@/lib/masking';
+import { db } from '@/lib/db';
+import { maskJson, maskStoredDiff, maskText, sensitivePathsOf, type PayloadPolicy } from '@/lib/masking';
 
 export interface AuditEventView {
   id: string;
@@ -48,7 +49,55 @@ export const AUDIT_EXPORT_COLUMNS = [
   'hash',
 ] as const satisfies readonly (keyof AuditEventView)[];
 
-export function auditEventView(e: AuditEvent): AuditEventView {
+/** Events whose `after` holds payload diffs: an edit's (`diff`), a transform's (`versions[].diff`). */
+const DIFF_ACTIONS = new Set(['deadletter.edit', 'redrive.transform']);
+
+interface DiffPolicies {
+  paths: Map<string, string[]>;
+  sensitive: Set<string>;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+function diffedDeadLetters(e: AuditEvent): string[] {
+  if (e.action === 'deadletter.edit') return e.targetId ? [e.targetId] : [];
+  const versions = isRecord(e.after) && Array.isArray(e.after.versions) ? e.after.versions : [];
+  return versions.map((v) => (isRecord(v) && typeof v.deadLetterId === 'string' ? v.deadLetterId : null)).filter((x): x is string => x !== null && /^\d{1,19}$/.test(x));
+}
+
+/** Today's policies of the sources and dead letters whose diffs these events hold. */
+async function diffPolicies(events: readonly AuditEvent[]): Promise<DiffPolicies> {
+  const withDiffs = events.filter((e) => DIFF_ACTIONS.has(e.action) && e.sourceId);
+  const sourceIds = [...new Set(withDiffs.map((e) => e.sourceId!))];
+  const ids = [...new Set(withDiffs.flatMap(diffedDeadLetters))].map(BigInt);
+  const [sources, flagged] = await Promise.all([
+    sourceIds.length ? db().source.findMany({ where: { id: { in: sourceIds } }, select: { id: true, sensitivePaths: true } }) : [],
+    ids.length ? db().deadLetter.findMany({ where: { id: { in: ids }, sensitive: true }, select: { id: true } }) : [],
+  ]);
+  return { paths: new Map(sources.map((x) => [x.id, sensitivePathsOf(x.sensitivePaths)])), sensitive: new Set(flagged.map((d) => d.id.toString())) };
+}
+
+/** An edit's or a transform's `after` with its diffs masked by today's policy (they were masked at write with that day's). */
+function maskDiffs(e: AuditEvent, policies: DiffPolicies): unknown {
+  if (!DIFF_ACTIONS.has(e.action) || !isRecord(e.after)) return e.after;
+  const paths = policies.paths.get(e.sourceId ?? '') ?? [];
+  const policy = (deadLetterId: unknown): PayloadPolicy => ({ sensitive: typeof deadLetterId === 'string' && policies.sensitive.has(deadLetterId), paths });
+  const after: Record<string, unknown> = { ...e.after };
+  if ('diff' in after) after.diff = maskStoredDiff(after.diff, policy(e.targetId));
+  if (Array.isArray(after.versions)) after.versions = after.versions.map((v) => (isRecord(v) && 'diff' in v ? { ...v, diff: maskStoredDiff(v.diff, policy(v.deadLetterId)) } : v));
+  return after;
+}
+
+/**
+ * The events as every reader shows them (the trail page, an event's page, a task's history and both
+ * export formats): the one way out of the trail, so none shows a diff without today's policy.
+ */
+export async function auditEventViews(events: readonly AuditEvent[]): Promise<AuditEventView[]> {
+  const policies = await diffPolicies(events);
+  return events.map((e) => auditEventView(e, policies));
+}
+
+function auditEventView(e: AuditEvent, policies: DiffPolicies): AuditEventView {
   const text = (s: string | null) => (s !== null ? maskText(s) : s);
   const json = (v: unknown) => (v !== null ? maskJson(v) : v);
   return {
@@ -66,7 +115,7 @@ export function auditEventView(e: AuditEvent): AuditEventView {
     count: e.count,
     reason: text(e.reason),
     before: json(e.before),
-    after: json(e.after),
+    after: json(maskDiffs(e, policies) as AuditEvent['after']),
     result: text(e.result),
     prevHash: e.prevHash,
     hash: e.hash,

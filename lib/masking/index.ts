@@ -16,3 +16,4 @@ export {
 export { canReveal, sensitivePathsSchema, sensitivePathsOf } from './policy';
 export { bytesContainSensitive, maskStoredPayload, payloadVerdict, textVerdict, verdictMasked } from './verdict';
 export { maskDeadLetterText, maskErrorText, type DeadLetterText } from './mask-dead-letter-text';
+export { maskStoredDiff } from './mask-stored-diff';

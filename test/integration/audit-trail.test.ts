@@ -6,7 +6,7 @@ import { append, SYSTEM_ACTOR, type AuditInput } from '@/lib/audit';
 import { exportAuditEvents, type AuditExportFormat } from '@/lib/audit/export';
 import { auditFilterFromSearch, type AuditFilter } from '@/lib/audit/filter';
 import { getAuditEvent, listAuditActions, listAuditEvents } from '@/lib/audit/list-events';
-import { auditEventView } from '@/lib/audit/present';
+import { auditEventViews } from '@/lib/audit/present';
 import { getRedriveHistory } from '@/lib/audit/redrive-history';
 import { closeDb, db } from '@/lib/db';
 import { AppError } from '@/lib/errors';
@@ -170,7 +170,7 @@ describe('team scope', () => {
 describe('masked details', () => {
   it('masks e-mails, IBANs and cards in details for every role: no reveal covers the trail', async () => {
     const e = await db().auditEvent.findFirstOrThrow({ where: { action: 'deadletter.archive' } });
-    const view = auditEventView(e);
+    const [view] = await auditEventViews([e]);
     expect(view).toMatchObject({
       before: { customer: { email: 'c****@bank.example', iban: 'DE** **** **** **** **30 00' } },
       after: { card: '**** **** **** 1111' },
@@ -203,7 +203,7 @@ describe('export', () => {
   const taskFilter: AuditFilter = { targetType: 'redrive_task', targetId: TASK };
 
   it('exports CSV that matches the page, defuses formulas and keeps line breaks inside cells', async () => {
-    const page = (await listAuditEvents(auditor, { filter: taskFilter })).map((e) => auditEventView(e));
+    const page = await auditEventViews(await listAuditEvents(auditor, { filter: taskFilter }));
     const out = await exportText(auditor, taskFilter, 'csv');
     expect(out.contentType).toBe('text/csv; charset=utf-8');
     const [header, ...rows] = parseCsvRows(out.text);

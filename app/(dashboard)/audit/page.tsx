@@ -4,7 +4,7 @@ import { authorize, can } from '@/lib/auth';
 import { pageActor } from '@/lib/auth/guard';
 import { AUDIT_FILTER_KEYS, auditFilterSchema, auditFilterToSearch, type AuditFilter } from '@/lib/audit/filter';
 import { AUDIT_PAGE_SIZE, listAuditActions, listAuditEvents } from '@/lib/audit/list-events';
-import { auditEventView } from '@/lib/audit/present';
+import { auditEventViews } from '@/lib/audit/present';
 import { REDRIVE_TASK_TARGET } from '@/lib/audit/redrive-history';
 import { listSources } from '@/lib/sources/list-sources';
 import { SaveViewForm } from '@/components/save-view-form';
@@ -29,7 +29,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
     listAuditActions(),
     listSources(actor, 'audit.read'),
   ]);
-  const views = events.map((e) => auditEventView(e));
+  const views = await auditEventViews(events);
   const query = auditFilterToSearch(filter);
   const last = views[views.length - 1];
   const older = last && views.length === AUDIT_PAGE_SIZE ? `/audit?${new URLSearchParams([...query, ['before', last.id]])}` : null;

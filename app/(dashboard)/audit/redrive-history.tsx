@@ -1,6 +1,6 @@
 // A redrive task's history on the trail page: what the task was, and who did what to it, in order.
 import type { Principal } from '@/lib/auth';
-import { auditEventView } from '@/lib/audit/present';
+import { auditEventViews } from '@/lib/audit/present';
 import { getRedriveHistory } from '@/lib/audit/redrive-history';
 import { maskJson, maskText } from '@/lib/masking';
 import styles from './audit.module.css';
@@ -43,9 +43,7 @@ export async function RedriveHistory({ actor, taskId }: { actor: Principal; task
       )}
       <h2>History</h2>
       <ol className={styles.timeline} data-testid="redrive-timeline">
-        {events
-          .map((e) => auditEventView(e))
-          .map((e) => (
+        {(await auditEventViews(events)).map((e) => (
             <li key={e.id}>
               <a href={`/audit/${e.id}`}>{e.at}</a> · <strong>{e.action}</strong> by {e.actorEmail} ({e.actorRole})
               {e.count != null ? ` · ${e.count} items` : ''}

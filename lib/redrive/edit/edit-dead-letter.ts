@@ -8,7 +8,7 @@ import { append } from '@/lib/audit';
 import { auditActor, authorize, isSystem, type Principal } from '@/lib/auth';
 import { AppError, forbidden, notFound } from '@/lib/errors';
 import { systemClock, type Clock } from '@/lib/clock';
-import { maskJson, sensitivePathsOf, verdictMasked } from '@/lib/masking';
+import { maskJson, maskStoredDiff, sensitivePathsOf, verdictMasked } from '@/lib/masking';
 import { reasonSchema } from '@/lib/deadletters/decide';
 import { parseDeadLetterId } from '@/lib/deadletters/get-dead-letter';
 import { activeReveal } from '@/lib/deadletters/reveal-payload';
@@ -188,7 +188,8 @@ export const EditedView = z.object({
 export async function listDeadLetterVersions(actor: Principal, idParam: string): Promise<DeadLetterVersionView[]> {
   authorize(actor, 'deadletters.read');
   const id = parseDeadLetterId(idParam);
-  const [d] = await db().$queryRaw<{ sourceId: string }[]>`SELECT source_id AS "sourceId" FROM dead_letters WHERE id = ${id}`;
+  const [d] = await db().$queryRaw<{ sourceId: string; sensitive: boolean; paths: unknown }[]>`
+    SELECT d.source_id AS "sourceId", d.sensitive, s.sensitive_paths AS paths FROM dead_letters d JOIN sources s ON s.id = d.source_id WHERE d.id = ${id}`;
   if (!d) throw notFound('No such dead letter');
   await findSource(actor, d.sourceId, 'deadletters.read').catch(() => {
     throw notFound('No such dead letter');
@@ -198,6 +199,7 @@ export async function listDeadLetterVersions(actor: Principal, idParam: string):
     orderBy: { version: 'desc' },
     select: { id: true, version: true, payloadSha256: true, payloadSize: true, contentType: true, createdById: true, createdAt: true, diff: true, transform: true, items: { select: { taskId: true } } },
   });
+  const policy = { sensitive: d.sensitive, paths: sensitivePathsOf(d.paths) };
   const users = await db().user.findMany({ where: { id: { in: rows.map((r) => r.createdById).filter((x): x is string => !!x) } }, select: { id: true, email: true } });
   const email = new Map(users.map((u) => [u.id, u.email]));
   return rows.map((r) => ({
@@ -208,7 +210,8 @@ export async function listDeadLetterVersions(actor: Principal, idParam: string):
     contentType: r.contentType,
     createdBy: r.createdById ? (email.get(r.createdById) ?? null) : 'system',
     createdAt: r.createdAt.toISOString(),
-    diff: maskJson(r.diff),
+    // Masked at write with the policy of its day; again with today's (a path named sensitive since).
+    diff: maskJson(maskStoredDiff(r.diff, policy)),
     transform: r.transform,
     tasks: [...new Set(r.items.map((i) => i.taskId))],
   }));

@@ -4,7 +4,7 @@ import { notFound } from 'next/navigation';
 import { pageActor } from '@/lib/auth/guard';
 import { eventHash } from '@/lib/audit';
 import { getAuditEvent } from '@/lib/audit/list-events';
-import { auditEventView } from '@/lib/audit/present';
+import { auditEventViews } from '@/lib/audit/present';
 import { db } from '@/lib/db';
 import { AppError } from '@/lib/errors';
 import styles from '../audit.module.css';
@@ -21,7 +21,8 @@ export default async function AuditEventPage({ params }: { params: Promise<{ id:
   });
   const intact = eventHash(event) === event.hash;
   const previous = await db().auditEvent.findUnique({ where: { hash: event.prevHash }, select: { id: true } });
-  const v = auditEventView(event);
+  const [v] = await auditEventViews([event]);
+  if (!v) notFound();
   const rows: [string, string][] = [
     ['Time (UTC)', v.at],
     ['Actor', `${v.actorEmail} (${v.actorRole})${v.actorId ? ` · ${v.actorId}` : ''}`],
