@@ -1,0 +1,70 @@
+// Nothing leaves the clock until it leaves Triage: dead letters a redrive task holds (here a task
+// paused before it sent anything, as a canary that died would leave it) stay in every open, age,
+// breach and expiry figure: the SLA board, the metrics and the alarms count them, their age runs on,
+// they breach on time, and each one's page says which task holds it and in what state.
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
+import { listAlarmStates } from '@/lib/alarms/list-alarms';
+import { MINUTE, manualClock } from '@/lib/clock';
+import { closeDb, pg } from '@/lib/db';
+import { getDeadLetter } from '@/lib/deadletters/get-dead-letter';
+import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { renderMetrics } from '@/lib/metrics/render-metrics';
+import { closeQueues } from '@/lib/queue';
+import { pauseRedrive, startRedrive } from '@/lib/redrive';
+import { computeAgeStats, refreshAgeStats } from '@/lib/sla/age-stats';
+import { getSlaBoard } from '@/lib/sla/sla-board';
+import { resetDatabase } from '../support/db';
+import { deadLetter, demoWorld } from './sla-fixtures';
+
+const at = (t0: Date, ms: number) => new Date(t0.getTime() + ms);
+
+describe('dead letters held by a redrive task', () => {
+  beforeEach(resetDatabase);
+  afterAll(async () => {
+    await closeQueues();
+    await closeDb();
+  });
+
+  it('stay on the clock: counted, aged and breached on time on the board, in the metrics and the alarms', async () => {
+    const { users, sources } = await demoWorld();
+    const t0 = new Date();
+    const clock = manualClock(t0);
+    // A one-hour deadline; five dead letters 50 minutes old.
+    await pg()`UPDATE sources SET age_deadline_seconds = 3600 WHERE id = ${sources.orders.id}::uuid`;
+    const rows = await recordDeadLetters(
+      sources.orders,
+      Array.from({ length: 5 }, (_, i) => deadLetter({ deadAt: at(t0, -50 * MINUTE + i * 1000), errorType: 'OrderSchemaError' })),
+    );
+    const held = rows.slice(0, 3).map((r) => r.id);
+    const task = await startRedrive(users.lead, { selection: { ids: held }, ratePerSecond: 1, reason: 'gift field fixed?' }, clock);
+    await pauseRedrive(users.lead, task.id, { reason: 'the canary died' });
+    expect((await pg()<{ n: number }[]>`SELECT count(*)::int AS n FROM dead_letters WHERE status = 'redriving'`)[0]!.n).toBe(3);
+
+    // The held ones count, as the one pass over every unresolved dead letter says.
+    const later = at(t0, 15 * MINUTE);
+    clock.set(later);
+    const refreshed = await refreshAgeStats(later);
+    const orders = refreshed.find((s) => s.sourceId === sources.orders.id)!;
+    expect(orders).toMatchObject({ openCount: 5, breached: 5 });
+    expect(orders.oldestDeadAt!.getTime()).toBe(at(t0, -50 * MINUTE).getTime());
+    expect(refreshed.map((s) => ({ ...s, evaluatedAt: null }))).toEqual((await computeAgeStats(later)).map((s) => ({ ...s, evaluatedAt: null })));
+
+    const board = (await getSlaBoard(users.lead, { clock })).find((r) => r.source.name === 'orders')!;
+    expect(board).toMatchObject({ openCount: 5, breached: 5 });
+    expect(board.oldestAgeSeconds).toBe(65 * 60);
+
+    const metrics = (await renderMetrics(users.admin, clock)).body;
+    expect(metrics).toContain('triage_dead_letters_open{source="orders"} 5');
+    expect(metrics).toContain('triage_dead_letters_breached{source="orders"} 5');
+
+    await evaluateAlarms(clock);
+    const alarms = await listAlarmStates(users.lead);
+    expect(alarms.find((a) => a.sourceName === 'orders' && a.kind === 'age')).toMatchObject({ state: 'ALARM' });
+
+    // A held dead letter's page says which task holds it, and in what state.
+    const detail = await getDeadLetter(users.support, held[0]!);
+    expect(detail).toMatchObject({ status: 'redriving', heldBy: { taskId: task.id, status: 'paused', pausedReason: expect.stringContaining('the canary died') } });
+    expect((await getDeadLetter(users.support, rows[4]!.id)).heldBy).toBeNull();
+  });
+});
