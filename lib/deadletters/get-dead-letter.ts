@@ -5,7 +5,7 @@ import { pg } from '@/lib/db';
 import { authorize, sourceScope, type Permission, type Principal } from '@/lib/auth';
 import { notFound } from '@/lib/errors';
 import { z } from 'zod';
-import { DEAD_LETTER_REASONS, DEAD_LETTER_STATUSES, type DeadLetterStatus } from '@/lib/enums';
+import { ACTIVE_REDRIVE_STATUSES, DEAD_LETTER_REASONS, DEAD_LETTER_STATUSES, type DeadLetterStatus } from '@/lib/enums';
 import { isoTime } from '@/lib/wire';
 import { FailureEntry } from './record-dead-letters';
 import { DeadLetterHistory, deadLetterHistory, droppedByRetention, getDeadLetterTombstone } from './get-tombstone';
@@ -55,6 +55,10 @@ export const DeadLetterDetail = z.object({
   masked: z.boolean().describe('The stored verdict: the payload holds masked values, shown masked until revealed (audited)'),
   decision: z.object({ decidedBy: z.object({ id: z.uuid(), email: z.string() }).nullable(), decidedAt: isoTime.nullable(), reason: z.string().nullable() }),
   history: DeadLetterHistory,
+  heldBy: z
+    .object({ taskId: z.uuid(), status: z.enum(ACTIVE_REDRIVE_STATUSES), pausedReason: z.string().nullable() })
+    .nullable()
+    .describe('The redrive task that holds it (queued, awaiting approval, running or paused): it stays on the age clock meanwhile'),
 });
 export type DeadLetterDetail = z.infer<typeof DeadLetterDetail>;
 
@@ -96,7 +100,13 @@ export async function getDeadLetter(actor: Principal, idParam: string, opts: { c
     LEFT JOIN users u ON u.id = d.decided_by_id
     WHERE d.id = ${id.toString()}::bigint ${team ? sql`AND s.team_id = ${team}::uuid` : sql``}`;
   if (!r) throw await missing(actor, id);
-  const history = await deadLetterHistory(id);
+  const [history, [held]] = await Promise.all([
+    deadLetterHistory(id),
+    sql<{ id: string; status: (typeof ACTIVE_REDRIVE_STATUSES)[number]; paused_reason: string | null }[]>`
+      SELECT t.id, t.status, t.paused_reason FROM redrive_items i JOIN redrive_tasks t ON t.id = i.task_id
+      WHERE i.dead_letter_id = ${id.toString()}::bigint AND t.status IN ${sql([...ACTIVE_REDRIVE_STATUSES])}
+      ORDER BY t.created_at DESC LIMIT 1`,
+  ]);
   const detail: DeadLetterDetail = {
     id: String(r.id),
     source: { id: r.source_id, name: r.source_name, teamId: r.team_id, team: r.team_name },
@@ -140,6 +150,7 @@ export async function getDeadLetter(actor: Principal, idParam: string, opts: { c
       reason: r.decision_reason,
     },
     history,
+    heldBy: held ? { taskId: held.id, status: held.status, pausedReason: held.paused_reason } : null,
   };
   // One rule on every path: clear only through a reveal (the page's, or the API's ?reveal=), whatever the role.
   if (opts.clear) return detail;
@@ -149,6 +160,7 @@ export async function getDeadLetter(actor: Principal, idParam: string, opts: { c
     ...masked,
     decision: { ...masked.decision, reason: maskErrorText(masked.decision.reason) ?? null },
     history: masked.history.map((h) => ({ ...h, reason: maskErrorText(h.reason) ?? null })),
+    heldBy: masked.heldBy ? { ...masked.heldBy, pausedReason: maskErrorText(masked.heldBy.pausedReason) ?? null } : null,
   };
 }
 

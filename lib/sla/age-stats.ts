@@ -1,9 +1,10 @@
-// Per-source age statistics of open dead letters: depth, oldest age on both clocks, how many are
-// near or past the age deadline, how many will expire undecided. The maintenance worker refreshes
+// Per-source age statistics of open dead letters (open, or held by a redrive task: nothing leaves
+// the clock until it leaves Triage): depth, oldest age on both clocks, how many are near or past the
+// age deadline, how many will expire undecided. The maintenance worker refreshes
 // them every 15 s into source_stats (pages read that row) from dead_letter_open_minutes, the open
 // dead letters counted per minute of death, of expiry and of the enqueue clock (kept by triggers):
 // a figure is the whole minutes before its threshold plus an exact read of the boundary minute, so
-// the refresh does not grow with millions of open rows (issue 19). The one pass over every open
+// the refresh does not grow with millions of open rows. The one pass over every open
 // dead letter (statsQuery) remains the live fallback of the pages and the proof in the tests.
 import type postgres from 'postgres';
 import { pg } from '@/lib/db';
@@ -84,7 +85,7 @@ function statsQuery(sql: postgres.TransactionSql, now: Date, sourceIds: string[]
         count(*) FILTER (WHERE d.expires_at <= ${now}::timestamptz + ${ms(EXPIRY_WARNING_MS)}::interval)::int AS expiring_soon,
         min(d.expires_at) AS next_expiry_at,
         jsonb_build_array(${histogram}) AS age_histogram
-      FROM dead_letters d WHERE d.source_id = s.id AND d.status = 'open') a
+      FROM dead_letters d WHERE d.source_id = s.id AND d.status IN ('open', 'redriving')) a
     ${sourceIds ? sql`WHERE s.id = ANY(${sourceIds}::uuid[])` : sql``}`;
 }
 
@@ -126,7 +127,7 @@ function incrementalQuery(sql: postgres.TransactionSql, now: Date) {
   // Rows dead in the edge's own minute, up to it: one range of the (source, dead_at) open index.
   const le = (key: string) => {
     const e = edges.find((x) => x.key === key)!;
-    return sql`(COALESCE(m.${sql(`le_${key}`)}, 0) + (SELECT count(*) FROM dead_letters d WHERE d.source_id = s.id AND d.status = 'open'
+    return sql`(COALESCE(m.${sql(`le_${key}`)}, 0) + (SELECT count(*) FROM dead_letters d WHERE d.source_id = s.id AND d.status IN ('open', 'redriving')
               AND d.dead_at >= ${minute(e.at)} AND d.dead_at <= ${e.at}))`;
   };
   const leAge = (upToMs: number) => (Number.isFinite(upToMs) ? le(`h${upToMs}`) : sql`0`);
@@ -140,19 +141,19 @@ function incrementalQuery(sql: postgres.TransactionSql, now: Date) {
   // planner does not pick the expiry index and fetch every row of the expiry minute from the heap).
   const inMinutes = (column: string, at: postgres.PendingQuery<postgres.Row[]>, pick: postgres.PendingQuery<postgres.Row[]>, cond: postgres.PendingQuery<postgres.Row[]>) => sql`
     (SELECT ${pick} FROM (SELECT DISTINCT dead_minute FROM (${openMinutes(sql, sql`om.source_id = s.id`)}) o WHERE o.${sql(column)} = ${at}) mm
-     CROSS JOIN LATERAL (SELECT d.dead_at, d.enqueued_at, d.expires_at FROM dead_letters d WHERE d.source_id = s.id AND d.status = 'open'
+     CROSS JOIN LATERAL (SELECT d.dead_at, d.enqueued_at, d.expires_at FROM dead_letters d WHERE d.source_id = s.id AND d.status IN ('open', 'redriving')
        AND d.dead_at >= mm.dead_minute AND d.dead_at < mm.dead_minute + interval '1 minute' AND ${cond}) d)`;
   const soon = sql`${n} + ${ms(EXPIRY_WARNING_MS)}::interval`;
   const clock = sql`LEAST(d.dead_at, COALESCE(d.enqueued_at, d.dead_at))`;
   return sql`
     SELECT s.id AS source_id, COALESCE(m.open, 0)::int AS open_count,
-      (SELECT min(d.dead_at) FROM dead_letters d WHERE d.source_id = s.id AND d.status = 'open') AS oldest_dead_at,
+      (SELECT min(d.dead_at) FROM dead_letters d WHERE d.source_id = s.id AND d.status IN ('open', 'redriving')) AS oldest_dead_at,
       ${inMinutes('clock_minute', sql`m.clock_minute`, sql`min(${clock})`, sql`${clock} >= m.clock_minute AND ${clock} < m.clock_minute + interval '1 minute'`)} AS oldest_enqueued_at,
       COALESCE(${le('near')} - ${le('breach')}, 0)::int AS near_deadline,
       COALESCE(${le('breach')}, 0)::int AS breached,
       COALESCE(m.undecided, 0)::int AS expire_undecided,
       COALESCE(COALESCE(m.expiring, 0) + ${inMinutes('expires_minute', minute(soon), sql`count(*)`, sql`d.expires_at + interval '0' >= ${minute(soon)} AND d.expires_at + interval '0' <= ${soon}`)}, 0)::int AS expiring_soon,
-      (SELECT d.expires_at FROM dead_letters d WHERE d.source_id = s.id AND d.status = 'open'
+      (SELECT d.expires_at FROM dead_letters d WHERE d.source_id = s.id AND d.status IN ('open', 'redriving')
          AND d.expires_at >= m.expires_minute AND d.expires_at < m.expires_minute + interval '1 minute' ORDER BY d.expires_at LIMIT 1) AS next_expiry_at,
       CASE WHEN m.open IS NULL THEN jsonb_build_array(${AGE_BUCKETS.map((b) => sql`jsonb_build_object('bucket', ${b.label}::text, 'count', 0)`).reduce((a, b) => sql`${a}, ${b}`)})
            ELSE jsonb_build_array(${histogram}) END AS age_histogram

@@ -102,6 +102,13 @@ function Decision({ actor, d, reveal }: { actor: Actor; d: DeadLetterDetail; rev
         <p data-testid="decision">
           <strong>{d.status}</strong> by {d.decision.decidedBy?.email ?? 'system'} at {d.decision.decidedAt}: “{d.decision.reason}”
         </p>
+      ) : d.heldBy ? (
+        <p data-testid="held-by">
+          Held by{' '}
+          <Link href={`/redrives/${d.heldBy.taskId}`}>redrive task {d.heldBy.taskId.slice(0, 8)}</Link> ({d.heldBy.status.replace('_', ' ')}
+          {d.heldBy.pausedReason ? `: ${d.heldBy.pausedReason}` : ''}). It stays on the age clock until the task sends it; cancel or
+          finish the task to decide it otherwise.
+        </p>
       ) : (
         <p className="muted">Undecided: redrive it after the fix, or archive or discard it on purpose.</p>
       )}
