@@ -6,7 +6,7 @@ import type { Principal } from '@/lib/auth';
 import { AppError } from '@/lib/errors';
 import { findSource } from '@/lib/sources/find-source';
 import type { SelectedSource } from './selection';
-import { redactUrl } from '@/lib/outbound/redact-url';
+import { destinationWords } from './destination-words';
 
 export async function resolveDestination(tx: Tx, actor: Principal, origin: SelectedSource, name: string | undefined): Promise<SelectedSource | null> {
   if (!name) return null;
@@ -32,6 +32,5 @@ export async function resolveDestination(tx: Tx, actor: Principal, origin: Selec
 }
 
 export function describeDestination(source: Pick<SelectedSource, 'kind' | 'name' | 'redriveUrl'>): string {
-  // Scheme and host: the description reaches previews, tasks and the audit trail, and a redrive URL may carry a token.
-  return source.kind === 'ingest' ? `POST ${redactUrl(source.redriveUrl) ?? '(no redrive URL set)'}` : `queue source.${source.name}`;
+  return destinationWords(source);
 }

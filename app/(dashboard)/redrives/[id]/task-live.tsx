@@ -3,6 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useEffect, useState } from 'react';
+import { destinationWords } from '@/lib/redrive/destination-words';
 import { ACTIVE_REDRIVE_STATUSES } from '@/lib/enums';
 import { redriveKeys } from '@/lib/query-keys';
 import type { ClusterRedriveOutcome } from '@/lib/redrive';
@@ -156,7 +157,7 @@ export function TaskLive({
           {task.canary ? ' · canary first' : ''} ·{' '}
           <span data-testid="redrive-destination">
             {task.destination.id !== task.source.id ? `${task.source.name} → ${task.destination.name}: ` : 'back to '}
-            {task.destination.kind === 'builtin' ? `queue source.${task.destination.name}` : task.destination.id !== task.source.id ? `${task.destination.name}'s broker or redrive URL` : 'its redrive URL'}
+            {destinationWords(task.destination)}
           </span>
         </p>
         {task.canaryItem ? (
