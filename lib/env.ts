@@ -11,7 +11,9 @@ const schema = z.object({
   DATABASE_URL: z.string().url().default('postgresql://localhost:5432/triage'),
   REDIS_URL: z.string().url().default('redis://localhost:6379'),
   // The app's public origin: links in notifications and the Origin check on cookie mutations.
-  APP_URL: z.string().url().default('http://localhost:3000'),
+  // Unset: http://localhost on PORT (3000), the port `npm start` and the demo serve on.
+  APP_URL: z.string().url().optional(),
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
   AUTH_SECRET: z.string().min(32).optional(),
   OIDC_ISSUER: z.string().url().optional(),
   OIDC_CLIENT_ID: z.string().optional(),
@@ -86,7 +88,7 @@ const schema = z.object({
   DEMO_RABBITMQ_URL: z.string().regex(/^amqps?:\/\//, 'an amqp:// URL').default('amqp://guest:guest@localhost:5672/'),
 });
 
-export type Env = Omit<z.infer<typeof schema>, 'QUEUE_PREFIX'> & { AUTH_SECRET: string; AUDIT_CHECKPOINT_KEY: string; QUEUE_PREFIX: string };
+export type Env = Omit<z.infer<typeof schema>, 'QUEUE_PREFIX' | 'APP_URL'> & { APP_URL: string; AUTH_SECRET: string; AUDIT_CHECKPOINT_KEY: string; QUEUE_PREFIX: string };
 
 function load(): Env {
   // Before the schema, so a short or placeholder secret gets the message that says what to do.
@@ -113,7 +115,7 @@ function load(): Env {
   // TRIAGE_STATE_DIR, the checkpoint key away from the checkpoints (lib/env-secrets.mjs).
   const authSecret = e.AUTH_SECRET ?? fileSecret(path.join(e.TRIAGE_STATE_DIR, 'auth-secret'));
   const checkpointKey = e.AUDIT_CHECKPOINT_KEY ?? generatedCheckpointKey(e);
-  return { ...e, QUEUE_PREFIX: queuePrefix, DATABASE_URL: withDefaultUser(e.DATABASE_URL), AUTH_SECRET: authSecret, AUDIT_CHECKPOINT_KEY: checkpointKey };
+  return { ...e, APP_URL: e.APP_URL ?? `http://localhost:${e.PORT}`, QUEUE_PREFIX: queuePrefix, DATABASE_URL: withDefaultUser(e.DATABASE_URL), AUTH_SECRET: authSecret, AUDIT_CHECKPOINT_KEY: checkpointKey };
 }
 
 function generatedCheckpointKey(e: z.infer<typeof schema>): string {

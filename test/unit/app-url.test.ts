@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 
 function appUrl(extra: Record<string, string>): string {
-  const env: Record<string, string | undefined> = { ...process.env, NODE_ENV: 'development', TRIAGE_STATE_DIR: '.triage/test' };
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'development', TRIAGE_STATE_DIR: '.triage/test' };
   delete env.APP_URL;
   delete env.PORT;
   Object.assign(env, extra);
