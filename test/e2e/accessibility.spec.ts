@@ -1,9 +1,9 @@
-// Accessibility: axe-core's WCAG 2.0/2.1 A and AA rules on every page under app/, for every role that
-// may open it, with data on it (a source of its own holding breached, near-deadline, masked and
-// discarded dead letters, a cluster, a redrive task, an audit event, a webhook, alarm states), and
-// in the states users meet (an error after a bad submit, a preview, another payload view, a connector
-// source's page and its connection form). A page
-// added under app/ without an entry in PAGES fails the inventory test.
+// Accessibility: axe-core's WCAG 2.0/2.1 A and AA rules on every page under app/, on the desktop and
+// at phone size (390 px, where nothing may scroll sideways), for every role that may open it, with
+// data on it (a source of its own holding breached, near-deadline, masked and discarded dead letters,
+// a cluster, a redrive task, an audit event, a webhook, alarm states), and in the states users meet
+// (an error after a bad submit, a preview, another payload view, a connector source's page and its
+// connection form). A page added under app/ without an entry in PAGES fails the inventory test.
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
@@ -101,6 +101,23 @@ function mayOpen(role: Role | 'signed-out', e: PageEntry): boolean {
 async function violations(page: Page): Promise<string[]> {
   const { violations } = await new AxeBuilder({ page }).withTags(WCAG_TAGS).analyze();
   return violations.flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(' ')} — ${n.failureSummary?.replace(/\s+/g, ' ')}`));
+}
+
+/** The on-call phone (an iPhone 12–15's CSS width). */
+const PHONE = { width: 390, height: 844 };
+
+/** Nothing on the page scrolls sideways: wide tables and code scroll inside their own box. */
+async function expectFitsWidth(page: Page) {
+  const { scrollWidth, width, wide } = await page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    // What sticks out, for the message: the outermost elements wider than the window.
+    const wide = [...document.querySelectorAll('body *')]
+      .filter((e) => e.getBoundingClientRect().right > width + 1 && !(e.parentElement && e.parentElement.getBoundingClientRect().right > width + 1))
+      .slice(0, 5)
+      .map((e) => `${e.tagName.toLowerCase()}${e.className && typeof e.className === 'string' ? '.' + e.className.split(' ').join('.') : ''} → ${Math.round(e.getBoundingClientRect().right)} px`);
+    return { scrollWidth: document.documentElement.scrollWidth, width, wide };
+  });
+  expect(scrollWidth, `scrolls sideways at ${width} px: ${wide.join('; ')}`).toBeLessThanOrEqual(width);
 }
 
 async function expectAccessible(page: Page) {
@@ -218,6 +235,11 @@ for (const [route, entry] of Object.entries(PAGES)) {
       const landed = route === '/' && role !== 'signed-out' ? HOME[role] : (entry.lands ?? url.split('?')[0]!);
       expect(new URL(page.url()).pathname).toBe(landed);
       await expectAccessible(page);
+      // The on-call phone: the same page at 390 px, accessible, and nothing to scroll sideways.
+      await page.setViewportSize(PHONE);
+      await page.reload();
+      await expectAccessible(page);
+      await expectFitsWidth(page);
       await context.close();
     });
   }
