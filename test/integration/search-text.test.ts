@@ -1,6 +1,7 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
 import { createTeam } from '@/lib/admin/teams';
+import { createUser } from '@/lib/admin/users';
 import { createSource } from '@/lib/sources/create-source';
 import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
 import { listDeadLetters } from '@/lib/deadletters/list-dead-letters';
@@ -79,5 +80,44 @@ describe('searchable payload text', () => {
     expect(await found('refused\nbeta')).toEqual([]);
     expect(await found('refused beta')).toEqual([]);
     expect(await found('timeout\n{"city"')).toEqual([]);
+  });
+
+  it('finds what the page shows: the error type, a stack frame, and a part of the type in the filter, for every role', async () => {
+    await createTeam(SYSTEM, { name: 'commerce' });
+    const s = await createSource(SYSTEM, { name: 'orders', team: 'commerce' });
+    const support = await createUser(SYSTEM, { email: 'support@triage.local', role: 'support', team: 'commerce' });
+    const asSupport = { userId: support.id, email: support.email, role: 'support' as const, teamId: support.teamId, via: 'session' as const };
+    await recordDeadLetters(s, [
+      {
+        messageId: 'node',
+        payload: utf8('{"order":1}'),
+        reason: 'Rejected',
+        errorType: 'OrderSchemaError',
+        errorMessage: 'field "gift" is unknown',
+        errorStack: 'OrderSchemaError: field "gift" is unknown\n    at handleOrder (src/orders/handler.ts:41:11)\n    at consume (src/consumer.ts:12:5)',
+        receiveCount: 1,
+        headers: {},
+      },
+      {
+        messageId: 'java',
+        payload: utf8('{"shipment":2}'),
+        reason: 'Rejected',
+        errorType: 'com.acme.shipping.ShipmentSchemaException',
+        errorMessage: 'carrier missing',
+        receiveCount: 1,
+        headers: {},
+      },
+    ]);
+    await drainBacklog();
+    for (const [who, actor] of [['system', SYSTEM], ['support', asSupport]] as const) {
+      const found = async (f: { q?: string; errorType?: string }) => (await listDeadLetters(actor, f, null, { limit: 10 })).deadLetters.map((d) => d.messageId).sort();
+      expect(await found({ q: 'OrderSchemaError' }), who).toEqual(['node']);
+      expect(await found({ q: 'handleOrder' }), who).toEqual(['node']);
+      expect(await found({ q: 'ShipmentSchemaException' }), who).toEqual(['java']);
+      // The filter takes a part of the type, whatever its case (a Java type without its package).
+      expect(await found({ errorType: 'ShipmentSchemaException' }), who).toEqual(['java']);
+      expect(await found({ errorType: 'schemaerror' }), who).toEqual(['node']);
+      expect(await found({ errorType: 'SchemaE' }), who).toEqual(['java', 'node']);
+    }
   });
 });
