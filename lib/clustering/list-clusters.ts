@@ -129,8 +129,8 @@ export async function listClusters(
         : f.owner === 'on_hold'
           ? sql`AND o.status = 'on_hold'`
           : sql``;
-  const about = sql`${f.errorType ? sql`AND c.error_type = ${f.errorType}` : sql``}
-    ${f.q ? sql`AND coalesce(c.pattern, c.template) ILIKE ${likePattern(f.q)}` : sql``}
+  const about = sql`${f.errorType ? sql`AND c.error_type ILIKE ${likePattern(f.errorType)}` : sql``}
+    ${f.q ? sql`AND (coalesce(c.pattern, c.template) ILIKE ${likePattern(f.q)} OR c.error_type ILIKE ${likePattern(f.q)})` : sql``}
     ${owned} ${f.ownerStatus ? sql`AND coalesce(o.status, 'open') = ${f.ownerStatus}` : sql``}`;
   // Ownership rides along (LEFT JOIN: most clusters have no row, which reads as open, unassigned).
   const ownership = sql`o.status AS o_status, u.email AS o_assignee, o.hold_until AS o_hold_until, o.regressed_at AS o_regressed_at`;

@@ -56,7 +56,7 @@ export async function closeDeadLetters(
     // writing right now is waited for and then cleared.
     await tx.$executeRaw`
       INSERT INTO dead_letter_search (dead_letter_id, error_text)
-      SELECT id, error_message FROM dead_letters WHERE id = ANY(${moved.map((m) => m.id)}::bigint[])
+      SELECT id, search_error_text(error_type, error_message, error_stack) FROM dead_letters WHERE id = ANY(${moved.map((m) => m.id)}::bigint[])
       ON CONFLICT (dead_letter_id) DO UPDATE SET payload_text = NULL`;
   }
   await leaveOpen(tx, moved.filter((m) => COUNTED_OPEN.includes(m.from_status)));

@@ -76,7 +76,8 @@ export async function planQuery(actor: Principal, filters: DeadLetterFilters, pe
 
   const residual: Fragment[] = [];
   if (filters.reason?.length) residual.push(sql`d.reason = ANY(${filters.reason}::"DeadLetterReason"[])`);
-  if (filters.errorType) residual.push(sql`d.error_type = ${filters.errorType}`);
+  // A part of the type, any case: a Java type without its package, "schemaerror" for OrderSchemaError.
+  if (filters.errorType) residual.push(sql`d.error_type ILIKE ${likePattern(filters.errorType)}`);
   if (filters.messageId) {
     residual.push(sql`(d.id, d.dead_at) IN (SELECT k.id, k.dead_at FROM dead_letter_keys k
       WHERE k.source_id = ANY(${restrict ?? []}::uuid[]) AND k.message_id = ${filters.messageId})`);
@@ -96,7 +97,7 @@ export async function planQuery(actor: Principal, filters: DeadLetterFilters, pe
         AND (s.error_text ILIKE ${p} OR s.payload_text ILIKE ${p}))`);
     if (!canReveal(actor)) {
       const recomputing = sources.filter((s) => s.recomputing).map((s) => s.id);
-      residual.push(sql`((d.text_masked IS FALSE AND d.error_message ILIKE ${p})
+      residual.push(sql`((d.text_masked IS FALSE AND EXISTS (SELECT 1 FROM dead_letter_search s WHERE s.dead_letter_id = d.id AND s.error_text ILIKE ${p}))
         OR (d.payload_masked IS FALSE AND d.source_id <> ALL(${recomputing}::uuid[])
             AND EXISTS (SELECT 1 FROM dead_letter_search s WHERE s.dead_letter_id = d.id AND s.payload_text ILIKE ${p})))`);
     }
