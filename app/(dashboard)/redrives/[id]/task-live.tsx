@@ -116,7 +116,8 @@ export function TaskLive({
       {task.status === 'pending_approval' ? <p className="muted">Waits for a lead&apos;s or admin&apos;s approval (not its starter&apos;s) before anything is sent.</p> : null}
       <section className="card">
         <ProgressBar counts={c} legend />
-        <dl style={{ display: 'grid', gridTemplateColumns: 'repeat(9, max-content)', gap: '4px 24px', margin: '12px 0 0' }}>
+        {/* As many counts a row as fit (nine on a wide screen, three on a phone). */}
+        <dl style={{ display: 'grid', gridTemplateColumns: 'repeat(auto-fill, minmax(96px, max-content))', gap: '4px 24px', margin: '12px 0 0' }}>
           {COUNTS.map(([key, label]) => (
             <div key={key}>
               <dt className="muted" style={{ fontSize: 12 }}>

@@ -83,7 +83,8 @@ function Policy({ policy, warnings, mayEdit }: { policy: PolicyView['source']; w
           <PolicyForm policy={policy} />
         </div>
       ) : (
-        <table className={styles.policy} data-testid="policy-table">
+        // Focusable: on a phone it scrolls inside its own box, which a keyboard must reach.
+        <table className={styles.policy} data-testid="policy-table" tabIndex={0} aria-label="Policy">
           <tbody>
             <tr>
               <th>Retention</th>
