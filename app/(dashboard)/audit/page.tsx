@@ -56,7 +56,13 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
         <a href={exportHref('ndjson')} data-testid="export-ndjson" download>
           Export NDJSON
         </a>
-        {wholeTrail ? <a href="/audit/verify">Verify the chain</a> : null}
+        {wholeTrail ? (
+          <a href="/audit/verify">Verify the chain</a>
+        ) : (
+          <span className="muted" data-testid="verify-note">
+            The chain spans every team: an auditor or an admin verifies it.
+          </span>
+        )}
         <span className="muted">E-mails, IBANs and card numbers in details are masked for every role.</span>
       </div>
       <table data-testid="audit-table">
