@@ -10,6 +10,7 @@ import { db } from '@/lib/db';
 import { authorize, sourceScope, type Principal } from '@/lib/auth';
 import { notFound } from '@/lib/errors';
 import { clusterCondition, filterMatches, redriveSelection } from './selection';
+import { lastResumedAt, outcomesAround } from './outcomes';
 
 import { ACTIVE_REDRIVE_STATUSES } from '@/lib/enums';
 
@@ -152,6 +153,8 @@ export async function findTaskInScope(actor: Principal, id: string, permission: 
   return task;
 }
 
+const OutcomeCountsView = z.object({ sent: z.int(), acknowledged: z.int(), deadAgain: z.int(), noDeathSeen: z.int(), failed: z.int() });
+
 export const RedriveTaskDetail = RedriveTaskView.extend({
   drift: z.int().describe('Open dead letters matching the selection that arrived after it was frozen: shown, not included'),
   loops: z.int().describe("Items skipped because their dead letters were past the source's maxRedrives"),
@@ -162,6 +165,15 @@ export const RedriveTaskDetail = RedriveTaskView.extend({
     .object({ messageId: z.string(), state: z.string(), sentAt: isoTime, outcomeAt: isoTime.nullable(), nextSentAt: isoTime.nullable().describe('When the first message after the canary went') })
     .nullable()
     .describe('A canary task: its first message sent and its outcome'),
+  sinceResume: z
+    .object({
+      resumedAt: isoTime,
+      verdict: z.enum(REDRIVE_VERDICTS),
+      counts: OutcomeCountsView.describe('What was sent since the latest resume, and its outcomes'),
+      before: OutcomeCountsView.describe('What was sent before it'),
+    })
+    .nullable()
+    .describe('A resumed task: "did it work?" for what it sent after the latest resume (a fix), apart from what came before'),
 });
 export type RedriveTaskDetail = z.infer<typeof RedriveTaskDetail>;
 
@@ -174,7 +186,21 @@ export async function getRedriveTask(actor: Principal, id: string): Promise<Redr
   const [last] = await db().$queryRaw<{ at: Date | null }[]>`
     SELECT max(sent_at) AS at FROM redrive_items WHERE task_id = ${task.id}::uuid AND state = 'sent'`;
   const outcomesDueAt = last?.at ? new Date(last.at.getTime() + task.outcomeWindowMs).toISOString() : null;
-  return { ...view(task, who), drift: await driftOf(actor, task), loops: Number(loops?.n ?? 0), outcomesDueAt, canaryItem: task.canary ? await canaryItemOf(task.id) : null };
+  return {
+    ...view(task, who),
+    drift: await driftOf(actor, task),
+    loops: Number(loops?.n ?? 0),
+    outcomesDueAt,
+    canaryItem: task.canary ? await canaryItemOf(task.id) : null,
+    sinceResume: await sinceResumeOf(task.id),
+  };
+}
+
+async function sinceResumeOf(taskId: string): Promise<RedriveTaskDetail['sinceResume']> {
+  const resumedAt = await lastResumedAt(taskId);
+  if (!resumedAt) return null;
+  const { since, before } = await outcomesAround(taskId, resumedAt);
+  return { resumedAt: resumedAt.toISOString(), verdict: verdictOf(since), counts: since, before };
 }
 
 /** The first two sends of a task, by send time: the canary, and the first message after it. */

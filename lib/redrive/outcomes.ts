@@ -212,3 +212,32 @@ export async function finalizeOutcomes(task: FinalizeScope, now: Date, opts: { w
     if (n < FINALIZE_BATCH) return total;
   }
 }
+
+/** When the task was last resumed (its latest `redrive.resume` event), or null. */
+export async function lastResumedAt(taskId: string): Promise<Date | null> {
+  const [r] = await db().$queryRaw<{ at: Date | null }[]>`
+    SELECT max(at) AS at FROM audit_events WHERE target_type = 'redrive_task' AND target_id = ${taskId} AND action = 'redrive.resume'`;
+  return r?.at ?? null;
+}
+
+export interface OutcomeCounts {
+  sent: number;
+  acknowledged: number;
+  deadAgain: number;
+  noDeathSeen: number;
+  failed: number;
+}
+
+/** The task's outcomes of what it sent from `at` on, and of what it sent before. */
+export async function outcomesAround(taskId: string, at: Date): Promise<{ since: OutcomeCounts; before: OutcomeCounts }> {
+  const rows = await db().$queryRaw<{ after: boolean; state: string; n: bigint }[]>`
+    SELECT coalesce(sent_at, outcome_at) >= ${at} AS after, state::text, count(*) AS n FROM redrive_items
+    WHERE task_id = ${taskId}::uuid AND state IN ('sent', 'acknowledged', 'dead_again', 'no_death_seen', 'failed')
+    GROUP BY 1, 2`;
+  const counts = (after: boolean): OutcomeCounts => {
+    const n = (state: string) => Number(rows.find((r) => r.after === after && r.state === state)?.n ?? 0);
+    const failed = n('failed');
+    return { sent: n('sent') + n('acknowledged') + n('dead_again') + n('no_death_seen'), acknowledged: n('acknowledged'), deadAgain: n('dead_again'), noDeathSeen: n('no_death_seen'), failed };
+  };
+  return { since: counts(true), before: counts(false) };
+}

@@ -14,7 +14,7 @@ import { evaluateBreaker, BREAKER_DEFAULTS, CANARY_REASON_PREFIX } from './break
 import { autoPauseRedrive, failRedrive, finishRedrive, markRunning } from './control-redrive';
 import { HELD_STATUSES, releaseUnsent, reopenDeadLetters } from './dead-letter-status';
 import { destinationFor, type DeliveryResult, type DestinationSource, type OutgoingRedrive, type RedriveDestination } from './destinations';
-import { detectDeadAgain, finalizeOutcomes } from './outcomes';
+import { detectDeadAgain, finalizeOutcomes, lastResumedAt } from './outcomes';
 import { Pacer, type RatePlan } from './rate-plan';
 import { releaseRunnerLease, renewRunnerLease, RUNNER_RENEW_MS, takeRunnerLease } from './runner-lease';
 
@@ -219,9 +219,7 @@ async function recordUnavailable(taskId: string, seqs: number[], error: string):
 
 /** When the current segment began: the first start, or the last resume (a canary task sends a canary first again). */
 async function segmentStart(taskId: string, startedAt: Date | null, now: Date): Promise<Date> {
-  const [r] = await db().$queryRaw<{ at: Date | null }[]>`
-    SELECT max(at) AS at FROM audit_events WHERE target_type = 'redrive_task' AND target_id = ${taskId} AND action = 'redrive.resume'`;
-  const resumed = r?.at ?? null;
+  const resumed = await lastResumedAt(taskId);
   const started = startedAt ?? now;
   return resumed && resumed > started ? resumed : started;
 }

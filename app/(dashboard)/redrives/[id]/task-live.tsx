@@ -11,7 +11,7 @@ import { ProgressBar } from '@/components/redrive/progress-bar';
 import { redriveApi, type TaskWithHistory } from '@/components/redrive/redrive-api';
 import { CommandButtons } from '../command-buttons';
 import { formatDuration } from '@/lib/sla/duration';
-import { awaitingOutcomes, STATUS_BADGE, VERDICT_BADGE } from '../format';
+import { awaitingOutcomes, outcomeWords, STATUS_BADGE, VERDICT_BADGE } from '../format';
 import { RateChart } from './rate-chart';
 
 const ACTIVE = new Set<string>(ACTIVE_REDRIVE_STATUSES);
@@ -138,6 +138,15 @@ export function TaskLive({
             {c.acknowledged} acknowledged, {c.noDeathSeen} no death seen, {c.deadAgain} dead again{c.failed ? `, ${c.failed} undelivered` : ''} of {c.sent} sent
           </span>
         </p>
+        {task.sinceResume ? (
+          <p className="muted" data-testid="since-resume">
+            Since the resume at {task.sinceResume.resumedAt}:{' '}
+            <span className={`badge ${VERDICT_BADGE[task.sinceResume.verdict]}`} data-testid="since-resume-verdict">
+              {task.sinceResume.verdict}
+            </span>{' '}
+            {outcomeWords(task.sinceResume.counts)}; before it: {outcomeWords(task.sinceResume.before)}.
+          </p>
+        ) : null}
         {cluster ? (
           <p className="muted" data-testid="cluster-outcome">
             <Link href={`/clusters/${cluster.id}`}>This cluster</Link> over {cluster.tasks} redrive{cluster.tasks === 1 ? '' : 's'}: {cluster.acknowledged} acknowledged,{' '}
