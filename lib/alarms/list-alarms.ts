@@ -15,7 +15,7 @@ export const AlarmView = z.object({
   kind: z.enum(ALARM_KINDS),
   state: z.enum(ALARM_LEVELS),
   since: dateTime,
-  label: z.string().nullable().describe('e.g. "probable outage" or "bad input"'),
+  label: z.string().nullable().describe('e.g. "outage" or "poison" (what the errors say), "probable outage" or "probable poison" (their volume, when the errors say neither)'),
   hint: z.string().nullable().describe("The runbook's first step for the label"),
   detail: z.record(z.string(), z.unknown()).nullable(),
   evaluatedAt: dateTime.nullable(),
