@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
 import { listAlarmStates } from '@/lib/alarms/list-alarms';
+import { listClusters } from '@/lib/clustering/list-clusters';
 import { MINUTE, SECOND, manualClock } from '@/lib/clock';
 import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
 import { createWebhook } from '@/lib/notifications/webhooks';
@@ -18,7 +19,7 @@ const outage503 = (i: number) => deadLetter({ deadAt: at(i * 40 * SECOND), error
 describe('poison or outage, from what the errors say', () => {
   const webhooks = webhookTestLifecycle();
 
-  it('says outage for a slow stream of 503s and poison for one bad message, in the alarms and the webhooks', async () => {
+  it('says outage for a slow stream of 503s and poison for one bad message, in the alarms, the inbox and the webhooks', async () => {
     const { users, sources } = await demoWorld();
     const receiver = await webhookReceiver();
     await createWebhook(users.lead, { url: receiver.url });
@@ -63,6 +64,14 @@ describe('poison or outage, from what the errors say', () => {
       ['orders', 'depth', 'poison'],
     ]);
 
+    // The inbox says the same of each cluster.
+    const inbox = async () =>
+      (await listClusters(users.lead, { state: 'open' }, null, { clock })).clusters.map((c) => [c.sources.map((x) => x.name).join(), c.errorClass, c.verdict]).sort();
+    expect(await inbox()).toEqual([
+      ['notifications', 'transient', 'outage'],
+      ['orders', 'permanent', 'poison'],
+    ]);
+
     // The webhooks carry the same words: no redrive in any of the outage's.
     await receiver.waitFor(4);
     const texts = receiver.received.map((r) => (JSON.parse(r.body) as { text: string }).text);
@@ -84,6 +93,10 @@ describe('poison or outage, from what the errors say', () => {
     const after = (await listAlarmStates(users.lead)).find((s) => s.sourceName === 'notifications' && s.kind === 'depth')!;
     expect(after.label).toBe('outage, errors stopped');
     expect(after.hint).toMatch(/healthy.*redrive/);
+    expect(await inbox()).toEqual([
+      ['notifications', 'transient', 'outage, errors stopped'],
+      ['orders', 'permanent', 'poison'],
+    ]);
     await receiver.close();
   });
 });
