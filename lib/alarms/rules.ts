@@ -120,9 +120,12 @@ export function classify(recent: RecentArrivals, rate: RateThresholds = DEFAULT_
   return { label, hint: HINTS[label], dominantClusterId: top.clusterId, dominantShare: share, classCounts };
 }
 
-/** The label an alarm keeps when nothing arrived this hour: an outage's errors have stopped arriving. */
+/**
+ * The label an alarm keeps when nothing arrived this hour: an outage's errors have stopped arriving;
+ * 'bad input', the volume-only label of before the error classes, is now 'probable poison'.
+ */
 export function keptLabel(label: string | null): string | null {
-  return label === 'outage' ? 'outage, errors stopped' : label;
+  return label === 'outage' ? 'outage, errors stopped' : label === 'bad input' ? 'probable poison' : label;
 }
 
 export interface SourceObservation {

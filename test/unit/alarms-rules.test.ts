@@ -115,6 +115,8 @@ describe('poison or outage', () => {
     expect(transientStillArriving([...quiet.slice(1), 1])).toBe(true);
     expect(keptLabel('outage')).toBe('outage, errors stopped');
     expect(keptLabel('poison')).toBe('poison');
+    // The volume-only label of before the error classes, kept by a quiet source, says what it is now.
+    expect(keptLabel('bad input')).toBe('probable poison');
   });
 
   it('mostly permanent errors are poison, even in a wave', () => {
