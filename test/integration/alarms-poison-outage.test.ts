@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
 import { listAlarmStates } from '@/lib/alarms/list-alarms';
+import { getCluster } from '@/lib/clustering/get-cluster';
 import { listClusters } from '@/lib/clustering/list-clusters';
 import { MINUTE, SECOND, manualClock } from '@/lib/clock';
 import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
@@ -71,6 +72,9 @@ describe('poison or outage, from what the errors say', () => {
       ['notifications', 'transient', 'outage'],
       ['orders', 'permanent', 'poison'],
     ]);
+    // And the cluster's own page.
+    const outageCluster = (await listClusters(users.lead, { source: ['notifications'] }, null, { clock })).clusters[0]!.id;
+    expect(await getCluster(users.lead, outageCluster, { clock })).toMatchObject({ errorClass: 'transient', verdict: 'outage' });
 
     // The webhooks carry the same words: no redrive in any of the outage's.
     await receiver.waitFor(4);
