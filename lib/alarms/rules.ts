@@ -1,8 +1,8 @@
 // The alarm rules, pure: what each alarm wants to be given what was observed, how the state moves,
 // and the runbook's first branch, poison or outage (seed 004 §9). What the errors say decides first,
-// from the first dead letter: mostly transient errors are an outage whatever their number, mostly
-// permanent ones poison. Only when the errors say neither does volume decide ("how many, and how
-// fast?"): a wave with one dominant cause is a probable outage, a trickle probable poison.
+// from the first dead letter: mostly transient errors are an outage whatever their number, more
+// permanent than transient ones poison. Only when most errors name no cause does volume decide ("how
+// many, and how fast?"): a wave with one dominant cause is a probable outage, a trickle probable poison.
 import { MINUTE, HOUR } from '@/lib/clock';
 import { formatDuration } from '@/lib/sla/duration';
 
@@ -100,9 +100,10 @@ export const transientStillArriving = (transientCounts: readonly number[] = []) 
   transientCounts.slice(0, RULES.outageQuietWindows).some((n) => n > 0);
 
 /**
- * Poison or outage, from the last hour's arrivals: what their errors say when most say one thing
- * (more than half), else their volume. Null when nothing arrived in that hour: the backlog's cause
- * has not changed, so the caller keeps the label it had (keptLabel).
+ * Poison or outage, from the last hour's arrivals: when at least half of their errors name a cause,
+ * the larger of transient and permanent decides (so mostly transient is an outage whatever the
+ * number); else, or on a tie, their volume. Null when nothing arrived in that hour: the backlog's
+ * cause has not changed, so the caller keeps the label it had (keptLabel).
  */
 export function classify(recent: RecentArrivals, rate: RateThresholds = DEFAULT_RATE): Classification | null {
   const total = recent.clusterCounts.reduce((n, c) => n + c.count, 0);
@@ -111,8 +112,10 @@ export function classify(recent: RecentArrivals, rate: RateThresholds = DEFAULT_
   const share = top.count / total;
   const classCounts = recent.classCounts ?? { transient: 0, permanent: 0, unknown: total };
   let label: AlarmLabel;
-  if (classCounts.transient * 2 > total) label = transientStillArriving(recent.transientCounts) ? 'outage' : 'outage, errors stopped';
-  else if (classCounts.permanent * 2 > total) label = 'poison';
+  const { transient, permanent } = classCounts;
+  const named = (transient + permanent) * 2 >= total && transient !== permanent;
+  if (named && transient > permanent) label = transientStillArriving(recent.transientCounts) ? 'outage' : 'outage, errors stopped';
+  else if (named) label = 'poison';
   else {
     const wave = Math.max(0, ...recent.windowCounts) >= rate.alarm;
     label = wave ? (share >= RULES.dominantShare ? 'probable outage' : 'wave, mixed causes') : 'probable poison';

@@ -128,6 +128,14 @@ describe('poison or outage', () => {
     const mixed = { windowCounts: windows(500), clusterCounts: [{ clusterId: 'gw', count: 480 }, { clusterId: 'x', count: 20 }], classCounts: classes(250, 250, 0) };
     expect(classify(mixed)?.label).toBe('probable outage');
     expect(classify({ ...mixed, windowCounts: windows(5) })?.label).toBe('probable poison');
+    const unnamed = { windowCounts: windows(5), clusterCounts: [{ clusterId: 'u', count: 10 }] };
+    expect(classify({ ...unnamed, transientCounts: windows(4), classCounts: classes(4, 0, 6) })?.label).toBe('probable poison');
+  });
+
+  it('when most errors name a cause, the larger of transient and permanent decides', () => {
+    const some = { windowCounts: windows(20), transientCounts: windows(9), clusterCounts: [{ clusterId: 'a', count: 20 }] };
+    expect(classify({ ...some, classCounts: classes(9, 6, 5) })?.label).toBe('outage');
+    expect(classify({ ...some, classCounts: classes(4, 7, 9) })?.label).toBe('poison');
   });
 
   it('an hour with no arrivals says nothing new', () => {
