@@ -8,6 +8,14 @@ import { OwnershipCell } from './ownership-cell';
 
 const n = (v: number) => v.toLocaleString('en');
 
+/** Poison or outage, as the alarms say it (lib/alarms/cluster-verdict.ts). */
+const VERDICT: Record<ClusterSummary['verdict'], { tone: string; title: string }> = {
+  outage: { tone: 'bad', title: 'transient errors that still arrive: check the downstream; do not redrive while they keep arriving' },
+  'outage, errors stopped': { tone: 'warn', title: 'transient errors that stopped arriving: redrive once the downstream is confirmed healthy, rate-limited' },
+  poison: { tone: 'warn', title: 'permanent errors (parse, schema, validation, not found, constraint): fix the producer or the consumer, then redrive' },
+  unknown: { tone: '', title: 'the errors name no known transient or permanent cause' },
+};
+
 export function ClusterTable({ clusters, empty }: { clusters: ClusterSummary[]; empty: string }) {
   return (
     <table data-testid="cluster-table">
@@ -32,6 +40,9 @@ export function ClusterTable({ clusters, empty }: { clusters: ClusterSummary[]; 
                 {c.template || '(empty message)'}
               </Link>
               <div>
+                <span className={`badge ${VERDICT[c.verdict].tone}`} data-testid="cluster-verdict" title={VERDICT[c.verdict].title}>
+                  {c.verdict}
+                </span>{' '}
                 <span className="badge">{c.errorType ?? '—'}</span> {c.topFrame ? <span className={styles.frame}>at {c.topFrame}</span> : null}
                 {c.groupedBy ? (
                   <span className={styles.frame} data-testid="cluster-grouped-by">

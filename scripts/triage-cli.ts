@@ -48,6 +48,7 @@ const USAGE = `usage: triage <command> [--json]
   token create --user E          (a personal API token acting with that user's role)
   redrive start (--source N | --cluster ID [--source N] | --ids ID,ID…) [--rate N] [--canary]
                 [--outcome-window 10m] [--canary-window 60s] [--reason R] [--destination N]
+                [--confirm-outage]  (a lead's word that the downstream of an arriving outage is healthy; needs --reason)
   redrive edit --id DEAD_LETTER (--payload TEXT | --payload-file F) [--headers-file F.json] --reason R [--destination N]
                                  (redrive an edited copy, stored as a version; the original stays)
   redrive transform (--source N | --cluster ID [--source N] | --ids ID,ID…) --transform JSON --reason R [--preview]
@@ -137,6 +138,7 @@ const { positionals, values } = parseArgs({
     rate: { type: 'string' },
     canary: { type: 'boolean', default: false },
     'outcome-window': { type: 'string' },
+    'confirm-outage': { type: 'boolean' },
     'canary-window': { type: 'string' },
     status: { type: 'string' },
     assignee: { type: 'string' },
@@ -388,6 +390,7 @@ async function main(): Promise<void> {
         canaryWindowSeconds: seconds(values['canary-window'], 'canary-window'),
         reason: values.reason,
         destination: values.destination,
+        ...(values['confirm-outage'] ? { outageConfirmed: true } : {}),
       });
       await closeQueues(); // the nudge to the redrive workers opened a Redis connection
       const view = await getRedriveTask(actor, t.id);

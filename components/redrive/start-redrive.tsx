@@ -1,7 +1,8 @@
 'use client';
 // Start a redrive of a selection, from any page: the preview (how many, loops skipped, approval,
 // an active task) comes first; then the rate (required, default 10/s), a canary, a ramp, the outcome
-// windows (how long a sent message is watched for a death), a reason.
+// windows (how long a sent message is watched for a death), a reason. A cluster that is an outage
+// whose errors still arrive is warned of, and goes only on a lead's confirmation with a reason.
 // Embed: <StartRedrive selection={{ cluster: id }} /> (or { ids }, { filter }, { source }); or link
 // to redriveHref(selection) for the full page.
 import { useMutation, useQuery } from '@tanstack/react-query';
@@ -45,6 +46,7 @@ export function StartRedrive({
   const [canaryWindow, setCanaryWindow] = useState(String(DEFAULT_CANARY_WINDOW_SECONDS));
   const [reason, setReason] = useState('');
   const [destination, setDestination] = useState('');
+  const [outageConfirmed, setOutageConfirmed] = useState(false);
   const start = useMutation({
     mutationFn: () =>
       redriveApi.start({
@@ -56,6 +58,7 @@ export function StartRedrive({
         ...(canary ? { canaryWindowSeconds: Number(canaryWindow) } : {}),
         reason: reason.trim() || undefined,
         ...(destination ? { destination } : {}),
+        ...(outageConfirmed ? { outageConfirmed } : {}),
       }),
     onSuccess: (task) => router.push(`/redrives/${task.id}`),
   });
@@ -93,6 +96,12 @@ export function StartRedrive({
               Over the approval threshold ({p.approvalThreshold}, counting what you started on this source in the last hour): the task waits for another lead&apos;s or an admin&apos;s approval before it sends anything.
             </p>
           ) : null}
+          {p.outage ? (
+            <p className="error" role="alert" data-testid="outage-warning">
+              This cluster is an outage: its errors are transient and still arriving (the latest at {p.outage.lastSeen}). Do not redrive into a downstream
+              that is still broken: check it first, stop the bleeding, capture evidence. Only a lead who has confirmed it is healthy redrives now, saying why.
+            </p>
+          ) : null}
           {activeTaskId ? (
             <p className="error" role="alert">
               This source already has an active redrive: <Link href={`/redrives/${activeTaskId}`}>open it</Link>.
@@ -127,9 +136,15 @@ export function StartRedrive({
           </label>
         ) : null}
         <label>
-          Reason
-          <input name="reason" value={reason} onChange={(e) => setReason(e.target.value)} maxLength={1000} placeholder="e.g. handler v2 deployed" />
+          Reason{p?.outage ? ' (required: why the downstream is healthy)' : ''}
+          <input name="reason" value={reason} onChange={(e) => setReason(e.target.value)} maxLength={1000} required={Boolean(p?.outage)} placeholder="e.g. handler v2 deployed" />
         </label>
+        {p?.outage ? (
+          <label className={styles.check}>
+            <input name="outageConfirmed" type="checkbox" required checked={outageConfirmed} onChange={(e) => setOutageConfirmed(e.target.checked)} />
+            I am a lead and have confirmed the downstream is healthy again: redrive this outage now
+          </label>
+        ) : null}
         <label className={styles.check}>
           <input name="canary" type="checkbox" checked={canary} onChange={(e) => setCanary(e.target.checked)} />
           Canary: one message first, the rest only after it was acknowledged or its window passed with no death seen

@@ -1,5 +1,5 @@
 // The alarm evaluation the maintenance worker runs every 15 s: refresh each source's age stats,
-// look at the last hour's arrivals, move every alarm one step through OK / PENDING / ALARM, record
+// look at the last hour's arrivals (per cluster and per error class), move every alarm one step through OK / PENDING / ALARM, record
 // the transitions and notify the source team's webhooks of each, in one transaction.
 import type postgres from 'postgres';
 import { db, pg } from '@/lib/db';
@@ -7,6 +7,7 @@ import { env } from '@/lib/env';
 import { systemClock, type Clock } from '@/lib/clock';
 import { refreshAgeStats, type AgeStats } from '@/lib/sla/age-stats';
 import { DEAD_LETTER_STATUSES } from '@/lib/enums';
+import type { ErrorClass } from '@/lib/clustering/error-classes';
 import { alarmMessage, type AlarmTransition } from '@/lib/notifications/alarm-message';
 import { isConnectorKind } from '@/lib/connectors/types';
 import { recordWaves } from '@/lib/redrive-rules/waves';
@@ -20,6 +21,7 @@ import {
   classify,
   connectorDownForMs,
   describe,
+  keptLabel as keptLabelOf,
   nextState,
   targetLevel,
   type AlarmKind,
@@ -61,30 +63,37 @@ export async function recentArrivals(now: Date, sql: postgres.Sql = pg()): Promi
   const firstSecond = new Date(Math.floor(fromMs / 1000) * 1000);
   const lastSecond = new Date(Math.floor(nowMs / 1000) * 1000);
   await drainArrivals(sql, now);
-  const rows = await sql<{ source_id: string; cluster_id: string | null; w: number; n: number }[]>`
-    SELECT source_id, NULLIF(cluster_id, ${NO_CLUSTER}::uuid) AS cluster_id,
+  const rows = await sql<{ source_id: string; cluster_id: string | null; error_class: ErrorClass; w: number; n: number }[]>`
+    SELECT source_id, NULLIF(cluster_id, ${NO_CLUSTER}::uuid) AS cluster_id, error_class,
       floor(extract(epoch FROM (${now}::timestamptz - second)) * 1000 / ${windowMs})::int AS w, sum(count)::int AS n
     FROM dead_letter_arrivals
     WHERE second >= ${firstSecond}::timestamptz AND second <= ${lastSecond}::timestamptz AND second <> ALL(${edgeSeconds}::timestamptz[])
-    GROUP BY 1, 2, 3 HAVING sum(count) <> 0
+    GROUP BY 1, 2, 3, 4 HAVING sum(count) <> 0
     UNION ALL
-    SELECT d.source_id, d.cluster_id,
+    SELECT d.source_id, d.cluster_id, COALESCE(d.error_class, 'unknown') AS error_class,
       floor(extract(epoch FROM (${now}::timestamptz - d.dead_at)) * 1000 / ${windowMs})::int AS w, count(*)::int AS n
     FROM unnest(${edgeSeconds}::timestamptz[]) AS e(second)
     -- One index range per edge second (status, dead_at): a join instead scanned the whole hour.
     -- OFFSET 0 keeps the planner from flattening the lateral subquery back into that join.
     CROSS JOIN LATERAL (
-      SELECT source_id, cluster_id, dead_at FROM dead_letters
+      SELECT source_id, cluster_id, error_class, dead_at FROM dead_letters
       WHERE dead_at >= e.second AND dead_at < e.second + interval '1 second'
         AND status = ANY(${DEAD_LETTER_STATUSES as unknown as string[]}::"DeadLetterStatus"[])
         AND dead_at > ${now}::timestamptz - ${`${RULES.classifyWindowMs} milliseconds`}::interval AND dead_at <= ${now}::timestamptz
       OFFSET 0) d
-    GROUP BY 1, 2, 3`;
-  const out = new Map<string, RecentArrivals & { byCluster: Map<string | null, number> }>();
+    GROUP BY 1, 2, 3, 4`;
+  const out = new Map<string, Required<RecentArrivals> & { byCluster: Map<string | null, number> }>();
   for (const r of rows) {
     let a = out.get(r.source_id);
-    if (!a) out.set(r.source_id, (a = { windowCounts: new Array<number>(windows).fill(0), clusterCounts: [], byCluster: new Map() }));
-    a.windowCounts[Math.min(r.w, windows - 1)]! += r.n;
+    if (!a) {
+      const zeros = () => new Array<number>(windows).fill(0);
+      a = { windowCounts: zeros(), transientCounts: zeros(), clusterCounts: [], classCounts: { transient: 0, permanent: 0, unknown: 0 }, byCluster: new Map() };
+      out.set(r.source_id, a);
+    }
+    const w = Math.min(r.w, windows - 1);
+    a.windowCounts[w]! += r.n;
+    if (r.error_class === 'transient') a.transientCounts[w]! += r.n;
+    a.classCounts[r.error_class] += r.n;
     a.byCluster.set(r.cluster_id, (a.byCluster.get(r.cluster_id) ?? 0) + r.n);
   }
   for (const a of out.values()) a.clusterCounts = [...a.byCluster].filter(([, count]) => count !== 0).map(([clusterId, count]) => ({ clusterId, count }));
@@ -98,10 +107,10 @@ export async function recentArrivals(now: Date, sql: postgres.Sql = pg()): Promi
  */
 async function drainArrivals(sql: postgres.Sql, now: Date): Promise<void> {
   await sql`
-    WITH taken AS (DELETE FROM dead_letter_arrival_pending RETURNING second, source_id, cluster_id, count)
-    INSERT INTO dead_letter_arrivals (second, source_id, cluster_id, count)
-    SELECT second, source_id, cluster_id, sum(count) FROM taken GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
-    ON CONFLICT (second, source_id, cluster_id) DO UPDATE SET count = dead_letter_arrivals.count + EXCLUDED.count`;
+    WITH taken AS (DELETE FROM dead_letter_arrival_pending RETURNING second, source_id, cluster_id, error_class, count)
+    INSERT INTO dead_letter_arrivals (second, source_id, cluster_id, error_class, count)
+    SELECT second, source_id, cluster_id, error_class, sum(count) FROM taken GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+    ON CONFLICT (second, source_id, cluster_id, error_class) DO UPDATE SET count = dead_letter_arrivals.count + EXCLUDED.count`;
   await sql`DELETE FROM dead_letter_arrivals WHERE second < LEAST(${now}::timestamptz, now()) - ${ARRIVALS_KEPT}::interval`;
 }
 
@@ -174,8 +183,9 @@ export async function evaluateAlarms(clock: Clock = systemClock): Promise<Evalua
           };
         }
         const c = recent ? classify(recent, o.rate) : null;
-        // No arrivals this hour: the backlog's cause has not changed, keep the label it had.
-        const keptLabel = SOURCE_ALARM_KINDS.map((k) => prev.get(`${s.id}|${k}`)?.label).find((l): l is string => !!l) ?? null;
+        // No arrivals this hour: the backlog's cause has not changed, keep the label it had (an
+        // outage's errors have stopped arriving, though).
+        const keptLabel = keptLabelOf(SOURCE_ALARM_KINDS.map((k) => prev.get(`${s.id}|${k}`)?.label).find((l): l is string => !!l) ?? null);
         const label = c?.label ?? keptLabel;
         const kinds: AlarmKind[] = [...SOURCE_ALARM_KINDS, ...(connector ? (['connector'] as const) : [])];
         const inQuarantine = s.kind === 'builtin' ? quarantined?.get(s.name) : undefined;
@@ -187,7 +197,7 @@ export async function evaluateAlarms(clock: Clock = systemClock): Promise<Evalua
         for (const kind of kinds) {
           const p = prev.get(`${s.id}|${kind}`);
           const position = nextState(p ? { state: p.state, since: p.since } : undefined, targetLevel(kind, o), now, CONFIRM_MS[kind]);
-          // The arrivals tell an outage from bad input; a broker the connector cannot reach is its own cause.
+          // The arrivals' errors tell an outage from poison; a broker the connector cannot reach is its own cause.
           const rowLabel = position.state === 'OK' ? null : kind === 'connector' ? 'broker unreachable' : kind === 'quarantine' ? 'jobs quarantined' : label;
           const hint = rowLabel ? (HINTS[rowLabel as AlarmLabel] ?? null) : null;
           const d = describe(kind, o);
@@ -202,7 +212,7 @@ export async function evaluateAlarms(clock: Clock = systemClock): Promise<Evalua
                 ? { ...d, hint, failures: o.connector!.failures, lastError: o.connector!.lastError }
                 : kind === 'quarantine'
                   ? { ...d, hint, key: o.quarantine!.key }
-                  : { ...d, hint, dominantClusterId: c?.dominantClusterId ?? null, dominantShare: c?.dominantShare ?? null },
+                  : { ...d, hint, dominantClusterId: c?.dominantClusterId ?? null, dominantShare: c?.dominantShare ?? null, errorClasses: c?.classCounts ?? null },
             evaluated_at: now.toISOString(),
           });
           const from = p?.state ?? 'OK';

@@ -15,7 +15,7 @@ export const AlarmView = z.object({
   kind: z.enum(ALARM_KINDS),
   state: z.enum(ALARM_LEVELS),
   since: dateTime,
-  label: z.string().nullable().describe('e.g. "probable outage" or "bad input"'),
+  label: z.string().nullable().describe('e.g. "outage" or "poison" (what the errors say), "probable outage" or "probable poison" (their volume, when the errors say neither)'),
   hint: z.string().nullable().describe("The runbook's first step for the label"),
   detail: z.record(z.string(), z.unknown()).nullable(),
   evaluatedAt: dateTime.nullable(),
@@ -40,10 +40,12 @@ export const SourceAlarmsView = z.object({
   events: z.array(AlarmEventView).describe('The 20 latest transitions, newest first'),
 });
 
-const hintOf = (label: string | null) => (label ? (HINTS[label as AlarmLabel] ?? null) : null);
+/** A label of today's rules has today's hint; one they no longer give keeps the hint it was given with. */
+const hintOf = (label: string | null, detail: Record<string, unknown> | null) =>
+  label ? (HINTS[label as AlarmLabel] ?? (typeof detail?.hint === 'string' ? detail.hint : null)) : null;
 /** A quarantine alarm's hint names where the jobs are: the key is the source's, not the label's. */
 const stateHint = (label: string | null, detail: Record<string, unknown> | null) => {
-  const hint = hintOf(label);
+  const hint = hintOf(label, detail);
   return hint && label === 'jobs quarantined' && typeof detail?.key === 'string' ? `${hint} (quarantine key: ${detail.key})` : hint;
 };
 

@@ -1,10 +1,13 @@
 // The alarm rules, pure: what each alarm wants to be given what was observed, how the state moves,
-// and the runbook's first question, "how many, and how fast?" (seed 004 §9): a wave with one
-// dominant cause is an outage (the DLQ is the symptom), a trickle is bad input.
+// and the runbook's first branch, poison or outage (seed 004 §9). What the errors say decides first,
+// from the first dead letter: mostly transient errors are an outage whatever their number, more
+// permanent than transient ones poison. Only when most errors name no cause does volume decide ("how
+// many, and how fast?"): a wave with one dominant cause is a probable outage, a trickle probable poison.
 import { MINUTE, HOUR } from '@/lib/clock';
 import { formatDuration } from '@/lib/sla/duration';
 
 import type { ALARM_KINDS, ALARM_LEVELS } from '@/lib/enums';
+import type { ErrorClass } from '@/lib/clustering/error-classes';
 
 export type AlarmKind = (typeof ALARM_KINDS)[number];
 export type AlarmLevel = (typeof ALARM_LEVELS)[number];
@@ -29,14 +32,34 @@ export const RULES = {
   classifyWindowMs: HOUR,
   /** Share of the classify window's dead letters that makes one cluster dominant. */
   dominantShare: 0.8,
+  /**
+   * Rate windows without a transient error before an outage's advice speaks of redriving: a slow
+   * outage may go a window without a dead letter and still be on.
+   */
+  outageQuietWindows: 2,
 } as const;
 
-export type AlarmLabel = 'probable outage' | 'wave, mixed causes' | 'bad input' | 'broker unreachable' | 'jobs quarantined';
+export type AlarmLabel =
+  | 'outage'
+  | 'outage, errors stopped'
+  | 'poison'
+  | 'probable outage'
+  | 'wave, mixed causes'
+  | 'probable poison'
+  | 'broker unreachable'
+  | 'jobs quarantined';
 
 export const HINTS: Record<AlarmLabel, string> = {
+  // Never the word of replaying: while the errors keep arriving, the dead letters stay parked.
+  outage:
+    'check the downstream first: the errors say it is failing (timeouts, 5xx, refused connections, throttling); stop the bleeding (pause the consumers or open a circuit breaker, so messages wait on the main queue instead of failing into this one); capture evidence now (sample bodies, the graphs); leave the dead letters parked while these errors keep arriving',
+  'outage, errors stopped':
+    'the transient errors stopped: confirm the downstream is healthy on live traffic and drain the main queue first, then redrive rate-limited well below its capacity and watch its latency; what fails again is poison',
+  poison:
+    'the errors say the messages are bad (parse, schema, validation, not found, constraint): sample the bodies, fix the producer or the consumer and deploy, then redrive; until then they fail again',
   'probable outage': 'check the downstream, do not redrive yet',
   'wave, mixed causes': 'many causes at once: look for a shared dependency or a recent deploy before redriving',
-  'bad input': 'sample the bodies, fix the producer or the consumer, then redrive',
+  'probable poison': 'few, and the errors name no known cause: sample the bodies and read the errors, fix the producer or the consumer, then redrive',
   'broker unreachable':
     'nothing is imported meanwhile (messages wait on the broker); the connector retries with backoff: check the broker, the credentials and the network',
   'jobs quarantined':
@@ -51,11 +74,17 @@ export interface RateThresholds {
 
 export const DEFAULT_RATE: RateThresholds = { pending: RULES.ratePending, alarm: RULES.waveMin };
 
+export type ClassCounts = Record<ErrorClass, number>;
+
 export interface RecentArrivals {
   /** Dead letters per rate window over the classify window, newest first. */
   windowCounts: number[];
   /** Dead letters per cluster over the classify window. */
   clusterCounts: { clusterId: string | null; count: number }[];
+  /** Dead letters per error class over the classify window; absent: all unknown. */
+  classCounts?: ClassCounts;
+  /** Transient dead letters per rate window, newest first; absent: none. */
+  transientCounts?: number[];
 }
 
 export interface Classification {
@@ -63,20 +92,43 @@ export interface Classification {
   hint: string;
   dominantClusterId: string | null;
   dominantShare: number;
+  classCounts: ClassCounts;
 }
 
+/** Whether transient errors arrived in the latest rate windows (RULES.outageQuietWindows). */
+export const transientStillArriving = (transientCounts: readonly number[] = []) =>
+  transientCounts.slice(0, RULES.outageQuietWindows).some((n) => n > 0);
+
 /**
- * Outage or bad input, from the last hour's arrivals. Null when nothing arrived in that hour: the
- * backlog's cause has not changed, so the caller keeps the label it had.
+ * Poison or outage, from the last hour's arrivals: when at least half of their errors name a cause,
+ * the larger of transient and permanent decides (so mostly transient is an outage whatever the
+ * number); else, or on a tie, their volume. Null when nothing arrived in that hour: the backlog's
+ * cause has not changed, so the caller keeps the label it had (keptLabel).
  */
 export function classify(recent: RecentArrivals, rate: RateThresholds = DEFAULT_RATE): Classification | null {
   const total = recent.clusterCounts.reduce((n, c) => n + c.count, 0);
   if (total === 0) return null;
   const top = recent.clusterCounts.reduce((a, c) => (c.count > a.count ? c : a));
   const share = top.count / total;
-  const wave = Math.max(0, ...recent.windowCounts) >= rate.alarm;
-  const label: AlarmLabel = wave ? (share >= RULES.dominantShare ? 'probable outage' : 'wave, mixed causes') : 'bad input';
-  return { label, hint: HINTS[label], dominantClusterId: top.clusterId, dominantShare: share };
+  const classCounts = recent.classCounts ?? { transient: 0, permanent: 0, unknown: total };
+  let label: AlarmLabel;
+  const { transient, permanent } = classCounts;
+  const named = (transient + permanent) * 2 >= total && transient !== permanent;
+  if (named && transient > permanent) label = transientStillArriving(recent.transientCounts) ? 'outage' : 'outage, errors stopped';
+  else if (named) label = 'poison';
+  else {
+    const wave = Math.max(0, ...recent.windowCounts) >= rate.alarm;
+    label = wave ? (share >= RULES.dominantShare ? 'probable outage' : 'wave, mixed causes') : 'probable poison';
+  }
+  return { label, hint: HINTS[label], dominantClusterId: top.clusterId, dominantShare: share, classCounts };
+}
+
+/**
+ * The label an alarm keeps when nothing arrived this hour: an outage's errors have stopped arriving;
+ * 'bad input', the volume-only label of before the error classes, is now 'probable poison'.
+ */
+export function keptLabel(label: string | null): string | null {
+  return label === 'outage' ? 'outage, errors stopped' : label === 'bad input' ? 'probable poison' : label;
 }
 
 export interface SourceObservation {

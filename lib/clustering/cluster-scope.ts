@@ -7,6 +7,7 @@ import { sourceScope, type Permission, type Principal } from '@/lib/auth';
 import { pg } from '@/lib/db';
 import { visibleSources, type VisibleSource } from '@/lib/deadletters/query';
 import { notFound } from '@/lib/errors';
+import type { ErrorClass } from './error-classes';
 
 export interface ClusterScope {
   sources: VisibleSource[];
@@ -32,6 +33,8 @@ export interface ClusterRow {
   splitFromId: string | null;
   /** A grouping rule's or a split's values that tell it apart from clusters of the same template. */
   groupedBy: string | null;
+  /** What the errors of its latest arrival say (clusters.error_class). */
+  errorClass: ErrorClass;
   /** The id asked for, when it was an alias merged into this cluster; else null. */
   aliasOf: string | null;
 }
@@ -47,7 +50,7 @@ export async function findCluster(actor: Principal, id: string, scope: ClusterSc
   const sql = pg();
   const [row] = await sql<(Omit<ClusterRow, 'aliasOf'> & { requested: string })[]>`
     SELECT c.id::text, c.fingerprint, c.template, c.pattern, c.error_type AS "errorType", c.top_frame AS "topFrame", c.shape,
-           c.split_from_id::text AS "splitFromId", c.grouped_by AS "groupedBy",
+           c.split_from_id::text AS "splitFromId", c.grouped_by AS "groupedBy", c.error_class AS "errorClass",
            r.id::text AS requested
     FROM clusters r JOIN clusters c ON c.id = coalesce(r.merged_into_id, r.id)
     WHERE r.id = ${id}::uuid`;

@@ -8,7 +8,9 @@ import { maskErrorText } from '@/lib/masking';
 import { z } from 'zod';
 import { DEAD_LETTER_STATUSES, type DeadLetterStatus } from '@/lib/enums';
 import { isoTime } from '@/lib/wire';
+import { ClusterVerdict, clusterVerdict } from '@/lib/alarms/cluster-verdict';
 import { clusterScope, findCluster } from './cluster-scope';
+import { ERROR_CLASSES } from './error-classes';
 import { HourlySeries, hourlySeries, ratePerHour } from './cluster-hours';
 import { ClusterSource, SPARKLINE_HOURS } from './list-clusters';
 
@@ -32,6 +34,8 @@ export const ClusterDetail = z.object({
   firstTemplate: z.string().describe('Template of the fingerprint the cluster started from'),
   errorType: z.string().nullable(),
   topFrame: z.string().nullable(),
+  errorClass: z.enum(ERROR_CLASSES).describe('What the errors of its latest arrival say: transient, permanent or unknown'),
+  verdict: ClusterVerdict,
   groupedBy: z.string().nullable().describe("A grouping rule's or a split's values that tell it apart"),
   splitFromId: z.uuid().nullable().describe('The cluster this one was split off, if it was'),
   aliasOf: z.uuid().nullable().describe('The id asked for, when it was an alias merged into this cluster'),
@@ -103,6 +107,9 @@ export async function getCluster(actor: Principal, id: string, opts: { clock?: C
     firstTemplate: maskErrorText(cluster.template)!,
     errorType: cluster.errorType,
     topFrame: cluster.topFrame,
+    errorClass: cluster.errorClass,
+    // Never seen in the actor's sources (a cluster of others'): not arriving for them.
+    verdict: clusterVerdict(cluster.errorClass, last ?? new Date(0), now),
     groupedBy: cluster.groupedBy == null ? cluster.groupedBy : (maskErrorText(cluster.groupedBy) ?? null),
     splitFromId: cluster.splitFromId,
     aliasOf: cluster.aliasOf,

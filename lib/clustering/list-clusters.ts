@@ -12,7 +12,9 @@ import { isoTime } from '@/lib/wire';
 import { maskErrorText } from '@/lib/masking';
 import { likePattern } from '@/lib/deadletters/query';
 import { OWNER_FILTERS, OWNERSHIP_STATUSES, type OwnershipStatus } from '@/lib/ownership/statuses';
+import { ClusterVerdict, clusterVerdict } from '@/lib/alarms/cluster-verdict';
 import { clusterScope } from './cluster-scope';
+import { ERROR_CLASSES, type ErrorClass } from './error-classes';
 import { hourlySeries, ratePerHour } from './cluster-hours';
 
 // A query string says "a,b" or repeats the key; JSON says ["a", "b"] or "a".
@@ -46,6 +48,8 @@ export const ClusterSummary = z.object({
   groupedBy: z.string().nullable().describe("What tells it apart from clusters of the same template: a grouping rule's or a split's values, e.g. $.type=order.created"),
   errorType: z.string().nullable(),
   topFrame: z.string().nullable().describe('Top in-app stack frame: function (file)'),
+  errorClass: z.enum(ERROR_CLASSES).describe('What the errors of its latest arrival say: transient (the downstream failed), permanent (the message is bad) or unknown'),
+  verdict: ClusterVerdict,
   count: z.int().describe("Dead letters in the caller's sources, all statuses"),
   openCount: z.int(),
   firstSeen: isoTime,
@@ -91,6 +95,7 @@ interface Row {
   grouped_by: string | null;
   error_type: string | null;
   top_frame: string | null;
+  error_class: ErrorClass;
   count: number;
   open_count: number;
   first_seen: Date;
@@ -138,7 +143,7 @@ export async function listClusters(
   const rows = restrict
     ? // Only the actor's sources' share: counts, first/last seen and the order are theirs.
       await sql<Row[]>`
-        SELECT c.id::text, c.fingerprint, coalesce(c.pattern, c.template) AS template, c.grouped_by, c.error_type, c.top_frame,
+        SELECT c.id::text, c.fingerprint, coalesce(c.pattern, c.template) AS template, c.grouped_by, c.error_type, c.top_frame, c.error_class,
                a.count, a.open_count, a.first_seen, a.last_seen, a.sources, ${ownership}
         FROM (
           SELECT cluster_id, sum(count)::int AS count, sum(open_count)::int AS open_count, min(first_seen) AS first_seen,
@@ -152,7 +157,7 @@ export async function listClusters(
         ORDER BY a.last_seen DESC, a.cluster_id DESC
         LIMIT ${limit + 1}`
     : await sql<Row[]>`
-        SELECT c.id::text, c.fingerprint, coalesce(c.pattern, c.template) AS template, c.grouped_by, c.error_type, c.top_frame,
+        SELECT c.id::text, c.fingerprint, coalesce(c.pattern, c.template) AS template, c.grouped_by, c.error_type, c.top_frame, c.error_class,
                c.count, c.open_count, c.first_seen, c.last_seen,
                ARRAY(SELECT cs.source_id::text FROM cluster_sources cs WHERE cs.cluster_id = c.id ORDER BY cs.source_id) AS sources, ${ownership}
         FROM clusters c ${joinOwnership}
@@ -180,6 +185,8 @@ export async function listClusters(
         groupedBy: r.grouped_by == null ? r.grouped_by : (maskErrorText(r.grouped_by) ?? null),
         errorType: r.error_type,
         topFrame: r.top_frame,
+        errorClass: r.error_class,
+        verdict: clusterVerdict(r.error_class, r.last_seen, now),
         count: r.count,
         openCount: r.open_count,
         firstSeen: r.first_seen.toISOString(),

@@ -18,6 +18,8 @@ interface Delta {
   open: number;
   first: Date;
   last: Date;
+  /** The error class of the latest of them. */
+  cls: string;
 }
 
 /**
@@ -33,9 +35,10 @@ export async function moveMembers(q: Query, ids: readonly bigint[] | readonly st
       UPDATE dead_letters d SET cluster_id = ${to}::uuid
       FROM dead_letters o
       WHERE o.id = d.id AND d.id = ANY(${ids.map(String)}::bigint[]) AND o.cluster_id IS DISTINCT FROM ${to}::uuid
-      RETURNING o.cluster_id AS old, d.source_id, d.dead_at, d.status)
+      RETURNING o.cluster_id AS old, d.source_id, d.dead_at, d.status, d.error_class)
     SELECT old::text AS cluster, source_id::text AS source, (date_trunc('hour', dead_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC') AS hour, count(*)::int AS n,
-           (count(*) FILTER (WHERE status = 'open'))::int AS open, min(dead_at) AS first, max(dead_at) AS last
+           (count(*) FILTER (WHERE status = 'open'))::int AS open, min(dead_at) AS first, max(dead_at) AS last,
+           (array_agg(coalesce(error_class, 'unknown') ORDER BY dead_at DESC))[1]::text AS cls
     FROM moved GROUP BY 1, 2, 3`;
   if (deltas.length === 0) return { members: 0, open: 0 };
   const olds = [...new Set(deltas.map((d) => d.cluster).filter((c) => c !== null))];
@@ -58,6 +61,8 @@ export async function moveMembers(q: Query, ids: readonly bigint[] | readonly st
   const open = sources.reduce((a, s) => a + s.open, 0);
   const first = new Date(Math.min(...sources.map((s) => s.first.getTime())));
   const last = new Date(Math.max(...sources.map((s) => s.last.getTime())));
+  // The class of the latest moved dead letter.
+  const latest = deltas.reduce((a, d) => (d.last > a.last ? d : a));
   const fromOld = sources.filter((s) => s.cluster !== null);
 
   // Out of the old clusters.
@@ -82,10 +87,11 @@ export async function moveMembers(q: Query, ids: readonly bigint[] | readonly st
     WHERE h.cluster_id = v.cluster_id AND h.source_id = v.source_id AND h.hour = v.hour RETURNING h.hour`;
   await q`DELETE FROM cluster_hours WHERE cluster_id = ANY(${olds}::uuid[]) AND count = 0 RETURNING hour`;
 
-  // Into the new one.
+  // Into the new one, which takes the class of the latest member when it is newer than its own latest.
   await q`
     UPDATE clusters SET count = count + ${members}::int, open_count = open_count + ${open}::int,
-      first_seen = LEAST(first_seen, ${first.toISOString()}::timestamptz), last_seen = GREATEST(last_seen, ${last.toISOString()}::timestamptz)
+      first_seen = LEAST(first_seen, ${first.toISOString()}::timestamptz), last_seen = GREATEST(last_seen, ${last.toISOString()}::timestamptz),
+      error_class = CASE WHEN ${last.toISOString()}::timestamptz >= last_seen THEN ${latest.cls}::"ErrorClass" ELSE error_class END
     WHERE id = ${to}::uuid RETURNING id`;
   const into = new Map<string, Delta>();
   for (const s of sources) {

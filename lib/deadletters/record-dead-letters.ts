@@ -18,7 +18,7 @@ import { finished } from 'node:stream/promises';
 import type postgres from 'postgres';
 import { z } from 'zod';
 import { isoTime } from '@/lib/wire';
-import { fingerprintCache, type Fingerprint } from '@/lib/clustering';
+import { classifyError, fingerprintCache, type Fingerprint } from '@/lib/clustering';
 import { applyGrouping, groupingOf, NO_GROUPING, type RuledFingerprint, type SourceGrouping } from '@/lib/clustering/grouping-rules';
 import { postgresQuery } from '@/lib/clustering/absorb-clusters';
 import { lockClustersFollowingMerges } from '@/lib/clustering/follow-merges';
@@ -169,6 +169,8 @@ function toRow(
     error_type: errorType,
     error_message: errorMessage,
     error_stack: errorStack,
+    // Transient, permanent or unknown, decided once here for the alarms, the inbox and the redrive page.
+    error_class: classifyError({ type: errorType, message: errorMessage, reason: d.reason }).class,
     receive_count: d.receiveCount ?? 0,
     redrive_count: d.redriveCount ?? 0,
     enqueued_at: d.enqueuedAt ?? null,
@@ -207,7 +209,7 @@ function toRow(
 
 const COLUMNS = [
   'source_id', 'message_id', 'generation', 'idempotency_key', 'ordering_key', 'reason', 'error_type', 'error_message',
-  'error_stack', 'receive_count', 'redrive_count', 'enqueued_at', 'first_failed_at', 'last_failed_at', 'dead_at',
+  'error_stack', 'error_class', 'receive_count', 'redrive_count', 'enqueued_at', 'first_failed_at', 'last_failed_at', 'dead_at',
   'consumer_name', 'consumer_version', 'correlation_id', 'partition', 'offset', 'payload', 'payload_size',
   'payload_sha256', 'content_type', 'headers', 'failure_history', 'fingerprint', 'cluster_id', 'status',
   'expires_at', 'sensitive', 'payload_masked', 'text_masked',
@@ -216,7 +218,7 @@ const COLUMNS = [
 type Column = (typeof COLUMNS)[number];
 const COPY_TYPES: Record<Column, CopyType> = {
   source_id: 'uuid', message_id: 'text', generation: 'int4', idempotency_key: 'text', ordering_key: 'text', reason: 'enum',
-  error_type: 'text', error_message: 'text', error_stack: 'text', receive_count: 'int4', redrive_count: 'int4',
+  error_type: 'text', error_message: 'text', error_stack: 'text', error_class: 'enum', receive_count: 'int4', redrive_count: 'int4',
   enqueued_at: 'timestamptz', first_failed_at: 'timestamptz', last_failed_at: 'timestamptz', dead_at: 'timestamptz',
   consumer_name: 'text', consumer_version: 'text', correlation_id: 'text', partition: 'int4', offset: 'int8', payload: 'bytea',
   payload_size: 'int4', payload_sha256: 'text', content_type: 'text', headers: 'jsontext', failure_history: 'jsontext',
@@ -230,6 +232,7 @@ const GETTERS: { [C in Column]: (r: IdRow) => Row[C] } = {
   source_id: (r) => r.row.source_id, message_id: (r) => r.row.message_id, generation: (r) => r.row.generation,
   idempotency_key: (r) => r.row.idempotency_key, ordering_key: (r) => r.row.ordering_key, reason: (r) => r.row.reason,
   error_type: (r) => r.row.error_type, error_message: (r) => r.row.error_message, error_stack: (r) => r.row.error_stack,
+  error_class: (r) => r.row.error_class,
   receive_count: (r) => r.row.receive_count, redrive_count: (r) => r.row.redrive_count, enqueued_at: (r) => r.row.enqueued_at,
   first_failed_at: (r) => r.row.first_failed_at, last_failed_at: (r) => r.row.last_failed_at, dead_at: (r) => r.row.dead_at,
   consumer_name: (r) => r.row.consumer_name, consumer_version: (r) => r.row.consumer_version, correlation_id: (r) => r.row.correlation_id,
@@ -316,6 +319,7 @@ async function assignClusters(tx: postgres.TransactionSql, rows: Row[]): Promise
       top_frame: r._frame,
       shape: r._shape,
       grouped_by: r._groupedBy,
+      error_class: r.error_class,
       first_seen: r.dead_at,
       last_seen: r.dead_at,
     }));
@@ -324,7 +328,7 @@ async function assignClusters(tx: postgres.TransactionSql, rows: Row[]): Promise
   // The lookup is sent with the upsert (one round trip: it runs after it, and sees what it inserted).
   const [inserted, looked] = await Promise.all([
     tx`
-    INSERT INTO clusters ${tx(fresh, 'fingerprint', 'template', 'error_type', 'top_frame', 'shape', 'grouped_by', 'first_seen', 'last_seen')}
+    INSERT INTO clusters ${tx(fresh, 'fingerprint', 'template', 'error_type', 'top_frame', 'shape', 'grouped_by', 'error_class', 'first_seen', 'last_seen')}
     ON CONFLICT (fingerprint) DO NOTHING RETURNING id, template, shape`,
     lookup(),
   ]);
@@ -345,7 +349,7 @@ async function countIntoClusters(tx: postgres.TransactionSql, created: Row[]): P
   // A fixed lock order (by cluster id) keeps concurrent batches, and closeDeadLetters, from deadlocking;
   // a merge that committed since assignClusters is followed here.
   await lockClustersFollowingMerges(tx, created);
-  const agg = new Map<string, { cluster_id: string; source_id: string; n: number; first: Date; last: Date }>();
+  const agg = new Map<string, { cluster_id: string; source_id: string; n: number; first: Date; last: Date; cls: Row['error_class'] }>();
   for (const r of created) {
     if (!r.cluster_id) continue;
     const k = `${r.cluster_id}|${r.source_id}`;
@@ -353,8 +357,11 @@ async function countIntoClusters(tx: postgres.TransactionSql, created: Row[]): P
     if (a) {
       a.n++;
       if (r.dead_at < a.first) a.first = r.dead_at;
-      if (r.dead_at > a.last) a.last = r.dead_at;
-    } else agg.set(k, { cluster_id: r.cluster_id, source_id: r.source_id, n: 1, first: r.dead_at, last: r.dead_at });
+      if (r.dead_at >= a.last) {
+        a.last = r.dead_at;
+        a.cls = r.error_class;
+      }
+    } else agg.set(k, { cluster_id: r.cluster_id, source_id: r.source_id, n: 1, first: r.dead_at, last: r.dead_at, cls: r.error_class });
   }
   if (agg.size === 0) return;
   const hours = new Map<string, { cluster_id: string; source_id: string; hour: number; n: number }>();
@@ -367,14 +374,17 @@ async function countIntoClusters(tx: postgres.TransactionSql, created: Row[]): P
     else hours.set(k, { cluster_id: r.cluster_id, source_id: r.source_id, hour, n: 1 });
   }
   const groups = [...agg.values()].sort((a, b) => (a.cluster_id + a.source_id < b.cluster_id + b.source_id ? -1 : 1));
-  const perCluster = new Map<string, { n: number; first: Date; last: Date }>();
+  const perCluster = new Map<string, { n: number; first: Date; last: Date; cls: Row['error_class'] }>();
   for (const g of groups) {
     const c = perCluster.get(g.cluster_id);
-    if (!c) perCluster.set(g.cluster_id, { n: g.n, first: g.first, last: g.last });
+    if (!c) perCluster.set(g.cluster_id, { n: g.n, first: g.first, last: g.last, cls: g.cls });
     else {
       c.n += g.n;
       if (g.first < c.first) c.first = g.first;
-      if (g.last > c.last) c.last = g.last;
+      if (g.last > c.last) {
+        c.last = g.last;
+        c.cls = g.cls;
+      }
     }
   }
   const clusterIds = [...perCluster.keys()];
@@ -385,11 +395,14 @@ async function countIntoClusters(tx: postgres.TransactionSql, created: Row[]): P
   );
   // Three independent statements under the locks taken above: sent together, one round trip.
   await Promise.all([
+    // A cluster takes the class of its latest arrival: an import of older history does not change it.
     tx`UPDATE clusters c SET count = c.count + v.n, open_count = c.open_count + v.n,
-             first_seen = LEAST(c.first_seen, v.first), last_seen = GREATEST(c.last_seen, v.last)
+             first_seen = LEAST(c.first_seen, v.first), last_seen = GREATEST(c.last_seen, v.last),
+             error_class = CASE WHEN v.last >= c.last_seen THEN v.cls ELSE c.error_class END
            FROM unnest(${clusterIds}::uuid[], ${clusters.map((c) => c.n)}::int[],
-                       ${clusters.map((c) => c.first.toISOString())}::timestamptz[], ${clusters.map((c) => c.last.toISOString())}::timestamptz[])
-                AS v(id, n, first, last)
+                       ${clusters.map((c) => c.first.toISOString())}::timestamptz[], ${clusters.map((c) => c.last.toISOString())}::timestamptz[],
+                       ${clusters.map((c) => c.cls)}::"ErrorClass"[])
+                AS v(id, n, first, last, cls)
            WHERE c.id = v.id`,
     tx`INSERT INTO cluster_sources (cluster_id, source_id, count, open_count, first_seen, last_seen)
            SELECT v.cluster_id, v.source_id, v.n, v.n, v.first, v.last

@@ -60,7 +60,7 @@ export const redrivesArea: OpenApiArea = {
         tags: ['redrives'],
         summary: 'Start a redrive task (support, lead, admin)',
         description:
-          'The selection resolves to one source and is frozen into the task. Over the source approvalThreshold a support engineer’s task waits in pending_approval. One active task per source: a second answers 409 with details.activeTaskId. Every sent item ends within outcomeWindowSeconds (default 600; the canary: canaryWindowSeconds, default 60): acknowledged, dead again, or else no death seen; the task completes when every item is final.',
+          'The selection resolves to one source and is frozen into the task. Over the source approvalThreshold a support engineer’s task waits in pending_approval. One active task per source: a second answers 409 with details.activeTaskId. Every sent item ends within outcomeWindowSeconds (default 600; the canary: canaryWindowSeconds, default 60): acknowledged, dead again, or else no death seen; the task completes when every item is final. A cluster that is an outage whose errors still arrive (the preview\'s outage) answers 422 with details.field "outageConfirmed" until a lead confirms the downstream is healthy (outageConfirmed: true) with a reason (422 naming reason without one; 403 for support); the redrive.start audit event keeps the confirmation.',
         security,
         requestBody: { required: true, content: jsonContent(ref('StartRedrive')) },
         responses: { '201': { description: 'The task', content: jsonContent(ref('RedriveTask')) }, ...errors(400, 401, 403, 404, 409, 415, 422) },

@@ -6,8 +6,11 @@ import { z } from 'zod';
 import type { RedriveTask } from '@/generated/prisma/client';
 import { db, type Tx } from '@/lib/db';
 import { append } from '@/lib/audit';
-import { auditActor, authorize, isSystem, type Principal } from '@/lib/auth';
-import { AppError, unprocessable } from '@/lib/errors';
+import { auditActor, authorize, can, isSystem, type Principal } from '@/lib/auth';
+import { AppError, forbidden, unprocessable } from '@/lib/errors';
+import { ClusterVerdict, clusterVerdict } from '@/lib/alarms/cluster-verdict';
+import { isoTime } from '@/lib/wire';
+import { ERROR_CLASSES, type ErrorClass } from '@/lib/clustering/error-classes';
 import { systemClock, type Clock } from '@/lib/clock';
 import { ACTIVE_STATUSES } from './get-redrive';
 import { holdDeadLetters } from './dead-letter-status';
@@ -57,11 +60,25 @@ export const startRedriveInput = z
     reason: z.string().trim().max(1000).optional(),
     /** Another source of the same kind, whose redrive allow-list names this one (issue 17). */
     destination: z.string().min(1).max(200).optional(),
+    outageConfirmed: z
+      .boolean()
+      .optional()
+      .describe("A lead's word that the downstream is healthy, needed (with a reason) to redrive a cluster that is an outage whose errors still arrive"),
   })
   .strict()
   .refine((i) => !i.ramp || i.ramp.steps.every((s) => s <= i.ratePerSecond), { message: 'Ramp steps must not exceed the rate', path: ['ramp'] });
 
 export type StartRedriveInput = z.input<typeof startRedriveInput>;
+
+export const RedriveOutage = z
+  .object({
+    clusterId: z.uuid(),
+    errorClass: z.enum(ERROR_CLASSES),
+    verdict: ClusterVerdict,
+    lastSeen: isoTime.describe('When its latest transient error arrived'),
+  })
+  .describe("The selected cluster is an outage whose errors still arrive: a start needs outageConfirmed and a reason, by a lead");
+export type RedriveOutage = z.infer<typeof RedriveOutage>;
 
 export const RedrivePreview = z.object({
   source: z.object({ id: z.uuid(), name: z.string(), kind: z.enum(SOURCE_KINDS) }),
@@ -72,6 +89,7 @@ export const RedrivePreview = z.object({
   needsApproval: z.boolean().describe("Whether a task of this size started by this actor waits for a second person's approval"),
   activeTaskId: z.uuid().nullable().describe("The source's active task, if any: a second one is refused (409)"),
   destination: z.string(),
+  outage: RedriveOutage.nullable(),
 });
 export type RedrivePreview = z.infer<typeof RedrivePreview>;
 
@@ -79,15 +97,45 @@ function destinationOf(source: SelectedSource): string {
   return describeDestination(source);
 }
 
+/**
+ * The selected cluster when it is an outage whose errors still arrive (seed 004 §9: do not redrive
+ * into a downstream that is still broken), from the class and time of its latest arrival.
+ */
+async function arrivingOutage(tx: Tx, selection: RedriveSelectionInput, now: Date): Promise<RedriveOutage | null> {
+  if (!('cluster' in selection)) return null;
+  const [c] = await tx.$queryRaw<{ id: string; error_class: ErrorClass; last_seen: Date }[]>`
+    SELECT id::text, error_class, last_seen FROM clusters WHERE id = ${selection.cluster}::uuid`;
+  if (!c) return null;
+  const verdict = clusterVerdict(c.error_class, c.last_seen, now);
+  return verdict === 'outage' ? { clusterId: c.id, errorClass: c.error_class, verdict, lastSeen: c.last_seen.toISOString() } : null;
+}
+
+/**
+ * A redrive of an arriving outage goes only on a lead's word (outageConfirmed) with a reason, which
+ * the audit event keeps. A redrive rule's own condition (after the wave, quiet for its time) is its
+ * author's standing word: its tasks are not asked again.
+ */
+function assertOutageConfirmed(actor: Principal, i: z.output<typeof startRedriveInput>, outage: RedriveOutage): void {
+  if (!i.outageConfirmed) {
+    throw unprocessable(
+      `This cluster is an outage whose errors are still arriving (its latest transient error at ${outage.lastSeen}): check the downstream and stop the bleeding first; a lead who has confirmed it is healthy redrives it with outageConfirmed and a reason`,
+      { field: 'outageConfirmed', outage },
+    );
+  }
+  if (!isSystem(actor) && !can(actor.role, 'redrive.approve')) throw forbidden('A lead confirms a redrive of an outage whose errors still arrive');
+  if (!i.reason) throw unprocessable('Say why the downstream is healthy again (reason): the audit trail keeps it', { field: 'reason' });
+}
+
 /** What a redrive of `selection` would cover, without starting it. */
-export async function previewRedrive(actor: Principal, selection: RedriveSelectionInput): Promise<RedrivePreview> {
+export async function previewRedrive(actor: Principal, selection: RedriveSelectionInput, clock: Clock = systemClock): Promise<RedrivePreview> {
   authorize(actor, 'deadletters.redrive');
   const parsed = redriveSelection.parse(selection);
   return db().$transaction(async (tx) => {
     const r = await resolveSelection(tx, actor, 'deadletters.redrive', parsed);
     const { count, loops } = await countSelection(tx, r);
     const active = await tx.redriveTask.findFirst({ where: { sourceId: r.source.id, status: { in: ACTIVE_STATUSES } }, select: { id: true } });
-    const recent = await startedRecently(tx, actor, r.source.id, new Date());
+    const recent = await startedRecently(tx, actor, r.source.id, clock.now());
+    const outage = await arrivingOutage(tx, parsed, clock.now());
     return {
       source: { id: r.source.id, name: r.source.name, kind: r.source.kind },
       count,
@@ -97,6 +145,7 @@ export async function previewRedrive(actor: Principal, selection: RedriveSelecti
       needsApproval: waitsFor(actor, count, recent, r.source) !== null,
       activeTaskId: active?.id ?? null,
       destination: destinationOf(r.source),
+      outage,
     };
   });
 }
@@ -120,6 +169,8 @@ export async function startRedrive(
     async (tx) => {
       const r = await resolveSelection(tx, actor, 'deadletters.redrive', i.selection);
       assertSelectable(r.source);
+      const outage = origin ? null : await arrivingOutage(tx, i.selection, clock.now());
+      if (outage) assertOutageConfirmed(actor, i, outage);
       const into = await resolveDestination(tx, actor, r.source, i.destination);
       // One active task per source: the source row lock serialises concurrent starts.
       await tx.$executeRaw`SELECT 1 FROM sources WHERE id = ${r.source.id}::uuid FOR UPDATE`;
@@ -180,6 +231,7 @@ export async function startRedrive(
           destination: destinationOf(into ?? r.source),
           ...(into ? { destinationSource: into.name } : {}),
           ...(origin ? { rule: { id: origin.ruleId, name: origin.ruleName } } : {}),
+          ...(outage ? { outageConfirmed: outage } : {}),
           skipped: task.skipped,
         },
         result: waits

@@ -39,6 +39,8 @@ test.describe('clusters', () => {
     await expect(row).toHaveCount(1);
     await expect(row.getByTestId('cluster-open')).toHaveText(String(open));
     await expect(row).toContainText('OrderSchemaError');
+    // An unknown field is a permanent error: poison, not an outage.
+    await expect(row.getByTestId('cluster-verdict')).toHaveText('poison');
     await expect(row).toContainText('orders');
 
     await row.getByRole('link', { name: TEMPLATE }).click();

@@ -1,7 +1,8 @@
 // The alarm evaluation's recent arrivals come from per-second counts kept by triggers (issue 19: a
 // pass over the last hour's dead letters took 10-13 s a cycle in a storm). Whatever the writes did
-// (inserts at any millisecond, cluster moves, deaths moved in time, deletes), the figures equal a
-// count of the dead letters themselves, at evaluation times that put window edges inside seconds.
+// (inserts at any millisecond, cluster moves, deaths moved in time, deletes), the figures, per
+// cluster and per error class, equal a count of the dead letters themselves, at evaluation times that
+// put window edges inside seconds.
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { rateWindowMs, recentArrivals } from '@/lib/alarms/evaluate-alarms';
 import { RULES } from '@/lib/alarms/rules';
@@ -12,22 +13,24 @@ import { closeQueues } from '@/lib/queue';
 import { resetDatabase } from '../support/db';
 import { deadLetter, demoWorld } from './sla-fixtures';
 
-type Figures = Record<string, { windows: number[]; clusters: Record<string, number> }>;
+type Figures = Record<string, { windows: number[]; transient: number[]; clusters: Record<string, number>; classes: Record<string, number> }>;
 
 /** The figures counted from dead_letters, as the evaluation counted them before the per-second table. */
 async function counted(now: Date): Promise<Figures> {
   const windowMs = rateWindowMs();
   const windows = Math.ceil(RULES.classifyWindowMs / windowMs);
-  const rows = await pg()<{ source_id: string; cluster_id: string | null; w: number; n: number }[]>`
-    SELECT source_id, cluster_id, floor(extract(epoch FROM (${now}::timestamptz - dead_at)) * 1000 / ${windowMs})::int AS w, count(*)::int AS n
+  const rows = await pg()<{ source_id: string; cluster_id: string | null; error_class: string; w: number; n: number }[]>`
+    SELECT source_id, cluster_id, error_class, floor(extract(epoch FROM (${now}::timestamptz - dead_at)) * 1000 / ${windowMs})::int AS w, count(*)::int AS n
     FROM dead_letters
     WHERE dead_at > ${now}::timestamptz - ${`${RULES.classifyWindowMs} milliseconds`}::interval AND dead_at <= ${now}::timestamptz
-    GROUP BY 1, 2, 3`;
+    GROUP BY 1, 2, 3, 4`;
   const out: Figures = {};
   for (const r of rows) {
-    const f = (out[r.source_id] ??= { windows: new Array<number>(windows).fill(0), clusters: {} });
+    const f = (out[r.source_id] ??= { windows: new Array<number>(windows).fill(0), transient: new Array<number>(windows).fill(0), clusters: {}, classes: {} });
     f.windows[Math.min(r.w, windows - 1)]! += r.n;
+    if (r.error_class === 'transient') f.transient[Math.min(r.w, windows - 1)]! += r.n;
     f.clusters[r.cluster_id ?? 'none'] = (f.clusters[r.cluster_id ?? 'none'] ?? 0) + r.n;
+    f.classes[r.error_class] = (f.classes[r.error_class] ?? 0) + r.n;
   }
   return out;
 }
@@ -37,7 +40,8 @@ async function read(now: Date): Promise<Figures> {
   for (const [source, a] of await recentArrivals(now)) {
     const clusters: Record<string, number> = {};
     for (const c of a.clusterCounts) clusters[c.clusterId ?? 'none'] = c.count;
-    if (a.windowCounts.some((n) => n !== 0)) out[source] = { windows: a.windowCounts, clusters };
+    const classes = Object.fromEntries(Object.entries(a.classCounts ?? {}).filter(([, n]) => n !== 0));
+    if (a.windowCounts.some((n) => n !== 0)) out[source] = { windows: a.windowCounts, transient: a.transientCounts!, clusters, classes };
   }
   return out;
 }
@@ -65,6 +69,11 @@ describe('recent arrivals for the alarms', () => {
     // Evaluation times whose window edges fall on and between the stored milliseconds.
     const times = [0, 1, 337, 999, 1_336, 1_337, 60_000 + 500].map((ms) => new Date(base + 65 * MINUTE + ms));
     for (const now of times) expect(await read(now)).toEqual(await counted(now));
+    // Both classes are there: the 503s transient, the validation errors permanent.
+    expect(Object.values(await read(times[0]!)).map((f) => Object.keys(f.classes).sort())).toEqual([
+      ['permanent', 'transient'],
+      ['permanent', 'transient'],
+    ]);
 
     // A cluster move (a split or a correction), a death moved in time, and deletes.
     const [moved] = await pg()<{ id: string }[]>`SELECT id FROM clusters WHERE error_type = 'ValidationError' LIMIT 1`;

@@ -1,9 +1,10 @@
-// The runbook's first question, answered by the alarms: the demo's payments outage (one cause, many
-// dead letters in minutes) is a probable outage; the orders poison messages (a trickle of different
-// errors) are bad input. Also the age alarm against the deadline.
+// The runbook's first question, answered by the alarms: the demo's payments outage (a gateway
+// answering 503) is an outage, from what its errors say; the orders poison messages (a trickle of
+// parse, schema and validation errors) are poison. Also the age alarm against the deadline.
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
 import { listAlarmStates } from '@/lib/alarms/list-alarms';
+import { HINTS } from '@/lib/alarms/rules';
 import { DAY, HOUR, MINUTE, SECOND, manualClock } from '@/lib/clock';
 import { closeDb, db } from '@/lib/db';
 import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
@@ -21,7 +22,7 @@ describe('alarm classification', () => {
     await closeDb();
   });
 
-  it('labels a payments wave with one dominant cause a probable outage: do not redrive yet', async () => {
+  it('labels a payments wave of 503s an outage: check the downstream, no redrive while they arrive', async () => {
     const { users, sources } = await demoWorld();
     const clock = manualClock(T0);
     // 300 captures failing against a gateway answering 503 over three minutes, plus a little noise.
@@ -34,24 +35,24 @@ describe('alarm classification', () => {
     clock.set(at(3 * MINUTE));
     const r = await evaluateAlarms(clock);
     const rate = r.transitions.find((t) => t.sourceName === 'payments' && t.kind === 'rate')!;
-    expect(rate).toMatchObject({ from: 'OK', to: 'ALARM', label: 'probable outage', hint: 'check the downstream, do not redrive yet' });
-    expect(r.transitions.find((t) => t.kind === 'depth')).toMatchObject({ to: 'PENDING', label: 'probable outage' });
+    expect(rate).toMatchObject({ from: 'OK', to: 'ALARM', label: 'outage', hint: HINTS.outage });
+    expect(r.transitions.find((t) => t.kind === 'depth')).toMatchObject({ to: 'PENDING', label: 'outage' });
 
     clock.set(at(4 * MINUTE + 15 * SECOND));
     await evaluateAlarms(clock);
     const states = await listAlarmStates(users.financeLead);
     expect(states.filter((s) => s.state === 'ALARM').map((s) => [s.sourceName, s.kind, s.label, s.hint])).toEqual([
-      ['payments', 'depth', 'probable outage', 'check the downstream, do not redrive yet'],
-      ['payments', 'rate', 'probable outage', 'check the downstream, do not redrive yet'],
+      ['payments', 'depth', 'outage', HINTS.outage],
+      ['payments', 'rate', 'outage', HINTS.outage],
     ]);
-    expect(states.find((s) => s.kind === 'rate')!.detail).toMatchObject({ dominantShare: 300 / 301 });
+    expect(states.find((s) => s.kind === 'rate')!.detail).toMatchObject({ dominantShare: 300 / 301, errorClasses: { transient: 300, permanent: 1, unknown: 0 } });
 
-    // The wave is over: the rate alarm clears; the backlog stays in ALARM and keeps its label.
+    // The wave is over: the rate alarm clears; the backlog stays in ALARM, an outage whose errors stopped.
     clock.set(at(2 * HOUR));
     await evaluateAlarms(clock);
     const later = await listAlarmStates(users.financeLead);
     expect(later.map((s) => [s.kind, s.state, s.label])).toEqual([
-      ['depth', 'ALARM', 'probable outage'],
+      ['depth', 'ALARM', 'outage, errors stopped'],
       ['age', 'OK', null],
       ['rate', 'OK', null],
     ]);
@@ -78,7 +79,7 @@ describe('alarm classification', () => {
     expect((await listAlarmStates(users.financeLead)).find((s) => s.sourceName === 'payments' && s.kind === 'rate')).toMatchObject({ state: 'ALARM' });
   });
 
-  it('labels a trickle of different errors in orders bad input', async () => {
+  it('labels a trickle of parse, schema and validation errors in orders poison', async () => {
     const { users, sources } = await demoWorld();
     const clock = manualClock(T0);
     const errors = [
@@ -99,11 +100,11 @@ describe('alarm classification', () => {
     await evaluateAlarms(clock);
     const orders = (await listAlarmStates(users.lead)).filter((s) => s.sourceName === 'orders');
     expect(orders.map((s) => [s.kind, s.state, s.label])).toEqual([
-      ['depth', 'ALARM', 'bad input'],
+      ['depth', 'ALARM', 'poison'],
       ['age', 'OK', null],
       ['rate', 'OK', null],
     ]);
-    expect(orders[0]!.hint).toBe('sample the bodies, fix the producer or the consumer, then redrive');
+    expect(orders[0]!.hint).toBe(HINTS.poison);
   });
 
   it('raises the age alarm a day before the deadline and at it', async () => {

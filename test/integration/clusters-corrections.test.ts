@@ -85,6 +85,8 @@ describe('correcting the clustering', () => {
     expect(await counts(other!.clusterId!)).toEqual({ count: 2, open: 2, perSource: 2 });
     const part = await db().cluster.findUniqueOrThrow({ where: { id: other!.clusterId! } });
     expect([part.splitFromId, part.groupedBy, part.template]).toEqual([id, '$.type=order.updated', 'unknown field "<*>" in order <*>']);
+    // The part says what its members' errors say (poison), not unknown for want of a new arrival.
+    expect(part.errorClass).toBe('permanent');
     expect((await getCluster(lead(), other!.clusterId!)).count).toBe(2);
 
     // The moved dead letter keeps everything but its cluster.

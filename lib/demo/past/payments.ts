@@ -1,5 +1,5 @@
 // The payments' past: ten days ago the payment gateway was down for a quarter of an hour, and the
-// captures sent meanwhile were parked as one wave (the rate alarm called it a probable outage). Two
+// captures sent meanwhile were parked as one wave (the alarms called it an outage: its errors were 503s). Two
 // hours later, the gateway back, the wave was redriven, canary first, and every capture went
 // through: a finished redrive task, and nothing of payments left open.
 import { DAY, HOUR, MINUTE, SECOND } from '@/lib/clock';

@@ -93,6 +93,10 @@ function ClusterFacts({ cluster }: { cluster: ClusterDetail }) {
         <dd data-testid="cluster-error-type">{cluster.errorType ?? '—'}</dd>
         <dt>Top frame</dt>
         <dd>{cluster.topFrame ?? '— (no in-app frame)'}</dd>
+        <dt>What the errors say</dt>
+        <dd data-testid="cluster-verdict">
+          {cluster.verdict} ({cluster.errorClass} errors)
+        </dd>
         <dt>Dead letters</dt>
         <dd>
           <strong data-testid="cluster-open">{n(cluster.openCount)}</strong> open of <strong data-testid="cluster-count">{n(cluster.count)}</strong> · {n(cluster.ratePerHour)}
