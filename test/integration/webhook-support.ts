@@ -3,13 +3,18 @@ import type { Worker } from 'bullmq';
 import { afterAll, afterEach, beforeEach } from 'vitest';
 import { closeDb } from '@/lib/db';
 import { webhookWorker } from '@/lib/notifications/deliveries';
-import { closeQueues } from '@/lib/queue';
+import { QUEUES, closeQueues, producerQueue } from '@/lib/queue';
 import { resetDatabase } from '../support/db';
 
 /** A reset database before each test, the test's webhook worker closed after it, pools closed at the end. */
 export function webhookTestLifecycle(): { startWorker(opts: Parameters<typeof webhookWorker>[0]): Worker } {
   let worker: Worker | undefined;
-  beforeEach(resetDatabase);
+  beforeEach(async () => {
+    await resetDatabase();
+    // The worker's Redis prefix outlives the files it runs: a delivery job an earlier file left (an
+    // ownership note's, say) would be counted among this test's.
+    await producerQueue(QUEUES.webhooks).obliterate({ force: true });
+  });
   afterEach(async () => {
     await worker?.close();
     worker = undefined;
