@@ -3,7 +3,7 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Worker } from 'bullmq';
 import { closeDb, db } from '@/lib/db';
-import { redeliverPending, webhookWorker } from '@/lib/notifications/deliveries';
+import { deliverWebhook, redeliverPending, webhookWorker } from '@/lib/notifications/deliveries';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyWebhookSignature } from '@/lib/notifications/signature';
 import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, sendTestWebhook, updateWebhook } from '@/lib/notifications/webhooks';
 import { QUEUES, closeQueues, producerQueue } from '@/lib/queue';
@@ -104,6 +104,20 @@ describe('team webhooks', () => {
     expect(row).toMatchObject({ status: 'failed', attempts: 8, responseStatus: 500, error: 'HTTP 500' });
     expect(receiver.attempts()).toBe(8);
     expect(await redeliverPending(new Date())).toEqual({ requeued: 0, abandoned: 0 });
+    await receiver.close();
+  });
+
+  it('a job queued before the database was restored never sends the row that reuses its id', async () => {
+    const { users } = await demoWorld();
+    const receiver = await webhookReceiver(() => 200);
+    const { webhook } = await createWebhook(users.lead, { url: receiver.url });
+    const row = await db().webhookDelivery.create({ data: { webhookId: webhook.id, event: 'alarm.transition', body: { text: 'new row' } } });
+    // The job a restored database's older row of the same id left in Redis: its creation time differs.
+    expect(await deliverWebhook(row.id, { final: false, createdAt: row.createdAt.getTime() - 60_000 })).toBe('skipped');
+    expect(receiver.attempts()).toBe(0);
+    expect(await db().webhookDelivery.findUniqueOrThrow({ where: { id: row.id } })).toMatchObject({ status: 'pending' });
+    expect(await deliverWebhook(row.id, { final: false, createdAt: row.createdAt.getTime() })).toBe('delivered');
+    expect(receiver.attempts()).toBe(1);
     await receiver.close();
   });
 
