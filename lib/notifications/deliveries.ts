@@ -51,7 +51,7 @@ export async function enqueueDeliveries(deliveries: DeliveryRef[]): Promise<void
   if (deliveries.length === 0) return;
   await enqueueBulk(
     'webhookDeliver',
-    deliveries.map((d) => ({ data: { deliveryId: d.id.toString() }, jobId: `delivery-${d.id}-${d.createdAt.getTime()}` })),
+    deliveries.map((d) => ({ data: { deliveryId: d.id.toString(), createdAt: d.createdAt.getTime() }, jobId: `delivery-${d.id}-${d.createdAt.getTime()}` })),
   );
 }
 
@@ -68,9 +68,11 @@ export async function enqueueAfterCommit(deliveries: DeliveryRef[]): Promise<voi
  * One attempt: POST the body, signed. Throws when the receiver did not take it, so BullMQ retries
  * with backoff; the last attempt marks the delivery failed.
  */
-export async function deliverWebhook(deliveryId: bigint, { final }: { final: boolean }): Promise<'delivered' | 'skipped'> {
+export async function deliverWebhook(deliveryId: bigint, { final, createdAt }: { final: boolean; createdAt?: number }): Promise<'delivered' | 'skipped'> {
   const d = await db().webhookDelivery.findUnique({ where: { id: deliveryId }, include: { webhook: true } });
   if (!d || d.status !== 'pending') return 'skipped';
+  // A job queued for another row that had this id (before a database restore) sends nothing.
+  if (createdAt !== undefined && d.createdAt.getTime() !== createdAt) return 'skipped';
   if (!d.webhook.enabled && d.event !== 'webhook.test') {
     await db().webhookDelivery.update({ where: { id: d.id }, data: { status: 'failed', error: 'webhook disabled' } });
     return 'skipped';
@@ -123,7 +125,7 @@ export function webhookWorker(opts: { backoffBaseMs?: number; concurrency?: numb
     processJob(QUEUES.webhooks, {
       webhookDeliver: async (data, job: Job) => {
         const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-        await deliverWebhook(BigInt(data.deliveryId), { final });
+        await deliverWebhook(BigInt(data.deliveryId), { final, createdAt: data.createdAt });
       },
     }),
     {

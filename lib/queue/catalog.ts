@@ -57,7 +57,8 @@ export const CATALOG = {
   webhookDeliver: define({
     name: JOBS.webhookDeliver,
     queue: 'webhooks',
-    schema: z.object({ deliveryId: z.string().regex(/^\d+$/, 'a delivery id') }),
+    // createdAt (ms): the row the job was queued for; absent in jobs queued by an older version.
+    schema: z.object({ deliveryId: z.string().regex(/^\d+$/, 'a delivery id'), createdAt: z.number().int().optional() }),
     attempts: 8,
     // The webhook worker's backoffStrategy (lib/notifications/deliveries.ts).
     backoff: { type: 'webhook' },
