@@ -11,7 +11,7 @@ import { getDeadLetter } from '@/lib/deadletters/get-dead-letter';
 import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
 import { renderMetrics } from '@/lib/metrics/render-metrics';
 import { closeQueues } from '@/lib/queue';
-import { pauseRedrive, startRedrive } from '@/lib/redrive';
+import { pauseRedrive, resumeRedrive, startRedrive } from '@/lib/redrive';
 import { computeAgeStats, refreshAgeStats } from '@/lib/sla/age-stats';
 import { getSlaBoard } from '@/lib/sla/sla-board';
 import { resetDatabase } from '../support/db';
@@ -67,5 +67,27 @@ describe('dead letters held by a redrive task', () => {
     const detail = await getDeadLetter(users.support, held[0]!);
     expect(detail).toMatchObject({ status: 'redriving', heldBy: { taskId: task.id, status: 'paused', pausedReason: expect.stringContaining('the canary died') } });
     expect((await getDeadLetter(users.support, rows[4]!.id)).heldBy).toBeNull();
+  });
+
+  it("raise the source's redrive alarm while their task is paused, ALARM once paused past the set time", async () => {
+    const { users, sources } = await demoWorld();
+    const t0 = new Date();
+    const clock = manualClock(t0);
+    const rows = await recordDeadLetters(sources.orders, [deadLetter({ deadAt: at(t0, -5 * MINUTE) }), deadLetter({ deadAt: at(t0, -4 * MINUTE) })]);
+    const task = await startRedrive(users.lead, { selection: { ids: rows.map((r) => r.id) }, ratePerSecond: 1, reason: 'after the fix' }, clock);
+    const redrive = async () => (await listAlarmStates(users.lead)).find((a) => a.sourceName === 'orders' && a.kind === 'redrive');
+
+    await evaluateAlarms(clock);
+    expect((await redrive())?.state ?? 'OK').toBe('OK');
+    await pauseRedrive(users.lead, task.id, { reason: 'the canary died' });
+    await evaluateAlarms(clock);
+    expect(await redrive()).toMatchObject({ state: 'PENDING', label: 'redrive paused', hint: expect.stringMatching(/resume it after the fix, or cancel it/) });
+    clock.set(at(t0, 31 * MINUTE));
+    const r = await evaluateAlarms(clock);
+    expect(r.transitions.find((t) => t.sourceName === 'orders' && t.kind === 'redrive')).toMatchObject({ from: 'PENDING', to: 'ALARM', label: 'redrive paused' });
+
+    await resumeRedrive(users.lead, task.id, { reason: 'handler v2 deployed' });
+    await evaluateAlarms(clock);
+    expect(await redrive()).toMatchObject({ state: 'OK' });
   });
 });
