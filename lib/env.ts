@@ -74,6 +74,8 @@ const schema = z.object({
   CONNECTOR_DISCOVERY_MS: z.coerce.number().int().positive().default(5_000),
   // A connector source whose import keeps failing this long raises its connector alarm (lib/alarms).
   CONNECTOR_ALARM_AFTER_SECONDS: z.coerce.number().int().positive().default(120),
+  // A redrive task paused this long (it holds its dead letters) turns its source's redrive alarm to ALARM.
+  REDRIVE_PAUSED_ALARM_SECONDS: z.coerce.number().int().positive().default(1800),
   // How long an advisory handed to a NATS source's reader may stay unacknowledged before NATS hands it
   // out again (a connectors process killed mid-batch); set when the reader is created. The fault
   // tests shorten it so that a redelivery comes within the test.

@@ -137,6 +137,15 @@ export async function evaluateAlarms(clock: Clock = systemClock): Promise<Evalua
   // Redis, not Postgres, holds the quarantines; null (Redis not answering) leaves those alarms as they are.
   const builtin = await db().source.findMany({ where: { kind: 'builtin' }, select: { name: true } });
   const quarantined = await quarantinedCounts(builtin.map((s) => s.name));
+  // Each source's longest-paused redrive task: it holds its dead letters meanwhile.
+  const paused = new Map(
+    (
+      await db().$queryRaw<{ source_id: string; id: string; paused_at: Date; paused_reason: string | null }[]>`
+        SELECT DISTINCT ON (source_id) source_id, id, coalesce(paused_at, updated_at) AS paused_at, paused_reason
+        FROM redrive_tasks WHERE status = 'paused' ORDER BY source_id, coalesce(paused_at, updated_at)`
+    ).map((t) => [t.source_id, t]),
+  );
+  const pausedAlarmMs = env().REDRIVE_PAUSED_ALARM_SECONDS * 1000;
 
   const { transitions, deliveries, sources } = await db().$transaction(
     async (tx) => {
@@ -194,11 +203,16 @@ export async function evaluateAlarms(clock: Clock = systemClock): Promise<Evalua
           o.quarantine = { count: inQuarantine, key: quarantineKey(s.name) };
           kinds.push('quarantine');
         }
+        // A source gets the redrive alarm once a task of it paused, not a row of OK before.
+        const pausedTask = paused.get(s.id);
+        if (pausedTask) o.pausedTask = { taskId: pausedTask.id, pausedForMs: Math.max(0, now.getTime() - pausedTask.paused_at.getTime()), alarmAfterMs: pausedAlarmMs, reason: pausedTask.paused_reason };
+        if (pausedTask || prev.has(`${s.id}|redrive`)) kinds.push('redrive');
         for (const kind of kinds) {
           const p = prev.get(`${s.id}|${kind}`);
           const position = nextState(p ? { state: p.state, since: p.since } : undefined, targetLevel(kind, o), now, CONFIRM_MS[kind]);
           // The arrivals' errors tell an outage from poison; a broker the connector cannot reach is its own cause.
-          const rowLabel = position.state === 'OK' ? null : kind === 'connector' ? 'broker unreachable' : kind === 'quarantine' ? 'jobs quarantined' : label;
+          const own: Partial<Record<AlarmKind, AlarmLabel>> = { connector: 'broker unreachable', quarantine: 'jobs quarantined', redrive: 'redrive paused' };
+          const rowLabel = position.state === 'OK' ? null : (own[kind] ?? label);
           const hint = rowLabel ? (HINTS[rowLabel as AlarmLabel] ?? null) : null;
           const d = describe(kind, o);
           rows.push({
@@ -212,6 +226,8 @@ export async function evaluateAlarms(clock: Clock = systemClock): Promise<Evalua
                 ? { ...d, hint, failures: o.connector!.failures, lastError: o.connector!.lastError }
                 : kind === 'quarantine'
                   ? { ...d, hint, key: o.quarantine!.key }
+                  : kind === 'redrive'
+                    ? { ...d, hint, taskId: o.pausedTask?.taskId ?? null, reason: o.pausedTask?.reason ?? null }
                   : { ...d, hint, dominantClusterId: c?.dominantClusterId ?? null, dominantShare: c?.dominantShare ?? null, errorClasses: c?.classCounts ?? null },
             evaluated_at: now.toISOString(),
           });
@@ -231,6 +247,7 @@ export async function evaluateAlarms(clock: Clock = systemClock): Promise<Evalua
               ageDeadlineSeconds: s.ageDeadlineSeconds,
               ...(kind === 'connector' ? { lastError: o.connector!.lastError, failures: o.connector!.failures } : {}),
               ...(kind === 'quarantine' ? { quarantineKey: o.quarantine!.key } : {}),
+              ...(kind === 'redrive' ? { taskReason: o.pausedTask?.reason ?? null } : {}),
             });
           }
         }

@@ -47,7 +47,8 @@ export type AlarmLabel =
   | 'wave, mixed causes'
   | 'probable poison'
   | 'broker unreachable'
-  | 'jobs quarantined';
+  | 'jobs quarantined'
+  | 'redrive paused';
 
 export const HINTS: Record<AlarmLabel, string> = {
   // Never the word of replaying: while the errors keep arriving, the dead letters stay parked.
@@ -62,6 +63,8 @@ export const HINTS: Record<AlarmLabel, string> = {
   'probable poison': 'few, and the errors name no known cause: sample the bodies and read the errors, fix the producer or the consumer, then redrive',
   'broker unreachable':
     'nothing is imported meanwhile (messages wait on the broker); the connector retries with backoff: check the broker, the credentials and the network',
+  'redrive paused':
+    'a redrive task of this source is paused and holds its dead letters (they stay on the age clock): read why on the task, resume it after the fix, or cancel it so they can be decided otherwise',
   'jobs quarantined':
     'failed jobs of this source queue that Postgres refused to store (a value it cannot hold, e.g. a message id too long to index): they are not dead letters, and they are kept in Redis, not lost. List them with ZRANGE on the quarantine key, read each job hash, record or drop them, then remove them from the set: the alarm clears when it is empty',
 };
@@ -146,6 +149,8 @@ export interface SourceObservation {
   connector?: ConnectorObservation;
   /** Built-in sources: the stray jobs their queue quarantined, and the Redis key that holds them. */
   quarantine?: { count: number; key: string };
+  /** The source's paused redrive task (the longest paused), and how long it may stay so. */
+  pausedTask?: { taskId: string; pausedForMs: number; alarmAfterMs: number; reason: string | null };
 }
 
 export interface ConnectorObservation {
@@ -182,6 +187,9 @@ export function targetLevel(kind: AlarmKind, o: SourceObservation): AlarmLevel {
     case 'quarantine':
       // Nothing clears itself: a quarantined job waits for an operator, so it alarms at once.
       return (o.quarantine?.count ?? 0) > 0 ? 'ALARM' : 'OK';
+    case 'redrive':
+      if (!o.pausedTask) return 'OK';
+      return o.pausedTask.pausedForMs >= o.pausedTask.alarmAfterMs ? 'ALARM' : 'PENDING';
   }
 }
 
@@ -196,7 +204,7 @@ export function connectorDownForMs(now: Date, failures: number, lastSuccessAt: D
 }
 
 /** How long ALARM must be wanted, in PENDING, before it is raised. */
-export const CONFIRM_MS: Record<AlarmKind, number> = { depth: RULES.depthConfirmMs, age: 0, rate: 0, connector: 0, quarantine: 0 };
+export const CONFIRM_MS: Record<AlarmKind, number> = { depth: RULES.depthConfirmMs, age: 0, rate: 0, connector: 0, quarantine: 0, redrive: 0 };
 
 export interface AlarmPosition {
   state: AlarmLevel;
@@ -230,5 +238,7 @@ export function describe(kind: AlarmKind, o: SourceObservation): { value: number
       return { value: Math.round((o.connector?.downForMs ?? 0) / 1000), threshold: `unreachable for ${formatDuration((o.connector?.alarmAfterMs ?? 0) / 1000)}` };
     case 'quarantine':
       return { value: o.quarantine?.count ?? 0, threshold: '> 0 quarantined jobs' };
+    case 'redrive':
+      return { value: Math.round((o.pausedTask?.pausedForMs ?? 0) / 1000), threshold: `paused for ${formatDuration((o.pausedTask?.alarmAfterMs ?? 0) / 1000)}` };
   }
 }

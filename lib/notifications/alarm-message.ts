@@ -20,6 +20,8 @@ export interface AlarmTransition {
   failures?: number;
   /** Quarantine alarms: the Redis key of the quarantined jobs. */
   quarantineKey?: string;
+  /** Redrive alarms: why the task paused. */
+  taskReason?: string | null;
 }
 
 export interface SlackMessage {
@@ -43,6 +45,9 @@ function measure(t: AlarmTransition): string {
     case 'quarantine':
       if (t.to === 'OK') return 'the quarantine of stray jobs is empty again';
       return `${t.value} failed job${t.value === 1 ? '' : 's'} Postgres refused to store, quarantined in Redis${t.quarantineKey ? ` (${t.quarantineKey})` : ''}`;
+    case 'redrive':
+      if (t.to === 'OK') return 'no redrive task of this source is paused any more';
+      return `a redrive task paused for ${formatDuration(t.value)}, holding its dead letters${t.taskReason ? `: ${t.taskReason}` : ''}`;
   }
 }
 

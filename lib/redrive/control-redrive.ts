@@ -70,7 +70,7 @@ export async function pauseRedrive(actor: Principal, id: string, input: RedriveC
   return db().$transaction(async (tx) => {
     const task = await lockTask(tx, actor, 'deadletters.redrive', id);
     expectStatus(task, ['queued', 'running'], 'pause');
-    await tx.redriveTask.update({ where: { id }, data: { status: 'paused', pausedReason: `Paused by ${who(actor)}${reason ? `: ${reason}` : ''}` } });
+    await tx.redriveTask.update({ where: { id }, data: { status: 'paused', pausedAt: new Date(), pausedReason: `Paused by ${who(actor)}${reason ? `: ${reason}` : ''}` } });
     return audit(tx, actor, task, 'redrive.pause', reason);
   });
 }
@@ -82,7 +82,7 @@ export async function resumeRedrive(actor: Principal, id: string, input: Redrive
     const task = await lockTask(tx, actor, 'deadletters.redrive', id);
     expectStatus(task, ['paused'], 'resume');
     // A resume starts a new segment: the canary and the breaker judge only what is sent from now on.
-    await tx.redriveTask.update({ where: { id }, data: { status: 'running', pausedReason: null } });
+    await tx.redriveTask.update({ where: { id }, data: { status: 'running', pausedReason: null, pausedAt: null } });
     return audit(tx, actor, task, 'redrive.resume', reason, { result: task.pausedReason ? `was: ${task.pausedReason}` : undefined });
   });
   await nudgeRedrive(task.id);
@@ -131,7 +131,7 @@ export async function autoPauseRedrive(id: string, reason: string, clock: Clock 
   return db().$transaction(async (tx) => {
     const task = await lockTask(tx, WORKER, 'deadletters.redrive', id);
     if (task.status !== 'running') return false;
-    await tx.redriveTask.update({ where: { id }, data: { status: 'paused', pausedReason: reason } });
+    await tx.redriveTask.update({ where: { id }, data: { status: 'paused', pausedAt: clock.now(), pausedReason: reason } });
     await audit(tx, WORKER, task, 'redrive.auto_pause', reason, { clock });
     return true;
   });
