@@ -21,7 +21,7 @@ import { createView } from '@/lib/views';
 import { DEMO_PASSWORD } from '../../prisma/seed';
 import { routePath } from '../security/inventory';
 import { ACTING } from '../security/fixtures';
-import { stateFile } from './helpers';
+import { expectFitsWidth, PHONE, stateFile } from './helpers';
 
 const WCAG_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
 const SOURCE = 'a11y-pages';
@@ -101,23 +101,6 @@ function mayOpen(role: Role | 'signed-out', e: PageEntry): boolean {
 async function violations(page: Page): Promise<string[]> {
   const { violations } = await new AxeBuilder({ page }).withTags(WCAG_TAGS).analyze();
   return violations.flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(' ')} — ${n.failureSummary?.replace(/\s+/g, ' ')}`));
-}
-
-/** The on-call phone (an iPhone 12–15's CSS width). */
-const PHONE = { width: 390, height: 844 };
-
-/** Nothing on the page scrolls sideways: wide tables and code scroll inside their own box. */
-async function expectFitsWidth(page: Page) {
-  const { scrollWidth, width, wide } = await page.evaluate(() => {
-    const width = document.documentElement.clientWidth;
-    // What sticks out, for the message: the outermost elements wider than the window.
-    const wide = [...document.querySelectorAll('body *')]
-      .filter((e) => e.getBoundingClientRect().right > width + 1 && !(e.parentElement && e.parentElement.getBoundingClientRect().right > width + 1))
-      .slice(0, 5)
-      .map((e) => `${e.tagName.toLowerCase()}${e.className && typeof e.className === 'string' ? '.' + e.className.split(' ').join('.') : ''} → ${Math.round(e.getBoundingClientRect().right)} px`);
-    return { scrollWidth: document.documentElement.scrollWidth, width, wide };
-  });
-  expect(scrollWidth, `scrolls sideways at ${width} px: ${wide.join('; ')}`).toBeLessThanOrEqual(width);
 }
 
 async function expectAccessible(page: Page) {

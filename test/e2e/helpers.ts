@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import type { Browser } from '@playwright/test';
+import { expect, type Browser, type Page } from '@playwright/test';
 
 // Per port, so side-by-side e2e runs (each on its own port) keep their sign-ins apart.
 const run = process.env.E2E_PORT ?? 'default';
@@ -24,4 +24,22 @@ export async function signInThroughForm(browser: Browser, email: string, passwor
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   return { context, page };
+}
+
+/** The on-call phone (an iPhone 12–15's CSS width). */
+export const PHONE = { width: 390, height: 844 };
+
+/** Nothing on the page scrolls sideways: wide tables and code scroll inside their own box. */
+export async function expectFitsWidth(page: Page) {
+  const { scrollWidth, width, wide } = await page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    const out = (e: Element) => e.getBoundingClientRect().right > width + 1;
+    // What sticks out, for the message: the outermost elements wider than the window.
+    const wide = [...document.querySelectorAll('body *')]
+      .filter((e) => out(e) && !(e.parentElement && out(e.parentElement)))
+      .slice(0, 5)
+      .map((e) => `${e.tagName.toLowerCase()}${typeof e.className === 'string' && e.className ? '.' + e.className.split(' ').join('.') : ''} → ${Math.round(e.getBoundingClientRect().right)} px`);
+    return { scrollWidth: document.documentElement.scrollWidth, width, wide };
+  });
+  expect(scrollWidth, `scrolls sideways at ${width} px: ${wide.join('; ')}`).toBeLessThanOrEqual(width);
 }
