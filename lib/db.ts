@@ -69,14 +69,19 @@ function noDelaySocket(o: { host: string[]; port: number[]; path?: string | fals
   return socket;
 }
 
-export function pg(): postgres.Sql {
-  g.__triageSql ??= postgres(env().DATABASE_URL, withNoDelay({
-    max: 5,
+/** A postgres.js pool as pg()'s: this process's session timeouts, bigints as BigInt. */
+export function createPg(url = env().DATABASE_URL, max = 5): postgres.Sql {
+  return postgres(url, withNoDelay({
+    max,
     connect_timeout: 5,
     onnotice: () => {},
     types: { bigint: postgres.BigInt },
     connection: sessionTimeouts(),
   }));
+}
+
+export function pg(): postgres.Sql {
+  g.__triageSql ??= createPg();
   return g.__triageSql;
 }
 

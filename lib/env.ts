@@ -53,6 +53,10 @@ const schema = z.object({
   WORKER_STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   BULK_STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(600_000),
   WORKER_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  // A Postgres write with no answer this long is given up (lib/db/stall-guard.ts: the dead-letter
+  // sweeper, the connectors' imports), its work left to be done again. Twice the idle-in-transaction
+  // timeout: a live write is cut by the server's own timeouts long before. Tests shorten it.
+  POSTGRES_STALL_MS: z.coerce.number().int().positive().default(120_000),
   // How often each worker process writes its heartbeat; health calls a kind stale after 3 missed beats (and at least 15 s).
   WORKER_HEARTBEAT_MS: z.coerce.number().int().positive().default(5_000),
   // Only behind a reverse proxy that sets X-Forwarded-For may that header name the client: anyone

@@ -4,9 +4,12 @@
 // exponential backoff and jitter (seed 000: clients that failed together must not retry together),
 // and writes what happened to connector_health. One loop per source across processes: a session
 // advisory lock in Postgres, freed by the server the moment a killed worker's connection drops.
+// A write with no answer (lib/db/stall-guard.ts) is given up: its batch stays on the broker, the
+// loop reconnects with backoff and the pool the write ran on is replaced.
 import { setTimeout as sleep } from 'node:timers/promises';
 import postgres from 'postgres';
 import { sessionTimeouts, pg } from '@/lib/db';
+import { ReplaceablePool, stallGuard } from '@/lib/db/stall-guard';
 import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
 import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
@@ -100,23 +103,24 @@ function healthWriter(sourceId: string) {
       if (timer) clearTimeout(timer);
       timer = null;
       pending = null;
-      await pg()`
+      // Guarded: the loop awaits it before its backoff, and the shared pool may hold a hung connection.
+      await stallGuard(pg()`
         INSERT INTO connector_health (source_id, last_poll_at, last_error, last_error_at, consecutive_failures, updated_at)
         VALUES (${sourceId}::uuid, now(), ${message}, now(), 1, now())
         ON CONFLICT (source_id) DO UPDATE SET last_poll_at = now(), last_error = EXCLUDED.last_error, last_error_at = now(),
-          consecutive_failures = connector_health.consecutive_failures + 1, updated_at = now()`.catch(warn);
+          consecutive_failures = connector_health.consecutive_failures + 1, updated_at = now()`, 'the health row waits').catch(warn);
     },
     async flush(): Promise<void> {
       if (timer) clearTimeout(timer);
       timer = null;
       const u = pending;
       pending = null;
-      if (u) await writeOk(u, 0).catch(warn);
+      if (u) await stallGuard(writeOk(u, 0), 'the health row waits').catch(warn);
     },
   };
 }
 
-async function runImportLoop(row: SourceRow, signal: AbortSignal, o: Required<Omit<ConnectorSupervisorOptions, 'only'>>): Promise<void> {
+async function runImportLoop(row: SourceRow, signal: AbortSignal, o: Required<Omit<ConnectorSupervisorOptions, 'only'>>, writes: ReplaceablePool): Promise<void> {
   const health = healthWriter(row.id);
   let failures = 0;
   while (!signal.aborted) {
@@ -127,7 +131,7 @@ async function runImportLoop(row: SourceRow, signal: AbortSignal, o: Required<Om
       const policy = { id: source.id, retentionSeconds: source.retentionSeconds };
       const sink: ImportSink = {
         async record(batch) {
-          const recorded = await recordDeadLetters(policy, batch);
+          const recorded = await writes.run((sql) => recordDeadLetters(policy, batch, { sql }), 'the batch stays on the broker');
           failures = 0;
           // Not awaited: the acknowledgement waits for the commit only, never for the health figure.
           void health.imported(recorded.filter((r) => r.created).length);
@@ -172,6 +176,8 @@ export async function startConnectorSupervisor(options: ConnectorSupervisorOptio
   const pidOf = async () => (await locks<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`)[0]!.pid;
   let lockPid = await pidOf();
   const loops = new Map<string, Loop>();
+  // The imports' writes, on a pool of their own: replaced when a write stalls.
+  const writes = new ReplaceablePool();
   let stopping = false;
 
   async function start(row: SourceRow): Promise<void> {
@@ -182,7 +188,7 @@ export async function startConnectorSupervisor(options: ConnectorSupervisorOptio
       return;
     }
     const stop = new AbortController();
-    const done = runImportLoop(row, stop.signal, o)
+    const done = runImportLoop(row, stop.signal, o, writes)
       .catch((err: unknown) => log.error({ err, source: row.name }, 'connector loop ended unexpectedly; the next discovery starts it again'))
       .finally(async () => {
         loops.delete(row.id);
@@ -218,7 +224,7 @@ export async function startConnectorSupervisor(options: ConnectorSupervisorOptio
   let discovering: Promise<void> = Promise.resolve();
   const tick = () => {
     discovering = discovering
-      .then(discover)
+      .then(() => stallGuard(discover(), 'the next tick looks again'))
       .catch((err: unknown) => log.warn({ err }, 'connector discovery failed; trying again on the next tick'));
   };
   tick();
@@ -233,7 +239,7 @@ export async function startConnectorSupervisor(options: ConnectorSupervisorOptio
       await discovering;
       for (const l of loops.values()) l.stop.abort();
       await Promise.all([...loops.values()].map((l) => l.done));
-      await locks.end({ timeout: 5 });
+      await Promise.all([locks.end({ timeout: 5 }), writes.end()]);
     },
   };
 }

@@ -15,6 +15,7 @@ import {
   type NewDeadLetter,
   type SourcePolicy,
 } from '@/lib/deadletters/record-dead-letters';
+import { stallGuard } from '@/lib/db/stall-guard';
 import { log } from '@/lib/log';
 import { recordRedriveOutcome, type RedriveOutcome } from '@/lib/redrive/outcomes';
 import { decodeBody, envelopeSchema } from './envelope';
@@ -54,13 +55,11 @@ const STRAY_AFTER_MS = 2_000;
 const STRAY_BATCH = 100;
 // Redrive outcomes Postgres refused, kept in Redis until it takes them, this many per look.
 const DEFERRED_OUTCOMES_BATCH = 100;
-// A sweep of one batch that has not settled by then is given up (its jobs stay in Redis for the stray
-// sweep; writing them again is absorbed by their keys). postgres.js 3.4.9 can leave a transaction's query
-// pending for good when its connection closes under it (porsager/postgres#1186, a Postgres restart
-// does it), and one such await held the sweeper's only loop: the consumer went on acknowledging
-// while its parked jobs were never written. Twice the idle-in-transaction timeout: a live sweep is
-// cut by the server's own timeouts long before.
-const SWEEP_STALL_MS = 120_000;
+// A sweep of one batch with no answer in POSTGRES_STALL_MS is given up (lib/db/stall-guard.ts): its
+// jobs stay in Redis for the stray sweep, and writing them again is absorbed by their keys. One such
+// await (postgres.js leaving a query pending after a Postgres restart) held the sweeper's only loop:
+// the consumer went on acknowledging while its parked jobs were never written.
+const SWEEP_STALLED = 'the jobs stay in Redis for the next sweep';
 
 /**
  * An id Postgres can store: a NUL or a lone surrogate becomes U+FFFD (Postgres text refuses both,
@@ -264,10 +263,10 @@ export class DeadLetterSweeper {
     if (afterMs > 0) await new Promise((r) => setTimeout(r, afterMs));
     try {
       while (this.parked.length > 0 || this.straysDue) {
-        if (this.parked.length > 0) await stallGuard(this.sweep(this.nextBatch()));
+        if (this.parked.length > 0) await stallGuard(this.sweep(this.nextBatch()), SWEEP_STALLED);
         else {
           this.straysDue = false;
-          await stallGuard(this.recordDeferredOutcomes());
+          await stallGuard(this.recordDeferredOutcomes(), SWEEP_STALLED);
           await this.sweepStrays();
         }
       }
@@ -319,7 +318,7 @@ export class DeadLetterSweeper {
       }
       if (jobs.length === 0) return;
       this.noteBatch(bytes);
-      const written = await stallGuard(this.sweep(jobs));
+      const written = await stallGuard(this.sweep(jobs), SWEEP_STALLED);
       if (written < jobs.length || (!cut && ids.length < STRAY_BATCH)) return;
       await this.removing;
     }
@@ -411,13 +410,4 @@ export class DeadLetterSweeper {
       return ok;
     }
   }
-}
-
-/** The step, or a rejection once it has taken SWEEP_STALL_MS (see there). */
-function stallGuard<T>(step: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const stalled = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer in ${SWEEP_STALL_MS / 1000} s; given up, the jobs stay in Redis for the next sweep`)), SWEEP_STALL_MS);
-  });
-  return Promise.race([step, stalled]).finally(() => clearTimeout(timer));
 }

@@ -172,8 +172,8 @@ export interface ChildWorker {
 
 const children = new Set<ChildProcess>();
 
-/** workers/connectors.ts as a child process, on the test database; resolves `ready` when it logs it. */
-export function spawnConnectors(): ChildWorker {
+/** workers/connectors.ts as a child process, on the test database (or `extraEnv`'s); resolves `ready` when it logs it. */
+export function spawnConnectors(extraEnv: Record<string, string> = {}): ChildWorker {
   const child = spawn(process.execPath, ['--import', 'tsx', 'workers/connectors.ts'], {
     cwd: root,
     env: {
@@ -182,6 +182,7 @@ export function spawnConnectors(): ChildWorker {
       TRIAGE_STATE_DIR: env().TRIAGE_STATE_DIR,
       CONNECTOR_DISCOVERY_MS: '500',
       LOG_LEVEL: 'info',
+      ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
