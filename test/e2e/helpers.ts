@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { expect, type Browser, type Page } from '@playwright/test';
+import { expect, type APIRequestContext, type Browser, type Page } from '@playwright/test';
 
 // Per port, so side-by-side e2e runs (each on its own port) keep their sign-ins apart.
 const run = process.env.E2E_PORT ?? 'default';
@@ -42,4 +42,12 @@ export async function expectFitsWidth(page: Page) {
     return { scrollWidth: document.documentElement.scrollWidth, width, wide };
   });
   expect(scrollWidth, `scrolls sideways at ${width} px: ${wide.join('; ')}`).toBeLessThanOrEqual(width);
+}
+
+/** A source's open dead letters, counted, and the cluster of the newest (the API, as the page's user). */
+export async function openDeadLetters(request: APIRequestContext, source: string): Promise<{ count: number; clusterId: string | null }> {
+  const r = await request.get(`/api/v1/dead-letters?source=${source}&status=open&count=true&limit=1`);
+  expect(r.status()).toBe(200);
+  const body = (await r.json()) as { count: { count: number }; deadLetters: { clusterId: string | null }[] };
+  return { count: body.count.count, clusterId: body.deadLetters[0]?.clusterId ?? null };
 }

@@ -4,17 +4,10 @@
 // redrives rate-limited: it works. Then poison orders: the canary dies before the fix, the task
 // pauses (the source's redrive alarm says so), handler v2 is deployed, a resume works, and "did it
 // work" judges what was sent after the resume. At each step nothing on the page scrolls sideways.
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import { expectFitsWidth, PHONE, stateFile, triage } from './helpers';
+import { expect, test, type Page } from '@playwright/test';
+import { expectFitsWidth, openDeadLetters, PHONE, stateFile, triage } from './helpers';
 
 const SIZES = { desktop: { width: 1280, height: 800 }, phone: PHONE } as const;
-
-async function openCluster(request: APIRequestContext, source: string): Promise<{ count: number; clusterId: string | null }> {
-  const r = await request.get(`/api/v1/dead-letters?source=${source}&status=open&count=true&limit=1`);
-  expect(r.status()).toBe(200);
-  const body = (await r.json()) as { count: { count: number }; deadLetters: { clusterId: string | null }[] };
-  return { count: body.count.count, clusterId: body.deadLetters[0]?.clusterId ?? null };
-}
 
 /** The page at `path`, loaded, and fitting the window. */
 async function visit(page: Page, path: string) {
@@ -53,8 +46,8 @@ for (const [size, viewport] of Object.entries(SIZES)) {
       const outageEnds = Date.parse(batch.paymentsDownUntil) + 1_000;
       const parked = batch.payments.failing.length;
       expect(parked).toBeGreaterThanOrEqual(1);
-      await expect.poll(async () => (await openCluster(page.request, 'payments')).count, { timeout: 30_000 }).toBeGreaterThanOrEqual(parked);
-      const { clusterId } = await openCluster(page.request, 'payments');
+      await expect.poll(async () => (await openDeadLetters(page.request, 'payments')).count, { timeout: 30_000 }).toBeGreaterThanOrEqual(parked);
+      const { clusterId } = await openDeadLetters(page.request, 'payments');
 
       // The alarm (evaluated every 15 s) calls it an outage, and its advice never says to redrive.
       await expect(async () => {
@@ -89,8 +82,8 @@ for (const [size, viewport] of Object.entries(SIZES)) {
       triage('demo', 'deploy', 'v1');
       const batch = triage('demo', 'produce', '--orders', '20', '--payments', '0', '--notifications', '0') as { orders: { failing: string[] } };
       expect(batch.orders.failing.length).toBeGreaterThanOrEqual(2);
-      await expect.poll(async () => (await openCluster(page.request, 'orders')).count, { timeout: 30_000 }).toBeGreaterThanOrEqual(batch.orders.failing.length);
-      const { clusterId } = await openCluster(page.request, 'orders');
+      await expect.poll(async () => (await openDeadLetters(page.request, 'orders')).count, { timeout: 30_000 }).toBeGreaterThanOrEqual(batch.orders.failing.length);
+      const { clusterId } = await openDeadLetters(page.request, 'orders');
 
       await visit(page, '/inbox');
       await visit(page, `/clusters/${clusterId}`);

@@ -3,16 +3,11 @@
 // "deployed"; the orders cluster redriven with a canary from the UI: all acknowledged, nothing open
 // left, and the audit trail tells it. The consumer and redrive workers run beside the app.
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import { stateFile, triage } from './helpers';
+import { openDeadLetters, stateFile, triage } from './helpers';
 
 test.describe.configure({ mode: 'serial' });
 
-async function openOrders(request: APIRequestContext): Promise<{ count: number; clusterId: string | null }> {
-  const r = await request.get('/api/v1/dead-letters?source=orders&status=open&count=true&limit=1');
-  expect(r.status()).toBe(200);
-  const body = (await r.json()) as { count: { count: number }; deadLetters: { clusterId: string | null }[] };
-  return { count: body.count.count, clusterId: body.deadLetters[0]?.clusterId ?? null };
-}
+const openOrders = (request: APIRequestContext) => openDeadLetters(request, 'orders');
 
 /** Fill the start-redrive form on `path` (the redrive page, or a page embedding it) and start. */
 async function startFromUi(page: Page, path: string, opts: { canary: boolean; rate: number; reason: string }): Promise<string> {

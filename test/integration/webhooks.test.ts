@@ -1,31 +1,15 @@
 // Team webhooks: who manages them, the audit trail, the test send, the delivery log, and the
 // reconciler that re-queues a delivery whose job never reached Redis.
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Worker } from 'bullmq';
-import { closeDb, db } from '@/lib/db';
-import { deliverWebhook, redeliverPending, webhookWorker } from '@/lib/notifications/deliveries';
+import { describe, expect, it } from 'vitest';
+import { db } from '@/lib/db';
+import { deliverWebhook, redeliverPending } from '@/lib/notifications/deliveries';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyWebhookSignature } from '@/lib/notifications/signature';
 import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, sendTestWebhook, updateWebhook } from '@/lib/notifications/webhooks';
-import { QUEUES, closeQueues, producerQueue } from '@/lib/queue';
-import { resetDatabase } from '../support/db';
 import { demoWorld, webhookReceiver } from './sla-fixtures';
+import { webhookTestLifecycle } from './webhook-support';
 
 describe('team webhooks', () => {
-  let worker: Worker | undefined;
-  beforeEach(async () => {
-    await resetDatabase();
-    // The run's Redis prefix is shared by every test file: a delivery job an earlier file left (an
-    // assignment's, say) would complete first and let a test read its log before its own was sent.
-    await producerQueue(QUEUES.webhooks).obliterate({ force: true });
-  });
-  afterEach(async () => {
-    await worker?.close();
-    worker = undefined;
-  });
-  afterAll(async () => {
-    await closeQueues();
-    await closeDb();
-  });
+  const webhooks = webhookTestLifecycle();
 
   it('a lead manages their team’s webhooks, audited; support and other teams cannot', async () => {
     const { users, teams } = await demoWorld();
@@ -65,8 +49,8 @@ describe('team webhooks', () => {
     const { users } = await demoWorld();
     const receiver = await webhookReceiver();
     const { webhook, secret } = await createWebhook(users.lead, { url: receiver.url });
-    worker = webhookWorker({ backoffBaseMs: 20 });
-    const delivered = new Promise<void>((resolve) => worker!.on('completed', () => resolve()));
+    const worker = webhooks.startWorker({ backoffBaseMs: 20 });
+    const delivered = new Promise<void>((resolve) => worker.on('completed', () => resolve()));
     await sendTestWebhook(users.lead, webhook.id);
     await receiver.waitFor(1);
     await delivered;
@@ -92,9 +76,9 @@ describe('team webhooks', () => {
     const lost = await db().webhookDelivery.create({
       data: { webhookId: webhook.id, event: 'alarm.transition', body: { text: 'lost' }, createdAt: new Date(Date.now() - 5 * 60_000) },
     });
-    worker = webhookWorker({ backoffBaseMs: 1 });
+    const worker = webhooks.startWorker({ backoffBaseMs: 1 });
     const failedForGood = new Promise<void>((resolve) =>
-      worker!.on('failed', (job) => {
+      worker.on('failed', (job) => {
         if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) resolve();
       }),
     );
@@ -126,9 +110,9 @@ describe('team webhooks', () => {
     const { webhook } = await createWebhook(users.lead, { url: 'https://hooks.slack.example/T1/B2' });
     // Saved before the guard existed, or a name re-pointed since: the send checks again.
     await db().webhook.update({ where: { id: webhook.id }, data: { url: 'http://169.254.169.254/latest/meta-data/' } });
-    worker = webhookWorker({ backoffBaseMs: 1 });
+    const worker = webhooks.startWorker({ backoffBaseMs: 1 });
     const failedForGood = new Promise<void>((resolve) =>
-      worker!.on('failed', (job) => {
+      worker.on('failed', (job) => {
         if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) resolve();
       }),
     );
