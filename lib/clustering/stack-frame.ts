@@ -52,6 +52,12 @@ const frame = (fn: string, file: string): StackFrame => ({ fn: normalizeFn(fn), 
 /** Location `path:line:col` or `path:line` → `path`. */
 const stripLineCol = (loc: string): string => loc.replace(/(?::\d+){1,2}$/, '');
 
+/** Whether `name` is `Type.member`: a dot after its first character with no "/" after it, not last. */
+function hasMemberDot(name: string): boolean {
+  const dot = name.lastIndexOf('.', name.length - 2);
+  return dot >= 1 && dot > name.lastIndexOf('/');
+}
+
 function parseAtLine(line: string): StackFrame | null {
   // Logback and friends append the jar: `Foo.bar(Foo.java:58) ~[app.jar:1.0]`
   const rest = line.endsWith(']') ? line.replace(/\s+~?\[[^\]]*\]$/, '') : line;
@@ -75,8 +81,10 @@ function parseAtLine(line: string): StackFrame | null {
   }
   // JVM without a location (`Foo.bar(Native Method)`), .NET without symbols (`Ns.Type.Method(String
   // key, Int32 n)`): a dotted name glued to its parentheses, where JS puts a space before them.
-  const bare = /^([A-Za-z_][\w$.`<>|\[\],+\/-]*\.[\w$.`<>|\[\],+-]+)\(([^()]*)\)$/.exec(rest);
-  if (bare) {
+  // The name is matched whole (no class holds "("), then checked for a dot with a non-empty part
+  // after it and no "/" in that part: one pattern with both would try every dot as the split.
+  const bare = /^([A-Za-z_][\w$.`<>|\[\],+\/-]*)\(([^()]*)\)$/.exec(rest);
+  if (bare && hasMemberDot(bare[1]!)) {
     const [, qualified = '', args = ''] = bare;
     const fn = qualified.replace(/^[\w.@-]*\/\/?/, '');
     if (args === 'Native Method' || args === 'Unknown Source') return null;
