@@ -22,6 +22,7 @@ export interface StackFrame {
 }
 
 const MAX_STACK_CHARS = 8192;
+const RS_LOCATION = /\.rs:\d/g;
 
 /** Strips what changes between builds or calls but not between code sites. */
 function normalizeFile(file: string): string {
@@ -159,8 +160,13 @@ export function topInAppFrame(stack: string | undefined | null): StackFrame | un
       continue;
     }
     if (rustPanicAt === undefined && trimmed.includes(' panicked at ')) {
-      const at = / panicked at (.+?\.rs):\d+(?::\d+)?/.exec(trimmed);
-      if (at) rustPanicAt = at[1]!;
+      // The first " panicked at " and the first ".rs:<digit>" after it: searching from every
+      // occurrence would read the rest of the line for each.
+      const from = trimmed.indexOf(' panicked at ') + 13;
+      RS_LOCATION.lastIndex = from + 1;
+      const rs = RS_LOCATION.exec(trimmed);
+      const file = rs ? trimmed.slice(from, rs.index + 3) : '';
+      if (rs && !/[\r\u2028\u2029]/.test(file)) rustPanicAt = file;
     }
     // Elixir/Erlang: `(app 1.2.0) lib/app/orders.ex:42: App.Orders.place/1`, or without the app.
     const ex = trimmed.includes('.ex') || trimmed.includes('.erl') ? /^(?:\(([\w-]+)(?: [^)]*)?\) )?(\S+\.(?:exs?|erl)):\d+: (.+)$/.exec(trimmed) : null;
@@ -187,7 +193,8 @@ export function topInAppFrame(stack: string | undefined | null): StackFrame | un
       }
     }
     // Ruby: `app/models/user.rb:12:in 'save'` (or `from …`)
-    const rb = trimmed.includes(':in ') ? /^(?:from\s+)?(.+?):\d+:in [`'](.+)'$/.exec(trimmed) : null;
+    // Only a line that ends in a quote: else each ":1:in '" would be tried to the end of the line.
+    const rb = trimmed.includes(':in ') && trimmed.endsWith("'") ? /^(?:from\s+)?(.+?):\d+:in [`'](.+)'$/.exec(trimmed) : null;
     if (rb) {
       const [, file = '', fn = ''] = rb;
       if (!isRubyLibraryFile(file)) return frame(fn, file);
