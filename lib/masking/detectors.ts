@@ -70,20 +70,25 @@ export function ibanValid(iban: string): boolean {
 const star = (s: string) => s.replace(/[^ -]/g, '*');
 
 /**
- * Whether a domain starts at `from`: labels of letters, digits and "-" joined by single dots, one of
- * them after a dot starting with two letters (a top-level domain), within 255 characters. It stops at
- * the first character no domain holds, so the scans from many "@" never read the same text twice.
+ * Whether a domain starts at `from` (-1), else where the scan for one stopped (no "@" before it):
+ * labels of letters, digits and "-" joined by single dots, one of them after a dot starting with two
+ * letters (a top-level domain), within 255 characters. It stops at the first character no domain
+ * holds, so the scans from many "@" never read the same text twice.
  */
-function domainAt(text: string, from: number): boolean {
+function domainScan(text: string, from: number): number {
   const limit = Math.min(text.length, from + 255);
-  if (from >= limit || !(classAt(text, from) & LABEL)) return false;
-  for (let i = from + 1; i < limit; i++) {
-    if (classAt(text, i) & LABEL) continue;
-    if (text.charCodeAt(i) !== DOT || !(classAt(text, i + 1) & LABEL) || i + 1 >= limit) return false;
-    if (i + 2 < limit && classAt(text, i + 1) & (UPPER | LOWER) && classAt(text, i + 2) & (UPPER | LOWER)) return true;
+  for (let i = from; i < limit; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 128 && CLASS[c]! & LABEL) continue;
+    if (c !== DOT || i === from || i + 1 >= limit) return i;
+    const next = text.charCodeAt(i + 1);
+    if (!(next < 128 && CLASS[next]! & LABEL)) return i;
+    if (i + 2 < limit && CLASS[next]! & (UPPER | LOWER) && classAt(text, i + 2) & (UPPER | LOWER)) return -1;
   }
-  return false;
+  return limit;
 }
+
+const domainAt = (text: string, from: number): boolean => domainScan(text, from) < 0;
 
 /** E-mail: the first character of the local part and the domain stay. */
 function maskEmails(text: string, onMask: () => void): string {
@@ -122,32 +127,48 @@ const separatedAfter = (run: Run, u: number): boolean => u + 1 < run.length && r
  * matches in it, in order; stops when `onRun` returns true and returns whether one did.
  */
 function eachRun(text: string, jump: RegExp, unit: number, separator: number, otherSeparator: number, minUnits: number, onRun: (run: Run) => boolean): boolean {
-  // Grows to the longest run (4 bytes a unit) and is dropped with the call.
-  const run: Run = { at: new Int32Array(64), length: 0 };
+  // Grows to the longest run (4 bytes a unit); kept between calls up to a 1 MiB window's worth.
+  const run: Run = { at: scratch, length: 0 };
+  const n = text.length;
   jump.lastIndex = 0;
   // The jump is a native scan past the text no match can start in (most of an ordinary payload).
   for (let found = jump.exec(text); found; found = jump.exec(text)) {
     const i = found.index;
+    let at = run.at;
     let units = 0;
     let k = i;
     for (;;) {
-      if (units === run.at.length) {
+      if (units === at.length) {
         const grown = new Int32Array(units * 2);
-        grown.set(run.at);
-        run.at = grown;
+        grown.set(at);
+        at = grown;
       }
-      run.at[units++] = k;
-      if (classAt(text, k + 1) & unit) k += 1;
-      else if ((text.charCodeAt(k + 1) === separator || text.charCodeAt(k + 1) === otherSeparator) && classAt(text, k + 2) & unit) k += 2;
-      else break;
+      at[units++] = k;
+      const next = k + 1 < n ? text.charCodeAt(k + 1) : 0;
+      if (next < 128 && CLASS[next]! & unit) {
+        k += 1;
+        continue;
+      }
+      if (next !== separator && next !== otherSeparator) break;
+      const after = k + 2 < n ? text.charCodeAt(k + 2) : 0;
+      if (!(after < 128 && CLASS[after]! & unit)) break;
+      k += 2;
     }
+    run.at = at;
     if (units >= minUnits) {
       run.length = units;
-      if (onRun(run)) return true;
+      if (onRun(run)) return keep(run, true);
     }
     jump.lastIndex = k + 1;
   }
-  return false;
+  return keep(run, false);
+}
+
+const KEEP_UNITS = 1 << 20;
+let scratch: Int32Array = new Int32Array(64);
+function keep(run: Run, result: boolean): boolean {
+  if (run.at.length <= KEEP_UNITS) scratch = run.at;
+  return result;
 }
 
 // Fixed length, so linear: IBANs start with a country code and check digits, and a card number's
@@ -155,8 +176,12 @@ function eachRun(text: string, jump: RegExp, unit: number, separator: number, ot
 const IBAN_START = /[A-Z]{2}\d{2}/g;
 const CARD_START = /\d[ -]?\d[ -]?\d[ -]?\d[ -]?\d[ -]?\d/g;
 
-/** mod-97 of `rem` followed by the digits of a character (letters count 10…35). */
-const mod97 = (rem: number, code: number): number => (code >= 65 ? (rem * 100 + code - 55) % 97 : (rem * 10 + code - 48) % 97);
+// x mod 97 for every x below 97 × 100: a lookup instead of a division per character.
+const MOD97 = Uint8Array.from({ length: 9700 }, (_, x) => x % 97);
+/** mod-97 of `rem` (below 97) followed by the digits of a character (letters count 10…35). */
+const mod97 = (rem: number, code: number): number => MOD97[code >= 65 ? rem * 100 + code - 55 : rem * 10 + code - 48]!;
+// 10^6 ≡ 27 (mod 97), and 27 × 18 ≡ 1: (rem × 10^6 + head) mod 97 = 1 exactly when rem = (1 − head) × 18 mod 97.
+const remFor = (head: number): number => ((((1 - (head % 97)) % 97) + 97) * 18) % 97;
 
 /**
  * IBANs: what `(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}(?![A-Za-z0-9])` matches, scanning
@@ -193,11 +218,12 @@ function scanIbans(text: string, onMatch: (start: number, end: number, ibanEnd: 
       // ISO 13616: the units after the first four, then those four, read as digits, mod 97 = 1.
       // The first four as digits: two two-digit letters and two digits, six digits in all.
       const head = (text.charCodeAt(s) - 55) * 10_000 + (text.charCodeAt(s + 1) - 55) * 100 + (text.charCodeAt(s + 2) - 48) * 10 + text.charCodeAt(s + 3) - 48;
+      const wanted = remFor(head);
       let rem = 0;
       let valid = -1;
       for (let u = j + 4; u <= end; u++) {
         rem = mod97(rem, text.charCodeAt(at[u]!));
-        if (u >= j + 14 && (u === end || separatedAfter(run, u)) && (rem * 1_000_000 + head) % 97 === 1) valid = u;
+        if (rem === wanted && u >= j + 14 && (u === end || separatedAfter(run, u))) valid = u;
       }
       if (onMatch(s, at[end]! + 1, valid < 0 ? -1 : at[valid]! + 1)) return true;
       j = end + 1;
@@ -296,8 +322,15 @@ export function maskText(text: string): string {
 
 /** Whether the detectors would mask anything in `text`: maskTextCounted's verdict without building its output. */
 export function containsSensitive(text: string): boolean {
-  for (let at = text.indexOf('@'); at >= 0; at = text.indexOf('@', at + 1)) {
-    if (classAt(text, at - 1) & LOCAL && domainAt(text, at + 1)) return true;
+  for (let at = text.indexOf('@'); at >= 0; ) {
+    let from = at + 1;
+    if (classAt(text, at - 1) & LOCAL) {
+      const stop = domainScan(text, from);
+      if (stop < 0) return true;
+      from = stop;
+    }
+    // Where "@" follows "@" (a hostile run of them), the domain scan stopped on the next one.
+    at = text.charCodeAt(from) === 64 ? from : text.indexOf('@', from);
   }
   return scanIbans(text, (_start, _end, ibanEnd) => ibanEnd >= 0) || scanCards(text, () => true);
 }
