@@ -236,23 +236,31 @@ function scanIbans(text: string, onMatch: (start: number, end: number, ibanEnd: 
  * Card numbers: what `(?<!\d)\d(?:[ -]?\d){12,18}(?!\d)` matches, scanning on past each match, with
  * a known issuer and a valid Luhn check. Stops when `onMatch` returns true and returns whether it did.
  */
+// A Luhn digit doubled, its digits summed.
+const LUHN_DOUBLED = [0, 2, 4, 6, 8, 1, 3, 5, 7, 9];
+
 function scanCards(text: string, onMatch: (start: number, end: number) => boolean): boolean {
   return eachRun(text, CARD_START, DIGIT, SPACE, DASH, 13, (run) => {
     const { at, length } = run;
     let j = 0;
+    // Where a match may end (the last digit, or one a separator follows), found by one pointer that
+    // only moves forward: the latest such unit before `scanned`.
+    let scanned = 0;
+    let lastEnd = -1;
     while (j < length) {
       // The most of 12–18 further digits that no digit follows.
-      let end = -1;
-      for (let e = Math.min(j + 18, length - 1); e >= j + 12 && end < 0; e--) if (e + 1 === length || separatedAfter(run, e)) end = e;
+      for (const hi = Math.min(j + 18, length - 1); scanned <= hi; scanned++) {
+        if (scanned + 1 === length || at[scanned + 1] === at[scanned]! + 2) lastEnd = scanned;
+      }
+      const end = lastEnd >= j + 12 ? lastEnd : -1;
       if (end < 0) {
         for (j++; j < length && !separatedAfter(run, j - 1); j++);
         continue;
       }
       let sum = 0;
-      for (let u = end, i = 0; u >= j; u--, i++) {
-        let d = text.charCodeAt(at[u]!) - 48;
-        if (i % 2 === 1) d = d > 4 ? d * 2 - 9 : d * 2;
-        sum += d;
+      for (let u = end, doubled = false; u >= j; u--, doubled = !doubled) {
+        const d = text.charCodeAt(at[u]!) - 48;
+        sum += doubled ? LUHN_DOUBLED[d]! : d;
       }
       const start = at[j]!;
       if (sum % 10 === 0 && ISSUER.test(text.slice(start, start + 8).replace(/[ -]/g, ''))) {
