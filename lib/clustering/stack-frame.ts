@@ -22,6 +22,7 @@ export interface StackFrame {
 }
 
 const MAX_STACK_CHARS = 8192;
+const RS_LOCATION = /\.rs:\d/g;
 
 /** Strips what changes between builds or calls but not between code sites. */
 function normalizeFile(file: string): string {
@@ -52,6 +53,12 @@ const frame = (fn: string, file: string): StackFrame => ({ fn: normalizeFn(fn), 
 /** Location `path:line:col` or `path:line` → `path`. */
 const stripLineCol = (loc: string): string => loc.replace(/(?::\d+){1,2}$/, '');
 
+/** Whether `name` is `Type.member`: a dot after its first character with no "/" after it, not last. */
+function hasMemberDot(name: string): boolean {
+  const dot = name.lastIndexOf('.', name.length - 2);
+  return dot >= 1 && dot > name.lastIndexOf('/');
+}
+
 function parseAtLine(line: string): StackFrame | null {
   // Logback and friends append the jar: `Foo.bar(Foo.java:58) ~[app.jar:1.0]`
   const rest = line.endsWith(']') ? line.replace(/\s+~?\[[^\]]*\]$/, '') : line;
@@ -62,7 +69,9 @@ function parseAtLine(line: string): StackFrame | null {
     return DOTNET_LIBRARY_PREFIXES.some((p) => fn.startsWith(p)) ? null : frame(fn, file);
   }
   // JVM: `com.acme.Foo.bar(Foo.java:58)`, `java.base/java.lang.Thread.run(Thread.java:1583)`
-  const jvm = /^([\w$.\/<>-]+)\(([^()]*)\)$/.exec(rest);
+  // Both JVM forms end in ")": a line that does not is not read by either pattern.
+  const closed = rest.endsWith(')');
+  const jvm = closed ? /^([\w$.\/<>-]+)\(([^()]*)\)$/.exec(rest) : null;
   if (jvm && !rest.includes(' ')) {
     const [, qualified = '', loc = ''] = jvm;
     // Drop the module or class loader: `java.base/…`, `app//…`.
@@ -75,8 +84,10 @@ function parseAtLine(line: string): StackFrame | null {
   }
   // JVM without a location (`Foo.bar(Native Method)`), .NET without symbols (`Ns.Type.Method(String
   // key, Int32 n)`): a dotted name glued to its parentheses, where JS puts a space before them.
-  const bare = /^([A-Za-z_][\w$.`<>|\[\],+\/-]*\.[\w$.`<>|\[\],+-]+)\(([^()]*)\)$/.exec(rest);
-  if (bare) {
+  // The name is matched whole (no class holds "("), then checked for a dot with a non-empty part
+  // after it and no "/" in that part: one pattern with both would try every dot as the split.
+  const bare = closed ? /^([A-Za-z_][\w$.`<>|\[\],+\/-]*)\(([^()]*)\)$/.exec(rest) : null;
+  if (bare && hasMemberDot(bare[1]!)) {
     const [, qualified = '', args = ''] = bare;
     const fn = qualified.replace(/^[\w.@-]*\/\/?/, '');
     if (args === 'Native Method' || args === 'Unknown Source') return null;
@@ -151,8 +162,13 @@ export function topInAppFrame(stack: string | undefined | null): StackFrame | un
       continue;
     }
     if (rustPanicAt === undefined && trimmed.includes(' panicked at ')) {
-      const at = / panicked at (.+?\.rs):\d+(?::\d+)?/.exec(trimmed);
-      if (at) rustPanicAt = at[1]!;
+      // The first " panicked at " and the first ".rs:<digit>" after it: searching from every
+      // occurrence would read the rest of the line for each.
+      const from = trimmed.indexOf(' panicked at ') + 13;
+      RS_LOCATION.lastIndex = from + 1;
+      const rs = RS_LOCATION.exec(trimmed);
+      const file = rs ? trimmed.slice(from, rs.index + 3) : '';
+      if (rs && !/[\r\u2028\u2029]/.test(file)) rustPanicAt = file;
     }
     // Elixir/Erlang: `(app 1.2.0) lib/app/orders.ex:42: App.Orders.place/1`, or without the app.
     const ex = trimmed.includes('.ex') || trimmed.includes('.erl') ? /^(?:\(([\w-]+)(?: [^)]*)?\) )?(\S+\.(?:exs?|erl)):\d+: (.+)$/.exec(trimmed) : null;
@@ -179,7 +195,8 @@ export function topInAppFrame(stack: string | undefined | null): StackFrame | un
       }
     }
     // Ruby: `app/models/user.rb:12:in 'save'` (or `from …`)
-    const rb = trimmed.includes(':in ') ? /^(?:from\s+)?(.+?):\d+:in [`'](.+)'$/.exec(trimmed) : null;
+    // Only a line that ends in a quote: else each ":1:in '" would be tried to the end of the line.
+    const rb = trimmed.includes(':in ') && trimmed.endsWith("'") ? /^(?:from\s+)?(.+?):\d+:in [`'](.+)'$/.exec(trimmed) : null;
     if (rb) {
       const [, file = '', fn = ''] = rb;
       if (!isRubyLibraryFile(file)) return frame(fn, file);
