@@ -1,0 +1,54 @@
+// A bulk transform reads the selection in pages bounded by bytes, like export batches and redrive
+// claims: a page of large payloads is cut to the bound, never 500 of them whole.
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { closeDb, db } from '@/lib/db';
+import { closeQueues } from '@/lib/queue';
+import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { previewTransform, startTransform } from '@/lib/redrive/edit';
+import { resetDatabase } from '../support/db';
+import { world, type World } from './redrive-support';
+
+let w: World;
+const PAYLOAD = 100 * 1024;
+const BOUND = 300 * 1024;
+
+describe('bulk transform pages', () => {
+  beforeEach(async () => {
+    await resetDatabase();
+    w = await world();
+  });
+  afterAll(async () => {
+    await closeQueues();
+    await closeDb();
+  });
+
+  it('are bounded by bytes, and every dead letter is still read once', async () => {
+    const blob = 'x'.repeat(PAYLOAD);
+    const rows = await recordDeadLetters(
+      w.orders,
+      Array.from({ length: 12 }, (_, k) => ({
+        messageId: `big-${k}`,
+        payload: Buffer.from(JSON.stringify({ order: k, gift: true, blob })),
+        reason: 'Rejected',
+        errorType: 'SchemaError',
+        errorMessage: 'unknown field "gift" in order',
+      })),
+    );
+    const cluster = (await db().deadLetter.findUniqueOrThrow({ where: { id: BigInt(rows[0]!.id) } })).clusterId!;
+    const transform = [{ op: 'remove' as const, path: '$.gift' }];
+    const pages: { rows: number; payloadBytes: number }[] = [];
+    const hooks = { maxPageBytes: BOUND, onPage: (p: { rows: number; payloadBytes: number }) => pages.push(p) };
+
+    const p = await previewTransform(w.support, { selection: { cluster }, transform }, hooks);
+    expect(p).toMatchObject({ total: 12, applies: 12 });
+    expect(pages.length).toBeGreaterThanOrEqual(4);
+    for (const page of pages) expect(page.rows === 1 || page.payloadBytes <= BOUND).toBe(true);
+    expect(pages.reduce((a, page) => a + page.rows, 0)).toBe(12);
+
+    pages.length = 0;
+    const r = await startTransform(w.support, { selection: { cluster }, transform, reason: 'v2 schema', ratePerSecond: 50 }, undefined, hooks);
+    expect(r).toMatchObject({ applies: 12, cannotApplyCount: 0 });
+    expect(pages.length).toBeGreaterThanOrEqual(4);
+    for (const page of pages) expect(page.rows === 1 || page.payloadBytes <= BOUND).toBe(true);
+  });
+});
