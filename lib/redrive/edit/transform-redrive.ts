@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { Prisma } from '@/generated/prisma/client';
 import { db, type Tx } from '@/lib/db';
+import { takeWithinBytes } from '@/lib/db/byte-bound';
 import { append } from '@/lib/audit';
 import { auditActor, authorize, type Principal } from '@/lib/auth';
 import { systemClock, type Clock } from '@/lib/clock';
@@ -28,6 +29,14 @@ const SAMPLES = 3;
 /** Of those it cannot apply to, this many are listed by id (all are counted). */
 const LISTED = 500;
 const PAGE = 500;
+/** A page also stops at this many payload bytes (its first row always goes), like export batches and redrive claims. */
+export const TRANSFORM_PAGE_BYTES = 8 * 1024 * 1024;
+
+/** For tests and the bench: a smaller page bound, and each page's size as read. */
+export interface TransformHooks {
+  maxPageBytes?: number;
+  onPage?: (page: { rows: number; payloadBytes: number }) => void;
+}
 
 export const transformInput = z
   .object({
@@ -81,20 +90,32 @@ interface Row {
 
 const asHeaders = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 
-/** Walk the selection's open dead letters a page at a time, in death order. */
-async function* openRows(tx: Tx, r: ResolvedSelection): AsyncGenerator<Row[]> {
+/**
+ * Walk the selection's open dead letters a page at a time, in death order. A page is sized first
+ * (octet_length reads a stored bytea's size, not its bytes) and cut to the byte bound, then only
+ * the rows it keeps are read whole.
+ */
+async function* openRows(tx: Tx, r: ResolvedSelection, hooks: TransformHooks): AsyncGenerator<Row[]> {
+  const maxBytes = hooks.maxPageBytes ?? TRANSFORM_PAGE_BYTES;
   let after: { deadAt: Date; id: bigint } | null = null;
   for (;;) {
     const cursor: Prisma.Sql = after ? Prisma.sql`AND (d.dead_at, d.id) > (${after.deadAt}, ${after.id})` : Prisma.empty;
-    const rows: (Row & { deadAt: Date })[] = await tx.$queryRaw`
-      SELECT d.id, d.message_id AS "messageId", d.payload, d.content_type AS "contentType", d.headers, d.sensitive, d.dead_at AS "deadAt"
+    const keys: { id: bigint; deadAt: Date; bytes: number }[] = await tx.$queryRaw`
+      SELECT d.id, d.dead_at AS "deadAt", coalesce(octet_length(d.payload), 0)::int AS bytes
       FROM dead_letters d WHERE d.source_id = ${r.source.id}::uuid AND d.status = 'open' AND ${r.where} ${cursor}
       ORDER BY d.dead_at, d.id LIMIT ${PAGE}`;
-    if (rows.length === 0) return;
-    yield rows;
-    const last = rows[rows.length - 1]!;
+    if (keys.length === 0) return;
+    const kept = keys.slice(0, takeWithinBytes(keys.map((k) => k.bytes), maxBytes));
+    // Inside the caller's transaction: the rows sized are the rows read.
+    const rows: Row[] = await tx.$queryRaw`
+      SELECT d.id, d.message_id AS "messageId", d.payload, d.content_type AS "contentType", d.headers, d.sensitive
+      FROM dead_letters d WHERE d.id = ANY(${kept.map((k) => k.id)}::bigint[])
+      ORDER BY d.dead_at, d.id`;
+    hooks.onPage?.({ rows: rows.length, payloadBytes: kept.reduce((a, k) => a + k.bytes, 0) });
+    if (rows.length > 0) yield rows;
+    const last = kept[kept.length - 1]!;
     after = { deadAt: last.deadAt, id: last.id };
-    if (rows.length < PAGE) return;
+    if (kept.length === keys.length && keys.length < PAGE) return;
   }
 }
 
@@ -106,10 +127,10 @@ interface Evaluated {
   samples: TransformPreview['samples'];
 }
 
-async function evaluate(tx: Tx, r: ResolvedSelection, spec: TransformSpec, keep: boolean, paths: string[]): Promise<Evaluated> {
+async function evaluate(tx: Tx, r: ResolvedSelection, spec: TransformSpec, keep: boolean, paths: string[], hooks: TransformHooks): Promise<Evaluated> {
   const out: Evaluated = { copies: [], cannotApply: [], cannotApplyCount: 0, total: 0, samples: [] };
   const decoder = new TextDecoder();
-  for await (const page of openRows(tx, r)) {
+  for await (const page of openRows(tx, r, hooks)) {
     for (const d of page) {
       out.total++;
       if (out.total > MAX_TRANSFORM) {
@@ -151,14 +172,18 @@ async function sourcePolicy(tx: Tx, sourceId: string) {
   return { editApprovalThreshold: p?.editApprovalThreshold ?? 1, paths: sensitivePathsOf(p?.paths) };
 }
 
-export async function previewTransform(actor: Principal, input: { selection: RedriveSelectionInput; transform: unknown }): Promise<TransformPreview> {
+export async function previewTransform(
+  actor: Principal,
+  input: { selection: RedriveSelectionInput; transform: unknown },
+  hooks: TransformHooks = {},
+): Promise<TransformPreview> {
   authorize(actor, 'deadletters.edit');
   const i = transformPreviewInput.parse(input);
   return db().$transaction(
     async (tx) => {
       const r = await resolveSelection(tx, actor, 'deadletters.edit', i.selection);
       const policy = await sourcePolicy(tx, r.source.id);
-      const e = await evaluate(tx, r, i.transform, false, policy.paths);
+      const e = await evaluate(tx, r, i.transform, false, policy.paths, hooks);
       const applies = e.total - e.cannotApplyCount;
       return {
         source: { id: r.source.id, name: r.source.name },
@@ -182,7 +207,7 @@ export interface TransformResult extends CopiesTask {
   cannotApply: CannotApply[];
 }
 
-export async function startTransform(actor: Principal, input: TransformInput, clock: Clock = systemClock): Promise<TransformResult> {
+export async function startTransform(actor: Principal, input: TransformInput, clock: Clock = systemClock, hooks: TransformHooks = {}): Promise<TransformResult> {
   authorize(actor, 'deadletters.edit');
   const i = transformInput.parse(input);
   const result = await db().$transaction(
@@ -190,7 +215,7 @@ export async function startTransform(actor: Principal, input: TransformInput, cl
       const r = await resolveSelection(tx, actor, 'deadletters.edit', i.selection);
       const destination = await resolveDestination(tx, actor, r.source, i.destination);
       const policy = await sourcePolicy(tx, r.source.id);
-      const e = await evaluate(tx, r, i.transform, true, policy.paths);
+      const e = await evaluate(tx, r, i.transform, true, policy.paths, hooks);
       const copies = await createCopiesTask(
         tx,
         actor,
