@@ -46,9 +46,28 @@ describe('bulk transform pages', () => {
     expect(pages.reduce((a, page) => a + page.rows, 0)).toBe(12);
 
     pages.length = 0;
-    const r = await startTransform(w.support, { selection: { cluster }, transform, reason: 'v2 schema', ratePerSecond: 50 }, undefined, hooks);
+    // The copies are written a page at a time (their versions, then their items), never all held
+    // at once: each write follows the page it came from, before the next page is read.
+    const events: string[] = [];
+    const writes: number[] = [];
+    const r = await startTransform(w.support, { selection: { cluster }, transform, reason: 'v2 schema', ratePerSecond: 50 }, undefined, {
+      ...hooks,
+      onPage: (page) => (hooks.onPage(page), events.push(`read ${page.rows}`)),
+      onCopiesWritten: (n: number) => (writes.push(n), events.push(`write ${n}`)),
+    });
     expect(r).toMatchObject({ applies: 12, cannotApplyCount: 0 });
+    expect(r.task.total).toBe(12);
     expect(pages.length).toBeGreaterThanOrEqual(4);
     for (const page of pages) expect(page.rows === 1 || page.payloadBytes <= BOUND).toBe(true);
+    expect(writes.reduce((a, n) => a + n, 0)).toBe(12);
+    expect(writes.length).toBeGreaterThanOrEqual(4);
+    // The writing pass: read, write, read, write… (a counting pass reads the pages first).
+    const pass = events.slice(events.findIndex((e) => e.startsWith('write')) - 1);
+    pass.forEach((e, k) => expect(e.split(' ')[0], pass.join(', ')).toBe(k % 2 === 0 ? 'read' : 'write'));
+    // Every copy is a version, sent by the task in death order.
+    const items = await db().redriveItem.findMany({ where: { taskId: r.task.id }, orderBy: { seq: 'asc' }, include: { version: true } });
+    expect(items.map((i) => i.seq)).toEqual(Array.from({ length: 12 }, (_, k) => k + 1));
+    expect(items.map((i) => i.deadLetterId.toString())).toEqual(rows.map((x) => x.id));
+    expect(items.every((i) => i.version && !JSON.parse(Buffer.from(i.version.payload).toString()).gift)).toBe(true);
   });
 });
