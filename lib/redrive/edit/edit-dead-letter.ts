@@ -18,7 +18,7 @@ import { isoTime } from '@/lib/wire';
 import { findSource } from '@/lib/sources/find-source';
 import { DEFAULT_CANARY_WINDOW_SECONDS, DEFAULT_OUTCOME_WINDOW_SECONDS, DEFAULT_RATE, MAX_RATE } from '../start-redrive';
 import { resolveDestination } from '../destination-source';
-import { createCopiesTask, sha256, type CopiesTask } from './copies-task';
+import { copiesOf, createCopiesTask, sha256, type CopiesTask } from './copies-task';
 import { editDiff, type EditDiff } from './diff';
 import { maskEditDiff } from './mask-diff';
 import { assertOwnedHeadersKept } from './broker-headers';
@@ -108,7 +108,7 @@ export async function editDeadLetter(actor: Principal, idParam: string, input: E
         tx,
         actor,
         source,
-        [{ deadLetterId: id, payload, contentType: d.contentType, headers: headersAfter, diff }],
+        copiesOf([{ deadLetterId: id, payload, contentType: d.contentType, headers: headersAfter, diff }]),
         {
           ratePerSecond: i.ratePerSecond,
           canary: false,

@@ -36,6 +36,8 @@ export const TRANSFORM_PAGE_BYTES = 8 * 1024 * 1024;
 export interface TransformHooks {
   maxPageBytes?: number;
   onPage?: (page: { rows: number; payloadBytes: number }) => void;
+  /** A page's copies written (versions and items): how many. */
+  onCopiesWritten?: (n: number) => void;
 }
 
 export const transformInput = z
@@ -120,17 +122,22 @@ async function* openRows(tx: Tx, r: ResolvedSelection, hooks: TransformHooks): A
 }
 
 interface Evaluated {
-  copies: EditedCopy[];
+  applies: number;
   cannotApply: CannotApply[];
   cannotApplyCount: number;
   total: number;
   samples: TransformPreview['samples'];
 }
 
-async function evaluate(tx: Tx, r: ResolvedSelection, spec: TransformSpec, keep: boolean, paths: string[], hooks: TransformHooks): Promise<Evaluated> {
-  const out: Evaluated = { copies: [], cannotApply: [], cannotApplyCount: 0, total: 0, samples: [] };
+/**
+ * Walk the selection and transform each dead letter. With `put`, each page's copies are handed over
+ * before the next page is read (and dropped after): memory holds one page, not the selection.
+ */
+async function evaluate(tx: Tx, r: ResolvedSelection, spec: TransformSpec, paths: string[], hooks: TransformHooks, put?: (copies: EditedCopy[]) => Promise<void>): Promise<Evaluated> {
+  const out: Evaluated = { applies: 0, cannotApply: [], cannotApplyCount: 0, total: 0, samples: [] };
   const decoder = new TextDecoder();
   for await (const page of openRows(tx, r, hooks)) {
+    const copies: EditedCopy[] = [];
     for (const d of page) {
       out.total++;
       if (out.total > MAX_TRANSFORM) {
@@ -151,8 +158,9 @@ async function evaluate(tx: Tx, r: ResolvedSelection, spec: TransformSpec, keep:
         const changes = maskChanges(res.changes, d.payload!, res.payload, { sensitive: d.sensitive, paths });
         out.samples.push({ id: d.id.toString(), messageId: d.messageId, before: show(d.payload!), after: show(res.payload), changes: maskJson([...changes, ...res.headerChanges]) });
       }
-      if (keep) {
-        out.copies.push({
+      out.applies++;
+      if (put) {
+        copies.push({
           deadLetterId: d.id,
           payload: res.payload,
           contentType: d.contentType,
@@ -161,6 +169,10 @@ async function evaluate(tx: Tx, r: ResolvedSelection, spec: TransformSpec, keep:
           transform: spec,
         });
       }
+    }
+    if (put && copies.length > 0) {
+      await put(copies);
+      hooks.onCopiesWritten?.(copies.length);
     }
   }
   return out;
@@ -183,8 +195,8 @@ export async function previewTransform(
     async (tx) => {
       const r = await resolveSelection(tx, actor, 'deadletters.edit', i.selection);
       const policy = await sourcePolicy(tx, r.source.id);
-      const e = await evaluate(tx, r, i.transform, false, policy.paths, hooks);
-      const applies = e.total - e.cannotApplyCount;
+      const e = await evaluate(tx, r, i.transform, policy.paths, hooks);
+      const applies = e.applies;
       return {
         source: { id: r.source.id, name: r.source.name },
         total: e.total,
@@ -215,12 +227,24 @@ export async function startTransform(actor: Principal, input: TransformInput, cl
       const r = await resolveSelection(tx, actor, 'deadletters.edit', i.selection);
       const destination = await resolveDestination(tx, actor, r.source, i.destination);
       const policy = await sourcePolicy(tx, r.source.id);
-      const e = await evaluate(tx, r, i.transform, true, policy.paths, hooks);
+      // Counted first (four eyes decides on the count before anything is written), then transformed
+      // again page by page as the versions are written: twice the CPU, one page of copies in memory.
+      const e = await evaluate(tx, r, i.transform, policy.paths, hooks);
+      const firstDiffs: unknown[] = [];
+      const writing = {
+        count: e.applies,
+        write: async (put: (page: EditedCopy[]) => Promise<void>) => {
+          await evaluate(tx, r, i.transform, policy.paths, hooks, async (page) => {
+            for (const c of page) if (firstDiffs.length < 20) firstDiffs.push(c.diff);
+            await put(page);
+          });
+        },
+      };
       const copies = await createCopiesTask(
         tx,
         actor,
         r.source,
-        e.copies,
+        writing,
         {
           ratePerSecond: i.ratePerSecond,
           canary: i.canary,
@@ -249,17 +273,17 @@ export async function startTransform(actor: Principal, input: TransformInput, cl
           after: {
             status: copies.task.status,
             transform: i.transform,
-            applies: e.copies.length,
+            applies: copies.task.total,
             cannotApply: e.cannotApplyCount,
             destination: destination?.name ?? null,
             // The first few copies' hashes and diffs; every one is on its version row.
-            versions: copies.versions.slice(0, 20).map((v, k) => ({ deadLetterId: v.deadLetterId.toString(), sha256: v.sha256, diff: maskJson(e.copies[k]!.diff) })),
+            versions: copies.versions.slice(0, 20).map((v, k) => ({ deadLetterId: v.deadLetterId.toString(), sha256: v.sha256, diff: maskJson(firstDiffs[k]) })),
           },
           result: copies.waitsFor ?? undefined,
         },
         clock,
       );
-      return { ...copies, applies: e.copies.length, cannotApplyCount: e.cannotApplyCount, cannotApply: e.cannotApply };
+      return { ...copies, applies: copies.task.total, cannotApplyCount: e.cannotApplyCount, cannotApply: e.cannotApply };
     },
     { timeout: 300_000, maxWait: 10_000 },
   );
