@@ -108,6 +108,13 @@ for (const [size, viewport] of Object.entries(SIZES)) {
       await expect(page.getByTestId('since-resume-verdict')).toHaveText('worked');
       await expect(page.getByTestId('since-resume')).toContainText('before it: 1 dead again');
       await expectFitsWidth(page);
+
+      // The canary that died before the fix is open again (its next generation): now it goes too,
+      // and the source is left as the night should end, with nothing of this story open.
+      await visit(page, `/clusters/${clusterId}`);
+      await start(page, { rate: 5, canary: false, reason: 'the canary that died before the fix' });
+      await expect(page.getByTestId('redrive-status')).toHaveText('completed', { timeout: 60_000 });
+      await expect(page.getByTestId('redrive-verdict')).toHaveText('worked');
       await context.close();
     });
   });
