@@ -6,7 +6,8 @@ type AlarmEvent = Awaited<ReturnType<typeof listAlarmEvents>>[number];
 
 export function AlarmEventsTable({ events, testId, withSource = false }: { events: AlarmEvent[]; testId: string; withSource?: boolean }) {
   return (
-    <table data-testid={testId}>
+    // Focusable: on a phone it scrolls inside its own box, which a keyboard must reach.
+    <table data-testid={testId} tabIndex={0} aria-label="Alarm history">
       <thead>
         <tr>
           <th>Time (UTC)</th>
