@@ -111,7 +111,9 @@ async function* openRows(tx: Tx, r: ResolvedSelection, hooks: TransformHooks): A
     // Inside the caller's transaction: the rows sized are the rows read.
     const rows: Row[] = await tx.$queryRaw`
       SELECT d.id, d.message_id AS "messageId", d.payload, d.content_type AS "contentType", d.headers, d.sensitive
-      FROM dead_letters d WHERE d.id = ANY(${kept.map((k) => k.id)}::bigint[])
+      -- By the partitions' key (id, dead_at): id alone would probe every month's partition.
+      FROM dead_letters d WHERE (d.id, d.dead_at) IN (
+        SELECT * FROM unnest(${kept.map((k) => k.id.toString())}::bigint[], ${kept.map((k) => k.deadAt)}::timestamptz[]))
       ORDER BY d.dead_at, d.id`;
     hooks.onPage?.({ rows: rows.length, payloadBytes: kept.reduce((a, k) => a + k.bytes, 0) });
     if (rows.length > 0) yield rows;
