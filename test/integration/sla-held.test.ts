@@ -14,6 +14,7 @@ import { closeQueues } from '@/lib/queue';
 import { pauseRedrive, resumeRedrive, startRedrive } from '@/lib/redrive';
 import { computeAgeStats, refreshAgeStats } from '@/lib/sla/age-stats';
 import { getSlaBoard } from '@/lib/sla/sla-board';
+import { alarmMessage } from '@/lib/notifications/alarm-message';
 import { resetDatabase } from '../support/db';
 import { deadLetter, demoWorld } from './sla-fixtures';
 
@@ -79,9 +80,14 @@ describe('dead letters held by a redrive task', () => {
 
     await evaluateAlarms(clock);
     expect((await redrive())?.state ?? 'OK').toBe('OK');
-    await pauseRedrive(users.lead, task.id, { reason: 'the canary died' });
-    await evaluateAlarms(clock);
+    // A reason is free text: what it quotes reaches the alarm and the team's webhook masked.
+    await pauseRedrive(users.lead, task.id, { reason: 'the canary died, ask carol@bank.example' });
+    const pending = await evaluateAlarms(clock);
     expect(await redrive()).toMatchObject({ state: 'PENDING', label: 'redrive paused', hint: expect.stringMatching(/resume it after the fix, or cancel it/) });
+    const sent = pending.transitions.find((t) => t.kind === 'redrive')!;
+    expect(JSON.stringify(alarmMessage(sent, 'http://localhost:3000'))).toContain('the canary died');
+    expect(JSON.stringify(alarmMessage(sent, 'http://localhost:3000'))).not.toContain('carol@bank.example');
+    expect(JSON.stringify(await redrive())).not.toContain('carol@bank.example');
     clock.set(at(t0, 31 * MINUTE));
     const r = await evaluateAlarms(clock);
     expect(r.transitions.find((t) => t.sourceName === 'orders' && t.kind === 'redrive')).toMatchObject({ from: 'PENDING', to: 'ALARM', label: 'redrive paused' });
