@@ -4,6 +4,7 @@
 import type postgres from 'postgres';
 import { db, pg } from '@/lib/db';
 import { env } from '@/lib/env';
+import { maskText } from '@/lib/masking';
 import { systemClock, type Clock } from '@/lib/clock';
 import { refreshAgeStats, type AgeStats } from '@/lib/sla/age-stats';
 import { DEAD_LETTER_STATUSES } from '@/lib/enums';
@@ -205,7 +206,15 @@ export async function evaluateAlarms(clock: Clock = systemClock): Promise<Evalua
         }
         // A source gets the redrive alarm once a task of it paused, not a row of OK before.
         const pausedTask = paused.get(s.id);
-        if (pausedTask) o.pausedTask = { taskId: pausedTask.id, pausedForMs: Math.max(0, now.getTime() - pausedTask.paused_at.getTime()), alarmAfterMs: pausedAlarmMs, reason: pausedTask.paused_reason };
+        // The reason is free text: it reaches the alarm's detail and the team's webhooks masked.
+        if (pausedTask) {
+          o.pausedTask = {
+            taskId: pausedTask.id,
+            pausedForMs: Math.max(0, now.getTime() - pausedTask.paused_at.getTime()),
+            alarmAfterMs: pausedAlarmMs,
+            reason: pausedTask.paused_reason === null ? null : maskText(pausedTask.paused_reason),
+          };
+        }
         if (pausedTask || prev.has(`${s.id}|redrive`)) kinds.push('redrive');
         for (const kind of kinds) {
           const p = prev.get(`${s.id}|${kind}`);
