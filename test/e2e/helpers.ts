@@ -42,6 +42,29 @@ export async function expectFitsWidth(page: Page) {
     return { scrollWidth: document.documentElement.scrollWidth, width, wide };
   });
   expect(scrollWidth, `scrolls sideways at ${width} px: ${wide.join('; ')}`).toBeLessThanOrEqual(width);
+  await expectNoSqueezedText(page);
+}
+
+/**
+ * Fails when a text is squeezed into a column a few letters wide: such a page fits the window and
+ * still cannot be read (a table's last column breaking an alarm's advice a letter a line).
+ */
+export async function expectNoSqueezedText(page: Page) {
+  const squeezed = await page.evaluate(() =>
+    [...document.querySelectorAll('body *')]
+      .filter((e) => {
+        const own = [...e.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent ?? '').join('').trim();
+        if (own.length < 24) return false;
+        const r = e.getBoundingClientRect();
+        // Hidden, or visually hidden for screen readers (a 1 px clip).
+        if (r.width <= 2 || r.height <= 2 || getComputedStyle(e).visibility === 'hidden') return false;
+        // Under about fourteen characters a line.
+        return r.width < parseFloat(getComputedStyle(e).fontSize) * 8;
+      })
+      .slice(0, 5)
+      .map((e) => `${e.tagName.toLowerCase()} ${Math.round(e.getBoundingClientRect().width)} px wide: "${(e.textContent ?? '').trim().slice(0, 40)}…"`),
+  );
+  expect(squeezed, `text squeezed into a narrow column at ${page.viewportSize()?.width} px`).toEqual([]);
 }
 
 /** A source's open dead letters, counted, and the cluster of the newest (the API, as the page's user). */

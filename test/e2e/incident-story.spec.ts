@@ -4,16 +4,31 @@
 // redrives rate-limited: it works. Then poison orders: the canary dies before the fix, the task
 // pauses (the source's redrive alarm says so), handler v2 is deployed, a resume works, and "did it
 // work" judges what was sent after the resume. At each step nothing on the page scrolls sideways.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { expectFitsWidth, openDeadLetters, PHONE, stateFile, triage } from './helpers';
 
 const SIZES = { desktop: { width: 1280, height: 800 }, phone: PHONE } as const;
+
+// E2E_STORY_SHOTS=<folder>: a full-page screenshot of every step, for a person to look at (what a
+// width check cannot see: overlapping text, a warning below the fold, a button off its card).
+const SHOTS = process.env.E2E_STORY_SHOTS;
+let shot = 0;
+async function snap(page: Page, what: string) {
+  if (!SHOTS) return;
+  mkdirSync(SHOTS, { recursive: true });
+  const width = page.viewportSize()?.width ?? 0;
+  const name = `${width}px-${String(++shot).padStart(2, '0')}-${what.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '')}.png`;
+  await page.screenshot({ path: join(SHOTS, name), fullPage: true });
+}
 
 /** The page at `path`, loaded, and fitting the window. */
 async function visit(page: Page, path: string) {
   await page.goto(path);
   await expect(page.locator('h1').first()).toBeVisible();
   await expectFitsWidth(page);
+  await snap(page, path);
 }
 
 /** Fill and submit the start form on the page shown; the task's page follows. */
@@ -27,6 +42,7 @@ async function start(page: Page, opts: { rate: number; canary: boolean; reason: 
   await form.getByRole('button', { name: 'Start redrive' }).click();
   await expect(page).toHaveURL(/\/redrives\/[0-9a-f-]{36}$/);
   await expectFitsWidth(page);
+  await snap(page, 'task started');
   return page.url().split('/').pop()!;
 }
 
@@ -72,6 +88,7 @@ for (const [size, viewport] of Object.entries(SIZES)) {
       await expect(page.getByTestId('redrive-status')).toHaveText('completed', { timeout: 90_000 });
       await expect(page.getByTestId('redrive-verdict')).toHaveText('worked');
       await expectFitsWidth(page);
+      await snap(page, 'outage redrive worked');
       expect(task).toMatch(/^[0-9a-f-]{36}$/);
       await context.close();
     });
@@ -92,6 +109,7 @@ for (const [size, viewport] of Object.entries(SIZES)) {
       await expect(page.getByTestId('redrive-status')).toHaveText('paused', { timeout: 60_000 });
       await expect(page.getByTestId('paused-reason')).toContainText(/canary/i);
       await expectFitsWidth(page);
+      await snap(page, 'task paused');
 
       // The source's redrive alarm says a task holds its dead letters.
       await expect(async () => {
@@ -108,6 +126,7 @@ for (const [size, viewport] of Object.entries(SIZES)) {
       await expect(page.getByTestId('since-resume-verdict')).toHaveText('worked');
       await expect(page.getByTestId('since-resume')).toContainText('before it: 1 dead again');
       await expectFitsWidth(page);
+      await snap(page, 'resumed and worked');
 
       // The canary that died before the fix is open again (its next generation): now it goes too,
       // and the source is left as the night should end, with nothing of this story open.
