@@ -26,7 +26,7 @@ export function AlarmEventsTable({ events, testId, withSource = false }: { event
             <td>
               <span className={`badge ${e.from}`}>{e.from}</span> → <span className={`badge ${e.to}`}>{e.to}</span>
             </td>
-            <td>{e.label ? `${e.label}: ${e.hint}` : ''}</td>
+            <td className="prose">{e.label ? `${e.label}: ${e.hint}` : ''}</td>
           </tr>
         ))}
       </tbody>

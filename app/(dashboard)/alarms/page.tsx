@@ -57,7 +57,7 @@ export default async function AlarmsPage({ searchParams }: { searchParams: Promi
               </td>
               <td title={`${utc(a.since)} UTC`}>{formatDuration((now - a.since.getTime()) / 1000)} ago</td>
               <td>{a.detail ? `${['age', 'connector', 'redrive'].includes(a.kind) ? formatDuration(Number(a.detail.value)) : String(a.detail.value)} (${String(a.detail.threshold)})` : ''}</td>
-              <td>{a.label ? `${a.label}: ${a.hint}` : ''}</td>
+              <td className="prose">{a.label ? `${a.label}: ${a.hint}` : ''}</td>
             </tr>
           ))}
         </tbody>

@@ -26,7 +26,7 @@ function Row({ t, approve }: { t: RedriveTaskView; approve?: boolean }) {
           {t.counts.sent + t.counts.skipped + t.counts.failed} / {t.counts.total}
         </span>
       </td>
-      <td>
+      <td className="prose">
         {t.counts.acknowledged} ack · <span data-testid="row-no-death-seen">{t.counts.noDeathSeen}</span> no death seen · {t.counts.deadAgain} dead ·{' '}
         {t.counts.skipped} skipped
       </td>

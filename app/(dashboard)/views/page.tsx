@@ -33,7 +33,7 @@ export default async function ViewsPage() {
           ) : null}
           {views.map((v) => (
             <tr key={v.id}>
-              <td>
+              <td className="prose">
                 <Link href={`/views/${v.id}`}>{v.name}</Link>
                 {v.shared ? <span className="badge"> shared</span> : null}
               </td>

@@ -13,7 +13,7 @@ import { activeReveal } from '@/lib/deadletters/reveal-payload';
 import { listDeadLetterVersions, type DeadLetterVersionView } from '@/lib/redrive/edit';
 import { redriveHref } from '@/components/redrive/redrive-href';
 import { DecisionForm, RevealForm } from '../forms';
-import { age, bytes, STATUS_BADGE } from '@/components/format';
+import { age, bytes, STATUS_BADGE, utc } from '@/components/format';
 import { AuditHistory, Meta } from './meta';
 import { PayloadViewer } from './payload-viewer';
 import { TombstoneView } from './tombstone-view';
@@ -249,20 +249,20 @@ function ErrorAndMetadata({ d }: { d: DeadLetterDetail }) {
               <th>Reason</th>
               <th>Error</th>
               <th>Count</th>
-              <th>First</th>
-              <th>Last</th>
+              <th>First (UTC)</th>
+              <th>Last (UTC)</th>
             </tr>
           </thead>
           <tbody>
             {d.failureHistory.map((f, i) => (
               <tr key={i}>
                 <td>{f.reason}</td>
-                <td>
+                <td className="prose">
                   {f.errorType} {f.errorMessage}
                 </td>
                 <td>{f.count}</td>
-                <td>{f.firstAt}</td>
-                <td>{f.lastAt}</td>
+                <td>{utc(new Date(f.firstAt))}</td>
+                <td>{utc(new Date(f.lastAt))}</td>
               </tr>
             ))}
           </tbody>

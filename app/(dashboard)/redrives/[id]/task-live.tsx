@@ -13,6 +13,11 @@ import { CommandButtons } from '../command-buttons';
 import { formatDuration } from '@/lib/sla/duration';
 import { awaitingOutcomes, outcomeWords, STATUS_BADGE, VERDICT_BADGE } from '../format';
 import { RateChart } from './rate-chart';
+import { SelectionWords } from '@/components/redrive/selection-words';
+import { utc } from '@/components/format';
+
+/** A stored instant as a person reads it: `2026-01-31 12:00:00 UTC`, or a dash. */
+const when = (iso: string | null | undefined): string => (iso ? `${utc(new Date(iso))} UTC` : '—');
 
 const ACTIVE = new Set<string>(ACTIVE_REDRIVE_STATUSES);
 
@@ -107,7 +112,7 @@ export function TaskLive({
           {dueAt ? (
             <>
               {' '}
-              (the last at {new Date(dueAt).toISOString().replace('T', ' ').slice(0, 19)} UTC{now !== null ? `, ${formatDuration((dueAt - now) / 1000)} left` : ''})
+              (the last at {when(new Date(dueAt).toISOString())}{now !== null ? `, ${formatDuration((dueAt - now) / 1000)} left` : ''})
             </>
           ) : null}
           ; the task completes then.
@@ -140,7 +145,7 @@ export function TaskLive({
         </p>
         {task.sinceResume ? (
           <p className="muted" data-testid="since-resume">
-            Since the resume at {task.sinceResume.resumedAt}:{' '}
+            Since the resume at {when(task.sinceResume.resumedAt)}:{' '}
             <span className={`badge ${VERDICT_BADGE[task.sinceResume.verdict]}`} data-testid="since-resume-verdict">
               {task.sinceResume.verdict}
             </span>{' '}
@@ -172,9 +177,9 @@ export function TaskLive({
         </p>
         {task.canaryItem ? (
           <p data-testid="redrive-canary">
-            Canary: {task.canaryItem.messageId} sent {task.canaryItem.sentAt}, {task.canaryItem.state.replaceAll('_', ' ')}
-            {task.canaryItem.outcomeAt ? ` at ${task.canaryItem.outcomeAt}` : ''}
-            {task.canaryItem.nextSentAt ? `; the rest from ${task.canaryItem.nextSentAt}` : '; the rest waits for it'}
+            Canary: {task.canaryItem.messageId} sent {when(task.canaryItem.sentAt)}, {task.canaryItem.state.replaceAll('_', ' ')}
+            {task.canaryItem.outcomeAt ? ` at ${when(task.canaryItem.outcomeAt)}` : ''}
+            {task.canaryItem.nextSentAt ? `; the rest from ${when(task.canaryItem.nextSentAt)}` : '; the rest waits for it'}
           </p>
         ) : null}
         {task.edit ? (
@@ -209,10 +214,10 @@ export function TaskLive({
       </section>
       <section className="card">
         <h2 style={{ marginTop: 0 }}>Task</h2>
-        <dl style={{ display: 'grid', gridTemplateColumns: 'max-content 1fr', gap: '4px 16px', margin: 0 }}>
+        <dl className="facts">
           <dt className="muted">Selection</dt>
-          <dd>
-            <code data-testid="redrive-selection">{JSON.stringify(task.selection)}</code>
+          <dd data-testid="redrive-selection">
+            <SelectionWords selection={task.selection} source={task.source.name} />
           </dd>
           <dt className="muted">Reason</dt>
           <dd>{task.reason ?? '—'}</dd>
@@ -231,7 +236,7 @@ export function TaskLive({
           <dd>{task.approvedBy ?? '—'}</dd>
           <dt className="muted">Created / started / finished</dt>
           <dd>
-            {task.createdAt} / {task.startedAt ?? '—'} / {task.finishedAt ?? '—'}
+            {when(task.createdAt)} / {when(task.startedAt)} / {when(task.finishedAt)}
           </dd>
           {task.loops > 0 ? (
             <>
@@ -246,7 +251,7 @@ export function TaskLive({
         <ol>
           {task.history.map((e) => (
             <li key={e.id}>
-              {e.at} · <strong>{e.action}</strong> by {e.actorEmail} ({e.actorRole}){e.count != null ? ` · ${e.count} items` : ''}
+              {when(e.at)} · <strong>{e.action}</strong> by {e.actorEmail} ({e.actorRole}){e.count != null ? ` · ${e.count} items` : ''}
               {e.reason ? ` · why: ${e.reason}` : ''}
               {e.result ? ` · ${e.result}` : ''}
             </li>

@@ -122,7 +122,7 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
               </td>
               <td>{d.attempts}</td>
               <td>{d.responseStatus ?? d.error ?? ''}</td>
-              <td>{d.text}</td>
+              <td className="prose">{d.text}</td>
             </tr>
           ))}
         </tbody>
