@@ -61,18 +61,27 @@ export async function mergeNewClusters(q: Query, created: NewCluster[]): Promise
   return folded;
 }
 
-async function mergeShape(q: Query, shape: string, kin: Kin[], fresh: Set<string>): Promise<number> {
+/**
+ * The families of one shape's kin that the merger proves one cause and that span more than one root
+ * cluster, joined where they share a root, with each template's merged pattern. Pure: the write path
+ * and the in-memory replay of it (replay-online.ts) decide merges by this one function.
+ */
+export function kinFamilies<K extends { template: string; root: string }>(kin: K[]): { families: K[][]; patternOf: Map<string, string> } {
   // One shape is one merger group: type and frame need not be passed again.
   const merger = new TemplateMerger();
   const handles = kin.map((k) => merger.add({ template: k.template }));
   const patternOf = new Map<string, string>();
   for (const c of merger.clusters()) for (const m of c.members) patternOf.set(m.template, c.template);
-  const families = new Map<string, Kin[]>();
+  const families = new Map<string, K[]>();
   kin.forEach((k, i) => {
     const key = merger.clusterKeyOf(handles[i]!);
     families.set(key, [...(families.get(key) ?? []), k]);
   });
-  const toMerge = joinSharedRoots([...families.values()].filter((family) => new Set(family.map((k) => k.root)).size > 1));
+  return { families: joinSharedRoots([...families.values()].filter((family) => new Set(family.map((k) => k.root)).size > 1)), patternOf };
+}
+
+async function mergeShape(q: Query, shape: string, kin: Kin[], fresh: Set<string>): Promise<number> {
+  const { families: toMerge, patternOf } = kinFamilies(kin);
   if (toMerge.length === 0) return 0;
   const rootIds = [...new Set(toMerge.flatMap((family) => family.map((k) => k.root)))];
   const rows = await q<{ id: string; first_seen: Date; shape: string | null }>`
@@ -106,9 +115,9 @@ async function mergeShape(q: Query, shape: string, kin: Kin[], fresh: Set<string
  * two families, and merges stick, so both families fold into one survivor, in one absorb (folding
  * the root a second time would find it merged already).
  */
-function joinSharedRoots(families: Kin[][]): Kin[][] {
-  const joined: Kin[][] = [];
-  const familyOf = new Map<string, Kin[]>();
+function joinSharedRoots<K extends { root: string }>(families: K[][]): K[][] {
+  const joined: K[][] = [];
+  const familyOf = new Map<string, K[]>();
   for (const family of families) {
     const overlapping = [...new Set(family.map((k) => familyOf.get(k.root)).filter((f) => f !== undefined))];
     const into = overlapping[0] ?? [];
