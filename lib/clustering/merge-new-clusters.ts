@@ -16,12 +16,16 @@ export interface NewCluster {
   id: string;
   template: string;
   shape: string;
+  /** The shape's top frame, if it has one: within one code site the merger takes more as evidence. */
+  top_frame?: string | null;
 }
 
 /** Templates of one shape the merger looks at, most recently seen first. */
 export const MAX_KIN = 1_000;
 /** First key of the two-key advisory lock on a shape (the second is hashtext(shape)). */
 const SHAPE_LOCK = 72_010_005;
+/** Stands for the shape's frame in the merger: all kin share it, only its presence matters. */
+const SHAPE_FRAME = { fn: '', file: '' };
 
 interface Kin {
   id: string;
@@ -56,7 +60,8 @@ export async function mergeNewClusters(q: Query, created: NewCluster[]): Promise
       WHERE shape = ${shape} AND id <> ALL(${freshIds}::uuid[])
       ORDER BY last_seen DESC, id LIMIT ${MAX_KIN}`;
     if (older.length + fresh.length < 2) continue;
-    folded += await mergeShape(q, shape, [...older, ...fresh.map((c) => ({ id: c.id, template: c.template, root: c.id }))], new Set(freshIds));
+    const framed = fresh.some((c) => c.top_frame != null);
+    folded += await mergeShape(q, shape, [...older, ...fresh.map((c) => ({ id: c.id, template: c.template, root: c.id }))], new Set(freshIds), framed);
   }
   return folded;
 }
@@ -66,10 +71,15 @@ export async function mergeNewClusters(q: Query, created: NewCluster[]): Promise
  * cluster, joined where they share a root, with each template's merged pattern. Pure: the write path
  * and the in-memory replay of it (replay-online.ts) decide merges by this one function.
  */
-export function kinFamilies<K extends { template: string; root: string }>(kin: K[]): { families: K[][]; patternOf: Map<string, string> } {
-  // One shape is one merger group: type and frame need not be passed again.
+export function kinFamilies<K extends { template: string; root: string }>(
+  kin: K[],
+  framed: boolean,
+): { families: K[][]; patternOf: Map<string, string> } {
+  // One shape is one merger group: the type and the frame itself need not be passed again, only
+  // whether there is a frame (a code site is evidence the merger weighs).
   const merger = new TemplateMerger();
-  const handles = kin.map((k) => merger.add({ template: k.template }));
+  const topFrame = framed ? SHAPE_FRAME : undefined;
+  const handles = kin.map((k) => merger.add(topFrame ? { template: k.template, topFrame } : { template: k.template }));
   const patternOf = new Map<string, string>();
   for (const c of merger.clusters()) for (const m of c.members) patternOf.set(m.template, c.template);
   const families = new Map<string, K[]>();
@@ -80,8 +90,8 @@ export function kinFamilies<K extends { template: string; root: string }>(kin: K
   return { families: joinSharedRoots([...families.values()].filter((family) => new Set(family.map((k) => k.root)).size > 1)), patternOf };
 }
 
-async function mergeShape(q: Query, shape: string, kin: Kin[], fresh: Set<string>): Promise<number> {
-  const { families: toMerge, patternOf } = kinFamilies(kin);
+async function mergeShape(q: Query, shape: string, kin: Kin[], fresh: Set<string>, framed: boolean): Promise<number> {
+  const { families: toMerge, patternOf } = kinFamilies(kin, framed);
   if (toMerge.length === 0) return 0;
   const rootIds = [...new Set(toMerge.flatMap((family) => family.map((k) => k.root)))];
   const rows = await q<{ id: string; first_seen: Date; shape: string | null }>`

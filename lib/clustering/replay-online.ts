@@ -41,7 +41,7 @@ export function replayOnline(errors: Iterable<ErrorInput>): string[] {
       older.push(cluster);
       byShape.set(shape, older);
       if (kin.length >= 2) {
-        for (const family of kinFamilies(kin).families) {
+        for (const family of kinFamilies(kin, fp.topFrame !== undefined).families) {
           // The survivor is an existing cluster, the oldest (ids grow with first_seen).
           const roots = [...new Set(family.map((k) => Number(k.root)))].sort((a, b) => a - b);
           const survivor = roots[0]!;
