@@ -100,7 +100,7 @@ describe('long or variable-length variable runs', () => {
     const keys = sql.map((q) => fingerprint({ type: 'SqliteError', message: `near "${q}": syntax error` }).key);
     expect(distinct(keys)).toBe(1);
     // An HTTP request line keeps its method: the method names the endpoint.
-    expect(maskMessage('"DELETE /v1/orders/17 HTTP/1.1" 404').join(' ')).toBe('"DELETE <*>" 404');
+    expect(maskMessage('request "DELETE /v1/orders/17 HTTP/1.1" failed').join(' ')).toBe('request "DELETE <*>" failed');
   });
 
   it('a path of varying depth is one value at one code site', () => {
