@@ -41,6 +41,15 @@ describe('variable tokens made only of letters, in a fixed position', () => {
     expect(clusters(events)).toEqual([3, 3]);
   });
 
+  it('`key=` values need the evidence any word needs: a masked one, or enough of them', () => {
+    const auth = (user: string, stack?: string): ErrorInput => ({ message: `authentication failure; tty=ssh ruser= rhost=10.0.0.9 user=${user}`, stack });
+    // Three named accounts and no code site: as likely three events a log prints as one.
+    expect(clusters(['root', 'guest', 'test'].map((u) => auth(u)))).toEqual([3, 3]);
+    expect(clusters(['root', 'guest', 'test', 'admin'].map((u) => auth(u)))).toEqual([1, 1]);
+    expect(clusters(['root', 'guest', 'test'].map((u) => auth(u, nodeStack('authenticate'))))).toEqual([1, 1]);
+    expect(clusters([auth('root'), { message: 'authentication failure; tty=ssh ruser= rhost=10.0.0.9 user=u-1042' }])).toEqual([1, 1]);
+  });
+
   it('a value printed as a whole mask in one message and wrapped in another is one position', () => {
     const sync = [
       ...['10.0.0.1', '10.0.0.2', '192.168.1.9'].map((ip) => ({ message: `clock synchronized to ${ip}, stratum 3` })),
