@@ -50,7 +50,7 @@ const STATUS_WORDS = new Set(['code', 'statuscode', 'status_code', 'http']);
  * A quoted HTTP request line keeps its method: `"GET /v2/…/servers HTTP/1.1"` → `"GET <*>"`. Only
  * before a request target: `"DELETE FROM orders"` is a quoted SQL fragment, one value.
  */
-const REQUEST_LINE = /^(?:GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS|CONNECT|TRACE) (?=\/|\*|[a-z]+:\/\/)/;
+const REQUEST_LINE = /^(?:GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS|CONNECT|TRACE) (?=\/|\*|<\*>|[a-z]+:\/\/)/;
 
 /** An empty value between brackets, a word of its own. */
 const EMPTY_VALUES = new Set(['()', '[]', '{}', '<>']);
@@ -319,7 +319,8 @@ function splitWord(word: string): Word {
   let start = 0;
   let end = word.length;
   while (start < end && LEADING_PUNCT.has(word[start]!)) start++;
-  while (end > start && TRAILING_PUNCT.has(word[end - 1]!)) end--;
+  // A mask at the end of a word (a template masked again: `?<*>`) keeps its closing bracket.
+  while (end > start && TRAILING_PUNCT.has(word[end - 1]!) && !(word[end - 1] === '>' && word.startsWith('<*', end - 3))) end--;
   return { prefix: word.slice(0, start), core: word.slice(start, end), suffix: word.slice(end), dateish: false };
 }
 

@@ -10,6 +10,7 @@
 // bringing kin at once see each other.
 import type { Query } from './absorb-clusters';
 import { absorbClusters, recordMerges } from './absorb-clusters';
+import { maskMessage } from './mask-message';
 import { TemplateMerger } from './template-merger';
 
 export interface NewCluster {
@@ -38,6 +39,20 @@ interface Root {
   fresh: boolean;
   firstSeen: Date;
   shape: string | null;
+}
+
+/** Stored templates masked again, memoised: the kin of a shape are read again for each new fingerprint. */
+const remasked = new Map<string, string>();
+const MAX_REMASKED = 50_000;
+
+function remask(template: string): string {
+  let current = remasked.get(template);
+  if (current === undefined) {
+    if (remasked.size >= MAX_REMASKED) remasked.clear();
+    current = maskMessage(template).join(' ');
+    remasked.set(template, current);
+  }
+  return current;
 }
 
 /** Serialise second-stage work (and lead merges) on these shapes until the transaction ends. */
@@ -79,9 +94,15 @@ export function kinFamilies<K extends { template: string; root: string }>(
   // whether there is a frame (a code site is evidence the merger weighs).
   const merger = new TemplateMerger();
   const topFrame = framed ? SHAPE_FRAME : undefined;
-  const handles = kin.map((k) => merger.add(topFrame ? { template: k.template, topFrame } : { template: k.template }));
+  // Stored templates are masked again by today's rules: a template stored before a masking rule
+  // changed meets its new form as the same template, so a changed key folds into the old cluster
+  // and open clusters are never re-keyed.
+  const current = kin.map((k) => remask(k.template));
+  const handles = current.map((template) => merger.add(topFrame ? { template, topFrame } : { template }));
+  const patternByCurrent = new Map<string, string>();
+  for (const c of merger.clusters()) for (const m of c.members) patternByCurrent.set(m.template, c.template);
   const patternOf = new Map<string, string>();
-  for (const c of merger.clusters()) for (const m of c.members) patternOf.set(m.template, c.template);
+  kin.forEach((k, i) => patternOf.set(k.template, patternByCurrent.get(current[i]!)!));
   const families = new Map<string, K[]>();
   kin.forEach((k, i) => {
     const key = merger.clusterKeyOf(handles[i]!);
