@@ -10,7 +10,7 @@
 // bringing kin at once see each other.
 import type { Query } from './absorb-clusters';
 import { absorbClusters, recordMerges } from './absorb-clusters';
-import { maskMessage } from './mask-message';
+import { MASK, maskMessage } from './mask-message';
 import { TemplateMerger } from './template-merger';
 
 export interface NewCluster {
@@ -89,6 +89,8 @@ export async function mergeNewClusters(q: Query, created: NewCluster[]): Promise
 export function kinFamilies<K extends { template: string; root: string }>(
   kin: K[],
   framed: boolean,
+  /** Pairs of roots `a|b` (a < b) a person kept apart by undoing a merge. */
+  apart?: Set<string>,
 ): { families: K[][]; patternOf: Map<string, string> } {
   // One shape is one merger group: the type and the frame itself need not be passed again, only
   // whether there is a frame (a code site is evidence the merger weighs).
@@ -108,11 +110,66 @@ export function kinFamilies<K extends { template: string; root: string }>(
     const key = merger.clusterKeyOf(handles[i]!);
     families.set(key, [...(families.get(key) ?? []), k]);
   });
-  return { families: joinSharedRoots([...families.values()].filter((family) => new Set(family.map((k) => k.root)).size > 1)), patternOf };
+  const found = [...families.values(), ...learnedFamilies(kin, current)];
+  // A merge a person undid stays undone: no family joins two clusters kept apart.
+  const kept = apart ? found.filter((family) => !joinsApart(family, apart)) : found;
+  return { families: joinSharedRoots(kept.filter((family) => new Set(family.map((k) => k.root)).size > 1)), patternOf };
+}
+
+function joinsApart(family: { root: string }[], apart: Set<string>): boolean {
+  const roots = [...new Set(family.map((k) => k.root))];
+  for (const a of roots) for (const b of roots) if (a < b && apart.has(`${a}|${b}`)) return true;
+  return false;
+}
+
+/**
+ * What merges teach: the templates a cluster holds (a lead merged them, or the merger did) differ
+ * in some positions, which are therefore variable for the templates of that shape still to come.
+ * Per cluster and width, the positions where its templates differ from its first one become masks
+ * (at most as many masks as words remain); a template of another cluster that fits such a pattern
+ * joins it, so the next wave of a merged kind lands in the merged cluster even when the merger on
+ * its own would want more values.
+ */
+function learnedFamilies<K extends { template: string; root: string }>(kin: K[], current: string[]): K[][] {
+  const byRoot = new Map<string, { tokens: string[]; kin: K }[]>();
+  kin.forEach((k, i) => {
+    const list = byRoot.get(k.root) ?? [];
+    list.push({ tokens: current[i]!.split(' '), kin: k });
+    byRoot.set(k.root, list);
+  });
+  const patterns: { tokens: string[]; root: string; member: K }[] = [];
+  for (const [root, members] of byRoot) {
+    if (members.length < 2) continue;
+    const byWidth = new Map<number, { tokens: string[]; kin: K }[]>();
+    for (const m of members) byWidth.set(m.tokens.length, [...(byWidth.get(m.tokens.length) ?? []), m]);
+    for (const same of byWidth.values()) {
+      if (same.length < 2) continue;
+      const first = same[0]!.tokens;
+      const tokens = [...first];
+      for (const m of same.slice(1)) m.tokens.forEach((t, j) => t !== first[j] && (tokens[j] = MASK));
+      const masks = tokens.filter((t) => t === MASK).length;
+      const learned = tokens.filter((t, j) => t === MASK && first[j] !== MASK).length;
+      if (learned === 0 || masks > tokens.length - masks) continue;
+      patterns.push({ tokens, root, member: same[0]!.kin });
+    }
+  }
+  if (patterns.length === 0) return [];
+  const joined: K[][] = [];
+  kin.forEach((k, i) => {
+    const tokens = current[i]!.split(' ');
+    const host = patterns.find((p) => p.root !== k.root && p.tokens.length === tokens.length && p.tokens.every((t, j) => t === MASK || t === tokens[j]));
+    if (host) joined.push([host.member, k]);
+  });
+  return joined;
 }
 
 async function mergeShape(q: Query, shape: string, kin: Kin[], fresh: Set<string>, framed: boolean): Promise<number> {
-  const { families: toMerge, patternOf } = kinFamilies(kin, framed);
+  const kinRoots = [...new Set(kin.map((k) => k.root))];
+  const undone = await q<{ survivor: string; absorbed: string }>`
+    SELECT survivor_id::text AS survivor, absorbed_id::text AS absorbed FROM cluster_merges
+    WHERE undone_at IS NOT NULL AND survivor_id = ANY(${kinRoots}::uuid[]) AND absorbed_id = ANY(${kinRoots}::uuid[])`;
+  const apart = new Set(undone.map((u) => (u.survivor < u.absorbed ? `${u.survivor}|${u.absorbed}` : `${u.absorbed}|${u.survivor}`)));
+  const { families: toMerge, patternOf } = kinFamilies(kin, framed, apart);
   if (toMerge.length === 0) return 0;
   const rootIds = [...new Set(toMerge.flatMap((family) => family.map((k) => k.root)))];
   const rows = await q<{ id: string; first_seen: Date; shape: string | null }>`

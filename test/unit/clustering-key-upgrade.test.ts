@@ -47,5 +47,5 @@ describe('masking a template again', () => {
       }
     }
     expect(changed).toEqual([]);
-  });
+  }, 30_000);
 });
