@@ -48,6 +48,9 @@ describe('variable tokens made only of letters, in a fixed position', () => {
     expect(clusters(['root', 'guest', 'test', 'admin'].map((u) => auth(u)))).toEqual([1, 1]);
     expect(clusters(['root', 'guest', 'test'].map((u) => auth(u, nodeStack('authenticate'))))).toEqual([1, 1]);
     expect(clusters([auth('root'), { message: 'authentication failure; tty=ssh ruser= rhost=10.0.0.9 user=u-1042' }])).toEqual([1, 1]);
+    // A value that holds a mask varies too, whatever words stand around it.
+    const lock = (owner: string) => ({ message: `lock held by the worker, owner=${owner}, since boot` });
+    expect(clusters([lock('none'), lock('Worker{pid:7}')])).toEqual([1, 1]);
   });
 
   it('a value printed as a whole mask in one message and wrapped in another is one position', () => {
