@@ -46,8 +46,14 @@ const UNITS = new Set([
  */
 const STATUS_WORDS = new Set(['code', 'statuscode', 'status_code', 'http']);
 
-/** A quoted HTTP request line keeps its method: `"GET /v2/…/servers HTTP/1.1"` → `"GET <*>"`. */
-const REQUEST_LINE = /^(?:GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS|CONNECT|TRACE) /;
+/**
+ * A quoted HTTP request line keeps its method: `"GET /v2/…/servers HTTP/1.1"` → `"GET <*>"`. Only
+ * before a request target: `"DELETE FROM orders"` is a quoted SQL fragment, one value.
+ */
+const REQUEST_LINE = /^(?:GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS|CONNECT|TRACE) (?=\/|\*|<\*>|[a-z]+:\/\/)/;
+
+/** An empty value between brackets, a word of its own. */
+const EMPTY_VALUES = new Set(['()', '[]', '{}', '<>']);
 
 /** Values that are flags, not words: `isScreenOn true`. */
 const BOOLEANS = new Set(['true', 'false', 'True', 'False', 'TRUE', 'FALSE']);
@@ -313,7 +319,8 @@ function splitWord(word: string): Word {
   let start = 0;
   let end = word.length;
   while (start < end && LEADING_PUNCT.has(word[start]!)) start++;
-  while (end > start && TRAILING_PUNCT.has(word[end - 1]!)) end--;
+  // A mask at the end of a word (a template masked again: `?<*>`) keeps its closing bracket.
+  while (end > start && TRAILING_PUNCT.has(word[end - 1]!) && !(word[end - 1] === '>' && word.startsWith('<*', end - 3))) end--;
   return { prefix: word.slice(0, start), core: word.slice(start, end), suffix: word.slice(end), dateish: false };
 }
 
@@ -340,8 +347,16 @@ export function maskMessage(message: string): string[] {
     const wordEnd = i;
     if (dotRun) while (text.charCodeAt(i + 1) === 46) i++;
     if (start < 0) continue;
-    const word = splitWord(text.slice(start, wordEnd));
+    const raw = text.slice(start, wordEnd);
     start = -1;
+    // A value already masked (a template masked again) or an empty one (`()` where other messages
+    // print a host name in the parentheses) is a value like any other.
+    if (raw === MASK || EMPTY_VALUES.has(raw)) {
+      words.push({ prefix: '', core: MASK, suffix: '', dateish: false });
+      previousWord = raw;
+      continue;
+    }
+    const word = splitWord(raw);
     const dateish = isDigit(word.core.charCodeAt(0)) && DATE_PART.test(word.core);
     const core = maskCore(word.core, previousWord);
     previousWord = word.core;

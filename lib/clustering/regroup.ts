@@ -141,13 +141,13 @@ async function regroupBatch(tx: Tx, runId: string): Promise<boolean> {
   let moved = 0;
   if (changed.size) {
     const keys = [...changed.keys()].sort();
-    const created = await q<{ id: string; template: string; shape: string }>`
+    const created = await q<{ id: string; template: string; shape: string; top_frame: string | null }>`
       INSERT INTO clusters (fingerprint, template, error_type, top_frame, shape, grouped_by, first_seen, last_seen)
       SELECT * FROM unnest(${keys}::text[], ${keys.map((k) => changed.get(k)!.ruled.template)}::text[], ${keys.map((k) => changed.get(k)!.type)}::text[],
                            ${keys.map((k) => changed.get(k)!.ruled.frame)}::text[], ${keys.map((k) => changed.get(k)!.ruled.shape)}::text[],
                            ${keys.map((k) => changed.get(k)!.ruled.groupedBy)}::text[], ${keys.map((k) => changed.get(k)!.first.toISOString())}::timestamptz[],
                            ${keys.map((k) => changed.get(k)!.first.toISOString())}::timestamptz[])
-      ON CONFLICT (fingerprint) DO NOTHING RETURNING id::text, template, shape`;
+      ON CONFLICT (fingerprint) DO NOTHING RETURNING id::text, template, shape, top_frame`;
     if (created.length) await mergeNewClusters(q, created);
     const found = await q<{ fingerprint: string; id: string }>`
       SELECT fingerprint, coalesce(merged_into_id, id)::text AS id FROM clusters WHERE fingerprint = ANY(${keys}::text[])`;

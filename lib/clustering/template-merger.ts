@@ -80,6 +80,8 @@ interface Draft {
 }
 
 const DEFAULT_MIN_DISTINCT_VALUES = 4;
+/** Distinct words that prove a column variable among templates of one code site. */
+const FRAMED_MIN_DISTINCT_VALUES = 3;
 /**
  * Words a family must share before a count of distinct values alone proves a column variable:
  * in `cupsd startup succeeded` / `klogd startup succeeded` the varying word is the event.
@@ -93,6 +95,13 @@ const MAX_SPAN_SUFFIX = 4;
 function isCodeToken(token: string): boolean {
   const core = token.replace(/^\W+|\W+$/g, '');
   return /^\d+$/.test(core) || /^E[A-Z]{3,}$/.test(core) || /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(core);
+}
+
+/** A mask with at most punctuation around it (`<*>,`, `(<*>)`): the whole value was variable. */
+function isWholeMask(token: string): boolean {
+  const at = token.indexOf(MASK);
+  if (at < 0) return false;
+  return /^[^\w<]*$/.test(token.slice(0, at)) && /^[^\w<]*$/.test(token.slice(at + MASK.length));
 }
 
 /** Tokens of a pattern outside column `j` that are words, not masks. */
@@ -245,7 +254,7 @@ export class TemplateMerger {
       }
       drafts = [];
       for (const width of [...byWidth.keys()].sort((a, b) => a - b)) {
-        drafts.push(...this.mergeFamilies(byWidth.get(width)!.sort(byPattern), variableWords));
+        drafts.push(...this.mergeFamilies(byWidth.get(width)!.sort(byPattern), variableWords, group.topFrame !== undefined));
       }
     }
     drafts = this.mergeSpans(drafts.sort(byPattern), group.topFrame !== undefined);
@@ -261,7 +270,7 @@ export class TemplateMerger {
   }
 
   /** Merges families of same-width drafts that differ in one proven-variable column, to a fixed point. */
-  private mergeFamilies(start: Draft[], variableWords: Set<string>): Draft[] {
+  private mergeFamilies(start: Draft[], variableWords: Set<string>, framed: boolean): Draft[] {
     let drafts = start;
     if (drafts.length < 2) return drafts;
     const width = drafts[0]!.tokens.length;
@@ -280,7 +289,7 @@ export class TemplateMerger {
         const next: Draft[] = [];
         for (const family of families.values()) {
           const values = family.map((d) => d.tokens[j]!);
-          if (family.length < 2 || !this.isVariableColumn(values, literalWords(family[0]!.tokens, j), variableWords)) {
+          if (family.length < 2 || !this.isVariableColumn(values, literalWords(family[0]!.tokens, j), variableWords, framed)) {
             next.push(...family);
             continue;
           }
@@ -419,20 +428,30 @@ export class TemplateMerger {
    * evidence is the count of distinct values), so that short messages (`active`, `blocked`, …) and
    * `boot (command <*>)` beside `halt (command <*>)` stay apart.
    */
-  private isVariableColumn(values: string[], literals: number, variableWords: Set<string>): boolean {
+  private isVariableColumn(values: string[], literals: number, variableWords: Set<string>, framed: boolean): boolean {
     const distinct = new Set(values);
     if (distinct.size === 1) return true;
     if (literals === 0) return false;
-    let masked = sameKey(distinct);
+    // `key=` values: one of them masked, or as many words as any column needs (`user=root`,
+    // `user=guest` and `user=test` may be three accounts the message is about).
+    let masked = sameKey(distinct) && (distinct.size >= (framed ? FRAMED_MIN_DISTINCT_VALUES : this.minDistinctValues) || [...distinct].some((v) => v.slice(v.indexOf('=') + 1).includes(MASK)));
     let known = true;
+    let codes = 0;
+    for (const v of distinct) if (isCodeToken(v)) codes++;
+    // A column of codes names causes; a code-shaped value among many others (`EBATDEBB` among
+    // bank codes) is one more value.
+    if (codes > 0 && (codes * 2 >= distinct.size || distinct.size < 2 * this.minDistinctValues)) return false;
     for (const v of distinct) {
-      if (isCodeToken(v)) return false;
+      if (isCodeToken(v)) continue;
       // A mask proves the column variable when it is the whole token or sits in a path; a token
       // that merely holds a masked part (`LOGIN(uid=<*>)` beside `(uid=<*>)`) proves nothing.
-      if (v === MASK || (v.includes(MASK) && v.includes('/'))) masked = true;
+      if (isWholeMask(v) || (v.includes(MASK) && v.includes('/'))) masked = true;
       else if (!variableWords.has(v)) known = false;
     }
-    return masked || known || (literals >= MIN_LITERALS_FOR_COUNT && distinct.size >= this.minDistinctValues);
+    // Within one code site (same type and top frame) fewer values suffice: the site prints one
+    // message with a value in it, it does not choose among events.
+    const enough = framed ? FRAMED_MIN_DISTINCT_VALUES : this.minDistinctValues;
+    return masked || known || (literals >= MIN_LITERALS_FOR_COUNT && distinct.size >= enough);
   }
 
   /**

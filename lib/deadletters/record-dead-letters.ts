@@ -329,10 +329,10 @@ async function assignClusters(tx: postgres.TransactionSql, rows: Row[]): Promise
   const [inserted, looked] = await Promise.all([
     tx`
     INSERT INTO clusters ${tx(fresh, 'fingerprint', 'template', 'error_type', 'top_frame', 'shape', 'grouped_by', 'error_class', 'first_seen', 'last_seen')}
-    ON CONFLICT (fingerprint) DO NOTHING RETURNING id, template, shape`,
+    ON CONFLICT (fingerprint) DO NOTHING RETURNING id, template, shape, top_frame`,
     lookup(),
   ]);
-  const created = inserted as unknown as { id: string; template: string; shape: string }[];
+  const created = inserted as unknown as { id: string; template: string; shape: string; top_frame: string | null }[];
   // New fingerprints are rare: only then does the second stage look for kin to merge with, and the
   // lookup is read again after it (a merge re-points new clusters).
   let found = looked;

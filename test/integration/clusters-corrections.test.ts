@@ -158,6 +158,37 @@ describe('correcting the clustering', () => {
     expect(await refusal(undoMerge(lead(), from, { reason: 'again' }))).toBe('not_found');
   });
 
+  it('learns from a merge: the next wave of the merged kind lands in the merged cluster; an undone merge stays undone', async () => {
+    const { orders } = fx.sources;
+    // No frame: on its own the second stage wants four values before a word position is variable.
+    const payout = (bank: string) => poison(`payout refused by bank ${bank} for the account`, { errorType: 'PayoutError', errorStack: null });
+    const [a] = await record(orders, [payout('alpha'), payout('alpha')]);
+    const [b] = await record(orders, [payout('bravo')]);
+    const into = await clusterOf(a!.id);
+    const from = await clusterOf(b!.id);
+    expect(from).not.toBe(into);
+    await mergeClusters(lead(), from, { into, reason: 'one bank outage' });
+    const [wave] = await record(orders, [payout('charlie'), payout('charlie')]);
+    expect(await clusterOf(wave!.id)).toBe(into);
+    expect(await counts(into)).toEqual({ count: 5, open: 5, perSource: 5 });
+
+    const region = (name: string) => poison(`export rejected in region ${name} for the batch`, { errorType: 'ExportError', errorStack: null });
+    const [n] = await record(orders, [region('north')]);
+    const [s] = await record(orders, [region('south')]);
+    const north = await clusterOf(n!.id);
+    const south = await clusterOf(s!.id);
+    await mergeClusters(lead(), south, { into: north, reason: 'same export' });
+    await undoMerge(lead(), south, { reason: 'two exports after all' });
+    // Two more values would prove the position variable: the person's undo still wins.
+    const [e] = await record(orders, [region('east')]);
+    const [w] = await record(orders, [region('west')]);
+    expect(await clusterOf(n!.id)).toBe(north);
+    expect(await clusterOf(s!.id)).toBe(south);
+    expect((await db().cluster.findUniqueOrThrow({ where: { id: south } })).mergedIntoId).toBeNull();
+    expect((await db().cluster.findUniqueOrThrow({ where: { id: north } })).mergedIntoId).toBeNull();
+    expect(await clusterOf(e!.id)).not.toBe(await clusterOf(w!.id));
+  });
+
   it('offers a merge for two clusters that differ only in a position proven variable elsewhere', async () => {
     const { orders } = fx.sources;
     // Elsewhere (another frame), enough distinct users prove the position variable: one merged pattern.

@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { clusterBatch } from '@/lib/clustering/cluster-batch';
+import { replayOnline } from '@/lib/clustering/replay-online';
 import type { ErrorInput } from '@/lib/clustering/fingerprint';
 import { readLabels, readPredictions, scoreGrouping } from '../support/grouping-accuracy';
 
@@ -56,6 +57,24 @@ describe('clustering on corpora of other flavours', () => {
     const keys = clusterBatch(readErrors(corpus));
     expect(score(corpus, `${keys.join('\n')}\n`)).toBeGreaterThanOrEqual(threshold);
   });
+});
+
+describe('clustering online, one dead letter at a time as the write path does', () => {
+  // The write path sees a stream: the second stage runs over a new fingerprint's kin as they are
+  // then, and its merges stick. It must not score below what the batch scores.
+  it.each([
+    ['dlq-polyglot', 0.98],
+    ['hdfs-style', 0.98],
+    ['openssh-style', 0.98],
+    ['bgl-style', 0.98],
+    ['apache-proxifier-style', 0.95],
+    ['ecosystems-runtimes', 0.98],
+    ['ecosystems-infra', 0.98],
+  ])('%s scores at least %s', (name, threshold) => {
+    const corpus = join(fixtures, `${name}.ndjson`);
+    const keys = replayOnline(readErrors(corpus));
+    expect(score(corpus, `${keys.join('\n')}\n`)).toBeGreaterThanOrEqual(threshold);
+  }, 30_000);
 });
 
 describe('clustering dead letters of twelve ecosystems, through the CLI', () => {
