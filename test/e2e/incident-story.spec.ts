@@ -76,6 +76,9 @@ for (const [size, viewport] of Object.entries(SIZES)) {
       // The cluster's redrive page warns while the transient errors are recent.
       await visit(page, `/redrives/new?cluster=${clusterId}&source=payments`);
       await expect(page.getByTestId('outage-warning')).toBeVisible();
+      // The cluster by what its errors say, not by its id.
+      await expect(page.getByText(/^Redrive cluster “.+” in payments$/)).toBeVisible();
+      await expect(page.getByText(clusterId!)).toHaveCount(0);
       await expectFitsWidth(page);
 
       // The gateway comes back when the demo's outage ends (a switch with an end time, not an event

@@ -2,15 +2,17 @@
 import Link from 'next/link';
 import { pageActor } from '@/lib/auth/guard';
 import type { RedriveSelectionInput } from '@/lib/redrive';
+import { getCluster } from '@/lib/clustering/get-cluster';
 import { listSources } from '@/lib/sources/list-sources';
 import { redriveDestinations } from '@/components/redrive/destinations';
 import { redriveHref } from '@/components/redrive/redrive-href';
 import { selectionFromPage } from '@/components/redrive/selection-query';
 import { StartRedrive } from '@/components/redrive/start-redrive';
 
-function describe(s: RedriveSelectionInput): string {
+function describe(s: RedriveSelectionInput, clusterTemplate: string | null): string {
   if ('ids' in s) return `${s.ids.length} selected dead letter${s.ids.length === 1 ? '' : 's'}`;
-  if ('cluster' in s) return `cluster ${s.cluster}${s.source ? ` in ${s.source}` : ''}`;
+  // A cluster by what its errors say (masked as the cluster page shows it), not by its id.
+  if ('cluster' in s) return `cluster “${clusterTemplate ?? s.cluster}”${s.source ? ` in ${s.source}` : ''}`;
   if ('filter' in s) return 'the filtered dead letters';
   return `all open dead letters of ${s.source}`;
 }
@@ -38,10 +40,11 @@ export default async function NewRedrivePage({ searchParams }: { searchParams: P
     );
   }
   const destinations = await redriveDestinations(actor);
+  const clusterTemplate = 'cluster' in selection ? await getCluster(actor, selection.cluster).then((c) => c.template, () => null) : null;
   return (
     <>
       <h1>Start a redrive</h1>
-      <StartRedrive selection={selection} title={`Redrive ${describe(selection)}`} destinations={destinations} />
+      <StartRedrive selection={selection} title={`Redrive ${describe(selection, clusterTemplate)}`} destinations={destinations} />
     </>
   );
 }
