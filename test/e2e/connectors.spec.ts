@@ -152,6 +152,6 @@ test('the create form offers SQS and NATS with their own fields; an SQS source p
   await expect(page).toHaveURL(new RegExp(`/sources/${sqsName}$`));
   const health = page.getByTestId('connector-health');
   await expect(health).toContainText('Reads http://127.0.0.1:9/000000000000/orders-dlq (sqs) · credentials set');
-  await expect(health.getByTestId('retention-check')).toContainText('Retention: could not check');
+  await expect(health.getByTestId('trap-check')).toContainText('Broker settings: could not check');
   expect(await page.content()).not.toContain('e2e-secret-key-never-shown');
 });
