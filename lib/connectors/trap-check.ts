@@ -5,6 +5,8 @@ import type { Principal } from '@/lib/auth';
 import { AppError } from '@/lib/errors';
 import { findSource } from '@/lib/sources/find-source';
 import { connectorSourceOf } from './index';
+import { sqsConfigSchema } from './sqs/config';
+import { sqsRedriveTraps } from './sqs/traps';
 import { scrubSecrets } from './secrets';
 import type { Trap } from './traps';
 import { isConnectorKind, type ConnectorKind, type ProbeReport } from './types';
@@ -44,3 +46,9 @@ export async function sourceTrapCheck(actor: Principal, sourceRef: string, timeo
   }
 }
 
+/** The traps to say before a redrive of a source, from its stored settings (no broker call): an SQS FIFO source's order. */
+export function redriveTraps(kind: string, connection: unknown): Trap[] {
+  if (kind !== 'sqs') return [];
+  const config = sqsConfigSchema.safeParse(connection ?? {});
+  return config.success ? sqsRedriveTraps(config.data) : [];
+}

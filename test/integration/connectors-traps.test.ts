@@ -1,7 +1,7 @@
 // The broker's dead-letter settings checked against the known traps (lib/connectors/traps.ts), against
 // the real brokers: what "test connection" answers and what the source page shows, for what each
 // broker lets Triage read here — RabbitMQ over AMQP (its queue arguments need the management API),
-// NATS JetStream, BullMQ on Redis, SQS on the emulator.
+// NATS JetStream, BullMQ on Redis, SQS on the emulator — and the FIFO warning before a redrive.
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -12,7 +12,9 @@ import { ensureCaptureStream } from '@/lib/connectors/nats/capture';
 import { testConnection } from '@/lib/connectors/test-connection';
 import { trapLine } from '@/lib/connectors/traps';
 import { closeDb } from '@/lib/db';
+import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
 import { closeQueues } from '@/lib/queue';
+import { previewRedrive } from '@/lib/redrive';
 import { createSource } from '@/lib/sources/create-source';
 import { resetDatabase } from '../support/db';
 import { admin as natsAdmin, connectorSource as natsSource, deleteWorkStreams, workStream } from './connectors-nats-support';
@@ -167,24 +169,32 @@ describe('SQS', () => {
     await emu?.stop();
   });
 
-  it('maxReceiveCount 1 on a FIFO queue: both traps', async () => {
+  it('maxReceiveCount 1 on a FIFO queue: both traps, and the FIFO one again before a redrive', async () => {
     const q = await queues(emu.client, { fifo: true, maxReceiveCount: 1 });
-    await sqsSource(q, 'orders-fifo-traps', emu.endpoint);
+    const source = await sqsSource(q, 'orders-fifo-traps', emu.endpoint);
     const r = await testConnection(SYSTEM, 'orders-fifo-traps');
     expect(r.ok).toBe(true);
     expect(codes(r)).toEqual(['receive_limit_one', 'fifo_order']);
     expect(r.traps![0]!.message).toContain(`The redrive policy of "${q.run}-orders.fifo" has maxReceiveCount 1`);
     expect(r.traps![1]!.message).toContain(`"${q.run}-orders.fifo" is a FIFO queue: a message moved to the dead-letter queue leaves a hole in its message group`);
     expect(await sourceTrapCheck(SYSTEM, 'orders-fifo-traps')).toEqual({ traps: r.traps });
+
+    // The redrive form's preview says it before anything is sent.
+    await recordDeadLetters({ id: source.id, retentionSeconds: 14 * 86_400 }, [{ messageId: 'fifo-1', payload: Buffer.from('{"order":1}'), reason: 'MaxReceives' }]);
+    const preview = await previewRedrive(SYSTEM, { source: 'orders-fifo-traps' });
+    expect(preview.traps).toEqual([r.traps![1]]);
   });
 
-  it('maxReceiveCount × VisibilityTimeout at half the MessageRetentionPeriod', async () => {
+  it('maxReceiveCount × VisibilityTimeout at half the MessageRetentionPeriod; a standard queue redrives without a trap', async () => {
     // 3 receives × 10 min = 30 min against a 1 h retention (the DLQ keeps 14 d).
     const q = await queues(emu.client, { maxReceiveCount: 3, sourceVisibilityTimeout: 600, sourceRetention: 3_600 });
-    await sqsSource(q, 'orders-loop', emu.endpoint);
+    const source = await sqsSource(q, 'orders-loop', emu.endpoint);
     const r = await testConnection(SYSTEM, 'orders-loop');
     expect(codes(r)).toEqual(['retry_loop_near_retention']);
     expect(r.traps![0]!.message).toContain(`"${q.run}-orders": maxReceiveCount 3 × VisibilityTimeout 10 min = 30 min comes near its MessageRetentionPeriod (1 h)`);
     expect(r.facts[`${q.run}-orders.visibilityTimeoutSeconds`]).toBe(600);
+
+    await recordDeadLetters({ id: source.id, retentionSeconds: 14 * 86_400 }, [{ messageId: 'std-1', payload: Buffer.from('{"order":1}'), reason: 'MaxReceives' }]);
+    expect((await previewRedrive(SYSTEM, { source: 'orders-loop' })).traps).toEqual([]);
   });
 });
