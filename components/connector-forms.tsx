@@ -3,11 +3,15 @@
 // page. The actions belong to the source route.
 import { useActionState } from 'react';
 import { FormStatus } from '@/components/form-status';
+import { TrapList } from '@/components/trap-list';
+import { trapLine } from '@/lib/connectors/traps';
 import { setImportPausedAction, testConnectionAction } from '@/app/(dashboard)/sources/[source]/connector-actions';
 
 export function TestConnection({ source }: { source: string }) {
   const [state, action, pending] = useActionState(testConnectionAction, {});
   const r = state.ok ? state.report : undefined;
+  // A warning trap's line is also in `warnings`: show it once, with its fix.
+  const trapLines = new Set(r?.traps?.map(trapLine));
   return (
     <form action={action} data-testid="connection-test">
       <input type="hidden" name="source" value={source} />
@@ -18,7 +22,8 @@ export function TestConnection({ source }: { source: string }) {
       {r ? (
         <div role="status" data-testid="connection-report" style={{ marginTop: 8 }}>
           <span className={`badge ${r.ok ? 'good' : 'bad'}`}>{r.ok ? 'connected' : 'failed'}</span> {r.summary}
-          {r.warnings?.map((w) => (
+          <TrapList traps={r.traps ?? []} testId="connection-trap" />
+          {r.warnings?.filter((w) => !trapLines.has(w)).map((w) => (
             <p key={w} className="badge warn" data-testid="connection-warning" style={{ marginTop: 8, whiteSpace: 'normal' }}>
               {w}
             </p>

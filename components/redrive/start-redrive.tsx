@@ -2,7 +2,8 @@
 // Start a redrive of a selection, from any page: the preview (how many, loops skipped, approval,
 // an active task) comes first; then the rate (required, default 10/s), a canary, a ramp, the outcome
 // windows (how long a sent message is watched for a death), a reason. A cluster that is an outage
-// whose errors still arrive is warned of, and goes only on a lead's confirmation with a reason.
+// whose errors still arrive is warned of, and goes only on a lead's confirmation with a reason; so
+// is a source whose order a redrive cannot keep (an SQS FIFO queue, lib/connectors/traps.ts).
 // Embed: <StartRedrive selection={{ cluster: id }} /> (or { ids }, { filter }, { source }); or link
 // to redriveHref(selection) for the full page.
 import { useMutation, useQuery } from '@tanstack/react-query';
@@ -11,6 +12,7 @@ import { useRouter } from 'next/navigation';
 import { useState, type FormEvent } from 'react';
 import { redriveKeys } from '@/lib/query-keys';
 import type { RedriveSelectionInput } from '@/lib/redrive';
+import { TrapList } from '@/components/trap-list';
 import { redriveApi, RedriveApiError } from './redrive-api';
 import styles from './redrive.module.css';
 
@@ -102,6 +104,7 @@ export function StartRedrive({
               that is still broken: check it first, stop the bleeding, capture evidence. Only a lead who has confirmed it is healthy redrives now, saying why.
             </p>
           ) : null}
+          <TrapList traps={p.traps} testId="redrive-trap" />
           {activeTaskId ? (
             <p className="error" role="alert">
               This source already has an active redrive: <Link href={`/redrives/${activeTaskId}`}>open it</Link>.

@@ -10,6 +10,7 @@ import { AppError, unprocessable } from '@/lib/errors';
 import { findSource } from '@/lib/sources/find-source';
 import { connectorSourceOf } from './index';
 import { scrubSecrets } from './secrets';
+import { TrapView } from './traps';
 import { isConnectorKind, type ProbeReport } from './types';
 
 /** A probe that has not answered by then reports a timeout (a broker that swallows packets). */
@@ -22,7 +23,8 @@ export const ConnectionTestView = z.object({
   summary: z.string().describe('One line, e.g. "Queue \\"orders.dlq\\" exists: 12 messages, 0 consumers"'),
   facts: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).describe('exists, depth, consumers; with a management URL: arguments, bound exchanges'),
   error: z.string().optional(),
-  warnings: z.array(z.string()).optional().describe('What works but will hurt, e.g. SQS: a DLQ whose retention is not longer than its source queue'),
+  warnings: z.array(z.string()).optional().describe('What works but will hurt, in words: the warning traps and other cautions, e.g. SQS: a DLQ whose retention is not longer than its source queue'),
+  traps: z.array(TrapView).optional().describe("The broker's dead-letter settings checked against the known traps, each with what to change"),
 });
 export type ConnectionTestResult = z.infer<typeof ConnectionTestView> & ProbeReport;
 
@@ -63,5 +65,6 @@ export async function testConnection(actor: Principal, sourceRef: string, timeou
     facts: Object.fromEntries(Object.entries(report.facts).map(([k, v]) => [k, typeof v === 'string' ? scrub(v) : v])),
     ...(report.error ? { error: scrub(report.error) } : {}),
     ...(report.warnings?.length ? { warnings: report.warnings.map(scrub) } : {}),
+    ...(report.traps ? { traps: report.traps.map((t) => ({ ...t, message: scrub(t.message), fix: scrub(t.fix) })) } : {}),
   };
 }

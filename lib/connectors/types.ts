@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import type { NewDeadLetter, RecordedDeadLetter } from '@/lib/deadletters/record-dead-letters';
 import type { RedriveDestination } from '@/lib/redrive/destinations';
 import type { ConnectorSecret } from './secrets';
+import type { Trap } from './traps';
 
 export const CONNECTOR_KINDS = ['rabbitmq', 'bullmq', 'sqs', 'nats'] as const;
 export type ConnectorKind = (typeof CONNECTOR_KINDS)[number];
@@ -59,8 +60,13 @@ export interface ProbeReport {
   /** Facts by name (exists, depth, consumers, arguments…), shown as a list. */
   facts: Record<string, string | number | boolean | null>;
   error?: string;
-  /** What works but will hurt, for the source page (e.g. SQS: a DLQ that keeps messages no longer than its source queue). */
+  /** What works but will hurt, in words: the warning traps' lines and any other caution (e.g. SQS: several queues share the DLQ). */
   warnings?: string[];
+  /**
+   * The broker's dead-letter settings checked against the known traps (lib/connectors/traps.ts),
+   * warnings and info notes (what could not be read); absent when the probe failed.
+   */
+  traps?: Trap[];
 }
 
 /** What an import loop reports besides the dead letters it records. */

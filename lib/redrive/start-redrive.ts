@@ -12,6 +12,8 @@ import { ClusterVerdict, clusterVerdict } from '@/lib/alarms/cluster-verdict';
 import { isoTime } from '@/lib/wire';
 import { ERROR_CLASSES, type ErrorClass } from '@/lib/clustering/error-classes';
 import { systemClock, type Clock } from '@/lib/clock';
+import { redriveTraps } from '@/lib/connectors/trap-check';
+import { TrapView } from '@/lib/connectors/traps';
 import { ACTIVE_STATUSES } from './get-redrive';
 import { holdDeadLetters } from './dead-letter-status';
 import { nudgeRedrive } from './nudge';
@@ -90,6 +92,7 @@ export const RedrivePreview = z.object({
   activeTaskId: z.uuid().nullable().describe("The source's active task, if any: a second one is refused (409)"),
   destination: z.string(),
   outage: RedriveOutage.nullable(),
+  traps: z.array(TrapView).describe("What to know before redriving this source, e.g. an SQS FIFO source: a parked message broke its group's order"),
 });
 export type RedrivePreview = z.infer<typeof RedrivePreview>;
 
@@ -136,6 +139,7 @@ export async function previewRedrive(actor: Principal, selection: RedriveSelecti
     const active = await tx.redriveTask.findFirst({ where: { sourceId: r.source.id, status: { in: ACTIVE_STATUSES } }, select: { id: true } });
     const recent = await startedRecently(tx, actor, r.source.id, clock.now());
     const outage = await arrivingOutage(tx, parsed, clock.now());
+    const stored = await tx.source.findUniqueOrThrow({ where: { id: r.source.id }, select: { kind: true, connection: true } });
     return {
       source: { id: r.source.id, name: r.source.name, kind: r.source.kind },
       count,
@@ -146,6 +150,7 @@ export async function previewRedrive(actor: Principal, selection: RedriveSelecti
       activeTaskId: active?.id ?? null,
       destination: destinationOf(r.source),
       outage,
+      traps: redriveTraps(stored.kind, stored.connection),
     };
   });
 }

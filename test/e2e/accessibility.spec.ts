@@ -334,7 +334,7 @@ test.describe('pages in the states users meet', () => {
 
     test("a connector source's page, and the create form with the SQS fields", async ({ page }) => {
       await page.goto(`/sources/${seeded.connector}`);
-      await expect(page.getByTestId('retention-check')).toContainText('could not check');
+      await expect(page.getByTestId('trap-check')).toContainText('could not check');
       await expectAccessible(page);
       await page.goto('/admin');
       const form = page.getByTestId('create-source');

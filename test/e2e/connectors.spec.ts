@@ -58,6 +58,9 @@ test('an admin creates a RabbitMQ source, tests its connection and sees the heal
   // Pause the import so the queue keeps what is published next, then look at it through the probe.
   const health = page.getByTestId('connector-health');
   await expect(health).toContainText(`Reads ${queue} (rabbitmq) · credentials set`);
+  // Without a management URL the queue's arguments cannot be read over AMQP: the page says so, and how to fix it.
+  await expect(health.getByTestId('connector-trap')).toContainText('Settings not readable without the management API');
+  await expect(health.getByTestId('connector-trap')).toContainText('Change: Set managementUrl in the connection settings');
   await health.getByTestId('import-switch').getByRole('button', { name: 'Pause import' }).click();
   await expect(health.getByTestId('import-switch').getByRole('status')).toHaveText('Import paused: messages wait on the broker');
   // An import the worker started before the pause stops at its next read of the sources
@@ -78,6 +81,7 @@ test('an admin creates a RabbitMQ source, tests its connection and sees the heal
   await expect(report).toContainText('connected');
   await expect(report.locator('tr[data-fact="exists"] td')).toHaveText('true');
   await expect(report).toContainText(`Queue "${queue}" exists: 3 messages, 0 consumers`);
+  await expect(report.getByTestId('connection-trap')).toContainText('x-delivery-limit, x-dead-letter-strategy and x-message-ttl were not checked');
 
   // Resume: the connectors worker imports the three and the page shows it.
   await page.reload();
@@ -152,6 +156,6 @@ test('the create form offers SQS and NATS with their own fields; an SQS source p
   await expect(page).toHaveURL(new RegExp(`/sources/${sqsName}$`));
   const health = page.getByTestId('connector-health');
   await expect(health).toContainText('Reads http://127.0.0.1:9/000000000000/orders-dlq (sqs) · credentials set');
-  await expect(health.getByTestId('retention-check')).toContainText('Retention: could not check');
+  await expect(health.getByTestId('trap-check')).toContainText('Broker settings: could not check');
   expect(await page.content()).not.toContain('e2e-secret-key-never-shown');
 });

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
 import { createPersonalToken } from '@/lib/admin/tokens';
 import { connectorSourceOf } from '@/lib/connectors';
-import { sourceRetentionCheck } from '@/lib/connectors/sqs/retention-check';
+import { sourceTrapCheck } from '@/lib/connectors/trap-check';
 import { closeDb, db } from '@/lib/db';
 import { closeQueues } from '@/lib/queue';
 import { updateSourceConnection } from '@/lib/sources/update-connection';
@@ -141,7 +141,7 @@ describe('the admin connection forms', () => {
     expect((await parsed('orders-rabbit')).config).toMatchObject({ queue: 'orders.dlq', prefetch: 50 });
   });
 
-  describe("an SQS source page's retention check", () => {
+  describe("an SQS source page's trap check", () => {
     let silent: Server;
     let port: number;
     const sockets = new Set<Socket>();
@@ -170,7 +170,7 @@ describe('the admin connection forms', () => {
         }),
       );
       expect(created.status).toBe(201);
-      const check = await sourceRetentionCheck(SYSTEM, 'silent-sqs', 500);
+      const check = await sourceTrapCheck(SYSTEM, 'silent-sqs', 500);
       expect(check).toEqual({ error: 'no answer from SQS within 1 s' });
     });
   });

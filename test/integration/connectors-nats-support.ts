@@ -32,12 +32,17 @@ export async function admin(): Promise<{ nc: NatsConnection; jsm: JetStreamManag
 const created: WorkStream[] = [];
 
 /** A stream and its durable consumer with max_deliver (ack wait short, so a consumer that never acks dies quickly too). */
-export async function workStream(opts: { maxDeliver?: number; workQueue?: boolean; ackWaitMs?: number } = {}): Promise<WorkStream> {
+export async function workStream(opts: { maxDeliver?: number; workQueue?: boolean; ackWaitMs?: number; maxAgeMs?: number } = {}): Promise<WorkStream> {
   const run = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   const stream = `TRIAGE_TEST_${run}`;
   const w: WorkStream = { run, stream, consumer: 'orders-worker', subject: `triage-test.${run}.orders`, capture: captureStreamName(stream, 'orders-worker') };
   const { jsm } = await admin();
-  await jsm.streams.add({ name: stream, subjects: [`${w.subject}.>`], ...(opts.workQueue ? { retention: RetentionPolicy.Workqueue } : {}) });
+  await jsm.streams.add({
+    name: stream,
+    subjects: [`${w.subject}.>`],
+    ...(opts.workQueue ? { retention: RetentionPolicy.Workqueue } : {}),
+    ...(opts.maxAgeMs ? { max_age: nanos(opts.maxAgeMs) } : {}),
+  });
   await jsm.consumers.add(stream, {
     durable_name: w.consumer,
     ack_policy: AckPolicy.Explicit,

@@ -98,7 +98,7 @@ export interface Queues {
 /** A source queue whose redrive policy moves a message to the DLQ after maxReceiveCount receives. */
 export async function queues(
   client: SQSClient,
-  opts: { fifo?: boolean; maxReceiveCount?: number; sourceRetention?: number; dlqRetention?: number; sourceMaxSize?: number } = {},
+  opts: { fifo?: boolean; maxReceiveCount?: number; sourceRetention?: number; dlqRetention?: number; sourceMaxSize?: number; sourceVisibilityTimeout?: number } = {},
 ): Promise<Queues> {
   const run = `t${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   const suffix = opts.fifo ? '.fifo' : '';
@@ -115,6 +115,7 @@ export async function queues(
         MessageRetentionPeriod: String(opts.sourceRetention ?? 345_600),
         RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: opts.maxReceiveCount ?? 3 }),
         ...(opts.sourceMaxSize ? { MaximumMessageSize: String(opts.sourceMaxSize) } : {}),
+        ...(opts.sourceVisibilityTimeout ? { VisibilityTimeout: String(opts.sourceVisibilityTimeout) } : {}),
       },
     }),
   );

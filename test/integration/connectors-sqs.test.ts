@@ -7,8 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { SYSTEM } from '@/lib/auth';
 import { createTeam } from '@/lib/admin/teams';
 import { connectorSourceOf } from '@/lib/connectors';
-import { sqsRetentionWarnings } from '@/lib/connectors/sqs';
-import { sourceRetentionCheck } from '@/lib/connectors/sqs/retention-check';
+import { sourceTrapCheck } from '@/lib/connectors/trap-check';
 import { testConnection } from '@/lib/connectors/test-connection';
 import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { closeDb, db, pg } from '@/lib/db';
@@ -261,17 +260,18 @@ describe('SQS connector', () => {
     const bad = await probe(trapped.id);
     expect(bad).toMatchObject({ ok: true, facts: expect.objectContaining({ exists: true, depth: 0, retentionSeconds: 345_600 }) });
     expect(bad.warnings).toEqual([expect.stringContaining(`"${trap.run}-dlq" keeps messages 4 d, not longer than its source queue "${trap.run}-orders" (4 d)`)]);
-    expect(await sqsRetentionWarnings(await db().source.findUniqueOrThrow({ where: { id: trapped.id } }))).toHaveLength(1);
+    expect(bad.traps).toEqual([expect.objectContaining({ code: 'dlq_retention_not_longer', severity: 'warning', fix: expect.stringContaining("Set the DLQ's MessageRetentionPeriod longer") })]);
 
     const good = await probe(kept.id);
     expect(good.ok).toBe(true);
     expect(good.warnings).toBeUndefined();
-    expect(await sqsRetentionWarnings(await db().source.findUniqueOrThrow({ where: { id: kept.id } }))).toEqual([]);
+    expect(good.traps).toEqual([]);
 
     // What the source page shows, and what "test connection" answers.
-    expect(await sourceRetentionCheck(SYSTEM, 'orders-trap')).toEqual({ warnings: bad.warnings });
-    expect(await sourceRetentionCheck(SYSTEM, 'orders-kept')).toEqual({ warnings: [] });
+    expect(await sourceTrapCheck(SYSTEM, 'orders-trap')).toEqual({ traps: bad.traps });
+    expect(await sourceTrapCheck(SYSTEM, 'orders-kept')).toEqual({ traps: [] });
     expect((await testConnection(SYSTEM, 'orders-trap')).warnings).toEqual(bad.warnings);
+    expect((await testConnection(SYSTEM, 'orders-trap')).traps).toEqual(bad.traps);
     expect(await testConnection(SYSTEM, 'orders-kept')).not.toHaveProperty('warnings');
   });
 

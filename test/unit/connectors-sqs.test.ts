@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { regionOfQueueUrl, queueNameOf, isFifoQueue } from '@/lib/connectors/sqs/client';
 import { sqsConfigSchema, sqsSecretSchema } from '@/lib/connectors/sqs/config';
 import { redriveEntry, toDeadLetter } from '@/lib/connectors/sqs/message';
-import { retentionWarning } from '@/lib/connectors/sqs/probe';
+import { dlqRetentionTrap } from '@/lib/connectors/sqs/traps';
 import type { OutgoingRedrive } from '@/lib/redrive/destinations';
 
 const outgoing = (headers: Record<string, unknown>, extra: Partial<OutgoingRedrive> = {}): OutgoingRedrive => ({
@@ -91,7 +91,7 @@ describe('SQS connector mapping', () => {
   });
 
   it('warns on the retention trap only when the DLQ does not keep longer', () => {
-    expect(retentionWarning({ name: 'dlq', retentionSeconds: 345_600 }, { name: 'q', retentionSeconds: 345_600 })).toContain('not longer than its source queue');
-    expect(retentionWarning({ name: 'dlq', retentionSeconds: 1_209_600 }, { name: 'q', retentionSeconds: 345_600 })).toBeNull();
+    expect(dlqRetentionTrap({ name: 'dlq', retentionSeconds: 345_600, fifo: false }, { name: 'q', retentionSeconds: 345_600, fifo: false })?.message).toContain('not longer than its source queue');
+    expect(dlqRetentionTrap({ name: 'dlq', retentionSeconds: 1_209_600, fifo: false }, { name: 'q', retentionSeconds: 345_600, fifo: false })).toBeNull();
   });
 });

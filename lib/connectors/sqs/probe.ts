@@ -1,24 +1,16 @@
 // "Test connection" for an SQS source: the DLQ exists, its depth (the lag), its source queues (from
 // ListDeadLetterSourceQueues or the configuration) with their redrive policies, and both queues'
-// retention. The retention trap: SQS keeps a message that moved to a standard DLQ for the DLQ's
-// retention counted from when it was first sent, so a DLQ whose retention is not longer than its
-// source's deletes dead letters as soon as they arrive, or soon after, without a word.
+// settings checked against the known traps (./traps.ts): the retention trap, maxReceiveCount 1, the
+// retry loop near the retention, a FIFO source.
 import { GetQueueAttributesCommand, ListDeadLetterSourceQueuesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { connectorSourceOf, type ConnectorSourceRow } from '..';
 import type { ConnectorSource, ProbeReport } from '../types';
+import { trapLine } from '../traps';
 import type { SqsConfig, SqsSecret } from './config';
-import { queueNameOf, sqsClient, sqsError } from './client';
+import { isFifoQueue, queueNameOf, sqsClient, sqsError } from './client';
+import { maxReceiveCountOf, sqsTraps, type SqsSourceQueueSettings } from './traps';
 
-const duration = (s: number) => (s % 86400 === 0 ? `${s / 86400} d` : s % 3600 === 0 ? `${s / 3600} h` : `${s} s`);
-
-/** The retention-trap warning for a DLQ and its source queue's retention (seconds), or null when the DLQ keeps longer. */
-export function retentionWarning(dlq: { name: string; retentionSeconds: number }, source: { name: string; retentionSeconds: number }): string | null {
-  if (dlq.retentionSeconds > source.retentionSeconds) return null;
-  return (
-    `The dead-letter queue "${dlq.name}" keeps messages ${duration(dlq.retentionSeconds)}, not longer than its source queue "${source.name}" (${duration(source.retentionSeconds)}). ` +
-    `SQS counts a dead letter's retention from when it was first sent, so it can delete dead letters before Triage imports them: set the DLQ's MessageRetentionPeriod longer (up to 14 d).`
-  );
-}
+const DEFAULT_RETENTION_SECONDS = 345_600;
+const DEFAULT_VISIBILITY_TIMEOUT_SECONDS = 30;
 
 async function attributes(client: SQSClient, url: string, names: string[], signal?: AbortSignal): Promise<Record<string, string>> {
   const res = await client.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: names as never }), { abortSignal: signal });
@@ -42,60 +34,50 @@ export async function probeSqs(source: ConnectorSource<SqsConfig, SqsSecret>, si
   const client = sqsClient(source);
   try {
     const dlq = await attributes(client, queueUrl, ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'MessageRetentionPeriod', 'FifoQueue'], signal);
-    const dlqRetention = Number(dlq.MessageRetentionPeriod ?? 345_600);
+    const dlqSettings = { name: dlqName, retentionSeconds: Number(dlq.MessageRetentionPeriod ?? DEFAULT_RETENTION_SECONDS), fifo: dlq.FifoQueue === 'true' || isFifoQueue(queueUrl) };
     const facts: ProbeReport['facts'] = {
       queue: dlqName,
       exists: true,
       depth: Number(dlq.ApproximateNumberOfMessages ?? 0),
       inFlight: Number(dlq.ApproximateNumberOfMessagesNotVisible ?? 0),
-      fifo: dlq.FifoQueue === 'true',
-      retentionSeconds: dlqRetention,
+      fifo: dlqSettings.fifo,
+      retentionSeconds: dlqSettings.retentionSeconds,
     };
-    const warnings: string[] = [];
+    const notes: string[] = [];
     const sources = await sourceQueues(client, source, signal);
     if (sources.note) facts.sourceQueues = sources.note;
     else facts.sourceQueues = sources.urls.length ? sources.urls.map(queueNameOf).join(', ') : 'none (no queue has this DLQ in its redrive policy)';
     if (!source.config.sourceQueueUrl && sources.urls.length !== 1) {
-      warnings.push(sources.urls.length > 1 ? 'Several queues dead-letter into this DLQ: a redrive needs the source queue set on the source' : 'Triage cannot tell the source queue: set it on the source for redrives');
+      notes.push(sources.urls.length > 1 ? 'Several queues dead-letter into this DLQ: a redrive needs the source queue set on the source' : 'Triage cannot tell the source queue: set it on the source for redrives');
     }
+    const read: SqsSourceQueueSettings[] = [];
     for (const url of sources.urls) {
       const name = queueNameOf(url);
       try {
-        const a = await attributes(client, url, ['MessageRetentionPeriod', 'RedrivePolicy'], signal);
-        const retention = Number(a.MessageRetentionPeriod ?? 345_600);
-        facts[`${name}.retentionSeconds`] = retention;
+        const a = await attributes(client, url, ['MessageRetentionPeriod', 'RedrivePolicy', 'VisibilityTimeout', 'FifoQueue'], signal);
+        const settings = {
+          name,
+          retentionSeconds: Number(a.MessageRetentionPeriod ?? DEFAULT_RETENTION_SECONDS),
+          visibilityTimeoutSeconds: Number(a.VisibilityTimeout ?? DEFAULT_VISIBILITY_TIMEOUT_SECONDS),
+          maxReceiveCount: maxReceiveCountOf(a.RedrivePolicy),
+          fifo: a.FifoQueue === 'true' || isFifoQueue(url),
+        };
+        read.push(settings);
+        facts[`${name}.retentionSeconds`] = settings.retentionSeconds;
+        facts[`${name}.visibilityTimeoutSeconds`] = settings.visibilityTimeoutSeconds;
         facts[`${name}.redrivePolicy`] = a.RedrivePolicy ?? null;
-        const w = retentionWarning({ name: dlqName, retentionSeconds: dlqRetention }, { name, retentionSeconds: retention });
-        if (w) warnings.push(w);
       } catch (err) {
         facts[`${name}.error`] = sqsError(err, source, url).message;
       }
     }
+    const traps = sqsTraps(dlqSettings, read);
+    const warnings = [...traps.filter((t) => t.severity === 'warning').map(trapLine), ...notes];
     const summary = `Queue "${dlqName}" exists: ${facts.depth} messages, ${facts.inFlight} in flight`;
-    return { ok: true, summary: warnings.length ? `${summary}; ${warnings.length} warning${warnings.length > 1 ? 's' : ''}` : summary, facts, ...(warnings.length ? { warnings } : {}) };
+    return { ok: true, summary: warnings.length ? `${summary}; ${warnings.length} warning${warnings.length > 1 ? 's' : ''}` : summary, facts, traps, ...(warnings.length ? { warnings } : {}) };
   } catch (err) {
     const error = sqsError(err, source).message;
     return { ok: false, summary: error, facts: { queue: dlqName }, error };
   } finally {
     client.destroy();
   }
-}
-
-const isRetentionWarning = (w: string) => w.includes('MessageRetentionPeriod');
-
-/**
- * The retention trap of a stored SQS source (for its page): the probe's retention warnings (empty
- * when the DLQ keeps messages longer than its source queue), or the probe's error when the queues
- * cannot be read.
- */
-export async function sqsRetentionCheck(row: ConnectorSourceRow, signal?: AbortSignal): Promise<{ warnings: string[] } | { error: string }> {
-  const { source } = connectorSourceOf(row);
-  const report = await probeSqs(source as ConnectorSource<SqsConfig, SqsSecret>, signal);
-  return report.ok ? { warnings: (report.warnings ?? []).filter(isRetentionWarning) } : { error: report.error ?? report.summary };
-}
-
-/** The retention-trap warnings of a stored SQS source; empty as well when the queues cannot be read. */
-export async function sqsRetentionWarnings(row: ConnectorSourceRow, signal?: AbortSignal): Promise<string[]> {
-  const check = await sqsRetentionCheck(row, signal);
-  return 'warnings' in check ? check.warnings : [];
 }

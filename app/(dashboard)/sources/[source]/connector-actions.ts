@@ -8,7 +8,7 @@ import { setImportPaused } from '@/lib/connectors/pause-import';
 import { testConnection, type ConnectionTestResult } from '@/lib/connectors/test-connection';
 
 /** What "test connection" learnt; a probe that failed is a report with ok: false, not an error. */
-export type ConnectionReport = Pick<ConnectionTestResult, 'ok' | 'summary' | 'facts' | 'error' | 'warnings'> & { testedAt: string };
+export type ConnectionReport = Pick<ConnectionTestResult, 'ok' | 'summary' | 'facts' | 'error' | 'warnings' | 'traps'> & { testedAt: string };
 
 export const testConnectionAction = action('sources.import', z.object({ source: form.text }), async ({ source }, { actor }) => {
   const r = await testConnection(actor, source);
@@ -18,6 +18,7 @@ export const testConnectionAction = action('sources.import', z.object({ source: 
     facts: r.facts,
     ...(r.error ? { error: r.error } : {}),
     ...(r.warnings ? { warnings: r.warnings } : {}),
+    ...(r.traps ? { traps: r.traps } : {}),
     testedAt: r.testedAt.toISOString(),
   };
   return { report };

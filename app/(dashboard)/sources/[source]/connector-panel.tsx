@@ -1,12 +1,13 @@
 // The source page's connector section: where the source reads from, its import's health (from
-// connector_health), the error-text notice, and the buttons its owners may use.
+// connector_health), the broker's settings checked against the known traps, the error-text notice,
+// and the buttons its owners may use.
 import Link from 'next/link';
 import { Suspense } from 'react';
 import { can, canForTeam, type Actor } from '@/lib/auth';
 import { formatDuration } from '@/lib/sla/duration';
 import type { SourceDetail } from '@/lib/sources/get-source';
 import { ImportSwitch, TestConnection } from '@/components/connector-forms';
-import { SqsRetention } from './sqs-retention';
+import { ConnectorTraps } from './connector-traps';
 
 /** What the source reads, in its kind's own terms. */
 function location(kind: string, settings: Record<string, unknown>): string {
@@ -68,11 +69,9 @@ export function ConnectorPanel({ actor, source }: { actor: Actor; source: Source
             </tr>
           </tbody>
         </table>
-        {source.kind === 'sqs' ? (
-          <Suspense fallback={<p className="muted">Checking the queues’ retention…</p>}>
-            <SqsRetention actor={actor} source={source.name} />
-          </Suspense>
-        ) : null}
+        <Suspense fallback={<p className="muted">Checking the broker’s dead-letter settings…</p>}>
+          <ConnectorTraps actor={actor} source={source.name} />
+        </Suspense>
         {c.errorText.notice ? (
           <p className="badge warn" data-testid="error-text-notice" style={{ marginTop: 8, whiteSpace: 'normal' }}>
             {c.errorText.notice}
