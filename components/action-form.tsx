@@ -1,9 +1,10 @@
 'use client';
 // A one-button form posting to a server action (lib/auth/action.ts), its answer in place: the admin
 // and webhook forms. `extra` shows what a success carries besides its message (a token, a link).
-import { useActionState, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
 import type { ActionState, ActionSuccess } from '@/lib/auth/action-form';
 import { FormStatus } from './form-status';
+import { useActionForm } from '@/components/use-action-form';
 
 export function ActionForm<T extends object>({
   action,
@@ -20,9 +21,9 @@ export function ActionForm<T extends object>({
   buttonClassName?: string;
   extra?: (state: ActionSuccess<T>) => ReactNode;
 }) {
-  const [state, formAction, pending] = useActionState(action, {});
+  const [state, formProps, pending] = useActionForm(action);
   return (
-    <form action={formAction} className="inline" data-testid={testId}>
+    <form {...formProps} className="inline" data-testid={testId}>
       {children}
       <button type="submit" className={buttonClassName} disabled={pending}>
         {submit}

@@ -1,19 +1,20 @@
 'use client';
 // "Test connection" and the import switch of a connector source: on the source page and on its admin
 // page. The actions belong to the source route.
-import { useActionState } from 'react';
 import { FormStatus } from '@/components/form-status';
 import { TrapList } from '@/components/trap-list';
 import { trapLine } from '@/lib/connectors/traps';
 import { setImportPausedAction, testConnectionAction } from '@/app/(dashboard)/sources/[source]/connector-actions';
+import { useActionForm } from '@/components/use-action-form';
+import { LimitedInput } from '@/components/limited-input';
 
 export function TestConnection({ source }: { source: string }) {
-  const [state, action, pending] = useActionState(testConnectionAction, {});
+  const [state, formProps, pending] = useActionForm(testConnectionAction);
   const r = state.ok ? state.report : undefined;
   // A warning trap's line is also in `warnings`: show it once, with its fix.
   const trapLines = new Set(r?.traps?.map(trapLine));
   return (
-    <form action={action} data-testid="connection-test">
+    <form {...formProps} data-testid="connection-test">
       <input type="hidden" name="source" value={source} />
       <button type="submit" className="secondary" disabled={pending}>
         {pending ? 'Testing…' : 'Test connection'}
@@ -47,14 +48,14 @@ export function TestConnection({ source }: { source: string }) {
 }
 
 export function ImportSwitch({ source, paused }: { source: string; paused: boolean }) {
-  const [state, action, pending] = useActionState(setImportPausedAction, {});
+  const [state, formProps, pending] = useActionForm(setImportPausedAction);
   return (
-    <form action={action} className="inline" data-testid="import-switch">
+    <form {...formProps} className="inline" data-testid="import-switch">
       <input type="hidden" name="source" value={source} />
       <input type="hidden" name="paused" value={paused ? 'false' : 'true'} />
       <label>
         Reason (audited)
-        <input name="reason" placeholder="optional" />
+        <LimitedInput limit={1000} name="reason" placeholder="optional" />
       </label>
       <button type="submit" className={paused ? undefined : 'secondary'} disabled={pending}>
         {paused ? 'Resume import' : 'Pause import'}

@@ -1,21 +1,22 @@
 'use client';
 // The "Save view" form of the dead-letter list, the inbox and the audit trail. Its action belongs to
 // the /views route, which owns saved views.
-import { useActionState } from 'react';
 import { saveViewAction } from '@/app/(dashboard)/views/actions';
 import type { ViewPage } from '@/lib/views/pages';
 import { FormStatus } from '@/components/form-status';
+import { useActionForm } from '@/components/use-action-form';
+import { LimitedInput } from '@/components/limited-input';
 
 /** Saves the filters the page shows now (its normalized query string) under a name. */
 export function SaveViewForm({ page, filters, canShare }: { page: ViewPage; filters: string; canShare: boolean }) {
-  const [state, action, pending] = useActionState(saveViewAction, {});
+  const [state, formProps, pending] = useActionForm(saveViewAction);
   return (
-    <form action={action} className="inline" data-testid="save-view">
+    <form {...formProps} className="inline" data-testid="save-view">
       <input type="hidden" name="page" value={page} />
       <input type="hidden" name="filters" value={filters} />
       <label>
         Save these filters as
-        <input name="name" required maxLength={80} placeholder="e.g. my on-hold causes" />
+        <LimitedInput name="name" required limit={80} placeholder="e.g. my on-hold causes" />
       </label>
       {canShare ? (
         <label>

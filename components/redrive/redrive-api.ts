@@ -1,4 +1,5 @@
 // The redrive JSON API as the pages' client components call it (same origin, session cookie).
+import { apiErrorText, type ApiErrorBody } from '@/components/field-label';
 import type { RedrivePreview, RedriveSelectionInput, RedriveTaskDetail, RatePoint, StartRedriveInput } from '@/lib/redrive';
 
 export interface HistoryEvent {
@@ -16,22 +17,26 @@ export type TaskWithHistory = RedriveTaskDetail & { history: HistoryEvent[] };
 
 export class RedriveApiError extends Error {
   constructor(
-    message: string,
+    readonly body: ApiErrorBody | null,
     readonly status: number,
-    readonly details?: Record<string, unknown>,
   ) {
-    super(message);
+    super(apiErrorText(body, status));
+  }
+
+  get details(): Record<string, unknown> | undefined {
+    return this.body?.error?.details;
+  }
+
+  /** The message with each field named as `form` labels it. */
+  textFor(form: HTMLFormElement | null): string {
+    return apiErrorText(this.body, this.status, form);
   }
 }
 
 async function call<T>(path: string, init?: RequestInit): Promise<T> {
   const res = await fetch(path, { ...init, headers: { accept: 'application/json', ...(init?.body ? { 'content-type': 'application/json' } : {}) } });
-  const body = (await res.json().catch(() => null)) as { error?: { message: string; details?: Record<string, unknown> } } | null;
-  if (!res.ok) {
-    const issues = body?.error?.details?.issues as { path: string; message: string }[] | undefined;
-    const message = (body?.error?.message ?? `HTTP ${res.status}`) + (issues?.length ? `: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}` : '');
-    throw new RedriveApiError(message, res.status, body?.error?.details);
-  }
+  const body = (await res.json().catch(() => null)) as ApiErrorBody | null;
+  if (!res.ok) throw new RedriveApiError(body, res.status);
   return body as T;
 }
 

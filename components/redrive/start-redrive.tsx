@@ -9,12 +9,13 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { redriveKeys } from '@/lib/query-keys';
 import type { RedriveSelectionInput } from '@/lib/redrive';
 import { TrapList } from '@/components/trap-list';
 import { redriveApi, RedriveApiError } from './redrive-api';
 import styles from './redrive.module.css';
+import { LimitedInput } from '@/components/limited-input';
 
 const DEFAULT_RATE = 10;
 const DEFAULT_OUTCOME_WINDOW_MINUTES = 10;
@@ -49,6 +50,7 @@ export function StartRedrive({
   const [reason, setReason] = useState('');
   const [destination, setDestination] = useState('');
   const [outageConfirmed, setOutageConfirmed] = useState(false);
+  const formRef = useRef<HTMLFormElement>(null);
   const start = useMutation({
     mutationFn: () =>
       redriveApi.start({
@@ -112,7 +114,7 @@ export function StartRedrive({
           ) : null}
         </div>
       ) : null}
-      <form className={styles.form} onSubmit={onSubmit}>
+      <form ref={formRef} className={styles.form} onSubmit={onSubmit}>
         <label>
           Rate (messages/second)
           <input name="ratePerSecond" type="number" min={1} max={5000} step={1} required value={rate} onChange={(e) => setRate(e.target.value)} />
@@ -140,7 +142,7 @@ export function StartRedrive({
         ) : null}
         <label>
           Reason{p?.outage ? ' (required: why the downstream is healthy)' : ''}
-          <input name="reason" value={reason} onChange={(e) => setReason(e.target.value)} maxLength={1000} required={Boolean(p?.outage)} placeholder="e.g. handler v2 deployed" />
+          <LimitedInput name="reason" value={reason} onChange={(e) => setReason(e.target.value)} limit={1000} required={Boolean(p?.outage)} placeholder="e.g. handler v2 deployed" />
         </label>
         {p?.outage ? (
           <label className={styles.check}>
@@ -163,7 +165,7 @@ export function StartRedrive({
         </button>
         {start.error && !activeTaskId ? (
           <span className="error" role="alert">
-            {start.error.message}
+            {start.error instanceof RedriveApiError ? start.error.textFor(formRef.current) : start.error.message}
           </span>
         ) : null}
       </form>

@@ -3,13 +3,19 @@
 // server imports, so unit tests and client components can take it.
 import { z, ZodError } from 'zod';
 import { AppError } from '@/lib/errors';
+import { fieldWords, issuePredicate, plainIssue, sentence, valueAt } from '@/lib/plain-issues';
 import { assertStorableText } from '@/lib/text-input';
 
 /** Before the first submit. */
-export type ActionIdle = { ok?: undefined; error?: undefined };
+export type ActionIdle = { ok?: undefined; error?: undefined; fields?: undefined };
 export type ActionSuccess<T extends object = object> = T & { ok: true; message?: string; error?: undefined };
-/** `field`: the path of the input the error is about, when it is about one. */
-export type ActionFailure = { ok?: undefined; error: string; field?: string };
+/**
+ * `error`: one plain sentence for the whole answer, a field named in words. `field`: the name of the
+ * input it is about, when it is about one. `fields`: what is wrong with each named input, as the rest
+ * of a sentence ("can be at most 1,000 characters; this one has 10,000"), for the form to say with
+ * its own label (components/form-status.tsx).
+ */
+export type ActionFailure = { ok?: undefined; error: string; field?: string; fields?: Record<string, string> };
 export type ActionState<T extends object = object> = ActionIdle | ActionSuccess<T> | ActionFailure;
 
 /** What an action's body returns: the message shown and any data the form needs next. */
@@ -70,16 +76,36 @@ export const form = {
   many: z.preprocess((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v]), z.array(z.string())),
 };
 
-/** AppError → its message; ZodError → its first issue, the path as the field; anything else is rethrown. */
-export function actionFailure(e: unknown): ActionFailure {
+/**
+ * AppError → its message; ZodError → a plain sentence per field (lib/plain-issues.ts), keyed by the
+ * form's field name; anything else is rethrown. `input`: what the form sent, to say by how much a
+ * value is too long.
+ */
+export function actionFailure(e: unknown, input?: FormFields): ActionFailure {
   if (e instanceof AppError) {
     const field = (e.details?.issues as { path?: string }[] | undefined)?.[0]?.path;
-    return e.details?.where === 'form' && field ? { error: e.message, field } : { error: e.message };
+    if (e.details?.where !== 'form' || !field) return { error: e.message };
+    // assertStorableText words it "<field> <what is wrong>".
+    const predicate = e.message.startsWith(`${field} `) ? e.message.slice(field.length + 1) : e.message;
+    return { error: sentence(fieldWords(field), predicate), field, fields: { [field]: predicate } };
   }
   if (e instanceof ZodError) {
-    const issue = e.issues[0]!;
-    const field = issue.path.join('.');
-    return field ? { error: issue.message, field } : { error: issue.message };
+    const fields: Record<string, string> = {};
+    let error: string | undefined;
+    for (const issue of e.issues) {
+      const field = issue.path.map(String).join('.');
+      if (!field) {
+        error ??= plainIssue(issue);
+        continue;
+      }
+      if (field in fields) continue;
+      // A lib/ schema may nest what the form sent flat (`by.path` for the field `path`).
+      const last = issue.path.at(-1);
+      fields[field] = issuePredicate(issue, valueAt(input, issue.path) ?? (typeof last === 'string' ? input?.[last] : undefined));
+      error ??= sentence(fieldWords(field), fields[field]);
+    }
+    const field = Object.keys(fields)[0];
+    return field ? { error: error!, field, fields } : { error: error ?? 'This form could not be read.' };
   }
   // Next's redirect() and notFound() travel as exceptions: they must reach Next.
   throw e;

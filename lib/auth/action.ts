@@ -3,7 +3,7 @@
 // one rule and parsed by the action's schema, then the lib/ call. The answer is one shape for every
 // form: `{ ok: true, message?, ...data }` or `{ error, field? }` (components/form-status.tsx shows it).
 import type { z } from 'zod';
-import { actionFailure, formFields, type ActionReply, type ActionState, type ActionSuccess } from './action-form';
+import { actionFailure, formFields, type ActionReply, type FormFields, type ActionState, type ActionSuccess } from './action-form';
 import type { Actor } from './actor';
 import { actionActor } from './guard';
 import type { Permission } from './permissions';
@@ -23,20 +23,23 @@ export function action<S extends z.ZodType<object>, T extends object = object>(
   fn: (input: z.output<S>, ctx: ActionContext) => Promise<ActionReply<T>>,
 ): (previous: ActionState<T>, form: FormData) => Promise<ActionState<T>> {
   return async (_previous, data) => {
+    let fields: FormFields | undefined;
     try {
       let input: z.output<S>;
       let actor: Actor;
       if (typeof permission === 'function') {
-        input = schema.parse(formFields(data));
+        fields = formFields(data);
+        input = schema.parse(fields);
         actor = await actionActor(permission(input));
       } else {
         actor = await actionActor(permission);
-        input = schema.parse(formFields(data));
+        fields = formFields(data);
+        input = schema.parse(fields);
       }
       const reply = await fn(input, { actor, form: data });
       return { ...reply, ok: true } as ActionSuccess<T>;
     } catch (e) {
-      return actionFailure(e);
+      return actionFailure(e, fields);
     }
   };
 }

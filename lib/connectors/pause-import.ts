@@ -17,6 +17,9 @@ export const ImportSwitchView = z.object({ id: z.uuid(), name: z.string(), impor
 
 export async function setImportPaused(actor: Principal, sourceRef: string, paused: boolean, reason?: string | null) {
   authorize(actor, 'sources.import');
+  // Refused whole when too long, naming the field, rather than stored as sent.
+  const { reason: checked } = importSwitchBody.parse(reason == null ? {} : { reason });
+  reason = checked ?? null;
   return db().$transaction(async (tx) => {
     const before = await findSource(actor, sourceRef, 'sources.import', tx);
     if (!isConnectorKind(before.kind)) throw unprocessable(`Source "${before.name}" is not a connector source: it has no import to pause`);

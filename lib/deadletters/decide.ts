@@ -23,6 +23,8 @@ export const DECISIONS = {
 export type Decision = keyof typeof DECISIONS;
 
 export const reasonSchema = z.string().trim().min(1, 'a reason is required').max(1000);
+/** A reason given alone, refused as the field `reason` (a bare parse would name no field). */
+export const parseReason = (reason: string) => z.object({ reason: reasonSchema }).parse({ reason }).reason;
 export const decisionInput = z.object({ reason: reasonSchema });
 
 /** Bulk decisions touch at most this many dead letters at once; a larger selection must be narrowed. */
@@ -55,7 +57,7 @@ export async function decideDeadLetter(
   const d = DECISIONS[decision];
   authorize(actor, d.permission);
   const id = parseDeadLetterId(idParam);
-  const reason = reasonSchema.parse(reasonInput);
+  const reason = parseReason(reasonInput);
   const at = clock.now();
   return db().$transaction(async (tx) => {
     const row = await tx.deadLetter.findFirst({
@@ -117,7 +119,7 @@ export async function previewDecision(actor: Principal, decision: Decision, sele
 export async function decideSelection(actor: Principal, decision: Decision, selectionInput: SelectionInput, reasonInput: string, clock: Clock = systemClock) {
   const d = DECISIONS[decision];
   authorize(actor, d.permission);
-  const reason = reasonSchema.parse(reasonInput);
+  const reason = parseReason(reasonInput);
   const { selection, ids, teams, sources } = await resolveSelection(actor, decision, selectionInput);
   if (ids.length > MAX_BULK) {
     throw new AppError('unprocessable', `The selection holds more than ${MAX_BULK} dead letters; narrow the filter and repeat`, { limit: MAX_BULK });

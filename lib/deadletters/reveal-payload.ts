@@ -8,7 +8,7 @@ import { append } from '@/lib/audit';
 import { auditActor, authorize, can, isSystem, type Principal } from '@/lib/auth';
 import { AppError, forbidden } from '@/lib/errors';
 import { canReveal } from '@/lib/masking';
-import { reasonSchema } from './decide';
+import { parseReason } from './decide';
 import { deadLetterOwner, parseDeadLetterId } from './get-dead-letter';
 
 /** How long one reveal lets its user see the clear payload on the page. */
@@ -19,7 +19,7 @@ export const RevealView = z.object({ revealId: z.string(), expiresAt: isoTime.de
 
 export async function revealPayload(actor: Principal, idParam: string, reasonInput: string, via: 'page' | 'download' | 'export' = 'page') {
   authorize(actor, 'payload.reveal');
-  const reason = reasonSchema.parse(reasonInput);
+  const reason = parseReason(reasonInput);
   const p = await deadLetterOwner(actor, idParam, 'payload.reveal');
   const event = await db().$transaction((tx) =>
     append(tx, {

@@ -17,7 +17,7 @@ const url = z
   .trim()
   .max(2000)
   .url()
-  .refine((u) => /^https?:\/\//i.test(u), 'http or https only');
+  .refine((u) => /^https?:\/\//i.test(u), 'must start with http:// or https://');
 
 export const webhookInput = z.object({ url, team: z.string().trim().min(1).optional() }).strict();
 export const webhookPatch = z.object({ url: url.optional(), enabled: z.boolean().optional() }).strict();

@@ -27,7 +27,7 @@ export const ownershipInput = z
       .trim()
       .max(2000)
       .url()
-      .refine((u) => /^https?:\/\//i.test(u), 'http or https only')
+      .refine((u) => /^https?:\/\//i.test(u), 'must start with http:// or https://')
       .nullable()
       .optional()
       .describe('Link to the ticket; null to clear'),

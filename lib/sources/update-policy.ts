@@ -27,7 +27,7 @@ export const policyInput = z
       .string()
       .trim()
       .url()
-      .refine((u) => /^https?:\/\//i.test(u), 'http or https only')
+      .refine((u) => /^https?:\/\//i.test(u), 'must start with http:// or https://')
       .nullable(),
     redriveSecret: z.string().min(16, 'at least 16 characters').max(256).nullable(),
     // Dead letters in 5 minutes that make the rate alarm PENDING, and ALARM.

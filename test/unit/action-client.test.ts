@@ -66,11 +66,21 @@ describe('actionFailure', () => {
     expect(actionFailure(new AppError('forbidden', 'You do not have permission to do this'))).toEqual({ error: 'You do not have permission to do this' });
   });
 
-  it("answers a ZodError with its first issue, the path as the field", () => {
+  it('answers a ZodError in plain words: a sentence, and what is wrong with each field by its form name', () => {
     const e = z.object({ url: z.string().url(), team: z.string().min(1) }).safeParse({ url: 'nope', team: '' }).error!;
-    expect(actionFailure(e)).toEqual({ error: e.issues[0]!.message, field: 'url' });
+    expect(actionFailure(e)).toEqual({
+      error: 'URL must be a full web address (https://…).',
+      field: 'url',
+      fields: { url: 'must be a full web address (https://…)', team: 'is required' },
+    });
     const top = z.string().refine(() => false, 'nothing to change').safeParse('x').error!;
-    expect(actionFailure(top)).toEqual({ error: 'nothing to change' });
+    expect(actionFailure(top)).toEqual({ error: 'Nothing to change.' });
+  });
+
+  it('says by how much a text is too long, from what the form sent', () => {
+    const sent = { reason: 'x'.repeat(10_000) };
+    const e = z.object({ reason: z.string().max(1000) }).safeParse(sent).error!;
+    expect(actionFailure(e, sent)).toMatchObject({ field: 'reason', fields: { reason: 'can be at most 1,000 characters; this one has 10,000' } });
   });
 
   it("rethrows anything else (Next's redirect and notFound travel as errors)", () => {

@@ -1,12 +1,12 @@
 'use client';
-import { useActionState } from 'react';
 import { FormStatus } from '@/components/form-status';
-import { signInWithPassword, type SignInState } from './actions';
+import { signInWithPassword } from './actions';
+import { useActionForm } from '@/components/use-action-form';
 
 export function SignInForm() {
-  const [state, action, pending] = useActionState<SignInState, FormData>(signInWithPassword, {});
+  const [state, formProps, pending] = useActionForm(signInWithPassword);
   return (
-    <form action={action}>
+    <form {...formProps}>
       <label>
         E-mail
         <input name="email" type="email" autoComplete="username" required />

@@ -18,6 +18,7 @@ import {
 import { CONNECTION_FORMS } from './connection-kinds';
 import { CreateSourceForm } from './create-source-form';
 import { AdminForm } from './forms';
+import { LimitedInput } from '@/components/limited-input';
 
 type Users = Awaited<ReturnType<typeof listUsers>>;
 type Teams = Awaited<ReturnType<typeof listTeams>>;
@@ -97,7 +98,7 @@ function UsersSection({ users, teams }: { users: Users; teams: Teams }) {
         <AdminForm action={createUserAction} submit="Create user" testId="create-user">
           <label>
             E-mail
-            <input name="email" type="email" required />
+            <LimitedInput limit={320} name="email" type="email" required />
           </label>
           <label>
             Role
@@ -130,7 +131,7 @@ function TeamsSection({ teams }: { teams: Teams }) {
         <AdminForm action={createTeamAction} submit="Create team">
           <label>
             Name
-            <input name="name" required />
+            <LimitedInput limit={100} name="name" required />
           </label>
         </AdminForm>
       </div>

@@ -9,6 +9,7 @@ import { REDRIVE_TASK_TARGET } from '@/lib/audit/redrive-history';
 import { listSources } from '@/lib/sources/list-sources';
 import { SaveViewForm } from '@/components/save-view-form';
 import { OpenedView } from '@/components/opened-view';
+import { filterProblem } from '@/components/search-params';
 import { AuditFilters } from './filters';
 import { RedriveHistory } from './redrive-history';
 import styles from './audit.module.css';
@@ -16,6 +17,17 @@ import styles from './audit.module.css';
 type Search = Record<string, string | string[] | undefined>;
 
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+
+// The audit filter form's labels (./filters.tsx), for a filter it cannot apply.
+const AUDIT_FILTER_LABELS: Record<string, string> = {
+  actor: 'Actor',
+  action: 'Action',
+  source: 'Source',
+  targetType: 'Target type',
+  targetId: 'Target id',
+  from: 'From',
+  to: 'To',
+};
 
 export default async function AuditPage({ searchParams }: { searchParams: Promise<Search> }) {
   const actor = await pageActor('audit.read');
@@ -45,7 +57,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
       <AuditFilters filter={filter} actions={actions} sources={sources.map((s) => ({ id: s.id, name: s.name }))} />
       {parsed.success ? null : (
         <p className="error" role="alert">
-          {parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}
+          {filterProblem(parsed.error, AUDIT_FILTER_LABELS)}
         </p>
       )}
       {parsed.success && can(actor.role, 'views.manage') ? <SaveViewForm page="audit" filters={query.toString()} canShare={!!actor.teamId} /> : null}

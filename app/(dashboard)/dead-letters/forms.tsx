@@ -1,32 +1,22 @@
 'use client';
-// Forms of the dead-letter pages: each posts to a server action and shows its answer in place.
-import { startTransition, useActionState, type FormEvent } from 'react';
+// Forms of the dead-letter pages: each posts to a server action and shows its answer in place. None
+// is reset after a success: the list's row checkboxes belong to the bulk form.
 import { FormStatus } from '@/components/form-status';
 import { bulkAction, decideAction, revealAction } from './actions';
 import styles from './dead-letters.module.css';
-
-/**
- * Submit without React's automatic form reset: a reset would untick the list's row checkboxes (they
- * belong to the bulk form) and wipe a reason after an error. The form's `action` still works without JS.
- */
-function keepFields(action: (f: FormData) => void) {
-  return (e: FormEvent<HTMLFormElement>) => {
-    e.preventDefault();
-    const data = new FormData(e.currentTarget, (e.nativeEvent as SubmitEvent).submitter);
-    startTransition(() => action(data));
-  };
-}
+import { useActionForm } from '@/components/use-action-form';
+import { LimitedInput } from '@/components/limited-input';
 
 /** Archive or discard this dead letter, with a required reason. */
 export function DecisionForm({ id, decision, label, danger }: { id: string; decision: 'archive' | 'discard'; label: string; danger?: boolean }) {
-  const [state, action, pending] = useActionState(decideAction, {});
+  const [state, formProps, pending] = useActionForm(decideAction, { keep: true });
   return (
-    <form action={action} onSubmit={keepFields(action)} className="inline" data-testid={`${decision}-form`}>
+    <form {...formProps} className="inline" data-testid={`${decision}-form`}>
       <input type="hidden" name="id" value={id} />
       <input type="hidden" name="decision" value={decision} />
       <label>
         Reason to {decision}
-        <input name="reason" required maxLength={1000} placeholder={decision === 'archive' ? 'e.g. invalid for good: order cancelled' : 'e.g. test data, holds personal data'} />
+        <LimitedInput name="reason" required limit={1000} placeholder={decision === 'archive' ? 'e.g. invalid for good: order cancelled' : 'e.g. test data, holds personal data'} />
       </label>
       <button type="submit" disabled={pending} className={danger ? 'danger' : undefined}>
         {label}
@@ -38,13 +28,13 @@ export function DecisionForm({ id, decision, label, danger }: { id: string; deci
 
 /** Reveal a masked payload: a reason, and an audit event. */
 export function RevealForm({ id }: { id: string }) {
-  const [state, action, pending] = useActionState(revealAction, {});
+  const [state, formProps, pending] = useActionForm(revealAction, { keep: true });
   return (
-    <form action={action} onSubmit={keepFields(action)} className="inline" data-testid="reveal-form">
+    <form {...formProps} className="inline" data-testid="reveal-form">
       <input type="hidden" name="id" value={id} />
       <label>
         Reason to reveal
-        <input name="reason" required maxLength={1000} placeholder="e.g. customer dispute #1234" />
+        <LimitedInput name="reason" required limit={1000} placeholder="e.g. customer dispute #1234" />
       </label>
       <button type="submit" disabled={pending} className="secondary">
         Reveal
@@ -71,10 +61,10 @@ export function BulkActions({
   canDiscard: boolean;
   canRedrive: boolean;
 }) {
-  const [state, action, pending] = useActionState(bulkAction, {});
+  const [state, formProps, pending] = useActionForm(bulkAction, { keep: true });
   if (!canArchive && !canDiscard && !canRedrive) return null;
   return (
-    <form id="bulk-form" action={action} onSubmit={keepFields(action)} className={`card ${styles.bulk}`} data-testid="bulk-actions">
+    <form id="bulk-form" {...formProps} className={`card ${styles.bulk}`} data-testid="bulk-actions">
       <input type="hidden" name="filter" value={filter} />
       <div className="inline" style={{ display: 'flex', gap: 12, flexWrap: 'wrap', alignItems: 'end' }}>
         <label>
@@ -86,7 +76,7 @@ export function BulkActions({
         </label>
         <label>
           Reason
-          <input name="reason" maxLength={1000} placeholder="required to archive or discard" />
+          <LimitedInput name="reason" limit={1000} placeholder="required to archive or discard" />
         </label>
         {canArchive ? (
           <>

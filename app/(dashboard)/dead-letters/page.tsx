@@ -35,7 +35,7 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
     <>
       <h1>Dead letters</h1>
       <OpenedView actor={actor} id={params.get('view') ?? undefined} />
-      <Filters filters={filters} sources={sources} />
+      <Filters filters={filters} sources={sources} typed={params} />
       {problem ? <Problem message={problem} /> : can(actor.role, 'views.manage') ? <SaveViewForm page="dead_letters" filters={query.toString()} canShare={!!actor.teamId} /> : null}
 
       <MatchCount matching={matching} count={count} query={query} />
@@ -71,7 +71,8 @@ async function loadPage(actor: Actor, params: URLSearchParams, cursor: string | 
   return { filters, page, count, problem };
 }
 
-function Filters({ filters, sources }: { filters: DeadLetterFilters; sources: { id: string; name: string }[] }) {
+// `typed`: the query as sent, so a filter the page refused still shows what was typed in its field.
+function Filters({ filters, sources, typed }: { filters: DeadLetterFilters; sources: { id: string; name: string }[]; typed: URLSearchParams }) {
   return (
     <FilterForm testId="filters" className={styles.filters}>
       <SourceSelect sources={sources} value={first(filters.source)} />
@@ -79,11 +80,11 @@ function Filters({ filters, sources }: { filters: DeadLetterFilters; sources: { 
       <ReasonSelect value={first(filters.reason)} />
       <label>
         Error type
-        <input name="errorType" defaultValue={filters.errorType ?? ''} />
+        <input name="errorType" defaultValue={filters.errorType ?? typed.get('errorType') ?? ''} />
       </label>
       <label>
         Cluster
-        <input name="clusterId" defaultValue={filters.clusterId ?? ''} placeholder="cluster id" />
+        <input name="clusterId" defaultValue={filters.clusterId ?? typed.get('clusterId') ?? ''} placeholder="cluster id" />
       </label>
       <label>
         Dead from (UTC)
@@ -93,7 +94,7 @@ function Filters({ filters, sources }: { filters: DeadLetterFilters; sources: { 
         to (UTC)
         <input type="datetime-local" name="to" defaultValue={localInput(filters.to)} />
       </label>
-      <PayloadSearchInput value={filters.q ?? ''} />
+      <PayloadSearchInput value={filters.q ?? typed.get('q') ?? ''} />
       <SortSelect value={filters.sort} />
       <button type="submit">Apply</button>
       <Link href="/dead-letters">Reset</Link>

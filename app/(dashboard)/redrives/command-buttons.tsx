@@ -6,6 +6,7 @@ import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { redriveKeys } from '@/lib/query-keys';
 import { redriveApi } from '@/components/redrive/redrive-api';
+import { LimitedInput } from '@/components/limited-input';
 
 type Verb = 'pause' | 'resume' | 'cancel' | 'approve';
 const LABEL: Record<Verb, string> = { pause: 'Pause', resume: 'Resume', cancel: 'Cancel', approve: 'Approve' };
@@ -28,7 +29,7 @@ export function CommandButtons({ taskId, verbs, withReason = false }: { taskId: 
       {withReason ? (
         <label>
           Reason (optional)
-          <input value={reason} onChange={(e) => setReason(e.target.value)} maxLength={1000} name="reason" />
+          <LimitedInput value={reason} onChange={(e) => setReason(e.target.value)} limit={1000} name="reason" />
         </label>
       ) : null}
       {verbs.map((v) => (

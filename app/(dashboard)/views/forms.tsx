@@ -1,18 +1,19 @@
 'use client';
 // The forms of /views (rename, share, delete). The "Save view" form the list pages show is in
 // components/save-view-form.tsx.
-import { useActionState } from 'react';
 import { FormStatus } from '@/components/form-status';
 import { deleteViewAction, updateViewAction } from './actions';
+import { useActionForm } from '@/components/use-action-form';
+import { LimitedInput } from '@/components/limited-input';
 
 export function EditViewForm({ id, name, shared, canShare }: { id: string; name: string; shared: boolean; canShare: boolean }) {
-  const [state, action, pending] = useActionState(updateViewAction, {});
+  const [state, formProps, pending] = useActionForm(updateViewAction);
   return (
-    <form action={action} className="inline" data-testid="edit-view">
+    <form {...formProps} className="inline" data-testid="edit-view">
       <input type="hidden" name="id" value={id} />
       <label>
         Name
-        <input name="name" required maxLength={80} defaultValue={name} />
+        <LimitedInput name="name" required limit={80} defaultValue={name} />
       </label>
       {canShare ? (
         <label>
@@ -28,9 +29,9 @@ export function EditViewForm({ id, name, shared, canShare }: { id: string; name:
 }
 
 export function DeleteViewForm({ id }: { id: string }) {
-  const [state, action, pending] = useActionState(deleteViewAction, {});
+  const [state, formProps, pending] = useActionForm(deleteViewAction);
   return (
-    <form action={action} className="inline" data-testid="delete-view">
+    <form {...formProps} className="inline" data-testid="delete-view">
       <input type="hidden" name="id" value={id} />
       <button type="submit" className="danger" disabled={pending}>
         Delete

@@ -9,6 +9,7 @@ import { pageActor } from '@/lib/auth/guard';
 import { checkpointFile, readCheckpoints, verifyChain } from '@/lib/audit';
 import { currentDatabase } from '@/lib/audit/checkpoint-file';
 import styles from '../audit.module.css';
+import { LimitedInput } from '@/components/limited-input';
 
 export default async function VerifyPage({ searchParams }: { searchParams: Promise<{ run?: string }> }) {
   const actor = await pageActor('audit.read');
@@ -78,7 +79,7 @@ export default async function VerifyPage({ searchParams }: { searchParams: Promi
                         <ActionForm action={acknowledgeBreakAction} submit="Acknowledge" testId="acknowledge-break">
                           <input type="hidden" name="id" value={b.id} />
                           <label>
-                            Reason <input name="reason" required maxLength={1000} />
+                            Reason <LimitedInput name="reason" required limit={1000} />
                           </label>
                         </ActionForm>
                       ) : (

@@ -3,14 +3,16 @@
 // of the parts and their counts, undo a merge into it, take a merge suggestion with one click.
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
-import { useActionState, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { FormStatus } from '@/components/form-status';
 import { acceptMergeSuggestionAction, splitClusterAction, undoMergeAction } from './correction-actions';
+import { useActionForm } from '@/components/use-action-form';
+import { LimitedInput } from '@/components/limited-input';
 
 const n = (v: number) => v.toLocaleString('en');
 
 export function SplitClusterForm({ clusterId }: { clusterId: string }) {
-  const [state, action, pending] = useActionState(splitClusterAction, {});
+  const [state, formProps, pending] = useActionForm(splitClusterAction);
   // A preview answers the parts without a message; the split answers them with one.
   const split = state.ok ? state : undefined;
   const done = Boolean(split?.message);
@@ -20,7 +22,7 @@ export function SplitClusterForm({ clusterId }: { clusterId: string }) {
   const [name, setName] = useState('');
   const [reason, setReason] = useState('');
   return (
-    <form action={action} data-testid="split-cluster-form">
+    <form {...formProps} data-testid="split-cluster-form">
       <input type="hidden" name="clusterId" value={clusterId} />
       <div className="inline">
         <label>
@@ -35,13 +37,13 @@ export function SplitClusterForm({ clusterId }: { clusterId: string }) {
         {field === 'payload' ? (
           <label>
             JSON path
-            <input name="path" required placeholder="$.type" size={24} value={path} onChange={(e) => setPath(e.target.value)} />
+            <LimitedInput limit={200} name="path" required placeholder="$.type" size={24} value={path} onChange={(e) => setPath(e.target.value)} />
           </label>
         ) : null}
         {field === 'header' ? (
           <label>
             Header
-            <input name="name" required placeholder="x-message-type" size={24} value={name} onChange={(e) => setName(e.target.value)} />
+            <LimitedInput limit={200} name="name" required placeholder="x-message-type" size={24} value={name} onChange={(e) => setName(e.target.value)} />
           </label>
         ) : null}
         <button type="submit" name="intent" value="preview" className="secondary" disabled={pending}>
@@ -81,9 +83,9 @@ export function SplitClusterForm({ clusterId }: { clusterId: string }) {
         <div className="inline">
           <label>
             Reason
-            <input
+            <LimitedInput
               name="reason"
-              maxLength={1000}
+              limit={1000}
               size={40}
               placeholder="e.g. two message types, two causes"
               value={reason}
@@ -101,14 +103,14 @@ export function SplitClusterForm({ clusterId }: { clusterId: string }) {
 }
 
 export function UndoMergeForm({ mergedId, template }: { mergedId: string; template: string }) {
-  const [state, action, pending] = useActionState(undoMergeAction, {});
+  const [state, formProps, pending] = useActionForm(undoMergeAction);
   return (
-    <form action={action} className="inline" data-testid="undo-merge-form">
+    <form {...formProps} className="inline" data-testid="undo-merge-form">
       <input type="hidden" name="mergedId" value={mergedId} />
       <code>{template}</code>
       <label>
         Reason
-        <input name="reason" required maxLength={1000} size={30} placeholder="e.g. a different cause" />
+        <LimitedInput name="reason" required limit={1000} size={30} placeholder="e.g. a different cause" />
       </label>
       <button type="submit" className="secondary" disabled={pending}>
         Undo merge
@@ -126,14 +128,14 @@ export interface Suggestion {
 }
 
 export function MergeSuggestion({ clusterId, suggestion }: { clusterId: string; suggestion: Suggestion }) {
-  const [state, action, pending] = useActionState(acceptMergeSuggestionAction, {});
+  const [state, formProps, pending] = useActionForm(acceptMergeSuggestionAction);
   const router = useRouter();
   const goTo = state.ok ? state.goTo : undefined;
   useEffect(() => {
     if (goTo) router.refresh();
   }, [goTo, router]);
   return (
-    <form action={action} className="inline" data-testid="merge-suggestion">
+    <form {...formProps} className="inline" data-testid="merge-suggestion">
       <input type="hidden" name="clusterId" value={clusterId} />
       <input type="hidden" name="suggestedId" value={suggestion.id} />
       <input type="hidden" name="evidence" value={`the differing position is variable in "${suggestion.evidence}"`} />

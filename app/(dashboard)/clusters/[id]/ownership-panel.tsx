@@ -1,10 +1,12 @@
 'use client';
 // The cluster's ownership: who is on it, its status (on hold needs a note and an end date), ticket
 // and fix version, and its note thread. Posts to ownership-actions.ts.
-import { useActionState, useState } from 'react';
+import { useState } from 'react';
 import { OWNERSHIP_STATUSES, STATUS_LABEL, type OwnershipStatus } from '@/lib/ownership/statuses';
 import { FormStatus } from '@/components/form-status';
 import { addClusterNoteAction, updateOwnershipAction } from './ownership-actions';
+import { useActionForm } from '@/components/use-action-form';
+import { LimitedInput } from '@/components/limited-input';
 
 export interface OwnershipView {
   status: OwnershipStatus;
@@ -17,8 +19,8 @@ export interface OwnershipView {
 }
 
 export function OwnershipPanel({ clusterId, ownership, canEdit, people }: { clusterId: string; ownership: OwnershipView; canEdit: boolean; people: string[] }) {
-  const [state, action, pending] = useActionState(updateOwnershipAction, {});
-  const [noteState, noteAction, notePending] = useActionState(addClusterNoteAction, {});
+  const [state, formProps, pending] = useActionForm(updateOwnershipAction);
+  const [noteState, noteForm, notePending] = useActionForm(addClusterNoteAction);
   const [status, setStatus] = useState<OwnershipStatus>(ownership.status);
   return (
     <section className="card" data-testid="cluster-ownership">
@@ -43,11 +45,11 @@ export function OwnershipPanel({ clusterId, ownership, canEdit, people }: { clus
         </p>
       ) : null}
       {canEdit ? (
-        <form action={action} className="inline" data-testid="ownership-form">
+        <form {...formProps} className="inline" data-testid="ownership-form">
           <input type="hidden" name="clusterId" value={clusterId} />
           <label>
             Assignee
-            <input name="assignee" list="ownership-people" defaultValue={ownership.assignee ?? ''} placeholder="email, or me" size={28} />
+            <LimitedInput limit={254} name="assignee" list="ownership-people" defaultValue={ownership.assignee ?? ''} placeholder="email, or me" size={28} />
             <datalist id="ownership-people">
               {people.map((p) => (
                 <option key={p} value={p} />
@@ -73,16 +75,16 @@ export function OwnershipPanel({ clusterId, ownership, canEdit, people }: { clus
           {status === 'resolved' ? (
             <label>
               Fix version
-              <input name="fixVersion" defaultValue={ownership.fixVersion ?? ''} size={12} placeholder="e.g. 2.4.1" />
+              <LimitedInput limit={100} name="fixVersion" defaultValue={ownership.fixVersion ?? ''} size={12} placeholder="e.g. 2.4.1" />
             </label>
           ) : null}
           <label>
             Ticket
-            <input type="url" name="ticketUrl" defaultValue={ownership.ticketUrl ?? ''} size={30} placeholder="https://…" />
+            <LimitedInput limit={2000} type="url" name="ticketUrl" defaultValue={ownership.ticketUrl ?? ''} size={30} placeholder="https://…" />
           </label>
           <label>
             Note{status === 'on_hold' ? ' (why it waits)' : ''}
-            <input name="note" maxLength={4000} size={40} required={status === 'on_hold'} />
+            <LimitedInput name="note" limit={4000} size={40} required={status === 'on_hold'} />
           </label>
           <button type="submit" disabled={pending}>
             Save
@@ -100,11 +102,11 @@ export function OwnershipPanel({ clusterId, ownership, canEdit, people }: { clus
         ))}
       </ol>
       {canEdit ? (
-        <form action={noteAction} className="inline" data-testid="note-form">
+        <form {...noteForm} className="inline" data-testid="note-form">
           <input type="hidden" name="clusterId" value={clusterId} />
           <label>
             Add a note
-            <input name="body" required maxLength={4000} size={60} />
+            <LimitedInput name="body" required limit={4000} size={60} />
           </label>
           <button type="submit" className="secondary" disabled={notePending}>
             Add note

@@ -2,19 +2,19 @@
 // The bulk transform: steps as JSON, a preview on sample messages with the count and those it cannot
 // apply to, then a redrive task of the transformed copies (POST /api/v1/redrives/transform).
 import { useRouter } from 'next/navigation';
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import type { RedriveSelectionInput } from '@/lib/redrive';
 import type { TransformPreview } from '@/lib/redrive/edit';
+import { apiErrorText, type ApiErrorBody } from '@/components/field-label';
+import { LimitedInput } from '@/components/limited-input';
 
 const EXAMPLE = JSON.stringify([{ op: 'remove', path: '$.gift' }], null, 2);
 
-async function post<T>(path: string, body: unknown): Promise<T> {
+/** POST to the JSON API; a refusal is thrown as its plain sentences, fields named by `form`'s labels. */
+async function post<T>(path: string, body: unknown, form: HTMLFormElement | null): Promise<T> {
   const res = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body) });
-  const json = (await res.json().catch(() => null)) as (T & { error?: { message: string; details?: { issues?: { path: string; message: string }[] } } }) | null;
-  if (!res.ok) {
-    const issues = json?.error?.details?.issues;
-    throw new Error((json?.error?.message ?? `HTTP ${res.status}`) + (issues?.length ? `: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}` : ''));
-  }
+  const json = (await res.json().catch(() => null)) as (T & ApiErrorBody) | null;
+  if (!res.ok) throw new Error(apiErrorText(json, res.status, form));
   return json as T;
 }
 
@@ -26,6 +26,7 @@ export function TransformForm({ selection }: { selection: RedriveSelectionInput 
   const [reason, setReason] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
+  const formRef = useRef<HTMLFormElement>(null);
 
   const steps = (): unknown => {
     try {
@@ -47,17 +48,17 @@ export function TransformForm({ selection }: { selection: RedriveSelectionInput 
     }
   }
 
-  const onPreview = () => run(async () => setPreview(await post<TransformPreview>('/api/v1/redrives/transform/preview', { selection, transform: steps() })));
+  const onPreview = () => run(async () => setPreview(await post<TransformPreview>('/api/v1/redrives/transform/preview', { selection, transform: steps() }, formRef.current)));
   const onStart = (e: FormEvent) => {
     e.preventDefault();
     return run(async () => {
-      const r = await post<{ task: { id: string } }>('/api/v1/redrives/transform', { selection, transform: steps(), reason, ratePerSecond: Number(rate) });
+      const r = await post<{ task: { id: string } }>('/api/v1/redrives/transform', { selection, transform: steps(), reason, ratePerSecond: Number(rate) }, formRef.current);
       router.push(`/redrives/${r.task.id}`);
     });
   };
 
   return (
-    <form className="card" onSubmit={onStart} data-testid="transform-form">
+    <form ref={formRef} className="card" onSubmit={onStart} data-testid="transform-form">
       <label>
         Transform steps (JSON): {'{ "op": "set", "path", "value" }'}, {'{ "op": "rename", "path", "to" }'}, {'{ "op": "remove", "path" }'}, {'{ "op": "header", "name", "value" }'}
         <textarea
@@ -106,7 +107,7 @@ export function TransformForm({ selection }: { selection: RedriveSelectionInput 
           </label>
           <label>
             Reason
-            <input name="reason" required maxLength={1000} value={reason} onChange={(e) => setReason(e.target.value)} placeholder="e.g. schema v2: gift removed" />
+            <LimitedInput name="reason" required limit={1000} value={reason} onChange={(e) => setReason(e.target.value)} placeholder="e.g. schema v2: gift removed" />
           </label>
           <button type="submit" disabled={pending || preview.applies === 0}>
             {preview.needsApproval ? 'Ask for approval' : 'Start the redrive of the transformed copies'}

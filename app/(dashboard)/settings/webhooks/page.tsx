@@ -10,6 +10,7 @@ import { listDeliveries, listWebhooks } from '@/lib/notifications/webhooks';
 import { utc } from '@/components/format';
 import { createWebhookAction, deleteWebhookAction, setWebhookEnabledAction, testWebhookAction } from './actions';
 import { WebhookForm } from './webhook-form';
+import { LimitedInput } from '@/components/limited-input';
 
 
 export default async function WebhooksPage({ searchParams }: { searchParams: Promise<{ webhook?: string }> }) {
@@ -73,7 +74,7 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
         <WebhookForm action={createWebhookAction} submit="Add webhook" testId="create-webhook">
           <label>
             URL
-            <input name="url" type="url" required placeholder="https://hooks.slack.com/services/…" size={48} />
+            <LimitedInput limit={2000} name="url" type="url" required placeholder="https://hooks.slack.com/services/…" size={48} />
           </label>
           {picksTeam ? (
             <label>

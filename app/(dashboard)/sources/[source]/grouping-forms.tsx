@@ -1,13 +1,14 @@
 'use client';
 // The grouping-rules forms of the source page (issue 16): the rules, and their re-application.
-import { useActionState } from 'react';
 import { FormStatus } from '@/components/form-status';
 import { reapplyGroupingRulesAction, saveGroupingRulesAction } from './grouping-actions';
+import { useActionForm } from '@/components/use-action-form';
+import { LimitedInput } from '@/components/limited-input';
 
 export function GroupingRulesForm({ source, paths, headers, positions }: { source: string; paths: string; headers: string; positions: string }) {
-  const [state, action, pending] = useActionState(saveGroupingRulesAction, {});
+  const [state, formProps, pending] = useActionForm(saveGroupingRulesAction);
   return (
-    <form action={action} data-testid="grouping-rules-form">
+    <form {...formProps} data-testid="grouping-rules-form">
       <input type="hidden" name="source" value={source} />
       <div className="inline">
         <label>
@@ -26,7 +27,7 @@ export function GroupingRulesForm({ source, paths, headers, positions }: { sourc
       <div className="inline">
         <label>
           Reason
-          <input name="reason" required maxLength={1000} size={40} placeholder="e.g. each message type fails for its own reason" />
+          <LimitedInput name="reason" required limit={1000} size={40} placeholder="e.g. each message type fails for its own reason" />
         </label>
         <button type="submit" disabled={pending}>
           Save rules
@@ -38,13 +39,13 @@ export function GroupingRulesForm({ source, paths, headers, positions }: { sourc
 }
 
 export function ReapplyGroupingForm({ source }: { source: string }) {
-  const [state, action, pending] = useActionState(reapplyGroupingRulesAction, {});
+  const [state, formProps, pending] = useActionForm(reapplyGroupingRulesAction);
   return (
-    <form action={action} className="inline" data-testid="reapply-grouping-form">
+    <form {...formProps} className="inline" data-testid="reapply-grouping-form">
       <input type="hidden" name="source" value={source} />
       <label>
         Reason
-        <input name="reason" required maxLength={1000} size={30} placeholder="e.g. regroup the backlog" />
+        <LimitedInput name="reason" required limit={1000} size={30} placeholder="e.g. regroup the backlog" />
       </label>
       <button type="submit" className="secondary" disabled={pending}>
         Re-apply to the open dead letters

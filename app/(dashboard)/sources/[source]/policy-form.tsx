@@ -1,8 +1,8 @@
 'use client';
 // The source policy form: retention and deadline in the units people think in (days, hours).
-import { useActionState } from 'react';
 import { FormStatus } from '@/components/form-status';
 import { updatePolicyAction } from './actions';
+import { useActionForm } from '@/components/use-action-form';
 
 export interface PolicyFormValues {
   name: string;
@@ -21,9 +21,9 @@ export interface PolicyFormValues {
 }
 
 export function PolicyForm({ policy }: { policy: PolicyFormValues }) {
-  const [state, action, pending] = useActionState(updatePolicyAction, {});
+  const [state, formProps, pending] = useActionForm(updatePolicyAction);
   return (
-    <form action={action} className="inline" data-testid="policy-form">
+    <form {...formProps} className="inline" data-testid="policy-form">
       <input type="hidden" name="source" value={policy.name} />
       <label>
         Retention (days)

@@ -1,18 +1,19 @@
 'use client';
 // The redrive-rule forms of the source page (issue 17): a new rule, and each rule's switch and delete.
-import { useActionState } from 'react';
 import { FormStatus } from '@/components/form-status';
 import { createRedriveRuleAction, deleteRedriveRuleAction, toggleRedriveRuleAction } from './redrive-rules-actions';
+import { useActionForm } from '@/components/use-action-form';
+import { LimitedInput } from '@/components/limited-input';
 
 export function NewRedriveRuleForm({ source }: { source: string }) {
-  const [state, action, pending] = useActionState(createRedriveRuleAction, {});
+  const [state, formProps, pending] = useActionForm(createRedriveRuleAction);
   return (
-    <form action={action} data-testid="new-redrive-rule-form">
+    <form {...formProps} data-testid="new-redrive-rule-form">
       <input type="hidden" name="source" value={source} />
       <div className="inline">
         <label>
           Rule name
-          <input name="name" required maxLength={100} size={24} placeholder="e.g. after an outage" />
+          <LimitedInput name="name" required limit={100} size={24} placeholder="e.g. after an outage" />
         </label>
         <label>
           When
@@ -42,11 +43,11 @@ export function NewRedriveRuleForm({ source }: { source: string }) {
 }
 
 export function RedriveRuleControls({ source, rule, name, enabled }: { source: string; rule: string; name: string; enabled: boolean }) {
-  const [toggled, toggle, toggling] = useActionState(toggleRedriveRuleAction, {});
-  const [deleted, remove, removing] = useActionState(deleteRedriveRuleAction, {});
+  const [toggled, toggleForm, toggling] = useActionForm(toggleRedriveRuleAction);
+  const [deleted, removeForm, removing] = useActionForm(deleteRedriveRuleAction);
   return (
     <span className="inline">
-      <form action={toggle}>
+      <form {...toggleForm}>
         <input type="hidden" name="source" value={source} />
         <input type="hidden" name="rule" value={rule} />
         <input type="hidden" name="enabled" value={enabled ? 'false' : 'true'} />
@@ -54,7 +55,7 @@ export function RedriveRuleControls({ source, rule, name, enabled }: { source: s
           {enabled ? 'Disable' : 'Enable'}
         </button>
       </form>
-      <form action={remove}>
+      <form {...removeForm}>
         <input type="hidden" name="source" value={source} />
         <input type="hidden" name="rule" value={rule} />
         <button type="submit" className="secondary" disabled={removing} aria-label={`Delete rule ${name}`}>

@@ -10,6 +10,7 @@ import { TestConnection } from '@/components/connector-forms';
 import { updateConnectionAction } from '../../actions';
 import { ConnectionFields } from '../../connection-fields';
 import { AdminForm } from '../../forms';
+import { LimitedInput } from '@/components/limited-input';
 
 export default async function AdminSourcePage({ params }: { params: Promise<{ source: string }> }) {
   const actor = await pageActor('admin.manage');
@@ -33,7 +34,7 @@ export default async function AdminSourcePage({ params }: { params: Promise<{ so
           <ConnectionFields kind={source.kind} values={{ connection: source.connection ?? {}, credentialsSet: source.credentialsSet ?? false }} />
           <label>
             Description
-            <input name="description" defaultValue={source.description ?? ''} />
+            <LimitedInput limit={500} name="description" defaultValue={source.description ?? ''} />
           </label>
         </AdminForm>
       </div>

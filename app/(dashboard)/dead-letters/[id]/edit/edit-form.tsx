@@ -5,6 +5,8 @@
 import { useRouter } from 'next/navigation';
 import { useMemo, useState, type FormEvent } from 'react';
 import { editDiff, type EditDiff } from '@/lib/redrive/edit/diff';
+import { apiErrorText, type ApiErrorBody } from '@/components/field-label';
+import { LimitedInput } from '@/components/limited-input';
 
 type Mode = 'json' | 'text' | 'hex';
 
@@ -77,8 +79,9 @@ export function EditForm(props: { id: string; source: string; originalBase64: st
   const problem = typeof bytes === 'string' ? bytes : typeof headers === 'string' ? headers : null;
   const diff = problem ? null : editDiff({ payload: original, headers: props.headers }, { payload: bytes as Uint8Array, headers: headers as Record<string, unknown> });
 
-  async function submit(e: FormEvent) {
+  async function submit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
+    const form = e.currentTarget;
     if (problem || !diff) return;
     setPending(true);
     setError(null);
@@ -93,10 +96,10 @@ export function EditForm(props: { id: string; source: string; originalBase64: st
         ...(destination ? { destination } : {}),
       }),
     });
-    const body = (await res.json().catch(() => null)) as { task?: { id: string }; error?: { message: string } } | null;
+    const body = (await res.json().catch(() => null)) as ({ task?: { id: string } } & ApiErrorBody) | null;
     setPending(false);
     if (!res.ok || !body?.task) {
-      setError(body?.error?.message ?? `HTTP ${res.status}`);
+      setError(apiErrorText(body, res.status, form));
       return;
     }
     router.push(`/redrives/${body.task.id}`);
@@ -167,7 +170,7 @@ export function EditForm(props: { id: string; source: string; originalBase64: st
       ) : null}
       <label>
         Reason
-        <input name="reason" required maxLength={1000} value={reason} onChange={(e) => setReason(e.target.value)} placeholder="e.g. removed the field v1 rejects" />
+        <LimitedInput name="reason" required limit={1000} value={reason} onChange={(e) => setReason(e.target.value)} placeholder="e.g. removed the field v1 rejects" />
       </label>
       <button type="submit" disabled={pending || Boolean(problem)}>
         Redrive the edited copy
