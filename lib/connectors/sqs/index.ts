@@ -7,6 +7,7 @@ import { sqsConfigSchema, sqsSecretSchema, type SqsConfig, type SqsSecret } from
 import { importFromSqs } from './import';
 import { probeSqs } from './probe';
 import { sqsDestination } from './redrive';
+import { readSqsSourceQueue } from './source-queue';
 
 export { retentionWarning, sqsRetentionCheck, sqsRetentionWarnings } from './probe';
 
@@ -16,5 +17,6 @@ export const sqsConnector: Connector<SqsConfig, SqsSecret> = {
   secretSchema: sqsSecretSchema,
   probe: probeSqs,
   openImport: importFromSqs,
+  readSourceQueue: readSqsSourceQueue,
   redriveDestination: sqsDestination,
 };

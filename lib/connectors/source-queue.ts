@@ -1,0 +1,160 @@
+// The source queue beside the dead-letter queue. An empty DLQ is no proof of health when nothing
+// consumes the source queue (a stopped consumer, an open circuit breaker: nothing fails, so nothing
+// is dead-lettered). The maintenance cycle reads what each connector source's broker tells of its
+// source queue (depth, in flight, consumers, oldest age) before the alarms are evaluated, and keeps it
+// in source_queue_readings: the source page and the SLA board read that row and never call a broker.
+// A broker that does not answer within SOURCE_QUEUE_READ_TIMEOUT_MS leaves the last figures, marked
+// stale with the reason; it never fails the cycle.
+import { z } from 'zod';
+import { db } from '@/lib/db';
+import { env } from '@/lib/env';
+import { AppError } from '@/lib/errors';
+import { log } from '@/lib/log';
+import { MINUTE, systemClock, type Clock } from '@/lib/clock';
+import { noConsumerSeen } from '@/lib/alarms/rules';
+import { dateTime } from '@/lib/wire';
+import { scrubSecrets } from './secrets';
+import { connectorSourceOf, registeredConnectorKinds, type ConnectorSourceRow } from './index';
+import { ConnectorError, type SourceQueueState } from './types';
+
+/** A reading not refreshed for this long is stale (the maintenance worker is behind or down). */
+export const SOURCE_QUEUE_STALE_MS = 2 * MINUTE;
+/** Brokers read at once: a cycle of many sources stays bounded by a few timeouts, not their sum. */
+const READ_CONCURRENCY = 8;
+
+export const SourceQueueView = z.object({
+  queue: z.string().nullable().describe('The source queue read (the queue the consumer reads, not the DLQ); null when none is configured'),
+  depth: z.int().nullable().describe('Messages waiting for a consumer, at readAt'),
+  inFlight: z.int().nullable().describe('Messages handed to a consumer and not yet acknowledged; null when the broker does not tell'),
+  consumers: z.int().nullable().describe('Consumers attached; null when the broker does not tell (SQS)'),
+  oldestAgeSeconds: z.int().nullable().describe('Age of the oldest waiting message at readAt; null when none waits or the broker does not tell (SQS, RabbitMQ over AMQP)'),
+  noConsumer: z.boolean().describe('Messages wait and nothing consumes them (for SQS: none in flight)'),
+  readAt: dateTime.nullable().describe('Last successful read'),
+  stale: z.boolean().describe('The last read failed, or none succeeded for two minutes: the figures are the last known'),
+  staleReason: z.string().nullable().describe('Why the reading is stale, in words'),
+});
+export type SourceQueueView = z.infer<typeof SourceQueueView>;
+
+type ReadingRow = {
+  sourceId: string;
+  queue: string | null;
+  depth: bigint | null;
+  inFlight: bigint | null;
+  consumers: number | null;
+  oldestAgeSeconds: number | null;
+  readAt: Date | null;
+  error: string | null;
+  errorAt: Date | null;
+};
+
+/** Whether a stored reading may be acted on at `now`, and if not, why. */
+export function staleness(r: Pick<ReadingRow, 'readAt' | 'error' | 'errorAt'>, now: Date): string | null {
+  if (r.error && (!r.readAt || (r.errorAt && r.errorAt >= r.readAt))) return r.error;
+  if (!r.readAt) return 'not read yet';
+  if (now.getTime() - r.readAt.getTime() > SOURCE_QUEUE_STALE_MS) return 'not read for over two minutes (is the maintenance worker running?)';
+  return null;
+}
+
+export function sourceQueueView(r: ReadingRow, now: Date): SourceQueueView {
+  const staleReason = staleness(r, now);
+  const depth = r.depth === null ? null : Number(r.depth);
+  const inFlight = r.inFlight === null ? null : Number(r.inFlight);
+  return {
+    queue: r.queue,
+    depth,
+    inFlight,
+    consumers: r.consumers,
+    oldestAgeSeconds: r.oldestAgeSeconds,
+    noConsumer: depth !== null && noConsumerSeen({ depth, inFlight, consumers: r.consumers }),
+    readAt: r.readAt,
+    stale: staleReason !== null,
+    staleReason,
+  };
+}
+
+/** The stored readings of these sources by id; a source never read has no entry. */
+export async function sourceQueueReadings(sourceIds: string[], now: Date = systemClock.now()): Promise<Map<string, SourceQueueView>> {
+  if (sourceIds.length === 0) return new Map();
+  const rows = await db().sourceQueueReading.findMany({ where: { sourceId: { in: sourceIds } } });
+  return new Map(rows.map((r) => [r.sourceId, sourceQueueView(r, now)]));
+}
+
+const SOURCE_COLUMNS = { id: true, name: true, kind: true, connection: true, connectionSecret: true, retentionSeconds: true, maxRedrives: true } as const;
+
+/** Read one source's queue within the timeout; a ConnectorError (or its words) when it could not. */
+async function readOne(row: ConnectorSourceRow, timeoutMs: number): Promise<SourceQueueState> {
+  const { connector, source } = connectorSourceOf(row);
+  const ctl = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      ctl.abort();
+      reject(new ConnectorError('unreachable', `the broker did not answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([connector.readSourceQueue(source, ctl.signal), timeout]);
+  } catch (err) {
+    if (err instanceof ConnectorError) throw err;
+    // A driver error may echo a credential: only the scrubbed words are kept.
+    const text = err instanceof Error ? err.message : String(err);
+    throw new ConnectorError('refused', scrubSecrets(text, source.secret));
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export interface SourceQueueReadResult {
+  read: number;
+  failed: { source: string; error: string }[];
+}
+
+/**
+ * Read every connector source's source queue and store what was learnt (the maintenance cycle, before
+ * the alarms). A failure is stored as the reading's error, the last figures kept; nothing throws but
+ * Postgres itself.
+ */
+export async function readSourceQueues(clock: Clock = systemClock, opts: { timeoutMs?: number; sourceIds?: string[] } = {}): Promise<SourceQueueReadResult> {
+  const timeoutMs = opts.timeoutMs ?? env().SOURCE_QUEUE_READ_TIMEOUT_MS;
+  const rows = (await db().source.findMany({
+    where: { kind: { in: registeredConnectorKinds() }, ...(opts.sourceIds ? { id: { in: opts.sourceIds } } : {}) },
+    select: SOURCE_COLUMNS,
+  })) as ConnectorSourceRow[];
+  const result: SourceQueueReadResult = { read: 0, failed: [] };
+  let next = 0;
+  const lane = async () => {
+    while (next < rows.length) {
+      const row = rows[next++]!;
+      try {
+        const state = await readOne(row, timeoutMs);
+        const at = clock.now();
+        const figures = {
+          queue: state.queue,
+          depth: BigInt(state.depth),
+          inFlight: state.inFlight === null ? null : BigInt(state.inFlight),
+          consumers: state.consumers,
+          oldestAgeSeconds: state.oldestAgeSeconds,
+          readAt: at,
+          error: null,
+          errorAt: null,
+        };
+        await db().sourceQueueReading.upsert({ where: { sourceId: row.id }, create: { sourceId: row.id, ...figures }, update: figures });
+        result.read++;
+      } catch (err) {
+        const error = err instanceof ConnectorError || err instanceof AppError ? err.message : 'the source queue could not be read';
+        if (!(err instanceof ConnectorError)) log.warn({ err, source: row.name }, 'source queue read failed');
+        const at = clock.now();
+        // A source that names no source queue has nothing to keep: its figures are cleared.
+        const unset = err instanceof ConnectorError && err.kind === 'config';
+        await db().sourceQueueReading.upsert({
+          where: { sourceId: row.id },
+          create: { sourceId: row.id, error, errorAt: at },
+          update: unset ? { queue: null, depth: null, inFlight: null, consumers: null, oldestAgeSeconds: null, readAt: null, error, errorAt: at } : { error, errorAt: at },
+        });
+        result.failed.push({ source: row.name, error });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, rows.length) }, lane));
+  return result;
+}
