@@ -253,9 +253,8 @@ export async function evaluateAlarms(clock: Clock = systemClock): Promise<Evalua
           const position = nextState(p ? { state: p.state, since: p.since } : undefined, targetLevel(kind, o), now, CONFIRM_MS[kind]);
           // The arrivals' errors tell an outage from poison; a broker the connector cannot reach is its own cause.
           const own: Partial<Record<AlarmKind, AlarmLabel>> = { connector: 'broker unreachable', quarantine: 'jobs quarantined', redrive: 'redrive paused' };
-          if (queueProblem) own.consumer = queueProblem;
-          // PENDING or ALARM already, and the problem changed or passed: the label says the last one seen.
-          const rowLabel = position.state === 'OK' ? null : kind === 'consumer' ? (queueProblem ?? p?.label ?? 'nothing consumes') : (own[kind] ?? label);
+          // A consumer alarm's cause is the source queue's, not the arrivals'.
+          const rowLabel = position.state === 'OK' ? null : kind === 'consumer' ? queueProblem : (own[kind] ?? label);
           const hint = rowLabel ? (HINTS[rowLabel as AlarmLabel] ?? null) : null;
           const d = describe(kind, o);
           rows.push({
