@@ -21,6 +21,11 @@ import { ConnectorError, type SourceQueueState } from './types';
 export const SOURCE_QUEUE_STALE_MS = 2 * MINUTE;
 /** Brokers read at once: a cycle of many sources stays bounded by a few timeouts, not their sum. */
 const READ_CONCURRENCY = 8;
+/**
+ * No read starts after this much of a cycle: the alarms it precedes run every 15 s, and many silent
+ * brokers must not hold them. The sources left wait for the next cycle, which starts with them.
+ */
+export const READ_BUDGET_MS = 10_000;
 
 export const SourceQueueView = z.object({
   queue: z.string().nullable().describe('The source queue read (the queue the consumer reads, not the DLQ); null when none is configured'),
@@ -107,6 +112,8 @@ async function readOne(row: ConnectorSourceRow, timeoutMs: number): Promise<Sour
 export interface SourceQueueReadResult {
   read: number;
   failed: { source: string; error: string }[];
+  /** Sources not read this cycle: the budget ran out. */
+  deferred: number;
 }
 
 /**
@@ -114,16 +121,30 @@ export interface SourceQueueReadResult {
  * the alarms). A failure is stored as the reading's error, the last figures kept; nothing throws but
  * Postgres itself.
  */
-export async function readSourceQueues(clock: Clock = systemClock, opts: { timeoutMs?: number; sourceIds?: string[] } = {}): Promise<SourceQueueReadResult> {
+export async function readSourceQueues(
+  clock: Clock = systemClock,
+  opts: { timeoutMs?: number; budgetMs?: number; sourceIds?: string[] } = {},
+): Promise<SourceQueueReadResult> {
   const timeoutMs = opts.timeoutMs ?? env().SOURCE_QUEUE_READ_TIMEOUT_MS;
-  const rows = (await db().source.findMany({
+  const budgetMs = opts.budgetMs ?? READ_BUDGET_MS;
+  const started = Date.now();
+  const found = await db().source.findMany({
     where: { kind: { in: registeredConnectorKinds() }, ...(opts.sourceIds ? { id: { in: opts.sourceIds } } : {}) },
-    select: SOURCE_COLUMNS,
-  })) as ConnectorSourceRow[];
-  const result: SourceQueueReadResult = { read: 0, failed: [] };
+    select: { ...SOURCE_COLUMNS, sourceQueue: { select: { readAt: true, errorAt: true } } },
+  });
+  // The longest unread first (never read before all): a cycle cut short by the budget leaves the
+  // freshest readings, not the same sources, behind.
+  const lastTried = (r: (typeof found)[number]) => Math.max(r.sourceQueue?.readAt?.getTime() ?? 0, r.sourceQueue?.errorAt?.getTime() ?? 0);
+  const rows = found.sort((a, b) => lastTried(a) - lastTried(b)) as ConnectorSourceRow[];
+  const result: SourceQueueReadResult = { read: 0, failed: [], deferred: 0 };
   let next = 0;
   const lane = async () => {
     while (next < rows.length) {
+      if (Date.now() - started >= budgetMs) {
+        result.deferred = rows.length - next;
+        next = rows.length;
+        break;
+      }
       const row = rows[next++]!;
       try {
         const state = await readOne(row, timeoutMs);

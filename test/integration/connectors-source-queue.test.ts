@@ -187,6 +187,31 @@ describe('the source queue beside its DLQ', () => {
     expect(await consumerAlarm('orders')).toMatchObject({ state: 'ALARM' });
   });
 
+  it('many silent brokers: no read starts past the budget, and the next cycle starts with those left', async () => {
+    const silent = createServer(() => undefined);
+    servers.push(silent);
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const url = `amqp://guest:guest@127.0.0.1:${(silent.address() as { port: number }).port}/`;
+    const names = Array.from({ length: 10 }, (_, i) => `silent-${i}`);
+    for (const name of names) await createSource(SYSTEM, { name, team: 'commerce', kind: 'rabbitmq', connection: { queue: 'x.dlq', sourceQueue: 'x' }, secret: { url } });
+    const tried = async () => (await db().sourceQueueReading.findMany({ where: { errorAt: { not: null } } })).length;
+
+    // Eight reads at once, each given up after 300 ms; past 100 ms of the cycle no new one starts.
+    const clock = manualClock(new Date());
+    const first = await readSourceQueues(clock, { timeoutMs: 300, budgetMs: 100 });
+    expect(first).toMatchObject({ read: 0, deferred: 2 });
+    expect(first.failed).toHaveLength(8);
+    expect(await tried()).toBe(8);
+    // The alarms still run: the cycle is not held.
+    await evaluateAlarms(clock);
+
+    clock.advance(15 * SECOND);
+    const second = await readSourceQueues(clock, { timeoutMs: 300, budgetMs: 100 });
+    expect(second.deferred).toBe(2);
+    // The two left out before were among the first read this time.
+    expect(await tried()).toBe(10);
+  });
+
   it('SQS: messages waiting and none in flight alarm; a consumer receiving clears it', async () => {
     emulator ??= await startEmulator();
     const q = await sqsQueues(emulator.client);
