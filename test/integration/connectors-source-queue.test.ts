@@ -20,6 +20,7 @@ import { SECOND, manualClock, type Clock } from '@/lib/clock';
 import { encryptSecret } from '@/lib/connectors/secrets';
 import { readSourceQueues } from '@/lib/connectors/source-queue';
 import { closeDb, db } from '@/lib/db';
+import { renderMetrics } from '@/lib/metrics/render-metrics';
 import { createWebhook } from '@/lib/notifications/webhooks';
 import { closeQueues } from '@/lib/queue';
 import { createSource } from '@/lib/sources/create-source';
@@ -166,6 +167,13 @@ describe('the source queue beside its DLQ', () => {
       ]),
     );
     expect((await shown('orders', clock)).page).toMatchObject({ queue: t.work, depth: 1, consumers: 0, stale: false });
+    const scraped = (await renderMetrics(SYSTEM, clock)).body;
+    expect(scraped).toContain('triage_source_queue_depth{source="orders",kind="rabbitmq"} 1');
+    expect(scraped).toContain('triage_source_queue_consumers{source="orders",kind="rabbitmq"} 0');
+    expect(scraped).toContain('triage_source_queue_stale{source="orders",kind="rabbitmq"} 0');
+    // Not watched, or never read: no figures, only what is known.
+    expect(scraped).not.toContain('triage_source_queue_depth{source="unwatched"');
+    expect(scraped).toContain('triage_source_queue_stale{source="silent",kind="rabbitmq"} 1');
     expect((await shown('silent', clock)).page).toMatchObject({ queue: null, depth: null, stale: true, staleReason: 'the broker did not answer within 1000 ms', readAt: null });
     expect((await shown('unwatched', clock)).page).toMatchObject({ queue: null, stale: true, staleReason: expect.stringMatching(/No source queue is set/) });
     expect(await consumerAlarm('silent')).toBeUndefined();
@@ -183,6 +191,7 @@ describe('the source queue beside its DLQ', () => {
     const { page, board } = await shown('orders', clock);
     expect(page).toMatchObject({ queue: t.work, depth: 1, consumers: 0, readAt, stale: true, staleReason: expect.stringMatching(/not reachable/) });
     expect(board).toEqual(page);
+    expect((await renderMetrics(SYSTEM, clock)).body).toContain('triage_source_queue_stale{source="orders",kind="rabbitmq"} 1');
     // A stale reading moves no alarm: it stays as the last fresh one left it.
     expect(await consumerAlarm('orders')).toMatchObject({ state: 'ALARM' });
   });
