@@ -1,7 +1,7 @@
 // A connector source's source queue beside its DLQ (the SLA board and the source page): what waits,
 // what is in flight, who consumes, how old the oldest is, and whether the figures are stale. Read
 // from the stored reading (lib/connectors/source-queue.ts), never from the broker.
-import type { SourceQueueView } from '@/lib/connectors/source-queue';
+import type { SourceQueueView } from '@/lib/connectors/source-queue-view';
 import { formatDuration } from '@/lib/sla/duration';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;

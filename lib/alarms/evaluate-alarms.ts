@@ -11,7 +11,7 @@ import { DEAD_LETTER_STATUSES } from '@/lib/enums';
 import type { ErrorClass } from '@/lib/clustering/error-classes';
 import { alarmMessage, type AlarmTransition } from '@/lib/notifications/alarm-message';
 import { isConnectorKind } from '@/lib/connectors/types';
-import { staleness } from '@/lib/connectors/source-queue';
+import { staleness } from '@/lib/connectors/source-queue-view';
 import { recordWaves } from '@/lib/redrive-rules/waves';
 import { quarantineKey, quarantinedCounts } from '@/lib/runtime/quarantine';
 import { createDeliveries, enqueueAfterCommit, type DeliveryRef } from '@/lib/notifications/deliveries';

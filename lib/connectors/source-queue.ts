@@ -2,23 +2,18 @@
 // consumes the source queue (a stopped consumer, an open circuit breaker: nothing fails, so nothing
 // is dead-lettered). The maintenance cycle reads what each connector source's broker tells of its
 // source queue (depth, in flight, consumers, oldest age) before the alarms are evaluated, and keeps it
-// in source_queue_readings: the source page and the SLA board read that row and never call a broker.
+// in source_queue_readings: the pages read that row (source-queue-view.ts) and never call a broker.
 // A broker that does not answer within SOURCE_QUEUE_READ_TIMEOUT_MS leaves the last figures, marked
 // stale with the reason; it never fails the cycle.
-import { z } from 'zod';
 import { db } from '@/lib/db';
 import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 import { log } from '@/lib/log';
-import { MINUTE, systemClock, type Clock } from '@/lib/clock';
-import { noConsumerSeen } from '@/lib/alarms/rules';
-import { dateTime } from '@/lib/wire';
+import { systemClock, type Clock } from '@/lib/clock';
 import { scrubSecrets } from './secrets';
 import { connectorSourceOf, registeredConnectorKinds, type ConnectorSourceRow } from './index';
 import { ConnectorError, type SourceQueueState } from './types';
 
-/** A reading not refreshed for this long is stale (the maintenance worker is behind or down). */
-export const SOURCE_QUEUE_STALE_MS = 2 * MINUTE;
 /** Brokers read at once: a cycle of many sources stays bounded by a few timeouts, not their sum. */
 const READ_CONCURRENCY = 8;
 /**
@@ -26,63 +21,6 @@ const READ_CONCURRENCY = 8;
  * brokers must not hold them. The sources left wait for the next cycle, which starts with them.
  */
 export const READ_BUDGET_MS = 10_000;
-
-export const SourceQueueView = z.object({
-  queue: z.string().nullable().describe('The source queue read (the queue the consumer reads, not the DLQ); null when none is configured'),
-  depth: z.int().nullable().describe('Messages waiting for a consumer, at readAt'),
-  inFlight: z.int().nullable().describe('Messages handed to a consumer and not yet acknowledged; null when the broker does not tell'),
-  consumers: z.int().nullable().describe('Consumers attached; null when the broker does not tell (SQS)'),
-  oldestAgeSeconds: z.int().nullable().describe('Age of the oldest waiting message at readAt; null when none waits or the broker does not tell (SQS, RabbitMQ over AMQP)'),
-  noConsumer: z.boolean().describe('Messages wait and nothing consumes them (for SQS: none in flight)'),
-  readAt: dateTime.nullable().describe('Last successful read'),
-  stale: z.boolean().describe('The last read failed, or none succeeded for two minutes: the figures are the last known'),
-  staleReason: z.string().nullable().describe('Why the reading is stale, in words'),
-});
-export type SourceQueueView = z.infer<typeof SourceQueueView>;
-
-type ReadingRow = {
-  sourceId: string;
-  queue: string | null;
-  depth: bigint | null;
-  inFlight: bigint | null;
-  consumers: number | null;
-  oldestAgeSeconds: number | null;
-  readAt: Date | null;
-  error: string | null;
-  errorAt: Date | null;
-};
-
-/** Whether a stored reading may be acted on at `now`, and if not, why. */
-export function staleness(r: Pick<ReadingRow, 'readAt' | 'error' | 'errorAt'>, now: Date): string | null {
-  if (r.error && (!r.readAt || (r.errorAt && r.errorAt >= r.readAt))) return r.error;
-  if (!r.readAt) return 'not read yet';
-  if (now.getTime() - r.readAt.getTime() > SOURCE_QUEUE_STALE_MS) return 'not read for over two minutes (is the maintenance worker running?)';
-  return null;
-}
-
-export function sourceQueueView(r: ReadingRow, now: Date): SourceQueueView {
-  const staleReason = staleness(r, now);
-  const depth = r.depth === null ? null : Number(r.depth);
-  const inFlight = r.inFlight === null ? null : Number(r.inFlight);
-  return {
-    queue: r.queue,
-    depth,
-    inFlight,
-    consumers: r.consumers,
-    oldestAgeSeconds: r.oldestAgeSeconds,
-    noConsumer: depth !== null && noConsumerSeen({ depth, inFlight, consumers: r.consumers }),
-    readAt: r.readAt,
-    stale: staleReason !== null,
-    staleReason,
-  };
-}
-
-/** The stored readings of these sources by id; a source never read has no entry. */
-export async function sourceQueueReadings(sourceIds: string[], now: Date = systemClock.now()): Promise<Map<string, SourceQueueView>> {
-  if (sourceIds.length === 0) return new Map();
-  const rows = await db().sourceQueueReading.findMany({ where: { sourceId: { in: sourceIds } } });
-  return new Map(rows.map((r) => [r.sourceId, sourceQueueView(r, now)]));
-}
 
 const SOURCE_COLUMNS = { id: true, name: true, kind: true, connection: true, connectionSecret: true, retentionSeconds: true, maxRedrives: true } as const;
 
@@ -127,7 +65,6 @@ export async function readSourceQueues(
 ): Promise<SourceQueueReadResult> {
   const timeoutMs = opts.timeoutMs ?? env().SOURCE_QUEUE_READ_TIMEOUT_MS;
   const budgetMs = opts.budgetMs ?? READ_BUDGET_MS;
-  const started = Date.now();
   const found = await db().source.findMany({
     where: { kind: { in: registeredConnectorKinds() }, ...(opts.sourceIds ? { id: { in: opts.sourceIds } } : {}) },
     select: { ...SOURCE_COLUMNS, sourceQueue: { select: { readAt: true, errorAt: true } } },
@@ -137,6 +74,8 @@ export async function readSourceQueues(
   const lastTried = (r: (typeof found)[number]) => Math.max(r.sourceQueue?.readAt?.getTime() ?? 0, r.sourceQueue?.errorAt?.getTime() ?? 0);
   const rows = found.sort((a, b) => lastTried(a) - lastTried(b)) as ConnectorSourceRow[];
   const result: SourceQueueReadResult = { read: 0, failed: [], deferred: 0 };
+  // Counted from the first read: a slow query above must not leave a cycle with none.
+  const started = Date.now();
   let next = 0;
   const lane = async () => {
     while (next < rows.length) {

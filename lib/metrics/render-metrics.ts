@@ -6,7 +6,7 @@ import { Counter, Gauge, Registry } from 'prom-client';
 import { db } from '@/lib/db';
 import { sourceScope, type Principal } from '@/lib/auth';
 import { systemClock, type Clock } from '@/lib/clock';
-import { staleness } from '@/lib/connectors/source-queue';
+import { staleness } from '@/lib/connectors/source-queue-view';
 import { isConnectorKind } from '@/lib/connectors/types';
 import { backlogSize } from '@/lib/search';
 import { computeAgeStats } from '@/lib/sla/age-stats';

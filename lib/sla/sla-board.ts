@@ -5,7 +5,7 @@
 import { db, pg } from '@/lib/db';
 import { sourceScope, type Principal } from '@/lib/auth';
 import { DAY, MINUTE, systemClock, type Clock } from '@/lib/clock';
-import { sourceQueueReadings, type SourceQueueView } from '@/lib/connectors/source-queue';
+import { sourceQueueReadings, type SourceQueueView } from '@/lib/connectors/source-queue-view';
 import { computeAgeStats, type AgeStats } from './age-stats';
 
 /** Stored stats older than this are recomputed on the spot (the maintenance worker is behind or down). */

@@ -5,7 +5,7 @@ import type { Principal } from '@/lib/auth';
 import { z } from 'zod';
 import { ConnectorHealthView, ErrorTextStatus, connectorHealth, errorTextStatus } from '@/lib/connectors/health';
 import type { ErrorTextMapping } from '@/lib/connectors/error-text';
-import { SourceQueueView, sourceQueueReadings } from '@/lib/connectors/source-queue';
+import { SourceQueueView, sourceQueueReadings } from '@/lib/connectors/source-queue-view';
 import { isConnectorKind } from '@/lib/connectors/types';
 import { findSource } from './find-source';
 import { SourceView, sourceView } from './source-view';

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { MINUTE } from '@/lib/clock';
 import { CONFIRM_MS, HINTS, describe as describeAlarm, nextState, noConsumerSeen, sourceQueueProblem, targetLevel, type SourceQueueObservation } from '@/lib/alarms/rules';
-import { staleness, SOURCE_QUEUE_STALE_MS } from '@/lib/connectors/source-queue';
+import { staleness, SOURCE_QUEUE_STALE_MS } from '@/lib/connectors/source-queue-view';
 import { alarmMessage } from '@/lib/notifications/alarm-message';
 
 const q = (o: Partial<SourceQueueObservation>): SourceQueueObservation => ({ queue: 'orders.work', depth: 0, inFlight: null, consumers: 1, oldestAgeMs: null, maxAgeMs: 15 * MINUTE, ...o });
