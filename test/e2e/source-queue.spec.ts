@@ -7,15 +7,12 @@ import amqp from 'amqplib';
 import { expect, test, type Page } from '@playwright/test';
 import { PHONE, as, expectFitsWidth, stateFile } from './helpers';
 
-test.describe.configure({ mode: 'serial' });
-test.use({ storageState: stateFile('admin@triage.local') });
-
 const AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672/';
-const suffix = randomBytes(3).toString('hex');
-const name = `e2e-srcq-${suffix}`;
-const dlq = `e2e.${suffix}.dlq`;
-const work = `e2e.${suffix}.work`;
+const run = `e2e.${randomBytes(3).toString('hex')}`;
+const [name, dlq, work] = [run.replace('.', '-srcq-'), `${run}.dlq`, `${run}.work`];
 let consumer: amqp.ChannelModel | null = null;
+
+test.use({ storageState: stateFile('admin@triage.local') });
 
 test.afterAll(async () => {
   await consumer?.close().catch(() => undefined);
@@ -44,12 +41,15 @@ test('a source queue with messages and no consumer shows "no consumer" on the so
 
   await page.goto('/admin');
   const form = page.getByTestId('create-source');
-  await form.getByLabel('Name').fill(name);
-  await form.getByLabel('Team').selectOption('commerce');
   await form.getByLabel('Kind').selectOption('rabbitmq');
-  await form.getByLabel('AMQP URL (with credentials)', { exact: true }).fill(AMQP_URL);
-  await form.getByLabel('Dead-letter queue', { exact: true }).fill(dlq);
-  await form.getByLabel('Source queue (what your consumer reads; default: the redrive queue)', { exact: true }).fill(work);
+  await form.getByLabel('Team').selectOption('commerce');
+  const fields = {
+    Name: name,
+    'AMQP URL (with credentials)': AMQP_URL,
+    'Dead-letter queue': dlq,
+    'Source queue (what your consumer reads; default: the redrive queue)': work,
+  };
+  for (const [label, value] of Object.entries(fields)) await form.getByLabel(label, { exact: true }).fill(value);
   await form.getByRole('button', { name: 'Create source' }).click();
   await expect(form.getByRole('status')).toHaveText(`Source ${name} created`);
 
