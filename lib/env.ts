@@ -80,6 +80,12 @@ const schema = z.object({
   CONNECTOR_ALARM_AFTER_SECONDS: z.coerce.number().int().positive().default(120),
   // A redrive task paused this long (it holds its dead letters) turns its source's redrive alarm to ALARM.
   REDRIVE_PAUSED_ALARM_SECONDS: z.coerce.number().int().positive().default(1800),
+  // A connector source's source queue (the queue its consumer reads) whose oldest waiting message is
+  // older than this raises its consumer alarm, as does one with messages and no consumer (lib/alarms).
+  SOURCE_QUEUE_MAX_AGE_SECONDS: z.coerce.number().int().positive().default(900),
+  // How long the maintenance cycle waits for one broker's answer about a source queue; past it the
+  // source's reading is kept and marked stale (lib/connectors/source-queue.ts).
+  SOURCE_QUEUE_READ_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
   // How long an advisory handed to a NATS source's reader may stay unacknowledged before NATS hands it
   // out again (a connectors process killed mid-batch); set when the reader is created. The fault
   // tests shorten it so that a redelivery comes within the test.

@@ -1,5 +1,5 @@
-// The maintenance process: repeatable jobs on the maintenance queue (alarms and rollups every 15 s,
-// so metrics and charts are never more than 15 s behind; the retention sweep and webhook
+// The maintenance process: repeatable jobs on the maintenance queue (connector sources' source queues
+// read, then alarms, and rollups every 15 s, so metrics and charts are never more than 15 s behind; the retention sweep and webhook
 // re-queueing every minute; dead_letters' monthly partitions created ahead, expired ones dropped and the parent analyzed when stale every 10 min, a partition whose statistics autovacuum has not caught up with analyzed every 30 s; the audit checkpoint every 10 min; masking verdicts recomputed in
 // bounded batches every 5 s while a source's are pending; grouping-rule re-application every 5 s; redrive rules every 5 s) and the webhook deliveries
 // themselves. The schedules are the catalog's (lib/queue/catalog.ts `every`). BullMQ job schedulers
@@ -7,6 +7,7 @@
 // restart forgot them; the work is in lib/.
 import { runWorkerProcess } from '@/lib/workers/run-worker-process';
 import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
+import { readSourceQueues } from '@/lib/connectors/source-queue';
 import { writeCheckpoint } from '@/lib/audit/checkpoint';
 import { advanceRegroupRuns } from '@/lib/clustering/regroup';
 import { SECOND, systemClock } from '@/lib/clock';
@@ -27,8 +28,14 @@ const SCHEDULES = jobsOf('maintenance').flatMap((entry) => (entry.every ? [{ ent
 /** Each handler's result goes to the debug log line "maintenance job done". */
 const HANDLERS: JobHandlers = {
   alarmsEvaluate: async () => {
+    // The source queues first, so the consumer alarms judge this cycle's readings. A broker that does
+    // not answer is kept as a stale reading; even Postgres failing here must not skip the alarms.
+    const queues = await readSourceQueues(systemClock).catch((err: unknown) => {
+      log.warn({ err }, 'source queues not read this cycle');
+      return null;
+    });
     const r = await evaluateAlarms(systemClock);
-    return { sources: r.sources, transitions: r.transitions.length };
+    return { sources: r.sources, transitions: r.transitions.length, sourceQueues: queues && { read: queues.read, failed: queues.failed.length, deferred: queues.deferred } };
   },
   rollupsCompute: () => computeRollups(systemClock.now()),
   retentionSweep: () => sweepExpired(systemClock),

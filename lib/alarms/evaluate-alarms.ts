@@ -11,6 +11,7 @@ import { DEAD_LETTER_STATUSES } from '@/lib/enums';
 import type { ErrorClass } from '@/lib/clustering/error-classes';
 import { alarmMessage, type AlarmTransition } from '@/lib/notifications/alarm-message';
 import { isConnectorKind } from '@/lib/connectors/types';
+import { staleness } from '@/lib/connectors/source-queue-view';
 import { recordWaves } from '@/lib/redrive-rules/waves';
 import { quarantineKey, quarantinedCounts } from '@/lib/runtime/quarantine';
 import { createDeliveries, enqueueAfterCommit, type DeliveryRef } from '@/lib/notifications/deliveries';
@@ -24,6 +25,7 @@ import {
   describe,
   keptLabel as keptLabelOf,
   nextState,
+  sourceQueueProblem,
   targetLevel,
   type AlarmKind,
   type AlarmLabel,
@@ -130,6 +132,17 @@ interface StateRow {
   evaluated_at: string;
 }
 
+/** The source queue's figures an alarm row and its notification carry. */
+function sourceQueueDetail(o: SourceObservation) {
+  const q = o.sourceQueue;
+  return {
+    queue: q?.queue ?? null,
+    consumers: q?.consumers ?? null,
+    inFlight: q?.inFlight ?? null,
+    oldestAgeSeconds: q?.oldestAgeMs == null ? null : Math.round(q.oldestAgeMs / 1000),
+  };
+}
+
 export async function evaluateAlarms(clock: Clock = systemClock): Promise<EvaluationResult> {
   const now = clock.now();
   // Both are idempotent reads/refreshes; only the state moves need the lock below.
@@ -147,6 +160,9 @@ export async function evaluateAlarms(clock: Clock = systemClock): Promise<Evalua
     ).map((t) => [t.source_id, t]),
   );
   const pausedAlarmMs = env().REDRIVE_PAUSED_ALARM_SECONDS * 1000;
+  // What the maintenance cycle last read of each connector source's own queue (readSourceQueues).
+  const readings = new Map((await db().sourceQueueReading.findMany()).map((r) => [r.sourceId, r]));
+  const sourceQueueMaxAgeMs = env().SOURCE_QUEUE_MAX_AGE_SECONDS * 1000;
 
   const { transitions, deliveries, sources } = await db().$transaction(
     async (tx) => {
@@ -216,12 +232,29 @@ export async function evaluateAlarms(clock: Clock = systemClock): Promise<Evalua
           };
         }
         if (pausedTask || prev.has(`${s.id}|redrive`)) kinds.push('redrive');
+        // A fresh reading moves the consumer alarm; a stale one (the broker did not answer) leaves it
+        // as it was, and a source that names no source queue any more has nothing to alarm about.
+        const reading = connector ? readings.get(s.id) : undefined;
+        if (reading && staleness(reading, now) === null && reading.queue !== null && reading.depth !== null) {
+          o.sourceQueue = {
+            queue: reading.queue,
+            depth: Number(reading.depth),
+            inFlight: reading.inFlight === null ? null : Number(reading.inFlight),
+            consumers: reading.consumers,
+            // The age as read, grown by the time since: a reading is at most a cycle old.
+            oldestAgeMs: reading.oldestAgeSeconds === null ? null : reading.oldestAgeSeconds * 1000 + Math.max(0, now.getTime() - reading.readAt!.getTime()),
+            maxAgeMs: sourceQueueMaxAgeMs,
+          };
+          kinds.push('consumer');
+        } else if (reading?.queue === null && prev.has(`${s.id}|consumer`)) kinds.push('consumer');
+        const queueProblem = o.sourceQueue ? sourceQueueProblem(o.sourceQueue) : null;
         for (const kind of kinds) {
           const p = prev.get(`${s.id}|${kind}`);
           const position = nextState(p ? { state: p.state, since: p.since } : undefined, targetLevel(kind, o), now, CONFIRM_MS[kind]);
           // The arrivals' errors tell an outage from poison; a broker the connector cannot reach is its own cause.
           const own: Partial<Record<AlarmKind, AlarmLabel>> = { connector: 'broker unreachable', quarantine: 'jobs quarantined', redrive: 'redrive paused' };
-          const rowLabel = position.state === 'OK' ? null : (own[kind] ?? label);
+          // A consumer alarm's cause is the source queue's, not the arrivals'.
+          const rowLabel = position.state === 'OK' ? null : kind === 'consumer' ? queueProblem : (own[kind] ?? label);
           const hint = rowLabel ? (HINTS[rowLabel as AlarmLabel] ?? null) : null;
           const d = describe(kind, o);
           rows.push({
@@ -237,6 +270,8 @@ export async function evaluateAlarms(clock: Clock = systemClock): Promise<Evalua
                   ? { ...d, hint, key: o.quarantine!.key }
                   : kind === 'redrive'
                     ? { ...d, hint, taskId: o.pausedTask?.taskId ?? null, reason: o.pausedTask?.reason ?? null }
+                  : kind === 'consumer'
+                    ? { ...d, hint, ...sourceQueueDetail(o) }
                   : { ...d, hint, dominantClusterId: c?.dominantClusterId ?? null, dominantShare: c?.dominantShare ?? null, errorClasses: c?.classCounts ?? null },
             evaluated_at: now.toISOString(),
           });
@@ -257,6 +292,7 @@ export async function evaluateAlarms(clock: Clock = systemClock): Promise<Evalua
               ...(kind === 'connector' ? { lastError: o.connector!.lastError, failures: o.connector!.failures } : {}),
               ...(kind === 'quarantine' ? { quarantineKey: o.quarantine!.key } : {}),
               ...(kind === 'redrive' ? { taskReason: o.pausedTask?.reason ?? null } : {}),
+              ...(kind === 'consumer' ? { sourceQueue: { ...sourceQueueDetail(o), maxAgeSeconds: env().SOURCE_QUEUE_MAX_AGE_SECONDS } } : {}),
             });
           }
         }
@@ -284,6 +320,7 @@ export async function evaluateAlarms(clock: Clock = systemClock): Promise<Evalua
               hint: t.hint,
               ...(t.kind === 'connector' ? { lastError: t.lastError ?? null } : {}),
               ...(t.kind === 'quarantine' ? { key: t.quarantineKey ?? null } : {}),
+              ...(t.kind === 'consumer' ? { queue: t.sourceQueue?.queue ?? null, consumers: t.sourceQueue?.consumers ?? null } : {}),
             },
           })),
         });

@@ -43,10 +43,16 @@ export const SourceAlarmsView = z.object({
 /** A label of today's rules has today's hint; one they no longer give keeps the hint it was given with. */
 const hintOf = (label: string | null, detail: Record<string, unknown> | null) =>
   label ? (HINTS[label as AlarmLabel] ?? (typeof detail?.hint === 'string' ? detail.hint : null)) : null;
-/** A quarantine alarm's hint names where the jobs are: the key is the source's, not the label's. */
+/**
+ * A quarantine alarm's hint names where the jobs are, a consumer alarm's the queue: the key and the
+ * queue are the source's, not the label's.
+ */
 const stateHint = (label: string | null, detail: Record<string, unknown> | null) => {
   const hint = hintOf(label, detail);
-  return hint && label === 'jobs quarantined' && typeof detail?.key === 'string' ? `${hint} (quarantine key: ${detail.key})` : hint;
+  if (hint && label === 'jobs quarantined' && typeof detail?.key === 'string') return `${hint} (quarantine key: ${detail.key})`;
+  if (hint && label === 'nothing consumes' && typeof detail?.queue === 'string') return `nothing consumes ${detail.queue}: ${hint}`;
+  if (hint && label === 'source queue stalled' && typeof detail?.queue === 'string') return `${detail.queue}: ${hint}`;
+  return hint;
 };
 
 /** Current alarm states, the raised ones first. */

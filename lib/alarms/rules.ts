@@ -20,6 +20,8 @@ export const SOURCE_ALARM_KINDS: readonly AlarmKind[] = ['depth', 'age', 'rate']
 export const RULES = {
   /** Depth > 0 must hold this long before PENDING becomes ALARM (a blip redriven at once pages nobody). */
   depthConfirmMs: MINUTE,
+  /** A source queue without a consumer must stay so this long before ALARM (a rolling deploy restarts consumers). */
+  consumerConfirmMs: MINUTE,
   /** The age alarm is PENDING this long before the deadline. */
   nearDeadlineMs: 24 * HOUR,
   /** The rate alarm counts dead letters over this window. */
@@ -48,7 +50,9 @@ export type AlarmLabel =
   | 'probable poison'
   | 'broker unreachable'
   | 'jobs quarantined'
-  | 'redrive paused';
+  | 'redrive paused'
+  | 'nothing consumes'
+  | 'source queue stalled';
 
 export const HINTS: Record<AlarmLabel, string> = {
   // Never the word of replaying: while the errors keep arriving, the dead letters stay parked.
@@ -65,6 +69,11 @@ export const HINTS: Record<AlarmLabel, string> = {
     'nothing is imported meanwhile (messages wait on the broker); the connector retries with backoff: check the broker, the credentials and the network',
   'redrive paused':
     'a redrive task of this source is paused and holds its dead letters (they stay on the age clock): read why on the task, resume it after the fix, or cancel it so they can be decided otherwise',
+  // Dead letters cannot show this: a consumer that does not run fails nothing.
+  'nothing consumes':
+    'start the consumer, or check its circuit breaker; dead letters cannot show this (nothing fails, so nothing is dead-lettered)',
+  'source queue stalled':
+    'its oldest message waits past the limit: the consumers are stuck or too slow (a message blocking the head, a breaker half-open, too few of them); dead letters cannot show this',
   'jobs quarantined':
     'failed jobs of this source queue that Postgres refused to store (a value it cannot hold, e.g. a message id too long to index): they are not dead letters, and they are kept in Redis, not lost. List them with ZRANGE on the quarantine key, read each job hash, record or drop them, then remove them from the set: the alarm clears when it is empty',
 };
@@ -149,8 +158,37 @@ export interface SourceObservation {
   connector?: ConnectorObservation;
   /** Built-in sources: the stray jobs their queue quarantined, and the Redis key that holds them. */
   quarantine?: { count: number; key: string };
+  /** Connector sources: the last fresh reading of their source queue, and how old its oldest message may be. */
+  sourceQueue?: SourceQueueObservation;
   /** The source's paused redrive task (the longest paused), and how long it may stay so. */
   pausedTask?: { taskId: string; pausedForMs: number; alarmAfterMs: number; reason: string | null };
+}
+
+export interface SourceQueueObservation {
+  queue: string;
+  depth: number;
+  inFlight: number | null;
+  consumers: number | null;
+  /** Null when none waits or the broker does not tell. */
+  oldestAgeMs: number | null;
+  /** SOURCE_QUEUE_MAX_AGE_SECONDS, ms. */
+  maxAgeMs: number;
+}
+
+/**
+ * Messages wait and nothing consumes them: no consumer attached, or, where the broker does not count
+ * consumers (SQS), none of them in flight (a receiving consumer holds what it received).
+ */
+export function noConsumerSeen(q: { depth: number; inFlight: number | null; consumers: number | null }): boolean {
+  if (q.depth <= 0) return false;
+  return q.consumers === null ? q.inFlight === 0 : q.consumers === 0;
+}
+
+/** What is wrong with a source queue, if anything: nothing consumes it, or its oldest message waits too long. */
+export function sourceQueueProblem(q: SourceQueueObservation): 'nothing consumes' | 'source queue stalled' | null {
+  if (noConsumerSeen(q)) return 'nothing consumes';
+  if (q.oldestAgeMs !== null && q.oldestAgeMs > q.maxAgeMs) return 'source queue stalled';
+  return null;
 }
 
 export interface ConnectorObservation {
@@ -190,6 +228,8 @@ export function targetLevel(kind: AlarmKind, o: SourceObservation): AlarmLevel {
     case 'redrive':
       if (!o.pausedTask) return 'OK';
       return o.pausedTask.pausedForMs >= o.pausedTask.alarmAfterMs ? 'ALARM' : 'PENDING';
+    case 'consumer':
+      return o.sourceQueue && sourceQueueProblem(o.sourceQueue) ? 'ALARM' : 'OK';
   }
 }
 
@@ -204,7 +244,7 @@ export function connectorDownForMs(now: Date, failures: number, lastSuccessAt: D
 }
 
 /** How long ALARM must be wanted, in PENDING, before it is raised. */
-export const CONFIRM_MS: Record<AlarmKind, number> = { depth: RULES.depthConfirmMs, age: 0, rate: 0, connector: 0, quarantine: 0, redrive: 0 };
+export const CONFIRM_MS: Record<AlarmKind, number> = { depth: RULES.depthConfirmMs, age: 0, rate: 0, connector: 0, quarantine: 0, redrive: 0, consumer: RULES.consumerConfirmMs };
 
 export interface AlarmPosition {
   state: AlarmLevel;
@@ -240,5 +280,7 @@ export function describe(kind: AlarmKind, o: SourceObservation): { value: number
       return { value: o.quarantine?.count ?? 0, threshold: '> 0 quarantined jobs' };
     case 'redrive':
       return { value: Math.round((o.pausedTask?.pausedForMs ?? 0) / 1000), threshold: `paused for ${formatDuration((o.pausedTask?.alarmAfterMs ?? 0) / 1000)}` };
+    case 'consumer':
+      return { value: o.sourceQueue?.depth ?? 0, threshold: `messages and no consumer, or the oldest over ${formatDuration((o.sourceQueue?.maxAgeMs ?? 0) / 1000)}` };
   }
 }

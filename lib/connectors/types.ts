@@ -69,6 +69,24 @@ export interface ProbeReport {
   traps?: Trap[];
 }
 
+/**
+ * What the broker tells of a connector source's source queue: the queue its application's consumer
+ * reads, not the dead-letter queue Triage imports. An empty DLQ is no proof of health when nothing
+ * consumes the source queue (nothing fails, so nothing is dead-lettered).
+ */
+export interface SourceQueueState {
+  /** The queue read, as the page names it (RabbitMQ queue, SQS queue name, stream/consumer, BullMQ queue). */
+  queue: string;
+  /** Messages ready for a consumer. */
+  depth: number;
+  /** Messages handed to a consumer and not yet acknowledged; null when the broker does not tell. */
+  inFlight: number | null;
+  /** Consumers attached; null when the broker does not tell (SQS has no such figure). */
+  consumers: number | null;
+  /** Age of the oldest waiting message, seconds; null when none waits or the broker does not tell. */
+  oldestAgeSeconds: number | null;
+}
+
 /** What an import loop reports besides the dead letters it records. */
 export interface HealthUpdate {
   /** Messages left on the broker (queue depth), when known. */
@@ -104,6 +122,11 @@ export interface Connector<Config, Secret extends ConnectorSecret = ConnectorSec
    * reconnects with backoff.
    */
   openImport(source: ConnectorSource<Config, Secret>, sink: ImportSink, signal: AbortSignal): Promise<void>;
+  /**
+   * The source queue's state, read on the maintenance cycle (lib/connectors/source-queue.ts). Throws a
+   * ConnectorError when the broker cannot be read, or a 'config' one when the settings name no source queue.
+   */
+  readSourceQueue(source: ConnectorSource<Config, Secret>, signal: AbortSignal): Promise<SourceQueueState>;
   /** The redrive side: a destination the redrive engine calls, closed when the run ends. */
   redriveDestination(source: ConnectorSource<Config, Secret>): RedriveDestination;
 }

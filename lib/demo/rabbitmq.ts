@@ -47,7 +47,8 @@ export async function ensureDemoRabbitmqSource(url: string): Promise<void> {
       team: DEMO_RABBITMQ.team,
       kind: 'rabbitmq',
       description: 'Shipments on the local RabbitMQ (Spring-style dead-letter exchange)',
-      connection: { queue: DEMO_RABBITMQ.deadLetterQueue },
+      // The consumer's queue, watched beside the DLQ (depth, consumers) on the source page and the SLA board.
+      connection: { queue: DEMO_RABBITMQ.deadLetterQueue, sourceQueue: DEMO_RABBITMQ.queue },
       secret: { url },
     },
   );

@@ -6,6 +6,7 @@ import { Counter, Gauge, Registry } from 'prom-client';
 import { db } from '@/lib/db';
 import { sourceScope, type Principal } from '@/lib/auth';
 import { systemClock, type Clock } from '@/lib/clock';
+import { staleness } from '@/lib/connectors/source-queue-view';
 import { isConnectorKind } from '@/lib/connectors/types';
 import { backlogSize } from '@/lib/search';
 import { computeAgeStats } from '@/lib/sla/age-stats';
@@ -19,7 +20,7 @@ export async function renderMetrics(actor: Principal, clock: Clock = systemClock
   const sources = await db().source.findMany({
     where: sourceScope(actor, 'deadletters.read'),
     orderBy: { name: 'asc' },
-    select: { id: true, name: true, kind: true, importPaused: true, stats: true, alarms: { select: { kind: true, state: true } }, health: true },
+    select: { id: true, name: true, kind: true, importPaused: true, stats: true, alarms: { select: { kind: true, state: true } }, health: true, sourceQueue: true },
   });
   const stale = sources.filter((s) => !s.stats?.evaluatedAt || Math.abs(now.getTime() - s.stats.evaluatedAt.getTime()) > STATS_MAX_AGE_MS).map((s) => s.id);
   const live = new Map((stale.length ? await computeAgeStats(now, stale) : []).map((s) => [s.sourceId, s]));
@@ -66,6 +67,13 @@ export async function renderMetrics(actor: Principal, clock: Clock = systemClock
     failures: gauge('triage_connector_consecutive_failures', 'Failed import attempts in a row since the last success', ['source', 'kind']),
     paused: gauge('triage_connector_import_paused', 'Import paused by a user: 1 paused, 0 running', ['source', 'kind']),
   };
+  // The source queue beside the DLQ, as the maintenance cycle last read it (absent: not watched).
+  const sourceQueue = {
+    depth: gauge('triage_source_queue_depth', 'Messages waiting on the source queue (what the consumer reads, not the DLQ) at the last read', ['source', 'kind']),
+    consumers: gauge('triage_source_queue_consumers', 'Consumers of the source queue at the last read; absent when the broker does not tell (SQS)', ['source', 'kind']),
+    oldest: gauge('triage_source_queue_oldest_age_seconds', 'Age of the oldest waiting message at the last read; absent when unknown', ['source', 'kind']),
+    stale: gauge('triage_source_queue_stale', 'The source queue reading is stale (the last read failed, the source names no source queue, or none for two minutes): 1 stale, 0 fresh', ['source', 'kind']),
+  };
 
   // Capped like the list's count: a scrape never counts a huge backlog row by row.
   const unindexed = await backlogSize({ cap: 100_000, sourceIds: sources.map((s) => s.id) });
@@ -94,6 +102,13 @@ export async function renderMetrics(actor: Principal, clock: Clock = systemClock
       connector.lastSuccess.set(labels, h?.lastSuccessAt ? h.lastSuccessAt.getTime() / 1000 : 0);
       if (h?.lag != null) connector.lag.set(labels, Number(h.lag));
       if (!s.importPaused) connector.up.set(labels, h?.lastSuccessAt && h.consecutiveFailures === 0 ? 1 : 0);
+      const q = s.sourceQueue;
+      if (q) {
+        if (q.depth !== null) sourceQueue.depth.set(labels, Number(q.depth));
+        if (q.consumers !== null) sourceQueue.consumers.set(labels, q.consumers);
+        if (q.oldestAgeSeconds !== null) sourceQueue.oldest.set(labels, q.oldestAgeSeconds);
+        sourceQueue.stale.set(labels, staleness(q, now) === null ? 0 : 1);
+      }
     }
   }
   for (const t of tasks) {

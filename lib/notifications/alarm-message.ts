@@ -22,6 +22,8 @@ export interface AlarmTransition {
   quarantineKey?: string;
   /** Redrive alarms: why the task paused. */
   taskReason?: string | null;
+  /** Consumer alarms: the source queue as last read, and how old its oldest message may be. */
+  sourceQueue?: { queue: string | null; consumers: number | null; inFlight: number | null; oldestAgeSeconds: number | null; maxAgeSeconds: number };
 }
 
 export interface SlackMessage {
@@ -48,6 +50,16 @@ function measure(t: AlarmTransition): string {
     case 'redrive':
       if (t.to === 'OK') return 'no redrive task of this source is paused any more';
       return `a redrive task paused for ${formatDuration(t.value)}, holding its dead letters${t.taskReason ? `: ${t.taskReason}` : ''}`;
+    case 'consumer': {
+      const q = t.sourceQueue;
+      const name = q?.queue ?? 'the source queue';
+      if (t.to === 'OK') return `${name} is consumed again (${t.value} message${t.value === 1 ? '' : 's'} waiting)`;
+      if (t.label === 'source queue stalled' && q?.oldestAgeSeconds != null) {
+        return `the oldest message of ${name} waits ${formatDuration(q.oldestAgeSeconds)} (limit ${formatDuration(q.maxAgeSeconds)}), ${t.value} waiting`;
+      }
+      const who = q?.consumers == null ? 'none in flight' : `${q.consumers} consumers`;
+      return `nothing consumes ${name}: ${t.value} message${t.value === 1 ? '' : 's'} waiting, ${who}`;
+    }
   }
 }
 

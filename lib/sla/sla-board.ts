@@ -1,10 +1,11 @@
 // The SLA board, the lead's home: per source the actor may read, the open dead letters, the oldest
 // open age on both clocks, how many are near or past the age deadline, how many will expire before
-// anyone decides them, and the depth trend. Reads one stored stats row per source (refreshed every
+// anyone decides them, the depth trend, and for a connector source its source queue as last read. Reads one stored stats row per source (refreshed every
 // 15 s by the maintenance worker), so it costs the same at a thousand or a million dead letters.
 import { db, pg } from '@/lib/db';
 import { sourceScope, type Principal } from '@/lib/auth';
 import { DAY, MINUTE, systemClock, type Clock } from '@/lib/clock';
+import { sourceQueueReadings, type SourceQueueView } from '@/lib/connectors/source-queue-view';
 import { computeAgeStats, type AgeStats } from './age-stats';
 
 /** Stored stats older than this are recomputed on the spot (the maintenance worker is behind or down). */
@@ -23,6 +24,8 @@ export interface SlaRow {
   expiringSoon: number;
   nextExpiryAt: Date | null;
   alarms: { kind: string; state: string; label: string | null }[];
+  /** Connector sources: the source queue beside the DLQ, as last read (never read: null). */
+  sourceQueue: SourceQueueView | null;
   /** Open dead letters at the end of each of the last `trendDays` days (UTC), oldest first; null: no data. */
   trend: { day: string; open: number | null }[];
   evaluatedAt: Date;
@@ -43,6 +46,7 @@ export async function getSlaBoard(actor: Principal, opts: { clock?: Clock; trend
   const stale = sources.filter((s) => !s.stats?.evaluatedAt || Math.abs(now.getTime() - s.stats.evaluatedAt.getTime()) > STATS_MAX_AGE_MS).map((s) => s.id);
   const live = new Map((stale.length ? await computeAgeStats(now, stale) : []).map((s) => [s.sourceId, s]));
   const trend = await depthTrend(sources.map((s) => s.id), now, trendDays);
+  const queues = await sourceQueueReadings(sources.map((s) => s.id), now);
   return sources.map((s) => {
     const st: Omit<AgeStats, 'sourceId' | 'ageHistogram'> =
       live.get(s.id) ?? (s.stats as NonNullable<typeof s.stats> & { evaluatedAt: Date });
@@ -57,6 +61,7 @@ export async function getSlaBoard(actor: Principal, opts: { clock?: Clock; trend
       expiringSoon: st.expiringSoon,
       nextExpiryAt: st.nextExpiryAt,
       alarms: s.alarms.map((a) => ({ kind: a.kind, state: a.state, label: a.label })),
+      sourceQueue: queues.get(s.id) ?? null,
       trend: trend.get(s.id) ?? [],
       evaluatedAt: st.evaluatedAt,
       live: live.has(s.id),

@@ -293,7 +293,7 @@ export const ROUTES: RouteEntry[] = [
     crossTeam: connectorIn(other),
   }),
   route('PATCH', '/api/v1/sources/:source', 'admin.manage', () => import('@/app/api/v1/sources/[source]/route'), connectorIn(own, {}, () => ({
-    connection: { prefetch: 100 + Math.floor(Math.random() * 900) },
+    connection: { prefetch: 100 + Math.floor(Math.random() * 900), sourceQueue: 'sec.work' },
   }))),
   // A read of the broker (nothing changes), by those who operate the import.
   route('POST', '/api/v1/sources/:source/connection-test', 'sources.import', () => import('@/app/api/v1/sources/[source]/connection-test/route'), connectorIn(own), {

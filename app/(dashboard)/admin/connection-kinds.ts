@@ -29,6 +29,8 @@ export const CONNECTION_FORMS: Partial<Record<ConnectorKind, ConnectionKindForm>
       { name: 'url', label: 'AMQP URL (with credentials)', type: 'secret', required: true, placeholder: 'amqp://user:pass@host:5672/vhost' },
       { name: 'queue', label: 'Dead-letter queue', type: 'text', required: true, placeholder: 'orders.dlq' },
       { name: 'targetQueue', label: 'Redrive to queue (default: original exchange)', type: 'text', placeholder: 'original exchange and routing keys' },
+      // Watched beside the DLQ: an empty DLQ proves nothing when nothing consumes this queue.
+      { name: 'sourceQueue', label: 'Source queue (what your consumer reads; default: the redrive queue)', type: 'text', placeholder: 'orders.work' },
       { name: 'managementUrl', label: 'Management API URL (optional)', type: 'url', placeholder: 'http://host:15672' },
       { name: 'prefetch', label: 'Prefetch', type: 'number', placeholder: '6000' },
     ],
@@ -56,7 +58,7 @@ export const CONNECTION_FORMS: Partial<Record<ConnectorKind, ConnectionKindForm>
     label: 'Amazon SQS dead-letter queue',
     fields: [
       { name: 'queueUrl', label: 'Dead-letter queue URL', type: 'url', required: true, placeholder: 'https://sqs.eu-west-1.amazonaws.com/123456789012/orders-dlq' },
-      { name: 'sourceQueueUrl', label: 'Redrive to queue URL (default: the DLQ’s source queue)', type: 'url', placeholder: 'found with ListDeadLetterSourceQueues' },
+      { name: 'sourceQueueUrl', label: 'Source queue URL (redrive target, watched beside the DLQ; default: the DLQ’s source queue)', type: 'url', placeholder: 'found with ListDeadLetterSourceQueues' },
       { name: 'endpoint', label: 'Endpoint (SQS-compatible server, optional)', type: 'url', placeholder: 'http://localhost:4566' },
       { name: 'region', label: 'Region (default: from the queue URL)', type: 'text', placeholder: 'eu-west-1' },
       // Left blank: the AWS SDK's usual environment (AWS_ACCESS_KEY_ID…, instance roles).

@@ -5,6 +5,7 @@ import { pageActor } from '@/lib/auth/guard';
 import { formatDuration } from '@/lib/sla/duration';
 import { getSlaBoard } from '@/lib/sla/sla-board';
 import { Sparkline } from '@/components/charts/sparkline';
+import { SourceQueueFigures } from '@/components/source-queue';
 import styles from './sla.module.css';
 import { OnHoldClusters } from './on-hold';
 
@@ -58,6 +59,7 @@ export default async function SlaPage({ searchParams }: { searchParams: Promise<
             <th>Open</th>
             <th title="since dead-lettered">Oldest age</th>
             <th title="since first enqueued: the SQS standard-queue clock">Oldest since enqueued</th>
+            <th title="connector sources: the queue the consumer reads, beside its DLQ; an empty DLQ proves nothing when nothing consumes it">Source queue</th>
             <th>Deadline</th>
             <th title="open dead letters with less than 24 h left before the deadline">Near deadline</th>
             <th>Breached</th>
@@ -94,6 +96,7 @@ export default async function SlaPage({ searchParams }: { searchParams: Promise<
                 </td>
                 <td data-col="oldest">{age(r.oldestAgeSeconds)}</td>
                 <td data-col="oldest-enqueued">{age(r.oldestEnqueuedAgeSeconds)}</td>
+                <td data-col="source-queue">{r.sourceQueue ? <SourceQueueFigures reading={r.sourceQueue} /> : <span className="muted">—</span>}</td>
                 <td data-col="deadline">{formatDuration(r.source.ageDeadlineSeconds)}</td>
                 <td data-col="near">
                   <Count n={r.nearDeadline} tone="warn" href={list(r.source.name)} />

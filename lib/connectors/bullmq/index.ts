@@ -5,6 +5,7 @@ import { bullmqConfigSchema, bullmqSecretSchema, type BullmqConfig, type BullmqS
 import { runBullmqImport } from './import';
 import { probeBullmq } from './probe';
 import { bullmqDestination } from './redrive';
+import { readBullmqSourceQueue } from './source-queue';
 
 export const bullmqConnector: Connector<BullmqConfig, BullmqSecret> = {
   kind: 'bullmq',
@@ -12,5 +13,6 @@ export const bullmqConnector: Connector<BullmqConfig, BullmqSecret> = {
   secretSchema: bullmqSecretSchema,
   probe: probeBullmq,
   openImport: runBullmqImport,
+  readSourceQueue: readBullmqSourceQueue,
   redriveDestination: bullmqDestination,
 };

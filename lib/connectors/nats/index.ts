@@ -8,6 +8,7 @@ import { natsConfigSchema, natsSecretSchema, type NatsConfig, type NatsSecret } 
 import { importFromNats } from './import';
 import { probeNats } from './probe';
 import { natsDestination } from './redrive';
+import { readNatsSourceQueue } from './source-queue';
 
 export const natsConnector: Connector<NatsConfig, NatsSecret> = {
   kind: 'nats',
@@ -15,5 +16,6 @@ export const natsConnector: Connector<NatsConfig, NatsSecret> = {
   secretSchema: natsSecretSchema,
   probe: probeNats,
   openImport: importFromNats,
+  readSourceQueue: readNatsSourceQueue,
   redriveDestination: natsDestination,
 };

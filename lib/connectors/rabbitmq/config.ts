@@ -14,6 +14,11 @@ export const rabbitmqConfigSchema = z
      * routing keys of the message's first x-death entry.
      */
     targetQueue: queueName.optional(),
+    /**
+     * The queue the application's consumer reads (what dead-letters into `queue`), watched for depth
+     * and consumers on the maintenance cycle; else `targetQueue`, where a redrive sends.
+     */
+    sourceQueue: queueName.optional(),
     /** The RabbitMQ management API (http://host:15672) on the broker's own host (the AMQP credentials go nowhere else), for "test connection" to read the queue's arguments. */
     managementUrl: z.string().trim().url().optional(),
     /** Unacknowledged messages the broker may push at once. */

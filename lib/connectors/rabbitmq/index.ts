@@ -6,6 +6,7 @@ import { rabbitmqConfigSchema, rabbitmqSecretSchema, type RabbitmqConfig, type R
 import { importFromRabbitmq } from './import';
 import { probeRabbitmq } from './probe';
 import { rabbitmqDestination } from './redrive';
+import { readRabbitmqSourceQueue } from './source-queue';
 
 export const rabbitmqConnector: Connector<RabbitmqConfig, RabbitmqSecret> = {
   kind: 'rabbitmq',
@@ -13,5 +14,6 @@ export const rabbitmqConnector: Connector<RabbitmqConfig, RabbitmqSecret> = {
   secretSchema: rabbitmqSecretSchema,
   probe: probeRabbitmq,
   openImport: importFromRabbitmq,
+  readSourceQueue: readRabbitmqSourceQueue,
   redriveDestination: rabbitmqDestination,
 };

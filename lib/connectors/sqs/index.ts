@@ -7,6 +7,7 @@ import { sqsConfigSchema, sqsSecretSchema, type SqsConfig, type SqsSecret } from
 import { importFromSqs } from './import';
 import { probeSqs } from './probe';
 import { sqsDestination } from './redrive';
+import { readSqsSourceQueue } from './source-queue';
 
 export const sqsConnector: Connector<SqsConfig, SqsSecret> = {
   kind: 'sqs',
@@ -14,5 +15,6 @@ export const sqsConnector: Connector<SqsConfig, SqsSecret> = {
   secretSchema: sqsSecretSchema,
   probe: probeSqs,
   openImport: importFromSqs,
+  readSourceQueue: readSqsSourceQueue,
   redriveDestination: sqsDestination,
 };

@@ -1,6 +1,6 @@
 // The source page's connector section: where the source reads from, its import's health (from
-// connector_health), the broker's settings checked against the known traps, the error-text notice,
-// and the buttons its owners may use.
+// connector_health), its source queue as last read, the broker's settings checked against the
+// known traps, the error-text notice, and the buttons its owners may use.
 import Link from 'next/link';
 import { Suspense } from 'react';
 import { can, canForTeam, type Actor } from '@/lib/auth';
@@ -8,6 +8,7 @@ import { formatDuration } from '@/lib/sla/duration';
 import type { SourceDetail } from '@/lib/sources/get-source';
 import { ImportSwitch, TestConnection } from '@/components/connector-forms';
 import { ConnectorTraps } from './connector-traps';
+import { SourceQueueFigures } from '@/components/source-queue';
 
 /** What the source reads, in its kind's own terms. */
 function location(kind: string, settings: Record<string, unknown>): string {
@@ -53,6 +54,13 @@ export function ConnectorPanel({ actor, source }: { actor: Actor; source: Source
             <tr>
               <th>Lag (left on the broker)</th>
               <td data-testid="health-lag">{h?.lag ?? '—'}</td>
+            </tr>
+            <tr>
+              <th>Source queue (what the consumer reads)</th>
+              <td data-testid="health-source-queue">
+                <SourceQueueFigures reading={c.sourceQueue} showQueue />
+                {c.sourceQueue?.readAt ? <span className="muted"> · read {at(c.sourceQueue.readAt)}</span> : null}
+              </td>
             </tr>
             <tr>
               <th>Last error</th>
