@@ -11,6 +11,7 @@ import { ProgressBar } from '@/components/redrive/progress-bar';
 import { redriveApi, type TaskWithHistory } from '@/components/redrive/redrive-api';
 import { CommandButtons } from '../command-buttons';
 import { formatDuration } from '@/lib/sla/duration';
+import { utc } from '@/components/format';
 import { awaitingOutcomes, outcomeWords, STATUS_BADGE, VERDICT_BADGE } from '../format';
 import { RateChart } from './rate-chart';
 
@@ -130,7 +131,7 @@ export function TaskLive({
           ))}
         </dl>
         <p style={{ marginBottom: 0 }}>
-          Did it work?{' '}
+          Did it work?{task.sinceResume ? ' Over the whole task, before and after the resume:' : ''}{' '}
           <span className={`badge ${VERDICT_BADGE[task.verdict]}`} data-testid="redrive-verdict">
             {task.verdict}
           </span>{' '}
@@ -140,7 +141,7 @@ export function TaskLive({
         </p>
         {task.sinceResume ? (
           <p className="muted" data-testid="since-resume">
-            Since the resume at {task.sinceResume.resumedAt}:{' '}
+            Since the latest resume ({utc(new Date(task.sinceResume.resumedAt))} UTC), counted apart, as it tells whether the fix worked:{' '}
             <span className={`badge ${VERDICT_BADGE[task.sinceResume.verdict]}`} data-testid="since-resume-verdict">
               {task.sinceResume.verdict}
             </span>{' '}
