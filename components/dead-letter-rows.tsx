@@ -1,6 +1,7 @@
 // The dead-letter rows table, shared by /dead-letters and a cluster's members: one place for its
 // columns, and for keeping long message ids and errors from widening the page (they are cut with an
-// ellipsis inside a block that has a width limit; a table cell alone does not honour one).
+// ellipsis inside a block that has a width limit; a table cell alone does not honour one). A row's
+// error opens in place to be read whole, wrapped to the window's width.
 import Link from 'next/link';
 import type { DeadLetterSummary } from '@/lib/deadletters/list-dead-letters';
 import { age, bytes, STATUS_BADGE } from './format';
@@ -54,10 +55,30 @@ export function DeadLetterRows({
                 <div className={`${styles.truncate} ${styles.preview}`}>{d.masked ? '(sensitive: masked)' : (d.preview?.slice(0, 120) ?? '(binary)')}</div>
               </td>
               <td>{d.reason}</td>
-              <td title={d.errorMessage ?? undefined}>
-                <div className={styles.truncate}>
-                  <strong>{d.errorType ?? '—'}</strong> {d.errorMessage}
-                </div>
+              <td className={styles.error}>
+                {d.errorMessage ? (
+                  // Native disclosure: a keyboard reaches and opens it (Enter, Space) with no script.
+                  <details>
+                    <summary title={d.errorMessage}>
+                      <span className={styles.truncate}>
+                        <strong>{d.errorType ?? '—'}</strong> {d.errorMessage}
+                      </span>
+                    </summary>
+                    <div className={styles.errorFull} data-testid="error-full">
+                      <strong>{d.errorType ?? '—'}</strong> {d.errorMessage}
+                      {d.errorMessageCut ? (
+                        <>
+                          {' '}
+                          … <Link href={`/dead-letters/${d.id}`}>Read the whole message and the stack</Link>
+                        </>
+                      ) : null}
+                    </div>
+                  </details>
+                ) : (
+                  <div className={styles.truncate}>
+                    <strong>{d.errorType ?? '—'}</strong>
+                  </div>
+                )}
               </td>
               <td>
                 <span className={`badge ${STATUS_BADGE[d.status] ?? ''}`}>{d.status}</span>

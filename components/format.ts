@@ -1,10 +1,9 @@
 // Small display helpers of the pages: ages, sizes, UTC times, dead-letter status badges.
+import { formatDuration } from '@/lib/sla/duration';
+
+/** How long ago `iso` was, in the one duration format of every page ("59 s", "1 min", "1 h 5 min", "2 d 3 h"). */
 export function age(iso: string, now = Date.now()): string {
-  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m`;
-  if (s < 86_400) return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
-  return `${Math.floor(s / 86_400)}d ${Math.floor((s % 86_400) / 3600)}h`;
+  return formatDuration((now - Date.parse(iso)) / 1000);
 }
 
 export function bytes(n: number): string {

@@ -1,9 +1,10 @@
 'use client';
 // Start a redrive of a selection, from any page: the preview (how many, loops skipped, approval,
 // an active task) comes first; then the rate (required, default 10/s), a canary, a ramp, the outcome
-// windows (how long a sent message is watched for a death), a reason. A cluster that is an outage
-// whose errors still arrive is warned of, and goes only on a lead's confirmation with a reason; so
-// is a source whose order a redrive cannot keep (an SQS FIFO queue, lib/connectors/traps.ts).
+// windows (how long a sent message is watched for a death), a reason. Dead letters of an outage whose
+// errors still arrive, whatever selects them, or of a source whose alarms say outage, are warned of
+// and go only on a lead's confirmation with a reason (lib/redrive/arriving-outage.ts); so is a
+// source whose order a redrive cannot keep (an SQS FIFO queue, lib/connectors/traps.ts).
 // Embed: <StartRedrive selection={{ cluster: id }} /> (or { ids }, { filter }, { source }); or link
 // to redriveHref(selection) for the full page.
 import { useMutation, useQuery } from '@tanstack/react-query';
@@ -12,6 +13,7 @@ import { useRouter } from 'next/navigation';
 import { useRef, useState, type FormEvent } from 'react';
 import { redriveKeys } from '@/lib/query-keys';
 import type { RedriveSelectionInput } from '@/lib/redrive';
+import { utc } from '@/components/format';
 import { TrapList } from '@/components/trap-list';
 import { redriveApi, RedriveApiError } from './redrive-api';
 import styles from './redrive.module.css';
@@ -102,8 +104,11 @@ export function StartRedrive({
           ) : null}
           {p.outage ? (
             <p className="error" role="alert" data-testid="outage-warning">
-              This cluster is an outage: its errors are transient and still arriving (the latest at {p.outage.lastSeen}). Do not redrive into a downstream
-              that is still broken: check it first, stop the bleeding, capture evidence. Only a lead who has confirmed it is healthy redrives now, saying why.
+              {p.outage.cause === 'cluster'
+                ? `These dead letters include an outage's: its errors are transient and still arriving (the latest at ${utc(new Date(p.outage.lastSeen))} UTC).`
+                : `This source's alarms say outage: its errors are transient and still arriving (as of ${utc(new Date(p.outage.lastSeen))} UTC).`}{' '}
+              Do not redrive into a downstream that is still broken: check it first, stop the bleeding, capture evidence. Only a lead who has confirmed
+              it is healthy redrives now, saying why.
             </p>
           ) : null}
           <TrapList traps={p.traps} testId="redrive-trap" />

@@ -11,6 +11,9 @@ import { decodeCursor, deadLetterFilters, encodeCursor, type Cursor, type DeadLe
 import { planQuery, selectPage, whereAll } from './query';
 import type { DeadLetterReason } from './record-dead-letters';
 
+/** How much of an error message the list carries (a row opens to show it; the dead letter has it whole). */
+export const LIST_ERROR_CHARS = 500;
+
 export const DeadLetterSummary = z.object({
   id: z.string(),
   sourceId: z.uuid(),
@@ -19,7 +22,8 @@ export const DeadLetterSummary = z.object({
   status: z.enum(DEAD_LETTER_STATUSES),
   reason: z.enum(DEAD_LETTER_REASONS),
   errorType: z.string().nullable(),
-  errorMessage: z.string().nullable().describe('The first 500 characters'),
+  errorMessage: z.string().nullable().describe(`The first ${LIST_ERROR_CHARS} characters`),
+  errorMessageCut: z.boolean().describe(`The message is longer than the ${LIST_ERROR_CHARS} characters the list carries: the whole one is on the dead letter`),
   receiveCount: z.int(),
   redriveCount: z.int(),
   deadAt: isoTime,
@@ -49,7 +53,8 @@ export const DeadLetterPageWithCount = DeadLetterPage.extend({
 });
 
 const PREVIEW_CHARS = 240;
-const SUMMARY_COLUMNS = `d.id, d.source_id, d.message_id, d.status, d.reason, d.error_type, left(d.error_message, 500) AS error_message,
+const SUMMARY_COLUMNS = `d.id, d.source_id, d.message_id, d.status, d.reason, d.error_type, left(d.error_message, ${LIST_ERROR_CHARS}) AS error_message,
+  length(d.error_message) > ${LIST_ERROR_CHARS} AS error_cut,
   d.receive_count, d.redrive_count, d.dead_at, d.enqueued_at, d.decided_at, d.payload_size, d.payload_sha256, d.content_type,
   d.cluster_id, d.sensitive, d.payload_masked, d.text_masked, substring(d.payload FROM 1 FOR ${PREVIEW_CHARS * 4}) AS head`;
 
@@ -61,6 +66,7 @@ interface SummaryRow {
   reason: DeadLetterReason;
   error_type: string | null;
   error_message: string | null;
+  error_cut: boolean | null;
   receive_count: number;
   redrive_count: number;
   dead_at: Date;
@@ -109,6 +115,7 @@ export async function listDeadLetters(
         reason: r.reason,
         errorType: r.error_type,
         errorMessage: r.error_message === null ? r.error_message : maskText(r.error_message),
+        errorMessageCut: r.error_cut === true,
         receiveCount: r.receive_count,
         redriveCount: r.redrive_count,
         deadAt: r.dead_at.toISOString(),

@@ -4,13 +4,10 @@
 import { SOURCE_KINDS } from '@/lib/sources/source-kind';
 import { z } from 'zod';
 import type { RedriveTask } from '@/generated/prisma/client';
-import { db, type Tx } from '@/lib/db';
+import { db } from '@/lib/db';
 import { append } from '@/lib/audit';
 import { auditActor, authorize, can, isSystem, type Principal } from '@/lib/auth';
 import { AppError, forbidden, unprocessable } from '@/lib/errors';
-import { ClusterVerdict, clusterVerdict } from '@/lib/alarms/cluster-verdict';
-import { isoTime } from '@/lib/wire';
-import { ERROR_CLASSES, type ErrorClass } from '@/lib/clustering/error-classes';
 import { systemClock, type Clock } from '@/lib/clock';
 import { redriveTraps } from '@/lib/connectors/trap-check';
 import { TrapView } from '@/lib/connectors/traps';
@@ -21,6 +18,7 @@ import { startedRecently, waitsFor } from './four-eyes';
 import { RAMP_STEP_SECONDS } from './rate-plan';
 import { describeDestination, resolveDestination } from './destination-source';
 import { assertSelectable, countSelection, redriveSelection, resolveSelection, type RedriveSelectionInput, type SelectedSource } from './selection';
+import { arrivingOutage, RedriveOutage } from './arriving-outage';
 
 export const DEFAULT_RATE = 10;
 export const MAX_RATE = 5_000;
@@ -72,16 +70,6 @@ export const startRedriveInput = z
 
 export type StartRedriveInput = z.input<typeof startRedriveInput>;
 
-export const RedriveOutage = z
-  .object({
-    clusterId: z.uuid(),
-    errorClass: z.enum(ERROR_CLASSES),
-    verdict: ClusterVerdict,
-    lastSeen: isoTime.describe('When its latest transient error arrived'),
-  })
-  .describe("The selected cluster is an outage whose errors still arrive: a start needs outageConfirmed and a reason, by a lead");
-export type RedriveOutage = z.infer<typeof RedriveOutage>;
-
 export const RedrivePreview = z.object({
   source: z.object({ id: z.uuid(), name: z.string(), kind: z.enum(SOURCE_KINDS) }),
   count: z.int().describe('Open dead letters the task would cover, frozen at start'),
@@ -101,27 +89,20 @@ function destinationOf(source: SelectedSource): string {
 }
 
 /**
- * The selected cluster when it is an outage whose errors still arrive (seed 004 §9: do not redrive
- * into a downstream that is still broken), from the class and time of its latest arrival.
- */
-async function arrivingOutage(tx: Tx, selection: RedriveSelectionInput, now: Date): Promise<RedriveOutage | null> {
-  if (!('cluster' in selection)) return null;
-  const [c] = await tx.$queryRaw<{ id: string; error_class: ErrorClass; last_seen: Date }[]>`
-    SELECT id::text, error_class, last_seen FROM clusters WHERE id = ${selection.cluster}::uuid`;
-  if (!c) return null;
-  const verdict = clusterVerdict(c.error_class, c.last_seen, now);
-  return verdict === 'outage' ? { clusterId: c.id, errorClass: c.error_class, verdict, lastSeen: c.last_seen.toISOString() } : null;
-}
-
-/**
- * A redrive of an arriving outage goes only on a lead's word (outageConfirmed) with a reason, which
- * the audit event keeps. A redrive rule's own condition (after the wave, quiet for its time) is its
+ * A redrive of an arriving outage, whatever selects it, goes only on a lead's word (outageConfirmed)
+ * with a reason, which the audit event keeps. A redrive rule's own condition (after the wave, quiet for its time) is its
  * author's standing word: its tasks are not asked again.
  */
+function outageWords(outage: RedriveOutage): string {
+  return outage.cause === 'cluster'
+    ? `The selection holds dead letters of an outage whose errors are still arriving (cluster ${outage.clusterId}, its latest transient error at ${outage.lastSeen})`
+    : `The source's alarms say outage: its transient errors are still arriving (as of ${outage.lastSeen})`;
+}
+
 function assertOutageConfirmed(actor: Principal, i: z.output<typeof startRedriveInput>, outage: RedriveOutage): void {
   if (!i.outageConfirmed) {
     throw unprocessable(
-      `This cluster is an outage whose errors are still arriving (its latest transient error at ${outage.lastSeen}): check the downstream and stop the bleeding first; a lead who has confirmed it is healthy redrives it with outageConfirmed and a reason`,
+      `${outageWords(outage)}: check the downstream and stop the bleeding first; a lead who has confirmed it is healthy redrives it with outageConfirmed and a reason`,
       { field: 'outageConfirmed', outage },
     );
   }
@@ -138,7 +119,7 @@ export async function previewRedrive(actor: Principal, selection: RedriveSelecti
     const { count, loops } = await countSelection(tx, r);
     const active = await tx.redriveTask.findFirst({ where: { sourceId: r.source.id, status: { in: ACTIVE_STATUSES } }, select: { id: true } });
     const recent = await startedRecently(tx, actor, r.source.id, clock.now());
-    const outage = await arrivingOutage(tx, parsed, clock.now());
+    const outage = await arrivingOutage(tx, r, clock.now());
     const stored = await tx.source.findUniqueOrThrow({ where: { id: r.source.id }, select: { kind: true, connection: true } });
     return {
       source: { id: r.source.id, name: r.source.name, kind: r.source.kind },
@@ -174,7 +155,7 @@ export async function startRedrive(
     async (tx) => {
       const r = await resolveSelection(tx, actor, 'deadletters.redrive', i.selection);
       assertSelectable(r.source);
-      const outage = origin ? null : await arrivingOutage(tx, i.selection, clock.now());
+      const outage = origin ? null : await arrivingOutage(tx, r, clock.now());
       if (outage) assertOutageConfirmed(actor, i, outage);
       const into = await resolveDestination(tx, actor, r.source, i.destination);
       // One active task per source: the source row lock serialises concurrent starts.

@@ -23,7 +23,8 @@ export type RatePoint = { t: string } & Record<string, number | string>;
 export interface DepthPoint {
   t: string;
   open: number | null;
-  oldestAgeHours: number | null;
+  /** Seconds: the chart writes them as the pages write ages (minutes under an hour). */
+  oldestAgeSeconds: number | null;
 }
 
 /** Bucket starts covering the range, aligned to the bucket size so a refresh shows the same buckets. */
@@ -54,7 +55,7 @@ export async function rateByReason(sourceId: string, now: Date, range: ChartRang
   return [...byT.values()];
 }
 
-/** Depth and oldest age (hours) per bucket: the bucket's peak, null where no snapshot was taken. */
+/** Depth and oldest age (seconds) per bucket: the bucket's peak, null where no snapshot was taken. */
 export async function depthAndAge(sourceId: string, now: Date, range: ChartRange, sql = pg()): Promise<DepthPoint[]> {
   const bs = buckets(now, range);
   const { bucketMs } = CHART_RANGES[range];
@@ -66,7 +67,7 @@ export async function depthAndAge(sourceId: string, now: Date, range: ChartRange
   const byT = new Map(rows.map((r) => [r.t.getTime(), r]));
   return bs.map((b) => {
     const r = byT.get(b.getTime());
-    return { t: b.toISOString(), open: r ? r.open : null, oldestAgeHours: r ? Math.round((r.oldest / 3600) * 10) / 10 : null };
+    return { t: b.toISOString(), open: r ? r.open : null, oldestAgeSeconds: r ? Number(r.oldest) : null };
   });
 }
 

@@ -3,6 +3,7 @@
 // "deployed"; the orders cluster redriven with a canary from the UI: all acknowledged, nothing open
 // left, and the audit trail tells it. The consumer and redrive workers run beside the app.
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { SERIES_COLORS } from '@/components/charts/chart-format';
 import { openDeadLetters, stateFile, triage } from './helpers';
 
 test.describe.configure({ mode: 'serial' });
@@ -71,6 +72,19 @@ test.describe('support engineer', () => {
     await expect(page.getByTestId('outcome-window')).toContainText("Outcome window 10 min (the canary's 1 min)");
     await expect(page.getByTestId('redrive-verdict')).toHaveText('worked');
     await expect(page.getByTestId('redrive-progress')).toHaveAttribute('aria-valuenow', total!);
+    // The chart: sent/s and acknowledged/s run together on a healthy redrive; both lines show, the
+    // sent one drawn on top of the other, dashed, each named in the legend.
+    const chart = page.locator('.recharts-wrapper').filter({ has: page.locator('.recharts-legend-wrapper', { hasText: 'sent/s' }) });
+    await expect(chart.locator('.recharts-legend-wrapper')).toContainText('sent/s');
+    await expect(chart.locator('.recharts-legend-wrapper')).toContainText('acknowledged/s');
+    const sent = chart.locator(`path.recharts-line-curve[stroke="${SERIES_COLORS.accent}"]`);
+    const acknowledged = chart.locator(`path.recharts-line-curve[stroke="${SERIES_COLORS.ok}"]`);
+    await expect(sent).toHaveAttribute('d', /^M[^M]*[LC]/);
+    await expect(acknowledged).toHaveAttribute('d', /^M[^M]*[LC]/);
+    expect(await sent.getAttribute('stroke-dasharray')).toMatch(/\d/);
+    expect(await acknowledged.getAttribute('stroke-dasharray')).toBeNull();
+    const sentOnTop = await sent.evaluate((s, a) => Boolean(a!.compareDocumentPosition(s) & Node.DOCUMENT_POSITION_FOLLOWING), await acknowledged.elementHandle());
+    expect(sentOnTop).toBe(true);
 
     // The dead-letter queue of orders is empty.
     await expect.poll(async () => (await openOrders(request)).count, { timeout: 15_000 }).toBe(0);

@@ -1,14 +1,16 @@
-// A redrive of a cluster that is an outage whose errors still arrive (seed 004 §9: "Do NOT redrive"
-// into a downstream that is still broken): the preview warns, the API refuses it without a lead's
-// confirmation (422 naming the field), and a confirmed start is audited with its reason. Poison, or
-// an outage whose errors stopped, asks nothing.
+// A redrive of dead letters from an outage whose errors still arrive (seed 004 §9: "Do NOT redrive"
+// into a downstream that is still broken), whatever selects them (ids, cluster, filter, source), and
+// of any selection of a source whose alarms say outage: the preview warns, the API refuses it
+// without a lead's confirmation (422 naming the field), and a confirmed start is audited with its
+// reason. Poison, or an outage whose errors stopped, asks nothing.
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
 import { createPersonalToken } from '@/lib/admin/tokens';
 import { MINUTE, manualClock } from '@/lib/clock';
 import { closeDb, db } from '@/lib/db';
 import { closeQueues, producerQueue, QUEUES } from '@/lib/queue';
-import { cancelRedrive, previewRedrive, startRedrive } from '@/lib/redrive';
+import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
+import { cancelRedrive, previewRedrive, redriveSelection, startRedrive, type RedriveSelectionInput } from '@/lib/redrive';
 import { POST as start } from '@/app/api/v1/redrives/route';
 import { GET as preview } from '@/app/api/v1/redrives/preview/route';
 import { resetDatabase } from '../support/db';
@@ -17,6 +19,22 @@ import { park, world } from './redrive-support';
 
 const clusterOf = async (id: string) => (await db().deadLetter.findUniqueOrThrow({ where: { id: BigInt(id) }, select: { clusterId: true } })).clusterId!;
 const DOWN = 'member service answered 503 Service Unavailable';
+
+interface Picked {
+  ids: string[];
+  cluster: string;
+  source: string;
+}
+/**
+ * One example of every selection kind the API takes (the options of `redriveSelection`), each over the
+ * same dead letters; the first test checks that none is missing.
+ */
+const SELECTION_KINDS: Record<string, (p: Picked) => RedriveSelectionInput> = {
+  ids: (p) => ({ ids: p.ids }),
+  cluster: (p) => ({ cluster: p.cluster, source: p.source }),
+  filter: (p) => ({ filter: { source: p.source } }),
+  source: (p) => ({ source: p.source }),
+};
 
 describe('redrive of an outage whose errors still arrive', () => {
   beforeEach(resetDatabase);
@@ -72,5 +90,53 @@ describe('redrive of an outage whose errors still arrive', () => {
     const later = manualClock(new Date(Date.now() + 11 * MINUTE));
     expect(await previewRedrive(w.support, { cluster: down, source: w.orders.name }, later)).toMatchObject({ outage: null });
     expect((await startRedrive(w.support, { selection: { cluster: down, source: w.orders.name } }, later)).total).toBe(3);
+  });
+
+  it('knows every selection kind the API takes', () => {
+    const examples = Object.values(SELECTION_KINDS).map((f) => f({ ids: ['1'], cluster: '00000000-0000-4000-8000-000000000000', source: 'orders' }));
+    for (const option of redriveSelection.options) {
+      expect(examples.filter((e) => option.safeParse(e).success), `an example of ${JSON.stringify(Object.keys(option.shape))}`).toHaveLength(1);
+    }
+    expect(examples).toHaveLength(redriveSelection.options.length);
+  });
+
+  for (const [kind, select] of Object.entries(SELECTION_KINDS)) {
+    it(`warns of the arriving outage and asks a lead's confirmation for a selection by ${kind}`, async () => {
+      const w = await world();
+      const ids = await park(w.orders, 4, { prefix: 'down', errorMessage: DOWN });
+      const cluster = await clusterOf(ids[0]!);
+      const selection = select({ ids, cluster, source: w.orders.name });
+
+      expect(await previewRedrive(w.lead, selection)).toMatchObject({ count: 4, outage: { clusterId: cluster, verdict: 'outage', errorClass: 'transient' } });
+      await expect(startRedrive(w.lead, { selection, reason: 'try again' })).rejects.toMatchObject({ code: 'unprocessable', details: { field: 'outageConfirmed' } });
+      await expect(startRedrive(w.lead, { selection, outageConfirmed: true })).rejects.toMatchObject({ code: 'unprocessable', details: { field: 'reason' } });
+      await expect(startRedrive(w.support, { selection, outageConfirmed: true, reason: 'looks fine' })).rejects.toMatchObject({ code: 'forbidden' });
+      expect(await db().redriveTask.count()).toBe(0);
+
+      const reason = 'member service healthy on live traffic for 20 minutes';
+      const task = await startRedrive(w.lead, { selection, outageConfirmed: true, reason });
+      expect(task.total).toBe(4);
+      const event = await db().auditEvent.findFirstOrThrow({ where: { action: 'redrive.start', targetId: task.id } });
+      expect(event).toMatchObject({ actorEmail: 'lead@test.local', reason });
+      expect(event.after).toMatchObject({ outageConfirmed: { clusterId: cluster, verdict: 'outage', errorClass: 'transient' } });
+    });
+  }
+
+  it('warns of a source whose alarms say outage, even for its poison dead letters', async () => {
+    const w = await world();
+    const poisonIds = await park(w.orders, 2, { prefix: 'gift' });
+    const poison = await clusterOf(poisonIds[0]!);
+    await park(w.orders, 5, { prefix: 'down', errorMessage: DOWN });
+    await evaluateAlarms();
+    const states = await db().alarmState.findMany({ where: { sourceId: w.orders.id, label: 'outage' } });
+    expect(states.length).toBeGreaterThan(0);
+
+    for (const selection of [{ ids: poisonIds }, { cluster: poison, source: w.orders.name }]) {
+      expect(await previewRedrive(w.lead, selection)).toMatchObject({ count: 2, outage: { verdict: 'outage', errorClass: 'transient' } });
+      await expect(startRedrive(w.lead, { selection })).rejects.toMatchObject({ code: 'unprocessable', details: { field: 'outageConfirmed' } });
+    }
+    const task = await startRedrive(w.lead, { selection: { ids: poisonIds }, outageConfirmed: true, reason: 'the downstream recovered; these two are poison and were fixed' });
+    const event = await db().auditEvent.findFirstOrThrow({ where: { action: 'redrive.start', targetId: task.id } });
+    expect(event.after).toMatchObject({ outageConfirmed: { verdict: 'outage', errorClass: 'transient' } });
   });
 });

@@ -338,8 +338,9 @@ describe('redrive tasks', () => {
     await park(w.orders, 4, { prefix: 'slow', errorMessage: 'downstream timeout after 30000 ms' });
     const filter = { source: [w.orders.name], q: 'timeout' };
     await drainBacklog(); // the search indexer has run
-    expect(await previewRedrive(w.support, { filter })).toMatchObject({ count: 4 });
-    const t = await startRedrive(w.support, { selection: { filter }, ratePerSecond: 1 });
+    // Timeouts still arriving are an outage, whatever selects them: a lead's confirmation starts it.
+    expect(await previewRedrive(w.support, { filter })).toMatchObject({ count: 4, outage: { verdict: 'outage' } });
+    const t = await startRedrive(w.lead, { selection: { filter }, ratePerSecond: 1, outageConfirmed: true, reason: 'the downstream is back' });
     expect(t.total).toBe(4);
     await park(w.orders, 2, { prefix: 'slow-later', errorMessage: 'downstream timeout after 30000 ms' });
     await drainBacklog();

@@ -54,7 +54,8 @@ describe('rollups and charts', () => {
     const sum = (reason: string) => charts.rate.reduce((n, p) => n + Number(p[reason]), 0);
     expect([sum('MaxReceives'), sum('Rejected'), sum('Expired')]).toEqual([3, 3, 0]);
     expect(charts.rate).toHaveLength(96);
-    expect(charts.depth.filter((p) => p.open !== null)).toEqual([{ t: '2026-03-02T09:00:00.000Z', open: 6, oldestAgeHours: 3 }]);
+    // The oldest died three hours before T0 and the clock reads a minute past it: to the second.
+    expect(charts.depth.filter((p) => p.open !== null)).toEqual([{ t: '2026-03-02T09:00:00.000Z', open: 6, oldestAgeSeconds: 3 * 3600 + 60 }]);
     expect(charts.histogram).toEqual([
       { bucket: '< 1 h', count: 5 },
       { bucket: '1–6 h', count: 1 },

@@ -135,7 +135,7 @@ export function TaskLive({
           ))}
         </dl>
         <p style={{ marginBottom: 0 }}>
-          Did it work?{' '}
+          Did it work?{task.sinceResume ? ' Over the whole task, before and after the resume:' : ''}{' '}
           <span className={`badge ${VERDICT_BADGE[task.verdict]}`} data-testid="redrive-verdict">
             {task.verdict}
           </span>{' '}
@@ -145,7 +145,7 @@ export function TaskLive({
         </p>
         {task.sinceResume ? (
           <p className="muted" data-testid="since-resume">
-            Since the resume at {when(task.sinceResume.resumedAt)}:{' '}
+            Since the latest resume ({when(task.sinceResume.resumedAt)}), counted apart, as it tells whether the fix worked:{' '}
             <span className={`badge ${VERDICT_BADGE[task.sinceResume.verdict]}`} data-testid="since-resume-verdict">
               {task.sinceResume.verdict}
             </span>{' '}

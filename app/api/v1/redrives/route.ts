@@ -1,6 +1,6 @@
 // GET /api/v1/redrives — redrive tasks the caller may read, newest first (?status=…|active, ?source=, ?after=<id>, ?limit=)
 // POST /api/v1/redrives — start a redrive task: { selection: { ids | cluster | filter | source }, ratePerSecond, canary?, ramp?, reason?,
-//   outageConfirmed? (a lead, with a reason: a cluster that is an outage whose errors still arrive) }
+//   outageConfirmed? (a lead, with a reason: dead letters of an outage whose errors still arrive) }
 import { z } from 'zod';
 import { api } from '@/lib/auth/guard';
 import { REDRIVE_TASK_STATUSES } from '@/lib/enums';
