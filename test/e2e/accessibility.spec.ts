@@ -22,6 +22,7 @@ import { DEMO_PASSWORD } from '../../prisma/seed';
 import { routePath } from '../security/inventory';
 import { ACTING } from '../security/fixtures';
 import { expectFitsWidth, PHONE, stateFile } from './helpers';
+import { principal } from './principal';
 
 const WCAG_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
 const SOURCE = 'a11y-pages';
@@ -112,11 +113,6 @@ async function expectAccessible(page: Page) {
 }
 
 let seeded: Seeded;
-
-async function principal(email: string): Promise<Actor> {
-  const u = await db().user.findUniqueOrThrow({ where: { email } });
-  return { userId: u.id, email: u.email, role: u.role, teamId: u.teamId, via: 'token' };
-}
 
 // Idempotent: a failed test restarts the worker, which runs beforeAll again on the same database.
 async function seed(): Promise<Seeded> {

@@ -2,9 +2,8 @@
 // keyboard, to read the message whole (the list carries its first 500 characters, and says where the
 // rest and the stack are), and the opened error fits an on-call phone. Seeded through the ingest API.
 import { execFileSync } from 'node:child_process';
-import { expect, test, type Browser, type BrowserContext } from '@playwright/test';
-import { DEMO_PASSWORD } from '../../prisma/seed';
-import { expectFitsWidth, PHONE, signInThroughForm } from './helpers';
+import { expect, test } from '@playwright/test';
+import { expectFitsWidth, PHONE, signedInContext } from './helpers';
 
 const RUN = Date.now().toString(36);
 // A source of its own (team finance), so the other specs' counts of partner-webhooks stay theirs.
@@ -24,13 +23,6 @@ function ingestToken(): string {
   return (JSON.parse(cli('token', 'create', '--source', SOURCE).trim().split('\n').pop()!) as { token: string }).token;
 }
 
-async function signIn(browser: Browser, email: string): Promise<BrowserContext> {
-  const { context, page } = await signInThroughForm(browser, email, DEMO_PASSWORD);
-  await expect(page.getByTestId('whoami')).toHaveText(email);
-  await page.close();
-  return context;
-}
-
 test.beforeAll(async ({ playwright, baseURL }) => {
   const request = await playwright.request.newContext({ baseURL });
   const r = await request.post(`/api/v1/sources/${SOURCE}/dead-letters`, {
@@ -47,7 +39,7 @@ test.beforeAll(async ({ playwright, baseURL }) => {
 });
 
 test('a row’s error opens in place from the keyboard, whole, and fits a phone', async ({ browser }) => {
-  const context = await signIn(browser, 'finance-support@triage.local');
+  const context = await signedInContext(browser, 'finance-support@triage.local');
   const page = await context.newPage();
   await page.setViewportSize(PHONE);
   await page.goto(`/dead-letters?source=${SOURCE}&messageId=long-${RUN}`);

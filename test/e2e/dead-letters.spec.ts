@@ -4,9 +4,8 @@
 // the CLI, as a forwarder would send them.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { expect, test, type APIRequestContext, type Browser, type BrowserContext } from '@playwright/test';
-import { DEMO_PASSWORD } from '../../prisma/seed';
-import { signInThroughForm } from './helpers';
+import { expect, test, type APIRequestContext, type BrowserContext } from '@playwright/test';
+import { signedInContext } from './helpers';
 
 const RUN = Date.now().toString(36);
 const MARKER = `zebra-${RUN}`;
@@ -56,17 +55,6 @@ async function seed(request: APIRequestContext) {
   }
 }
 
-/**
- * A signed-in context of its own: the shared storage-state files under test-results/ can be
- * overwritten by another run's setup in the same checkout, so these tests sign in themselves.
- */
-async function signIn(browser: Browser, email: string): Promise<BrowserContext> {
-  const { context, page } = await signInThroughForm(browser, email, DEMO_PASSWORD);
-  await expect(page.getByTestId('whoami')).toHaveText(email);
-  await page.close();
-  return context;
-}
-
 test.describe.configure({ mode: 'serial' });
 
 test.beforeAll(async ({ playwright, baseURL }) => {
@@ -78,7 +66,7 @@ test.beforeAll(async ({ playwright, baseURL }) => {
 test.describe('a support engineer', () => {
   let context: BrowserContext;
   test.beforeAll(async ({ browser }) => {
-    context = await signIn(browser, 'finance-support@triage.local');
+    context = await signedInContext(browser, 'finance-support@triage.local');
   });
   test.afterAll(async () => {
     await context.close();
@@ -223,7 +211,7 @@ test.describe('a support engineer', () => {
 });
 
 test('the audit trail shows the archive', async ({ browser }) => {
-  const context = await signIn(browser, 'auditor@triage.local');
+  const context = await signedInContext(browser, 'auditor@triage.local');
   const page = await context.newPage();
   await page.goto('/audit');
   const single = page.getByTestId('audit-table').locator('tr', { hasText: 'partner resent order 13 without the gift field' });
@@ -237,7 +225,7 @@ test('the audit trail shows the archive', async ({ browser }) => {
 });
 
 test('an auditor reads but cannot archive: the server refuses', async ({ browser, baseURL }) => {
-  const context = await signIn(browser, 'auditor@triage.local');
+  const context = await signedInContext(browser, 'auditor@triage.local');
   const page = await context.newPage();
   const request = context.request;
   await page.goto(`/dead-letters/${ids.html}`);
@@ -255,7 +243,7 @@ test('an auditor reads but cannot archive: the server refuses', async ({ browser
 });
 
 test("another team does not see finance's dead letters", async ({ browser }) => {
-  const context = await signIn(browser, 'support@triage.local');
+  const context = await signedInContext(browser, 'support@triage.local');
   const request = context.request;
   expect((await request.get(`/api/v1/dead-letters/${ids.html}`)).status()).toBe(404);
   expect((await request.get(`/api/v1/dead-letters/${ids.html}/payload`)).status()).toBe(404);

@@ -16,6 +16,7 @@ import { createView } from '@/lib/views';
 import { serverActions } from '../security/inventory';
 import { ACTING } from '../security/fixtures';
 import { expectFitsWidth, PHONE, stateFile } from './helpers';
+import { principal } from './principal';
 
 /** One unbroken word, far over every limit a form field has. */
 const LONG = 'w'.repeat(10_000);
@@ -313,11 +314,6 @@ const NO_TYPED_INPUT: Record<string, string> = {
 };
 
 let seeded: Seeded;
-
-async function principal(email: string): Promise<Actor> {
-  const u = await db().user.findUniqueOrThrow({ where: { email } });
-  return { userId: u.id, email: u.email, role: u.role, teamId: u.teamId, via: 'token' };
-}
 
 async function seed(): Promise<Seeded> {
   const actor = { ...SYSTEM, label: 'forms-suite' };

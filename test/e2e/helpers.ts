@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { expect, type APIRequestContext, type Browser, type Page } from '@playwright/test';
+import { expect, type APIRequestContext, type Browser, type BrowserContext, type Page } from '@playwright/test';
+import { DEMO_PASSWORD } from '../../prisma/seed';
 
 // Per port, so side-by-side e2e runs (each on its own port) keep their sign-ins apart.
 const run = process.env.E2E_PORT ?? 'default';
@@ -73,4 +74,15 @@ export async function openDeadLetters(request: APIRequestContext, source: string
   expect(r.status()).toBe(200);
   const body = (await r.json()) as { count: { count: number }; deadLetters: { clusterId: string | null }[] };
   return { count: body.count.count, clusterId: body.deadLetters[0]?.clusterId ?? null };
+}
+
+/**
+ * A demo user's signed-in context of its own: the shared storage-state files under test-results/
+ * can be overwritten by another run's setup in the same checkout.
+ */
+export async function signedInContext(browser: Browser, email: string): Promise<BrowserContext> {
+  const { context, page } = await signInThroughForm(browser, email, DEMO_PASSWORD);
+  await expect(page.getByTestId('whoami')).toHaveText(email);
+  await page.close();
+  return context;
 }

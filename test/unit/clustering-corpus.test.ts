@@ -43,16 +43,19 @@ describe('clustering dead letters of many languages (dlq-polyglot)', () => {
   }, 60_000);
 });
 
+// The project's corpora of other flavours and the grouping accuracy each must keep.
+const FLAVOURS: [string, number][] = [
+  ['dlq-polyglot', 0.98],
+  ['hdfs-style', 0.98],
+  ['openssh-style', 0.98],
+  ['bgl-style', 0.98],
+  ['apache-proxifier-style', 0.95],
+  ['ecosystems-runtimes', 0.98],
+  ['ecosystems-infra', 0.98],
+];
+
 describe('clustering on corpora of other flavours', () => {
-  it.each([
-    ['dlq-polyglot', 0.98],
-    ['hdfs-style', 0.98],
-    ['openssh-style', 0.98],
-    ['bgl-style', 0.98],
-    ['apache-proxifier-style', 0.95],
-    ['ecosystems-runtimes', 0.98],
-    ['ecosystems-infra', 0.98],
-  ])('%s scores at least %s', (name, threshold) => {
+  it.each(FLAVOURS)('%s scores at least %s', (name, threshold) => {
     const corpus = join(fixtures, `${name}.ndjson`);
     const keys = clusterBatch(readErrors(corpus));
     expect(score(corpus, `${keys.join('\n')}\n`)).toBeGreaterThanOrEqual(threshold);
@@ -62,15 +65,7 @@ describe('clustering on corpora of other flavours', () => {
 describe('clustering online, one dead letter at a time as the write path does', () => {
   // The write path sees a stream: the second stage runs over a new fingerprint's kin as they are
   // then, and its merges stick. It must not score below what the batch scores.
-  it.each([
-    ['dlq-polyglot', 0.98],
-    ['hdfs-style', 0.98],
-    ['openssh-style', 0.98],
-    ['bgl-style', 0.98],
-    ['apache-proxifier-style', 0.95],
-    ['ecosystems-runtimes', 0.98],
-    ['ecosystems-infra', 0.98],
-  ])('%s scores at least %s', (name, threshold) => {
+  it.each(FLAVOURS)('%s scores at least %s', (name, threshold) => {
     const corpus = join(fixtures, `${name}.ndjson`);
     const keys = replayOnline(readErrors(corpus));
     expect(score(corpus, `${keys.join('\n')}\n`)).toBeGreaterThanOrEqual(threshold);
