@@ -104,9 +104,55 @@ describe('correcting the clustering', () => {
       ],
     });
 
-    // New arrivals of that fingerprint still count into the cluster that kept the id.
-    const [later] = await record(orders, [poison('unknown field "gift" in order 9', { payloadJson: { type: 'order.updated' } })]);
-    expect(await clusterOf(later!.id)).toBe(id);
+    // The split stays split for new arrivals of that fingerprint: each lands in the part of its
+    // value, and a value never seen before stays in the cluster that kept the id.
+    const later = await record(orders, [
+      poison('unknown field "gift" in order 9', { payloadJson: { type: 'order.updated' } }),
+      poison('unknown field "gift" in order 10', { payloadJson: { type: 'order.created' } }),
+      poison('unknown field "gift" in order 11', { payloadJson: { type: 'order.deleted' } }),
+    ]);
+    expect(await clusterOf(later[0]!.id)).toBe(other!.clusterId);
+    expect(await clusterOf(later[1]!.id)).toBe(id);
+    expect(await clusterOf(later[2]!.id)).toBe(id);
+    expect(await counts(other!.clusterId!)).toEqual({ count: 3, open: 3, perSource: 3 });
+    expect(await counts(id)).toEqual({ count: 5, open: 5, perSource: 5 });
+  });
+
+  it('a split by a header stays split for new arrivals, and so does a split of a part', async () => {
+    const { orders } = fx.sources;
+    const arrival = (i: number, type: string, tenant: string) =>
+      poison(`unknown field "gift" in order ${i}`, { payloadJson: { type, i }, headers: { 'X-Tenant': tenant } });
+    const recorded = await record(orders, [
+      arrival(1, 'order.created', 'acme'),
+      arrival(2, 'order.created', 'acme'),
+      arrival(3, 'order.created', 'globex'),
+      arrival(4, 'order.updated', 'acme'),
+      arrival(5, 'order.updated', 'acme'),
+      arrival(6, 'order.updated', 'globex'),
+    ]);
+    const id = await clusterOf(recorded[0]!.id);
+    // Tie at three: the value first in order keeps the id.
+    const byType = await splitCluster(lead(), id, { by: { field: 'payload', path: '$.type' }, reason: 'two message types' });
+    const updated = byType.parts.find((p) => p.value === 'order.updated')!.clusterId!;
+    expect(byType.parts.find((p) => p.value === 'order.created')!.clusterId).toBe(id);
+    const byTenant = await splitCluster(lead(), updated, { by: { field: 'header', name: 'x-tenant' }, reason: 'one tenant sends another shape' });
+    const globex = byTenant.parts.find((p) => p.value === 'globex')!.clusterId!;
+    expect(byTenant.parts.find((p) => p.value === 'acme')!.clusterId).toBe(updated);
+    expect(await counts(globex)).toEqual({ count: 1, open: 1, perSource: 1 });
+
+    const later = await record(orders, [
+      arrival(7, 'order.updated', 'globex'),
+      arrival(8, 'order.updated', 'acme'),
+      arrival(9, 'order.created', 'globex'),
+      arrival(10, 'order.updated', 'initech'),
+    ]);
+    expect(await clusterOf(later[0]!.id)).toBe(globex);
+    expect(await clusterOf(later[1]!.id)).toBe(updated);
+    expect(await clusterOf(later[2]!.id)).toBe(id);
+    expect(await clusterOf(later[3]!.id)).toBe(updated);
+    expect(await counts(globex)).toEqual({ count: 2, open: 2, perSource: 2 });
+    expect(await counts(updated)).toEqual({ count: 4, open: 4, perSource: 4 });
+    expect(await counts(id)).toEqual({ count: 4, open: 4, perSource: 4 });
   });
 
   it('refuses a split with one part, to the auditor, and outside the lead team (404)', async () => {
