@@ -49,7 +49,7 @@ const FLAVOURS: [string, number][] = [
   ['hdfs-style', 0.98],
   ['openssh-style', 0.98],
   ['bgl-style', 0.98],
-  ['apache-proxifier-style', 0.95],
+  ['apache-proxifier-style', 0.98],
   ['ecosystems-runtimes', 0.98],
   ['ecosystems-infra', 0.98],
 ];
