@@ -2,9 +2,9 @@
 // header or a JSON path of the payload, after a preview of the parts and their counts. The largest
 // part keeps the cluster's id and whatever hangs on it; the other parts are new clusters that link
 // back to it (split_from_id). Members only change cluster (moveMembers): no dead letter loses its
-// status or history. A split re-clusters the members there are; what arrives later with the same
-// fingerprint counts into the cluster that kept the id, unless a grouping rule on the source
-// splits it too (grouping-rules.ts).
+// status or history. The split stays split: the cluster that kept the id keeps what it was split by
+// (split_by, split-routes.ts), and the write path routes a new arrival with a split-off value to
+// its part; the kept values and values never seen count into the cluster that kept the id.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { append } from '@/lib/audit';
@@ -17,17 +17,12 @@ import { prismaQuery } from './absorb-clusters';
 import { auditPlace } from './archive-cluster';
 import { clusterScope, findCluster, type ClusterRow, type ClusterScope } from './cluster-scope';
 import { clusterShape } from './cluster-shape';
-import { fieldLabel, fieldValue, groupByField, parsePayload } from './grouping-rules';
+import { fieldLabel, parsePayload } from './grouping-rules';
 import { lockShapes } from './merge-new-clusters';
 import { clusterCounts, moveMembers } from './move-members';
-import { topInAppFrame } from './stack-frame';
+import { splitField, splitValue, valueDigest, type SplitField, type SplitRoute } from './split-routes';
 
-export const splitField = z.union([
-  groupByField,
-  z.object({ field: z.literal('errorType') }).strict(),
-  z.object({ field: z.literal('topFrame') }).strict(),
-]);
-export type SplitField = z.infer<typeof splitField>;
+export { splitField, type SplitField } from './split-routes';
 
 export const splitPreviewInput = z.object({ by: splitField }).strict();
 export const splitClusterInput = z.object({ by: splitField, reason: reasonSchema }).strict();
@@ -64,14 +59,7 @@ interface Member {
   payload: Uint8Array | null;
 }
 
-function valueOf(by: SplitField, m: Member): string {
-  if (by.field === 'errorType') return m.error_type ?? m.reason;
-  if (by.field === 'topFrame') {
-    const f = topInAppFrame(m.error_stack);
-    return f ? `${f.fn} (${f.file})` : '(no in-app frame)';
-  }
-  return fieldValue(by, { payload: () => (m.payload ? parsePayload(m.payload) : undefined), headers: m.headers ?? undefined });
-}
+const valueOf = (by: SplitField, m: Member) => splitValue(by, { ...m, payload: () => (m.payload ? parsePayload(m.payload) : undefined) });
 
 /** Every member grouped by the field's value, largest part first (ties: by value, so the choice is stable). */
 async function partsOf(cluster: ClusterRow, by: SplitField): Promise<{ parts: (SplitPart & { ids: bigint[] })[]; total: number }> {
@@ -183,6 +171,9 @@ export async function splitCluster(actor: Principal, id: string, input: SplitClu
         moved += (await moveMembers(q, part.ids, partId)).members;
         part.clusterId = partId;
       }
+      // What later arrivals are routed by: each split-off value to its part (the write path, split-routes.ts).
+      const route: SplitRoute = { by, parts: Object.fromEntries(others.map((p) => [valueDigest(p.value), p.clusterId!])) };
+      await q`UPDATE clusters SET split_by = coalesce(split_by, '[]'::jsonb) || ${JSON.stringify([route])}::jsonb WHERE id = ${cluster.id}::uuid RETURNING id`;
       const after = await clusterCounts(q, parts.map((p) => p.clusterId!));
       await append(tx, {
         actor: auditActor(actor),

@@ -23,6 +23,7 @@ import { applyGrouping, groupingOf, NO_GROUPING, type RuledFingerprint, type Sou
 import { postgresQuery } from '@/lib/clustering/absorb-clusters';
 import { lockClustersFollowingMerges } from '@/lib/clustering/follow-merges';
 import { mergeNewClusters } from '@/lib/clustering/merge-new-clusters';
+import { lazySubject, routeThroughSplits, splitRoutesOf, type SplitNode } from '@/lib/clustering/split-routes';
 import { pg } from '@/lib/db';
 import { reopenRegressions } from '@/lib/ownership/regressions';
 import { binaryCopyChunks, type CopyColumn, type CopyType } from '@/lib/db/copy-binary';
@@ -305,7 +306,7 @@ async function insertRows(tx: postgres.TransactionSql, rows: Row[], ids: bigint[
   }
 }
 
-/** Upsert the clusters of these rows and set each row's cluster_id (following merge aliases). */
+/** Upsert the clusters of these rows and set each row's cluster_id (following merge aliases and splits). */
 async function assignClusters(tx: postgres.TransactionSql, rows: Row[]): Promise<void> {
   const byFp = new Map<string, Row>();
   for (const r of rows) if (!byFp.has(r.fingerprint)) byFp.set(r.fingerprint, r);
@@ -323,8 +324,11 @@ async function assignClusters(tx: postgres.TransactionSql, rows: Row[]): Promise
       first_seen: r.dead_at,
       last_seen: r.dead_at,
     }));
-  const lookup = () => tx<{ fingerprint: string; id: string; merged_into_id: string | null }[]>`
-    SELECT fingerprint, id, merged_into_id FROM clusters WHERE fingerprint IN ${tx([...byFp.keys()])}`;
+  // `split`: the cluster arrivals count into was split by a person (a rare join hit, no extra round trip).
+  const lookup = () => tx<{ fingerprint: string; id: string; merged_into_id: string | null; split: boolean }[]>`
+    SELECT c.fingerprint, c.id, c.merged_into_id, t.split_by IS NOT NULL AS split
+    FROM clusters c LEFT JOIN clusters t ON t.id = coalesce(c.merged_into_id, c.id)
+    WHERE c.fingerprint IN ${tx([...byFp.keys()])}`;
   // The lookup is sent with the upsert (one round trip: it runs after it, and sees what it inserted).
   const [inserted, looked] = await Promise.all([
     tx`
@@ -342,6 +346,29 @@ async function assignClusters(tx: postgres.TransactionSql, rows: Row[]): Promise
   }
   const resolved = new Map(found.map((c) => [c.fingerprint, c.merged_into_id ?? c.id]));
   for (const r of rows) r.cluster_id = resolved.get(r.fingerprint) ?? null;
+  const split = found.filter((c) => c.split).map((c) => c.merged_into_id ?? c.id);
+  if (split.length) await routeSplitArrivals(tx, rows, split);
+}
+
+/**
+ * A split stays split for new arrivals: rows counted into a cluster a person split go to the part
+ * of their value (lib/clustering/split-routes.ts). One query reads the splits of these clusters,
+ * their parts, parts split again and where merged parts went; only these rows are read for the
+ * split's field (a payload parsed only for a split by a payload path).
+ */
+async function routeSplitArrivals(tx: postgres.TransactionSql, rows: Row[], split: string[]): Promise<void> {
+  const found = await tx<{ id: string; split_by: unknown; merged_into_id: string | null }[]>`
+    WITH RECURSIVE tree AS (
+      SELECT id, merged_into_id FROM clusters WHERE id = ANY(${[...new Set(split)]}::uuid[])
+      UNION
+      SELECT n.id, n.merged_into_id FROM tree t CROSS JOIN LATERAL (
+        SELECT id, merged_into_id FROM clusters WHERE split_from_id = t.id
+        UNION ALL SELECT id, merged_into_id FROM clusters WHERE id = t.merged_into_id) n
+    )
+    SELECT t.id::text, c.split_by, t.merged_into_id::text FROM tree t JOIN clusters c ON c.id = t.id`;
+  const nodes = new Map<string, SplitNode>(found.map((c) => [c.id, { routes: splitRoutesOf(c.split_by), mergedInto: c.merged_into_id }]));
+  const roots = new Set(split);
+  for (const r of rows) if (r.cluster_id && roots.has(r.cluster_id)) r.cluster_id = routeThroughSplits(r.cluster_id, nodes, lazySubject(r));
 }
 
 /** Count newly created dead letters into their clusters, per-source splits and hours: four statements, two round trips, per batch. */

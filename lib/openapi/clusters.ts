@@ -86,7 +86,7 @@ export const clustersArea: OpenApiArea = {
         tags: ['clusters'],
         summary: 'Split the cluster by a field: error type, top frame, a header or a JSON path of the payload (lead, admin)',
         description:
-          "The largest part keeps the cluster's id; the other parts are new clusters linking back to it (splitFromId). Members change cluster only, with their counts; new arrivals with the fingerprint keep counting into the cluster that kept the id (a grouping rule splits those). At most 50,000 members and 50 parts. Audited with the counts before and after.",
+          "The largest part keeps the cluster's id; the other parts are new clusters linking back to it (splitFromId). Members change cluster only, with their counts; new arrivals stay split: one with a split-off value counts into its part, any other value into the cluster that kept the id. At most 50,000 members and 50 parts. Audited with the counts before and after.",
         security,
         parameters: [id],
         requestBody: { required: true, content: jsonContent(schemaOf(splitClusterInput)) },

@@ -155,6 +155,23 @@ describe('correcting the clustering', () => {
     expect(await counts(id)).toEqual({ count: 4, open: 4, perSource: 4 });
   });
 
+  it('a split by error type of a merged cluster stays split for new arrivals of either type', async () => {
+    const { orders } = fx.sources;
+    const [quota] = await record(orders, [0, 1, 2].map(() => poison('limit reached for tenant', { errorType: 'QuotaError' })));
+    const [rate] = await record(orders, [0, 1].map(() => poison('limit reached for tenant', { errorType: 'RateError' })));
+    const into = await clusterOf(quota!.id);
+    await mergeClusters(lead(), await clusterOf(rate!.id), { into, reason: 'one limit' });
+    const split = await splitCluster(lead(), into, { by: { field: 'errorType' }, reason: 'two limits after all' });
+    const part = split.parts.find((p) => p.value === 'RateError')!.clusterId!;
+    expect(split.parts.find((p) => p.value === 'QuotaError')!.clusterId).toBe(into);
+
+    const later = await record(orders, [poison('limit reached for tenant', { errorType: 'RateError' }), poison('limit reached for tenant', { errorType: 'QuotaError' })]);
+    expect(await clusterOf(later[0]!.id)).toBe(part);
+    expect(await clusterOf(later[1]!.id)).toBe(into);
+    expect(await counts(part)).toEqual({ count: 3, open: 3, perSource: 3 });
+    expect(await counts(into)).toEqual({ count: 4, open: 4, perSource: 4 });
+  });
+
   it('refuses a split with one part, to the auditor, and outside the lead team (404)', async () => {
     const [one] = await record(fx.sources.orders, [poison('unknown field "gift" in order 1'), poison('unknown field "gift" in order 2')]);
     const id = await clusterOf(one!.id);
