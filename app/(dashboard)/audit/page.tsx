@@ -96,7 +96,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
               <td>
                 <a href={`/audit/${e.id}`}>{e.id}</a>
               </td>
-              <td>{e.at}</td>
+              <td className="time">{e.at}</td>
               <td>
                 {e.actorEmail} <span className="muted">({e.actorRole})</span>
               </td>

@@ -25,7 +25,7 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
         {summary(page)}
       </p>
       <FilterForm>
-        <SourceSelect sources={sources} value={first(filters.source)} anyLabel={`all of ${sources.length === 1 ? 'it' : 'them'} (${sources.map((s) => s.name).join(', ') || 'none'})`} />
+        <SourceSelect sources={sources} value={first(filters.source)} anyLabel={sources.length === 1 ? `all of it (${sources[0]!.name})` : `all ${sources.length} sources`} />
         <label>
           Owner
           <select name="owner" defaultValue={filters.owner ?? ''}>

@@ -114,7 +114,7 @@ export default async function VerifyPage({ searchParams }: { searchParams: Promi
         <tbody>
           {latest.map((c) => (
             <tr key={c.headId + c.at}>
-              <td>{c.at}</td>
+              <td className="time">{c.at}</td>
               <td>
                 <a href={`/audit/${c.headId}`}>#{c.headId}</a>
               </td>

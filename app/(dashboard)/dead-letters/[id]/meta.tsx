@@ -22,7 +22,7 @@ export function AuditHistory({ history }: { history: DeadLetterHistory }) {
       <tbody>
         {history.map((h, i) => (
           <tr key={i}>
-            <td>{h.at}</td>
+            <td className="time">{h.at}</td>
             <td>{h.action}</td>
             <td>
               {h.actor} <span className="muted">({h.role})</span>

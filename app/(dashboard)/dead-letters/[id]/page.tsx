@@ -220,7 +220,7 @@ function Versions({ d, versions, masked, reveal }: { d: DeadLetterDetail; versio
                 <code>{v.sha256}</code>
               </td>
               <td>{v.createdBy ?? '—'}</td>
-              <td>{v.createdAt}</td>
+              <td className="time">{v.createdAt}</td>
               <td>
                 <a href={versionHref(v.version)} download data-testid={`version-download-${v.version}`}>
                   Download
