@@ -56,7 +56,7 @@ export default async function AlarmsPage({ searchParams }: { searchParams: Promi
                 <span className={`badge ${a.state}`}>{a.state}</span>
               </td>
               <td title={`${utc(a.since)} UTC`}>{formatDuration((now - a.since.getTime()) / 1000)} ago</td>
-              <td>{a.detail ? `${['age', 'connector', 'redrive'].includes(a.kind) ? formatDuration(Number(a.detail.value)) : String(a.detail.value)} (${String(a.detail.threshold)})` : ''}</td>
+              <td className="nowrap">{a.detail ? `${['age', 'connector', 'redrive'].includes(a.kind) ? formatDuration(Number(a.detail.value)) : String(a.detail.value)} (${String(a.detail.threshold)})` : ''}</td>
               <td className="prose">{a.label ? `${a.label}: ${a.hint}` : ''}</td>
             </tr>
           ))}
