@@ -96,7 +96,7 @@ export default async function SlaPage({ searchParams }: { searchParams: Promise<
                 </td>
                 <td data-col="oldest">{age(r.oldestAgeSeconds)}</td>
                 <td data-col="oldest-enqueued">{age(r.oldestEnqueuedAgeSeconds)}</td>
-                <td data-col="source-queue">{r.sourceQueue ? <SourceQueueFigures reading={r.sourceQueue} /> : <span className="muted">—</span>}</td>
+                <td className="prose" data-col="source-queue">{r.sourceQueue ? <SourceQueueFigures reading={r.sourceQueue} /> : <span className="muted">—</span>}</td>
                 <td data-col="deadline">{formatDuration(r.source.ageDeadlineSeconds)}</td>
                 <td data-col="near">
                   <Count n={r.nearDeadline} tone="warn" href={list(r.source.name)} />

@@ -45,7 +45,7 @@ export function ConnectorPanel({ actor, source }: { actor: Actor; source: Source
           <tbody>
             <tr>
               <th>Last successful poll</th>
-              <td data-testid="health-last-success">{at(h?.lastSuccessAt ?? null)}</td>
+              <td className="time" data-testid="health-last-success">{at(h?.lastSuccessAt ?? null)}</td>
             </tr>
             <tr>
               <th>Imported</th>
@@ -57,7 +57,7 @@ export function ConnectorPanel({ actor, source }: { actor: Actor; source: Source
             </tr>
             <tr>
               <th>Source queue (what the consumer reads)</th>
-              <td data-testid="health-source-queue">
+              <td className="prose" data-testid="health-source-queue">
                 <SourceQueueFigures reading={c.sourceQueue} showQueue />
                 {c.sourceQueue?.readAt ? <span className="muted"> · read {at(c.sourceQueue.readAt)}</span> : null}
               </td>
