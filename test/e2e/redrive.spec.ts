@@ -77,18 +77,14 @@ test.describe('support engineer', () => {
     const chart = page.locator('.recharts-wrapper').filter({ has: page.locator('.recharts-legend-wrapper', { hasText: 'sent/s' }) });
     await expect(chart.locator('.recharts-legend-wrapper')).toContainText('sent/s');
     await expect(chart.locator('.recharts-legend-wrapper')).toContainText('acknowledged/s');
-    // The lines themselves are drawn only once the series has two buckets; a quick redrive can
-    // finish inside one, so the drawn paths are checked only then.
     const sent = chart.locator(`path.recharts-line-curve[stroke="${SERIES_COLORS.accent}"]`);
-    if ((await sent.count()) > 0) {
-      const acknowledged = chart.locator(`path.recharts-line-curve[stroke="${SERIES_COLORS.ok}"]`);
-      await expect(sent).toHaveAttribute('d', /^M[^M]*[LC]/);
-      await expect(acknowledged).toHaveAttribute('d', /^M[^M]*[LC]/);
-      expect(await sent.getAttribute('stroke-dasharray')).toMatch(/\d/);
-      expect(await acknowledged.getAttribute('stroke-dasharray')).toBeNull();
-      const sentOnTop = await sent.evaluate((s, a) => Boolean(a!.compareDocumentPosition(s) & Node.DOCUMENT_POSITION_FOLLOWING), await acknowledged.elementHandle());
-      expect(sentOnTop).toBe(true);
-    }
+    const acknowledged = chart.locator(`path.recharts-line-curve[stroke="${SERIES_COLORS.ok}"]`);
+    await expect(sent).toHaveAttribute('d', /^M[^M]*[LC]/);
+    await expect(acknowledged).toHaveAttribute('d', /^M[^M]*[LC]/);
+    expect(await sent.getAttribute('stroke-dasharray')).toMatch(/\d/);
+    expect(await acknowledged.getAttribute('stroke-dasharray')).toBeNull();
+    const sentOnTop = await sent.evaluate((s, a) => Boolean(a!.compareDocumentPosition(s) & Node.DOCUMENT_POSITION_FOLLOWING), await acknowledged.elementHandle());
+    expect(sentOnTop).toBe(true);
 
     // The dead-letter queue of orders is empty.
     await expect.poll(async () => (await openOrders(request)).count, { timeout: 15_000 }).toBe(0);

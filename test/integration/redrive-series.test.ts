@@ -1,0 +1,49 @@
+// The task page's rate chart reads redriveSeries: sends and outcomes per second. A line needs two
+// points, and a second without activity is a zero, not a straight line drawn across the gap.
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { closeDb, db } from '@/lib/db';
+import { closeQueues } from '@/lib/queue';
+import { redriveSeries, startRedrive } from '@/lib/redrive';
+import { resetDatabase } from '../support/db';
+import { park, world } from './redrive-support';
+
+/** Marks the task's items sent (and acknowledged) at the given instants, as the runner would. */
+async function sentAt(taskId: string, instants: Date[]) {
+  for (const [i, at] of instants.entries()) {
+    await db().$executeRaw`UPDATE redrive_items SET state = 'acknowledged', sent_at = ${at}, outcome_at = ${at} WHERE task_id = ${taskId}::uuid AND seq = ${i + 1}`;
+  }
+  await db().redriveTask.update({ where: { id: taskId }, data: { sent: instants.length } });
+}
+
+describe('redrive rate series', () => {
+  beforeEach(resetDatabase);
+  afterAll(async () => {
+    await closeQueues();
+    await closeDb();
+  });
+
+  it('draws a redrive that finished inside one second as a rise from zero and back', async () => {
+    const w = await world();
+    await park(w.orders, 5);
+    const t = await startRedrive(w.support, { selection: { source: w.orders.name }, ratePerSecond: 200 });
+    const second = new Date(Math.floor((Date.now() - 10_000) / 1000) * 1000);
+    await sentAt(t.id, [0, 100, 200, 300, 400].map((ms) => new Date(second.getTime() + ms)));
+
+    const points = await redriveSeries(w.support, t.id);
+    expect(points.map((p) => p.sent)).toEqual([0, 5, 0]);
+    expect(points.map((p) => p.acknowledged)).toEqual([0, 5, 0]);
+    expect(points.map((p) => p.at)).toEqual([-1, 0, 1].map((s) => new Date(second.getTime() + s * 1000).toISOString()));
+  });
+
+  it('counts a quiet second inside the window as zero', async () => {
+    const w = await world();
+    await park(w.orders, 2);
+    const t = await startRedrive(w.support, { selection: { source: w.orders.name }, ratePerSecond: 200 });
+    const second = new Date(Math.floor((Date.now() - 10_000) / 1000) * 1000);
+    await sentAt(t.id, [second, new Date(second.getTime() + 3_000)]);
+
+    const points = await redriveSeries(w.support, t.id);
+    expect(points.map((p) => p.sent)).toEqual([0, 1, 0, 0, 1, 0]);
+    expect(points.map((p) => p.t)).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+});
