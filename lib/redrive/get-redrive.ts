@@ -274,7 +274,7 @@ export async function listPendingApprovals(actor: Principal) {
 }
 
 export const RatePointView = z.object({
-  t: z.int().describe('Seconds since the first send of the window'),
+  t: z.int().describe('Seconds since the start of the window (a quiet second before its first send)'),
   at: isoTime,
   sent: z.int(),
   acknowledged: z.int(),
@@ -304,14 +304,32 @@ export async function redriveSeries(actor: Principal, id: string, seconds = 300)
       SELECT date_trunc('second', outcome_at), 0, (state = 'acknowledged')::int, (state IN ('dead_again', 'failed'))::int FROM recent, last
         WHERE outcome_at > last.t - make_interval(secs => ${seconds}) AND state IN ('acknowledged', 'dead_again', 'failed'))
     SELECT at, sum(sent) AS sent, sum(ack) AS acknowledged, sum(dead) AS dead FROM events GROUP BY at ORDER BY at`;
-  const t0 = rows[0]?.at.getTime() ?? 0;
-  return rows.map((r) => ({
-    t: Math.round((r.at.getTime() - t0) / 1000),
-    at: r.at.toISOString(),
-    sent: Number(r.sent),
-    acknowledged: Number(r.acknowledged),
-    deadAgain: Number(r.dead),
-  }));
+  return denseSeconds(rows, Date.now());
+}
+
+/**
+ * Every second from a quiet one before the first activity to the last (and a quiet one after it
+ * once that second is over): a line needs two points, and a second without sends is a zero, not a
+ * straight line drawn across the gap.
+ */
+function denseSeconds(rows: { at: Date; sent: bigint; acknowledged: bigint; dead: bigint }[], now: number): RatePoint[] {
+  if (rows.length === 0) return [];
+  const bySecond = new Map(rows.map((r) => [r.at.getTime(), r]));
+  const first = rows[0]!.at.getTime() - 1000;
+  const lastActive = rows[rows.length - 1]!.at.getTime();
+  const last = lastActive + 2000 <= now ? lastActive + 1000 : lastActive;
+  const points: RatePoint[] = [];
+  for (let ms = first; ms <= last; ms += 1000) {
+    const r = bySecond.get(ms);
+    points.push({
+      t: (ms - first) / 1000,
+      at: new Date(ms).toISOString(),
+      sent: Number(r?.sent ?? 0),
+      acknowledged: Number(r?.acknowledged ?? 0),
+      deadAgain: Number(r?.dead ?? 0),
+    });
+  }
+  return points;
 }
 
 export const RedriveHistoryEventView = z.object({
