@@ -1,0 +1,92 @@
+// Searching inside masked values is a look at sensitive data: a match, or its absence, tells
+// whether a dead letter holds a value. So no role's search matches masked text by default, and
+// one that does is a reveal: the permission, a reason, an event on the audit trail, and a
+// limited time, as the payload's own reveal.
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { closeDb, db } from '@/lib/db';
+import { closeIngestSql } from '@/lib/ingest/ingest-sql';
+import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { GET as getList } from '@/app/api/v1/dead-letters/route';
+import { POST as postSearchReveal } from '@/app/api/v1/dead-letters/search-reveal/route';
+import { drainBacklog } from '@/lib/search';
+import { resetDatabase } from '../support/db';
+import { ctx, getRequest, jsonRequest, world, type Who, type World } from './deadletters-world';
+
+const CARD = '4111111111111111';
+type Page = { deadLetters: { messageId: string; masked: boolean; preview: string | null }[]; count?: { count: number } };
+
+describe('search inside masked values', () => {
+  let w: World;
+
+  beforeEach(async () => {
+    await resetDatabase();
+    w = await world();
+    for (const s of [w.sources.orders, w.sources.payments]) {
+      await db().source.update({ where: { id: s.id }, data: { sensitivePaths: ['$.card.number'] } });
+      await recordDeadLetters(s, [
+        {
+          messageId: `${s.name}-card`,
+          payload: new TextEncoder().encode(`{"amount":12,"card":{"number":"${CARD}","holder":"Ann"}}`),
+          contentType: 'application/json',
+          reason: 'Rejected',
+          errorType: 'Declined',
+          errorMessage: 'card declined',
+          deadAt: new Date(),
+        },
+      ]);
+    }
+    await drainBacklog();
+  });
+  afterAll(async () => {
+    await closeIngestSql();
+    await closeDb();
+  });
+
+  const list = async (who: Who, query: string) => {
+    const r = await getList(getRequest(`/api/v1/dead-letters?${query}`, w.tokens.personal[who]), ctx({}));
+    return { status: r.status, body: (await r.json()) as Page & { error?: { message: string; field?: string } } };
+  };
+  const reveal = async (who: Who, body: unknown) => {
+    const r = await postSearchReveal(jsonRequest('/api/v1/dead-letters/search-reveal', w.tokens.personal[who], body), ctx({}));
+    return { status: r.status, body: (await r.json()) as { revealId: string; expiresAt: string; error?: { message: string } } };
+  };
+
+  it('matches no masked value for any role without a search reveal, even one allowed to reveal', async () => {
+    for (const who of ['support', 'lead', 'admin', 'auditor', 'financeSupport'] as const) {
+      const { status, body } = await list(who, `q=${CARD}&count=true`);
+      expect(status, who).toBe(200);
+      expect(body.deadLetters, who).toEqual([]);
+      expect(body.count?.count, who).toBe(0);
+    }
+    // The holder's name is not a sensitive path: it is found as before.
+    expect((await list('admin', 'q=Ann')).body.deadLetters).toHaveLength(2);
+  });
+
+  it('a search reveal needs a reason, is audited, and matches masked values of the sources its user may read', async () => {
+    expect((await reveal('support', {})).status).toBe(422);
+    expect((await reveal('auditor', { reason: 'curious' })).status).toBe(403);
+
+    const granted = await reveal('support', { reason: 'customer asks where order with card …1111 went' });
+    expect(granted.status).toBe(201);
+    const found = await list('support', `q=${CARD}&reveal=${granted.body.revealId}&count=true`);
+    expect(found.status).toBe(200);
+    // Found in the support engineer's own team's source only, and still shown masked.
+    expect(found.body.deadLetters.map((d) => d.messageId)).toEqual(['orders-card']);
+    expect(found.body.deadLetters[0]).toMatchObject({ masked: true, preview: null });
+    expect(found.body.count?.count).toBe(1);
+
+    const event = await db().auditEvent.findFirstOrThrow({ where: { action: 'payload.reveal', targetType: 'search' } });
+    expect(event).toMatchObject({ actorEmail: 'support@example.com', reason: 'customer asks where order with card …1111 went' });
+    // What was searched for is not copied onto the trail (auditors would read the value there).
+    expect(JSON.stringify(event)).not.toContain(CARD);
+  });
+
+  it("refuses someone else's or a made-up search reveal, naming the field", async () => {
+    const mine = await reveal('admin', { reason: 'incident review' });
+    for (const id of [mine.body.revealId, '999999', 'x']) {
+      const r = await list('support', `q=${CARD}&reveal=${id}`);
+      expect(r.status).toBe(422);
+      expect(r.body.error?.field ?? r.body.error?.message).toMatch(/reveal/);
+    }
+  });
+});
