@@ -168,13 +168,14 @@ export interface DeadLetterExport {
 export async function exportDeadLetters(actor: Principal, filtersInput: DeadLetterFiltersInput, opts: ExportOptions, hooks: ExportHooks = {}): Promise<DeadLetterExport> {
   authorize(actor, 'deadletters.read');
   const filters = deadLetterFilters.parse(filtersInput);
-  const plan = await planQuery(actor, filters);
-  const { count } = await countDeadLetters(actor, filters, { cap: null });
   // One rule with the page: masked for every role, unless the export is a reveal (a reason, and
   // payload.reveal), recorded with the selection and how many masked records it revealed (by the
-  // stored verdicts: text, and payloads when they are exported).
+  // stored verdicts: text, and payloads when they are exported). Only a reveal's search matches
+  // inside masked values.
   const reveal = opts.reason !== undefined;
   if (reveal && !canReveal(actor)) throw forbidden('An export that reveals masked values needs the payload.reveal permission');
+  const plan = await planQuery(actor, filters, 'deadletters.read', { maskedText: reveal });
+  const { count } = await countDeadLetters(actor, filters, { cap: null, maskedText: reveal });
   let revealed = 0;
   if (reveal && plan.restrict?.length !== 0) {
     const recomputing = plan.sources.filter((s) => s.recomputing).map((s) => s.id);

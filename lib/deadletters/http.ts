@@ -8,6 +8,7 @@ export const deadLetterListQuery = deadLetterFilters.extend({
   cursor: z.string().optional(),
   limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(50),
   count: z.string().optional().transform((v) => v === 'true'),
+  reveal: z.string().optional().describe('The id of your search reveal (POST /api/v1/dead-letters/search-reveal): text search then matches inside masked values too'),
 });
 
 /** A payload download's query string: the id of a reveal POSTed before, for a masked payload. */

@@ -9,6 +9,7 @@ import { maskText, verdictMasked } from '@/lib/masking';
 import { payloadText } from '@/lib/search';
 import { decodeCursor, deadLetterFilters, encodeCursor, type Cursor, type DeadLetterFiltersInput, type DeadLetterStatus } from './filters';
 import { planQuery, selectPage, whereAll } from './query';
+import { requireSearchReveal } from './reveal-payload';
 import type { DeadLetterReason } from './record-dead-letters';
 
 /** How much of an error message the list carries (a row opens to show it; the dead letter has it whole). */
@@ -82,6 +83,22 @@ interface SummaryRow {
   head: Buffer | null;
 }
 
+/**
+ * Whether text search may match inside masked values: `reveal`, the id of the caller's search reveal
+ * (checked: a 422 naming the field otherwise), or `maskedText` from a caller that checked an
+ * audited reveal itself (a revealing export).
+ */
+interface MaskedSearch {
+  reveal?: string;
+  maskedText?: boolean;
+}
+
+async function searchesMasked(actor: Principal, opts: MaskedSearch): Promise<boolean> {
+  if (opts.reveal === undefined) return opts.maskedText === true;
+  await requireSearchReveal(actor, opts.reveal);
+  return true;
+}
+
 export const MAX_PAGE_SIZE = 500;
 
 /**
@@ -92,13 +109,13 @@ export async function listDeadLetters(
   actor: Principal,
   filters: DeadLetterFiltersInput,
   cursor?: string | Cursor | null,
-  opts: { limit?: number } = {},
+  opts: { limit?: number } & MaskedSearch = {},
 ): Promise<DeadLetterPage> {
   authorize(actor, 'deadletters.read');
   const f = deadLetterFilters.parse(filters);
   const after = typeof cursor === 'string' ? decodeCursor(cursor) : (cursor ?? undefined);
   const limit = Math.min(Math.max(opts.limit ?? 50, 1), MAX_PAGE_SIZE);
-  const plan = await planQuery(actor, f);
+  const plan = await planQuery(actor, f, 'deadletters.read', { maskedText: await searchesMasked(actor, opts) });
   const rows = await selectPage<SummaryRow>(plan, SUMMARY_COLUMNS, after, limit + 1);
   const page = rows.slice(0, limit);
   const names = new Map(plan.sources.map((s) => [s.id, s]));
@@ -148,10 +165,10 @@ function previewOf(r: SummaryRow): string | null {
 export async function countDeadLetters(
   actor: Principal,
   filters: DeadLetterFiltersInput,
-  opts: { cap?: number | null } = {},
+  opts: { cap?: number | null } & MaskedSearch = {},
 ): Promise<{ count: number; capped: boolean }> {
   authorize(actor, 'deadletters.read');
-  const plan = await planQuery(actor, deadLetterFilters.parse(filters));
+  const plan = await planQuery(actor, deadLetterFilters.parse(filters), 'deadletters.read', { maskedText: await searchesMasked(actor, opts) });
   if (plan.restrict?.length === 0) return { count: 0, capped: false };
   const cap = opts.cap === undefined ? COUNT_CAP : opts.cap;
   const { sql } = plan;

@@ -10,7 +10,7 @@
 import type postgres from 'postgres';
 import { pg } from '@/lib/db';
 import { sourceScope, type Permission, type Principal } from '@/lib/auth';
-import { canReveal, sensitivePathsOf } from '@/lib/masking';
+import { sensitivePathsOf } from '@/lib/masking';
 import { DEAD_LETTER_STATUSES, type Cursor, type DeadLetterFilters, type DeadLetterStatus } from './filters';
 
 export interface VisibleSource {
@@ -63,8 +63,16 @@ export function likePattern(q: string): string {
   return `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-/** Turn filters into a plan for this actor. */
-export async function planQuery(actor: Principal, filters: DeadLetterFilters, permission: Permission = 'deadletters.read'): Promise<Plan> {
+/**
+ * Turn filters into a plan for this actor. `maskedText`: text search also matches inside masked
+ * values, for a caller that checked an audited reveal (a search reveal, a revealing export).
+ */
+export async function planQuery(
+  actor: Principal,
+  filters: DeadLetterFilters,
+  permission: Permission = 'deadletters.read',
+  opts: { maskedText?: boolean } = {},
+): Promise<Plan> {
   const sql = pg();
   const sources = await visibleSources(actor, permission);
   const scopedToTeam = Object.keys(sourceScope(actor, permission)).length > 0;
@@ -87,15 +95,16 @@ export async function planQuery(actor: Principal, filters: DeadLetterFilters, pe
   if (filters.q) {
     const p = likePattern(filters.q);
     // Text lives in dead_letter_search (filled by the search indexer, lib/search): its trigram
-    // index finds the candidates. Without payload.reveal, masked text is no search oracle: a row
-    // matches only in a part whose stored verdict is clear (lib/masking/verdict.ts; NULL, not
-    // decided yet, is masked), and no payload of a source whose verdicts are being recomputed does.
+    // index finds the candidates. Masked text is no search oracle: unless the caller checked an
+    // audited reveal, a row matches only in a part whose stored verdict is clear
+    // (lib/masking/verdict.ts; NULL, not decided yet, is masked), and no payload of a source whose
+    // verdicts are being recomputed does.
     // The first test is the one trigram index over both texts (written exactly as in its migration,
     // or the planner does not use it); the second keeps a match from spanning the two texts.
     residual.push(sql`d.id IN (SELECT s.dead_letter_id FROM dead_letter_search s
       WHERE (coalesce(s.error_text, '') || E'\n' || coalesce(s.payload_text, '')) ILIKE ${p}
         AND (s.error_text ILIKE ${p} OR s.payload_text ILIKE ${p}))`);
-    if (!canReveal(actor)) {
+    if (!opts.maskedText) {
       const recomputing = sources.filter((s) => s.recomputing).map((s) => s.id);
       residual.push(sql`((d.text_masked IS FALSE AND EXISTS (SELECT 1 FROM dead_letter_search s WHERE s.dead_letter_id = d.id AND s.error_text ILIKE ${p}))
         OR (d.payload_masked IS FALSE AND d.source_id <> ALL(${recomputing}::uuid[])

@@ -36,6 +36,46 @@ export async function revealPayload(actor: Principal, idParam: string, reasonInp
   return { eventId: event.id.toString() };
 }
 
+/**
+ * A search inside masked values is a reveal too (a match tells whether a dead letter holds a value):
+ * POST /api/v1/dead-letters/search-reveal with a reason, then ?reveal= on the list for the same
+ * REVEAL_TTL_SECONDS. The event names the user and their scope, never what they search for, which
+ * would put the value itself on the trail.
+ */
+export async function revealSearch(actor: Principal, reasonInput: string) {
+  authorize(actor, 'payload.reveal');
+  const reason = parseReason(reasonInput);
+  const event = await db().$transaction((tx) =>
+    append(tx, {
+      actor: auditActor(actor),
+      action: 'payload.reveal',
+      targetType: 'search',
+      targetId: isSystem(actor) ? 'system' : actor.userId,
+      teamId: isSystem(actor) ? null : actor.teamId,
+      reason,
+      after: { via: 'search' },
+    }),
+  );
+  return { eventId: event.id.toString() };
+}
+
+/** Whether `eventId` is this user's recent search reveal; a 422 naming `reveal` when it is not. */
+export async function requireSearchReveal(actor: Principal, eventId: string): Promise<void> {
+  const ok =
+    /^\d{1,19}$/.test(eventId) &&
+    !isSystem(actor) &&
+    can(actor.role, 'payload.reveal') &&
+    (await pg()`
+      SELECT 1 FROM audit_events
+      WHERE id = ${eventId}::bigint AND action = 'payload.reveal' AND target_type = 'search'
+        AND actor_id = ${actor.userId}::uuid AND at > now() - make_interval(secs => ${REVEAL_TTL_SECONDS})`).length > 0;
+  if (!ok) {
+    throw new AppError('unprocessable', `reveal: not a search reveal of yours from the last ${REVEAL_TTL_SECONDS / 60} minutes; POST /api/v1/dead-letters/search-reveal with { "reason": … } for a new one`, {
+      field: 'reveal',
+    });
+  }
+}
+
 /** Whether `eventId` is this user's reveal of this dead letter, recent enough to still show it clear. */
 export async function activeReveal(actor: Principal, idParam: string, eventId: string | undefined): Promise<boolean> {
   if (!eventId || !/^\d{1,19}$/.test(eventId) || isSystem(actor) || !can(actor.role, 'payload.reveal')) return false;

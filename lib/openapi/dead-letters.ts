@@ -42,6 +42,7 @@ const pageParams = [
   q('cursor', 'nextCursor of the previous page'),
   q('limit', 'Page size', { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: 50 }),
   q('count', 'Add a capped count of all matches', { type: 'boolean' }),
+  q('reveal', 'The id of your search reveal (POST /api/v1/dead-letters/search-reveal): `q` then matches inside masked values too; 422 when it is not yours or is older than 15 minutes'),
 ];
 const id = idParam('id', 'Dead-letter id');
 /** A dead letter whose month retention dropped: 410 with its tombstone, where a 404 would say it never was. */
@@ -134,6 +135,20 @@ export const deadLettersArea: OpenApiArea = {
         responses: {
           '201': { description: 'Revealed for 15 minutes', content: jsonContent(viewOf(RevealView)) },
           ...errors(401, 403, 404, 422),
+        },
+      },
+    },
+    '/api/v1/dead-letters/search-reveal': {
+      post: {
+        tags: ['dead letters'],
+        summary: 'Search inside masked values for 15 minutes (payload.reveal; audited)',
+        description:
+          'Without it, `q` matches no masked value for any role (a match would tell whether a dead letter holds a value). The event records who, the reason and the team, never what is searched for. Matches are still shown masked.',
+        security,
+        requestBody: { required: true, content: jsonContent(schemaOf(decisionInput)) },
+        responses: {
+          '201': { description: 'Granted for 15 minutes', content: jsonContent(viewOf(RevealView)) },
+          ...errors(401, 403, 422),
         },
       },
     },

@@ -208,6 +208,35 @@ test.describe('a support engineer', () => {
     await expect(page.getByTestId('decision')).toContainText('archived');
     await expect(page.getByTestId('redrive-link')).toHaveCount(0);
   });
+
+  test('finds a dead letter by a masked e-mail address only through a search reveal with a reason', async () => {
+    const email = `jane-${RUN}@example.com`;
+    const r = await context.request.post(`/api/v1/sources/${SOURCE}/dead-letters`, {
+      headers: { authorization: `Bearer ${ingestToken()}`, 'content-type': 'application/json' },
+      data: { deadLetters: [{ messageId: `contact-${RUN}`, payload: Buffer.from(JSON.stringify({ contact: email })).toString('base64'), error: { type: 'Bounce', message: 'mailbox full' } }] },
+    });
+    expect(r.status()).toBe(200);
+    const page = await context.newPage();
+    await page.goto(`/dead-letters?${new URLSearchParams({ q: email })}`);
+    const note = page.getByTestId('masked-search');
+    await expect(note).toContainText('Masked values (card numbers, e-mails, IBANs, sensitive fields) are not searched.');
+    await page.getByLabel('Reason to search masked values').fill('customer asks where her bounced message went');
+    await page.getByRole('button', { name: 'Search masked values too' }).click();
+    await expect(page).toHaveURL(/[?&]reveal=\d+/);
+    await expect(note).toContainText('Also matching inside masked values, through your search reveal');
+    // The indexer may take a moment after the ingest: the page is read again until it is there.
+    const table = page.getByTestId('dead-letters-table');
+    await expect(async () => {
+      await page.reload();
+      await expect(table).toContainText(`contact-${RUN}`, { timeout: 1_000 });
+    }).toPass({ timeout: 20_000 });
+    // Found, and still masked: the address itself is not in the row.
+    await expect(table.locator('tbody tr')).toHaveCount(1);
+    expect(await table.innerText()).not.toContain(`jane-${RUN}@`);
+    // The same search without the reveal, now that it is indexed, finds nothing.
+    await page.goto(`/dead-letters?${new URLSearchParams({ q: email })}`);
+    await expect(table).toContainText('No dead letters match.');
+  });
 });
 
 test('the audit trail shows the archive', async ({ browser }) => {

@@ -180,6 +180,16 @@ const FORMS: Record<string, FormCase> = {
     says: 'Reason to reveal can be at most 1,000 characters; this one has 10,000.',
     limit: { label: 'Reason to reveal', max: '1,000' },
   },
+  'search masked values with a reason too long': {
+    posts: ['app/(dashboard)/dead-letters/actions.ts#searchRevealAction'],
+    role: 'support',
+    url: (s) => `/dead-letters?q=${s.source}`,
+    form: byTestId('search-reveal-form'),
+    fill: { 'Reason to search masked values': LONG },
+    submit: 'Search masked values too',
+    says: 'Reason to search masked values can be at most 1,000 characters; this one has 10,000.',
+    limit: { label: 'Reason to search masked values', max: '1,000' },
+  },
   'archive ticked rows with a reason too long': {
     posts: ['app/(dashboard)/dead-letters/actions.ts#bulkAction'],
     role: 'lead',

@@ -58,8 +58,8 @@ describe('search inside masked values', () => {
       expect(body.deadLetters, who).toEqual([]);
       expect(body.count?.count, who).toBe(0);
     }
-    // The holder's name is not a sensitive path: it is found as before.
-    expect((await list('admin', 'q=Ann')).body.deadLetters).toHaveLength(2);
+    // The error text holds no sensitive value: it is found as before.
+    expect((await list('admin', 'q=declined')).body.deadLetters).toHaveLength(2);
   });
 
   it('a search reveal needs a reason, is audited, and matches masked values of the sources its user may read', async () => {
@@ -78,7 +78,7 @@ describe('search inside masked values', () => {
     const event = await db().auditEvent.findFirstOrThrow({ where: { action: 'payload.reveal', targetType: 'search' } });
     expect(event).toMatchObject({ actorEmail: 'support@example.com', reason: 'customer asks where order with card …1111 went' });
     // What was searched for is not copied onto the trail (auditors would read the value there).
-    expect(JSON.stringify(event)).not.toContain(CARD);
+    expect(JSON.stringify(event, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))).not.toContain(CARD);
   });
 
   it("refuses someone else's or a made-up search reveal, naming the field", async () => {

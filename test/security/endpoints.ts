@@ -180,6 +180,9 @@ export const ROUTES: RouteEntry[] = [
   route('POST', '/api/v1/dead-letters/:id/reveal', 'payload.reveal', () => import('@/app/api/v1/dead-letters/[id]/reveal/route'), deadLetterIn(own), {
     crossTeam: deadLetterIn(other),
   }),
+  route('POST', '/api/v1/dead-letters/search-reveal', 'payload.reveal', () => import('@/app/api/v1/dead-letters/search-reveal/route'), async () => ({
+    body: { reason },
+  })),
   route('POST', '/api/v1/dead-letters/:id/edit', 'deadletters.edit', () => import('@/app/api/v1/dead-letters/[id]/edit/route'), editIn(own), {
     crossTeam: editIn(other),
   }),
@@ -434,6 +437,7 @@ export const ACTIONS: ActionEntry[] = [
   { file: DEAD_LETTERS, name: 'decideAction', variant: 'archive', permission: 'deadletters.archive', form: async (fx, as) => ({ decision: 'archive', id: await newDeadLetter(own(fx, as)), reason }) },
   { file: DEAD_LETTERS, name: 'decideAction', variant: 'discard', permission: 'deadletters.discard', form: async (fx, as) => ({ decision: 'discard', id: await newDeadLetter(own(fx, as)), reason }) },
   { file: DEAD_LETTERS, name: 'revealAction', permission: 'payload.reveal', form: async (fx, as) => ({ id: await newDeadLetter(own(fx, as)), reason }) },
+  { file: DEAD_LETTERS, name: 'searchRevealAction', permission: 'payload.reveal', form: async () => ({ filter: 'q=card', reason }) },
   { file: DEAD_LETTERS, name: 'bulkAction', variant: 'archive', permission: 'deadletters.archive', form: async (fx, as) => ({ intent: 'archive', ids: await newDeadLetter(own(fx, as)), reason }) },
   { file: DEAD_LETTERS, name: 'bulkAction', variant: 'discard', permission: 'deadletters.discard', form: async (fx, as) => ({ intent: 'discard', ids: await newDeadLetter(own(fx, as)), reason }) },
   {

@@ -10,7 +10,7 @@ import { AppError } from '@/lib/errors';
 import { deadLetterCount } from '@/lib/deadletters/count-label';
 import { DECISIONS, decideDeadLetter, decideSelection, previewDecision, type Decision, type SelectionInput } from '@/lib/deadletters/decide';
 import { filtersFromSearchParams } from '@/lib/deadletters/filters';
-import { revealPayload } from '@/lib/deadletters/reveal-payload';
+import { revealPayload, revealSearch } from '@/lib/deadletters/reveal-payload';
 import { redriveHref } from '@/components/redrive/redrive-href';
 
 const decisionOf = (v: string): Decision => {
@@ -33,6 +33,14 @@ export const decideAction = action(
 export const revealAction = action('payload.reveal', z.object({ id: form.text, reason: form.text }), async ({ id, reason }, { actor }) => {
   const { eventId } = await revealPayload(actor, id, reason, 'page');
   redirect(`/dead-letters/${encodeURIComponent(id)}?reveal=${eventId}`);
+});
+
+/** Search inside masked values for a while (audited), then the same list with the reveal. */
+export const searchRevealAction = action('payload.reveal', z.object({ filter: form.text, reason: form.text }), async ({ filter, reason }, { actor }) => {
+  const { eventId } = await revealSearch(actor, reason);
+  const query = new URLSearchParams(filter);
+  query.set('reveal', eventId);
+  redirect(`/dead-letters?${query}`);
 });
 
 const bulkForm = z

@@ -2,7 +2,7 @@
 // Forms of the dead-letter pages: each posts to a server action and shows its answer in place. None
 // is reset after a success: the list's row checkboxes belong to the bulk form.
 import { FormStatus } from '@/components/form-status';
-import { bulkAction, decideAction, revealAction } from './actions';
+import { bulkAction, decideAction, revealAction, searchRevealAction } from './actions';
 import styles from './dead-letters.module.css';
 import { useActionForm } from '@/components/use-action-form';
 import { LimitedInput } from '@/components/limited-input';
@@ -38,6 +38,24 @@ export function RevealForm({ id }: { id: string }) {
       </label>
       <button type="submit" disabled={pending} className="secondary">
         Reveal
+      </button>
+      <FormStatus state={state} />
+    </form>
+  );
+}
+
+/** Let this search match inside masked values for a while: a reason, and an audit event. */
+export function SearchRevealForm({ filter }: { filter: string }) {
+  const [state, formProps, pending] = useActionForm(searchRevealAction, { keep: true });
+  return (
+    <form {...formProps} className="inline" data-testid="search-reveal-form">
+      <input type="hidden" name="filter" value={filter} />
+      <label>
+        Reason to search masked values
+        <LimitedInput name="reason" required limit={1000} placeholder="e.g. customer asks about their order" />
+      </label>
+      <button type="submit" disabled={pending} className="secondary">
+        Search masked values too
       </button>
       <FormStatus state={state} />
     </form>

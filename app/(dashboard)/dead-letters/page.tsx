@@ -13,7 +13,7 @@ import { OpenedView } from '@/components/opened-view';
 import { Problem } from '@/components/problem';
 import { first, problemMessage, toParams, type SearchParams } from '@/components/search-params';
 import { SaveViewForm } from '@/components/save-view-form';
-import { BulkActions } from './forms';
+import { BulkActions, SearchRevealForm } from './forms';
 import styles from './dead-letters.module.css';
 
 type Count = { count: number; capped: boolean };
@@ -24,11 +24,14 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
   const actor = await pageActor('deadletters.read');
   const params = toParams(await searchParams);
   const cursor = params.get('cursor');
-  const { filters, page, count, problem } = await loadPage(actor, params, cursor);
+  const reveal = params.get('reveal') ?? undefined;
+  const { filters, page, count, problem } = await loadPage(actor, params, cursor, reveal);
   const sources = await listSources(actor);
   // Search reads what the indexer has written: say so while a burst is still being indexed.
   const unindexed = filters.q && !problem ? await backlogSize({ cap: 100_000, sourceIds: sources.map((s) => s.id) }) : { count: 0, capped: false };
   const query = filtersToSearchParams(filters);
+  // The pager keeps a search reveal; saved views, exports and bulk selections never carry one.
+  const pagerQuery = reveal && !problem ? new URLSearchParams([...query, ['reveal', reveal]]) : query;
   const matching = `${count.count.toLocaleString('en')}${count.capped ? '+' : ''}`;
 
   return (
@@ -40,19 +43,20 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
 
       <MatchCount matching={matching} count={count} query={query} />
       <SearchNotes searched={!!filters.q && !problem} unindexed={unindexed} />
+      {filters.q && !problem ? <MaskedSearch revealed={!!reveal} canReveal={can(actor.role, 'payload.reveal')} filter={query.toString()} /> : null}
 
       <BulkActions filter={query.toString()} matching={matching} canArchive={can(actor.role, 'deadletters.archive')} canDiscard={can(actor.role, 'deadletters.discard')}
         canRedrive={can(actor.role, 'deadletters.redrive')}
       />
 
       <DeadLetterRows deadLetters={page.deadLetters} testId="dead-letters-table" selectable empty="No dead letters match." />
-      <KeysetPager path="/dead-letters" query={query} cursor={cursor} nextCursor={page.nextCursor} />
+      <KeysetPager path="/dead-letters" query={pagerQuery} cursor={cursor} nextCursor={page.nextCursor} />
     </>
   );
 }
 
 /** The filters of the query string and the page and count they select; a bad filter is a message, and no query runs. */
-async function loadPage(actor: Actor, params: URLSearchParams, cursor: string | null) {
+async function loadPage(actor: Actor, params: URLSearchParams, cursor: string | null, reveal: string | undefined) {
   let filters: DeadLetterFilters = deadLetterFilters.parse({});
   let page: DeadLetterPage = { deadLetters: [], nextCursor: null };
   let count: Count = { count: 0, capped: false };
@@ -64,7 +68,7 @@ async function loadPage(actor: Actor, params: URLSearchParams, cursor: string | 
       if (v && /^\d{4}-\d\d-\d\dT\d\d:\d\d$/.test(v)) params.set(k, `${v}:00Z`);
     }
     filters = filtersFromSearchParams(params);
-    [page, count] = await Promise.all([listDeadLetters(actor, filters, cursor, { limit: 50 }), countDeadLetters(actor, filters)]);
+    [page, count] = await Promise.all([listDeadLetters(actor, filters, cursor, { limit: 50, reveal }), countDeadLetters(actor, filters, { reveal })]);
   } catch (e) {
     problem = problemMessage(e);
   }
@@ -127,5 +131,25 @@ function SearchNotes({ searched, unindexed }: { searched: boolean; unindexed: Co
         </p>
       ) : null}
     </>
+  );
+}
+
+/**
+ * Search never matches inside masked values by default (a match would tell what they hold); with
+ * a search reveal (a reason, on the audit trail) it does for a while, and matches stay masked.
+ */
+function MaskedSearch({ revealed, canReveal, filter }: { revealed: boolean; canReveal: boolean; filter: string }) {
+  if (revealed) {
+    return (
+      <p className="muted" data-testid="masked-search">
+        Also matching inside masked values, through your search reveal (on the audit trail, for 15 minutes). Matches stay masked.
+      </p>
+    );
+  }
+  return (
+    <div data-testid="masked-search">
+      <p className="muted">Masked values (card numbers, e-mails, IBANs, sensitive fields) are not searched.</p>
+      {canReveal ? <SearchRevealForm filter={filter} /> : null}
+    </div>
   );
 }

@@ -3,10 +3,10 @@ import { api } from '@/lib/auth/guard';
 import { deadLetterListQuery } from '@/lib/deadletters/http';
 import { countDeadLetters, listDeadLetters } from '@/lib/deadletters/list-dead-letters';
 
-export const GET = api('deadletters.read', { query: deadLetterListQuery }, async ({ actor, query: { cursor, limit, count: withCount, ...filters } }) => {
+export const GET = api('deadletters.read', { query: deadLetterListQuery }, async ({ actor, query: { cursor, limit, count: withCount, reveal, ...filters } }) => {
   const [page, count] = await Promise.all([
-    listDeadLetters(actor, filters, cursor ?? null, { limit }),
-    withCount ? countDeadLetters(actor, filters) : undefined,
+    listDeadLetters(actor, filters, cursor ?? null, { limit, reveal }),
+    withCount ? countDeadLetters(actor, filters, { reveal }) : undefined,
   ]);
   return Response.json(count ? { ...page, count } : page);
 });

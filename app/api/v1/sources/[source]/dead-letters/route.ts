@@ -12,11 +12,11 @@ export const POST = api('ingest-token', { params, body: 'raw' }, async ({ req, p
   return Response.json({ items: await ingestBatch(req, params.source) });
 });
 
-export const GET = api('deadletters.read', { params, query: deadLetterListQuery }, async ({ actor, params, query: { cursor, limit, count: withCount, ...q } }) => {
+export const GET = api('deadletters.read', { params, query: deadLetterListQuery }, async ({ actor, params, query: { cursor, limit, count: withCount, reveal, ...q } }) => {
   const filters = { ...q, source: [params.source] };
   const [page, count] = await Promise.all([
-    listDeadLetters(actor, filters, cursor ?? null, { limit }),
-    withCount ? countDeadLetters(actor, filters) : undefined,
+    listDeadLetters(actor, filters, cursor ?? null, { limit, reveal }),
+    withCount ? countDeadLetters(actor, filters, { reveal }) : undefined,
   ]);
   return Response.json(count ? { ...page, count } : page);
 });
