@@ -279,3 +279,30 @@ describe('bulk export with payloads', () => {
     expect(reveal.selection).toMatchObject({ filter: { errorType: 'ExportReveal' } });
   });
 });
+
+describe('a cut error text is masked before it is cut', () => {
+  it('shows no card digits or e-mail local part when the message is cut inside them, in the list or the cluster samples', async () => {
+    const filler = 'x'.repeat(485);
+    await ingest('orders', [
+      { messageId: 'cut-card', payload: b64('{"n":1}'), error: { type: 'CutCard', message: `${filler} card 4111111111111111 declined` } },
+      { messageId: 'cut-mail', payload: b64('{"n":2}'), error: { type: 'CutCard', message: `${filler.slice(0, 490)} jane.doe@example.com bounced` } },
+    ]);
+    // Cluster samples are cut at 1,000 characters.
+    const [id] = await ingest('orders', [
+      { messageId: 'cut-sample', payload: b64('{"n":3}'), error: { type: 'CutSample', message: `${'x'.repeat(985)} card 4111111111111111 declined` } },
+    ]);
+    for (const who of ['auditor', 'admin', 'support'] as const) {
+      const r = await getList(getRequest('/api/v1/dead-letters?errorType=CutCard', w.tokens.personal[who]), ctx({}));
+      const listed = ((await r.json()) as { deadLetters: { errorMessage: string }[] }).deadLetters;
+      expect(listed, who).toHaveLength(2);
+      for (const d of listed) {
+        expect(d.errorMessage, who).not.toMatch(/\d{5,}/);
+        expect(d.errorMessage, who).not.toMatch(/jane/);
+      }
+    }
+    const { clusterId } = await detail('admin', id!);
+    const cluster = await (await getCluster(getRequest(`/api/v1/clusters/${String(clusterId)}`, w.tokens.personal.auditor), ctx({ id: String(clusterId) }))).text();
+    expect(cluster).not.toMatch(/\d{5,}/);
+    expect(cluster).not.toMatch(/jane/);
+  });
+});
