@@ -4,7 +4,7 @@
 import { authorize, type Principal } from '@/lib/auth';
 import { systemClock, type Clock } from '@/lib/clock';
 import { pg } from '@/lib/db';
-import { maskErrorText } from '@/lib/masking';
+import { headSql, maskedHead, maskErrorText } from '@/lib/masking';
 import { z } from 'zod';
 import { DEAD_LETTER_STATUSES, type DeadLetterStatus } from '@/lib/enums';
 import { isoTime } from '@/lib/wire';
@@ -54,6 +54,8 @@ export type ClusterDetail = z.infer<typeof ClusterDetail>;
 
 export const TREND_HOURS = 7 * 24;
 const SAMPLES = 5;
+/** A sample's message is cut to this many characters (masked before the cut). */
+const SAMPLE_CHARS = 1000;
 /** Recent members looked at per status for distinct sample messages. */
 const SAMPLE_WINDOW = 20;
 
@@ -73,7 +75,7 @@ export async function getCluster(actor: Principal, id: string, opts: { clock?: C
     SELECT id::text, fingerprint, template FROM clusters WHERE merged_into_id = ${cluster.id}::uuid ORDER BY created_at, id LIMIT 100`;
   // One index-ordered branch per status (cluster_id, status, dead_at): no sort of a whole wave.
   const branches = DEAD_LETTER_STATUSES.map(
-    (status) => sql`(SELECT id, source_id::text, status::text, error_type, left(error_message, 1000) AS error_message, dead_at FROM dead_letters
+    (status) => sql`(SELECT id, source_id::text, status::text, error_type, ${sql.unsafe(headSql('error_message', 'text_masked', SAMPLE_CHARS))} AS error_message, dead_at FROM dead_letters
        WHERE cluster_id = ${cluster.id}::uuid AND status = ${status}::"DeadLetterStatus" ${inScope}
        ORDER BY dead_at DESC, id DESC LIMIT ${SAMPLE_WINDOW})`,
   );
@@ -91,7 +93,7 @@ export async function getCluster(actor: Principal, id: string, opts: { clock?: C
       source: names.get(r.source_id) ?? r.source_id,
       status: r.status,
       errorType: r.error_type,
-      errorMessage: maskErrorText(r.error_message) ?? null,
+      errorMessage: maskedHead(r.error_message, SAMPLE_CHARS),
       deadAt: r.dead_at.toISOString(),
     });
   }

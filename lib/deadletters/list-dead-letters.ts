@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { authorize, type Principal } from '@/lib/auth';
 import { DEAD_LETTER_REASONS, DEAD_LETTER_STATUSES } from '@/lib/enums';
 import { isoTime } from '@/lib/wire';
-import { maskText, verdictMasked } from '@/lib/masking';
+import { headSql, maskedHead, maskText, verdictMasked } from '@/lib/masking';
 import { payloadText } from '@/lib/search';
 import { decodeCursor, deadLetterFilters, encodeCursor, type Cursor, type DeadLetterFiltersInput, type DeadLetterStatus } from './filters';
 import { planQuery, selectPage, whereAll } from './query';
@@ -54,7 +54,7 @@ export const DeadLetterPageWithCount = DeadLetterPage.extend({
 });
 
 const PREVIEW_CHARS = 240;
-const SUMMARY_COLUMNS = `d.id, d.source_id, d.message_id, d.status, d.reason, d.error_type, left(d.error_message, ${LIST_ERROR_CHARS}) AS error_message,
+const SUMMARY_COLUMNS = `d.id, d.source_id, d.message_id, d.status, d.reason, d.error_type, ${headSql('d.error_message', 'd.text_masked', LIST_ERROR_CHARS)} AS error_message,
   length(d.error_message) > ${LIST_ERROR_CHARS} AS error_cut,
   d.receive_count, d.redrive_count, d.dead_at, d.enqueued_at, d.decided_at, d.payload_size, d.payload_sha256, d.content_type,
   d.cluster_id, d.sensitive, d.payload_masked, d.text_masked, substring(d.payload FROM 1 FOR ${PREVIEW_CHARS * 4}) AS head`;
@@ -131,7 +131,7 @@ export async function listDeadLetters(
         status: r.status,
         reason: r.reason,
         errorType: r.error_type,
-        errorMessage: r.error_message === null ? r.error_message : maskText(r.error_message),
+        errorMessage: maskedHead(r.error_message, LIST_ERROR_CHARS),
         errorMessageCut: r.error_cut === true,
         receiveCount: r.receive_count,
         redriveCount: r.redrive_count,

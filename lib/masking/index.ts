@@ -15,5 +15,5 @@ export {
 } from './mask-json';
 export { canReveal, sensitivePathsSchema, sensitivePathsOf } from './policy';
 export { bytesContainSensitive, maskStoredPayload, payloadVerdict, textVerdict, verdictMasked } from './verdict';
-export { maskDeadLetterText, maskErrorText, type DeadLetterText } from './mask-dead-letter-text';
+export { headSql, maskDeadLetterText, maskedHead, maskErrorText, type DeadLetterText } from './mask-dead-letter-text';
 export { maskStoredDiff } from './mask-stored-diff';

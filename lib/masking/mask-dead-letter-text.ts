@@ -26,3 +26,19 @@ export function maskDeadLetterText<T extends DeadLetterText>(x: T): T {
 
 /** A cluster template or sample message: the same detectors. */
 export const maskErrorText = maskNullable;
+
+/**
+ * The first `chars` characters of an error text, masked before the cut: a card number or an e-mail
+ * cut in half is no longer what the detectors find. Callers read the whole text where the row's
+ * stored text verdict is not clear (`headSql`).
+ */
+export function maskedHead(text: string | null, chars: number): string | null {
+  if (text === null) return null;
+  const masked = maskText(text);
+  if (masked.length <= chars) return masked;
+  const points = Array.from(masked);
+  return points.length <= chars ? masked : points.slice(0, chars).join('');
+}
+
+/** SQL for an error column as `maskedHead` needs it: cut in Postgres only when the row's text verdict is clear. */
+export const headSql = (column: string, verdict: string, chars: number) => `CASE WHEN ${verdict} IS FALSE THEN left(${column}, ${chars}) ELSE ${column} END`;
