@@ -6,8 +6,9 @@
 // payloads on the write path.
 import { hash } from 'node:crypto';
 import { z } from 'zod';
-import { parseJsonPath, visitPath, JsonPathError, type PathSegment } from '@/lib/masking/json-path';
-import { hiddenByPaths, MASKED } from '@/lib/masking/mask-json';
+import { parseJsonPath, visitPath, JsonPathError, JsonPathTooComplex, type PathSegment } from '@/lib/masking/json-path';
+import { hidesValueAt, MASKED } from '@/lib/masking/mask-json';
+import { maskedHead } from '@/lib/masking/mask-dead-letter-text';
 import { clusterShape } from './cluster-shape';
 import { clusterKey, type Fingerprint } from './fingerprint';
 import { MASK } from './mask-message';
@@ -69,6 +70,16 @@ export function groupingOf(stored: unknown, version: number): SourceGrouping {
 export const hasPayloadRule = (g: SourceGrouping) => g.rules?.groupBy.some((f) => f.field === 'payload') ?? false;
 
 const MAX_VALUE_CHARS = 200;
+
+/**
+ * A field's value as a key part and a label: without NUL (which Postgres text cannot hold, and would
+ * refuse the whole batch), and a long one cut after masking (a card number cut in half is no longer
+ * what the detectors find when the label is read).
+ */
+function groupText(raw: string): string {
+  const text = raw.includes('\u0000') ? raw.replaceAll('\u0000', '') : raw;
+  return text.length > MAX_VALUE_CHARS ? (maskedHead(text, MAX_VALUE_CHARS) ?? '') : text;
+}
 const MISSING = '∅';
 const NOT_JSON = '(not JSON)';
 
@@ -83,14 +94,20 @@ function segmentsOf(path: string): PathSegment[] {
 export function valueAtPath(parsed: unknown, path: string): string {
   let found: unknown = undefined;
   let seen = false;
-  visitPath(parsed, segmentsOf(path), (container, key) => {
-    if (seen) return;
-    seen = true;
-    found = (container as Record<string | number, unknown>)[key];
-  });
+  try {
+    visitPath(parsed, segmentsOf(path), (container, key) => {
+      if (seen) return;
+      seen = true;
+      found = (container as Record<string | number, unknown>)[key];
+    });
+  } catch (e) {
+    // A payload built to make the walk deep groups as one without the value, never stalls ingest.
+    if (e instanceof JsonPathTooComplex) return MISSING;
+    throw e;
+  }
   if (!seen || found === undefined) return MISSING;
   const text = typeof found === 'string' ? found : JSON.stringify(found);
-  return text.length > MAX_VALUE_CHARS ? text.slice(0, MAX_VALUE_CHARS) : text;
+  return groupText(text);
 }
 
 /** A payload parsed as JSON, or a marker that it is not JSON (rules still group it, as one value). */
@@ -109,7 +126,7 @@ export function headerValue(headers: Record<string, unknown> | undefined, name: 
   const v = key === undefined ? undefined : headers![key];
   if (v === undefined || v === null) return MISSING;
   const text = typeof v === 'string' ? v : JSON.stringify(v);
-  return text.length > MAX_VALUE_CHARS ? text.slice(0, MAX_VALUE_CHARS) : text;
+  return groupText(text);
 }
 
 /** One field's value of a dead letter: what a split or a rule groups by. */
@@ -182,7 +199,7 @@ function shownPart(rules: GroupingRules, part: string, paths: readonly string[])
   return rules.groupBy
     .map((f, i) => {
       const v = values[i] ?? '';
-      return f.field === 'payload' && hiddenByPaths(f.path, paths) ? `${fieldLabel(f)}=${MASKED}` : v;
+      return f.field === 'payload' && hidesValueAt(f.path, paths) ? `${fieldLabel(f)}=${MASKED}` : v;
     })
     .join(', ');
 }

@@ -12,7 +12,7 @@ import { auditActor, authorize, type Principal } from '@/lib/auth';
 import { db, pg } from '@/lib/db';
 import { reasonSchema } from '@/lib/deadletters/decide';
 import { forbidden, unprocessable } from '@/lib/errors';
-import { hiddenByPaths, MASKED, maskErrorText, sensitivePathsOf } from '@/lib/masking';
+import { hidesValueAt, MASKED, maskErrorText, sensitivePathsOf } from '@/lib/masking';
 import { prismaQuery } from './absorb-clusters';
 import { auditPlace } from './archive-cluster';
 import { clusterScope, findCluster, type ClusterRow, type ClusterScope } from './cluster-scope';
@@ -104,7 +104,7 @@ async function shownValues(cluster: ClusterRow, by: SplitField): Promise<(value:
     const rows = await pg()<{ paths: unknown }[]>`
       SELECT s.sensitive_paths AS paths FROM cluster_sources cs JOIN sources s ON s.id = cs.source_id WHERE cs.cluster_id = ${cluster.id}::uuid`;
     const paths = rows.flatMap((r) => sensitivePathsOf(r.paths));
-    if (hiddenByPaths(by.path, paths)) return () => MASKED;
+    if (hidesValueAt(by.path, paths)) return () => MASKED;
   }
   return (v) => maskErrorText(v) ?? v;
 }

@@ -3,7 +3,7 @@
 // own header names, or JSON paths into the body. Shared by every connector. Without any of it, the
 // dead letter's error type is its reason and clusters group by reason only.
 import { z } from 'zod';
-import { parseJsonPath, visitPath } from '@/lib/masking/json-path';
+import { JsonPathTooComplex, parseJsonPath, visitPath } from '@/lib/masking/json-path';
 
 const headerName = z.string().trim().min(1).max(200);
 const jsonPath = z
@@ -93,9 +93,15 @@ function bodyPaths(payload: Uint8Array, mapping: ErrorTextMapping): Pick<ErrorTe
   const at = (path: string | undefined) => {
     if (!path) return null;
     let found: unknown;
-    visitPath(body, parseJsonPath(path), (c, k) => {
-      found ??= (c as Record<string | number, unknown>)[k];
-    });
+    try {
+      visitPath(body, parseJsonPath(path), (c, k) => {
+        found ??= (c as Record<string | number, unknown>)[k];
+      });
+    } catch (e) {
+      // Too deep to walk: no error text from the body, the message is still imported.
+      if (e instanceof JsonPathTooComplex) return null;
+      throw e;
+    }
     return text(found);
   };
   return { errorType: at(mapping.typePath), errorMessage: at(mapping.messagePath), errorStack: at(mapping.stackPath) };

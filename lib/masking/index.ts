@@ -1,5 +1,5 @@
 export { containsSensitive, maskText, maskTextCounted, luhnValid, ibanValid, isCardNumber, type MaskedText } from './detectors';
-export { parseJsonPath, visitPath, JsonPathError, type PathSegment } from './json-path';
+export { parseJsonPath, visitPath, JsonPathError, JsonPathTooComplex, type PathSegment } from './json-path';
 export {
   MASKED,
   MAX_MASK_BYTES,
@@ -9,6 +9,7 @@ export {
   maskJsonPayload,
   maskPaths,
   hiddenByPaths,
+  hidesValueAt,
   maskPayload,
   type MaskedPayload,
   type PayloadPolicy,

@@ -61,45 +61,71 @@ export function parseJsonPath(path: string): PathSegment[] {
   return segments;
 }
 
-/** Calls `onMatch(container, key)` for every place the path points at in `value`. */
-export function visitPath(
-  value: unknown,
-  segments: readonly PathSegment[],
-  onMatch: (container: Record<string, unknown> | unknown[], key: string | number) => void,
-): void {
-  walk(value, 0);
+/** A path walk that would take more than this many steps is refused (JsonPathTooComplex). */
+export const MAX_PATH_STEPS = 200_000;
 
-  function children(v: unknown): [Record<string, unknown> | unknown[], string | number][] {
-    if (Array.isArray(v)) return v.map((_, i) => [v, i]);
-    if (v && typeof v === 'object') return Object.keys(v).map((k) => [v as Record<string, unknown>, k]);
-    return [];
+/** A path walk over a value built to make it deep or wide beyond MAX_PATH_STEPS. */
+export class JsonPathTooComplex extends Error {
+  constructor() {
+    super(`The value is too deeply nested or too large for this JSON path (over ${MAX_PATH_STEPS.toLocaleString('en')} steps)`);
+    this.name = 'JsonPathTooComplex';
   }
+}
 
-  function step(container: Record<string, unknown> | unknown[], key: string | number, i: number) {
-    if (i === segments.length) onMatch(container, key);
-    else walk((container as Record<string | number, unknown>)[key], i);
-  }
+type Slot = Record<string | number, unknown>;
 
-  function walk(v: unknown, i: number): void {
-    const seg = segments[i];
-    if (!seg || v === null || typeof v !== 'object') return;
+/**
+ * Calls `onMatch(container, key)` for every place the path points at in `value`, in document
+ * order. Iterative, each (node, segment) visited once and at most MAX_PATH_STEPS steps: a hostile
+ * payload (200,000 nested brackets, "$..*..*..*") cannot overflow the stack or take seconds on the
+ * ingest path; over the budget it throws JsonPathTooComplex and the caller fails closed.
+ */
+export function visitPath(value: unknown, segments: readonly PathSegment[], onMatch: (container: Record<string, unknown> | unknown[], key: string | number) => void): void {
+  // A task: walk the value in container[key] (read when the task runs: onMatch may have replaced it)
+  // from segment i, or report a match.
+  type Task = { match: boolean; container: Slot; key: string | number; i: number };
+  const root: Slot = { $: value };
+  const stack: Task[] = [{ match: false, container: root, key: '$', i: 0 }];
+  const seen = new Map<object, Set<number>>();
+  let steps = 0;
+
+  const step = (out: Task[], container: Slot, key: string | number, i: number) =>
+    out.push({ match: i === segments.length, container, key, i });
+
+  while (stack.length > 0) {
+    if (++steps > MAX_PATH_STEPS) throw new JsonPathTooComplex();
+    const t = stack.pop()!;
+    if (t.match) {
+      onMatch(t.container as Record<string, unknown> | unknown[], t.key);
+      continue;
+    }
+    const v = t.container[t.key];
+    const seg = segments[t.i];
+    if (!seg || v === null || typeof v !== 'object') continue;
+    let at = seen.get(v);
+    if (!at) seen.set(v, (at = new Set()));
+    if (at.has(t.i)) continue;
+    at.add(t.i);
+    const next: Task[] = [];
+    const keys: (string | number)[] = Array.isArray(v) ? v.map((_, k) => k) : Object.keys(v);
     switch (seg.kind) {
       case 'key':
-        if (!Array.isArray(v) && Object.hasOwn(v, seg.name)) step(v as Record<string, unknown>, seg.name, i + 1);
-        return;
+        if (!Array.isArray(v) && Object.hasOwn(v, seg.name)) step(next, v as Slot, seg.name, t.i + 1);
+        break;
       case 'index':
-        if (Array.isArray(v) && seg.index < v.length) step(v, seg.index, i + 1);
-        return;
+        if (Array.isArray(v) && seg.index < v.length) step(next, v as unknown as Slot, seg.index, t.i + 1);
+        break;
       case 'wildcard':
-        for (const [c, k] of children(v)) step(c, k, i + 1);
-        return;
+        for (const k of keys) step(next, v as Slot, k, t.i + 1);
+        break;
       case 'descendant':
-        for (const [c, k] of children(v)) {
-          if (seg.name === null || k === seg.name) step(c, k, i + 1);
+        for (const k of keys) {
+          if (seg.name === null || k === seg.name) step(next, v as Slot, k, t.i + 1);
           // Keep looking below, whether or not this child matched.
-          walk((c as Record<string | number, unknown>)[k], i);
+          next.push({ match: false, container: v as Slot, key: k, i: t.i });
         }
-        return;
+        break;
     }
+    for (let n = next.length - 1; n >= 0; n--) stack.push(next[n]!);
   }
 }

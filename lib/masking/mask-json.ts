@@ -1,7 +1,7 @@
 // Masking of structured values and raw payloads: a source's sensitive JSON paths hide a value
 // whole; the detectors then mask e-mails, IBANs and card numbers anywhere else.
 import { isCardNumber, maskTextCounted } from './detectors';
-import { parseJsonPath, visitPath, type PathSegment } from './json-path';
+import { JsonPathTooComplex, parseJsonPath, visitPath, type PathSegment } from './json-path';
 import { scanBytes } from './scan-bytes';
 
 /** What a value under a sensitive path becomes, whatever its type (its length is not told). */
@@ -75,12 +75,19 @@ function maskPathsInPlace(root: unknown, paths: PathSegment[][], count: Counter)
       count.n++;
       return MASKED;
     }
-    visitPath(root, segments, (container, key) => {
-      const slot = container as Record<string | number, unknown>;
-      if (slot[key] === MASKED) return; // already hidden by another path
-      slot[key] = MASKED;
+    try {
+      visitPath(root, segments, (container, key) => {
+        const slot = container as Record<string | number, unknown>;
+        if (slot[key] === MASKED) return; // already hidden by another path
+        slot[key] = MASKED;
+        count.n++;
+      });
+    } catch (e) {
+      // Too deep or too large to walk: fail closed, the whole value hidden.
+      if (!(e instanceof JsonPathTooComplex)) throw e;
       count.n++;
-    });
+      return MASKED;
+    }
   }
   return root;
 }
@@ -115,6 +122,40 @@ export function hiddenByPaths(path: string, paths: readonly (string | PathSegmen
   } catch {
     return true;
   }
+}
+
+/**
+ * Whether a value read at `path` must be shown masked whole: the path is at or under a sensitive
+ * path, or a sensitive path may point inside it (its object would carry the sensitive child along).
+ * Unsure is hidden: a wildcard or descendant step of a sensitive path may reach below anything.
+ */
+export function hidesValueAt(path: string, paths: readonly (string | PathSegment[])[]): boolean {
+  if (hiddenByPaths(path, paths)) return true;
+  let own: PathSegment[];
+  try {
+    own = parseJsonPath(path);
+  } catch {
+    return true;
+  }
+  return paths.some((p) => {
+    let sensitive: PathSegment[];
+    try {
+      sensitive = typeof p === 'string' ? parseJsonPath(p) : p;
+    } catch {
+      return true;
+    }
+    for (let i = 0; i < own.length; i++) {
+      const s = sensitive[i];
+      const o = own[i]!;
+      if (!s) return false;
+      if (s.kind === 'descendant') return true;
+      if (s.kind === 'wildcard' || o.kind === 'wildcard' || o.kind === 'descendant') continue;
+      if (s.kind === 'key' && o.kind === 'key' && s.name === o.name) continue;
+      if (s.kind === 'index' && o.kind === 'index' && s.index === o.index) continue;
+      return false;
+    }
+    return sensitive.length > own.length;
+  });
 }
 
 /** A structured value (a parsed payload, audit before/after, headers) with paths and detectors applied. */

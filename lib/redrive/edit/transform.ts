@@ -3,7 +3,7 @@
 // apply out, so the preview, the task and the tests run the very same code. Paths are the masking
 // JSONPath subset (lib/masking/json-path): `$.a.b`, `$.items[0]`, `$.items[*].sku`, `$..gift`.
 import { z } from 'zod';
-import { parseJsonPath, visitPath, JsonPathError } from '@/lib/masking';
+import { parseJsonPath, visitPath, JsonPathError, JsonPathTooComplex } from '@/lib/masking';
 import { ownedHeader } from './broker-headers';
 
 const path = z
@@ -72,6 +72,16 @@ export function parseJsonPayload(bytes: Uint8Array): { value: unknown } | null {
 
 /** Apply `spec` to one dead letter; a step with nothing to act on makes the whole transform not apply. */
 export function applyTransform(payload: Uint8Array, headers: Record<string, unknown>, spec: TransformSpec): TransformResult {
+  try {
+    return applySteps(payload, headers, spec);
+  } catch (e) {
+    // A payload nested beyond what a path may walk: this item cannot be transformed, the others can.
+    if (e instanceof JsonPathTooComplex) return { ok: false, why: e.message };
+    throw e;
+  }
+}
+
+function applySteps(payload: Uint8Array, headers: Record<string, unknown>, spec: TransformSpec): TransformResult {
   const needsJson = spec.some((s) => s.op !== 'header');
   let doc: unknown = undefined;
   if (needsJson) {
