@@ -8,6 +8,7 @@ import { closeIngestSql } from '@/lib/ingest/ingest-sql';
 import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
 import { GET as getList } from '@/app/api/v1/dead-letters/route';
 import { POST as postSearchReveal } from '@/app/api/v1/dead-letters/search-reveal/route';
+import { GET as getExport, POST as postExport } from '@/app/api/v1/dead-letters/export/route';
 import { drainBacklog } from '@/lib/search';
 import { resetDatabase } from '../support/db';
 import { ctx, getRequest, jsonRequest, world, type Who, type World } from './deadletters-world';
@@ -88,5 +89,16 @@ describe('search inside masked values', () => {
       expect(r.status).toBe(422);
       expect(r.body.error?.field ?? r.body.error?.message).toMatch(/reveal/);
     }
+  });
+
+  it('an export, revealing or not, finds no dead letter by a masked value, and its event says no count of one', async () => {
+    const url = `/api/v1/dead-letters/export?format=ndjson&payload=false&q=${CARD}`;
+    const plain = await getExport(getRequest(url, w.tokens.personal.admin), ctx({}));
+    expect((await plain.text()).trim()).toBe('');
+    const revealing = await postExport(jsonRequest(url, w.tokens.personal.admin, { revealReason: 'chargeback batch #9' }), ctx({}));
+    expect(revealing.status).toBe(200);
+    expect((await revealing.text()).trim()).toBe('');
+    const events = await db().auditEvent.findMany({ where: { action: 'deadletter.export' }, orderBy: { id: 'asc' } });
+    expect(events.map((e) => e.count)).toEqual([0, 0]);
   });
 });
