@@ -85,16 +85,14 @@ interface SummaryRow {
 
 /**
  * Whether text search may match inside masked values: `reveal`, the id of the caller's search reveal
- * (checked: a 422 naming the field otherwise), or `maskedText` from a caller that checked an
- * audited reveal itself (a revealing export).
+ * (checked: a 422 naming the field otherwise).
  */
 interface MaskedSearch {
   reveal?: string;
-  maskedText?: boolean;
 }
 
 async function searchesMasked(actor: Principal, opts: MaskedSearch): Promise<boolean> {
-  if (opts.reveal === undefined) return opts.maskedText === true;
+  if (opts.reveal === undefined) return false;
   await requireSearchReveal(actor, opts.reveal);
   return true;
 }

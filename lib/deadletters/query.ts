@@ -65,7 +65,7 @@ export function likePattern(q: string): string {
 
 /**
  * Turn filters into a plan for this actor. `maskedText`: text search also matches inside masked
- * values, for a caller that checked an audited reveal (a search reveal, a revealing export).
+ * values, for a caller that checked the actor's search reveal.
  */
 export async function planQuery(
   actor: Principal,
