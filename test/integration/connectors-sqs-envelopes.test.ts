@@ -4,6 +4,7 @@
 // sends the event, byte for byte, to the source's target: the queue that triggers the function, or
 // its redrive URL. Never the wrapper.
 import { CreateQueueCommand, ReceiveMessageCommand, SendMessageCommand, type Message } from '@aws-sdk/client-sqs';
+import { spawnSync } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SYSTEM, type Actor } from '@/lib/auth';
 import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
@@ -12,6 +13,7 @@ import { closeQueues } from '@/lib/queue';
 import { startRedrive } from '@/lib/redrive';
 import { startRedriveSupervisor, type RedriveSupervisor } from '@/lib/redrive/supervisor';
 import { getDeadLetter } from '@/lib/deadletters/get-dead-letter';
+import { createTeam } from '@/lib/admin/teams';
 import { createUser } from '@/lib/admin/users';
 import { resetDatabase } from '../support/db';
 import { LAMBDA_EVENT_TEXT, LAMBDA_TIMEOUT_RECORD, eventBridgeDlqMessage, lambdaDestinationRecord, lambdaDlqMessage, snsDlqNotification, type AwsShape } from '../support/aws-envelopes';
@@ -138,5 +140,23 @@ describe('SQS connector: AWS failure records', () => {
     expect(d!.body.equals(Buffer.from(LAMBDA_EVENT_TEXT, 'utf8'))).toBe(true);
     expect(d).toMatchObject({ signed: true, contentType: 'application/json', messageId: row!.messageId, redriveCount: '1' });
     await waitFor('the task done', async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).status === 'completed', 60_000, 250);
+  });
+
+  it('CLI: source create --kind sqs --envelope names the wrapper; an unknown one is refused by name', { timeout: 60_000 }, async () => {
+    await createTeam(SYSTEM, { name: 'commerce' }).catch(() => undefined);
+    const create = (name: string, envelope: string) =>
+      spawnSync(
+        process.execPath,
+        ['node_modules/tsx/dist/cli.mjs', 'scripts/triage-cli.ts', 'source', 'create', '--name', name, '--team', 'commerce', '--kind', 'sqs',
+          '--queue-url', 'https://sqs.us-east-1.amazonaws.com/123456789012/orders-dlq', '--envelope', envelope, '--json'],
+        { encoding: 'utf8' },
+      );
+    const ok = create('orders-eventbridge', 'eventbridge');
+    expect(ok.status).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ kind: 'sqs', connection: { envelope: 'eventbridge' } });
+    const bad = create('orders-kinesis', 'kinesis');
+    expect(bad.status).not.toBe(0);
+    expect((JSON.parse(bad.stdout) as { error: string }).error).toMatch(/envelope/);
+    expect(await db().source.count({ where: { name: 'orders-kinesis' } })).toBe(0);
   });
 });
