@@ -80,6 +80,15 @@ describe('SQS envelopes: the documented shapes', () => {
     expect(d.headers).toMatchObject({ tenant: 'acme', [ENVELOPE_KEY]: { type: 'sns', RawMessageDelivery: true } });
   });
 
+  it('auto leaves alone what SQS\'s redrive policy moved: a consumer of the source queue failed on that body whole', () => {
+    const moved = { MessageId: 'm', Body: snsDlqNotification().body, Attributes: { DeadLetterQueueSourceArn: 'arn:aws:sqs:us-west-2:123456789012:orders' } };
+    const d = toDeadLetter(moved, { now });
+    expect(Buffer.from(d.payload).toString()).toBe(moved.Body);
+    expect(d.headers).not.toHaveProperty(ENVELOPE_KEY);
+    // The source says so: then it is read.
+    expect(Buffer.from(toDeadLetter(moved, { now, envelope: 'sns' }).payload).toString()).toBe('Hello world!');
+  });
+
   it('`none` keeps a Lambda record as it came', () => {
     const shape = lambdaDestinationRecord();
     const d = toDeadLetter(received(shape), { now, envelope: 'none' });

@@ -73,7 +73,12 @@ export function toDeadLetter(
   const attrs = msg.Attributes ?? {};
   const body = msg.Body ?? '';
   let messageAttrs = msg.MessageAttributes ?? {};
-  const unwrapped = unwrapEnvelope(body, messageAttrs, opts.envelope ?? 'auto');
+  // A message SQS's redrive policy moved was received by a consumer of the source queue: its body is
+  // what that consumer failed on (an SNS notification, a Lambda record it processes), and a redrive
+  // must send it back whole. `auto` reads only what AWS wrote into the queue itself; a named setting
+  // is the source's own word.
+  const setting = opts.envelope === undefined || opts.envelope === 'auto' ? (attrs.DeadLetterQueueSourceArn ? 'none' : 'auto') : opts.envelope;
+  const unwrapped = unwrapEnvelope(body, messageAttrs, setting);
   const wrapped = unwrapped && 'payload' in unwrapped ? unwrapped : null;
   if (wrapped) {
     // The wrapper's attributes are evidence, never the event's: a redrive must not send them back.
