@@ -37,11 +37,12 @@ const USAGE = `usage: triage <command> [--json]
                 [--token env:NAME | --user U --password env:NAME] [--delete-after-import]   (credentials may be in the URL instead)
   source create --name N --team T --kind sqs --queue-url URL [--source-queue-url URL] [--endpoint URL] [--region R]
                 [--access-key-id K --secret-access-key env:NAME]   (no keys: the AWS SDK's environment)
+                [--envelope auto|none|lambda-destination|lambda-dlq|eventbridge|sns]   (what wraps the events; default auto)
   source pause-import --name N [--reason R] | source resume-import --name N   (a connector source's import)
   source update --name N [--retention 14d] [--deadline 7d] [--max-receives N] [--visibility-timeout 30s]
                 [--max-redrives N] [--approval-threshold N]   (durations: 14d, 36h, 90m, 45s or seconds)
                 [--rate-pending N] [--rate-alarm N]   (dead letters per 5 minutes for the rate alarm)
-                [--redrive-url URL] [--redrive-secret env:NAME]   (where an ingest source is redriven; "" clears)
+                [--redrive-url URL] [--redrive-secret env:NAME]   (where an ingest or SQS source is redriven; "" clears)
                 [--edit-approval N]   (edits and transforms of N dead letters or more wait for a second person)
                 [--accept-redrives-from A,B]   (sources that may redrive into this one; "" clears)
   token create --source N        (prints an ingest token once)
@@ -127,6 +128,7 @@ const { positionals, values } = parseArgs({
     'delete-after-import': { type: 'boolean', default: false },
     'queue-url': { type: 'string' },
     'source-queue-url': { type: 'string' },
+    envelope: { type: 'string' },
     endpoint: { type: 'string' },
     region: { type: 'string' },
     'access-key-id': { type: 'string' },
@@ -219,7 +221,7 @@ function connectionFlags(kind: string): { connection?: Record<string, unknown>; 
     return { connection, secret };
   }
   if (kind === 'sqs') {
-    const optional = { sourceQueueUrl: values['source-queue-url'], endpoint: values.endpoint, region: values.region };
+    const optional = { sourceQueueUrl: values['source-queue-url'], endpoint: values.endpoint, region: values.region, envelope: values.envelope };
     const connection = { queueUrl: need(values['queue-url'], 'queue-url'), ...Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined)) };
     return { connection, secret };
   }

@@ -129,4 +129,10 @@ export interface Connector<Config, Secret extends ConnectorSecret = ConnectorSec
   readSourceQueue(source: ConnectorSource<Config, Secret>, signal: AbortSignal): Promise<SourceQueueState>;
   /** The redrive side: a destination the redrive engine calls, closed when the run ends. */
   redriveDestination(source: ConnectorSource<Config, Secret>): RedriveDestination;
+  /**
+   * The source's redrive URL, when one is set, is where its redrives go (a signed POST, as an ingest
+   * source's) instead of the broker: a queue fed by a service (a Lambda's failures) may have no queue
+   * to go back to, only the function's HTTP endpoint.
+   */
+  redrivesToUrl?: boolean;
 }

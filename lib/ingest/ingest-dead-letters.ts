@@ -1,5 +1,5 @@
 // The ingest API (POST /api/v1/sources/{source}/dead-letters[/raw]): how other teams' SQS, RabbitMQ,
-// Kafka or Service Bus dead letters reach Triage. Idempotent on (source, messageId), byte-exact,
+// Kafka or Service Bus dead letters reach Triage. Idempotent on (source, messageId, generation), byte-exact,
 // all-or-nothing per batch, with errors that name the item and field.
 import type postgres from 'postgres';
 import { AppError } from '@/lib/errors';
@@ -9,6 +9,7 @@ import { ingestSql, unavailableIfTransient } from './ingest-sql';
 import { ingestTarget, type IngestTarget } from './ingest-target';
 import { toNewDeadLetter } from './ingest-item';
 import { readCapped, readLines } from './read-body';
+import { TRIAGE_HEADERS } from '@/lib/runtime/envelope';
 
 /** Whole batch body cap: a 10 MiB payload in base64 fits, and memory per request stays bounded. */
 export const INGEST_MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -25,6 +26,9 @@ export const RAW_HEADERS = {
   'error.type': 'Triage-Error-Type',
   'error.message': 'Triage-Error-Message',
   receiveCount: 'Triage-Receive-Count',
+  // The names a redrive sends (with Triage-Message-Id): a forwarder passes them through as they came.
+  redriveCount: TRIAGE_HEADERS.redriveCount,
+  generation: 'Triage-Generation',
   enqueuedAt: 'Triage-Enqueued-At',
   firstFailedAt: 'Triage-First-Failed-At',
   deadAt: 'Triage-Dead-At',
@@ -120,6 +124,8 @@ function rawItem(h: Headers): Record<string, unknown> {
     reason: get(RAW_HEADERS.reason),
     error: errorType !== undefined || errorMessage !== undefined ? { type: errorType, message: errorMessage } : undefined,
     receiveCount: int(get(RAW_HEADERS.receiveCount)),
+    redriveCount: int(get(RAW_HEADERS.redriveCount)),
+    generation: int(get(RAW_HEADERS.generation)),
     enqueuedAt: get(RAW_HEADERS.enqueuedAt),
     firstFailedAt: get(RAW_HEADERS.firstFailedAt),
     deadAt: get(RAW_HEADERS.deadAt),

@@ -60,6 +60,20 @@ export const ingestDeadLetterSchema = z
       })
       .nullish(),
     receiveCount: z.int().min(0).max(INT32_MAX).nullish(),
+    redriveCount: z
+      .int()
+      .min(0)
+      .max(INT32_MAX)
+      .nullish()
+      .describe(
+        "Times Triage redrove this message: the Triage-Redrive-Count a redrive sent it with (and messageId its Triage-Message-Id). A message that dies again after a redrive is that generation of the same messageId, not a duplicate; default 0",
+      ),
+    generation: z
+      .int()
+      .min(0)
+      .max(INT32_MAX)
+      .nullish()
+      .describe('The generation of this death of messageId, when the sender counts them itself; default redriveCount. With both, they must agree'),
     enqueuedAt: timestamp.nullish().describe('Original enqueue time (ISO 8601 with offset)'),
     firstFailedAt: timestamp.nullish(),
     deadAt: timestamp.nullish().describe('When it was dead-lettered; default: now. At most 5 minutes ahead of the server clock (422 otherwise)'),
@@ -121,10 +135,18 @@ export function toNewDeadLetter(raw: unknown, index: number, payloadLimitBytes: 
   if (d.deadAt && Date.parse(d.deadAt) > Date.now() + MAX_DEAD_AT_AHEAD_MS) {
     throw itemError(index, 'deadAt', `${d.deadAt} is more than ${MAX_DEAD_AT_AHEAD_MS / 60_000} minutes in the future (is the sender's clock right?): expiry and age count from it`);
   }
+  if (d.generation != null && d.redriveCount != null && d.generation !== d.redriveCount) {
+    throw itemError(index, 'generation', `${d.generation} differs from redriveCount ${d.redriveCount}: a redriven message's next death is the generation of its redrive count`);
+  }
+  const generation = d.generation ?? d.redriveCount ?? 0;
   const consumer = typeof d.consumer === 'string' ? { name: d.consumer, version: null } : d.consumer;
   const date = (s: string | null | undefined) => (s ? new Date(s) : null);
   return {
     messageId: d.messageId,
+    // Idempotent on (messageId, generation): a forwarder's retry of one death is absorbed, the
+    // death after a redrive is a new row, linked to the one redriven.
+    generation,
+    redriveCount: d.redriveCount ?? generation,
     payload,
     contentType: d.contentType ?? null,
     headers: d.headers ?? {},

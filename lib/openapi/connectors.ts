@@ -5,6 +5,7 @@ import { ConnectionChangedView, SourceAnswer } from '@/lib/sources/get-source';
 import { connectionPatch } from '@/lib/sources/update-connection';
 import { ImportSwitchView, importSwitchBody } from '@/lib/connectors/pause-import';
 import { ConnectionTestView } from '@/lib/connectors/test-connection';
+import { sqsConfigSchema } from '@/lib/connectors/sqs/config';
 import { errors, idParam, jsonContent, ref, schemaOf, viewOf, type OpenApiArea } from './area';
 
 const security = [{ apiToken: [] }, { session: [] }];
@@ -21,6 +22,8 @@ export const connectorsArea: OpenApiArea = {
     ConnectionPatch: schemaOf(connectionPatch),
     ConnectionTest: viewOf(ConnectionTestView),
     ImportSwitch: viewOf(ImportSwitchView),
+    // An SQS source's `connection`: its `envelope` says what wraps the failed events (AWS failure records).
+    SqsConnection: schemaOf(sqsConfigSchema),
   },
   paths: {
     '/api/v1/sources/{source}': {

@@ -1,7 +1,11 @@
 // The SQS connector: import throughput from a dead-letter queue into Postgres (every batch committed
 // through recordDeadLetters, then deleted by receipt handle) against a plain SDK receive+delete loop
 // on the same emulator, with the same number of receives at once, in the same run (target ≥ 0.5×).
-// Runs fauxqs from test/peers/sqs (installed on first use).
+// Runs fauxqs from test/peers/sqs (installed on first use). Beside it, the cost of reading AWS failure
+// records (lib/connectors/sqs/envelope.ts), in this process: the mapping of plain events with
+// `envelope: auto` against `none` (auto must cost a plain event next to nothing), and of Lambda
+// records read into their events against the plain receive+delete loop (reading must stay far below
+// what receiving costs).
 //   npx tsx test/bench/run.ts sqs
 import type { BenchResult } from './run';
 import { runBenchChild, runWhenFlagged } from './support';
@@ -80,9 +84,63 @@ async function child(): Promise<void> {
   process.stdout.write(`${JSON.stringify({ plainPerSecond, importPerSecond } satisfies Measured)}\n`);
 }
 
+const MAP_N = 20_000;
+const ROUNDS = 7;
+
+/**
+ * Messages per second of each mapping over its bodies, best of ROUNDS; the mappings take turns in
+ * every round, so a noisy neighbour or a collection slows them alike.
+ */
+function bestRates(cases: { bodies: string[]; map: (body: string, i: number) => unknown }[]): number[] {
+  const best = cases.map(() => Infinity);
+  for (let round = 0; round < ROUNDS; round++) {
+    cases.forEach((c, k) => {
+      const start = performance.now();
+      for (let i = 0; i < c.bodies.length; i++) c.map(c.bodies[i]!, i);
+      best[k] = Math.min(best[k]!, performance.now() - start);
+    });
+  }
+  return best.map((ms, k) => cases[k]!.bodies.length / (ms / 1000));
+}
+
+async function envelopeCost(plainLoopPerSecond: number): Promise<BenchResult[]> {
+  const { toDeadLetter } = await import('@/lib/connectors/sqs/message');
+  const { lambdaDestinationRecord } = await import('../support/aws-envelopes');
+  const plain = Array.from({ length: MAP_N }, (_, i) => JSON.stringify({ order: i, sku: 'A-1', qty: 2, note: 'x'.repeat(200) }));
+  const records = plain.map((event, i) => lambdaDestinationRecord(event, `e4b46cbf-b738-4f1a-8880-${String(i).padStart(12, '0')}`).body);
+  const map = (envelope: 'auto' | 'none' | 'lambda-destination') => (body: string, i: number) =>
+    toDeadLetter({ MessageId: `m-${i}`, Body: body, Attributes: { ApproximateReceiveCount: '3' } }, { envelope });
+  const [none, auto, unwrapped] = bestRates([
+    { bodies: plain, map: map('none') },
+    { bodies: plain, map: map('auto') },
+    { bodies: records, map: map('lambda-destination') },
+  ]) as [number, number, number];
+  return [
+    {
+      name: `connectors.sqs map ${MAP_N} plain events, envelope auto`,
+      value: Number(auto.toFixed(0)),
+      unit: 'msg/s',
+      baseline: { name: 'the same with envelope none', value: Number(none.toFixed(0)) },
+      target: '≥ 0.9× baseline',
+      met: auto >= 0.9 * none,
+    },
+    {
+      name: `connectors.sqs map ${MAP_N} Lambda on-failure records to their events`,
+      value: Number(unwrapped.toFixed(0)),
+      unit: 'msg/s',
+      // Reading a record must stay far from what receiving and deleting it costs.
+      baseline: { name: 'plain SDK receive+delete loop on the emulator', value: Number(plainLoopPerSecond.toFixed(0)) },
+      target: '≥ 10× baseline',
+      met: unwrapped >= 10 * plainLoopPerSecond,
+    },
+  ];
+}
+
 export async function run(): Promise<BenchResult[]> {
   const m = await runBenchChild<Measured>('sqs', import.meta.url, CHILD_FLAG, { timeoutMs: 300_000 });
+  const costs = await envelopeCost(m.plainPerSecond);
   return [
+    ...costs,
     {
       name: `connectors.sqs import ${IMPORT_N} dead letters into Postgres`,
       value: Number(m.importPerSecond.toFixed(0)),

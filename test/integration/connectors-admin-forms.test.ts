@@ -69,6 +69,7 @@ describe('the admin connection forms', () => {
         'connection.sourceQueueUrl': 'http://127.0.0.1:4566/000000000000/orders',
         'connection.endpoint': 'http://127.0.0.1:4566',
         'connection.region': 'eu-west-1',
+        'connection.envelope': 'lambda-destination',
         'secret.accessKeyId': 'AKIAFORMTEST',
         'secret.secretAccessKey': 'form-secret-key-1',
         'errorText.messagePath': '$.error.message',
@@ -81,6 +82,7 @@ describe('the admin connection forms', () => {
       sourceQueueUrl: 'http://127.0.0.1:4566/000000000000/orders',
       endpoint: 'http://127.0.0.1:4566',
       region: 'eu-west-1',
+      envelope: 'lambda-destination',
       errorText: { messagePath: '$.error.message' },
     });
     expect(s.secret).toEqual({ accessKeyId: 'AKIAFORMTEST', secretAccessKey: 'form-secret-key-1' });
@@ -89,6 +91,9 @@ describe('the admin connection forms', () => {
     const bare = await createFromForm('sqs', form('sqs', 'orders-sqs-env', { 'connection.queueUrl': queueUrl, 'connection.region': '', 'secret.accessKeyId': '' }));
     expect(bare.status).toBe(201);
     expect((await parsed('orders-sqs-env')).secret).toEqual({});
+    expect((await parsed('orders-sqs-env')).config).toMatchObject({ envelope: 'auto' });
+    const wrongEnvelope = await createFromForm('sqs', form('sqs', 'orders-sqs-wrapped', { 'connection.queueUrl': queueUrl, 'connection.envelope': 'kinesis' }));
+    expect(wrongEnvelope.status).toBe(422);
 
     const half = await createFromForm('sqs', form('sqs', 'orders-sqs-half', { 'connection.queueUrl': queueUrl, 'secret.accessKeyId': 'AKIAFORMTEST' }));
     expect(half.status).toBe(422);

@@ -61,6 +61,19 @@ export const CONNECTION_FORMS: Partial<Record<ConnectorKind, ConnectionKindForm>
       { name: 'sourceQueueUrl', label: 'Source queue URL (redrive target, watched beside the DLQ; default: the DLQ’s source queue)', type: 'url', placeholder: 'found with ListDeadLetterSourceQueues' },
       { name: 'endpoint', label: 'Endpoint (SQS-compatible server, optional)', type: 'url', placeholder: 'http://localhost:4566' },
       { name: 'region', label: 'Region (default: from the queue URL)', type: 'text', placeholder: 'eu-west-1' },
+      {
+        name: 'envelope',
+        label: 'What wraps the failed events',
+        type: 'select',
+        options: [
+          { value: 'auto', label: 'recognise AWS failure records by their shape' },
+          { value: 'none', label: 'nothing: each body is the event' },
+          { value: 'lambda-destination', label: 'Lambda on-failure destination records' },
+          { value: 'lambda-dlq', label: 'Lambda dead-letter queue (error in attributes)' },
+          { value: 'eventbridge', label: 'EventBridge target dead-letter queue' },
+          { value: 'sns', label: 'SNS subscription dead-letter queue' },
+        ],
+      },
       // Left blank: the AWS SDK's usual environment (AWS_ACCESS_KEY_ID…, instance roles).
       { name: 'accessKeyId', label: 'Access key id (optional)', type: 'secret', placeholder: 'blank: the AWS environment' },
       { name: 'secretAccessKey', label: 'Secret access key (optional)', type: 'secret', placeholder: 'blank: the AWS environment' },

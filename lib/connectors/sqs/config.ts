@@ -4,6 +4,7 @@
 // instance roles) when left out: the SDK reads those itself.
 import { z } from 'zod';
 import { errorTextMappingSchema } from '../error-text';
+import { SQS_ENVELOPES } from './envelope';
 
 const queueUrl = z.string().trim().url().max(1000);
 
@@ -30,6 +31,12 @@ export const sqsConfigSchema = z
     batchSize: z.number().int().min(10).max(1_000).default(200),
     /** How long a partial batch waits for more receives before it is written. */
     batchWaitMs: z.number().int().min(1).max(10_000).default(50),
+    /**
+     * What wraps the failed events in this queue (envelope.ts): a Lambda on-failure destination's
+     * records, Lambda's or an EventBridge target's DLQ attributes, an SNS subscription's notifications;
+     * `auto` recognises each by its documented shape, `none` keeps every body as it is.
+     */
+    envelope: z.enum(SQS_ENVELOPES).default('auto'),
     errorText: errorTextMappingSchema.optional(),
   })
   .strict();

@@ -22,7 +22,7 @@ const DEPTH_POLL_MS = 5_000;
 function deadLetterOf(msg: Message, source: ConnectorSource<SqsConfig, SqsSecret>): NewDeadLetter {
   const sourceQueue = source.config.sourceQueueUrl ? queueNameOf(source.config.sourceQueueUrl) : null;
   try {
-    return toDeadLetter(msg, { errorText: source.config.errorText, sourceQueue });
+    return toDeadLetter(msg, { errorText: source.config.errorText, sourceQueue, envelope: source.config.envelope });
   } catch (err) {
     // A message whose attributes cannot be read is still recorded, never a poison for the import.
     return {

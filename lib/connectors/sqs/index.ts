@@ -17,4 +17,5 @@ export const sqsConnector: Connector<SqsConfig, SqsSecret> = {
   openImport: importFromSqs,
   readSourceQueue: readSqsSourceQueue,
   redriveDestination: sqsDestination,
+  redrivesToUrl: true,
 };

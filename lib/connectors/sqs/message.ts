@@ -10,6 +10,7 @@ import type { MessageAttributeValue, Message, SendMessageBatchRequestEntry } fro
 import type { FailureEntry, NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
 import type { OutgoingRedrive } from '@/lib/redrive/destinations';
 import { errorTextOf, type ErrorTextMapping } from '../error-text';
+import { ENVELOPE_KEY, unwrapEnvelope, type SqsEnvelopeSetting } from './envelope';
 
 /** Message attributes Triage writes on a redriven message. */
 export const TRIAGE_ATTRIBUTES = {
@@ -56,31 +57,59 @@ const nonNegativeInt = (v: string | undefined): number | null => {
   return v !== undefined && Number.isInteger(n) && n >= 0 ? n : null;
 };
 
+/** The failure history's reason for a wrapped message, in its service's words. */
+const ENVELOPE_REASONS = {
+  'lambda-destination': 'Lambda on-failure destination',
+  'lambda-dlq': 'Lambda dead-letter queue',
+  eventbridge: 'EventBridge target dead-letter queue',
+  sns: 'SNS subscription dead-letter queue',
+} as const;
+
 /** A message received from the dead-letter queue as Triage records it. */
-export function toDeadLetter(msg: Message, opts: { errorText?: ErrorTextMapping; sourceQueue?: string | null; now?: Date } = {}): NewDeadLetter {
+export function toDeadLetter(
+  msg: Message,
+  opts: { errorText?: ErrorTextMapping; sourceQueue?: string | null; envelope?: SqsEnvelopeSetting; now?: Date } = {},
+): NewDeadLetter {
   const attrs = msg.Attributes ?? {};
-  const messageAttrs = msg.MessageAttributes ?? {};
+  const body = msg.Body ?? '';
+  let messageAttrs = msg.MessageAttributes ?? {};
+  // A message SQS's redrive policy moved was received by a consumer of the source queue: its body is
+  // what that consumer failed on (an SNS notification, a Lambda record it processes), and a redrive
+  // must send it back whole. `auto` reads only what AWS wrote into the queue itself; a named setting
+  // is the source's own word.
+  const setting = opts.envelope === undefined || opts.envelope === 'auto' ? (attrs.DeadLetterQueueSourceArn ? 'none' : 'auto') : opts.envelope;
+  const unwrapped = unwrapEnvelope(body, messageAttrs, setting);
+  const wrapped = unwrapped && 'payload' in unwrapped ? unwrapped : null;
+  if (wrapped) {
+    // The wrapper's attributes are evidence, never the event's: a redrive must not send them back.
+    messageAttrs = { ...Object.fromEntries(Object.entries(messageAttrs).filter(([k]) => !wrapped.envelopeAttributes.includes(k))), ...wrapped.eventAttributes };
+  }
   const headers: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(messageAttrs)) headers[name] = storedAttribute(value);
   headers[SYSTEM_KEY] = { ...attrs, MessageId: msg.MessageId ?? null, ...(msg.MD5OfBody ? { MD5OfBody: msg.MD5OfBody } : {}) };
-  const payload = Buffer.from(msg.Body ?? '', 'utf8');
-  const error = errorTextOf(Object.fromEntries(Object.entries(messageAttrs).map(([k, v]) => [k, v.StringValue ?? null])), payload, opts.errorText);
+  if (unwrapped) headers[ENVELOPE_KEY] = 'payload' in unwrapped ? unwrapped.evidence : { type: unwrapped.kind, problem: unwrapped.problem };
+  const payload = wrapped ? wrapped.payload : Buffer.from(body, 'utf8');
+  const found = errorTextOf(Object.fromEntries(Object.entries(messageAttrs).map(([k, v]) => [k, v.StringValue ?? null])), payload, opts.errorText);
+  // The service's own report of the failure wins; SNS carries none, so the source's mapping may still find one.
+  const error = wrapped?.errorType || wrapped?.errorMessage ? { errorType: wrapped.errorType, errorMessage: wrapped.errorMessage, errorStack: wrapped.errorStack } : found;
   const originalId = messageAttrs[TRIAGE_ATTRIBUTES.originalId]?.StringValue;
   const redriveCount = nonNegativeInt(messageAttrs[TRIAGE_ATTRIBUTES.redriveCount]?.StringValue) ?? 0;
   const now = opts.now ?? new Date();
-  const receiveCount = nonNegativeInt(attrs.ApproximateReceiveCount);
-  const firstReceive = millis(attrs.ApproximateFirstReceiveTimestamp);
+  const receiveCount = wrapped?.attempts ?? nonNegativeInt(attrs.ApproximateReceiveCount);
+  // A wrapped message never went through a source queue of SQS: the service's time is its failure's.
+  const firstReceive = wrapped?.failedAt ?? millis(attrs.ApproximateFirstReceiveTimestamp);
   const sourceArn = attrs.DeadLetterQueueSourceArn;
   const sourceQueue = sourceArn ? sourceArn.split(':').pop()! : (opts.sourceQueue ?? null);
+  const consumer = wrapped?.consumer ?? sourceQueue;
   const history: FailureEntry[] = [
     {
-      // SQS's own word: the redrive policy moved it after maxReceiveCount receives.
-      reason: 'maxReceiveCount exceeded',
+      // SQS's own word (the redrive policy moved it after maxReceiveCount receives), or the wrapping service's.
+      reason: wrapped ? ENVELOPE_REASONS[wrapped.kind] : 'maxReceiveCount exceeded',
       errorType: error.errorType,
       errorMessage: error.errorMessage,
       count: receiveCount ?? 1,
       firstAt: (firstReceive ?? now).toISOString(),
-      lastAt: now.toISOString(),
+      lastAt: (wrapped?.failedAt ?? now).toISOString(),
       ...(sourceQueue ? { queue: sourceQueue } : {}),
     },
   ];
@@ -90,7 +119,8 @@ export function toDeadLetter(msg: Message, opts: { errorText?: ErrorTextMapping;
     generation: redriveCount,
     redriveCount,
     payload,
-    contentType: null,
+    // A Lambda record holds its event as JSON, so what comes out of it is JSON text.
+    contentType: wrapped?.kind === 'lambda-destination' ? 'application/json' : null,
     headers,
     reason: 'MaxReceives',
     errorType: error.errorType,
@@ -101,11 +131,11 @@ export function toDeadLetter(msg: Message, opts: { errorText?: ErrorTextMapping;
     // When the message was first sent: SQS counts a standard queue's retention from then, in the DLQ too.
     enqueuedAt: millis(attrs.SentTimestamp),
     firstFailedAt: firstReceive ?? now,
-    lastFailedAt: now,
+    lastFailedAt: wrapped?.failedAt ?? now,
     deadAt: now,
     orderingKey: attrs.MessageGroupId ?? null,
     idempotencyKey: attrs.MessageDeduplicationId ?? null,
-    consumerName: sourceQueue,
+    consumerName: consumer,
     failureHistory: history,
   };
 }
@@ -119,7 +149,7 @@ export function redriveEntry(
   const stored = m.headers ?? {};
   const attributes: Record<string, MessageAttributeValue> = {};
   for (const [name, v] of Object.entries(stored)) {
-    if (name === SYSTEM_KEY || isTriageAttribute(name)) continue;
+    if (name === SYSTEM_KEY || name === ENVELOPE_KEY || isTriageAttribute(name)) continue;
     const a = sentAttribute(v);
     if (a) attributes[name] = a;
   }

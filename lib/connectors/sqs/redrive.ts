@@ -37,7 +37,9 @@ export function sqsDestination(source: ConnectorSource<SqsConfig, SqsSecret>): R
     listed ??= client.send(new ListDeadLetterSourceQueuesCommand({ QueueUrl: source.config.queueUrl })).then((r) => {
       const urls = r.queueUrls ?? [];
       if (urls.length !== 1) {
-        throw Object.assign(new Error(urls.length ? `${urls.length} queues dead-letter into "${queueNameOf(source.config.queueUrl)}": set the source queue URL on the source` : `No queue dead-letters into "${queueNameOf(source.config.queueUrl)}": set the source queue URL on the source`), { name: 'TriageNoTarget' });
+        // Lambda, EventBridge and SNS send to their DLQ themselves: no redrive policy names a queue for them.
+        const fix = 'set the source queue URL on the source (for AWS failure records: a queue that triggers the function), or its redrive URL';
+        throw Object.assign(new Error(urls.length ? `${urls.length} queues dead-letter into "${queueNameOf(source.config.queueUrl)}": ${fix}` : `No queue dead-letters into "${queueNameOf(source.config.queueUrl)}": ${fix}`), { name: 'TriageNoTarget' });
       }
       return urls[0]!;
     });
