@@ -36,6 +36,24 @@ describe('a new ingest key for a message already clustered', () => {
   });
 });
 
+describe('a merge a person undid', () => {
+  it('is not redone through a third cluster that holds a template like each of theirs', () => {
+    const kin = [
+      { template: 'connection from <*> () at <*>', root: 'a' },
+      { template: 'lease lost on <*> [] after <*>', root: 'b' },
+      { template: 'connection from <*> at <*>', root: 'c' },
+      { template: 'lease lost on <*> after <*>', root: 'c' },
+    ];
+    const { families } = kinFamilies(kin, false, new Set(['a|b']));
+    for (const f of families) {
+      const roots = new Set(f.map((k) => k.root));
+      expect(roots.has('a') && roots.has('b'), JSON.stringify(f)).toBe(false);
+    }
+    // Each of them still folds with the third, one at a time.
+    expect(families.map((f) => [...new Set(f.map((k) => k.root))].sort().join('+'))).toEqual(['a+c']);
+  });
+});
+
 describe('masking a template again', () => {
   it('gives the same template, for every message of the corpora', () => {
     const changed: string[] = [];
