@@ -111,9 +111,10 @@ export function kinFamilies<K extends { template: string; root: string }>(
     families.set(key, [...(families.get(key) ?? []), k]);
   });
   const found = [...families.values(), ...learnedFamilies(kin, current)];
-  // A merge a person undid stays undone: no family joins two clusters kept apart.
+  // A merge a person undid stays undone: no family joins two clusters kept apart, neither by itself
+  // nor joined with another through a cluster they share.
   const kept = apart ? found.filter((family) => !joinsApart(family, apart)) : found;
-  return { families: joinSharedRoots(kept.filter((family) => new Set(family.map((k) => k.root)).size > 1)), patternOf };
+  return { families: joinSharedRoots(kept.filter((family) => new Set(family.map((k) => k.root)).size > 1), apart), patternOf };
 }
 
 function joinsApart(family: { root: string }[], apart: Set<string>): boolean {
@@ -203,11 +204,13 @@ async function mergeShape(q: Query, shape: string, kin: Kin[], fresh: Set<string
  * two families, and merges stick, so both families fold into one survivor, in one absorb (folding
  * the root a second time would find it merged already).
  */
-function joinSharedRoots<K extends { root: string }>(families: K[][]): K[][] {
+function joinSharedRoots<K extends { root: string }>(families: K[][], apart?: Set<string>): K[][] {
   const joined: K[][] = [];
   const familyOf = new Map<string, K[]>();
   for (const family of families) {
     const overlapping = [...new Set(family.map((k) => familyOf.get(k.root)).filter((f) => f !== undefined))];
+    // Joined with the families it shares a cluster with, it would hold a pair kept apart: left out.
+    if (apart && overlapping.length > 0 && joinsApart([...family, ...overlapping.flat()], apart)) continue;
     const into = overlapping[0] ?? [];
     if (overlapping.length === 0) joined.push(into);
     into.push(...family);
