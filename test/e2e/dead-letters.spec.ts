@@ -233,6 +233,8 @@ test.describe('a support engineer', () => {
     // Found, and still masked: the address itself is not in the row.
     await expect(table.locator('tbody tr')).toHaveCount(1);
     expect(await table.innerText()).not.toContain(`jane-${RUN}@`);
+    // A decision over "all matching the filter" never searches inside masked values: it says so.
+    await expect(page.getByTestId('bulk-actions').getByRole('option', { name: 'All 0 matching the filter' })).toHaveCount(1);
     // The same search without the reveal, now that it is indexed, finds nothing.
     await page.goto(`/dead-letters?${new URLSearchParams({ q: email })}`);
     await expect(table).toContainText('No dead letters match.');
