@@ -17,6 +17,7 @@ import { BulkActions, SearchRevealForm } from './forms';
 import styles from './dead-letters.module.css';
 
 type Count = { count: number; capped: boolean };
+const countLabel = (c: Count) => `${c.count.toLocaleString('en')}${c.capped ? '+' : ''}`;
 
 const localInput = (d: Date | undefined) => (d ? d.toISOString().slice(0, 16) : '');
 
@@ -25,14 +26,14 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
   const params = toParams(await searchParams);
   const cursor = params.get('cursor');
   const reveal = params.get('reveal') ?? undefined;
-  const { filters, page, count, problem } = await loadPage(actor, params, cursor, reveal);
+  const { filters, page, count, bulkCount, problem } = await loadPage(actor, params, cursor, reveal);
   const sources = await listSources(actor);
   // Search reads what the indexer has written: say so while a burst is still being indexed.
   const unindexed = filters.q && !problem ? await backlogSize({ cap: 100_000, sourceIds: sources.map((s) => s.id) }) : { count: 0, capped: false };
   const query = filtersToSearchParams(filters);
   // The pager keeps a search reveal; saved views, exports and bulk selections never carry one.
   const pagerQuery = reveal && !problem ? new URLSearchParams([...query, ['reveal', reveal]]) : query;
-  const matching = `${count.count.toLocaleString('en')}${count.capped ? '+' : ''}`;
+  const matching = countLabel(count);
 
   return (
     <>
@@ -45,7 +46,7 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
       <SearchNotes searched={!!filters.q && !problem} unindexed={unindexed} />
       {filters.q && !problem ? <MaskedSearch revealed={!!reveal} canReveal={can(actor.role, 'payload.reveal')} filter={query.toString()} /> : null}
 
-      <BulkActions filter={query.toString()} matching={matching} canArchive={can(actor.role, 'deadletters.archive')} canDiscard={can(actor.role, 'deadletters.discard')}
+      <BulkActions filter={query.toString()} matching={countLabel(bulkCount)} canArchive={can(actor.role, 'deadletters.archive')} canDiscard={can(actor.role, 'deadletters.discard')}
         canRedrive={can(actor.role, 'deadletters.redrive')}
       />
 
@@ -60,6 +61,8 @@ async function loadPage(actor: Actor, params: URLSearchParams, cursor: string | 
   let filters: DeadLetterFilters = deadLetterFilters.parse({});
   let page: DeadLetterPage = { deadLetters: [], nextCursor: null };
   let count: Count = { count: 0, capped: false };
+  // What a decision over the filter takes: never matches inside masked values (no search reveal).
+  let bulkCount: Count = count;
   let problem: string | null = null;
   try {
     // The form's datetime-local fields carry no zone: they are read as UTC, as shown.
@@ -68,11 +71,15 @@ async function loadPage(actor: Actor, params: URLSearchParams, cursor: string | 
       if (v && /^\d{4}-\d\d-\d\dT\d\d:\d\d$/.test(v)) params.set(k, `${v}:00Z`);
     }
     filters = filtersFromSearchParams(params);
-    [page, count] = await Promise.all([listDeadLetters(actor, filters, cursor, { limit: 50, reveal }), countDeadLetters(actor, filters, { reveal })]);
+    [page, count, bulkCount] = await Promise.all([
+      listDeadLetters(actor, filters, cursor, { limit: 50, reveal }),
+      countDeadLetters(actor, filters, { reveal }),
+      reveal ? countDeadLetters(actor, filters) : undefined,
+    ]).then(([p, c, b]) => [p, c, b ?? c] as const);
   } catch (e) {
     problem = problemMessage(e);
   }
-  return { filters, page, count, problem };
+  return { filters, page, count, bulkCount, problem };
 }
 
 // `typed`: the query as sent, so a filter the page refused still shows what was typed in its field.
