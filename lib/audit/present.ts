@@ -13,6 +13,8 @@ export interface AuditEventView {
   actorId: string | null;
   actorEmail: string;
   actorRole: string;
+  /** "assistant": acted through their MCP assistant; null: in person. */
+  actorVia: string | null;
   action: string;
   targetType: string | null;
   targetId: string | null;
@@ -106,6 +108,7 @@ function auditEventView(e: AuditEvent, policies: DiffPolicies): AuditEventView {
     actorId: e.actorId,
     actorEmail: e.actorEmail,
     actorRole: e.actorRole,
+    actorVia: e.actorVia,
     action: e.action,
     targetType: e.targetType,
     targetId: e.targetId,
