@@ -5,12 +5,10 @@
 import { spawnSync } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as mcpRoute from '@/app/api/mcp/route';
 import * as approveRoute from '@/app/api/v1/redrives/[id]/approve/route';
 import * as deadLetterRoute from '@/app/api/v1/dead-letters/[id]/route';
-import { createPersonalToken } from '@/lib/admin/tokens';
 import { setAssistantRoles } from '@/lib/assistant/access';
 import { ASSISTANT_TOOLS } from '@/lib/assistant/tools';
 import { RUNBOOK_URI } from '@/lib/assistant/runbook';
@@ -24,6 +22,7 @@ import { closeQueues, producerQueue, QUEUES } from '@/lib/queue';
 import { drainBacklog } from '@/lib/search';
 import { resetDatabase } from '../support/db';
 import { serveRoutes, type ServedRoutes } from '../support/serve-routes';
+import { answerText as text, assistantTokens, callTool, connectAssistant, toolError as errorOf, type ToolAnswer } from '../support/assistant';
 import { ACTING, newSource, principal, seedFixtures, unique, type Fixtures, type FixtureSource } from '../security/fixtures';
 
 const CARD = '4111111111111111';
@@ -31,25 +30,17 @@ const EMAIL = 'holder.name@example.com';
 
 let fx: Fixtures;
 let served: ServedRoutes;
-/** An assistant token per role (the assistant scope), and the support user's plain token. */
-const assistant: Record<string, string> = {};
+/** An assistant token per role (the assistant scope). */
+let assistant: Record<string, string>;
 const clients: Client[] = [];
 
-type ToolAnswer = { isError?: boolean; content: { type: string; text?: string }[]; structuredContent?: Record<string, unknown> };
-
 async function connect(token: string): Promise<Client> {
-  const client = new Client({ name: 'triage-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${served.url}/api/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  const client = await connectAssistant(served.url, token);
   clients.push(client);
   return client;
 }
 
-async function call(client: Client, name: string, args: Record<string, unknown>): Promise<ToolAnswer> {
-  return (await client.callTool({ name, arguments: args })) as ToolAnswer;
-}
-
-const text = (a: ToolAnswer) => a.content.map((c) => c.text ?? '').join('');
-const errorOf = (a: ToolAnswer) => (a.structuredContent as { error: { status: number; message: string } }).error;
+const call = callTool;
 
 async function letters(source: FixtureSource, n: number, opts: { errorType?: string; errorMessage?: string; payload?: string } = {}): Promise<string[]> {
   const errorType = opts.errorType ?? `Assist${unique('e').replace('-', '')}Error`;
@@ -72,8 +63,7 @@ const clusterOf = async (id: string) => (await db().deadLetter.findUniqueOrThrow
 beforeAll(async () => {
   await resetDatabase();
   fx = await seedFixtures();
-  await setAssistantRoles(SYSTEM, { roles: [...ROLES] });
-  for (const role of ROLES) assistant[role] = (await createPersonalToken(SYSTEM, ACTING[role], 'assistant', { scopes: ['assistant'] })).token;
+  assistant = await assistantTokens(ACTING);
   served = await serveRoutes({ '/api/mcp': mcpRoute });
 });
 afterAll(async () => {

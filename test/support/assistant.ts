@@ -1,0 +1,32 @@
+// The assistant as a test drives it: an assistant token per role (the roles allowed first), and the
+// MCP SDK's own client over Streamable HTTP against a served /api/mcp (serve-routes.ts).
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createPersonalToken } from '@/lib/admin/tokens';
+import { setAssistantRoles } from '@/lib/assistant/access';
+import { ROLES, SYSTEM, type Role } from '@/lib/auth';
+
+export type ToolAnswer = { isError?: boolean; content: { type: string; text?: string }[]; structuredContent?: Record<string, unknown> };
+
+/** Allow the assistant for every role and mint an assistant token for each acting user. */
+export async function assistantTokens(acting: Record<Role, string>): Promise<Record<Role, string>> {
+  await setAssistantRoles({ ...SYSTEM, label: 'test' }, { roles: [...ROLES] });
+  const out = {} as Record<Role, string>;
+  for (const role of ROLES) out[role] = (await createPersonalToken({ ...SYSTEM, label: 'test' }, acting[role], 'assistant', { scopes: ['assistant'] })).token;
+  return out;
+}
+
+export async function connectAssistant(baseUrl: string, token: string): Promise<Client> {
+  const client = new Client({ name: 'triage-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/api/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  return client;
+}
+
+export async function callTool(client: Client, name: string, args: Record<string, unknown>): Promise<ToolAnswer> {
+  return (await client.callTool({ name, arguments: args })) as ToolAnswer;
+}
+
+export const answerText = (a: ToolAnswer) => a.content.map((c) => c.text ?? '').join('');
+
+/** A refused call's error, as the REST API words it. */
+export const toolError = (a: ToolAnswer) => (a.structuredContent as { error: { status: number; code: string; message: string } }).error;
