@@ -1,6 +1,8 @@
 // The runbook's decision for one source right now (poison or outage, seed 004 §9): the same
 // classification the alarm evaluation gives its alarms (classify over the last hour's arrivals, with
 // the source's rate thresholds), and the label the alarms keep when nothing arrived this hour.
+// recentArrivals first folds the pending arrival counts, as the evaluation does: that moves counts
+// between two tables and changes no figure.
 import { z } from 'zod';
 import { systemClock, type Clock } from '@/lib/clock';
 import { ERROR_CLASSES } from '@/lib/clustering/error-classes';

@@ -6,7 +6,6 @@ import { spawnSync } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as mcpRoute from '@/app/api/mcp/route';
 import * as approveRoute from '@/app/api/v1/redrives/[id]/approve/route';
 import * as deadLetterRoute from '@/app/api/v1/dead-letters/[id]/route';
 import { setAssistantRoles } from '@/lib/assistant/access';
@@ -18,18 +17,17 @@ import { verifyChain } from '@/lib/audit';
 import { closeDb, db } from '@/lib/db';
 import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
 import { revealPayload } from '@/lib/deadletters/reveal-payload';
-import { closeQueues, producerQueue, QUEUES } from '@/lib/queue';
+import { closeQueues } from '@/lib/queue';
 import { drainBacklog } from '@/lib/search';
 import { resetDatabase } from '../support/db';
-import { serveRoutes, type ServedRoutes } from '../support/serve-routes';
-import { answerText as text, assistantTokens, callTool, connectAssistant, toolError as errorOf, type ToolAnswer } from '../support/assistant';
+import { answerText as text, callTool, connectAssistant, serveAssistants, toolError as errorOf, type ServedAssistants, type ToolAnswer } from '../support/assistant';
 import { ACTING, newSource, principal, seedFixtures, unique, type Fixtures, type FixtureSource } from '../security/fixtures';
 
 const CARD = '4111111111111111';
 const EMAIL = 'holder.name@example.com';
 
 let fx: Fixtures;
-let served: ServedRoutes;
+let served: ServedAssistants;
 /** An assistant token per role (the assistant scope). */
 let assistant: Record<string, string>;
 const clients: Client[] = [];
@@ -63,13 +61,12 @@ const clusterOf = async (id: string) => (await db().deadLetter.findUniqueOrThrow
 beforeAll(async () => {
   await resetDatabase();
   fx = await seedFixtures();
-  assistant = await assistantTokens(ACTING);
-  served = await serveRoutes({ '/api/mcp': mcpRoute });
+  served = await serveAssistants(ACTING);
+  assistant = served.tokens;
 });
 afterAll(async () => {
   for (const c of clients) await c.close();
   await served.close();
-  for (const name of [QUEUES.webhooks, QUEUES.redrive]) await producerQueue(name).obliterate({ force: true });
   await closeQueues();
   await closeDb();
 });

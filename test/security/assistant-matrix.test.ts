@@ -3,40 +3,32 @@
 // exactly as PERMISSIONS says (an action leaves one audit event, as the user via assistant), refused
 // with 403 otherwise (logged, nothing written); another team's object answers 404. A tool of
 // lib/assistant/tools.ts without an entry in TOOLS (endpoints.ts) fails the suite.
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import * as mcpRoute from '@/app/api/mcp/route';
 import { ASSISTANT_TOOLS } from '@/lib/assistant/tools';
 import { ROLES, scopeFor, type Role } from '@/lib/auth';
 import { closeDb, db } from '@/lib/db';
 import { log } from '@/lib/log';
-import { QUEUES, closeQueues, producerQueue } from '@/lib/queue';
+import { closeQueues } from '@/lib/queue';
 import { resetDatabase } from '../support/db';
-import { serveRoutes, type ServedRoutes } from '../support/serve-routes';
-import { answerText, assistantTokens, callTool, connectAssistant, toolError } from '../support/assistant';
+import { answerText, callTool, serveAssistants, toolError, type ServedAssistants } from '../support/assistant';
 import { TOOLS, type ToolEntry } from './endpoints';
 import { ACTING, seedFixtures, type Fixtures } from './fixtures';
 
 let fx: Fixtures;
-let served: ServedRoutes;
-const clients = {} as Record<Role, Client>;
+let served: ServedAssistants;
 
 const allowed = (role: Role, e: ToolEntry) => scopeFor(role, e.permission) !== undefined;
 
 beforeAll(async () => {
   await resetDatabase();
   fx = await seedFixtures();
-  const tokens = await assistantTokens(ACTING);
-  served = await serveRoutes({ '/api/mcp': mcpRoute });
-  for (const role of ROLES) clients[role] = await connectAssistant(served.url, tokens[role]);
+  served = await serveAssistants(ACTING);
 });
 afterEach(() => {
   vi.restoreAllMocks();
 });
 afterAll(async () => {
-  for (const role of ROLES) await clients[role]?.close();
   await served.close();
-  for (const name of [QUEUES.webhooks, QUEUES.redrive]) await producerQueue(name).obliterate({ force: true });
   await closeQueues();
   await closeDb();
 });
@@ -50,7 +42,7 @@ describe('the registry covers every assistant tool', () => {
   });
 
   it('lists the same tools to every role', async () => {
-    for (const role of ROLES) expect((await clients[role].listTools()).tools.map((t) => t.name).sort(), role).toEqual(TOOLS.map((e) => e.name).sort());
+    for (const role of ROLES) expect((await served.clients[role].listTools()).tools.map((t) => t.name).sort(), role).toEqual(TOOLS.map((e) => e.name).sort());
   });
 });
 
@@ -60,7 +52,7 @@ describe.each(TOOLS.map((e) => [e.name, e] as const))('%s', (_name, e) => {
     const args = await e.call(fx, as);
     const warn = vi.spyOn(log, 'warn');
     const before = await db().auditEvent.count();
-    const answer = await callTool(clients[role], e.name, args);
+    const answer = await callTool(served.clients[role], e.name, args);
     const written = await db().auditEvent.findMany({ where: { id: { gt: before } }, select: { actorId: true, actorVia: true } });
     if (allowed(role, e)) {
       expect(answer.isError, `${role} ${e.name}: ${answerText(answer).slice(0, 300)}`).toBeFalsy();
@@ -80,7 +72,7 @@ describe.each(TOOLS.map((e) => [e.name, e] as const))('%s', (_name, e) => {
       const as = fx.users[ACTING[role]]!;
       const args = await e.crossTeam!(fx, as);
       const before = await db().auditEvent.count();
-      const answer = await callTool(clients[role], e.name, args);
+      const answer = await callTool(served.clients[role], e.name, args);
       expect(answer.isError).toBe(true);
       expect(toolError(answer).status).toBe(404);
       expect(await db().auditEvent.count()).toBe(before);

@@ -8,9 +8,7 @@
 // that exists under app/api without an entry here, or a reason in NOT_READERS, fails the suite; so
 // does an assistant tool that reads (lib/assistant/tools.ts) without an entry in TOOL_READERS: the
 // assistant never reveals, even for a user who did.
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as mcpRoute from '@/app/api/mcp/route';
 import { ASSISTANT_TOOLS } from '@/lib/assistant/tools';
 import { ROLES, type Role } from '@/lib/auth';
 import { closeDb, db } from '@/lib/db';
@@ -22,8 +20,7 @@ import { closeQueues } from '@/lib/queue';
 import { editDeadLetter } from '@/lib/redrive/edit';
 import { drainBacklog } from '@/lib/search';
 import { resetDatabase } from '../support/db';
-import { answerText, assistantTokens, callTool, connectAssistant } from '../support/assistant';
-import { serveRoutes, type ServedRoutes } from '../support/serve-routes';
+import { answerText, callTool, serveAssistants, type ServedAssistants } from '../support/assistant';
 import { ACTING, principal, seedFixtures, type Fixtures } from './fixtures';
 import { routeHandlers } from './inventory';
 
@@ -49,8 +46,7 @@ let archived: string;
 let open: string;
 let legacy: string;
 let clusterId: string;
-let served: ServedRoutes;
-const assistants = {} as Record<Role, Client>;
+let assistants: ServedAssistants;
 
 beforeAll(async () => {
   await resetDatabase();
@@ -82,13 +78,10 @@ beforeAll(async () => {
   // An edit of the sensitive field, by an admin after a reveal: a version with a diff, and an audit event.
   const { eventId } = await revealPayload(admin, open, 'fix the account code', 'page');
   await editDeadLetter(admin, open, { payload: payloadOf(POLICY_EDITED), reason: 'fix the account code', revealId: eventId });
-  const tokens = await assistantTokens(ACTING);
-  served = await serveRoutes({ '/api/mcp': mcpRoute });
-  for (const role of ROLES) assistants[role] = await connectAssistant(served.url, tokens[role]);
+  assistants = await serveAssistants(ACTING);
 });
 afterAll(async () => {
-  for (const role of ROLES) await assistants[role]?.close();
-  await served.close();
+  await assistants.close();
   await closeQueues();
   await closeDb();
 });
@@ -325,7 +318,7 @@ describe("the assistant's readers", () => {
     it.each(ROLES.map((r) => [r] as const))('%s: no masked value, and no reveal', async (role: Role) => {
       const as = fx.users[ACTING[role]]!;
       const before = await reveals(as.id);
-      const answer = await callTool(assistants[role], reader.tool, reader.args());
+      const answer = await callTool(assistants.clients[role], reader.tool, reader.args());
       const body = answerText(answer);
       expect((await reveals(as.id)) - before, 'reveal events written by a reader').toBe(0);
       if (answer.isError) return expect(body).toMatch(/"status":(403|404|422)/); // refused: nothing shown

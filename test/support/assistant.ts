@@ -4,7 +4,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createPersonalToken } from '@/lib/admin/tokens';
 import { setAssistantRoles } from '@/lib/assistant/access';
+import * as mcpRoute from '@/app/api/mcp/route';
 import { ROLES, SYSTEM, type Role } from '@/lib/auth';
+import { QUEUES, producerQueue } from '@/lib/queue';
+import { serveRoutes } from './serve-routes';
 
 export type ToolAnswer = { isError?: boolean; content: { type: string; text?: string }[]; structuredContent?: Record<string, unknown> };
 
@@ -30,3 +33,30 @@ export const answerText = (a: ToolAnswer) => a.content.map((c) => c.text ?? '').
 
 /** A refused call's error, as the REST API words it. */
 export const toolError = (a: ToolAnswer) => (a.structuredContent as { error: { status: number; code: string; message: string } }).error;
+
+export interface ServedAssistants {
+  url: string;
+  tokens: Record<Role, string>;
+  /** A connected client per role, each with that role's assistant token. */
+  clients: Record<Role, Client>;
+  /** Disconnect, stop the server, and empty the queues the calls filled (redrive nudges, webhook deliveries). */
+  close: () => Promise<void>;
+}
+
+/** /api/mcp served on a free port, with an assistant of every role connected to it. */
+export async function serveAssistants(acting: Record<Role, string>): Promise<ServedAssistants> {
+  const tokens = await assistantTokens(acting);
+  const served = await serveRoutes({ '/api/mcp': mcpRoute });
+  const clients = {} as Record<Role, Client>;
+  for (const role of ROLES) clients[role] = await connectAssistant(served.url, tokens[role]);
+  return {
+    url: served.url,
+    tokens,
+    clients,
+    close: async () => {
+      for (const role of ROLES) await clients[role].close();
+      await served.close();
+      for (const name of [QUEUES.webhooks, QUEUES.redrive]) await producerQueue(name).obliterate({ force: true });
+    },
+  };
+}
