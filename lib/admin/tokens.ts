@@ -56,6 +56,6 @@ export async function revokeToken(actor: Principal, tokenId: string) {
 export function listTokens() {
   return db().apiToken.findMany({
     orderBy: { createdAt: 'desc' },
-    select: { id: true, kind: true, prefix: true, name: true, createdAt: true, revokedAt: true, lastUsedAt: true, source: { select: { name: true } }, user: { select: { email: true } } },
+    select: { id: true, kind: true, scopes: true, prefix: true, name: true, createdAt: true, revokedAt: true, lastUsedAt: true, source: { select: { name: true } }, user: { select: { email: true } } },
   });
 }

@@ -427,6 +427,7 @@ export const ACTIONS: ActionEntry[] = [
     }),
   },
   { file: ADMIN, name: 'createTokenAction', permission: 'admin.manage', form: async () => ({ source: 'orders' }) },
+  { file: ADMIN, name: 'setAssistantRolesAction', permission: 'admin.manage', form: async () => ({ roles: 'support' }) },
   {
     file: ADMIN,
     name: 'revokeTokenAction',
