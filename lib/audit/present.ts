@@ -47,6 +47,7 @@ export const AUDIT_EXPORT_COLUMNS = [
   'before',
   'after',
   'actorId',
+  'actorVia',
   'prevHash',
   'hash',
 ] as const satisfies readonly (keyof AuditEventView)[];

@@ -13,6 +13,7 @@ import { ASSISTANT_TOOLS } from '@/lib/assistant/tools';
 import { RUNBOOK_URI } from '@/lib/assistant/runbook';
 import { ROLES, SYSTEM } from '@/lib/auth';
 import { auditEventViews } from '@/lib/audit/present';
+import { exportAuditEvents } from '@/lib/audit/export';
 import { verifyChain } from '@/lib/audit';
 import { closeDb, db } from '@/lib/db';
 import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
@@ -20,6 +21,7 @@ import { revealPayload } from '@/lib/deadletters/reveal-payload';
 import { closeQueues } from '@/lib/queue';
 import { drainBacklog } from '@/lib/search';
 import { resetDatabase } from '../support/db';
+import { parseCsvRows } from '../support/csv';
 import { answerText as text, callTool, connectAssistant, serveAssistants, toolError as errorOf, type ServedAssistants, type ToolAnswer } from '../support/assistant';
 import { ACTING, newSource, principal, seedFixtures, unique, type Fixtures, type FixtureSource } from '../security/fixtures';
 
@@ -255,6 +257,11 @@ describe('actions as the user, via assistant', () => {
     expect(await db().auditEvent.count()).toBe(from + 3);
     // What the trail's pages and exports show.
     expect((await auditEventViews(mine)).map((v) => v.actorVia)).toEqual(['assistant', 'assistant', 'assistant']);
+    const csv = await exportAuditEvents(principal(fx.users[ACTING.auditor]!), {}, 'csv');
+    const [header, ...rows] = parseCsvRows(await new Response(csv.body).text());
+    const col = (name: string) => header!.indexOf(name);
+    const exported = rows.filter((r) => mine.some((e) => e.id.toString() === r[col('id')]));
+    expect(exported.map((r) => [r[col('actorEmail')], r[col('actorVia')]])).toEqual(mine.map(() => [support.email, 'assistant']));
     // A person's own event says nothing of an assistant, and the chain holds both kinds.
     await revealPayload(principal(support), one!, 'look', 'page');
     expect((await db().auditEvent.findFirstOrThrow({ where: { action: 'payload.reveal', actorId: support.id }, orderBy: { id: 'desc' } })).actorVia).toBeNull();
