@@ -30,6 +30,8 @@ const schema = z.object({
   // Prefix of every BullMQ key (default triage, or {triage} on a cluster).
   QUEUE_PREFIX: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // Where log lines go: stderr for the stdio MCP server (`triage mcp`), whose stdout is the protocol.
+  LOG_TO: z.enum(['stdout', 'stderr']).default('stdout'),
   // Where local state lives: the generated development secret, audit checkpoints.
   TRIAGE_STATE_DIR: z.string().default('.triage'),
   // Required in production (lib/env-secrets.mjs): `openssl rand -base64 32`.

@@ -1,5 +1,7 @@
 // `npm run --silent triage -- <noun> <verb> [--flags]`: first setup and scripting, audited as the
-// system actor. Calls the same lib/ functions as the admin pages.
+// system actor. Calls the same lib/ functions as the admin pages. `triage mcp` is the exception: the
+// stdio MCP server acts as the person whose assistant token it is given, never as the system.
+import './lib/stdio-log';
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { ZodError } from 'zod';
@@ -22,6 +24,9 @@ import { AppError } from '@/lib/errors';
 import { REDRIVE_TASK_STATUSES } from '@/lib/enums';
 import { createRedriveRule, deleteRedriveRule, listRedriveRules, updateRedriveRule, type RedriveRuleView, type RuleKind } from '@/lib/redrive-rules';
 import { createView, deleteView, listViews, updateView, type SavedViewView } from '@/lib/views';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { assistantActor, setAssistantRoles } from '@/lib/assistant/access';
+import { createAssistantServer } from '@/lib/assistant/server';
 import { addClusterNote, getOwnership, updateOwnership, type Ownership, type OwnershipInput } from '@/lib/ownership/ownership';
 
 const USAGE = `usage: triage <command> [--json]
@@ -46,7 +51,11 @@ const USAGE = `usage: triage <command> [--json]
                 [--edit-approval N]   (edits and transforms of N dead letters or more wait for a second person)
                 [--accept-redrives-from A,B]   (sources that may redrive into this one; "" clears)
   token create --source N        (prints an ingest token once)
-  token create --user E          (a personal API token acting with that user's role)
+  token create --user E [--scope assistant]   (a personal API token acting with that user's role; with the
+                assistant scope it is the user's MCP assistant's, audited "via assistant")
+  assistant allow --roles support,lead   (the roles whose users may have an assistant; "" turns it off; audited)
+  mcp --token env:NAME           (an MCP server on stdin/stdout for a local client, acting as the person whose
+                assistant token NAME holds; never on the command line)
   redrive start (--source N | --cluster ID [--source N] | --ids ID,ID…) [--rate N] [--canary]
                 [--outcome-window 10m] [--canary-window 60s] [--reason R] [--destination N]
                 [--confirm-outage]  (a lead's word that the downstream of an arriving outage is healthy; needs --reason)
@@ -155,6 +164,8 @@ const { positionals, values } = parseArgs({
     filters: { type: 'string' },
     shared: { type: 'boolean', default: false },
     private: { type: 'boolean', default: false },
+    scope: { type: 'string' },
+    roles: { type: 'string' },
     json: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -291,7 +302,13 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
+  if (noun === 'mcp') return serveMcp();
   switch (`${noun} ${verb}`) {
+    case 'assistant allow': {
+      if (values.roles === undefined) throw new AppError('bad_request', '--roles is required (e.g. support,lead; "" turns the assistant off)');
+      const roles = await setAssistantRoles(actor, { roles: values.roles.split(',').map((r) => r.trim()).filter(Boolean) as never });
+      return out(roles.length ? `the assistant is allowed for: ${roles.join(', ')}` : 'the assistant is allowed for no role', { roles });
+    }
     case 'admin bootstrap': {
       // Not from argv: every user of the machine can read a command line in `ps`.
       if (values.password !== undefined) {
@@ -378,7 +395,8 @@ async function main(): Promise<void> {
         return out(t.token, { token: t.token, id: t.id });
       }
       if (values.user) {
-        const t = await createPersonalToken(actor, values.user);
+        const scopes = values.scope ? (values.scope.split(',').map((s) => s.trim()).filter(Boolean) as 'assistant'[]) : [];
+        const t = await createPersonalToken(actor, values.user, undefined, { scopes });
         return out(t.token, { token: t.token, id: t.id });
       }
       throw new AppError('bad_request', 'token create needs --source N or --user E');
@@ -557,6 +575,20 @@ async function main(): Promise<void> {
     default:
       throw new AppError('bad_request', `unknown command "${positionals.join(' ')}"\n${USAGE}`);
   }
+}
+
+/** The stdio MCP server: until the client closes stdin, as the person the token belongs to. */
+async function serveMcp(): Promise<void> {
+  const person = await assistantActor(need(secretFlag('token'), 'token'));
+  const server = createAssistantServer(person);
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = resolve;
+    process.stdin.once('end', resolve);
+  });
+  await server.connect(transport);
+  await closed;
+  await server.close();
 }
 
 main()

@@ -1,7 +1,8 @@
 import { db } from '@/lib/db';
 import { append } from '@/lib/audit';
 import { auditActor, authorize, isSystem, type Principal } from '@/lib/auth';
-import { newToken } from '@/lib/auth/tokens';
+import { z } from 'zod';
+import { newToken, TOKEN_SCOPES, type TokenScope } from '@/lib/auth/tokens';
 import { AppError } from '@/lib/errors';
 import { findSource } from '@/lib/sources/find-source';
 
@@ -19,17 +20,22 @@ export async function createIngestToken(actor: Principal, sourceName: string, na
   });
 }
 
-/** A personal API token acts with its user's role, read from the database on each request. */
-export async function createPersonalToken(actor: Principal, email: string, name?: string) {
+/**
+ * A personal API token acts with its user's role, read from the database on each request; with the
+ * assistant scope it is the user's MCP assistant's (lib/assistant), audited "via assistant".
+ */
+export async function createPersonalToken(actor: Principal, email: string, name?: string, opts: { scopes?: TokenScope[] } = {}) {
   authorize(actor, 'admin.manage');
+  const scopes = [...new Set(z.array(z.enum(TOKEN_SCOPES)).parse(opts.scopes ?? []))];
   return db().$transaction(async (tx) => {
     const user = await tx.user.findUnique({ where: { email: email.trim().toLowerCase() } });
     if (!user) throw new AppError('not_found', `No user ${email}`);
     const t = newToken('personal');
     const row = await tx.apiToken.create({
-      data: { kind: 'personal', tokenHash: t.hash, prefix: t.prefix, name, userId: user.id, createdById: isSystem(actor) ? null : actor.userId },
+      data: { kind: 'personal', tokenHash: t.hash, prefix: t.prefix, name, userId: user.id, createdById: isSystem(actor) ? null : actor.userId, scopes },
     });
-    await append(tx, { actor: auditActor(actor), action: 'token.create', targetType: 'token', targetId: row.id, teamId: user.teamId, after: { kind: 'personal', userId: user.id, prefix: t.prefix } });
+    const after = { kind: 'personal', userId: user.id, prefix: t.prefix, ...(scopes.length ? { scopes } : {}) };
+    await append(tx, { actor: auditActor(actor), action: 'token.create', targetType: 'token', targetId: row.id, teamId: user.teamId, after });
     return { id: row.id, token: t.token, prefix: t.prefix };
   });
 }
@@ -50,6 +56,6 @@ export async function revokeToken(actor: Principal, tokenId: string) {
 export function listTokens() {
   return db().apiToken.findMany({
     orderBy: { createdAt: 'desc' },
-    select: { id: true, kind: true, prefix: true, name: true, createdAt: true, revokedAt: true, lastUsedAt: true, source: { select: { name: true } }, user: { select: { email: true } } },
+    select: { id: true, kind: true, scopes: true, prefix: true, name: true, createdAt: true, revokedAt: true, lastUsedAt: true, source: { select: { name: true } }, user: { select: { email: true } } },
   });
 }

@@ -9,6 +9,8 @@ export interface AuditActor {
   userId: string | null;
   email: string;
   role: string;
+  /** "assistant": the person acted through their MCP assistant (lib/assistant). */
+  via?: 'assistant';
 }
 
 export const SYSTEM_ACTOR: AuditActor = { userId: null, email: 'system', role: 'system' };
@@ -47,6 +49,7 @@ export async function append(tx: Tx, input: AuditInput, clock: Clock = systemClo
     actorId: input.actor.userId,
     actorEmail: storableText(input.actor.email),
     actorRole: input.actor.role,
+    ...(input.actor.via ? { actorVia: input.actor.via } : {}),
     action: input.action,
     targetType: text(input.targetType),
     targetId: text(input.targetId),

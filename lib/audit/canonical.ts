@@ -60,6 +60,8 @@ export interface HashedFields {
   actorId: string | null;
   actorEmail: string;
   actorRole: string;
+  /** "assistant": acted through their MCP assistant. Absent or null: in person (not hashed). */
+  actorVia?: string | null;
   action: string;
   targetType: string | null;
   targetId: string | null;
@@ -76,7 +78,9 @@ export interface HashedFields {
 
 /** The hash of an event; takes only the hashed fields, so a whole row (with id and hash) may be passed. */
 export function eventHash(e: HashedFields): string {
-  const { at, actorId, actorEmail, actorRole, action, targetType, targetId, teamId, sourceId, selection, count, reason, before, after, result, prevHash } = e;
+  const { at, actorId, actorEmail, actorRole, actorVia, action, targetType, targetId, teamId, sourceId, selection, count, reason, before, after, result, prevHash } = e;
   const fields: HashedFields = { at, actorId, actorEmail, actorRole, action, targetType, targetId, teamId, sourceId, selection, count, reason, before, after, result, prevHash };
+  // Only when set: every event written before the column hashes as it did.
+  if (actorVia != null) fields.actorVia = actorVia;
   return createHash('sha256').update(canonical(fields)).digest('hex');
 }

@@ -13,6 +13,8 @@ export interface AuditEventView {
   actorId: string | null;
   actorEmail: string;
   actorRole: string;
+  /** "assistant": acted through their MCP assistant; null: in person. */
+  actorVia: string | null;
   action: string;
   targetType: string | null;
   targetId: string | null;
@@ -45,6 +47,7 @@ export const AUDIT_EXPORT_COLUMNS = [
   'before',
   'after',
   'actorId',
+  'actorVia',
   'prevHash',
   'hash',
 ] as const satisfies readonly (keyof AuditEventView)[];
@@ -106,6 +109,7 @@ function auditEventView(e: AuditEvent, policies: DiffPolicies): AuditEventView {
     actorId: e.actorId,
     actorEmail: e.actorEmail,
     actorRole: e.actorRole,
+    actorVia: e.actorVia,
     action: e.action,
     targetType: e.targetType,
     targetId: e.targetId,

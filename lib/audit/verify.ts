@@ -114,6 +114,7 @@ interface Row {
   actor_id: string | null;
   actor_email: string;
   actor_role: string;
+  actor_via: string | null;
   action: string;
   target_type: string | null;
   target_id: string | null;
@@ -135,6 +136,7 @@ function rowHash(r: Row): string {
     actorId: r.actor_id,
     actorEmail: r.actor_email,
     actorRole: r.actor_role,
+    actorVia: r.actor_via,
     action: r.action,
     targetType: r.target_type,
     targetId: r.target_id,
@@ -234,7 +236,7 @@ export async function verifyChain(opts: VerifyOptions = {}): Promise<VerifyResul
   // while this one is hashed.
   const fetch = (afterId: bigint) =>
     sql<Row[]>`
-      SELECT id, at, actor_id, actor_email, actor_role, action, target_type, target_id, team_id,
+      SELECT id, at, actor_id, actor_email, actor_role, actor_via, action, target_type, target_id, team_id,
              source_id, selection, count, reason, before, after, result, prev_hash, hash
       FROM audit_events WHERE id > ${afterId.toString()} ORDER BY id LIMIT ${batch}`.execute();
   let next: Promise<Row[]> | undefined = fetch(after);

@@ -4,7 +4,7 @@ import { db } from '@/lib/db';
 import { AppError, forbidden } from '@/lib/errors';
 import type { AuditActor } from '@/lib/audit';
 import { log } from '@/lib/log';
-import { hashToken } from './tokens';
+import { ASSISTANT_SCOPE, hashToken } from './tokens';
 import { isRole, scopeFor, type Permission, type Role, type Scope } from './permissions';
 
 export interface Actor {
@@ -12,8 +12,12 @@ export interface Actor {
   email: string;
   role: Role;
   teamId: string | null;
-  /** 'rule': a redrive rule acting for its author (lib/redrive-rules). */
-  via: 'session' | 'token' | 'rule';
+  /**
+   * 'rule': a redrive rule acting for its author (lib/redrive-rules). 'assistant': a personal token
+   * with the assistant scope, the user's MCP assistant (lib/assistant): audited "via assistant",
+   * never an approver, never the one to confirm an outage is over.
+   */
+  via: 'session' | 'token' | 'rule' | 'assistant';
   sessionId?: string;
   /** Through a personal token: who minted it (an admin, for someone else), for four eyes. */
   tokenMintedById?: string;
@@ -33,7 +37,12 @@ export function isSystem(p: Principal): p is SystemPrincipal {
 
 export function auditActor(p: Principal): AuditActor {
   if (isSystem(p)) return { userId: null, email: p.label ?? 'system', role: 'system' };
-  return { userId: p.userId, email: p.email, role: p.role };
+  return { userId: p.userId, email: p.email, role: p.role, ...(p.via === 'assistant' ? { via: 'assistant' as const } : {}) };
+}
+
+/** Whether the principal is a person's MCP assistant (a token with the assistant scope). */
+export function isAssistant(p: Principal): boolean {
+  return !isSystem(p) && p.via === 'assistant';
 }
 
 export async function actorFromSession(userId: string, sessionId: string): Promise<Actor | undefined> {
@@ -49,11 +58,13 @@ export async function actorFromSession(userId: string, sessionId: string): Promi
 export async function actorFromPersonalToken(token: string): Promise<Actor | undefined> {
   const t = await db().apiToken.findUnique({
     where: { tokenHash: hashToken(token) },
-    select: { id: true, kind: true, revokedAt: true, createdById: true, user: { select: { id: true, email: true, role: true, teamId: true, disabled: true } } },
+    select: { id: true, kind: true, revokedAt: true, createdById: true, scopes: true, user: { select: { id: true, email: true, role: true, teamId: true, disabled: true } } },
   });
   if (!t || t.kind !== 'personal' || t.revokedAt || !t.user || t.user.disabled || !isRole(t.user.role)) return undefined;
   const minted = t.createdById && t.createdById !== t.user.id ? { tokenMintedById: t.createdById } : {};
-  return { userId: t.user.id, email: t.user.email, role: t.user.role, teamId: t.user.teamId, via: 'token', ...minted };
+  // A token minted for the assistant is the assistant's on every door, the REST API included.
+  const via = t.scopes.includes(ASSISTANT_SCOPE) ? 'assistant' : 'token';
+  return { userId: t.user.id, email: t.user.email, role: t.user.role, teamId: t.user.teamId, via, ...minted };
 }
 
 /** Throws 403 unless the actor's role has the permission; returns its scope. */

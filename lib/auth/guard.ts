@@ -8,6 +8,7 @@ import { env } from '@/lib/env';
 import { readJsonBody } from '@/lib/http';
 import { assertStorableText } from '@/lib/text-input';
 import { log } from '@/lib/log';
+import { assertAssistantAllowed } from '@/lib/assistant/access';
 import { actorFromPersonalToken, actorFromSession, authorize, unauthorized, type Actor } from './actor';
 import { auth } from './next-auth';
 import type { Permission } from './permissions';
@@ -45,6 +46,8 @@ export async function requestActor(req: Request): Promise<Actor> {
     // A bearer request carries no ambient credential, so it needs no Origin check.
     const actor = await actorFromPersonalToken(token);
     if (!actor) throw unauthorized();
+    // An assistant's token works on the REST API too, for the roles an admin allowed it.
+    await assertAssistantAllowed(actor);
     return actor;
   }
   if (!SAFE_METHODS.has(req.method)) assertSameOrigin(req.headers);

@@ -1,2 +1,2 @@
 export * from './permissions';
-export { authorize, sourceScope, auditActor, isSystem, SYSTEM, type Actor, type Principal, type SystemPrincipal } from './actor';
+export { authorize, sourceScope, auditActor, isAssistant, isSystem, SYSTEM, type Actor, type Principal, type SystemPrincipal } from './actor';

@@ -13,6 +13,7 @@ import { auditArea } from './audit';
 import { adminArea } from './admin';
 import { operationsArea } from './operations';
 import { viewsArea } from './views';
+import { assistantArea } from './assistant';
 
 /** Add an area's file here to publish its routes. */
 export const AREAS: OpenApiArea[] = [
@@ -28,6 +29,7 @@ export const AREAS: OpenApiArea[] = [
   viewsArea,
   adminArea,
   operationsArea,
+  assistantArea,
 ];
 
 export function openApiDocument(areas: OpenApiArea[] = AREAS): Record<string, unknown> {
@@ -51,7 +53,8 @@ export function openApiDocument(areas: OpenApiArea[] = AREAS): Record<string, un
     info: {
       title: 'Triage API',
       version: '1',
-      description: 'Dead-letter-queue control plane. Errors answer { "error": { "code", "message", "details"? } }. Ids of dead letters are decimal strings.',
+      description:
+        'Dead-letter-queue control plane. Errors answer { "error": { "code", "message", "details"? } }. Ids of dead letters are decimal strings. An MCP server for assistants is at /api/mcp (docs/assistant.md): its tools call the same functions as these routes.',
     },
     tags: areas.map((a) => a.tag),
     paths,
@@ -59,7 +62,7 @@ export function openApiDocument(areas: OpenApiArea[] = AREAS): Record<string, un
       schemas,
       securitySchemes: {
         ingestToken: { type: 'http', scheme: 'bearer', description: 'A per-source ingest token (tri_i_…), created by an admin' },
-        apiToken: { type: 'http', scheme: 'bearer', description: "A personal API token (tri_p_…): acts with its user's role" },
+        apiToken: { type: 'http', scheme: 'bearer', description: "A personal API token (tri_p_…): acts with its user's role; one with the assistant scope is the user's MCP assistant's, audited via assistant" },
         session: { type: 'apiKey', in: 'cookie', name: 'authjs.session-token', description: 'The signed-in session; mutations need a same-origin Origin header' },
       },
     },

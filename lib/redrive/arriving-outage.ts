@@ -67,3 +67,21 @@ export async function arrivingOutage(tx: Tx, r: ResolvedSelection, now: Date): P
     FROM alarm_states WHERE source_id = ${r.source.id}::uuid AND label IS NOT NULL`;
   return outageOf({ clusters, sourceAlarms }, now);
 }
+
+/**
+ * A cluster of the selection classified an outage (its latest arrival transient), arriving or
+ * stopped: the start through an assistant refuses it, since only a person can say the downstream is
+ * healthy again. The same walk as arrivingOutage, without its time bound.
+ */
+export async function outageCluster(tx: Tx, r: ResolvedSelection, now: Date): Promise<{ id: string; verdict: ClusterVerdict } | null> {
+  const [c] = await tx.$queryRaw<{ id: string; errorClass: ErrorClass; lastSeen: Date }[]>`
+    SELECT c.id::text AS id, c.error_class AS "errorClass", c.last_seen AS "lastSeen" FROM clusters c
+    WHERE c.error_class = 'transient'
+      AND EXISTS (
+        SELECT 1 FROM dead_letters d
+        WHERE d.source_id = ${r.source.id}::uuid AND d.status = 'open' AND ${r.where}
+          AND d.cluster_id IN (SELECT m.id FROM clusters m WHERE m.id = c.id OR m.merged_into_id = c.id))
+    ORDER BY c.last_seen DESC
+    LIMIT 1`;
+  return c ? { id: c.id, verdict: clusterVerdict(c.errorClass, c.lastSeen, now) } : null;
+}

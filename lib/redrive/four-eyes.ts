@@ -6,7 +6,7 @@
 //   minted (an admin could mint a token for a lead and approve as that lead).
 // The system (the CLI, the workers) is exempt at the start, and says so in the trail.
 import type { Tx } from '@/lib/db';
-import { isSystem, type Principal } from '@/lib/auth';
+import { isAssistant, isSystem, type Principal } from '@/lib/auth';
 import { forbidden } from '@/lib/errors';
 
 /** Four eyes counts what one person redrives from a source within this window, not per task. */
@@ -59,6 +59,8 @@ function peopleBehindApprover(actor: Principal): string[] {
 /** Refuse (403) an approver who is, or acts for, someone behind the task. */
 export async function assertMayApprove(tx: Tx, actor: Principal, task: { createdById: string | null; ruleId: string | null }): Promise<void> {
   if (isSystem(actor)) return;
+  // The second pair of eyes is a person's: an assistant's token is refused whoever holds it.
+  if (isAssistant(actor)) throw forbidden('Four eyes: an assistant never approves; a person approves in Triage (the Redrives page or POST /api/v1/redrives/{id}/approve with their own token)');
   const approver = peopleBehindApprover(actor);
   if (task.createdById && approver.includes(task.createdById)) {
     throw forbidden(

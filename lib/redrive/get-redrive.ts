@@ -337,6 +337,7 @@ export const RedriveHistoryEventView = z.object({
   at: isoTime,
   actorEmail: z.string(),
   actorRole: z.string(),
+  actorVia: z.string().nullable().describe('"assistant": started or decided through the person\'s MCP assistant'),
   action: z.string(),
   count: z.int().nullable(),
   reason: z.string().nullable(),
@@ -354,7 +355,7 @@ export async function redriveHistory(actor: Principal, id: string) {
     where: { targetType: 'redrive_task', targetId: task.id },
     orderBy: { id: 'asc' },
     take: 500,
-    select: { id: true, at: true, actorEmail: true, actorRole: true, action: true, count: true, reason: true, result: true, after: true },
+    select: { id: true, at: true, actorEmail: true, actorRole: true, actorVia: true, action: true, count: true, reason: true, result: true, after: true },
   });
   return events.map((e) => ({ ...e, id: e.id.toString(), at: e.at.toISOString() }));
 }

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { RedriveTask } from '@/generated/prisma/client';
 import { db } from '@/lib/db';
 import { append } from '@/lib/audit';
-import { auditActor, authorize, can, isSystem, type Principal } from '@/lib/auth';
+import { auditActor, authorize, can, isAssistant, isSystem, type Principal } from '@/lib/auth';
 import { AppError, forbidden, unprocessable } from '@/lib/errors';
 import { systemClock, type Clock } from '@/lib/clock';
 import { redriveTraps } from '@/lib/connectors/trap-check';
@@ -18,7 +18,7 @@ import { startedRecently, waitsFor } from './four-eyes';
 import { RAMP_STEP_SECONDS } from './rate-plan';
 import { describeDestination, resolveDestination } from './destination-source';
 import { assertSelectable, countSelection, redriveSelection, resolveSelection, type RedriveSelectionInput, type SelectedSource } from './selection';
-import { arrivingOutage, RedriveOutage } from './arriving-outage';
+import { arrivingOutage, outageCluster, RedriveOutage } from './arriving-outage';
 
 export const DEFAULT_RATE = 10;
 export const MAX_RATE = 5_000;
@@ -100,6 +100,8 @@ function outageWords(outage: RedriveOutage): string {
 }
 
 function assertOutageConfirmed(actor: Principal, i: z.output<typeof startRedriveInput>, outage: RedriveOutage): void {
+  // Whether the downstream is healthy again is a person's word, never an assistant's.
+  if (isAssistant(actor)) throw forbidden(`${outageWords(outage)}: an assistant does not redrive an outage; a lead confirms the downstream is healthy and starts it in Triage`);
   if (!i.outageConfirmed) {
     throw unprocessable(
       `${outageWords(outage)}: check the downstream and stop the bleeding first; a lead who has confirmed it is healthy redrives it with outageConfirmed and a reason`,
@@ -157,6 +159,14 @@ export async function startRedrive(
       assertSelectable(r.source);
       const outage = origin ? null : await arrivingOutage(tx, r, clock.now());
       if (outage) assertOutageConfirmed(actor, i, outage);
+      if (isAssistant(actor)) {
+        const c = await outageCluster(tx, r, clock.now());
+        if (c) {
+          throw forbidden(
+            `Cluster ${c.id} is classified ${c.verdict}: an assistant does not redrive an outage; a person confirms the downstream is healthy and drained, then redrives it in Triage`,
+          );
+        }
+      }
       const into = await resolveDestination(tx, actor, r.source, i.destination);
       // One active task per source: the source row lock serialises concurrent starts.
       await tx.$executeRaw`SELECT 1 FROM sources WHERE id = ${r.source.id}::uuid FOR UPDATE`;

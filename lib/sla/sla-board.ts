@@ -34,11 +34,11 @@ export interface SlaRow {
 
 const ageSeconds = (now: Date, at: Date | null) => (at ? Math.max(0, Math.round((now.getTime() - at.getTime()) / 1000)) : null);
 
-export async function getSlaBoard(actor: Principal, opts: { clock?: Clock; trendDays?: 7 | 30 } = {}): Promise<SlaRow[]> {
+export async function getSlaBoard(actor: Principal, opts: { clock?: Clock; trendDays?: 7 | 30; sourceIds?: string[] } = {}): Promise<SlaRow[]> {
   const now = (opts.clock ?? systemClock).now();
   const trendDays = opts.trendDays ?? 7;
   const sources = await db().source.findMany({
-    where: sourceScope(actor, 'deadletters.read'),
+    where: { ...sourceScope(actor, 'deadletters.read'), ...(opts.sourceIds ? { id: { in: opts.sourceIds } } : {}) },
     orderBy: { name: 'asc' },
     select: { id: true, name: true, ageDeadlineSeconds: true, retentionSeconds: true, team: { select: { name: true } }, stats: true, alarms: { select: { kind: true, state: true, label: true } } },
   });

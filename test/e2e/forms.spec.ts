@@ -308,6 +308,7 @@ const NO_TYPED_INPUT: Record<string, string> = {
   'app/(dashboard)/actions.ts#signOutAction': 'a button',
   'app/(dashboard)/admin/actions.ts#updateUserAction': 'selects of known values only',
   'app/(dashboard)/admin/actions.ts#createTokenAction': 'selects of known values only',
+  'app/(dashboard)/admin/actions.ts#setAssistantRolesAction': 'checkboxes of known values only',
   'app/(dashboard)/admin/actions.ts#revokeTokenAction': 'a button',
   'app/(dashboard)/settings/webhooks/actions.ts#setWebhookEnabledAction': 'a button',
   'app/(dashboard)/settings/webhooks/actions.ts#deleteWebhookAction': 'a button',

@@ -376,6 +376,9 @@ export const EXEMPT_ROUTES: Record<string, Exempt> = {
   'POST /api/auth/*': { why: 'Auth.js: sign-in, sign-out, session (its own CSRF token)' },
   'POST /api/v1/sources/:source/dead-letters': { why: "ingest: an ingest token of that one source, never a user's cookie (lib/ingest)" },
   'POST /api/v1/sources/:source/dead-letters/raw': { why: "ingest: an ingest token of that one source, never a user's cookie (lib/ingest)" },
+  'POST /api/mcp': { why: 'the MCP transport: each of its tools is an entry of TOOLS below, walked as every role by assistant-matrix.test.ts' },
+  'GET /api/mcp': { why: 'the MCP transport: 405, no stream is kept' },
+  'DELETE /api/mcp': { why: 'the MCP transport: 405, no session is kept' },
 };
 
 const ADMIN = 'app/(dashboard)/admin/actions.ts';
@@ -427,6 +430,7 @@ export const ACTIONS: ActionEntry[] = [
     }),
   },
   { file: ADMIN, name: 'createTokenAction', permission: 'admin.manage', form: async () => ({ source: 'orders' }) },
+  { file: ADMIN, name: 'setAssistantRolesAction', permission: 'admin.manage', form: async () => ({ roles: 'support' }) },
   {
     file: ADMIN,
     name: 'revokeTokenAction',
@@ -548,3 +552,41 @@ export function urlPath(e: RouteEntry, spec: CallSpec): string {
   });
   return spec.query ? `${path}?${new URLSearchParams(spec.query)}` : path;
 }
+
+/**
+ * The assistant's MCP tools (lib/assistant/tools.ts) as entry points of the matrix: each with the
+ * permission it requires from the map and a valid call's arguments, walked as every role through
+ * /api/mcp by assistant-matrix.test.ts (a tool without an entry here fails it).
+ */
+export interface ToolEntry {
+  name: string;
+  permission: Permission;
+  call: (fx: Fixtures, as: FixtureUser) => Promise<Record<string, unknown>>;
+  crossTeam?: (fx: Fixtures, as: FixtureUser) => Promise<Record<string, unknown>>;
+  /** Audit events an allowed call writes: 1 for an action, 0 for a read (default). */
+  audits?: number;
+}
+
+const toolDeadLetterIn = (pick: typeof own) => async (fx: Fixtures, as: FixtureUser) => ({ id: await newDeadLetter(pick(fx, as)), reason });
+const toolClusterIn = (pick: typeof own) => async (fx: Fixtures, as: FixtureUser) => ({ id: await newCluster(pick(fx, as)), reason });
+const toolSourceIn = (pick: typeof own) => async (fx: Fixtures, as: FixtureUser) => ({ source: pick(fx, as).name });
+const toolTaskIn = (pick: typeof own) => async (fx: Fixtures, as: FixtureUser) => ({ id: await newRedriveTask(pick(fx, as)) });
+
+export const TOOLS: ToolEntry[] = [
+  { name: 'search_dead_letters', permission: 'deadletters.read', call: async () => ({ status: 'open' }) },
+  { name: 'get_dead_letter', permission: 'deadletters.read', call: toolDeadLetterIn(own), crossTeam: toolDeadLetterIn(other) },
+  { name: 'list_clusters', permission: 'deadletters.read', call: async () => ({}) },
+  { name: 'get_cluster', permission: 'deadletters.read', call: toolClusterIn(own), crossTeam: toolClusterIn(other) },
+  { name: 'source_alarms', permission: 'deadletters.read', call: toolSourceIn(own), crossTeam: toolSourceIn(other) },
+  { name: 'explain_alarm', permission: 'deadletters.read', call: toolSourceIn(own), crossTeam: toolSourceIn(other) },
+  { name: 'preview_redrive', permission: 'deadletters.redrive', call: async (fx, as) => ({ selection: { ids: [await newDeadLetter(own(fx, as))] } }) },
+  { name: 'get_redrive', permission: 'deadletters.read', call: toolTaskIn(own), crossTeam: toolTaskIn(other) },
+  {
+    name: 'start_redrive',
+    permission: 'deadletters.redrive',
+    call: async (fx, as) => ({ selection: { ids: [await newDeadLetter(await newSource(own(fx, as)))] }, ratePerSecond: 1, reason }),
+    audits: 1,
+  },
+  { name: 'archive_dead_letter', permission: 'deadletters.archive', call: toolDeadLetterIn(own), crossTeam: toolDeadLetterIn(other), audits: 1 },
+  { name: 'archive_cluster', permission: 'deadletters.archive', call: toolClusterIn(own), crossTeam: toolClusterIn(other), audits: 1 },
+];

@@ -5,8 +5,11 @@
 // payload, headers and error text, and an e-mail address as a JSON key; an admin's edit of it
 // leaves a version and an audit event whose diff touched the sensitive path. No role reaches any of
 // them without a reveal, whatever its permissions; a reveal is a POST and is audited. A reader path
-// that exists under app/api without an entry here, or a reason in NOT_READERS, fails the suite.
+// that exists under app/api without an entry here, or a reason in NOT_READERS, fails the suite; so
+// does an assistant tool that reads (lib/assistant/tools.ts) without an entry in TOOL_READERS: the
+// assistant never reveals, even for a user who did.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ASSISTANT_TOOLS } from '@/lib/assistant/tools';
 import { ROLES, type Role } from '@/lib/auth';
 import { closeDb, db } from '@/lib/db';
 import { decideDeadLetter } from '@/lib/deadletters/decide';
@@ -17,6 +20,7 @@ import { closeQueues } from '@/lib/queue';
 import { editDeadLetter } from '@/lib/redrive/edit';
 import { drainBacklog } from '@/lib/search';
 import { resetDatabase } from '../support/db';
+import { answerText, callTool, serveAssistants, type ServedAssistants } from '../support/assistant';
 import { ACTING, principal, seedFixtures, type Fixtures } from './fixtures';
 import { routeHandlers } from './inventory';
 
@@ -42,6 +46,7 @@ let archived: string;
 let open: string;
 let legacy: string;
 let clusterId: string;
+let assistants: ServedAssistants;
 
 beforeAll(async () => {
   await resetDatabase();
@@ -73,8 +78,10 @@ beforeAll(async () => {
   // An edit of the sensitive field, by an admin after a reveal: a version with a diff, and an audit event.
   const { eventId } = await revealPayload(admin, open, 'fix the account code', 'page');
   await editDeadLetter(admin, open, { payload: payloadOf(POLICY_EDITED), reason: 'fix the account code', revealId: eventId });
+  assistants = await serveAssistants(ACTING);
 });
 afterAll(async () => {
+  await assistants.close();
   await closeQueues();
   await closeDb();
 });
@@ -165,6 +172,7 @@ const READERS: Reader[] = [
 /** Routes under app/api that return no dead-letter content, each with why. */
 const NOT_READERS: Record<string, string> = {
   'GET /api/health': 'liveness, no data',
+  'GET /api/mcp': 'the MCP transport: 405 (its reader tools are TOOL_READERS below)',
   'GET /api/metrics': 'counters only',
   'GET /api/v1/openapi': 'the API description',
   'GET /api/v1/openapi.json': 'the API description',
@@ -278,5 +286,43 @@ describe('a reveal', () => {
     expect(await reveals(as.id)).toBe(before + 1);
     const event = await db().auditEvent.findFirstOrThrow({ where: { action: 'payload.reveal', actorId: as.id }, orderBy: { id: 'desc' } });
     expect(event).toMatchObject({ reason: 'chargeback batch #9', count: 2 });
+  });
+});
+
+/** The assistant's reader tools, called through the served /api/mcp with an assistant token of each role. */
+const TOOL_READERS: { name: string; tool: string; args: () => Record<string, unknown> }[] = [
+  { name: 'search q= card', tool: 'search_dead_letters', args: () => ({ q: CARD.slice(0, 12), status: 'archived' }) },
+  { name: 'search q= e-mail', tool: 'search_dead_letters', args: () => ({ q: 'holder.name' }) },
+  { name: 'list', tool: 'search_dead_letters', args: () => ({ errorType: 'MaskedMatrixError', status: ['open', 'archived'] }) },
+  { name: 'detail, revealed in person before', tool: 'get_dead_letter', args: () => ({ id: open }) },
+  { name: 'detail', tool: 'get_dead_letter', args: () => ({ id: archived }) },
+  { name: 'cluster list', tool: 'list_clusters', args: () => ({ state: 'all' }) },
+  { name: 'cluster detail and samples', tool: 'get_cluster', args: () => ({ id: clusterId }) },
+  { name: "a source's alarms and SLA", tool: 'source_alarms', args: () => ({ source: 'orders' }) },
+  { name: 'alarm explained', tool: 'explain_alarm', args: () => ({ source: 'orders' }) },
+  { name: 'redrive preview', tool: 'preview_redrive', args: () => ({ selection: { ids: [open] } }) },
+];
+
+/** Reading tools that return no dead-letter content, each with why. */
+const TOOL_NOT_READERS: Record<string, string> = {
+  get_redrive: 'a task: counts, settings, selection (ids or a filter), reasons written by people',
+};
+
+describe("the assistant's readers", () => {
+  it('covers every tool that reads: a new one needs an entry (or a reason it reads nothing)', () => {
+    const covered = new Set(TOOL_READERS.map((r) => r.tool));
+    expect(ASSISTANT_TOOLS.filter((t) => !t.action && !covered.has(t.name) && !(t.name in TOOL_NOT_READERS)).map((t) => t.name)).toEqual([]);
+  });
+
+  describe.each(TOOL_READERS.map((r) => [r.name, r] as const))('%s', (_name, reader) => {
+    it.each(ROLES.map((r) => [r] as const))('%s: no masked value, and no reveal', async (role: Role) => {
+      const as = fx.users[ACTING[role]]!;
+      const before = await reveals(as.id);
+      const answer = await callTool(assistants.clients[role], reader.tool, reader.args());
+      const body = answerText(answer);
+      expect((await reveals(as.id)) - before, 'reveal events written by a reader').toBe(0);
+      if (answer.isError) return expect(body).toMatch(/"status":(403|404|422)/); // refused: nothing shown
+      for (const secret of SECRETS) expect(body, `${role} reaches ${secret} via the assistant's ${reader.name}`).not.toContain(secret);
+    });
   });
 });

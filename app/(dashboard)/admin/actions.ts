@@ -3,7 +3,8 @@
 import { revalidatePath } from 'next/cache';
 import { z } from 'zod';
 import { action, form, type ActionContext, type ActionReply } from '@/lib/auth/action';
-import { ROLES } from '@/lib/auth/permissions';
+import { ROLES, type Role } from '@/lib/auth/permissions';
+import { setAssistantRoles } from '@/lib/assistant/access';
 import { createTeam } from '@/lib/admin/teams';
 import { createUser, updateUser } from '@/lib/admin/users';
 import { createIngestToken, createPersonalToken, revokeToken } from '@/lib/admin/tokens';
@@ -72,9 +73,14 @@ export const updateConnectionAction = adminAction(
   },
 );
 
-export const createTokenAction = adminAction(z.object({ source: form.optional, user: form.optional }), async ({ source, user }, { actor }) => {
-  const t = source ? await createIngestToken(actor, source) : await createPersonalToken(actor, user ?? '');
+export const createTokenAction = adminAction(z.object({ source: form.optional, user: form.optional, assistant: form.checkbox }), async ({ source, user, assistant }, { actor }) => {
+  const t = source ? await createIngestToken(actor, source) : await createPersonalToken(actor, user ?? '', undefined, { scopes: assistant ? ['assistant'] : [] });
   return { message: 'Token created. Copy it now: it is not shown again.', token: t.token };
+});
+
+export const setAssistantRolesAction = adminAction(z.object({ roles: form.many }), async ({ roles }, { actor }) => {
+  const allowed = await setAssistantRoles(actor, { roles: roles as Role[] });
+  return { message: allowed.length ? `The assistant is allowed for: ${allowed.join(', ')}` : 'The assistant is allowed for no role' };
 });
 
 export const revokeTokenAction = adminAction(z.object({ tokenId: form.text }), async ({ tokenId }, { actor }) => {

@@ -1,8 +1,9 @@
-// /admin — users, roles, teams, sources, tokens
+// /admin — users, roles, teams, sources, tokens, the roles allowed an assistant
 import { ROLES } from '@/lib/auth';
 import { pageActor } from '@/lib/auth/guard';
 import { listTeams } from '@/lib/admin/teams';
 import { listTokens } from '@/lib/admin/tokens';
+import { assistantRoles } from '@/lib/assistant/access';
 import { listUsers } from '@/lib/admin/users';
 import Link from 'next/link';
 import { registeredConnectorKinds } from '@/lib/connectors';
@@ -13,6 +14,7 @@ import {
   createTokenAction,
   createUserAction,
   revokeTokenAction,
+  setAssistantRolesAction,
   updateUserAction,
 } from './actions';
 import { CONNECTION_FORMS } from './connection-kinds';
@@ -26,7 +28,7 @@ type Sources = Awaited<ReturnType<typeof listSources>>;
 
 export default async function AdminPage() {
   const actor = await pageActor('admin.manage');
-  const [users, teams, sources, tokens] = await Promise.all([listUsers(), listTeams(), listSources(actor, 'admin.manage'), listTokens()]);
+  const [users, teams, sources, tokens, assistant] = await Promise.all([listUsers(), listTeams(), listSources(actor, 'admin.manage'), listTokens(), assistantRoles()]);
   return (
     <>
       <h1>Admin</h1>
@@ -34,6 +36,32 @@ export default async function AdminPage() {
       <TeamsSection teams={teams} />
       <SourcesSection sources={sources} teams={teams} />
       <TokensSection tokens={tokens} sources={sources} users={users} />
+      <AssistantSection allowed={assistant} />
+    </>
+  );
+}
+
+/** Whose users may act through an MCP assistant (docs/assistant.md); with a token of the assistant scope. */
+function AssistantSection({ allowed }: { allowed: string[] }) {
+  return (
+    <>
+      <h2>Assistant (MCP)</h2>
+      <p className="muted">
+        The roles whose users may act through an assistant at <code>/api/mcp</code>, with a personal token created for the assistant. It acts as its user, audited via
+        assistant; it never reveals a masked value, approves a redrive or redrives an outage.
+      </p>
+      <div className="card">
+        <AdminForm action={setAssistantRolesAction} submit="Save assistant roles">
+          <fieldset>
+            <legend>Allowed roles</legend>
+            {ROLES.map((r) => (
+              <label key={r}>
+                <input type="checkbox" name="roles" value={r} defaultChecked={allowed.includes(r)} /> {r}
+              </label>
+            ))}
+          </fieldset>
+        </AdminForm>
+      </div>
     </>
   );
 }
@@ -212,7 +240,7 @@ function TokensSection({ tokens, sources, users }: { tokens: Awaited<ReturnType<
               <td>
                 <code>{t.prefix}…</code>
               </td>
-              <td>{t.kind}</td>
+              <td>{t.scopes.includes('assistant') ? `${t.kind}, assistant` : t.kind}</td>
               <td>{t.source?.name ?? t.user?.email}</td>
               <td>{t.createdAt.toISOString()}</td>
               <td>
@@ -248,6 +276,9 @@ function TokensSection({ tokens, sources, users }: { tokens: Awaited<ReturnType<
                 <option key={u.id}>{u.email}</option>
               ))}
             </select>
+          </label>
+          <label>
+            <input type="checkbox" name="assistant" /> For the user&apos;s assistant (MCP, audited via assistant)
           </label>
         </AdminForm>
       </div>

@@ -45,7 +45,7 @@ export async function RedriveHistory({ actor, taskId }: { actor: Principal; task
       <ol className={styles.timeline} data-testid="redrive-timeline">
         {(await auditEventViews(events)).map((e) => (
             <li key={e.id}>
-              <a href={`/audit/${e.id}`}>{e.at}</a> · <strong>{e.action}</strong> by {e.actorEmail} ({e.actorRole})
+              <a href={`/audit/${e.id}`}>{e.at}</a> · <strong>{e.action}</strong> by {e.actorEmail} ({e.actorRole}){e.actorVia ? ` via ${e.actorVia}` : ''}
               {e.count != null ? ` · ${e.count} items` : ''}
               {e.reason ? ` · why: ${e.reason}` : ''}
               {e.result ? ` · outcome: ${e.result}` : ''}

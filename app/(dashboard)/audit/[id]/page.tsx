@@ -25,7 +25,7 @@ export default async function AuditEventPage({ params }: { params: Promise<{ id:
   if (!v) notFound();
   const rows: [string, string][] = [
     ['Time (UTC)', v.at],
-    ['Actor', `${v.actorEmail} (${v.actorRole})${v.actorId ? ` · ${v.actorId}` : ''}`],
+    ['Actor', `${v.actorEmail} (${v.actorRole})${v.actorVia ? ` via ${v.actorVia}` : ''}${v.actorId ? ` · ${v.actorId}` : ''}`],
     ['Action', v.action],
     ['Target', v.targetType ? `${v.targetType} ${v.targetId ?? ''}` : '—'],
     ['Team', v.teamId ?? '—'],
