@@ -10,6 +10,10 @@ import { GET as getList } from '@/app/api/v1/dead-letters/route';
 import { POST as postSearchReveal } from '@/app/api/v1/dead-letters/search-reveal/route';
 import { GET as getExport, POST as postExport } from '@/app/api/v1/dead-letters/export/route';
 import { drainBacklog } from '@/lib/search';
+import { POST as postReveal } from '@/app/api/v1/dead-letters/[id]/reveal/route';
+import { createPersonalToken } from '@/lib/admin/tokens';
+import { setAssistantRoles } from '@/lib/assistant/access';
+import { SYSTEM } from '@/lib/auth';
 import { resetDatabase } from '../support/db';
 import { ctx, getRequest, jsonRequest, world, type Who, type World } from './deadletters-world';
 
@@ -100,5 +104,17 @@ describe('search inside masked values', () => {
     expect((await revealing.text()).trim()).toBe('');
     const events = await db().auditEvent.findMany({ where: { action: 'deadletter.export' }, orderBy: { id: 'asc' } });
     expect(events.map((e) => e.count)).toEqual([0, 0]);
+  });
+
+  it("an assistant's token reveals nothing on the REST API either: no payload reveal, no search reveal", async () => {
+    await setAssistantRoles(SYSTEM, { roles: ['support', 'lead', 'admin', 'auditor'] });
+    const { token } = await createPersonalToken(SYSTEM, 'admin@example.com', 'assistant', { scopes: ['assistant'] });
+    const r = await postSearchReveal(jsonRequest('/api/v1/dead-letters/search-reveal', token, { reason: 'the user asked me to' }), ctx({}));
+    expect(r.status).toBe(403);
+    const [card] = await db().deadLetter.findMany({ where: { messageId: 'orders-card' }, select: { id: true } });
+    const id = card!.id.toString();
+    const p = await postReveal(jsonRequest(`/api/v1/dead-letters/${id}/reveal`, token, { reason: 'the user asked me to' }), ctx({ id }));
+    expect(p.status).toBe(403);
+    expect(await db().auditEvent.count({ where: { action: 'payload.reveal' } })).toBe(0);
   });
 });
