@@ -5,7 +5,7 @@ import { AppError, forbidden } from '@/lib/errors';
 import type { AuditActor } from '@/lib/audit';
 import { log } from '@/lib/log';
 import { ASSISTANT_SCOPE, hashToken } from './tokens';
-import { isRole, scopeFor, type Permission, type Role, type Scope } from './permissions';
+import { isRole, NEVER_FOR_ASSISTANT, scopeFor, type Permission, type Role, type Scope } from './permissions';
 
 export interface Actor {
   userId: string;
@@ -70,6 +70,13 @@ export async function actorFromPersonalToken(token: string): Promise<Actor | und
 /** Throws 403 unless the actor's role has the permission; returns its scope. */
 export function authorize(actor: Principal, permission: Permission): Scope {
   if (isSystem(actor)) return 'all';
+  if (actor.via === 'assistant' && NEVER_FOR_ASSISTANT.has(permission)) {
+    throw forbidden(
+      permission === 'redrive.approve'
+        ? 'Four eyes: an assistant never approves; a person approves in Triage with their own sign-in or token'
+        : 'Masked values: an assistant never reveals them; a person reveals in Triage, with a reason',
+    );
+  }
   const scope = scopeFor(actor.role, permission);
   if (!scope) {
     log.warn({ userId: actor.userId, role: actor.role, permission }, 'permission denied');

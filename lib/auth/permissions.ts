@@ -50,6 +50,12 @@ export function can(role: Role, permission: Permission): boolean {
 }
 
 /**
+ * What a person's assistant (a token with the assistant scope) never holds, whatever its user's
+ * role: seeing masked values clear, and the second pair of eyes. `authorize` and `canReveal` refuse it.
+ */
+export const NEVER_FOR_ASSISTANT: ReadonlySet<Permission> = new Set<Permission>(['payload.reveal', 'redrive.approve']);
+
+/**
  * A role that holds some permission only for its own team's sources (support, lead today): without a
  * team it sees nothing, so a user of that role must belong to one. Read from the map, so a new
  * team-scoped role needs no second list.

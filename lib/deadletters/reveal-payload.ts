@@ -64,7 +64,7 @@ export async function requireSearchReveal(actor: Principal, eventId: string): Pr
   const ok =
     /^\d{1,19}$/.test(eventId) &&
     !isSystem(actor) &&
-    can(actor.role, 'payload.reveal') &&
+    canReveal(actor) &&
     (await pg()`
       SELECT 1 FROM audit_events
       WHERE id = ${eventId}::bigint AND action = 'payload.reveal' AND target_type = 'search'
@@ -78,7 +78,7 @@ export async function requireSearchReveal(actor: Principal, eventId: string): Pr
 
 /** Whether `eventId` is this user's reveal of this dead letter, recent enough to still show it clear. */
 export async function activeReveal(actor: Principal, idParam: string, eventId: string | undefined): Promise<boolean> {
-  if (!eventId || !/^\d{1,19}$/.test(eventId) || isSystem(actor) || !can(actor.role, 'payload.reveal')) return false;
+  if (!eventId || !/^\d{1,19}$/.test(eventId) || isSystem(actor) || !canReveal(actor)) return false;
   const id = parseDeadLetterId(idParam);
   const rows = await pg()`
     SELECT 1 FROM audit_events

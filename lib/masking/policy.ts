@@ -3,11 +3,12 @@
 // too and reveals one payload at a time, with a reason, as an audited action (lib/deadletters).
 import { z } from 'zod';
 import type { Principal } from '@/lib/auth';
-import { scopeFor } from '@/lib/auth/permissions';
+import { NEVER_FOR_ASSISTANT, scopeFor } from '@/lib/auth/permissions';
 import { parseJsonPath } from './json-path';
 
 export function canReveal(actor: Principal): boolean {
-  return 'system' in actor || scopeFor(actor.role, 'payload.reveal') !== undefined;
+  if ('system' in actor) return true;
+  return !(actor.via === 'assistant' && NEVER_FOR_ASSISTANT.has('payload.reveal')) && scopeFor(actor.role, 'payload.reveal') !== undefined;
 }
 
 /** A source's `sensitivePaths` column, validated: each entry must parse as a JSON path. */
