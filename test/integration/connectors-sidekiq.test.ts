@@ -197,6 +197,8 @@ describe('Sidekiq connector', () => {
     expect(f.report).toMatchObject({ ok: true, facts: { exists: true, dead: 3, queues: 'orders', processes: 1 } });
     // retry: 0 is a trap worth saying; the dead set's settings are the application's.
     expect(f.report.traps!.map((t) => t.code).sort()).toEqual(['receive_limit_one', 'settings_not_readable']);
+    // The source queue: the dead jobs' queue, its length and the Sidekiq process reading it.
+    expect(await f.c.connector.readSourceQueue(f.c.source, new AbortController().signal)).toEqual({ queue: 'queue:orders', depth: 0, inFlight: null, consumers: 1, oldestAgeSeconds: null });
 
     // The import: a clear error (ConnectorError), never a crash; the supervisor shows it on the health.
     const sink = { record: async () => [], health: () => {} };
@@ -239,6 +241,29 @@ describe('Sidekiq connector', () => {
     const d2 = destinationFor(downRow);
     expect((await d2.deliver([outgoingOf(b)], new AbortController().signal))[0]).toMatchObject({ ok: false, failure: 'infrastructure', error: expect.stringMatching(/unreachable/) });
     await d2.close?.();
+  });
+
+  it('imports retrying jobs past the source\'s retry count once, leaves them retrying, and redrives one out of the retry set', async () => {
+    const at = Date.now() / 1000 - 60;
+    const retrying = (n: number, retryCount: number) =>
+      JSON.stringify({ class: 'PoisonJob', args: [{ n }], retry: 25, queue: 'orders', jid: jid(), created_at: at, enqueued_at: at, error_message: `order ${n} has no customer`, error_class: 'ArgumentError', failed_at: at, retry_count: retryCount, retried_at: at + retryCount });
+    const [young, old] = [retrying(1, 1), retrying(2, 7)];
+    await redis.client.multi().sadd('queues', 'orders').zadd('retry', String(at + 3600), young).zadd('retry', String(at + 7200), old).exec();
+    const source = await sidekiqSource(redis.url, { retryCountAtLeast: 5, removeAfterImport: true });
+    running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 200, backoffBaseMs: 100 });
+    await waitFor('the old one imported', async () => (await count(source.id)) === 1, 30_000);
+    await new Promise((r) => setTimeout(r, 1_000)); // more looks: nothing more
+    expect(await count(source.id)).toBe(1);
+    const d = await db().deadLetter.findFirstOrThrow({ where: { sourceId: source.id } });
+    expect(Buffer.from(d.payload!).toString()).toBe(old);
+    expect(d).toMatchObject({ reason: 'MaxReceives', receiveCount: 8, headers: expect.objectContaining({ 'sidekiq.set': 'retry' }) });
+    // Still Sidekiq's to retry: removeAfterImport is the dead set's only.
+    expect(await redis.client.zcard('retry')).toBe(2);
+    const destination = destinationFor(await db().source.findUniqueOrThrow({ where: { id: source.id } }));
+    expect(await destination.deliver([outgoingOf(d)], new AbortController().signal)).toEqual([{ ok: true, acknowledged: false }]);
+    await destination.close?.();
+    expect(await redis.client.zrange('retry', '0', '-1')).toEqual([young]);
+    expect(await redis.client.llen('queue:orders')).toBe(1);
   });
 
   it('takes a source from the CLI contract (--kind sidekiq --redis-url --namespace) and imports, removes and redrives under the namespace', async () => {
