@@ -112,7 +112,16 @@ async function child(): Promise<void> {
   let arrivals: number[] = [];
   let fetching = true;
   const fetchLoop = (async () => {
-    while (fetching) if (await fetcher.brpop(`${ns}:queue:orders`, 0.2)) arrivals.push(performance.now());
+    // BRPOP waits for the first job, RPOP with a count takes what else arrived meanwhile: one round
+    // trip per job would measure the round trip (milliseconds on a loaded machine), not the pacing.
+    const queue = `${ns}:queue:orders`;
+    while (fetching) {
+      if (!(await fetcher.brpop(queue, 0.2))) continue;
+      arrivals.push(performance.now());
+      const rest = await fetcher.rpop(queue, 1_000);
+      const at = performance.now();
+      for (let i = 0; i < (rest?.length ?? 0); i++) arrivals.push(at);
+    }
   })();
   const redriveSupervisor = await startRedriveSupervisor({ reconcileMs: 500 });
   const redrive: Measured['redrive'] = [];
