@@ -8,6 +8,7 @@
 //   npx tsx test/bench/run.ts sidekiq
 import type { BenchResult } from './run';
 import { WORKER_NODE_FLAGS } from '../../scripts/lib/worker-flags.mjs';
+import { measureRedrivePacing, redrivePacingResults, type RedriveFigure } from './connector-redrive';
 import { runBenchChild, runWhenFlagged } from './support';
 
 const CHILD_FLAG = '--sidekiq-bench-child';
@@ -18,16 +19,9 @@ const ROUNDS = 3;
 const REDRIVE_RATES = [100, 1_000];
 const REDRIVE_SECONDS = 4;
 
-interface Round {
-  plainPerSecond: number;
-  importPerSecond: number;
-  load: number;
-}
-
-interface Measured {
-  rounds: Round[];
-  redrive: { rate: number; received: number; achieved: number }[];
-}
+/** One interleaved round: the plain loop's rate, the import's, the 1-minute load average after it. */
+type Round = Record<'plainPerSecond' | 'importPerSecond' | 'load', number>;
+type Measured = { rounds: Round[]; redrive: RedriveFigure[] };
 
 async function child(): Promise<void> {
   const { randomBytes } = await import('node:crypto');
@@ -40,8 +34,6 @@ async function child(): Promise<void> {
   const { startConnectorSupervisor } = await import('@/lib/connectors/supervisor');
   const { closeDb, db, pg } = await import('@/lib/db');
   const { closeQueues } = await import('@/lib/queue');
-  const { cancelRedrive, startRedrive } = await import('@/lib/redrive');
-  const { startRedriveSupervisor } = await import('@/lib/redrive/supervisor');
 
   const ns = `triage-bench-sk-${process.pid}`;
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
@@ -95,14 +87,13 @@ async function child(): Promise<void> {
   };
 
   const rounds: Round[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
+  while (rounds.length < ROUNDS) {
     await fill();
-    const plain = await plainRate();
+    const plainPerSecond = await plainRate();
     await fill();
-    const imported = await importRate(round);
-    const load = loadavg()[0]!;
-    rounds.push({ plainPerSecond: plain, importPerSecond: imported, load });
-    process.stderr.write(`[sidekiq bench] round ${round + 1}/${ROUNDS}: plain ${plain.toFixed(0)} jobs/s, import ${imported.toFixed(0)} jobs/s, ratio ${(imported / plain).toFixed(2)}×, load ${load.toFixed(1)}\n`);
+    const importPerSecond = await importRate(rounds.length);
+    rounds.push({ plainPerSecond, importPerSecond, load: loadavg()[0]! });
+    process.stderr.write(`[sidekiq bench] round ${rounds.length}/${ROUNDS}: plain ${plainPerSecond.toFixed(0)} jobs/s, import ${importPerSecond.toFixed(0)} jobs/s, ratio ${(importPerSecond / plainPerSecond).toFixed(2)}×, load ${rounds.at(-1)!.load.toFixed(1)}\n`);
   }
   const stored = await db().deadLetter.count({ where: { sourceId: source.id } });
   if (stored !== IMPORT_N * ROUNDS) throw new Error(`imported ${stored} of ${IMPORT_N * ROUNDS}`);
@@ -123,36 +114,13 @@ async function child(): Promise<void> {
       for (let i = 0; i < (rest?.length ?? 0); i++) arrivals.push(at);
     }
   })();
-  const redriveSupervisor = await startRedriveSupervisor({ reconcileMs: 500 });
-  const redrive: Measured['redrive'] = [];
-  const open = await db().deadLetter.findMany({ where: { sourceId: source.id }, select: { id: true }, orderBy: { id: 'asc' } });
-  let offset = 0;
-  for (const rate of REDRIVE_RATES) {
-    const ids = open.slice(offset, offset + rate * REDRIVE_SECONDS).map((d) => d.id.toString());
-    offset += ids.length;
-    arrivals = [];
-    const task = await startRedrive({ ...SYSTEM, label: 'bench' }, { selection: { ids }, ratePerSecond: rate });
-    for (;;) {
-      const t = await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } });
-      if (t.sent === ids.length && arrivals.length >= ids.length) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    const t = [...arrivals].sort((a, b) => a - b);
-    const span = (t[t.length - 1]! - t[0]!) / 1000;
-    redrive.push({ rate, received: t.length, achieved: span > 0 ? (t.length - 1) / span : 0 });
-    const end = await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } });
-    if (['queued', 'running', 'paused'].includes(end.status)) await cancelRedrive({ ...SYSTEM, label: 'bench' }, task.id, { reason: 'bench: next rate' });
-  }
-  await redriveSupervisor.stop();
+  const redrive = await measureRedrivePacing(source.id, REDRIVE_RATES, REDRIVE_SECONDS, { arrivals: () => arrivals, reset: () => (arrivals = []) });
   fetching = false;
   await fetchLoop;
   fetcher.disconnect();
 
-  for (let cursor = '0'; ; ) {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${ns}:*`, 'COUNT', 1000);
-    if (keys.length) await redis.unlink(...keys);
-    if ((cursor = next) === '0') break;
-  }
+  // Only this run's keys: the machine's Redis is shared.
+  for await (const keys of redis.scanStream({ match: `${ns}:*`, count: 1_000 }) as AsyncIterable<string[]>) if (keys.length) await redis.unlink(...keys);
   redis.disconnect();
   await closeQueues();
   await closeDb();
@@ -172,14 +140,7 @@ export async function run(): Promise<BenchResult[]> {
       target: '≥ 0.5× baseline',
       met: ratio(median) >= 0.5,
     },
-    ...m.redrive.map((r) => ({
-      name: `connectors.sidekiq redrive ${r.rate}/s received (${r.received} jobs)`,
-      value: Number(r.achieved.toFixed(2)),
-      unit: 'jobs/s',
-      baseline: { name: 'requested', value: r.rate },
-      target: '±5% of requested',
-      met: Math.abs(r.achieved - r.rate) <= r.rate * 0.05,
-    })),
+    ...redrivePacingResults('sidekiq', 'jobs/s', m.redrive),
   ];
 }
 

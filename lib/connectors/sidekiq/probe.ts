@@ -1,32 +1,20 @@
 // "Test connection" for a Sidekiq source: Redis answers, the database (and namespace) holds a
-// Sidekiq, and what it holds: dead, retrying, scheduled, queues, processes; its dead set checked
-// against the known traps (./traps.ts). Reads only; never throws.
+// Sidekiq, and what it holds: dead, retrying, queues, processes; its dead set checked against the
+// known traps (./traps.ts). Reads only; never throws.
 import { trapLine } from '../traps';
 import type { ConnectorSource, ProbeReport } from '../types';
 import { keysOf, type SidekiqConfig, type SidekiqSecret } from './config';
-import { assertSidekiqThere, openRedis, redisError } from './connection';
+import { assertSidekiqThere, probeReport } from './connection';
 import { sidekiqTraps } from './traps';
 
 /** Dead jobs looked at for their options (newest first). */
 const JOBS_SEEN = 50;
 
-export async function probeSidekiq(source: ConnectorSource<SidekiqConfig, SidekiqSecret>): Promise<ProbeReport> {
+export function probeSidekiq(source: ConnectorSource<SidekiqConfig, SidekiqSecret>): Promise<ProbeReport> {
   const { config, secret } = source;
   const keys = keysOf(config);
-  let client;
-  try {
-    client = await openRedis(secret, { name: `${source.name}:probe` });
-  } catch (err) {
-    const error = redisError(err, secret).message;
-    return { ok: false, summary: error, facts: { reachable: false }, error };
-  }
-  try {
-    try {
-      await assertSidekiqThere(client, config, secret);
-    } catch (err) {
-      const error = redisError(err, secret).message;
-      return { ok: false, summary: error, facts: { reachable: true, exists: false }, error };
-    }
+  return probeReport(secret, `${source.name}:probe`, async (client) => {
+    await assertSidekiqThere(client, config, secret);
     const [dead, retry, queues, processes] = await Promise.all([client.zcard(keys.dead), client.zcard(keys.retry), client.smembers(keys.queues), client.scard(keys.processes)]);
     const facts = { reachable: true, exists: true, dead, retry, queues: queues.sort().join(', ') || null, processes };
     const noRetry = new Set<string>();
@@ -38,15 +26,9 @@ export async function probeSidekiq(source: ConnectorSource<SidekiqConfig, Sideki
         // not a job: the import records it as it is
       }
     }
-    const where = `Sidekiq's dead set ${keys.dead}`;
-    const traps = sidekiqTraps(where, { deadMaxJobs: config.deadMaxJobs, deadTimeoutSeconds: config.deadTimeoutSeconds, dead, removeAfterImport: config.removeAfterImport, noRetryClasses: [...noRetry] });
+    const traps = sidekiqTraps(`Sidekiq's dead set ${keys.dead}`, { deadMaxJobs: config.deadMaxJobs, deadTimeoutSeconds: config.deadTimeoutSeconds, dead, removeAfterImport: config.removeAfterImport, noRetryClasses: [...noRetry] });
     const warnings = traps.filter((t) => t.severity === 'warning').map(trapLine);
     const summary = `Sidekiq found: ${dead} dead, ${retry} retrying, ${queues.length} queues, ${processes} processes`;
     return { ok: true, summary, facts, traps, ...(warnings.length ? { warnings } : {}) };
-  } catch (err) {
-    const error = redisError(err, secret).message;
-    return { ok: false, summary: error, facts: { reachable: true }, error };
-  } finally {
-    client.disconnect();
-  }
+  });
 }

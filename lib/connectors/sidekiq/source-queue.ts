@@ -5,15 +5,12 @@
 // processes whose heartbeat lists the queue; jobs in flight are not kept per queue.
 import type { ConnectorSource, SourceQueueState } from '../types';
 import { keysOf, type SidekiqConfig, type SidekiqSecret } from './config';
-import { openRedis, redisError } from './connection';
+import { withRedis } from './connection';
 
-export async function readSidekiqSourceQueue(source: ConnectorSource<SidekiqConfig, SidekiqSecret>, signal: AbortSignal): Promise<SourceQueueState> {
+export function readSidekiqSourceQueue(source: ConnectorSource<SidekiqConfig, SidekiqSecret>, signal: AbortSignal): Promise<SourceQueueState> {
   const { config, secret } = source;
   const keys = keysOf(config);
-  const client = await openRedis(secret, { name: `${source.name}:source-queue` });
-  const abort = () => client.disconnect();
-  signal.addEventListener('abort', abort, { once: true });
-  try {
+  return withRedis(secret, `${source.name}:source-queue`, signal, async (client) => {
     let name = config.sourceQueue ?? null;
     if (!name) {
       const [newest] = await client.zrevrange(keys.dead, 0, 0);
@@ -46,10 +43,5 @@ export async function readSidekiqSourceQueue(source: ConnectorSource<SidekiqConf
       }
     }
     return { queue: key, depth, inFlight: null, consumers, oldestAgeSeconds };
-  } catch (err) {
-    throw redisError(err, secret);
-  } finally {
-    signal.removeEventListener('abort', abort);
-    client.disconnect();
-  }
+  });
 }
