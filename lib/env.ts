@@ -100,6 +100,8 @@ const schema = z.object({
   // the backlog). Trigram indexing is CPU-bound in Postgres: 2 keeps both cores of a small host busy.
   SEARCH_INDEXER_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2),
   DEMO_RABBITMQ_URL: z.string().regex(/^amqps?:\/\//, 'an amqp:// URL').default('amqp://guest:guest@localhost:5672/'),
+  // The demo's Sidekiq (workers/demo-sidekiq.ts): a Redis database of its own, as Sidekiq's keys are unprefixed.
+  DEMO_SIDEKIQ_REDIS_URL: z.string().regex(/^rediss?:\/\//, 'a redis:// URL').default('redis://localhost:6379/1'),
 });
 
 export type Env = Omit<z.infer<typeof schema>, 'QUEUE_PREFIX' | 'APP_URL'> & { APP_URL: string; AUTH_SECRET: string; AUDIT_CHECKPOINT_KEY: string; QUEUE_PREFIX: string };

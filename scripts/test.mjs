@@ -15,6 +15,8 @@ const e2e = process.env.TRIAGE_SKIP_E2E !== '1';
 installIfStale();
 // Before minutes of vitest: a missing browser is said at once.
 if (e2e) (await import('./lib/chromium.mjs')).ensureChromium();
+// The Sidekiq connector's tests run a real Sidekiq.
+(await import('./lib/sidekiq.mjs')).ensureSidekiq();
 const { prisma } = await import('./lib/database.mjs');
 const results = [];
 

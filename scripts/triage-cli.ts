@@ -38,6 +38,7 @@ const USAGE = `usage: triage <command> [--json]
   source create --name N --team T [--kind builtin|ingest]
   source create --name N --team T --kind rabbitmq --url env:NAME --queue DLX_QUEUE   (NAME holds amqp://user:pass@host:5672/vhost)
   source create --name N --team T --kind bullmq --redis-url redis://host:6379 --queue NAME [--prefix bull]
+  source create --name N --team T --kind sidekiq --redis-url redis://host:6379/DB [--namespace NS]
   source create --name N --team T --kind nats --url nats://host:4222 --stream S --consumer C
                 [--token env:NAME | --user U --password env:NAME] [--delete-after-import]   (credentials may be in the URL instead)
   source create --name N --team T --kind sqs --queue-url URL [--source-queue-url URL] [--endpoint URL] [--region R]
@@ -131,6 +132,7 @@ const { positionals, values } = parseArgs({
     'redis-url': { type: 'string' },
     queue: { type: 'string' },
     prefix: { type: 'string' },
+    namespace: { type: 'string' },
     stream: { type: 'string' },
     consumer: { type: 'string' },
     token: { type: 'string' },
@@ -205,7 +207,7 @@ function urlHasPassword(url: string): boolean {
 /** A connector source's secret fields from the flags: the broker URL with its credentials. */
 function connectorSecretFlags(kind: string): Record<string, string> | undefined {
   if (kind === 'rabbitmq') return { url: need(secretFlag('url', 'url'), 'url') };
-  if (kind === 'bullmq') return { url: need(secretFlag('redis-url', 'url'), 'redis-url') };
+  if (kind === 'bullmq' || kind === 'sidekiq') return { url: need(secretFlag('redis-url', 'url'), 'redis-url') };
   if (kind === 'nats') {
     const secret: Record<string, string> = { url: need(secretFlag('url', 'url'), 'url') };
     const token = secretFlag('token');
@@ -236,6 +238,7 @@ function connectionFlags(kind: string): { connection?: Record<string, unknown>; 
     const connection = { queueUrl: need(values['queue-url'], 'queue-url'), ...Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined)) };
     return { connection, secret };
   }
+  if (kind === 'sidekiq') return { connection: values.namespace === undefined ? {} : { namespace: values.namespace }, secret };
   const connection: Record<string, unknown> = { queue: need(values.queue, 'queue') };
   if (kind === 'bullmq' && values.prefix !== undefined) connection.prefix = values.prefix;
   return { connection, secret };
@@ -353,7 +356,8 @@ async function main(): Promise<void> {
       // Never the secret itself: a connector source's URL is printed redacted.
       const secret = connectorSecretFlags(kind);
       const connection = s.connection as Record<string, unknown>;
-      const location = kind === 'nats' ? `stream ${String(connection.stream)} consumer ${String(connection.consumer)}` : `queue ${String(connection.queue)}`;
+      const location =
+        kind === 'nats' ? `stream ${String(connection.stream)} consumer ${String(connection.consumer)}` : kind === 'sidekiq' ? `dead set ${connection.namespace ? `${String(connection.namespace)}:` : ''}dead` : `queue ${String(connection.queue)}`;
       const where = kind === 'sqs' ? ` ${String(connection.queueUrl)}` : secret ? ` ${redactedSecret(secret).url} ${location}` : '';
       return out(`source ${s.name} (${s.id})${where}`, {
         id: s.id,

@@ -4,6 +4,7 @@ import { unprocessable } from '@/lib/errors';
 import { bullmqConnector } from './bullmq';
 import { natsConnector } from './nats';
 import { rabbitmqConnector } from './rabbitmq';
+import { sidekiqConnector } from './sidekiq';
 import { sqsConnector } from './sqs';
 import { decryptSecret, type ConnectorSecret } from './secrets';
 import { isConnectorKind, type Connector, type ConnectorKind, type ConnectorSource } from './types';
@@ -19,6 +20,7 @@ const CONNECTORS: Partial<Record<ConnectorKind, AnyConnector>> = {
   bullmq: bullmqConnector,
   nats: natsConnector,
   sqs: sqsConnector,
+  sidekiq: sidekiqConnector,
 };
 
 /** The connector of a kind, or a 422 saying this build has none for it. */

@@ -46,7 +46,7 @@ export const sourcesArea: OpenApiArea = {
         tags: ['sources'],
         summary: 'Create a source (admin)',
         description:
-          'Names are lowercase and become queue names and URL segments. A connector kind (rabbitmq, bullmq) takes `connection` (its settings, checked by the connector: e.g. { "queue": "orders.dlq", "managementUrl": "http://host:15672", "errorText": { "messageHeader": "x-error" } }) and `secret` (e.g. { "url": "amqp://user:pass@host:5672/vhost" }), encrypted at rest and never returned. An sqs source\'s `connection` is an SqsConnection: its `envelope` (auto, none, lambda-destination, lambda-dlq, eventbridge, sns) says what wraps the failed events. Audited as source.create, the credentials redacted.',
+          'Names are lowercase and become queue names and URL segments. A connector kind (rabbitmq, bullmq, sqs, nats, sidekiq) takes `connection` (its settings, checked by the connector: e.g. { "queue": "orders.dlq", "managementUrl": "http://host:15672", "errorText": { "messageHeader": "x-error" } }, or for sidekiq { "namespace": "shop" }) and `secret` (e.g. { "url": "amqp://user:pass@host:5672/vhost" }, or for sidekiq { "url": "redis://:pass@host:6379/0" }), encrypted at rest and never returned. An sqs source\'s `connection` is an SqsConnection: its `envelope` (auto, none, lambda-destination, lambda-dlq, eventbridge, sns) says what wraps the failed events. Audited as source.create, the credentials redacted.',
         security,
         requestBody: { required: true, content: jsonContent(schemaOf(sourceInput)) },
         responses: { '201': { description: 'Created', content: jsonContent(viewOf(CreatedSourceView)) }, ...errors(400, 401, 403, 409, 413, 415, 422) },

@@ -2,9 +2,9 @@
 // /usr/bin/chromium, Playwright's own download (`npx playwright install chromium`). playwright.config.ts
 // launches what findChromium answers; the test runners call ensureChromium first, which installs
 // Debian's package when it can (root with apt-get) and otherwise stops with what to install.
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chromium } from '@playwright/test';
+import { aptInstall, canAptInstall } from './apt.mjs';
 
 export const DEBIAN_CHROMIUM = '/usr/bin/chromium';
 
@@ -21,20 +21,14 @@ export function findChromium({ env = process.env, exists = existsSync, playwrigh
   return null;
 }
 
-const canInstall = () => process.getuid?.() === 0 && existsSync('/usr/bin/apt-get');
-
 /** A Chromium's path, installing Debian's when none is found and this runs as root with apt-get; exits with one line otherwise. */
 export function ensureChromium({ log = console.log } = {}) {
   try {
     const found = findChromium();
     if (found) return found.path;
-    if (canInstall()) {
+    if (canAptInstall()) {
       log('→ no Chromium found: installing Debian\'s (apt-get install chromium)');
-      const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-      for (const args of [['update', '-qq'], ['install', '-y', '-qq', 'chromium']]) {
-        const r = spawnSync('apt-get', args, { stdio: 'inherit', env });
-        if (r.status !== 0) throw new Error(`apt-get ${args.join(' ')} failed (${r.signal ?? `exit code ${r.status}`})`);
-      }
+      aptInstall('chromium');
       const installed = findChromium();
       if (installed) return installed.path;
     }

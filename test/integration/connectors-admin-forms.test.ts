@@ -137,6 +137,21 @@ describe('the admin connection forms', () => {
     expect((await parsed('emails-bull')).config).toMatchObject({ queue: 'emails', prefix: 'bull', removeAfterImport: true });
   });
 
+  it("creates a Sidekiq source from the form: the namespace and the app's dead-set settings", async () => {
+    const created = await createFromForm(
+      'sidekiq',
+      form('sidekiq', 'rails-sidekiq', {
+        'secret.url': 'redis://127.0.0.1:6379/4',
+        'connection.namespace': 'shop',
+        'connection.deadMaxJobs': '50000',
+        'connection.retryCountAtLeast': '5',
+        'connection.removeAfterImport': 'false',
+      }),
+    );
+    expect(created.status).toBe(201);
+    expect((await parsed('rails-sidekiq')).config).toMatchObject({ namespace: 'shop', deadMaxJobs: 50_000, deadTimeoutSeconds: 15_552_000, retryCountAtLeast: 5, removeAfterImport: false });
+  });
+
   it('creates a RabbitMQ source from the form', async () => {
     const created = await createFromForm(
       'rabbitmq',

@@ -31,7 +31,7 @@ function binDir(): string {
   throw new Error('no Postgres server binaries under /usr/lib/postgresql (apt-get install postgresql)');
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);

@@ -54,6 +54,27 @@ export const CONNECTION_FORMS: Partial<Record<ConnectorKind, ConnectionKindForm>
     ],
     errorText: false,
   },
+  sidekiq: {
+    label: "Another app's Sidekiq dead set",
+    fields: [
+      { name: 'url', label: 'Redis URL (with credentials and database)', type: 'secret', required: true, placeholder: 'redis://:pass@host:6379/0' },
+      { name: 'namespace', label: 'Namespace (redis-namespace, if the app uses one)', type: 'text', placeholder: 'none: keys at the top of the database' },
+      { name: 'sourceQueue', label: 'Source queue (watched beside the dead set; default: the newest dead job’s)', type: 'text', placeholder: 'default' },
+      { name: 'retryCountAtLeast', label: 'Also import retrying jobs from this retry_count on (optional)', type: 'number', placeholder: 'dead set only' },
+      { name: 'deadMaxJobs', label: 'The app’s dead_max_jobs', type: 'number', placeholder: '10000' },
+      { name: 'deadTimeoutSeconds', label: 'The app’s dead_timeout_in_seconds', type: 'number', placeholder: '15552000' },
+      {
+        name: 'removeAfterImport',
+        label: 'After import',
+        type: 'boolean',
+        options: [
+          { value: 'false', label: 'leave the job in the dead set (Sidekiq’s Web UI keeps working)' },
+          { value: 'true', label: 'remove it from the dead set once its row committed' },
+        ],
+      },
+    ],
+    errorText: false,
+  },
   sqs: {
     label: 'Amazon SQS dead-letter queue',
     fields: [

@@ -23,13 +23,18 @@ export async function openRedis(secret: BullmqSecret, opts: { name: string; bloc
     maxRetriesPerRequest: opts.blocking ? null : 1,
     retryStrategy: () => null,
   });
-  client.on('error', () => {}); // surfaced by the commands that fail
+  // Surfaced by the commands that fail; but a refused AUTH only comes as an event, the connect
+  // itself rejecting with "Connection is closed.": the event says why.
+  let refused: Error | null = null;
+  client.on('error', (err: Error) => {
+    if (/WRONGPASS|NOAUTH|invalid password|invalid username/i.test(err.message)) refused = err;
+  });
   try {
     await client.connect();
     return client;
   } catch (err) {
     client.disconnect();
-    throw redisError(err, secret);
+    throw redisError(refused ?? err, secret);
   }
 }
 

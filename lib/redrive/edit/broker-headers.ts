@@ -19,6 +19,7 @@ const OWNED = [
   /^triage-/i,
   /^nats-/i,
   /^bullmq\./i,
+  /^sidekiq\./i,
 ];
 
 /** Whether a header is the broker's or Triage's (not the application's). */

@@ -14,6 +14,7 @@ import { SourceQueueFigures } from '@/components/source-queue';
 function location(kind: string, settings: Record<string, unknown>): string {
   if (kind === 'sqs') return String(settings.queueUrl ?? '?');
   if (kind === 'nats') return `stream ${String(settings.stream ?? '?')}, consumer ${String(settings.consumer ?? '?')}`;
+  if (kind === 'sidekiq') return `${settings.namespace ? `${String(settings.namespace)}:` : ''}dead`;
   return String(settings.queue ?? '?');
 }
 

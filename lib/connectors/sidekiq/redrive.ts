@@ -1,0 +1,93 @@
+// The redrive side of the Sidekiq connector: what Sidekiq's "Retry Now" does, in one Lua script so
+// that it is atomic: the job out of the set it was imported from (found by its score and jid, as
+// Sidekiq's own SortedEntry#remove_job finds it), its queue in the "queues" set, and the job LPUSHed
+// onto "queue:<name>", where Sidekiq's fetch reads it. The job's JSON keeps every field it had but
+// the failure's (./job.ts redrivenJob): a fresh retry count, a new failed_at at its next death, and
+// Triage's redrive count. Where it goes back to is read from the original's stored headers.
+import type { Redis } from 'ioredis';
+import type { DeliveryResult, OutgoingRedrive, RedriveDestination } from '@/lib/redrive/destinations';
+import type { ConnectorSource } from '../types';
+import { keysOf, type SidekiqConfig, type SidekiqSecret } from './config';
+import { openRedis, redisError } from './connection';
+import { redrivenJob } from './job';
+
+// KEYS: the set, queue:<name>, queues. ARGV: score ('' when unknown), jid, job JSON, queue name.
+// Returns 1 when the job was taken out of the set, 0 when it was no longer there (removed after
+// import, or by the application): it goes back to its queue either way.
+const RETRY_NOW = `
+local removed = 0
+if ARGV[1] ~= '' then
+  local needle = '"jid":"' .. ARGV[2] .. '"'
+  for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], ARGV[1], ARGV[1])) do
+    if string.find(m, needle, 1, true) then
+      redis.call('ZREM', KEYS[1], m)
+      removed = 1
+      break
+    end
+  end
+end
+redis.call('SADD', KEYS[3], ARGV[4])
+redis.call('LPUSH', KEYS[2], ARGV[3])
+return removed
+`;
+
+type RetryNowClient = Redis & { sidekiqRetryNow(set: string, queue: string, queues: string, score: string, jid: string, job: string, name: string): Promise<number> };
+
+const str = (v: unknown) => (typeof v === 'string' && v.length ? v : null);
+
+async function redriveOne(client: RetryNowClient, config: SidekiqConfig, item: OutgoingRedrive): Promise<DeliveryResult> {
+  const keys = keysOf(config);
+  const o = item.origin;
+  const job = redrivenJob(item.payload, item.redriveCount + 1, new Date());
+  if (job === null) return { ok: false, failure: 'message', error: `Sidekiq job ${item.messageId} is not a JSON object, so Sidekiq could not run it: edit it into one to redrive it` };
+  const queue = str(o['sidekiq.queue']) ?? 'default';
+  const set = o['sidekiq.set'] === 'retry' ? keys.retry : keys.dead;
+  await client.sidekiqRetryNow(set, keys.queue(queue), keys.queues, str(o['sidekiq.score']) ?? '', str(o['sidekiq.jid']) ?? item.messageId, job, queue);
+  // Sidekiq tells nothing of a job's success; its next death is imported as the next generation.
+  return { ok: true, acknowledged: false };
+}
+
+export function sidekiqDestination(source: ConnectorSource<SidekiqConfig, SidekiqSecret>): RedriveDestination {
+  const { config, secret } = source;
+  let open: Promise<RetryNowClient> | null = null;
+  const connect = () =>
+    (open ??= (async () => {
+      const client = await openRedis(secret, { name: `${source.name}:redrive` });
+      client.defineCommand('sidekiqRetryNow', { numberOfKeys: 3, lua: RETRY_NOW });
+      return client as RetryNowClient;
+    })().catch((err: unknown) => {
+      open = null;
+      throw err;
+    }));
+  async function drop(): Promise<void> {
+    const o = open;
+    open = null;
+    (await o?.catch(() => null))?.disconnect();
+  }
+  return {
+    description: `Sidekiq queues on ${keysOf(config).queues}`,
+    // Redis away: wait and retry. A job Sidekiq could not read says so per item ('message').
+    failures: 'infrastructure',
+    async deliver(batch) {
+      try {
+        const client = await connect();
+        const results = await Promise.all(
+          batch.map((item) =>
+            redriveOne(client, config, item).catch((err: unknown): DeliveryResult => {
+              const e = redisError(err, secret);
+              return { ok: false, failure: e.kind === 'unreachable' ? 'infrastructure' : e.kind === 'auth' ? 'refused' : 'message', error: e.message };
+            }),
+          ),
+        );
+        // A lost connection is reopened on the next delivery.
+        if (results.some((r) => !r.ok && r.failure !== 'message')) await drop();
+        return results;
+      } catch (err) {
+        await drop();
+        const e = redisError(err, secret);
+        return batch.map(() => ({ ok: false, failure: e.kind === 'auth' ? 'refused' : 'infrastructure', error: e.message }));
+      }
+    },
+    close: drop,
+  };
+}
