@@ -3,8 +3,8 @@
 // an active task) comes first; then the rate (required, default 10/s), a canary, a ramp, the outcome
 // windows (how long a sent message is watched for a death), a reason. Dead letters of an outage whose
 // errors still arrive, whatever selects them, or of a source whose alarms say outage, are warned of
-// and go only on a lead's confirmation with a reason (lib/redrive/arriving-outage.ts); so is a
-// source whose order a redrive cannot keep (an SQS FIFO queue, lib/connectors/traps.ts).
+// and go only on a lead's confirmation with a reason (lib/redrive/arriving-outage.ts). A source
+// whose order a redrive cannot keep (an SQS FIFO queue, lib/connectors/traps.ts) is warned of only.
 // Embed: <StartRedrive selection={{ cluster: id }} /> (or { ids }, { filter }, { source }); or link
 // to redriveHref(selection) for the full page.
 import { useMutation, useQuery } from '@tanstack/react-query';
