@@ -2,6 +2,7 @@
 // the real brokers: what "test connection" answers and what the source page shows, for what each
 // broker lets Triage read here — RabbitMQ over AMQP (its queue arguments need the management API),
 // NATS JetStream, BullMQ on Redis, SQS on the emulator — and the FIFO warning before a redrive.
+import { createServer, type AddressInfo } from 'node:net';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -196,5 +197,29 @@ describe('SQS', () => {
 
     await recordDeadLetters({ id: source.id, retentionSeconds: 14 * 86_400 }, [{ messageId: 'std-1', payload: Buffer.from('{"order":1}'), reason: 'MaxReceives' }]);
     expect((await previewRedrive(SYSTEM, { source: 'orders-loop' })).traps).toEqual([]);
+  });
+});
+
+describe('the source page reading traps', () => {
+  it('asks the broker once a minute per source, however many readers open the page', async () => {
+    // A broker that accepts connections and never answers: each connection is a probe the page caused.
+    let connections = 0;
+    const silent = createServer((socket) => {
+      connections++;
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      await createTeam(SYSTEM, { name: 'commerce' }).catch(() => undefined);
+      await createSource(SYSTEM, { name: 'orders-silent', team: 'commerce', kind: 'rabbitmq', connection: { queue: 'orders.dlq' }, secret: { url: `amqp://guest:guest@127.0.0.1:${port}` } });
+      const first = await Promise.all([1, 2, 3].map(() => sourceTrapCheck(SYSTEM, 'orders-silent', 300)));
+      for (const r of first) expect(r).toEqual({ error: 'no answer from RabbitMQ within 0 s' });
+      const again = await sourceTrapCheck(SYSTEM, 'orders-silent', 300);
+      expect(again).toEqual(first[0]);
+      expect(connections).toBe(1);
+    } finally {
+      silent.close();
+    }
   });
 });
