@@ -1,6 +1,6 @@
 // The known traps on a connector source's page (lib/connectors/traps.ts): a page render runs the
-// source's probe, bounded in time so a slow or unreachable broker costs the page at most that, and
-// says "could not check" instead of failing the page.
+// source's probe at most once a minute per source, bounded in time so a slow or unreachable broker
+// costs the page at most that, and says "could not check" instead of failing the page.
 import type { Principal } from '@/lib/auth';
 import { AppError } from '@/lib/errors';
 import { findSource } from '@/lib/sources/find-source';
@@ -17,9 +17,29 @@ const BROKER_NAMES: Record<ConnectorKind, string> = { sqs: 'SQS', rabbitmq: 'Rab
 
 export type TrapCheck = { traps: Trap[] } | { error: string };
 
+/** How long one check's answer serves every reader of the source's page in this process. */
+export const TRAP_CHECK_TTL_MS = 60_000;
+const recent = new Map<string, { at: number; check: Promise<TrapCheck> }>();
+
+/**
+ * The source's traps for its page: one probe per source and minute in this process, shared by the
+ * renders that ask meanwhile (a page refreshed during an incident does not multiply the load on a
+ * broker already in trouble). Keyed by the stored settings, so a changed source is checked afresh.
+ */
 export async function sourceTrapCheck(actor: Principal, sourceRef: string, timeoutMs = TRAP_CHECK_TIMEOUT_MS): Promise<TrapCheck> {
   const row = await findSource(actor, sourceRef, 'deadletters.read');
   if (!isConnectorKind(row.kind)) return { traps: [] };
+  const key = `${row.id}\u0001${JSON.stringify(row.connection ?? null)}\u0001${Buffer.from(row.connectionSecret ?? []).toString('base64')}`;
+  const now = Date.now();
+  const hit = recent.get(key);
+  if (hit && now - hit.at < TRAP_CHECK_TTL_MS) return hit.check;
+  for (const [k, v] of recent) if (now - v.at >= TRAP_CHECK_TTL_MS) recent.delete(k);
+  const check = probeTraps(row, timeoutMs);
+  recent.set(key, { at: now, check });
+  return check;
+}
+
+async function probeTraps(row: Awaited<ReturnType<typeof findSource>>, timeoutMs: number): Promise<TrapCheck> {
   let resolved;
   try {
     resolved = connectorSourceOf(row);
