@@ -8,6 +8,7 @@ const CONNECTOR_WORDS: Record<Exclude<SourceKind, 'builtin' | 'ingest'>, string>
   sqs: 'SQS: the source queue the messages came from',
   nats: "NATS JetStream: each message's original subject",
   bullmq: 'BullMQ: the queue each job failed on, as a new job',
+  azure_queue: 'Azure Storage: the target queue (the poison queue\'s own queue unless the source names another), the exact bytes',
 };
 
 /** `redriveUrl` undefined: not known to the caller (a page without it), said without the host. */
