@@ -46,7 +46,7 @@ export const sourcesArea: OpenApiArea = {
         tags: ['sources'],
         summary: 'Create a source (admin)',
         description:
-          'Names are lowercase and become queue names and URL segments. A connector kind (rabbitmq, bullmq) takes `connection` (its settings, checked by the connector: e.g. { "queue": "orders.dlq", "managementUrl": "http://host:15672", "errorText": { "messageHeader": "x-error" } }) and `secret` (e.g. { "url": "amqp://user:pass@host:5672/vhost" }), encrypted at rest and never returned. Audited as source.create, the credentials redacted.',
+          'Names are lowercase and become queue names and URL segments. A connector kind (rabbitmq, bullmq) takes `connection` (its settings, checked by the connector: e.g. { "queue": "orders.dlq", "managementUrl": "http://host:15672", "errorText": { "messageHeader": "x-error" } }) and `secret` (e.g. { "url": "amqp://user:pass@host:5672/vhost" }), encrypted at rest and never returned. An azure_queue source takes e.g. `connection` { "queue": "orders-poison", "encoding": "base64", "errorText": { "messagePath": "$.error" } } (a `-poison` queue redrives to its own queue unless `targetQueue` is set) and `secret` { "connectionString": "DefaultEndpointsProtocol=https;AccountName=…;AccountKey=…" } or { "accountName", "accountKey" } with `connection.endpoint`. Audited as source.create, the credentials redacted.',
         security,
         requestBody: { required: true, content: jsonContent(schemaOf(sourceInput)) },
         responses: { '201': { description: 'Created', content: jsonContent(viewOf(CreatedSourceView)) }, ...errors(400, 401, 403, 409, 413, 415, 422) },

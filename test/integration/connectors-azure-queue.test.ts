@@ -3,6 +3,7 @@
 // imports them (write, then delete by pop receipt), a redrive sends the exact bytes back to the
 // function's queue, where a function host that fails poison messages moves them to `-poison` again,
 // and they come back as the next generation.
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
@@ -217,5 +218,31 @@ describe('Azure Storage queue connector', () => {
     const state = await connector.readSourceQueue(s, new AbortController().signal);
     expect(state).toMatchObject({ queue: `${q.run}-orders`, depth: 1, inFlight: null, consumers: null });
     expect(state.oldestAgeSeconds).toBeGreaterThanOrEqual(0);
+  });
+
+  it('the CLI creates a source from a connection string in the environment, and refuses one on the command line', { timeout: 120_000 }, async () => {
+    const q = await queues(azurite);
+    await sendAll(q.poison, [b64(Buffer.from('{"order":1}'))], 1);
+    await azureSource(q, 'orders-seed', azurite);
+    const cs = connectionString(azurite.endpoint);
+    const cli = (args: string[], env: Record<string, string> = {}) =>
+      spawnSync(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'scripts/triage-cli.ts', 'source', 'create', '--team', 'commerce', '--kind', 'azure-queue', ...args], {
+        encoding: 'utf8',
+        env: { ...process.env, ...env },
+      });
+    const made = cli(['--name', 'orders-cli', '--connection-string', 'env:AZ_CS', '--queue', q.poison.name, '--target-queue', q.target.name, '--encoding', 'base64', '--json'], { AZ_CS: cs });
+    expect(made.stderr).toBe('');
+    const out = JSON.parse(made.stdout) as { id: string };
+    expect(out).toMatchObject({ name: 'orders-cli', kind: 'azure_queue', connection: { queue: q.poison.name, targetQueue: q.target.name, encoding: 'base64' }, secret: { connectionString: 'set' }, importPaused: false });
+    expect(made.stdout).not.toContain('AccountKey');
+    expect(await testConnection(SYSTEM, 'orders-cli')).toMatchObject({ ok: true, facts: expect.objectContaining({ depth: 1, targetQueue: q.target.name }) });
+
+    const inline = cli(['--name', 'orders-inline', '--connection-string', cs, '--queue', q.poison.name]);
+    expect(inline.status).not.toBe(0);
+    expect(inline.stderr).toContain('--connection-string would put a secret on the command line');
+    expect(inline.stderr).not.toContain('AccountKey=');
+    const noQueue = cli(['--name', 'orders-bad', '--connection-string', 'env:AZ_CS', '--queue', 'Orders_Poison'], { AZ_CS: cs });
+    expect(noQueue.stderr).toContain('connection.queue: an Azure queue name');
+    expect(await db().source.count({ where: { name: { in: ['orders-inline', 'orders-bad'] } } })).toBe(0);
   });
 });

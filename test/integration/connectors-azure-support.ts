@@ -43,16 +43,17 @@ export interface Azurite {
   stop(): Promise<void>;
 }
 
-export async function startAzurite(): Promise<Azurite> {
+/** `inMemory`: no data folder (faster; a halt then loses the queues). */
+export async function startAzurite(opts: { inMemory?: boolean } = {}): Promise<Azurite> {
   installPeer();
   const port = await freePort();
   const location = mkdtempSync(join(tmpdir(), 'triage-azurite-'));
   const endpoint = `http://127.0.0.1:${port}/${ACCOUNT}`;
-  const service = QueueServiceClient.fromConnectionString(connectionString(endpoint), { retryOptions: { maxTries: 1 } });
+  const service = QueueServiceClient.fromConnectionString(connectionString(endpoint), { retryOptions: { maxTries: 4, retryDelayInMs: 50 } });
   let child: ChildProcess | null = null;
 
   const launch = async () => {
-    const c = spawn(NODE22, [AZURITE_QUEUE, '--queueHost', '127.0.0.1', '--queuePort', String(port), '--location', location, '--skipApiVersionCheck', '--loose', '--silent'], {
+    const c = spawn(NODE22, [AZURITE_QUEUE, '--queueHost', '127.0.0.1', '--queuePort', String(port), ...(opts.inMemory ? ['--inMemoryPersistence'] : ['--location', location]), '--skipApiVersionCheck', '--loose', '--silent'], {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     child = c;
@@ -72,13 +73,19 @@ export async function startAzurite(): Promise<Azurite> {
       }
     }
   };
+  // Never outlive the test process, even when it fails before its afterAll.
+  const orphaned = () => child?.kill('SIGKILL');
+  process.once('exit', orphaned);
   const halt = async () => {
     const c = child;
     child = null;
     if (c && c.exitCode === null) {
       const exited = new Promise((r) => c.once('exit', r));
       c.kill('SIGTERM');
+      // Azurite saves its data on SIGTERM; one that hangs with requests still open is killed.
+      const hung = setTimeout(() => c.kill('SIGKILL'), 10_000);
       await exited;
+      clearTimeout(hung);
     }
   };
   await launch();
@@ -88,6 +95,7 @@ export async function startAzurite(): Promise<Azurite> {
     halt,
     resume: launch,
     async stop() {
+      process.off('exit', orphaned);
       await halt();
       rmSync(location, { recursive: true, force: true });
     },

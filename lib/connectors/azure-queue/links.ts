@@ -19,15 +19,33 @@ export interface SentRedrive {
   expiresAt: Date;
 }
 
-/** Remember what a redrive sent (and forget what expired on the queue a day ago or more). */
-export async function recordSends(sql: postgres.Sql, sourceId: string, sent: SentRedrive[]): Promise<void> {
-  if (!sent.length) return;
-  await sql`
+/**
+ * Remember what a redrive sends; the ids of the rows, to forget those whose send failed. Written
+ * while the sends run (their time to live is Azure's default, so the expiry is known up front).
+ */
+export async function recordSends(sql: postgres.Sql, sourceId: string, sent: SentRedrive[]): Promise<string[]> {
+  if (!sent.length) return [];
+  const rows = await sql<{ id: string }[]>`
     INSERT INTO azure_queue_redrives (source_id, payload_sha256, original_id, redrive_count, expires_at)
     SELECT ${sourceId}::uuid, decode(s.sha_hex, 'hex'), s.original_id, s.redrive_count, s.expires_at
     FROM unnest(${sql.array(sent.map((s) => s.payloadSha256.toString('hex')))}::text[], ${sql.array(sent.map((s) => s.originalId))}::text[],
                 ${sql.array(sent.map((s) => s.redriveCount))}::int[], ${sql.array(sent.map((s) => s.expiresAt.toISOString()))}::timestamptz[])
-         AS s(sha_hex, original_id, redrive_count, expires_at)`;
+         AS s(sha_hex, original_id, redrive_count, expires_at)
+    RETURNING id::text`;
+  return rows.map((r) => r.id);
+}
+
+/** Forget sends that did not happen, among the rows `recordSends` wrote. */
+export async function forgetSends(sql: postgres.Sql, written: string[], failed: SentRedrive[]): Promise<void> {
+  if (!written.length || !failed.length) return;
+  await sql`
+    DELETE FROM azure_queue_redrives
+    WHERE id = ANY(${sql.array(written)}::bigint[])
+      AND (original_id, redrive_count) IN (SELECT * FROM unnest(${sql.array(failed.map((f) => f.originalId))}::text[], ${sql.array(failed.map((f) => f.redriveCount))}::int[]))`;
+}
+
+/** Forget what expired on the queue a day ago or more: it can no longer die again. */
+export async function pruneSends(sql: postgres.Sql, sourceId: string): Promise<void> {
   await sql`DELETE FROM azure_queue_redrives WHERE source_id = ${sourceId}::uuid AND expires_at < now() - interval '1 day'`;
 }
 
