@@ -6,7 +6,7 @@
 // first use), in memory.
 //   npx tsx test/bench/run.ts azure
 import type { BenchResult } from './run';
-import { runBenchChild, runWhenFlagged } from './support';
+import { measureRedrivePacing, pacingResults, runBenchChild, runWhenFlagged, type RedrivePacing } from './support';
 
 const CHILD_FLAG = '--azure-bench-child';
 const IMPORT_N = 1_000;
@@ -19,17 +19,15 @@ const REDRIVE_SECONDS = 6;
 interface Measured {
   plainPerSecond: number;
   importPerSecond: number;
-  redrive: { rate: number; received: number; achieved: number }[];
+  redrive: RedrivePacing[];
 }
 
 async function child(): Promise<void> {
   const { randomBytes } = await import('node:crypto');
-  const { SYSTEM } = await import('@/lib/auth');
-  const { createTeam } = await import('@/lib/admin/teams');
   const { startConnectorSupervisor } = await import('@/lib/connectors/supervisor');
+  const { waitFor } = await import('../support/wait-for');
   const { closeDb, db } = await import('@/lib/db');
   const { closeQueues } = await import('@/lib/queue');
-  const { cancelRedrive, startRedrive } = await import('@/lib/redrive');
   const { startRedriveSupervisor } = await import('@/lib/redrive/supervisor');
   const { azureSource, queues, sendAll, startAzurite } = await import('../integration/connectors-azure-support');
 
@@ -60,50 +58,29 @@ async function child(): Promise<void> {
   // The connector: the same number of messages, each batch written to Postgres before it is deleted.
   const q = await queues(azurite);
   await sendAll(q.poison, texts());
-  await createTeam(SYSTEM, { name: 'commerce' });
   const source = await azureSource(q, 'bench-azure', azurite, { pollers: POLLERS, encoding: 'base64' });
   const importStart = performance.now();
   const connectors = await startConnectorSupervisor({ only: [source.id] });
-  const importedSoFar = async () => (await db().connectorHealth.findUnique({ where: { sourceId: source.id } }))?.importedTotal ?? 0n;
-  while ((await importedSoFar()) < BigInt(IMPORT_N)) await new Promise((r) => setTimeout(r, 20));
+  await waitFor('the import', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === IMPORT_N, 600_000, 20);
   const importPerSecond = IMPORT_N / ((performance.now() - importStart) / 1000);
   process.stderr.write(`import ${importPerSecond.toFixed(0)} msg/s\n`);
-  const stored = await db().deadLetter.count({ where: { sourceId: source.id } });
-  if (stored !== IMPORT_N) throw new Error(`imported ${stored} of ${IMPORT_N}`);
   await connectors.stop();
 
   // Redrive pacing, measured where the function would read: one reader of the target queue that
   // keeps what it read hidden rather than deleting it, so Azurite's few requests a second go to the sends.
-  let arrivals: number[] = [];
+  const arrivals = { times: [] as number[] };
   let reading = true;
   const reader = (async () => {
     while (reading) {
       const r = await q.target.receiveMessages({ numberOfMessages: 32, visibilityTimeout: 3_600 });
       const now = performance.now();
-      for (let i = 0; i < r.receivedMessageItems.length; i++) arrivals.push(now);
+      for (let i = 0; i < r.receivedMessageItems.length; i++) arrivals.times.push(now);
       if (!r.receivedMessageItems.length) await new Promise((res) => setTimeout(res, 20));
     }
   })();
   const redriveSupervisor = await startRedriveSupervisor({ reconcileMs: 500 });
-  const redrive: Measured['redrive'] = [];
   const open = await db().deadLetter.findMany({ where: { sourceId: source.id }, select: { id: true }, orderBy: { id: 'asc' } });
-  let offset = 0;
-  for (const rate of REDRIVE_RATES) {
-    const ids = open.slice(offset, offset + rate * REDRIVE_SECONDS).map((d) => d.id.toString());
-    offset += ids.length;
-    arrivals = [];
-    const task = await startRedrive({ ...SYSTEM, label: 'bench' }, { selection: { ids }, ratePerSecond: rate });
-    for (;;) {
-      const t = await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } });
-      if (t.sent === ids.length && arrivals.length >= ids.length) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    const t = [...arrivals].sort((a, b) => a - b);
-    const span = (t[t.length - 1]! - t[0]!) / 1000;
-    redrive.push({ rate, received: t.length, achieved: span > 0 ? (t.length - 1) / span : 0 });
-    const end = await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } });
-    if (['queued', 'running', 'paused'].includes(end.status)) await cancelRedrive({ ...SYSTEM, label: 'bench' }, task.id, { reason: 'bench: next rate' });
-  }
+  const redrive = await measureRedrivePacing({ rates: REDRIVE_RATES, seconds: REDRIVE_SECONDS, ids: open.map((d) => d.id.toString()), arrivals });
   reading = false;
   await reader;
   await redriveSupervisor.stop();
@@ -125,14 +102,7 @@ export async function run(): Promise<BenchResult[]> {
       target: '≥ 0.5× baseline',
       met: m.importPerSecond >= 0.5 * m.plainPerSecond,
     },
-    ...m.redrive.map((r) => ({
-      name: `connectors.azure_queue redrive ${r.rate}/s received (${r.received} messages)`,
-      value: Number(r.achieved.toFixed(2)),
-      unit: 'msg/s',
-      baseline: { name: 'requested', value: r.rate },
-      target: '±5% of requested',
-      met: Math.abs(r.achieved - r.rate) <= r.rate * 0.05,
-    })),
+    ...pacingResults('azure_queue', m.redrive),
   ];
 }
 

@@ -9,7 +9,7 @@
 //   npx tsx test/bench/run.ts connectors     (BENCH_PROF=1: a CPU profile of each import phase in /tmp/prof-connectors, or BENCH_PROF_DIR)
 import type { BenchResult } from './run';
 import { WORKER_NODE_FLAGS } from '../../scripts/lib/worker-flags.mjs';
-import { runBenchChild, runWhenFlagged } from './support';
+import { measureRedrivePacing, pacingResults, runBenchChild, runWhenFlagged, type RedrivePacing } from './support';
 
 const CHILD_FLAG = '--connectors-bench-child';
 const AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672/%2F';
@@ -33,7 +33,7 @@ interface Round {
 
 interface Measured {
   rounds: Round[];
-  redrive: { rate: number; received: number; achieved: number }[];
+  redrive: RedrivePacing[];
 }
 
 async function child(): Promise<void> {
@@ -47,7 +47,6 @@ async function child(): Promise<void> {
   const { loadavg } = await import('node:os');
   const { closeDb, db, pg } = await import('@/lib/db');
   const { closeQueues } = await import('@/lib/queue');
-  const { cancelRedrive, startRedrive } = await import('@/lib/redrive');
   const { startRedriveSupervisor } = await import('@/lib/redrive/supervisor');
 
   const profiler = process.env.BENCH_PROF ? await importProfiler(process.env.BENCH_PROF_DIR ?? '/tmp/prof-connectors') : null;
@@ -142,33 +141,15 @@ async function child(): Promise<void> {
   // Redrive pacing, measured at a consumer of the original queue.
   const receiver = await conn.createChannel();
   await receiver.prefetch(2_000);
-  let arrivals: number[] = [];
+  const arrivals = { times: [] as number[] };
   await receiver.consume(names.work, (m) => {
     if (!m) return;
-    arrivals.push(performance.now());
+    arrivals.times.push(performance.now());
     receiver.ack(m);
   });
   const redriveSupervisor = await startRedriveSupervisor({ reconcileMs: 500 });
-  const redrive: Measured['redrive'] = [];
   const open = await db().deadLetter.findMany({ where: { sourceId: source.id }, select: { id: true }, orderBy: { id: 'asc' } });
-  let offset = 0;
-  for (const rate of REDRIVE_RATES) {
-    const ids = open.slice(offset, offset + rate * REDRIVE_SECONDS).map((d) => d.id.toString());
-    offset += ids.length;
-    arrivals = [];
-    const task = await startRedrive({ ...SYSTEM, label: 'bench' }, { selection: { ids }, ratePerSecond: rate });
-    for (;;) {
-      const t = await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } });
-      if (t.sent === ids.length && arrivals.length >= ids.length) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    const t = [...arrivals].sort((a, b) => a - b);
-    const span = (t[t.length - 1]! - t[0]!) / 1000;
-    redrive.push({ rate, received: t.length, achieved: span > 0 ? (t.length - 1) / span : 0 });
-    // Every item is sent and received: the task need not wait out its outcome window for the next rate.
-    const end = await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } });
-    if (['queued', 'running', 'paused'].includes(end.status)) await cancelRedrive({ ...SYSTEM, label: 'bench' }, task.id, { reason: 'bench: next rate' });
-  }
+  const redrive = await measureRedrivePacing({ rates: REDRIVE_RATES, seconds: REDRIVE_SECONDS, ids: open.map((d) => d.id.toString()), arrivals });
   await redriveSupervisor.stop();
   await receiver.close();
 
@@ -213,14 +194,7 @@ export async function run(): Promise<BenchResult[]> {
       target: '≥ 0.5× baseline',
       met: ratio(median) >= 0.5,
     },
-    ...m.redrive.map((r) => ({
-      name: `connectors.rabbitmq redrive ${r.rate}/s received (${r.received} messages)`,
-      value: Number(r.achieved.toFixed(2)),
-      unit: 'msg/s',
-      baseline: { name: 'requested', value: r.rate },
-      target: '±5% of requested',
-      met: Math.abs(r.achieved - r.rate) <= r.rate * 0.05,
-    })),
+    ...pacingResults('rabbitmq', m.redrive),
   ];
 }
 
