@@ -19,8 +19,13 @@ import { payloadOf, toDeadLetter } from './message';
 
 /** Azure returns at most 32 messages a receive. */
 const RECEIVE_MAX = 32;
-/** How often the queue's depth is read (the source's lag and "last successful poll"). */
+/**
+ * How often the queue's depth is read (the source's lag and "last successful poll"): every 5 s, or
+ * after 10 times as long as the last read took, whichever is later. Azure answers at once; Azurite
+ * counts the messages one by one, and a deep queue's count would take the emulator from the receives.
+ */
 const DEPTH_POLL_MS = 5_000;
+const DEPTH_BACKOFF = 10;
 
 interface Handed {
   messages: DequeuedMessageItem[];
@@ -56,14 +61,14 @@ async function deleteAll(client: QueueClient, source: AzureQueueSource, messages
 export async function importFromAzureQueue(source: AzureQueueSource, sink: ImportSink, signal: AbortSignal): Promise<void> {
   const { queue, visibilityTimeoutSeconds, pollers, batchSize, idlePollMs, encoding, errorText } = source.config;
   const client = await queueClient(source);
+  // Stopped by the supervisor (pause, shutdown) or by the first failure, which is what the import throws.
   let failure: ConnectorError | null = null;
-  const stop = new AbortController();
+  const failed = new AbortController();
+  const stopped = AbortSignal.any([signal, failed.signal]);
   const fail = (err: unknown) => {
     failure ??= azureError(err, source);
-    stop.abort();
+    failed.abort();
   };
-  const onAbort = () => stop.abort();
-  signal.addEventListener('abort', onAbort, { once: true });
 
   const depth = async () => {
     const props = await client.getProperties();
@@ -78,7 +83,7 @@ export async function importFromAzureQueue(source: AzureQueueSource, sink: Impor
     wakeWriter = null;
     w?.();
   };
-  stop.signal.addEventListener('abort', nudgeWriter);
+  stopped.addEventListener('abort', nudgeWriter);
 
   /** Records whole receives together, up to batchSize messages (at least one receive). */
   const write = async () => {
@@ -106,23 +111,23 @@ export async function importFromAzureQueue(source: AzureQueueSource, sink: Impor
   };
 
   const poll = async () => {
-    while (!stop.signal.aborted) {
+    while (!stopped.aborted) {
       let messages: DequeuedMessageItem[];
       try {
         const res = await client.receiveMessages({ numberOfMessages: RECEIVE_MAX, visibilityTimeout: visibilityTimeoutSeconds, abortSignal: signal });
         messages = res.receivedMessageItems;
       } catch (err) {
         // Cut short only when the import stops (pause, shutdown): what it may have hidden reappears after the visibility timeout.
-        if (stop.signal.aborted) break;
+        if (stopped.aborted) break;
         throw err;
       }
-      if (stop.signal.aborted) {
+      if (stopped.aborted) {
         if (messages.length) await release(client, source, messages);
         break;
       }
       if (messages.length === 0) {
         sink.health();
-        await sleep(idlePollMs, undefined, { signal: stop.signal }).catch(() => undefined);
+        await sleep(idlePollMs, undefined, { signal: stopped }).catch(() => undefined);
         continue;
       }
       const written = await new Promise<unknown>((committed) => {
@@ -140,26 +145,35 @@ export async function importFromAzureQueue(source: AzureQueueSource, sink: Impor
   };
 
   let depthTimer: NodeJS.Timeout | null = null;
+  const scheduleDepth = (lastMs: number) => {
+    depthTimer = setTimeout(() => {
+      const started = performance.now();
+      void depth().then(() => {
+        if (!stopped.aborted) scheduleDepth(performance.now() - started);
+      }, fail);
+    }, Math.max(DEPTH_POLL_MS, lastMs * DEPTH_BACKOFF));
+  };
   try {
+    const started = performance.now();
     await depth().catch((err: unknown) => {
       throw azureError(err, source);
     });
-    depthTimer = setInterval(() => void depth().catch(fail), DEPTH_POLL_MS);
+    scheduleDepth(performance.now() - started);
     const writer = write().catch(fail);
-    await Promise.all(
-      Array.from({ length: pollers }, () =>
-        poll()
-          .catch((err: unknown) => fail(err instanceof ConnectorError ? err : azureError(err, source)))
-          .finally(() => {
-            receiving--;
-            nudgeWriter();
-          }),
-      ),
-    );
+    const receivers = Array.from({ length: pollers }, async () => {
+      try {
+        await poll();
+      } catch (err) {
+        fail(err);
+      } finally {
+        receiving--;
+        nudgeWriter();
+      }
+    });
+    await Promise.all(receivers);
     await writer;
     if (failure) throw failure;
   } finally {
-    signal.removeEventListener('abort', onAbort);
-    if (depthTimer) clearInterval(depthTimer);
+    if (depthTimer) clearTimeout(depthTimer);
   }
 }
