@@ -1,6 +1,7 @@
 // The connector registry: source kind → connector (lib/connectors/types.ts). A connector source row
 // becomes a ConnectorSource here: its settings parsed by the connector's schema, its secrets decrypted.
 import { unprocessable } from '@/lib/errors';
+import { azureQueueConnector } from './azure-queue';
 import { bullmqConnector } from './bullmq';
 import { natsConnector } from './nats';
 import { rabbitmqConnector } from './rabbitmq';
@@ -21,6 +22,7 @@ const CONNECTORS: Partial<Record<ConnectorKind, AnyConnector>> = {
   nats: natsConnector,
   sqs: sqsConnector,
   sidekiq: sidekiqConnector,
+  azure_queue: azureQueueConnector,
 };
 
 /** The connector of a kind, or a 422 saying this build has none for it. */

@@ -14,6 +14,8 @@ export const TRAP_CODES = [
   'fifo_order',
   'failed_jobs_removed',
   'settings_not_readable',
+  'message_ttl',
+  'no_error_text',
 ] as const;
 export type TrapCode = (typeof TRAP_CODES)[number];
 

@@ -8,7 +8,7 @@ import type { RedriveDestination } from '@/lib/redrive/destinations';
 import type { ConnectorSecret } from './secrets';
 import type { Trap } from './traps';
 
-export const CONNECTOR_KINDS = ['rabbitmq', 'bullmq', 'sqs', 'nats', 'sidekiq'] as const;
+export const CONNECTOR_KINDS = ['rabbitmq', 'bullmq', 'sqs', 'nats', 'sidekiq', 'azure_queue'] as const;
 export type ConnectorKind = (typeof CONNECTOR_KINDS)[number];
 
 export function isConnectorKind(kind: string): kind is ConnectorKind {

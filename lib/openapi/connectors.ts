@@ -15,7 +15,7 @@ export const connectorsArea: OpenApiArea = {
   tag: {
     name: 'connectors',
     description:
-      "Sources that read a broker's own dead-letter queue (RabbitMQ, another app's BullMQ, Amazon SQS, NATS JetStream). Credentials are encrypted at rest and never returned, only whether they are set.",
+      "Sources that read a broker's own dead-letter queue (RabbitMQ, another app's BullMQ, Amazon SQS, NATS JetStream, Azure Storage queues such as Azure Functions' poison queues). Credentials are encrypted at rest and never returned, only whether they are set.",
   },
   schemas: {
     SourceDetail: viewOf(SourceAnswer),

@@ -134,3 +134,53 @@ export async function dropDeadLetterIndexes(sql: postgres.Sql): Promise<{ name: 
   for (const ix of indexes) await sql`DROP INDEX ${sql(ix.name)}`;
   return indexes.map((ix) => ({ name: ix.name, create: ix.def.replace(' ON ONLY ', ' ON ') }));
 }
+
+export interface RedrivePacing {
+  rate: number;
+  received: number;
+  achieved: number;
+}
+
+/**
+ * Redrive pacing measured where the messages arrive: per rate, a redrive task of `rate × seconds` of
+ * `ids` (taken in order), timed by the arrivals its reader pushes to `arrivals.times` (emptied here
+ * before each rate). A task still open once every item arrived is cancelled: it need not wait out its
+ * outcome window for the next rate.
+ */
+export async function measureRedrivePacing(opts: { rates: number[]; seconds: number; ids: string[]; arrivals: { times: number[] } }): Promise<RedrivePacing[]> {
+  const { SYSTEM } = await import('@/lib/auth');
+  const { db } = await import('@/lib/db');
+  const { cancelRedrive, startRedrive } = await import('@/lib/redrive');
+  const actor = { ...SYSTEM, label: 'bench' };
+  const measured: RedrivePacing[] = [];
+  let offset = 0;
+  for (const rate of opts.rates) {
+    const ids = opts.ids.slice(offset, offset + rate * opts.seconds);
+    offset += ids.length;
+    opts.arrivals.times = [];
+    const task = await startRedrive(actor, { selection: { ids }, ratePerSecond: rate });
+    for (;;) {
+      const t = await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } });
+      if (t.sent === ids.length && opts.arrivals.times.length >= ids.length) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const t = [...opts.arrivals.times].sort((a, b) => a - b);
+    const span = (t[t.length - 1]! - t[0]!) / 1000;
+    measured.push({ rate, received: t.length, achieved: span > 0 ? (t.length - 1) / span : 0 });
+    const end = await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } });
+    if (['queued', 'running', 'paused'].includes(end.status)) await cancelRedrive(actor, task.id, { reason: 'bench: next rate' });
+  }
+  return measured;
+}
+
+/** The pacing figures, each against its requested rate (target ±5%). */
+export function pacingResults(connector: string, measured: RedrivePacing[]): { name: string; value: number; unit: string; baseline: { name: string; value: number }; target: string; met: boolean }[] {
+  return measured.map((r) => ({
+    name: `connectors.${connector} redrive ${r.rate}/s received (${r.received} messages)`,
+    value: Number(r.achieved.toFixed(2)),
+    unit: 'msg/s',
+    baseline: { name: 'requested', value: r.rate },
+    target: '±5% of requested',
+    met: Math.abs(r.achieved - r.rate) <= r.rate * 0.05,
+  }));
+}

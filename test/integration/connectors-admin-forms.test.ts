@@ -100,6 +100,45 @@ describe('the admin connection forms', () => {
     expect(half.json.error.message).toContain('an access key id and a secret access key go together');
   });
 
+  it('creates an Azure queue source from the form, by connection string or by account name and key', async () => {
+    const cs = 'DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=Zm9ybS1rZXk=;QueueEndpoint=http://127.0.0.1:10001/devstoreaccount1;';
+    const byString = await createFromForm(
+      'azure_queue',
+      form('azure_queue', 'orders-azure', {
+        'secret.connectionString': cs,
+        'connection.queue': 'orders-poison',
+        'connection.targetQueue': '',
+        'connection.encoding': 'base64',
+        'connection.endpoint': '',
+        'secret.accountName': '',
+        'secret.accountKey': '',
+        'errorText.messagePath': '$.error',
+      }),
+    );
+    expect(byString.status).toBe(201);
+    const s = await parsed('orders-azure');
+    expect(s.config).toMatchObject({ queue: 'orders-poison', encoding: 'base64', errorText: { messagePath: '$.error' } });
+    expect(s.config).not.toHaveProperty('targetQueue');
+    expect(s.secret).toEqual({ connectionString: cs });
+    expect(JSON.stringify(byString.json)).not.toContain('Zm9ybS1rZXk=');
+
+    const byKey = await createFromForm(
+      'azure_queue',
+      form('azure_queue', 'orders-azure-key', {
+        'connection.queue': 'orders-poison',
+        'connection.endpoint': 'https://ordersapp.queue.core.windows.net',
+        'secret.accountName': 'ordersapp',
+        'secret.accountKey': 'Zm9ybS1rZXk=',
+      }),
+    );
+    expect(byKey.status).toBe(201);
+    expect((await parsed('orders-azure-key')).secret).toEqual({ accountName: 'ordersapp', accountKey: 'Zm9ybS1rZXk=' });
+
+    const neither = await createFromForm('azure_queue', form('azure_queue', 'orders-azure-none', { 'connection.queue': 'orders-poison' }));
+    expect(neither.status).toBe(422);
+    expect(neither.json.error.message).toContain('a connection string, or an account name and key');
+  });
+
   it('creates a NATS source from the form, and the edit form switches delete-after-import', async () => {
     const created = await createFromForm(
       'nats',

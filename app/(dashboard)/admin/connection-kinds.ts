@@ -101,6 +101,27 @@ export const CONNECTION_FORMS: Partial<Record<ConnectorKind, ConnectionKindForm>
     ],
     errorText: true,
   },
+  azure_queue: {
+    label: 'Azure Storage queue (Azure Functions poison queue)',
+    fields: [
+      { name: 'connectionString', label: 'Connection string (or an account name and key below)', type: 'secret', placeholder: 'DefaultEndpointsProtocol=https;AccountName=…;AccountKey=…' },
+      { name: 'queue', label: 'Queue', type: 'text', required: true, placeholder: 'orders-poison' },
+      { name: 'targetQueue', label: 'Redrive to queue (default: the name without "-poison")', type: 'text', placeholder: 'orders' },
+      {
+        name: 'encoding',
+        label: 'Message text',
+        type: 'select',
+        options: [
+          { value: 'text', label: 'text, kept as its UTF-8 bytes' },
+          { value: 'base64', label: 'base64 (the Functions runtime’s default), decoded' },
+        ],
+      },
+      { name: 'endpoint', label: 'Queue endpoint (with an account name and key)', type: 'url', placeholder: 'https://account.queue.core.windows.net' },
+      { name: 'accountName', label: 'Account name (optional)', type: 'secret' },
+      { name: 'accountKey', label: 'Account key (optional)', type: 'secret' },
+    ],
+    errorText: true,
+  },
   nats: {
     label: 'NATS JetStream consumer (max deliveries)',
     fields: [

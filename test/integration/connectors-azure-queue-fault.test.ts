@@ -1,0 +1,85 @@
+// Faults of the Azure Storage queue connector against Azurite: the connectors process SIGKILLed over
+// and over while it imports 3,000 poison messages loses none and writes none twice (what a killed
+// process had received but not deleted reappears after the visibility timeout, 10 s here, with the
+// same message id, and the unique key absorbs it); Azurite stopped and started mid-import, and the
+// import resumes by itself. Each test has its own Azurite: in memory for the first (faster), with its
+// data in a folder for the second (a stop keeps the queues).
+import { createHash, randomBytes } from 'node:crypto';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
+import { closeDb, db } from '@/lib/db';
+import { closeQueues } from '@/lib/queue';
+import { resetDatabase } from '../support/db';
+import { expectImportedOnce, imported, killChildren, killConnectorsWhileImporting, spawnConnectors, waitFor } from './connectors-rabbitmq-support';
+import { azureSource, depth, queues, sendAll, startAzurite, type Azurite } from './connectors-azure-support';
+
+const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+
+/** `n` base64 poison messages of random bytes (some empty); their SHA-256 by message id. */
+async function poisoned(azurite: Azurite, n: number) {
+  const q = await queues(azurite);
+  const bytes = Array.from({ length: n }, (_, i) => (i % 101 === 0 ? Buffer.alloc(0) : randomBytes(16 + (i % 300))));
+  const ids = await sendAll(q.poison, bytes.map((b) => b.toString('base64')));
+  return { q, sent: new Map(ids.map((id, i) => [id, sha(bytes[i]!)])) };
+}
+
+describe('Azure Storage queue connector under faults', () => {
+  let azurite: Azurite | undefined;
+  let connectors: ConnectorSupervisor | undefined;
+  beforeEach(resetDatabase);
+  afterEach(async () => {
+    await connectors?.stop();
+    connectors = undefined;
+    await killChildren();
+    await azurite?.stop();
+    azurite = undefined;
+  });
+  afterAll(async () => {
+    await closeQueues();
+    await closeDb();
+  });
+
+  // 3,000, not the 10,000 of the other brokers' fault tests: Azurite reads a queue's messages one by
+  // one for every receive and count, so 10,000 took it over 15 minutes on the shared 2-core machine.
+  // AZURE_FAULT_N sets more.
+  it('loses nothing and writes nothing twice while the connectors process is SIGKILLed during an import', { timeout: 900_000 }, async () => {
+    const N = Number(process.env.AZURE_FAULT_N ?? 3_000);
+    azurite = await startAzurite({ inMemory: true });
+    const { q, sent } = await poisoned(azurite, N);
+    expect(sent.size).toBe(N);
+    // Long enough that a slow receive-write-delete round on the shared machine is not handed out twice.
+    const source = await azureSource(q, `kill-${randomBytes(3).toString('hex')}`, azurite, { visibilityTimeoutSeconds: 10, encoding: 'base64' });
+
+    const midImport = await killConnectorsWhileImporting({ kills: 5, maxPauseMs: 1_000, total: N, imported: () => imported(source.id) });
+    expect(midImport).toBeGreaterThanOrEqual(3);
+    const last = spawnConnectors();
+    await last.ready;
+    await waitFor(`${N} imported`, async () => (await imported(source.id)) === N, 600_000, 500);
+    await waitFor('the poison queue empty', async () => (await depth(q.poison)) === 0, 60_000, 500);
+    await expectImportedOnce(source.id, sent, N);
+  });
+
+  it('resumes by itself when Azurite is stopped and started mid-import', { timeout: 600_000 }, async () => {
+    const N = 2_000;
+    azurite = await startAzurite();
+    const { q, sent } = await poisoned(azurite, N);
+    const source = await azureSource(q, 'orders-restart', azurite, { encoding: 'base64' });
+    connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500, backoffBaseMs: 200, backoffCapMs: 2_000 });
+    await waitFor('the import under way', async () => (await imported(source.id)) >= 200, 120_000, 50);
+
+    await azurite.halt();
+    const down = await waitFor('the outage on the source health', async () => {
+      const h = await db().connectorHealth.findUnique({ where: { sourceId: source.id } });
+      return h?.lastError && h.consecutiveFailures > 0 ? h : null;
+    }, 60_000, 100);
+    expect(down.lastError).toMatch(/is not reachable|is unavailable/);
+    expect(await imported(source.id)).toBeLessThan(N);
+    await new Promise((r) => setTimeout(r, 2_000));
+    await azurite.resume();
+
+    await waitFor(`${N} imported`, async () => (await imported(source.id)) === N, 300_000, 250);
+    await waitFor('the poison queue empty', async () => (await depth(q.poison)) === 0, 60_000, 250);
+    await expectImportedOnce(source.id, sent, N);
+    await waitFor('healthy again', async () => (await db().connectorHealth.findUniqueOrThrow({ where: { sourceId: source.id } })).consecutiveFailures === 0, 30_000, 250);
+  });
+});
