@@ -6,7 +6,8 @@
 // first use), in memory.
 //   npx tsx test/bench/run.ts azure
 import type { BenchResult } from './run';
-import { measureRedrivePacing, pacingResults, runBenchChild, runWhenFlagged, type RedrivePacing } from './support';
+import { measureRedrivePacing, redrivePacingResults, type RedriveFigure } from './connector-redrive';
+import { runBenchChild, runWhenFlagged } from './support';
 
 const CHILD_FLAG = '--azure-bench-child';
 const IMPORT_N = 1_000;
@@ -19,7 +20,7 @@ const REDRIVE_SECONDS = 6;
 interface Measured {
   plainPerSecond: number;
   importPerSecond: number;
-  redrive: RedrivePacing[];
+  redrive: RedriveFigure[];
 }
 
 async function child(): Promise<void> {
@@ -28,7 +29,6 @@ async function child(): Promise<void> {
   const { waitFor } = await import('../support/wait-for');
   const { closeDb, db } = await import('@/lib/db');
   const { closeQueues } = await import('@/lib/queue');
-  const { startRedriveSupervisor } = await import('@/lib/redrive/supervisor');
   const { azureSource, queues, sendAll, startAzurite } = await import('../integration/connectors-azure-support');
 
   const azurite = await startAzurite({ inMemory: true });
@@ -68,22 +68,19 @@ async function child(): Promise<void> {
 
   // Redrive pacing, measured where the function would read: one reader of the target queue that
   // keeps what it read hidden rather than deleting it, so Azurite's few requests a second go to the sends.
-  const arrivals = { times: [] as number[] };
+  let arrivals: number[] = [];
   let reading = true;
   const reader = (async () => {
     while (reading) {
       const r = await q.target.receiveMessages({ numberOfMessages: 32, visibilityTimeout: 3_600 });
       const now = performance.now();
-      for (let i = 0; i < r.receivedMessageItems.length; i++) arrivals.times.push(now);
+      for (let i = 0; i < r.receivedMessageItems.length; i++) arrivals.push(now);
       if (!r.receivedMessageItems.length) await new Promise((res) => setTimeout(res, 20));
     }
   })();
-  const redriveSupervisor = await startRedriveSupervisor({ reconcileMs: 500 });
-  const open = await db().deadLetter.findMany({ where: { sourceId: source.id }, select: { id: true }, orderBy: { id: 'asc' } });
-  const redrive = await measureRedrivePacing({ rates: REDRIVE_RATES, seconds: REDRIVE_SECONDS, ids: open.map((d) => d.id.toString()), arrivals });
+  const redrive = await measureRedrivePacing(source.id, REDRIVE_RATES, REDRIVE_SECONDS, { arrivals: () => arrivals, reset: () => (arrivals = []) });
   reading = false;
   await reader;
-  await redriveSupervisor.stop();
 
   await azurite.stop();
   await closeQueues();
@@ -102,7 +99,7 @@ export async function run(): Promise<BenchResult[]> {
       target: '≥ 0.5× baseline',
       met: m.importPerSecond >= 0.5 * m.plainPerSecond,
     },
-    ...pacingResults('azure_queue', m.redrive),
+    ...redrivePacingResults('azure_queue', 'msg/s', m.redrive),
   ];
 }
 

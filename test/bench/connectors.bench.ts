@@ -141,10 +141,10 @@ async function child(): Promise<void> {
   // Redrive pacing, measured at a consumer of the original queue.
   const receiver = await conn.createChannel();
   await receiver.prefetch(2_000);
-  const arrivals = { times: [] as number[] };
+  let arrivals: number[] = [];
   await receiver.consume(names.work, (m) => {
     if (!m) return;
-    arrivals.times.push(performance.now());
+    arrivals.push(performance.now());
     receiver.ack(m);
   });
   const redrive = await measureRedrivePacing(source.id, REDRIVE_RATES, REDRIVE_SECONDS, { arrivals: () => arrivals, reset: () => (arrivals = []) });
