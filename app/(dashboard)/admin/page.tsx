@@ -278,7 +278,7 @@ function TokensSection({ tokens, sources, users }: { tokens: Awaited<ReturnType<
             </select>
           </label>
           <label>
-            <input type="checkbox" name="assistant" /> For the user&apos;s assistant (MCP, audited via assistant)
+            <input type="checkbox" name="assistant" /> An assistant&apos;s token (MCP: audited &ldquo;via assistant&rdquo;, never reveals or approves)
           </label>
         </AdminForm>
       </div>
