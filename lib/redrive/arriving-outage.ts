@@ -49,19 +49,8 @@ export function outageOf(e: OutageEvidence, now: Date): RedriveOutage | null {
 
 /** The evidence for a resolved selection, read in the caller's transaction. */
 export async function arrivingOutage(tx: Tx, r: ResolvedSelection, now: Date): Promise<RedriveOutage | null> {
-  // From the few clusters that can be arriving outages to the selection, not from every selected
-  // dead letter to its cluster: a whole source's selection may hold a hundred thousand of them.
-  // Dead letters of a cluster merged into another count for the one they were merged into.
   const since = new Date(now.getTime() - outageQuietMs());
-  const clusters = await tx.$queryRaw<{ id: string; errorClass: ErrorClass; lastSeen: Date }[]>`
-    SELECT c.id::text AS id, c.error_class AS "errorClass", c.last_seen AS "lastSeen" FROM clusters c
-    WHERE c.error_class = 'transient' AND c.last_seen > ${since}
-      AND EXISTS (
-        SELECT 1 FROM dead_letters d
-        WHERE d.source_id = ${r.source.id}::uuid AND d.status = 'open' AND ${r.where}
-          AND d.cluster_id IN (SELECT m.id FROM clusters m WHERE m.id = c.id OR m.merged_into_id = c.id))
-    ORDER BY c.last_seen DESC
-    LIMIT 1`;
+  const clusters = await latestTransientCluster(tx, r, since);
   const sourceAlarms = await tx.$queryRaw<{ label: string | null; evaluatedAt: Date; dominantClusterId: string | null }[]>`
     SELECT label, COALESCE(evaluated_at, since) AS "evaluatedAt", detail->>'dominantClusterId' AS "dominantClusterId"
     FROM alarm_states WHERE source_id = ${r.source.id}::uuid AND label IS NOT NULL`;
@@ -74,14 +63,23 @@ export async function arrivingOutage(tx: Tx, r: ResolvedSelection, now: Date): P
  * healthy again. The same walk as arrivingOutage, without its time bound.
  */
 export async function outageCluster(tx: Tx, r: ResolvedSelection, now: Date): Promise<{ id: string; verdict: ClusterVerdict } | null> {
-  const [c] = await tx.$queryRaw<{ id: string; errorClass: ErrorClass; lastSeen: Date }[]>`
+  const [c] = await latestTransientCluster(tx, r, null);
+  return c ? { id: c.id, verdict: clusterVerdict(c.errorClass, c.lastSeen, now) } : null;
+}
+
+/**
+ * The selection's most recent transient cluster (last seen after `since`, when given): from the few
+ * clusters that can be outages to the selection, not from every selected dead letter to its
+ * cluster. Dead letters of a cluster merged into another count for the one they were merged into.
+ */
+function latestTransientCluster(tx: Tx, r: ResolvedSelection, since: Date | null) {
+  return tx.$queryRaw<{ id: string; errorClass: ErrorClass; lastSeen: Date }[]>`
     SELECT c.id::text AS id, c.error_class AS "errorClass", c.last_seen AS "lastSeen" FROM clusters c
-    WHERE c.error_class = 'transient'
+    WHERE c.error_class = 'transient' AND (${since}::timestamptz IS NULL OR c.last_seen > ${since}::timestamptz)
       AND EXISTS (
         SELECT 1 FROM dead_letters d
         WHERE d.source_id = ${r.source.id}::uuid AND d.status = 'open' AND ${r.where}
           AND d.cluster_id IN (SELECT m.id FROM clusters m WHERE m.id = c.id OR m.merged_into_id = c.id))
     ORDER BY c.last_seen DESC
     LIMIT 1`;
-  return c ? { id: c.id, verdict: clusterVerdict(c.errorClass, c.lastSeen, now) } : null;
 }
