@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { expect, test, type APIRequestContext, type BrowserContext } from '@playwright/test';
-import { signedInContext } from './helpers';
+import { expectFitsWidth, PHONE, signedInContext } from './helpers';
 
 const RUN = Date.now().toString(36);
 const MARKER = `zebra-${RUN}`;
@@ -238,6 +238,10 @@ test.describe('a support engineer', () => {
     // The same search without the reveal, now that it is indexed, finds nothing.
     await page.goto(`/dead-letters?${new URLSearchParams({ q: email })}`);
     await expect(table).toContainText('No dead letters match.');
+    // On the on-call phone the reveal form fits: nothing scrolls sideways or is squeezed.
+    await page.setViewportSize(PHONE);
+    await expect(page.getByLabel('Reason to search masked values')).toBeVisible();
+    await expectFitsWidth(page);
   });
 });
 
