@@ -24,7 +24,9 @@ export function FormStatus({ state, block }: { state: ActionState; block?: boole
       }
     }
     setSaid({ for: state, text: Object.entries(fields).map(([name, problem]) => sentence(labelFor(form, name), String(problem))).join(' ') });
-    return () => marked.forEach((el) => el.removeAttribute('aria-invalid'));
+    return () => {
+      for (const el of marked) el.removeAttribute('aria-invalid');
+    };
   }, [state]);
   if (state.ok) {
     return state.message ? (

@@ -7,6 +7,7 @@ import { useEffect, useState, type ReactNode } from 'react';
 export function NavMenu({ children }: { children: ReactNode }) {
   const [open, setOpen] = useState(false);
   const pathname = usePathname();
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a navigation (a new pathname) closes the menu
   useEffect(() => setOpen(false), [pathname]);
   return (
     <>

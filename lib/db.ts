@@ -19,8 +19,8 @@ export type DbWork = 'request' | 'worker' | 'bulk';
  * a statement timeout and an idle-in-transaction timeout (lib/env.ts), so a handler's query gets an
  * error, not a hang, and a stalled transaction does not hold its locks for good.
  */
-export function useWorkerTimeouts(work: Exclude<DbWork, 'request'>): void {
-  if (g.__triageDb || g.__triageSql) throw new Error('useWorkerTimeouts must run before the first query: the open pools would keep no timeout');
+export function setWorkerTimeouts(work: Exclude<DbWork, 'request'>): void {
+  if (g.__triageDb || g.__triageSql) throw new Error('setWorkerTimeouts must run before the first query: the open pools would keep no timeout');
   g.__triageDbWork = work;
 }
 

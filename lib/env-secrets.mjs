@@ -83,7 +83,7 @@ export function fileSecret(file) {
   // start together, and whichever links first wins; the others read its secret, never a half-written one.
   const secret = randomBytes(32).toString('base64url');
   const tmp = `${p}.${process.pid}.tmp`;
-  writeFileSync(tmp, secret + '\n', { mode: 0o600 });
+  writeFileSync(tmp, `${secret}\n`, { mode: 0o600 });
   try {
     linkSync(tmp, p);
     return secret;

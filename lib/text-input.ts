@@ -32,7 +32,7 @@ export function assertStorableText(value: unknown, where: 'body' | 'query' | 'pa
     return;
   }
   if (Array.isArray(value)) {
-    value.forEach((v, i) => assertStorableText(v, where, fieldName(path, i)));
+    for (const [i, v] of value.entries()) assertStorableText(v, where, fieldName(path, i));
     return;
   }
   if (value !== null && typeof value === 'object') {

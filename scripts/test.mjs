@@ -31,6 +31,8 @@ function step(name, cmd, args, env = {}) {
 
 prisma(['generate']);
 step('typecheck', process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit']);
+// Biome: the linter (and, once the tree is formatted, the formatter's check), biome.jsonc.
+step('lint (biome)', process.execPath, ['node_modules/@biomejs/biome/bin/biome', 'lint', '--error-on-warnings', '.']);
 step('lint (copy-paste)', process.execPath, ['scripts/lint-duplicates.mjs']);
 // A report left by an earlier run must not be read as this run's.
 rmSync(REPORT_DIR, { recursive: true, force: true });

@@ -311,7 +311,7 @@ async function passwordFromStdin(): Promise<string> {
 }
 
 function out(human: string, data: Record<string, unknown>) {
-  process.stdout.write(values.json ? JSON.stringify(data) + '\n' : human + '\n');
+  process.stdout.write(values.json ? `${JSON.stringify(data)}\n` : `${human}\n`);
 }
 
 async function main(): Promise<void> {
@@ -615,7 +615,7 @@ main()
   .catch((e: unknown) => {
     const message =
       e instanceof AppError ? e.message : e instanceof ZodError ? e.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') : String(e);
-    if (values.json) process.stdout.write(JSON.stringify({ error: message }) + '\n');
+    if (values.json) process.stdout.write(`${JSON.stringify({ error: message })}\n`);
     else console.error(`triage: ${message}`);
     process.exitCode = e instanceof AppError || e instanceof ZodError ? 2 : 1;
   })

@@ -83,6 +83,6 @@ export async function appendCheckpoint(unsigned: UnsignedCheckpoint, opts: { fil
   const file = opts.file ?? checkpointFile();
   const checkpoint: Checkpoint = { ...unsigned, sig: signature(unsigned, opts.key ?? env().AUDIT_CHECKPOINT_KEY) };
   await mkdir(/*turbopackIgnore: true*/ path.dirname(file), { recursive: true });
-  await appendFile(/*turbopackIgnore: true*/ file, JSON.stringify(checkpoint) + '\n', { mode: 0o600 });
+  await appendFile(/*turbopackIgnore: true*/ file, `${JSON.stringify(checkpoint)}\n`, { mode: 0o600 });
   return checkpoint;
 }

@@ -41,7 +41,7 @@ export interface AuditExport {
 }
 
 function line(format: AuditExportFormat, v: AuditEventView): string {
-  return format === 'csv' ? csvRow(AUDIT_EXPORT_COLUMNS.map((c) => v[c])) : JSON.stringify(v) + '\n';
+  return format === 'csv' ? csvRow(AUDIT_EXPORT_COLUMNS.map((c) => v[c])) : `${JSON.stringify(v)}\n`;
 }
 
 export async function exportAuditEvents(actor: Principal, filter: AuditFilter, format: AuditExportFormat): Promise<AuditExport> {

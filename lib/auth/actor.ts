@@ -60,7 +60,7 @@ export async function actorFromPersonalToken(token: string): Promise<Actor | und
     where: { tokenHash: hashToken(token) },
     select: { id: true, kind: true, revokedAt: true, createdById: true, scopes: true, user: { select: { id: true, email: true, role: true, teamId: true, disabled: true } } },
   });
-  if (!t || t.kind !== 'personal' || t.revokedAt || !t.user || t.user.disabled || !isRole(t.user.role)) return undefined;
+  if (t?.kind !== 'personal' || t.revokedAt || !t.user || t.user.disabled || !isRole(t.user.role)) return undefined;
   const minted = t.createdById && t.createdById !== t.user.id ? { tokenMintedById: t.createdById } : {};
   // A token minted for the assistant is the assistant's on every door, the REST API included.
   const via = t.scopes.includes(ASSISTANT_SCOPE) ? 'assistant' : 'token';

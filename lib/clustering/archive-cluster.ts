@@ -35,7 +35,7 @@ export async function archiveCluster(actor: Principal, id: string, input: Archiv
   authorize(actor, 'deadletters.archive');
   const { reason, source } = archiveClusterInput.parse(input);
   const scope = await clusterScope(actor, 'deadletters.archive');
-  const cluster = await findCluster(actor, id, scope);
+  const cluster = await findCluster(id, scope);
   let restrict = scope.restrict;
   if (source) restrict = scope.sources.filter((s) => s.name === source && (!restrict || restrict.includes(s.id))).map((s) => s.id);
   if (restrict?.length === 0) throw notFound(`No source "${source}"`);

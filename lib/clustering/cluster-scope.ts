@@ -45,7 +45,7 @@ const clusterId = z.uuid();
  * The cluster `id` names, following a merge alias to the cluster it was merged into, if the actor
  * may see it (a member in one of its sources); else 404, never 403.
  */
-export async function findCluster(actor: Principal, id: string, scope: ClusterScope): Promise<ClusterRow> {
+export async function findCluster(id: string, scope: ClusterScope): Promise<ClusterRow> {
   if (!clusterId.safeParse(id).success) throw notFound('No such cluster');
   const sql = pg();
   const [row] = await sql<(Omit<ClusterRow, 'aliasOf'> & { requested: string })[]>`

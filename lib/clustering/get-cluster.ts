@@ -63,7 +63,7 @@ export async function getCluster(actor: Principal, id: string, opts: { clock?: C
   authorize(actor, 'deadletters.read');
   const now = (opts.clock ?? systemClock).now();
   const scope = await clusterScope(actor);
-  const cluster = await findCluster(actor, id, scope);
+  const cluster = await findCluster(id, scope);
   const sql = pg();
   const inScope = scope.restrict ? sql`AND source_id = ANY(${scope.restrict}::uuid[])` : sql``;
   const names = new Map(scope.sources.map((s) => [s.id, s.name]));

@@ -373,7 +373,7 @@ export function maskMessage(message: string): string[] {
       const prev = words[i - 1];
       const next = words[i + 1];
       const afterMask = prev !== undefined && prev.core === MASK;
-      const besideDate = (prev !== undefined && prev.dateish) || (next !== undefined && next.dateish);
+      const besideDate = (prev?.dateish) || (next?.dateish);
       if ((MONTHS_AND_DAYS.has(lower) && besideDate) || (UNITS.has(lower) && afterMask)) {
         w.core = MASK;
         w.dateish = MONTHS_AND_DAYS.has(lower);

@@ -42,8 +42,8 @@ export async function mergeClusters(actor: Principal, id: string, input: MergeCl
   authorize(actor, 'clusters.merge');
   const { into, reason } = mergeClusterInput.parse(input);
   const scope = await clusterScope(actor, 'clusters.merge');
-  const from = await findCluster(actor, id, scope);
-  const target = await findCluster(actor, into, scope);
+  const from = await findCluster(id, scope);
+  const target = await findCluster(into, scope);
   if (from.id === target.id) throw new AppError('conflict', 'These clusters are already one');
   const sources = await sourcesOf(scope, [from, target]);
   return db().$transaction(

@@ -104,7 +104,7 @@ export function kinFamilies<K extends { template: string; root: string }>(
   const patternByCurrent = new Map<string, string>();
   for (const c of merger.clusters()) for (const m of c.members) patternByCurrent.set(m.template, c.template);
   const patternOf = new Map<string, string>();
-  kin.forEach((k, i) => patternOf.set(k.template, patternByCurrent.get(current[i]!)!));
+  for (const [i, k] of kin.entries()) patternOf.set(k.template, patternByCurrent.get(current[i]!)!);
   const families = new Map<string, K[]>();
   kin.forEach((k, i) => {
     const key = merger.clusterKeyOf(handles[i]!);
@@ -147,7 +147,9 @@ function learnedFamilies<K extends { template: string; root: string }>(kin: K[],
       if (same.length < 2) continue;
       const first = same[0]!.tokens;
       const tokens = [...first];
-      for (const m of same.slice(1)) m.tokens.forEach((t, j) => t !== first[j] && (tokens[j] = MASK));
+      for (const m of same.slice(1)) m.tokens.forEach((t, j) => {
+          if (t !== first[j]) tokens[j] = MASK;
+        });
       const masks = tokens.filter((t) => t === MASK).length;
       const learned = tokens.filter((t, j) => t === MASK && first[j] !== MASK).length;
       if (learned === 0 || masks > tokens.length - masks) continue;

@@ -53,7 +53,7 @@ export function proves(evidence: string[], tokens: string[], positions: number[]
 export async function mergeSuggestions(actor: Principal, id: string): Promise<MergeSuggestion[]> {
   authorize(actor, 'clusters.merge');
   const scope = await clusterScope(actor, 'clusters.merge');
-  const cluster = await findCluster(actor, id, scope);
+  const cluster = await findCluster(id, scope);
   if (!cluster.shape) return [];
   const sql = pg();
   const inScope = scope.restrict
@@ -74,7 +74,7 @@ export async function mergeSuggestions(actor: Principal, id: string): Promise<Me
   const evidence = await sql<{ template: string }[]>`
     SELECT DISTINCT coalesce(c.pattern, c.template) AS template FROM clusters c
     WHERE c.error_type IS NOT DISTINCT FROM ${cluster.errorType} AND c.id <> ${cluster.id}::uuid
-      AND coalesce(c.pattern, c.template) LIKE ${'%' + MASK + '%'} ${inScope}
+      AND coalesce(c.pattern, c.template) LIKE ${`%${MASK}%`} ${inScope}
     LIMIT ${MAX_EVIDENCE}`;
   const patterns = evidence.map((e) => e.template.split(' ')).filter((t) => t.length === mine.length);
   return differing.flatMap((c) => {

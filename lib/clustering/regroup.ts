@@ -109,7 +109,7 @@ async function regroupBatch(tx: Tx, runId: string): Promise<boolean> {
   const [run] = await q<{ source_id: string; rule_version: number; status: string; cursor: bigint; grouping_rules: unknown; grouping_version: number; sensitive_paths: unknown }>`
     SELECT r.source_id::text, r.rule_version, r.status, r.cursor, s.grouping_rules, s.grouping_version, s.sensitive_paths
     FROM regroup_runs r JOIN sources s ON s.id = r.source_id WHERE r.id = ${runId}::uuid FOR UPDATE OF r`;
-  if (!run || run.status !== 'running') return false;
+  if (run?.status !== 'running') return false;
   if (run.grouping_version !== run.rule_version) {
     await q`UPDATE regroup_runs SET status = 'superseded', finished_at = now() WHERE id = ${runId}::uuid RETURNING id`;
     return false;

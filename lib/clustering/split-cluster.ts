@@ -59,7 +59,7 @@ interface Member {
   payload: Uint8Array | null;
 }
 
-const valueOf = (by: SplitField, m: Member) => splitValue(by, { ...m, payload: () => (m.payload ? parsePayload(m.payload) : undefined) });
+const splitValueOf = (by: SplitField, m: Member) => splitValue(by, { ...m, payload: () => (m.payload ? parsePayload(m.payload) : undefined) });
 
 /** Every member grouped by the field's value, largest part first (ties: by value, so the choice is stable). */
 async function partsOf(cluster: ClusterRow, by: SplitField): Promise<{ parts: (SplitPart & { ids: bigint[] })[]; total: number }> {
@@ -72,7 +72,7 @@ async function partsOf(cluster: ClusterRow, by: SplitField): Promise<{ parts: (S
       SELECT id, status, error_type, reason, error_stack, headers, ${withPayload ? sql`payload` : sql`NULL::bytea AS payload`}
       FROM dead_letters WHERE cluster_id = ${cluster.id}::uuid AND id > ${after.toString()}::bigint ORDER BY id LIMIT ${CHUNK}`;
     for (const m of rows) {
-      const value = valueOf(by, m);
+      const value = splitValueOf(by, m);
       let g = groups.get(value);
       if (!g) groups.set(value, (g = { value, count: 0, openCount: 0, keepsId: false, ids: [] }));
       g.count++;
@@ -124,7 +124,7 @@ export async function previewSplit(actor: Principal, id: string, input: z.input<
   authorize(actor, 'clusters.split');
   const { by } = splitPreviewInput.parse(input);
   const scope = await clusterScope(actor, 'clusters.split');
-  const cluster = await findCluster(actor, id, scope);
+  const cluster = await findCluster(id, scope);
   const { parts, total } = await partsOf(cluster, by);
   const shown = await shownValues(cluster, by);
   return { clusterId: cluster.id, by: labelOf(by), total, parts: parts.map(({ ids: _ids, ...p }) => ({ ...p, value: shown(p.value) })) };
@@ -134,7 +134,7 @@ export async function splitCluster(actor: Principal, id: string, input: SplitClu
   authorize(actor, 'clusters.split');
   const { by, reason } = splitClusterInput.parse(input);
   const scope = await clusterScope(actor, 'clusters.split');
-  const cluster = await findCluster(actor, id, scope);
+  const cluster = await findCluster(id, scope);
   const sources = await assertOwnsAll(scope, cluster);
   return db().$transaction(
     async (tx) => {

@@ -71,7 +71,7 @@ function parseAtLine(line: string): StackFrame | null {
   // JVM: `com.acme.Foo.bar(Foo.java:58)`, `java.base/java.lang.Thread.run(Thread.java:1583)`
   // Both JVM forms end in ")": a line that does not is not read by either pattern.
   const closed = rest.endsWith(')');
-  const jvm = closed ? /^([\w$.\/<>-]+)\(([^()]*)\)$/.exec(rest) : null;
+  const jvm = closed ? /^([\w$./<>-]+)\(([^()]*)\)$/.exec(rest) : null;
   if (jvm && !rest.includes(' ')) {
     const [, qualified = '', loc = ''] = jvm;
     // Drop the module or class loader: `java.base/…`, `app//…`.
@@ -86,7 +86,7 @@ function parseAtLine(line: string): StackFrame | null {
   // key, Int32 n)`): a dotted name glued to its parentheses, where JS puts a space before them.
   // The name is matched whole (no class holds "("), then checked for a dot with a non-empty part
   // after it and no "/" in that part: one pattern with both would try every dot as the split.
-  const bare = closed ? /^([A-Za-z_][\w$.`<>|\[\],+\/-]*)\(([^()]*)\)$/.exec(rest) : null;
+  const bare = closed ? /^([A-Za-z_][\w$.`<>|[\],+/-]*)\(([^()]*)\)$/.exec(rest) : null;
   if (bare && hasMemberDot(bare[1]!)) {
     const [, qualified = '', args = ''] = bare;
     const fn = qualified.replace(/^[\w.@-]*\/\/?/, '');

@@ -32,7 +32,7 @@ export async function undoMerge(actor: Principal, id: string, input: UndoMergeIn
   const { reason } = undoMergeInput.parse(input);
   const scope = await clusterScope(actor, 'clusters.split');
   // findCluster follows the alias: the actor must see the survivor, which holds the members.
-  const survivor = await findCluster(actor, id, scope);
+  const survivor = await findCluster(id, scope);
   if (!survivor.aliasOf) throw notFound('This cluster was not merged into another: nothing to undo');
   const rows = await pg()<{ source_id: string }[]>`SELECT source_id::text FROM cluster_sources WHERE cluster_id = ${survivor.id}::uuid`;
   const sources = rows.map((r) => r.source_id);

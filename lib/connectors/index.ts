@@ -14,6 +14,7 @@ export * from './types';
 export { redactUrl, scrubSecrets } from './secrets';
 
 // Each connector has its own settings type; the registry holds them side by side.
+// biome-ignore lint/suspicious/noExplicitAny: each entry keeps its own settings types; callers go through connectorSourceOf
 type AnyConnector = Connector<any, any>;
 
 const CONNECTORS: Partial<Record<ConnectorKind, AnyConnector>> = {

@@ -5,7 +5,7 @@
 // live statement long before (the default is twice the idle-in-transaction timeout), so only an
 // answer that will never come is given up. Whoever gives up must be safe to do the work again: the
 // dead-letter writes are idempotent by key.
-import postgres from 'postgres';
+import type postgres from 'postgres';
 import { createPg } from '@/lib/db';
 import { env } from '@/lib/env';
 

@@ -13,7 +13,7 @@ import { canReveal, maskDeadLetterText, maskErrorText, maskStoredPayload } from 
 import { deadLetterFilters, type Cursor, type DeadLetterFiltersInput } from './filters';
 import { planQuery, selectByIds, selectPage, whereAll } from './query';
 import { takeWithinBytes } from '@/lib/db/byte-bound';
-import { AppError, forbidden } from '@/lib/errors';
+import { forbidden } from '@/lib/errors';
 import { countDeadLetters } from './list-dead-letters';
 
 export const exportOptions = z.object({
@@ -236,7 +236,7 @@ export async function exportDeadLetters(actor: Principal, filtersInput: DeadLett
     return { ...x, payload: m.state === 'masked' ? m.bytes.toString('base64') : null, payloadMasked: true };
   };
   const line = (r: Row): string => {
-    if (opts.format === 'ndjson') return (maskInNode ? JSON.stringify(masked(r)) : r.json) + '\n';
+    if (opts.format === 'ndjson') return `${maskInNode ? JSON.stringify(masked(r)) : r.json}\n`;
     const x = maskInNode ? masked(r) : (JSON.parse(r.json) as ExportRecord);
     return csvRow(csvColumns.map(([, get]) => get(x)));
   };

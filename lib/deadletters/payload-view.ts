@@ -55,7 +55,7 @@ export function jsonDepthWithin(text: string, limit: number): boolean {
 export function prettyJson(text: string): string {
   const out: string[] = [];
   let indent = 0;
-  const pad = () => '\n' + '  '.repeat(indent);
+  const pad = () => `\n${'  '.repeat(indent)}`;
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
     if (c === '"') {
@@ -85,6 +85,7 @@ export function prettyJson(text: string): string {
 
 /** C0 controls and DEL as their visible Unicode pictures (␀, ␛ …); tab and line breaks stay. */
 export function visibleControls(s: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters made visible
   return s.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, (c) => (c === '\u007f' ? '\u2421' : String.fromCharCode(0x2400 + c.charCodeAt(0))));
 }
 

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { isoTime } from '@/lib/wire';
 import { db, pg } from '@/lib/db';
 import { append } from '@/lib/audit';
-import { auditActor, authorize, can, isSystem, type Principal } from '@/lib/auth';
+import { auditActor, authorize, isSystem, type Principal } from '@/lib/auth';
 import { AppError, forbidden } from '@/lib/errors';
 import { canReveal } from '@/lib/masking';
 import { parseReason } from './decide';

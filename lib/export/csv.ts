@@ -17,5 +17,5 @@ export function csvCell(value: unknown): string {
 }
 
 export function csvRow(values: readonly unknown[]): string {
-  return values.map(csvCell).join(',') + '\r\n';
+  return `${values.map(csvCell).join(',')}\r\n`;
 }

@@ -50,7 +50,7 @@ export function parseJsonPath(path: string): PathSegment[] {
       i += m[0].length;
     } else if (/^\[(['"])/.test(rest)) {
       const quote = rest[1]!;
-      const end = rest.indexOf(quote + ']', 2);
+      const end = rest.indexOf(`${quote}]`, 2);
       if (end < 0) throw new JsonPathError(path, `unclosed bracket at ${i}`);
       segments.push({ kind: 'key', name: rest.slice(2, end) });
       i += end + 2;

@@ -198,7 +198,7 @@ function quoteLongIntegers(json: string): string {
       const prev = json[i - 1] ?? '';
       // Only whole integers: not the fraction or exponent of a number, not a negative number.
       if (j - i >= 13 && next !== '.' && next !== 'e' && next !== 'E' && !'.eE+-'.includes(prev || ' ')) {
-        out += json.slice(copied, i) + '"\\u0000' + json.slice(i, j) + '"';
+        out += `${json.slice(copied, i)}"\\u0000${json.slice(i, j)}"`;
         copied = j;
       }
       i = j - 1;

@@ -70,7 +70,7 @@ export async function enqueueAfterCommit(deliveries: DeliveryRef[]): Promise<voi
  */
 export async function deliverWebhook(deliveryId: bigint, { final, createdAt }: { final: boolean; createdAt?: number }): Promise<'delivered' | 'skipped'> {
   const d = await db().webhookDelivery.findUnique({ where: { id: deliveryId }, include: { webhook: true } });
-  if (!d || d.status !== 'pending') return 'skipped';
+  if (d?.status !== 'pending') return 'skipped';
   // A job queued for another row that had this id (before a database restore) sends nothing.
   if (createdAt !== undefined && d.createdAt.getTime() !== createdAt) return 'skipped';
   if (!d.webhook.enabled && d.event !== 'webhook.test') {

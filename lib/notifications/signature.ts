@@ -6,7 +6,7 @@ export const SIGNATURE_HEADER = 'x-triage-signature';
 export const TIMESTAMP_HEADER = 'x-triage-timestamp';
 
 export function signWebhook(secret: string, timestamp: number, body: string): string {
-  return 'sha256=' + createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
+  return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
 }
 
 /** For receivers (and tests): true when `signature` is ours for this body and timestamp. */

@@ -11,7 +11,7 @@ import {
   webhookInput,
   webhookPatch,
 } from '@/lib/notifications/webhooks';
-import { errors, idParam, jsonContent, ref, schemaOf, viewOf, type OpenApiArea } from './area';
+import { errors, idParam, jsonContent, schemaOf, viewOf, type OpenApiArea } from './area';
 
 const security = [{ apiToken: [] }, { session: [] }];
 

@@ -9,7 +9,7 @@ const id = idParam('id', 'View id');
 const seen = 'Only views the caller sees: their own and those shared with their team; any other id answers 404.';
 
 export const viewsArea: OpenApiArea = {
-  tag: { name: 'views', description: 'Saved views of the dead-letter list, the inbox and the audit trail. ' + seen },
+  tag: { name: 'views', description: `Saved views of the dead-letter list, the inbox and the audit trail. ${seen}` },
   schemas: { SavedView: viewOf(SavedViewView), SavedViewList: viewOf(SavedViewListView), OneSavedView: viewOf(OneSavedView) },
   paths: {
     '/api/v1/views': {

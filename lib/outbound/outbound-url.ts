@@ -33,7 +33,7 @@ export function isInternalAddress(ip: string): boolean {
   // An IPv4-mapped address is as internal as the IPv4 it carries, in whichever form it is written
   // (::ffff:127.0.0.1, or ::ffff:7f00:1 as a URL's host prints it).
   const h = hextets(ip);
-  if (h && h.slice(0, 5).every((x) => x === 0) && h[5] === 0xffff) {
+  if (h?.slice(0, 5).every((x) => x === 0) && h[5] === 0xffff) {
     return internal.check(`${h[6]! >> 8}.${h[6]! & 255}.${h[7]! >> 8}.${h[7]! & 255}`, 'ipv4');
   }
   return internal.check(ip, 'ipv6');

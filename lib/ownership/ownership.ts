@@ -101,7 +101,7 @@ async function clusterSources(clusterId: string): Promise<string[]> {
 /** The ownership and note thread of a cluster the actor may read (404 otherwise). */
 export async function getOwnership(actor: Principal, id: string): Promise<Ownership & { notes: ClusterNoteView[] }> {
   authorize(actor, 'deadletters.read');
-  const cluster = await findCluster(actor, id, await clusterScope(actor));
+  const cluster = await findCluster(id, await clusterScope(actor));
   const row = await readRow(db(), cluster.id);
   const notes = await db().clusterNote.findMany({ where: { clusterId: cluster.id }, orderBy: { id: 'asc' }, take: 500 });
   return {
@@ -134,7 +134,7 @@ export async function updateOwnership(actor: Principal, id: string, input: Owner
   authorize(actor, 'clusters.own');
   const data = ownershipInput.parse(input);
   const scope = await clusterScope(actor, 'clusters.own');
-  const cluster = await findCluster(actor, id, scope);
+  const cluster = await findCluster(id, scope);
   const sources = await clusterSources(cluster.id);
   const now = clock.now();
   if (data.status === 'on_hold') {
@@ -205,7 +205,7 @@ export async function addClusterNote(actor: Principal, id: string, input: z.inpu
   authorize(actor, 'clusters.own');
   const { body } = noteInput.parse(input);
   const scope = await clusterScope(actor, 'clusters.own');
-  const cluster = await findCluster(actor, id, scope);
+  const cluster = await findCluster(id, scope);
   const sources = await clusterSources(cluster.id);
   return db().$transaction(async (tx) => {
     const n = await tx.clusterNote.create({ data: { clusterId: cluster.id, ...noteAuthor(actor), body, createdAt: clock.now() } });

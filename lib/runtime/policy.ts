@@ -41,7 +41,7 @@ export async function sourcePolicy(sourceName: string, opts: { fresh?: boolean }
   if (hit?.loading) return hit.loading;
   const loading = loadPolicy(sourceName).then(
     (policy) => {
-      if (!policy || policy.kind !== 'builtin') {
+      if (policy?.kind !== 'builtin') {
         cache.delete(sourceName);
         if (!policy) throw new AppError('not_found', `No source "${sourceName}"`);
         throw new AppError('conflict', `Source "${sourceName}" is fed by the ingest API, not the broker runtime`);

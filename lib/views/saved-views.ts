@@ -133,7 +133,7 @@ export async function getView(actor: Principal, id: string, opts: { owner?: stri
   return (await present([await findVisible(db(), o, id)], o.userId))[0]!;
 }
 
-function audited(actor: Principal, o: Owner, action: string, row: Row, extra: { before?: unknown; after?: unknown }) {
+function audited(actor: Principal, action: string, row: Row, extra: { before?: unknown; after?: unknown }) {
   return {
     actor: auditActor(actor),
     action,
@@ -165,7 +165,7 @@ export async function createView(actor: Principal, input: CreateViewInput, clock
       const r = await tx.savedView.create({
         data: { ownerId: o.userId, teamId: o.teamId, page: data.page, name: data.name, filters: filtersQuery, shared: data.shared, createdAt: now, updatedAt: now },
       });
-      await append(tx, audited(actor, o, 'view.create', r, { after: { ...snapshot(r), owner: o.email } }), clock);
+      await append(tx, audited(actor, 'view.create', r, { after: { ...snapshot(r), owner: o.email } }), clock);
       return r;
     })
     .catch((e) => duplicate(e, data.name));
@@ -194,7 +194,7 @@ export async function updateView(actor: Principal, id: string, input: UpdateView
       const r = await tx.savedView.update({ where: { id: before.id }, data: { ...next, updatedAt: now } });
       const changed = (['name', 'filters', 'shared'] as const).filter((k) => before[k] !== r[k]);
       const pick = (x: Row) => Object.fromEntries(changed.map((k) => [k, x[k]]));
-      await append(tx, audited(actor, o, 'view.update', r, { before: pick(before), after: pick(r) }), clock);
+      await append(tx, audited(actor, 'view.update', r, { before: pick(before), after: pick(r) }), clock);
       return r;
     })
     .catch((e) => duplicate(e, data.name ?? ''));
@@ -209,6 +209,6 @@ export async function deleteView(actor: Principal, id: string, clock: Clock = sy
     const before = await findVisible(tx, o, id, true);
     if (before.ownerId !== o.userId) throw forbidden('Only its owner deletes a view');
     await tx.savedView.delete({ where: { id: before.id } });
-    await append(tx, audited(actor, o, 'view.delete', before, { before: snapshot(before) }), clock);
+    await append(tx, audited(actor, 'view.delete', before, { before: snapshot(before) }), clock);
   });
 }

@@ -5,7 +5,7 @@
 // and the pools are closed. A stop that hangs past graceMs is cut short. The exit code says which:
 // EXIT below, and 78 for an invalid environment.
 import { EXIT_INVALID_ENV } from './check-env';
-import { closeDb, useWorkerTimeouts } from '@/lib/db';
+import { closeDb, setWorkerTimeouts } from '@/lib/db';
 import { log } from '@/lib/log';
 import { closeQueues } from '@/lib/queue';
 import { startHeartbeat, type Heartbeat, type WorkerKind } from './heartbeat';
@@ -30,7 +30,7 @@ export interface WorkerContext {
 export interface WorkerProcessSpec<T> {
   /** In the log lines: "<name> stopping", "<name> failed to start". */
   name: string;
-  /** Statement timeouts of this process's Postgres sessions (lib/db.ts useWorkerTimeouts). */
+  /** Statement timeouts of this process's Postgres sessions (lib/db.ts setWorkerTimeouts). */
   timeouts: 'worker' | 'bulk';
   /** The heartbeat kind this process writes; none for the demo's producers. */
   heartbeat?: WorkerKind;
@@ -51,7 +51,7 @@ export const DEFAULT_GRACE_MS = 60_000;
 
 export function runWorkerProcess<T>(spec: WorkerProcessSpec<T>): void {
   // Before any query: every session of this process carries the worker timeouts (a query gets an error, not a hang: lib/db.ts).
-  useWorkerTimeouts(spec.timeouts);
+  setWorkerTimeouts(spec.timeouts);
   let heartbeat: Heartbeat | undefined;
   let stopping = false;
 

@@ -29,7 +29,7 @@ async function withAdmin(url, fn) {
   }
 }
 
-const ident = (name) => '"' + name.replaceAll('"', '""') + '"';
+const ident = (name) => `"${name.replaceAll('"', '""')}"`;
 
 /** Create the database if it does not exist; returns true when it was created. */
 export async function ensureDatabase(url, { template } = {}) {
@@ -69,7 +69,7 @@ export async function freshTestDatabase(baseUrl, label) {
   // Named by the migrations' content: an edited or added migration gets a new template, never a
   // stale one.
   const template = `triage_test_tpl_${migrationsHash()}`;
-  u.pathname = '/' + template;
+  u.pathname = `/${template}`;
   const templateUrl = u.toString();
   u.pathname = `/triage_test_${label}_${process.pid}_${Date.now().toString(36)}`;
   const url = u.toString();

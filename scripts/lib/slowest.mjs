@@ -8,7 +8,7 @@ export const REPORT_DIR = '.triage/test-reports';
 export function fileTimes(kind, report) {
   const times = new Map();
   if (kind === 'vitest') {
-    for (const f of report.testResults ?? []) times.set(f.name.replace(process.cwd() + '/', ''), (f.endTime - f.startTime) / 1000);
+    for (const f of report.testResults ?? []) times.set(f.name.replace(`${process.cwd()}/`, ''), (f.endTime - f.startTime) / 1000);
     return times;
   }
   const walk = (suite, file) => {
@@ -38,10 +38,11 @@ export function failedTests(kind, file) {
   const report = readReport(file);
   if (!report) return [];
   const out = [];
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: a terminal colour code is what it strips
   const firstLine = (m) => String(m ?? '').replace(/\x1b\[[0-9;]*m/g, '').split('\n').find((l) => l.trim()) ?? '';
   if (kind === 'vitest') {
     for (const f of report.testResults ?? []) {
-      const name = f.name.replace(process.cwd() + '/', '');
+      const name = f.name.replace(`${process.cwd()}/`, '');
       const failed = (f.assertionResults ?? []).filter((a) => a.status === 'failed');
       for (const a of failed) out.push(`${name} › ${a.fullName}: ${firstLine(a.failureMessages?.[0])}`.slice(0, 300));
       // A file that failed to load or whose hooks threw has no failed test of its own.

@@ -24,7 +24,7 @@ import type { CopyColumn } from '@/lib/db/copy-binary';
 import type { BenchResult } from './run';
 import { postIngestBatch, runBenchChild, runWhenFlagged, serveApp } from './support';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const _ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 
 const CHILD_FLAG = '--ingest-bench-child';
@@ -53,7 +53,7 @@ export function payload(i: number): Buffer {
   const head = `{"order":${i},"customer":{"id":"c-${i % 50_000}","name":"${word(20)} ${word(21)}","city":"${word(22)}"},"items":[${items.join(',')}],"note":"`;
   let note = '';
   for (let k = 23; note.length < PAYLOAD_BYTES; k++) note += `${word(k)} `;
-  return Buffer.from(head + note.slice(0, PAYLOAD_BYTES - head.length - 2) + '"}');
+  return Buffer.from(`${head + note.slice(0, PAYLOAD_BYTES - head.length - 2)}"}`);
 }
 
 /**
@@ -270,18 +270,18 @@ async function child(): Promise<void> {
         k.once('exit', (code) => reject(new Error(`an API process exited (${code})`)));
       });
     const warm = kids.map(next);
-    kids.forEach((k, p) => k.send({ batches: Array.from({ length: BATCHES }, (_, b) => b).filter((b) => b % processes === p), token, now } satisfies ToApi));
+    for (const [p, k] of kids.entries()) k.send({ batches: Array.from({ length: BATCHES }, (_, b) => b).filter((b) => b % processes === p), token, now } satisfies ToApi);
     await Promise.all(warm);
     await empty();
     const done = kids.map(next);
     const pg0 = postgresCpuMs();
     const t = performance.now();
-    kids.forEach((k) => k.send('go' satisfies ToApi));
+    for (const k of kids) k.send('go' satisfies ToApi);
     const cpu = (await Promise.all(done)).reduce((sum, m) => sum + (m as { cpuUs: number }).cpuUs, 0);
     const rate = TOTAL / ((performance.now() - t) / 1000);
     const pg1 = postgresCpuMs();
     const exited = kids.map((k) => new Promise((resolve) => k.once('exit', resolve)));
-    kids.forEach((k) => k.send('bye' satisfies ToApi));
+    for (const k of kids) k.send('bye' satisfies ToApi);
     await Promise.all(exited);
     const [{ n }] = (await pg`SELECT count(*)::int AS n FROM dead_letters`) as unknown as [{ n: number }];
     if (n !== TOTAL) throw new Error(`expected ${TOTAL} dead letters, found ${n}`);

@@ -34,7 +34,7 @@ async function child(): Promise<void> {
   const { seedMillion, TEAMS, sourceId, clusterId, MILLION } = await import('./million-dead-letters');
   const log = (m: string) => process.stderr.write(`[list bench] ${m}\n`);
 
-  let t = performance.now();
+  const t = performance.now();
   await seedMillion(pg);
   log(`seeded ${MILLION} dead letters in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   const [support] = await pg<{ id: string }[]>`INSERT INTO users (email, role, team_id, updated_at) VALUES ('support@bench.local', 'support', ${TEAMS.commerce}, now()) RETURNING id`;

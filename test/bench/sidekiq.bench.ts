@@ -41,7 +41,7 @@ async function child(): Promise<void> {
 
   /** IMPORT_N dead jobs as Sidekiq 6.4 kills them (retry: 0, the backtrace compressed). */
   // JobRetry#compress_backtrace: base64 (lines of 60) of the zlib-deflated JSON array.
-  const backtrace = deflateSync(JSON.stringify(["app/jobs/order_job.rb:12:in `perform'", "sidekiq/processor.rb:196:in `execute_job'"])).toString('base64').replace(/(.{60})/g, '$1\n') + '\n';
+  const backtrace = `${deflateSync(JSON.stringify(["app/jobs/order_job.rb:12:in `perform'", "sidekiq/processor.rb:196:in `execute_job'"])).toString('base64').replace(/(.{60})/g, '$1\n')}\n`;
   async function fill(): Promise<void> {
     const now = Date.now() / 1000;
     for (let start = 0; start < IMPORT_N; start += 1_000) {

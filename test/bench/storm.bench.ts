@@ -16,7 +16,6 @@
 // during the storm ≥ 0.5× raw COPY. Its own database, dropped at the end.
 //   STORM_INGEST=200000 STORM_RUNTIME=100000 STORM_REST_ROWS=1000000 npm run bench storm
 import { fork, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { statfsSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { availableParallelism } from 'node:os';

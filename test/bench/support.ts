@@ -2,7 +2,7 @@
 // file re-run as a child process (so its pools, caches and memory figures are its own), the child's
 // last stdout line read as its JSON result, the database dropped afterwards.
 import { spawn } from 'node:child_process';
-import { Agent, request } from 'node:http';
+import { type Agent, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import type postgres from 'postgres';
 

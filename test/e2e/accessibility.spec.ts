@@ -9,7 +9,7 @@ import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
-import { HOME, ROLES, scopeFor, SYSTEM, type Actor, type Permission, type Role } from '@/lib/auth';
+import { HOME, ROLES, scopeFor, SYSTEM, type Permission, type Role } from '@/lib/auth';
 import { closeDb, db } from '@/lib/db';
 import { decideDeadLetter } from '@/lib/deadletters/decide';
 import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';

@@ -21,7 +21,7 @@ test.afterAll(closeDb);
 async function attempt(request: APIRequestContext, email: string, password: string): Promise<'ok' | 'refused' | 'rate_limited'> {
   const { csrfToken } = (await (await request.get('/api/auth/csrf')).json()) as { csrfToken: string };
   const res = await request.post('/api/auth/callback/credentials', { form: { email, password, csrfToken }, maxRedirects: 0 });
-  const location = res.headers()['location'] ?? '';
+  const location = res.headers().location ?? '';
   if (/code=rate_limited/.test(location)) return 'rate_limited';
   if (/error=/.test(location)) return 'refused';
   return 'ok';

@@ -6,7 +6,7 @@
 // unbroken text (a note, a ticket link, a reason) stays inside its card on the desktop and at 390 px.
 import { randomInt } from 'node:crypto';
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { SYSTEM, type Actor, type Role } from '@/lib/auth';
+import { SYSTEM, type Role } from '@/lib/auth';
 import { closeDb, db } from '@/lib/db';
 import { decideDeadLetter } from '@/lib/deadletters/decide';
 import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';

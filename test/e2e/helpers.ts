@@ -39,7 +39,7 @@ export async function expectFitsWidth(page: Page) {
     const wide = [...document.querySelectorAll('body *')]
       .filter((e) => out(e) && !(e.parentElement && out(e.parentElement)))
       .slice(0, 5)
-      .map((e) => `${e.tagName.toLowerCase()}${typeof e.className === 'string' && e.className ? '.' + e.className.split(' ').join('.') : ''} → ${Math.round(e.getBoundingClientRect().right)} px`);
+      .map((e) => `${e.tagName.toLowerCase()}${typeof e.className === 'string' && e.className ? `.${e.className.split(' ').join('.')}` : ''} → ${Math.round(e.getBoundingClientRect().right)} px`);
     return { scrollWidth: document.documentElement.scrollWidth, width, wide };
   });
   expect(scrollWidth, `scrolls sideways at ${width} px: ${wide.join('; ')}`).toBeLessThanOrEqual(width);

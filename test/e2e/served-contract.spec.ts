@@ -22,7 +22,7 @@ const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 /** A JSON document of exactly `size` bytes (compressible, as most payloads are). */
 function jsonOfSize(size: number, extra: Record<string, unknown> = {}): Buffer {
   const head = JSON.stringify({ ...extra, run: RUN, pad: '' });
-  return Buffer.from(head.slice(0, -2) + 'x'.repeat(size - head.length) + '"}');
+  return Buffer.from(`${head.slice(0, -2) + 'x'.repeat(size - head.length)}"}`);
 }
 
 interface Seeded {
@@ -290,7 +290,7 @@ test.describe('pages by role', () => {
     const hops = [path];
     let res = await api.get(path, { maxRedirects: 0 });
     while (res.status() >= 300 && res.status() < 400 && hops.length < 5) {
-      const next = new URL(res.headers()['location']!, baseURL);
+      const next = new URL(res.headers().location!, baseURL);
       expect(next.origin, `${path} redirects within the app`).toBe(baseURL);
       hops.push(next.pathname);
       res = await api.get(next.pathname + next.search, { maxRedirects: 0 });
@@ -332,8 +332,8 @@ test.describe('pages by role', () => {
       for (const p of PAGES) {
         const res = await api.get(p.path, { maxRedirects: 0 });
         expect([302, 303, 307], p.path).toContain(res.status());
-        expect(new URL(res.headers()['location']!, baseURL).pathname, p.path).toBe('/sign-in');
-        const signIn = await api.get(res.headers()['location']!);
+        expect(new URL(res.headers().location!, baseURL).pathname, p.path).toBe('/sign-in');
+        const signIn = await api.get(res.headers().location!);
         expect(signIn.status()).toBe(200);
       }
     });

@@ -114,7 +114,7 @@ describe('audit checkpoints', () => {
     await writeCheckpoint({ file });
     const [line] = readFileSync(file, 'utf8').trim().split('\n');
     const forged = { ...JSON.parse(line!), count: 99, headId: '99' };
-    appendFileSync(file, JSON.stringify(forged) + '\nnot json\n');
+    appendFileSync(file, `${JSON.stringify(forged)}\nnot json\n`);
     const r = await verifyChain({ checkpointFile: file });
     expect(r).toMatchObject({ ok: true, checked: 3, invalidCheckpoints: 2, checkpoint: { headId: events[2]!.id.toString() } });
     // Another key cannot read this file's checkpoints as valid either.
@@ -129,7 +129,7 @@ describe('audit checkpoints', () => {
     expect((await verifyChain({ checkpointFile: file })).invalidCheckpoints).toBeUndefined();
     const [line] = readFileSync(file, 'utf8').trim().split('\n');
     // The signature covers the database name: moving a checkpoint to this database invalidates it.
-    writeFileSync(file, line!.replace('"db":"elsewhere"', `"db":"${await currentDatabase()}"`) + '\n');
+    writeFileSync(file, `${line!.replace('"db":"elsewhere"', `"db":"${await currentDatabase()}"`)}\n`);
     expect(await verifyChain({ checkpointFile: file })).toMatchObject({ ok: true, invalidCheckpoints: 1 });
   });
 

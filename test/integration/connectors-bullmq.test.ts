@@ -148,7 +148,7 @@ describe('BullMQ connector', () => {
     const imported = await rows(source.id);
     // Each payload is the job data's stored JSON, byte for byte.
     const stored = await Promise.all(imported.map((d) => redis.hgetBuffer(`${PREFIX}:${a.queue.name}:${d.messageId}`, 'data')));
-    imported.forEach((d, k) => expect(d.payloadSha256).toBe(sha(stored[k]!)));
+    for (const [k, d] of imported.entries()) expect(d.payloadSha256).toBe(sha(stored[k]!));
     const job = (await a.queue.getJob(imported[7]!.messageId))!;
     const d7 = imported[7]!;
     expect(JSON.parse(Buffer.from(d7.payload!).toString('utf8'))).toEqual(job.data);

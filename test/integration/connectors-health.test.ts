@@ -116,7 +116,7 @@ describe('connector health', () => {
     const { token } = await createPersonalToken(SYSTEM, 'lead@triage.local');
     const { body } = await renderMetrics((await actorFromPersonalToken(token))!);
     const value = (sample: string) => {
-      const line = body.split('\n').find((l) => l.startsWith(sample + ' '));
+      const line = body.split('\n').find((l) => l.startsWith(`${sample} `));
       return line === undefined ? undefined : Number(line.slice(sample.length + 1));
     };
     expect(value('triage_connector_up{source="up-rmq",kind="rabbitmq"}')).toBe(1);

@@ -153,7 +153,11 @@ describe('RabbitMQ connector: bad input and exact bytes', () => {
     await running.consumer.close();
     const received: ConsumeMessage[] = [];
     const ch = await (await admin()).createChannel();
-    await ch.consume(t.work, (m) => m && (received.push(m), ch.ack(m)));
+    await ch.consume(t.work, (m) => {
+      if (!m) return;
+      received.push(m);
+      ch.ack(m);
+    });
     const { connector, source: cs } = connectorSourceOf(await db().source.findUniqueOrThrow({ where: { id: source.id } }));
     const destination = connector.redriveDestination(cs);
     const results = await destination.deliver(

@@ -197,7 +197,7 @@ export function spawnConnectors(extraEnv: Record<string, string> = {}): ChildWor
   const ready = new Promise<void>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
-      output += line + '\n';
+      output += `${line}\n`;
       if (line.includes('"msg":"ready"')) resolve();
     });
     child.stderr!.on('data', (d: Buffer) => (output += d.toString()));

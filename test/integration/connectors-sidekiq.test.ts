@@ -268,7 +268,7 @@ describe('Sidekiq connector', () => {
 
   it('takes a source from the CLI contract (--kind sidekiq --redis-url --namespace) and imports, removes and redrives under the namespace', async () => {
     // A namespaced Sidekiq (redis-namespace writes "<ns>:dead", "<ns>:queue:<name>"…): its dead job as Sidekiq 5 wrote it, the backtrace a JSON array.
-    const job = { class: 'HardJob', args: [1, 'two'], retry: true, queue: 'mail', jid: jid(), created_at: 1700000000.25, enqueued_at: 1700000000.5, error_message: 'boom', error_class: 'RuntimeError', failed_at: 1700000001.125, retry_count: 24, retried_at: 1700086400.75, error_backtrace: ["app/jobs/hard_job.rb:3:in `perform'"], big: 12345678901234567890 };
+    const job = { class: 'HardJob', args: [1, 'two'], retry: true, queue: 'mail', jid: jid(), created_at: 1700000000.25, enqueued_at: 1700000000.5, error_message: 'boom', error_class: 'RuntimeError', failed_at: 1700000001.125, retry_count: 24, retried_at: 1700086400.75, error_backtrace: ["app/jobs/hard_job.rb:3:in `perform'"], big: 12345678901234567000 };
     const text = JSON.stringify(job).replace('12345678901234567000', '12345678901234567890');
     await createTeam(SYSTEM, { name: 'commerce' });
     await redis.client.multi().sadd('app1:queues', 'mail').zadd('app1:dead', '1700086400.8', text).exec();

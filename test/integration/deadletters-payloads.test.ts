@@ -94,7 +94,7 @@ describe('nasty payloads, byte for byte', () => {
 
   it('chooses a view that fits each payload', () => {
     const v = Object.fromEntries(nastyPayloads().map((p) => [p.name, viewPayload(p.bytes)]));
-    expect(v['empty']).toMatchObject({ size: 0, utf8: true, json: null, mode: 'text' });
+    expect(v.empty).toMatchObject({ size: 0, utf8: true, json: null, mode: 'text' });
     expect(v['invalid-utf8']).toMatchObject({ utf8: false, json: null, mode: 'hex' });
     expect(v['nul-bytes']!.text).toContain('\u2400');
     expect(v['bom-json']).toMatchObject({ bom: true, mode: 'json' });

@@ -33,10 +33,10 @@ interface Outcome {
 }
 
 async function outcomes(sourceId: string, prefix: string): Promise<Outcome> {
-  const acks = await pg()<{ message_id: string }[]>`SELECT message_id FROM runtime_acks WHERE message_id LIKE ${prefix + '-%'}`;
+  const acks = await pg()<{ message_id: string }[]>`SELECT message_id FROM runtime_acks WHERE message_id LIKE ${`${prefix}-%`}`;
   const dead = await pg()<{ message_id: string; n: number; reason: string; sha: string }[]>`
     SELECT message_id, count(*)::int AS n, min(reason::text) AS reason, min(payload_sha256) AS sha
-    FROM dead_letters WHERE source_id = ${sourceId} AND message_id LIKE ${prefix + '-%'} GROUP BY message_id`;
+    FROM dead_letters WHERE source_id = ${sourceId} AND message_id LIKE ${`${prefix}-%`} GROUP BY message_id`;
   return {
     acked: new Set(acks.map((a) => a.message_id)),
     dead: new Map(dead.map((d) => [d.message_id, { count: d.n, reason: d.reason, sha: d.sha }])),

@@ -95,7 +95,7 @@ describe('ingest API', () => {
 
   it('takes NDJSON (blank lines and CRLF allowed) and large batches through the COPY path', async () => {
     const lines = Array.from({ length: 300 }, (_, i) => JSON.stringify(item(`n-${i}`, `{"i":${i}}`, { error: { type: 'Boom', message: `failed ${i}` } })));
-    const body = lines.slice(0, 150).join('\r\n') + '\n\n' + lines.slice(150).join('\n') + '\n';
+    const body = `${lines.slice(0, 150).join('\r\n')}\n\n${lines.slice(150).join('\n')}\n`;
     const r = await batch(w, body, { contentType: 'application/x-ndjson' });
     expect(r.status).toBe(200);
     const { items } = (await r.json()) as Items;

@@ -110,7 +110,7 @@ describe('search is no oracle for detector-masked values', () => {
 describe('payloads over the masking size limit', () => {
   // 6 MB of text with a card number at its very end: over lib/masking's 4 MiB field-by-field limit,
   // under the source's 10 MiB payload limit.
-  const big = Buffer.concat([Buffer.from('{"log":"' + 'x'.repeat(6_000_000)), Buffer.from(' card 4111111111111111"}')]);
+  const big = Buffer.concat([Buffer.from(`{"log":"${'x'.repeat(6_000_000)}`), Buffer.from(' card 4111111111111111"}')]);
 
   async function ingestBig(messageId: string): Promise<string> {
     const r = await postRaw(

@@ -25,7 +25,7 @@ async function scrape(token: string) {
 
 /** The value of one sample, e.g. value(text, 'triage_dead_letters_open{source="orders"}'). */
 function value(text: string, sample: string): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(sample + ' '));
+  const line = text.split('\n').find((l) => l.startsWith(`${sample} `));
   return line === undefined ? undefined : Number(line.slice(sample.length + 1));
 }
 

@@ -34,7 +34,7 @@ function routeFiles(dir: string): string[] {
 /** app/api/v1/webhooks/[id]/route.ts → /api/v1/webhooks/{id} */
 function openApiPath(file: string): string {
   const segments = relative(ROOT, file).split(sep).slice(0, -1);
-  return '/api/' + segments.map((s) => s.replace(/^\[(\w+)\]$/, '{$1}')).join('/');
+  return `/api/${segments.map((s) => s.replace(/^\[(\w+)\]$/, '{$1}')).join('/')}`;
 }
 
 async function routes(): Promise<Map<string, string[]>> {

@@ -2,14 +2,14 @@
 // test handler. Messages with header x-poison are rejected for good; x-hang never finishes (a
 // consumer that stalls); the rest are acknowledged by recording them in runtime_acks, idempotently.
 import { PermanentError } from '@/lib/broker';
-import { closeDb, pg, useWorkerTimeouts } from '@/lib/db';
+import { closeDb, pg, setWorkerTimeouts } from '@/lib/db';
 import { env } from '@/lib/env';
 import { log } from '@/lib/log';
 import { closeQueues } from '@/lib/queue';
 import { runConsumers, type ReceivedMessage } from '@/lib/runtime';
 
 // Before any query: every session of this process carries the worker timeouts (a query gets an error, not a hang: lib/db.ts).
-useWorkerTimeouts('worker');
+setWorkerTimeouts('worker');
 
 async function handle(m: ReceivedMessage): Promise<void> {
   if (m.headers['x-hang']) {

@@ -1,6 +1,6 @@
 // The broker runtime on real Redis and Postgres: what a user of a source queue would check.
 import { createHash } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PermanentError } from '@/lib/broker';
 import { closeDb, db, pg } from '@/lib/db';
 import { closeQueues } from '@/lib/queue';

@@ -24,7 +24,7 @@ const PAYLOADS: Record<string, Buffer> = {
   beyondUnicode: Buffer.from([0xf4, 0x90, 0x80, 0x80]),
   loneContinuation: Buffer.from([0x41, 0x80]),
   cutAtEnd: Buffer.concat([utf8('cut '), Buffer.from([0xe6, 0x9d])]),
-  exactly4096: utf8('a'.repeat(4_095) + 'z'),
+  exactly4096: utf8(`${'a'.repeat(4_095)}z`),
   ascii4097: utf8('b'.repeat(4_097)),
   emoji4096Bytes: utf8('🎁'.repeat(1_024)),
   emojiLong: utf8('🎁'.repeat(3_000)),

@@ -52,8 +52,14 @@ describe('bulk transform pages', () => {
     const writes: number[] = [];
     const r = await startTransform(w.support, { selection: { cluster }, transform, reason: 'v2 schema', ratePerSecond: 50 }, undefined, {
       ...hooks,
-      onPage: (page) => (hooks.onPage(page), events.push(`read ${page.rows}`)),
-      onCopiesWritten: (n: number) => (writes.push(n), events.push(`write ${n}`)),
+      onPage: (page) => {
+        hooks.onPage(page);
+        events.push(`read ${page.rows}`);
+      },
+      onCopiesWritten: (n: number) => {
+        writes.push(n);
+        events.push(`write ${n}`);
+      },
     });
     expect(r).toMatchObject({ applies: 12, cannotApplyCount: 0 });
     expect(r.task.total).toBe(12);
@@ -63,7 +69,7 @@ describe('bulk transform pages', () => {
     expect(writes.length).toBeGreaterThanOrEqual(4);
     // The writing pass: read, write, read, write… (a counting pass reads the pages first).
     const pass = events.slice(events.findIndex((e) => e.startsWith('write')) - 1);
-    pass.forEach((e, k) => expect(e.split(' ')[0], pass.join(', ')).toBe(k % 2 === 0 ? 'read' : 'write'));
+    for (const [k, e] of pass.entries()) expect(e.split(' ')[0], pass.join(', ')).toBe(k % 2 === 0 ? 'read' : 'write');
     // Every copy is a version, sent by the task in death order.
     const items = await db().redriveItem.findMany({ where: { taskId: r.task.id }, orderBy: { seq: 'asc' }, include: { version: true } });
     expect(items.map((i) => i.seq)).toEqual(Array.from({ length: 12 }, (_, k) => k + 1));

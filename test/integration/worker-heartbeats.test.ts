@@ -2,42 +2,22 @@
 // writes a heartbeat; health names every worker kind and is not ok while an expected one is
 // stale; the metrics show each kind's heartbeat age. A stopped worker (SIGTERM) leaves no stale
 // heartbeat behind; a killed one does, until another of its kind beats.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
 import { closeDb } from '@/lib/db';
-import { env } from '@/lib/env';
 import { checkHealth } from '@/lib/health';
 import { renderMetrics } from '@/lib/metrics/render-metrics';
 import { closeQueues } from '@/lib/queue';
 import { resetDatabase } from '../support/db';
-import { waitFor } from './runtime-support';
+import { killConsumers, spawnConsumer, waitFor } from './runtime-support';
 
-const children = new Set<ChildProcess>();
-
-function spawnWorker(script: string): { process: ChildProcess; ready: Promise<void>; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
-    env: { ...process.env, DATABASE_URL: env().DATABASE_URL, QUEUE_PREFIX: env().QUEUE_PREFIX, LOG_LEVEL: 'info', TRIAGE_STATE_DIR: env().TRIAGE_STATE_DIR, WORKER_HEARTBEAT_MS: '500' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => (children.delete(child), resolve(code))));
-  const ready = new Promise<void>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => line.includes('"msg":"ready"') && resolve());
-    void exited.then(() => reject(new Error(`${script} exited before ready`)));
-  });
-  ready.catch(() => {});
-  return { process: child, ready, exited };
-}
+const spawnWorker = (script: string) => spawnConsumer({ WORKER_HEARTBEAT_MS: '500' }, script);
 
 const kindOf = async (kind: string, now?: Date) => (await checkHealth({ now })).workers.kinds.find((k) => k.kind === kind);
 
 describe('worker heartbeats', () => {
   beforeEach(resetDatabase);
-  afterEach(async () => {
-    for (const c of children) c.kill('SIGKILL');
-  });
+  afterEach(killConsumers);
   afterAll(async () => {
     await closeQueues();
     await closeDb();

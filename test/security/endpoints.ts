@@ -527,8 +527,8 @@ export const ACTIONS: ActionEntry[] = [
     form: async (fx, as) => ({ source: (await newConnectorSource(own(fx, as), { paused: true })).name, paused: 'false' }),
   },
   { file: VIEWS, name: 'saveViewAction', permission: 'views.manage', form: async () => ({ page: 'inbox', name: unique('view'), filters: 'owner=mine' }) },
-  { file: VIEWS, name: 'updateViewAction', permission: 'views.manage', form: async (fx, as) => ({ id: await newView(as), name: unique('renamed') }) },
-  { file: VIEWS, name: 'deleteViewAction', permission: 'views.manage', form: async (fx, as) => ({ id: await newView(as) }) },
+  { file: VIEWS, name: 'updateViewAction', permission: 'views.manage', form: async (_fx, as) => ({ id: await newView(as), name: unique('renamed') }) },
+  { file: VIEWS, name: 'deleteViewAction', permission: 'views.manage', form: async (_fx, as) => ({ id: await newView(as) }) },
   { file: SOURCES, name: 'updatePolicyAction', permission: 'sources.policy', form: async (fx, as) => ({ source: own(fx, as).name, ageDeadlineHours: String(120 + Math.floor(Math.random() * 48)) }) },
 ];
 

@@ -20,7 +20,7 @@ export function routePath(file: string): string {
     .split(path.sep)
     .filter((s) => s && !/^\(.*\)$/.test(s))
     .map((s) => (/^\[\[?\.\.\./.test(s) ? '*' : s.replace(/^\[(\w+)\]$/, ':$1')));
-  return '/' + segments.join('/');
+  return `/${segments.join('/')}`;
 }
 
 export function routeHandlers(): { method: string; path: string; file: string }[] {

@@ -22,7 +22,7 @@ function toRequest(req: IncomingMessage, base: string): Request {
 
 async function send(res: ServerResponse, answer: Response): Promise<void> {
   res.statusCode = answer.status;
-  answer.headers.forEach((v, k) => res.setHeader(k, v));
+  for (const [k, v] of answer.headers) res.setHeader(k, v);
   if (!answer.body) return void res.end();
   for await (const chunk of answer.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
   res.end();

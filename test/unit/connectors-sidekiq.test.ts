@@ -9,7 +9,7 @@ const entry = (job: string, score = '1700000002.5') => ({ member: Buffer.from(jo
 describe('a dead Sidekiq job as a dead letter', () => {
   const lines = ["app/jobs/hard_job.rb:3:in `perform'", "sidekiq/processor.rb:196:in `execute_job'"];
   // As Sidekiq 6.x writes it: JobRetry#compress_backtrace (Base64.encode64 wraps lines every 60 characters).
-  const compressed = deflateSync(JSON.stringify(lines)).toString('base64').replace(/(.{60})/g, '$1\n') + '\n';
+  const compressed = `${deflateSync(JSON.stringify(lines)).toString('base64').replace(/(.{60})/g, '$1\n')}\n`;
   const job = {
     retry: 3, queue: 'mail', class: 'HardJob', args: [1, { to: 'ü@example.com' }], jid: 'b4a577edbccf1d805744efa9', created_at: 1700000000.25,
     enqueued_at: 1700000000.5, error_message: 'boom', error_class: 'Net::ReadTimeout', failed_at: 1700000001.125, retry_count: 3, retried_at: 1700000002.375, error_backtrace: compressed,

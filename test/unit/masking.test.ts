@@ -42,7 +42,7 @@ describe('detectors', () => {
   it('masks several values and stays linear on long text without any', () => {
     expect(maskText('xy@b.io,cz@d.io')).toBe('x*@b.io,c*@d.io');
     const long = 'a'.repeat(2_000_000);
-    expect(maskText(long + '@')).toBe(long + '@');
+    expect(maskText(`${long}@`)).toBe(`${long}@`);
   });
 
   it('masks a stack trace line by line', () => {
@@ -154,13 +154,13 @@ describe('maskPayload fails closed', () => {
     expect(maskPayload(bytes('{"a":1}'), { sensitive: true, paths: [] })).toMatchObject({ state: 'hidden', why: 'This payload is marked sensitive.' });
     expect(maskPayload(bytes('<card>4111111111111111</card>'), { paths: ['$.card'] })).toMatchObject({ state: 'hidden' });
     expect(maskPayload(Buffer.from([0xff, 0xfe]), { paths: ['$.card'] })).toMatchObject({ state: 'hidden' });
-    const deep = '['.repeat(100) + '"a@b.example"' + ']'.repeat(100);
+    const deep = `${'['.repeat(100)}"a@b.example"${']'.repeat(100)}`;
     expect(maskPayload(bytes(deep), { paths: ['$.x'] })).toMatchObject({ state: 'hidden', why: expect.stringMatching(/too deeply/) });
     expect(maskPayload(bytes('{"a":1}'), { paths: ['not a path'] })).toMatchObject({ state: 'hidden' });
   });
 
   it('masks by detectors alone where no paths are set, deep or not JSON', () => {
-    const deep = '['.repeat(100) + '"ann@b.example"' + ']'.repeat(100);
+    const deep = `${'['.repeat(100)}"ann@b.example"${']'.repeat(100)}`;
     const r = maskPayload(bytes(deep), { paths: [] });
     expect(r).toMatchObject({ state: 'masked', json: null, masked: 1 });
     expect(r.state === 'masked' && r.bytes.toString()).toContain('"a**@b.example"');
@@ -180,9 +180,9 @@ describe('maskPayload fails closed', () => {
 
 describe('payloads over the field-by-field limit (issue 15)', () => {
   it('are scanned whole: a card number after 6 MB is found, the payload is not clear', () => {
-    const big = Buffer.from('{"log":"' + 'x'.repeat(6_000_000) + ' card 4111111111111111"}');
+    const big = Buffer.from(`{"log":"${'x'.repeat(6_000_000)} card 4111111111111111"}`);
     expect(maskPayload(big, { paths: [] }).state).not.toBe('clear');
-    expect(maskPayload(Buffer.from('{"log":"' + 'x'.repeat(6_000_000) + '"}'), { paths: [] }).state).toBe('clear');
+    expect(maskPayload(Buffer.from(`{"log":"${'x'.repeat(6_000_000)}"}`), { paths: [] }).state).toBe('clear');
   });
 });
 

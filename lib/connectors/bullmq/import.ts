@@ -217,7 +217,7 @@ export async function runBullmqImport(source: ConnectorSource<BullmqConfig, Bull
         if (jobs.length > 0 && bytes + size > MAX_BATCH_BYTES) break;
         taken = k + 1;
         // Gone, or taken out of the failed state since the set was read: not a failure (any more).
-        if (!h || !h.finishedOn) continue;
+        if (!h?.finishedOn) continue;
         bytes += size;
         jobs.push({ id: e.id, score: e.score, hash: h });
       }

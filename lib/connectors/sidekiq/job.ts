@@ -149,7 +149,10 @@ export function topLevelMembers(text: string): [key: string, raw: string][] | nu
     while (i < text.length) {
       const c = text[i]!;
       if (c === '"') i = stringEnd(i);
-      else if (c === '{' || c === '[') (depth++, i++);
+      else if (c === '{' || c === '[') {
+        depth++;
+        i++;
+      }
       else if (c === '}' || c === ']') {
         if (depth === 0) break;
         depth--;

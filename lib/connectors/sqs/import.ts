@@ -75,7 +75,7 @@ export async function importFromSqs(source: ConnectorSource<SqsConfig, SqsSecret
   let pending: Message[] = [];
   let inFlight = 0;
   let wakeWriter: (() => void) | null = null;
-  let wakePollers: (() => void)[] = [];
+  const wakePollers: (() => void)[] = [];
   const spaceFreed = () => {
     for (const w of wakePollers.splice(0)) w();
   };

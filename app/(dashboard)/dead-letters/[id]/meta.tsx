@@ -21,6 +21,7 @@ export function AuditHistory({ history }: { history: DeadLetterHistory }) {
     <table style={{ marginTop: 12 }} data-testid="history">
       <tbody>
         {history.map((h, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: the history is append-only and rendered whole; its rows have no id
           <tr key={i}>
             <td className="time">{h.at}</td>
             <td>{h.action}</td>

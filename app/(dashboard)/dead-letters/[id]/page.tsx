@@ -255,6 +255,7 @@ function ErrorAndMetadata({ d }: { d: DeadLetterDetail }) {
           </thead>
           <tbody>
             {d.failureHistory.map((f, i) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: the failure history is append-only and rendered whole; its entries have no id
               <tr key={i}>
                 <td>{f.reason}</td>
                 <td className="prose">
