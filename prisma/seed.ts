@@ -29,7 +29,7 @@ export const DEMO_SOURCES = [
   { name: 'partner-webhooks', team: 'finance', kind: 'ingest', description: 'Dead letters forwarded by a partner system through the ingest API' },
 ] as const;
 
-// The payments outage's wave is redriven by a rule once the gateway is back (issue 17): the finance
+// The payments outage's wave is redriven by a rule once the gateway is back: the finance
 // lead's, so a wave above the approval threshold would wait for a second person. Demo-sized: 30 s of
 // an OK rate alarm (the alarm itself turns OK one rate window, 5 minutes, after the wave's last death).
 export const DEMO_REDRIVE_RULES: (CreateRuleInput & { source: string })[] = [

@@ -1,4 +1,4 @@
-// The one server-action client (issue 18; model: formbricks lib/utils/action-client, dub's
+// The one server-action client (model: formbricks lib/utils/action-client, dub's
 // authActionClient): same-origin check, session and permission (guard.ts), then the form read by
 // one rule and parsed by the action's schema, then the lib/ call. The answer is one shape for every
 // form: `{ ok: true, message?, ...data }` or `{ error, field? }` (components/form-status.tsx shows it).

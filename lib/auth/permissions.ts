@@ -10,13 +10,13 @@ export const PERMISSIONS = {
   'deadletters.read': { support: 'team', lead: 'team', auditor: 'all', admin: 'all' },
   'payload.reveal': { support: 'team', lead: 'team', admin: 'all' },
   'deadletters.redrive': { support: 'team', lead: 'team', admin: 'all' },
-  // Edit a dead letter's payload and headers, or transform a selection, and redrive the copies
-  // (issue 17); a second person approves through redrive.approve.
+  // Edit a dead letter's payload and headers, or transform a selection, and redrive the copies;
+  // a second person approves through redrive.approve.
   'deadletters.edit': { support: 'team', lead: 'team', admin: 'all' },
   'deadletters.archive': { support: 'team', lead: 'team', admin: 'all' },
   'deadletters.discard': { lead: 'team', admin: 'all' },
   'redrive.approve': { lead: 'team', admin: 'all' },
-  // Redrive rules of a source (issue 17): a standing order that starts redrives for its author.
+  // Redrive rules of a source: a standing order that starts redrives for its author.
   'redrive.rules': { lead: 'team', admin: 'all' },
   'sources.policy': { lead: 'team', admin: 'all' },
   // A connector source's import: test its connection, pause and resume it. An operational switch
@@ -31,7 +31,7 @@ export const PERMISSIONS = {
   // Ownership of a cause: assign a cluster, set its status (on hold, resolved…), its ticket, its notes.
   // Support works the inbox, so support may; the auditor only reads.
   'clusters.own': { support: 'team', lead: 'team', admin: 'all' },
-  // Saved views (issue 17): save, rename, share and delete one's own views of the pages one may open.
+  // Saved views: save, rename, share and delete one's own views of the pages one may open.
   // Every role may; sharing goes to the saver's own team only, so a teamless auditor or admin keeps
   // views private (lib/views).
   'views.manage': { support: 'team', lead: 'team', auditor: 'all', admin: 'all' },

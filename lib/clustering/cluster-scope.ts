@@ -29,7 +29,7 @@ export interface ClusterRow {
   errorType: string | null;
   topFrame: string | null;
   shape: string | null;
-  /** The cluster this one was split off (issue 16), if it was. */
+  /** The cluster this one was split off, if it was. */
   splitFromId: string | null;
   /** A grouping rule's or a split's values that tell it apart from clusters of the same template. */
   groupedBy: string | null;

@@ -1,4 +1,4 @@
-// A source's grouping rules (issue 16), applied on top of the fingerprint from outside it: the
+// A source's grouping rules, applied on top of the fingerprint from outside it: the
 // fingerprint stays the pure function of one error (fingerprint.ts), and a rule's output — the
 // values of payload paths and headers it groups by, and token positions it treats as variable —
 // is folded into the key here. Clusters stay keyed by fingerprint: a dead letter of a source with

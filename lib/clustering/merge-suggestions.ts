@@ -1,4 +1,4 @@
-// Merge suggestions for a lead (issue 16): clusters of the same error type and top frame whose
+// Merge suggestions for a lead: clusters of the same error type and top frame whose
 // templates differ only in positions proven variable elsewhere, i.e. where another cluster's merged
 // pattern (or template) has a mask at those very positions and the same tokens around them. The
 // second stage could not prove it inside the shape (too few distinct values there); the evidence

@@ -1,4 +1,4 @@
-// Re-applying a source's grouping rules to its open dead letters (issue 16), on request: a run walks
+// Re-applying a source's grouping rules to its open dead letters, on request: a run walks
 // them in id order in bounded batches, each batch its own transaction, keeping its cursor and
 // progress (done of total, moved) in regroup_runs, so it survives a restart and the page shows how
 // far it got. Each dead letter is re-keyed with the rules in force (fingerprint, then the rule

@@ -1,4 +1,4 @@
-// A source's grouping rules (issue 16), owned by the lead of its team: what new dead letters of the
+// A source's grouping rules, owned by the lead of its team: what new dead letters of the
 // source are grouped by on top of the fingerprint (grouping-rules.ts). A change raises the source's
 // rule version (it keys the fingerprint memo) and applies to new arrivals at once; the open dead
 // letters are regrouped only on request (regroup.ts). Audited with the rules before and after.

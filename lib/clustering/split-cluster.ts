@@ -1,4 +1,4 @@
-// A person splits a cluster the fingerprint put together (issue 16): by error type, top frame, a
+// A person splits a cluster the fingerprint put together: by error type, top frame, a
 // header or a JSON path of the payload, after a preview of the parts and their counts. The largest
 // part keeps the cluster's id and whatever hangs on it; the other parts are new clusters that link
 // back to it (split_from_id). Members only change cluster (moveMembers): no dead letter loses its

@@ -1,4 +1,4 @@
-// Undoing a merge (issue 16): a cluster folded into another (a lead's merge, or the second stage at
+// Undoing a merge: a cluster folded into another (a lead's merge, or the second stage at
 // ingest) gets its own id, aliases and members back. Members are found by fingerprint, the key they
 // were stored under, so those that arrived after the merge (counted into the survivor) go back too;
 // counts move with them (moveMembers). Audited with both clusters' counts before and after.

@@ -1,4 +1,4 @@
-// One rule for batches bounded by bytes, not rows (issue 15): a batch takes rows in order while
+// One rule for batches bounded by bytes, not rows: a batch takes rows in order while
 // their sizes fit the bound, and the first row always goes, so a single row larger than the bound
 // still moves (alone). The redrive claim applies the same rule in SQL inside its UPDATE
 // (lib/redrive/run-task.ts); readers that size rows first and fetch them after use this.

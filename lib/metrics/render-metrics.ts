@@ -120,7 +120,7 @@ export async function renderMetrics(actor: Principal, clock: Clock = systemClock
     redrive.noDeathSeen.set(labels, t.noDeathSeen);
     redrive.failed.set(labels, t.failed);
   }
-  // Worker processes, by kind: the newest heartbeat's age, and 0 while it is stale (issue 15).
+  // Worker processes, by kind: the newest heartbeat's age, and 0 while it is stale.
   const heartbeatAge = gauge('triage_worker_heartbeat_age_seconds', 'Seconds since the newest heartbeat of a worker kind', ['kind']);
   const workerUp = gauge('triage_worker_up', 'A worker kind is beating: 1 fresh, 0 stale', ['kind']);
   for (const k of await workerHeartbeats(now)) {

@@ -1,4 +1,4 @@
-// Redrive rules (issue 17): standing orders that start ordinary redrive tasks (docs/design.md "Redrive rules").
+// Redrive rules: standing orders that start ordinary redrive tasks (docs/design.md "Redrive rules").
 export {
   createRedriveRule,
   updateRedriveRule,

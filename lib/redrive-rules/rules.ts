@@ -1,4 +1,4 @@
-// Redrive rules of a source (issue 17; docs/design.md "Redrive rules"): a lead's standing order to
+// Redrive rules of a source (docs/design.md "Redrive rules"): a lead's standing order to
 // start an ordinary redrive task for them, after a wave or when a cluster is resolved with a fix
 // version. Create, update, enable, disable and delete are audited in their own transaction.
 import { z } from 'zod';

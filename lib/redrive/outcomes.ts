@@ -79,7 +79,7 @@ async function applyOutcome(tx: Tx, deadLetterId: bigint, outcome: RedriveOutcom
  * scanning the task's items.
  */
 export async function detectDeadAgain(task: { id: string; sourceId: string; destinationSourceId?: string | null; since: Date }, limit = 1000): Promise<number> {
-  // A task into another source finds the deaths there, by the original message id (issue 17).
+  // A task into another source finds the deaths there, by the original message id.
   const into = task.destinationSourceId ?? task.sourceId;
   // In steps the planner cannot reorder (MATERIALIZED): the new deaths, then the earlier generations
   // through the key table's unique index, then the task's items. Left to itself, on a month's

@@ -127,7 +127,7 @@ async function claim(taskId: string, runner: string, n: number, maxBytes: number
       JOIN dead_letters d ON d.id = dk.id AND d.dead_at = dk.dead_at LEFT JOIN dead_letter_versions v ON v.id = c.version_id),
     next AS (SELECT seq, dead_letter_id, dead_at, version_id FROM sized WHERE upto <= ${maxBytes} OR k = 1)
     UPDATE redrive_items i SET attempts = i.attempts + 1
-    -- An edited copy (issue 17) goes out instead of the original bytes when the item names a version.
+    -- An edited copy goes out instead of the original bytes when the item names a version.
     FROM next JOIN dead_letters d ON d.id = next.dead_letter_id AND d.dead_at = next.dead_at LEFT JOIN dead_letter_versions v ON v.id = next.version_id
     WHERE i.task_id = ${taskId}::uuid AND i.seq = next.seq
     RETURNING i.seq, d.id AS "deadLetterId", d.message_id AS "messageId", COALESCE(v.payload, d.payload) AS payload,

@@ -58,7 +58,7 @@ export const startRedriveInput = z
     /** Lower rates first, e.g. [1, 10, 100] (10 s each) or { steps, stepSeconds }. */
     ramp: rampInput.optional(),
     reason: z.string().trim().max(1000).optional(),
-    /** Another source of the same kind, whose redrive allow-list names this one (issue 17). */
+    /** Another source of the same kind, whose redrive allow-list names this one. */
     destination: z.string().min(1).max(200).optional(),
     outageConfirmed: z
       .boolean()

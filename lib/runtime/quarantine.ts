@@ -1,4 +1,4 @@
-// Where the dead-letter sweeper puts failed jobs Postgres refuses to store (issue 15): a sorted set
+// Where the dead-letter sweeper puts failed jobs Postgres refuses to store: a sorted set
 // of the source queue (job ids by when they were quarantined; the job hashes are kept). The alarm
 // evaluation counts it, so a team lead sees the quarantine as a `quarantine` alarm on the source
 // until an operator empties it.

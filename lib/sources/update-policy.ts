@@ -36,7 +36,7 @@ export const policyInput = z
     // JSON paths whose values are masked for roles without payload.reveal; a change recomputes the
     // masking verdicts of the source's dead letters (lib/masking/recompute-verdicts.ts).
     sensitivePaths: sensitivePathsSchema,
-    // Edits and transforms of this many dead letters or more wait for a second person (issue 17).
+    // Edits and transforms of this many dead letters or more wait for a second person.
     editApprovalThreshold: z.number().int().min(1).max(10_000_000),
     // The sources (by name) that may redrive into this one; [] allows none but itself.
     redriveAllowedFrom: z.array(z.string().trim().min(1).max(200)).max(100),

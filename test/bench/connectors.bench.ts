@@ -16,7 +16,7 @@ const CHILD_FLAG = '--connectors-bench-child';
 const AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672/%2F';
 // 50,000 per side: several seconds of import, so the figure is mostly the steady rate rather than the
 // connector's start (connecting, the first batches while the JIT warms up: a fifth of a 20,000-message
-// round), and the three rounds fit the default bench's 15 minutes (issue 19).
+// round), and the three rounds fit the default bench's 15 minutes.
 const IMPORT_N = Number(process.env.BENCH_IMPORT_N ?? 50_000);
 const ROUNDS = 3;
 const REDRIVE_RATES = [100, 1_000];

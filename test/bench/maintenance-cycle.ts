@@ -1,4 +1,4 @@
-// The maintenance cycle's parts at storm size, timed one by one (issue 19: a cycle ≤ 2 s while
+// The maintenance cycle's parts at storm size, timed one by one (the target: a cycle ≤ 2 s while
 // millions of dead letters are open). Its own database, named by the argument, seeded once:
 //   npx tsx test/bench/maintenance-cycle.ts seed postgresql://localhost:5432/triage_maint_cycle 2500000
 //   npx tsx test/bench/maintenance-cycle.ts measure postgresql://localhost:5432/triage_maint_cycle

@@ -140,7 +140,7 @@ async function child(work: Work): Promise<void> {
 
 export async function run(): Promise<BenchResult[]> {
   // The two run at once: each figure is its own process's RSS, and the default bench must fit 15
-  // minutes (issue 19); their durations (information) are longer for sharing the machine.
+  // minutes; their durations (information) are longer for sharing the machine.
   const works = ['redrive', 'export', 'transform'] as const;
   const measured = await Promise.all(
     works.map((work) => runBenchChild<Measured>(`memory_${work}`, import.meta.url, `${FLAG}=${work}`, { nodeArgs: ['--expose-gc'], timeoutMs: 400_000 })),

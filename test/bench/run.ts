@@ -49,6 +49,6 @@ for (const f of files) {
   }
   console.log(`(${f}: ${minutes(fileStarted)})`);
 }
-// The default bench is meant to fit 15 minutes on the 2-core machine (issue 19); the time says whether it did.
+// The default bench is meant to fit 15 minutes on the 2-core machine; the time says whether it did.
 console.log(`\n${missed === 0 ? 'all targets met' : `${missed} target(s) missed or failed`} in ${minutes(started)}`);
 process.exit(0);

@@ -1,4 +1,4 @@
-// Issue 15, "No known default secret; sessions that cannot be forged", as an attacker or an operator
+// No known default secret, and sessions that cannot be forged, as an attacker or an operator
 // meets it over HTTP against the served app: session ids on the audit trail, sessions and tokens that
 // outlive a password change or a re-enable, the sign-in limiter under parallel attempts and floods,
 // and what /api/health tells a stranger.

@@ -1,4 +1,4 @@
-// People correct the clustering (issue 16): a lead splits a cluster by a payload field after its
+// People correct the clustering: a lead splits a cluster by a payload field after its
 // preview, sees the new clusters with their counts in the inbox, and finds the split on the audit
 // trail; a grouping rule set on a source's page makes new dead letters land in the rule's clusters.
 // Dead letters are written through the one write path (recordDeadLetters), as ingest writes them.

@@ -1,4 +1,4 @@
-// The demo's first screen has a past (issue 20): scripts/e2e.mjs seeds as `npm run demo` does, so
+// The demo's first screen has a past: scripts/e2e.mjs seeds as `npm run demo` does, so
 // the database holds the 30 days of history lib/demo/past plays into a fresh one. The lead's SLA
 // board shows sources near their deadline and past it, with a month of trend; the auditor's trail
 // holds decisions weeks old, and its chain verifies.

@@ -1,4 +1,4 @@
-// Edit and redrive, bulk transform, redrive to another source (issue 17), on the demo: a support
+// Edit and redrive, bulk transform, redrive to another source, on the demo: a support
 // engineer removes the field handler v1 rejects from a rejected order, a lead approves, the demo
 // consumer acknowledges the edited copy, and the audit trail shows both hashes and the diff; a bulk
 // transform over the orders cluster previews samples and the count, then redrives; a redrive into

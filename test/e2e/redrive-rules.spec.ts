@@ -1,4 +1,4 @@
-// Issue 17, redrive rules: the demo's payments source carries the finance lead's seeded rule
+// Redrive rules: the demo's payments source carries the finance lead's seeded rule
 // "redrive the wave after a gateway outage". A gateway outage parks a wave of captures; once the
 // rate alarm has been OK for the rule's 30 s after it (the browser tests' rate window is 30 s,
 // scripts/e2e.mjs), the rule starts an ordinary redrive task for its author, canary first, and every

@@ -1,7 +1,7 @@
 // Bounds on what a client can make the served app hold or record, over real HTTP against the built
 // app (`npm start`): a JSON body sent without Content-Length is refused once it passes its limit,
 // not buffered whole first; a dead letter dated in the future is refused, since its expiry and age
-// would count from then (issue 15).
+// would count from then.
 import { request as httpRequest } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { expect, test } from '@playwright/test';

@@ -49,7 +49,7 @@ test.beforeAll(async () => {
   payloads.empty = await seedOne(commerce, Buffer.alloc(0), 'application/octet-stream');
   payloads.mib = await seedOne(commerce, jsonOfSize(MiB), 'application/json');
   // Letters only: random hex holds digit runs that pass the card-number check, and the masking verdict
-  // scans the whole payload (issue 15), so it would be masked and this is about plain downloads.
+  // scans the whole payload, so it would be masked and this is about plain downloads.
   payloads.fiveMB = await seedOne(commerce, Buffer.from(randomBytes(5_000_000).map((b) => 97 + (b % 26))), 'text/plain; charset=utf-8');
   // An e-mail address: masked for every reader, its exact bytes are a reveal.
   payloads.masked = await seedOne(commerce, jsonOfSize(MiB, { customer: 'alice@example.com' }), 'application/json');
@@ -142,7 +142,7 @@ test.describe('payload downloads', () => {
     for (const role of ROLES) {
       await withClient(playwright, ACTING[role], async (api) => {
         for (const p of [payloads.masked, payloads.sensitive]) {
-          // A reason on a GET reveals nothing: a reveal is a POST (issue 15).
+          // A reason on a GET reveals nothing: a reveal is a POST.
           const byGet = await api.get(payloadPath(p, '?reason=served-contract+check'));
           if (allowed(role, 'payload.reveal')) {
             expect(byGet.status(), `${role} by GET`).toBe(422);

@@ -1,4 +1,4 @@
-// Issue 17 in the browser: a saved inbox view shared with the team is opened by a teammate from the
+// Saved views in the browser: a saved inbox view shared with the team is opened by a teammate from the
 // navigation and shows the same causes, while an auditor (of no team) neither sees nor opens it; and
 // the ownership of a cause (assign, hold with a note and an end date, resolve) shows in the inbox's
 // filters and on the SLA board's on-hold list. Each story on a source of its own, with dead letters

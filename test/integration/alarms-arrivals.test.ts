@@ -1,4 +1,4 @@
-// The alarm evaluation's recent arrivals come from per-second counts kept by triggers (issue 19: a
+// The alarm evaluation's recent arrivals come from per-second counts kept by triggers (a
 // pass over the last hour's dead letters took 10-13 s a cycle in a storm). Whatever the writes did
 // (inserts at any millisecond, cluster moves, deaths moved in time, deletes), the figures, per
 // cluster and per error class, equal a count of the dead letters themselves, at evaluation times that

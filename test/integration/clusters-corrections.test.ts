@@ -1,4 +1,4 @@
-// People correct the clustering (issue 16), on the real database: split a cluster by a payload
+// People correct the clustering, on the real database: split a cluster by a payload
 // field, undo a merge, grouping rules per source (new arrivals and a re-application in bulk), merge
 // suggestions, each audited and refused to the auditor and outside the lead's team.
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// The NATS JetStream connector under faults (issue 14), bounded in time: the connectors process
+// The NATS JetStream connector under faults, bounded in time: the connectors process
 // SIGKILLed over and over while it imports 5,000 dead letters loses none and writes none twice; its
 // connection cut mid-import (a TCP proxy dropping it) is survived by reconnecting with backoff. The
 // NATS server's restart is connectors-nats-restart.test.ts (it runs alone: every test shares that server).

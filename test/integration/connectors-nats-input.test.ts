@@ -1,4 +1,4 @@
-// The NATS JetStream connector on bad input and odd cases (issue 14): a server that is down, a
+// The NATS JetStream connector on bad input and odd cases: a server that is down, a
 // stream or consumer that does not exist — each a clear error on "test connection" and on the
 // source's health, with backoff, never a crash loop, never a credential in the rows or the logs; a
 // source created with the CLI is picked up by the running worker within 10 s; a message gone from

@@ -1,4 +1,4 @@
-// The NATS JetStream connector end to end on the real nats-server (issue 14): messages a real
+// The NATS JetStream connector end to end on the real nats-server: messages a real
 // consumer with max_deliver naks to the limit, or terminates, land in Triage with their delivery
 // count, subject, headers and exact bytes, including those whose advisories were emitted while the
 // connector was down (its capture stream keeps them); a redrive after a fix publishes them back to

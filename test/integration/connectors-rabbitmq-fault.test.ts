@@ -1,4 +1,4 @@
-// The RabbitMQ connector under faults (issue 13, "Done when"), bounded in time: the connectors
+// The RabbitMQ connector under faults, bounded in time: the connectors
 // process SIGKILLed over and over while it imports 10,000 dead letters loses none and writes none
 // twice; the broker closing its connections by force mid-import is survived by reconnecting with
 // backoff. The RabbitMQ server's restart is connectors-rabbitmq-restart.test.ts (it runs alone).

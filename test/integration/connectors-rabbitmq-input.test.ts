@@ -1,4 +1,4 @@
-// The RabbitMQ connector on bad input and odd messages (issue 13, "Done when"): a broker that is
+// The RabbitMQ connector on bad input and odd messages: a broker that is
 // down, wrong credentials, a queue that does not exist — each a clear error on the source's health
 // and a backoff, never a crash loop, never a credential in the row or the logs; a message with no
 // message id, non-UTF-8 header bytes, a 5 MB body — recorded exactly and published back exactly.

@@ -1,4 +1,4 @@
-// The RabbitMQ connector end to end on the real broker (issue 13, "Done when"): messages a real
+// The RabbitMQ connector end to end on the real broker: messages a real
 // consumer dead-letters (reject without requeue, Spring's republish with exception headers, a quorum
 // queue's delivery limit) all appear in Triage byte-exact with their x-death facts and error text;
 // a redrive puts them back on the original queue, the consumer acknowledges the fixed ones and

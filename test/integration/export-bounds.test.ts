@@ -1,4 +1,4 @@
-// Export memory (issue 15, "memory bounded"): a bulk export with payloads reads its rows in batches
+// Export memory (memory bounded): a bulk export with payloads reads its rows in batches
 // bounded by payload bytes, as the redrive claim does, not 500 full payloads a query.
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';

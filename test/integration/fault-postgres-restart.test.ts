@@ -1,4 +1,4 @@
-// Fault tests (issue 15, "Workers survive a Postgres restart"): Postgres is restarted twice while
+// Fault tests (workers survive a Postgres restart): Postgres is restarted twice while
 // the workers run, as an operator's restart does (fast shutdown, every session cut, a few seconds
 // down). The workers are never restarted: they must resume by themselves and lose nothing. The
 // Postgres restarted is a private cluster of this file (test/support/private-postgres.ts), never

@@ -1,4 +1,4 @@
-// Fault tests of the broker runtime (issue 3, "Done when"): the consumer PROCESS is SIGKILLed over
+// Fault tests of the broker runtime: the consumer PROCESS is SIGKILLed over
 // and over while 10,000 messages with 5% poison flow through it, and (when allowed) Redis restarts
 // without persistence mid-run. Every message must end acknowledged or as exactly one dead letter.
 import { execFileSync } from 'node:child_process';

@@ -1,4 +1,4 @@
-// The job catalog under a real BullMQ worker on the real Redis (issue 18): producers enqueue through
+// The job catalog under a real BullMQ worker on the real Redis: producers enqueue through
 // the catalog, so a job carries its entry's attempts and backoff; processJob runs the handler on the
 // parsed payload, fails a bad payload once and for good (no retry storm, however many attempts it
 // was given), and completes a job whose name no handler serves (a stale schedule outlives the code).

@@ -1,4 +1,4 @@
-// The maintenance worker after a Redis restart (issue 15: every worker recovers by itself once Redis
+// The maintenance worker after a Redis restart (every worker recovers by itself once Redis
 // is back). Redis here, as in the Docker compose file, keeps nothing on disk: a restart forgets the
 // job schedulers, and with them every alarm evaluation, rollup and retention sweep, while the
 // worker's heartbeat (in Postgres) stays fresh. The restart is played on this run's own keys only

@@ -1,4 +1,4 @@
-// Issue 15, "Masking holds on every path": attacks by a role without payload.reveal (the auditor),
+// Masking holds on every path: attacks by a role without payload.reveal (the auditor),
 // through the route handlers an HTTP client reaches, and what a role with reveal must do to see.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeDb, db } from '@/lib/db';

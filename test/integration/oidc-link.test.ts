@@ -1,4 +1,4 @@
-// Issue 15: single sign-on links an existing account by its e-mail only when the identity provider
+// Single sign-on links an existing account by its e-mail only when the identity provider
 // says it verified that e-mail; otherwise anyone who can register that address at the IdP becomes the user.
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';

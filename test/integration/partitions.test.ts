@@ -1,4 +1,4 @@
-// dead_letters partitioned by month on dead_at (issue 19; migration 20261201200000_partition_dead_letters,
+// dead_letters partitioned by month on dead_at (migration 20261201200000_partition_dead_letters,
 // lib/retention/partitions.ts), on the real Postgres and Redis:
 // - idempotency survives a retry whose dead-letter time is another month (another partition): through
 //   the ingest API, the broker runtime's sweeper and a connector's mapping (RabbitMQ, a message without

@@ -1,4 +1,4 @@
-// The redrive runner's claims (issue 15, "no item sent twice, memory bounded"): a task whose
+// The redrive runner's claims (no item sent twice, memory bounded): a task whose
 // destination cannot be built fails with a reason instead of being retried forever, and a claim
 // holds a bounded number of payload bytes, not a number of rows.
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Edit and redrive, bulk transforms and redrive to another source (issue 17): the permission and
+// Edit and redrive, bulk transforms and redrive to another source: the permission and
 // four-eyes checks of each new action, versions with their own SHA-256, a transform that cannot
 // apply to some dead letters (listed, not sent), and the allow-list of a destination source.
 import { createHash } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Redrive outcomes (issue 13): every sent item is final within the task's outcome window —
+// Redrive outcomes: every sent item is final within the task's outcome window —
 // acknowledged, dead again (a newer generation came back, as a connector's import brings it), or
 // "no death seen" at the window's end — and the task completes only then. Per item, a destination's
 // failure is the message's (a failed item, counted by the breaker) or the infrastructure's (retried

@@ -1,4 +1,4 @@
-// Issue 17, redrive rules: a lead's rule starts an ordinary redrive task for them once a wave is over
+// Redrive rules: a lead's rule starts an ordinary redrive task for them once a wave is over
 // (the rate alarm OK for N after it) or a cluster is resolved with a fix version; once per trigger,
 // one active task per source, four eyes as for anyone, and a rule whose task trips the breaker
 // disables itself. Time moves on the injected clock: nothing here waits minutes.

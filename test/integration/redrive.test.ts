@@ -212,7 +212,7 @@ describe('redrive tasks', () => {
     await waitFor('completed', async () => (await task(t.id)).status === 'completed');
     expect(await task(t.id)).toMatchObject({ acknowledged: 25 });
     expect(await auditActions(t.id)).toEqual(['redrive.start', 'redrive.approve', 'redrive.finish']);
-    // Four eyes whoever starts it (issue 15): a lead's own large redrive waits for a second person too.
+    // Four eyes whoever starts it: a lead's own large redrive waits for a second person too.
     await park(w.orders, 15, { prefix: 'later' });
     expect((await startRedrive(w.lead, { selection: { source: w.orders.name }, ratePerSecond: 100 })).status).toBe('pending_approval');
   });

@@ -1,4 +1,4 @@
-// The dead-letter sweeper under load it cannot write at once (issue 15): the bodies it holds and
+// The dead-letter sweeper under load it cannot write at once: the bodies it holds and
 // the batches it writes are bounded by bytes, not counts; failed jobs that cannot be written as they
 // are (a NUL in a message id) neither starve the ones behind them nor stay stuck in Redis. The
 // failed jobs are real: a plain BullMQ worker fails them, as a consumer that crashed after parking

@@ -1,4 +1,4 @@
-// Saved views (issue 17) through the API: shared with the team and opened by a teammate, another
+// Saved views through the API: shared with the team and opened by a teammate, another
 // team's view a 404, filters held to the page's own schema (422, nothing written), the auditor's
 // limits, owner-only changes, each change audited. And the download of an edited version, with the
 // original's reveal rules. (The role matrix of every endpoint and action is in test/security.)

@@ -1,4 +1,4 @@
-// Heartbeats (issue 15): a worker that stops making progress is visible. Each worker process
+// Heartbeats: a worker that stops making progress is visible. Each worker process
 // writes a heartbeat; health names every worker kind and is not ok while an expected one is
 // stale; the metrics show each kind's heartbeat age. A stopped worker (SIGTERM) leaves no stale
 // heartbeat behind; a killed one does, until another of its kind beats.

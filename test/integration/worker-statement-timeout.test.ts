@@ -1,4 +1,4 @@
-// A worker's query gets an error, not a hang (issue 15): worker connections carry a statement
+// A worker's query gets an error, not a hang: worker connections carry a statement
 // timeout (WORKER_STATEMENT_TIMEOUT_MS, short here), so a handler whose query waits on a lock the
 // test holds fails with Postgres's timeout, its message ends as a dead letter saying so, and the
 // consumer goes on with the next message once the lock is gone.

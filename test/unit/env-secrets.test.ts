@@ -38,14 +38,14 @@ describe('generated secrets (no AUTH_SECRET / AUDIT_CHECKPOINT_KEY set)', () => 
     expect(new Set(secrets.map((s) => s.checkpoint)).size).toBe(1);
     expect(secrets[0]!.auth).toMatch(/^[\w-]{43}$/);
     // No private temp files are left behind; the connector key is made on first use, not at boot;
-    // the checkpoint key is kept away from the checkpoints (issue 15).
+    // the checkpoint key is kept away from the checkpoints.
     expect(readdirSync(dir).sort()).toEqual(['auth-secret']);
     expect(readdirSync(path.join(home, '.config', 'triage'))).toEqual(['audit-checkpoint-key']);
     rmSync(home, { recursive: true, force: true });
   }, 60_000);
 });
 
-// Issue 15: with the public compose defaults, anyone could forge a session cookie or re-sign the
+// With the public compose defaults, anyone could forge a session cookie or re-sign the
 // checkpoints. Production refuses to start without real secrets, and says how to make one.
 describe('secrets in production', () => {
   const GOOD = 'm6W1bq1cX2s0qJ8oZKkq3T9y7nV5uE4rA1pL0dH2fGc=';

@@ -1,4 +1,4 @@
-// Issue 15: /api/health answers a stranger ok or not ok, without the drivers' error text (which names
+// /api/health answers a stranger ok or not ok, without the drivers' error text (which names
 // hosts, ports and users). Postgres and Redis are pointed at a closed port.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';

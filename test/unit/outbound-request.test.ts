@@ -1,4 +1,4 @@
-// Outbound requests as an attacker would try them (issue 15): a name that answers the check with one
+// Outbound requests as an attacker would try them: a name that answers the check with one
 // address and the connection with another (DNS rebinding), a receiver that answers with a body that
 // never ends. The resolver is injected: the name is resolved once, by it, and the connection goes to
 // the address it checked. The receivers are real HTTP servers on loopback.

@@ -1,5 +1,5 @@
 // The BullMQ connector: another application's BullMQ queue on Redis. Import reads its failed set
-// (import.ts), redrive retries the job in place or adds a copy (redrive.ts). README "Connectors → BullMQ".
+// (import.ts), redrive retries the job in place or adds a copy (redrive.ts). docs/connectors/bullmq.md.
 import type { Connector } from '../types';
 import { bullmqConfigSchema, bullmqSecretSchema, type BullmqConfig, type BullmqSecret } from './config';
 import { runBullmqImport } from './import';

@@ -1,5 +1,5 @@
 // The Sidekiq connector: another application's Sidekiq on its Redis. Import reads its dead set
-// (import.ts), redrive does what Sidekiq's "Retry Now" does (redrive.ts). README "Connectors → Sidekiq".
+// (import.ts), redrive does what Sidekiq's "Retry Now" does (redrive.ts). docs/connectors/sidekiq.md.
 import type { Connector } from '../types';
 import { sidekiqConfigSchema, sidekiqSecretSchema, type SidekiqConfig, type SidekiqSecret } from './config';
 import { runSidekiqImport } from './import';

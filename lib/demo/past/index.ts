@@ -1,4 +1,4 @@
-// The demo's past (issue 20): 30 days of history for the demo's sources, played once into a fresh
+// The demo's past: 30 days of history for the demo's sources, played once into a fresh
 // database before anything live (prisma/seed.ts), so the first screen of `npm run demo` shows what
 // the product is for. A source joins the history by adding its SourceHistory to DEMO_HISTORIES.
 import type { SystemPrincipal } from '@/lib/auth';

@@ -1,4 +1,4 @@
-// A declared transform of dead letters (issue 17, "bulk transform"): set, rename or remove JSON
+// A declared transform of dead letters (a "bulk transform"): set, rename or remove JSON
 // paths in the payload, replace a header. Pure: bytes and headers in, the copy or why it cannot
 // apply out, so the preview, the task and the tests run the very same code. Paths are the masking
 // JSONPath subset (lib/masking/json-path): `$.a.b`, `$.items[0]`, `$.items[*].sku`, `$..gift`.

@@ -1,4 +1,4 @@
-// The cluster page's corrections panel (issue 16), a server component of its own: where the split
+// The cluster page's corrections panel, a server component of its own: where the split
 // form, the merges that can be undone and the merge suggestions are offered, by permission.
 import { can } from '@/lib/auth';
 import type { Actor } from '@/lib/auth';

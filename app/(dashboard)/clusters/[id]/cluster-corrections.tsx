@@ -1,5 +1,5 @@
 'use client';
-// Correcting a cluster (issue 16), in components of their own: split it by a field after a preview
+// Correcting a cluster, in components of their own: split it by a field after a preview
 // of the parts and their counts, undo a merge into it, take a merge suggestion with one click.
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';

@@ -1,5 +1,5 @@
 'use server';
-// Correcting a cluster (issue 16): preview and split by a field, undo a merge, take a merge
+// Correcting a cluster: preview and split by a field, undo a merge, take a merge
 // suggestion. The action client (guard, form, errors), then the same lib/ functions the JSON API calls.
 import { z } from 'zod';
 import { action, form } from '@/lib/auth/action';

@@ -1,5 +1,5 @@
 'use server';
-// A source's grouping rules (issue 16): save them, re-apply them to the open dead letters. The action
+// A source's grouping rules: save them, re-apply them to the open dead letters. The action
 // client (guard, form, errors), then the same lib/ functions as PUT /api/v1/sources/:source/grouping-rules and …/reapply.
 import { revalidatePath } from 'next/cache';
 import { z } from 'zod';

@@ -1,5 +1,5 @@
 'use client';
-// The grouping-rules forms of the source page (issue 16): the rules, and their re-application.
+// The grouping-rules forms of the source page: the rules, and their re-application.
 import { FormStatus } from '@/components/form-status';
 import { reapplyGroupingRulesAction, saveGroupingRulesAction } from './grouping-actions';
 import { useActionForm } from '@/components/use-action-form';

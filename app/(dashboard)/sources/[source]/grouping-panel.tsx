@@ -1,4 +1,4 @@
-// The source page's grouping rules (issue 16): what new dead letters are grouped by on top of the
+// The source page's grouping rules: what new dead letters are grouped by on top of the
 // fingerprint, and the progress of their latest re-application to the open ones.
 import { canForTeam, type Actor } from '@/lib/auth';
 import { latestRegroup } from '@/lib/clustering/regroup';

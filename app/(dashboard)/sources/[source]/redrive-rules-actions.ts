@@ -1,5 +1,5 @@
 'use server';
-// A source's redrive rules (issue 17): create, enable / disable, delete. The action client (guard,
+// A source's redrive rules: create, enable / disable, delete. The action client (guard,
 // form, errors), then the same lib/ functions as POST /api/v1/sources/:source/redrive-rules and PATCH/DELETE …/:rule.
 import { revalidatePath } from 'next/cache';
 import { z } from 'zod';

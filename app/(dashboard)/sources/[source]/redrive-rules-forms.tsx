@@ -1,5 +1,5 @@
 'use client';
-// The redrive-rule forms of the source page (issue 17): a new rule, and each rule's switch and delete.
+// The redrive-rule forms of the source page: a new rule, and each rule's switch and delete.
 import { FormStatus } from '@/components/form-status';
 import { createRedriveRuleAction, deleteRedriveRuleAction, toggleRedriveRuleAction } from './redrive-rules-actions';
 import { useActionForm } from '@/components/use-action-form';

@@ -1,4 +1,4 @@
-// The source page's redrive rules (issue 17): each rule with its state, its last run, the task it
+// The source page's redrive rules: each rule with its state, its last run, the task it
 // started and why it is disabled; a lead of the source's team (or an admin) adds and switches them.
 import Link from 'next/link';
 import { canForTeam, type Actor } from '@/lib/auth';
