@@ -243,6 +243,58 @@ describe('Sidekiq connector', () => {
     await d2.close?.();
   });
 
+  it('does not push a job Sidekiq no longer holds in its dead set when the source leaves jobs in place; pushes those Triage removed itself', async () => {
+    const at = Date.now() / 1000 - 60;
+    const job = (n: number) => {
+      const id = jid();
+      const text = JSON.stringify({ class: 'PoisonJob', args: [{ n }], retry: 0, queue: 'orders', jid: id, created_at: at, enqueued_at: at, error_message: `order ${n} has no customer`, error_class: 'ArgumentError', failed_at: at + n, retry_count: 0 });
+      return { jid: id, text, score: String(at + n) };
+    };
+    // Left in place (the default): one still in the dead set, one deleted and one retried in Sidekiq's Web UI.
+    const [kept, deleted, retriedInUi] = [job(1), job(2), job(3)];
+    const m = redis.client.multi().sadd('queues', 'orders');
+    for (const j of [kept, deleted, retriedInUi]) m.zadd('dead', j.score, j.text);
+    await m.exec();
+    const left = await sidekiqSource(redis.url);
+    // Removed by Triage after import, under a namespace of its own.
+    const removed = job(4);
+    await redis.client.multi().sadd('b:queues', 'orders').zadd('b:dead', removed.score, removed.text).exec();
+    const taken = await sidekiqSource(redis.url, { namespace: 'b', removeAfterImport: true });
+    running.connectors = await startConnectorSupervisor({ only: [left.id, taken.id], discoveryMs: 200, backoffBaseMs: 100 });
+    await waitFor('all imported, the namespaced one removed', async () => (await count(left.id)) === 3 && (await count(taken.id)) === 1 && (await redis.client.zcard('b:dead')) === 0, 30_000);
+    const rows = new Map((await db().deadLetter.findMany({ where: { sourceId: { in: [left.id, taken.id] } } })).map((d) => [d.messageId, d]));
+    // The fact the redrive goes by, stored with each dead letter at import.
+    expect(rows.get(kept.jid)!.headers).toMatchObject({ 'sidekiq.remove_after_import': false });
+    expect(rows.get(removed.jid)!.headers).toMatchObject({ 'sidekiq.remove_after_import': true });
+
+    // The Web UI's Delete, and its Retry Now (out of the set, onto the queue).
+    await redis.client.zrem('dead', deleted.text);
+    await redis.client.multi().zrem('dead', retriedInUi.text).lpush('queue:orders', retriedInUi.text).exec();
+    // A dead letter imported before the fact was stored: redriven as before, whatever the set holds.
+    const legacy = outgoingOf(rows.get(deleted.jid)!);
+    const legacyHeaders = { ...legacy.origin };
+    delete legacyHeaders['sidekiq.remove_after_import'];
+    const destination = destinationFor(await db().source.findUniqueOrThrow({ where: { id: left.id } }));
+    const results = await destination.deliver([kept, deleted, retriedInUi].map((j) => outgoingOf(rows.get(j.jid)!)), new AbortController().signal);
+    expect(results[0]).toEqual({ ok: true, acknowledged: false });
+    for (const r of results.slice(1)) {
+      expect(r).toMatchObject({ ok: false, failure: 'message', error: expect.stringMatching(/no longer in Sidekiq's dead set .*retried or deleted in Sidekiq.*nothing was sent/i) });
+    }
+    // Only the kept one went to the queue (after the Web UI's own push), and left the dead set.
+    const queued = (await redis.client.lrange('queue:orders', 0, -1)).map((t) => (JSON.parse(t) as { jid: string }).jid);
+    expect(queued).toEqual([kept.jid, retriedInUi.jid]);
+    expect(await redis.client.zcard('dead')).toBe(0);
+    expect(await destination.deliver([{ ...legacy, origin: legacyHeaders }], new AbortController().signal)).toEqual([{ ok: true, acknowledged: false }]);
+    expect(await redis.client.llen('queue:orders')).toBe(3);
+    await destination.close?.();
+
+    // Triage removed it: back to its queue.
+    const d2 = destinationFor(await db().source.findUniqueOrThrow({ where: { id: taken.id } }));
+    expect(await d2.deliver([outgoingOf(rows.get(removed.jid)!)], new AbortController().signal)).toEqual([{ ok: true, acknowledged: false }]);
+    await d2.close?.();
+    expect((JSON.parse((await redis.client.lrange('b:queue:orders', 0, -1))[0]!) as { jid: string }).jid).toBe(removed.jid);
+  });
+
   it('imports retrying jobs past the source\'s retry count once, leaves them retrying, and redrives one out of the retry set', async () => {
     const at = Date.now() / 1000 - 60;
     const retrying = (n: number, retryCount: number) =>
