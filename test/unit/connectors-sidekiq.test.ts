@@ -17,7 +17,7 @@ describe('a dead Sidekiq job as a dead letter', () => {
 
   it('keeps the member bytes, maps error, backtrace, counts and times', () => {
     const text = JSON.stringify(job);
-    const d = deadLetterOfEntry(entry(text), 'dead');
+    const d = deadLetterOfEntry(entry(text), 'dead', false);
     expect(Buffer.from(d.payload).toString()).toBe(text);
     expect(d).toMatchObject({
       messageId: job.jid, contentType: 'application/json', reason: 'MaxReceives', errorType: 'Net::ReadTimeout', errorMessage: 'boom',
@@ -26,7 +26,7 @@ describe('a dead Sidekiq job as a dead letter', () => {
     expect(d.deadAt!.toISOString()).toBe('2023-11-14T22:13:22.375Z');
     expect(d.firstFailedAt!.toISOString()).toBe('2023-11-14T22:13:21.125Z');
     expect(d.enqueuedAt!.toISOString()).toBe('2023-11-14T22:13:20.500Z');
-    expect(d.headers).toMatchObject({ 'sidekiq.set': 'dead', 'sidekiq.score': '1700000002.5', 'sidekiq.queue': 'mail', 'sidekiq.retry_count': 3 });
+    expect(d.headers).toMatchObject({ 'sidekiq.set': 'dead', 'sidekiq.score': '1700000002.5', 'sidekiq.queue': 'mail', 'sidekiq.retry_count': 3, 'sidekiq.remove_after_import': false });
   });
 
   it('reads both backtrace formats: a JSON array (old releases) and base64 of zlib-compressed JSON', () => {
@@ -36,7 +36,7 @@ describe('a dead Sidekiq job as a dead letter', () => {
   });
 
   it('keeps a member that is not a job as it is, under an id of its bytes, dead at its score', () => {
-    const d = deadLetterOfEntry(entry('not json {', '1700000000'), 'dead');
+    const d = deadLetterOfEntry(entry('not json {', '1700000000'), 'dead', true);
     expect(d).toMatchObject({ contentType: 'application/octet-stream', reason: 'Manual', errorType: null, receiveCount: 1 });
     expect(d.messageId).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(d.deadAt!.getTime()).toBe(1_700_000_000_000);

@@ -103,7 +103,7 @@ export async function runSidekiqImport(source: ConnectorSource<SidekiqConfig, Si
         return false;
       }
       inPostgres = true;
-      await recordFresh(source, sink, found.map((e) => deadLetterOfEntry(e, 'dead')));
+      await recordFresh(source, sink, found.map((e) => deadLetterOfEntry(e, 'dead', config.removeAfterImport)));
       inPostgres = false;
       // Committed: now the broker side. ZREM of the exact member: a job rewritten meanwhile stays.
       if (config.removeAfterImport) await client.zrem(keys.dead, ...found.map((e) => e.member));
@@ -142,7 +142,7 @@ export async function runSidekiqImport(source: ConnectorSource<SidekiqConfig, Si
           const id = idOf(e);
           seen.add(id);
           if (retryKnown.has(id)) continue;
-          const d = deadLetterOfEntry(e, 'retry');
+          const d = deadLetterOfEntry(e, 'retry', false);
           if ((d.headers?.['sidekiq.retry_count'] as number | null) === null || (d.headers!['sidekiq.retry_count'] as number) < config.retryCountAtLeast) continue;
           batch.push(d);
           taken.push(id);

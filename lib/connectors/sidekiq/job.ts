@@ -64,8 +64,14 @@ export function failureTimeOf(job: Job | null, entry: SetEntry): Date {
   return (job && (timeOf(job.retried_at) ?? timeOf(job.failed_at))) ?? new Date(Math.round(Number(entry.score) * 1000));
 }
 
-/** The dead letter of one member of the dead set (`set` 'dead') or the retry set. Generation and redrive count are the import's. */
-export function deadLetterOfEntry(entry: SetEntry, set: 'dead' | 'retry'): NewDeadLetter {
+/** Header: whether Triage took the job out of its set after import (else it left it for Sidekiq's Web UI). */
+export const REMOVED_HEADER = 'sidekiq.remove_after_import';
+
+/**
+ * The dead letter of one member of the dead set (`set` 'dead') or the retry set; `removed`: Triage
+ * takes it out of the set once recorded. Generation and redrive count are the import's.
+ */
+export function deadLetterOfEntry(entry: SetEntry, set: 'dead' | 'retry', removed: boolean): NewDeadLetter {
   const job = parseJob(entry.member);
   const at = failureTimeOf(job, entry);
   const errorType = job ? str(job.error_class) : null;
@@ -84,6 +90,7 @@ export function deadLetterOfEntry(entry: SetEntry, set: 'dead' | 'retry'): NewDe
     headers: {
       'sidekiq.set': set,
       'sidekiq.score': entry.score,
+      [REMOVED_HEADER]: removed,
       ...(job
         ? {
             'sidekiq.class': job.class ?? null,

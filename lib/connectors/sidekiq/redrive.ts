@@ -3,17 +3,20 @@
 // Sidekiq's own SortedEntry#remove_job finds it), its queue in the "queues" set, and the job LPUSHed
 // onto "queue:<name>", where Sidekiq's fetch reads it. The job's JSON keeps every field it had but
 // the failure's (./job.ts redrivenJob): a fresh retry count, a new failed_at at its next death, and
-// Triage's redrive count. Where it goes back to is read from the original's stored headers.
+// Triage's redrive count. Where it goes back to is read from the original's stored headers. A job
+// the source left in the set and that is gone from it was retried or deleted in Sidekiq: not pushed.
 import type { Redis } from 'ioredis';
 import type { DeliveryResult, OutgoingRedrive, RedriveDestination } from '@/lib/redrive/destinations';
 import type { ConnectorSource } from '../types';
 import { keysOf, type SidekiqConfig, type SidekiqSecret } from './config';
 import { openRedis, redisError } from './connection';
-import { redrivenJob } from './job';
+import { redrivenJob, REMOVED_HEADER } from './job';
 
-// KEYS: the set, queue:<name>, queues. ARGV: score ('' when unknown), jid, job JSON, queue name.
-// Returns 1 when the job was taken out of the set, 0 when it was no longer there (removed after
-// import, or by the application): it goes back to its queue either way.
+// KEYS: the set, queue:<name>, queues. ARGV: score ('' when unknown), jid, job JSON, queue name,
+// '1' when the job must still be in the set. Returns 1 when the job was taken out of the set, 0 when
+// it was no longer there but goes back to its queue (Triage removed it after import, or the fact is
+// unknown), -1 when it should have been there and is not: Sidekiq retried or deleted it since
+// (its Web UI), so pushing it would run it twice: nothing is pushed.
 const RETRY_NOW = `
 local removed = 0
 if ARGV[1] ~= '' then
@@ -25,13 +28,14 @@ if ARGV[1] ~= '' then
       break
     end
   end
+  if removed == 0 and ARGV[5] == '1' then return -1 end
 end
 redis.call('SADD', KEYS[3], ARGV[4])
 redis.call('LPUSH', KEYS[2], ARGV[3])
 return removed
 `;
 
-type RetryNowClient = Redis & { sidekiqRetryNow(set: string, queue: string, queues: string, score: string, jid: string, job: string, name: string): Promise<number> };
+type RetryNowClient = Redis & { sidekiqRetryNow(set: string, queue: string, queues: string, score: string, jid: string, job: string, name: string, mustBeThere: string): Promise<number> };
 
 const str = (v: unknown) => (typeof v === 'string' && v.length ? v : null);
 
@@ -41,8 +45,17 @@ async function redriveOne(client: RetryNowClient, config: SidekiqConfig, item: O
   const job = redrivenJob(item.payload, item.redriveCount + 1, new Date());
   if (job === null) return { ok: false, failure: 'message', error: `Sidekiq job ${item.messageId} is not a JSON object, so Sidekiq could not run it: edit it into one to redrive it` };
   const queue = str(o['sidekiq.queue']) ?? 'default';
-  const set = o['sidekiq.set'] === 'retry' ? keys.retry : keys.dead;
-  await client.sidekiqRetryNow(set, keys.queue(queue), keys.queues, str(o['sidekiq.score']) ?? '', str(o['sidekiq.jid']) ?? item.messageId, job, queue);
+  const inRetry = o['sidekiq.set'] === 'retry';
+  // Left in the set at import (the header, stored then; absent on older dead letters: pushed as
+  // before), and the source still leaves its dead jobs there (turned on since, the import may
+  // have removed it).
+  const mustBeThere = o[REMOVED_HEADER] === false && (inRetry || !config.removeAfterImport);
+  const set = inRetry ? keys.retry : keys.dead;
+  const taken = await client.sidekiqRetryNow(set, keys.queue(queue), keys.queues, str(o['sidekiq.score']) ?? '', str(o['sidekiq.jid']) ?? item.messageId, job, queue, mustBeThere ? '1' : '');
+  if (taken === -1) {
+    const where = inRetry ? 'retry set' : 'dead set';
+    return { ok: false, failure: 'message', error: `Sidekiq job ${item.messageId} is no longer in Sidekiq's ${where} (retried or deleted in Sidekiq since the import): nothing was sent, so it does not run twice` };
+  }
   // Sidekiq tells nothing of a job's success; its next death is imported as the next generation.
   return { ok: true, acknowledged: false };
 }
