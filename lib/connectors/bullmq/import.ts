@@ -56,12 +56,17 @@ export async function heldOf(sourceId: string, messageIds: string[]): Promise<Ma
            COALESCE(d.redrive_count, t.redrive_count, 0) AS "redriveCount",
            EXISTS (SELECT 1 FROM redrive_items i WHERE i.dead_letter_id = k.id
                    AND NOT (i.state::text IN ('skipped', 'failed') OR (i.state::text = 'pending' AND i.attempts = 0))) AS redriven
-    FROM dead_letter_keys k
+    -- One index probe per message id on (source, message id, generation), whatever the planner
+    -- believes: with "message_id = ANY(…)", on a key table whose statistics lag its growth (a first
+    -- import), it took all the source's keys and filtered or hashed them against the batch, a cost
+    -- that grew with every row imported. OFFSET 0 keeps the lookup a per-id subquery.
+    FROM unnest(${messageIds}::text[]) AS m(message_id)
+    CROSS JOIN LATERAL (SELECT id, message_id, generation, dead_at FROM dead_letter_keys
+                        WHERE source_id = ${sourceId}::uuid AND message_id = m.message_id OFFSET 0) k
     -- The key table finds each row (id and dead_at: its partition); a key whose partition was dropped
     -- is still held, its count kept by its tombstone (else the loop guard would start again from 0).
     LEFT JOIN dead_letters d ON d.id = k.id AND d.dead_at = k.dead_at
-    LEFT JOIN dead_letter_tombstones t ON d.id IS NULL AND t.id = k.id
-    WHERE k.source_id = ${sourceId}::uuid AND k.message_id = ANY(${messageIds}::text[])`;
+    LEFT JOIN dead_letter_tombstones t ON d.id IS NULL AND t.id = k.id`;
   for (const r of rows) {
     const list = held.get(r.messageId) ?? [];
     list.push({ generation: r.generation, deadAtMs: Math.round(r.deadAtMs), redriveCount: r.redriveCount, redriven: r.redriven });
