@@ -29,7 +29,7 @@ export const sidekiqConfigSchema = z
     deadMaxJobs: z.number().int().min(1).max(100_000_000).default(10_000),
     deadTimeoutSeconds: z.number().int().min(1).max(100 * 365 * 86_400).default(180 * 86_400),
     /** Dead jobs per write to Postgres. */
-    batchSize: z.number().int().min(1).max(5_000).default(500),
+    batchSize: z.number().int().min(1).max(5_000).default(1_000),
     /** When idle, look at the dead set this often. */
     pollMs: z.number().int().min(100).max(600_000).default(2_000),
     /**

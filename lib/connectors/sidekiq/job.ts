@@ -36,18 +36,36 @@ function timeOf(v: unknown): Date | null {
  * zlib-deflated and base64-encoded (JobRetry#compress_backtrace). Null when absent or unreadable.
  */
 export function backtraceOf(v: unknown): string | null {
-  let lines: unknown = v;
-  if (typeof v === 'string') {
-    try {
-      lines = JSON.parse(inflateSync(Buffer.from(v, 'base64')).toString('utf8'));
-    } catch {
-      return v.length ? v : null;
-    }
+  if (typeof v !== 'string') return linesOf(v);
+  const known = v.length <= BACKTRACE_KEY_MAX ? backtraces.get(v) : undefined;
+  if (known !== undefined) return known;
+  let text: string | null;
+  try {
+    text = linesOf(JSON.parse(inflateSync(Buffer.from(v, 'base64')).toString('utf8')));
+  } catch {
+    text = v.length ? v : null;
   }
+  if (v.length <= BACKTRACE_KEY_MAX) {
+    if (backtraces.size >= BACKTRACES_KEPT) backtraces.clear();
+    backtraces.set(v, text);
+  }
+  return text;
+}
+
+function linesOf(lines: unknown): string | null {
   if (!Array.isArray(lines)) return null;
   const text = lines.filter((l): l is string => typeof l === 'string').join('\n');
   return text.length ? text : null;
 }
+
+/**
+ * Compressed backtraces already read, by their text: the jobs that die of one bug carry the same
+ * one byte for byte, and inflating it (a zlib stream set up per call) was most of the time spent
+ * mapping a dead job.
+ */
+const backtraces = new Map<string, string | null>();
+const BACKTRACES_KEPT = 1_000;
+const BACKTRACE_KEY_MAX = 16 * 1024;
 
 /** The jid, or for a member that is not a job, an id from its bytes (the same member, the same id). */
 export function messageIdOf(job: Job | null, member: Buffer): string {
