@@ -1,11 +1,18 @@
 // The Sidekiq connector: import throughput from a dead set into Postgres (every job committed
-// through recordDeadLetters, then removed from the dead set: removeAfterImport) against a plain
-// ioredis loop that reads and removes the same jobs (ZRANGEBYSCORE a batch, ZREM it), in the same run
-// (target ≥ 0.5×); and redrive pacing at 100 and 1,000 jobs/s, measured where a fetch of the job's
-// queue (BRPOP, as Sidekiq's) receives them (target ±5%). On the machine's Redis (127.0.0.1:6379),
-// under a namespace of this run's own (Sidekiq's keys are the connector's namespace setting), removed
-// afterwards. The two sides run interleaved, ROUNDS times; the round with the median ratio is reported.
+// through recordDeadLetters, then removed from the dead set: removeAfterImport), in the same run
+// against two clients that read and delete the same jobs (target ≥ 0.5×):
+//   - a plain ioredis loop (ZRANGEBYSCORE a batch of the connector's size, ZREM it): Redis at memory
+//     speed, far above any write to Postgres;
+//   - Sidekiq's own client as a Sidekiq user's script reads and deletes the dead set (the real gem,
+//     Debian's ruby-sidekiq: `JobSet#each { |job| job.delete }`, DeadSet's own code, timed inside Ruby);
+// and the ceiling of the write path itself: the same rows, prebuilt, recorded as the import records
+// them (batches of its size, as many at once). And redrive pacing at 100 and 1,000 jobs/s, measured
+// where a fetch of the job's queue (BRPOP, as Sidekiq's) receives them (target ±5%). On the machine's
+// Redis (127.0.0.1:6379), under a namespace of this run's own (Sidekiq's keys are the connector's
+// namespace setting), removed afterwards. The sides run interleaved, ROUNDS times; the round with the
+// median ratio is reported.
 //   npx tsx test/bench/run.ts sidekiq
+import { spawn } from 'node:child_process';
 import type { BenchResult } from './run';
 import { WORKER_NODE_FLAGS } from '../../scripts/lib/worker-flags.mjs';
 import { measureRedrivePacing, redrivePacingResults, type RedriveFigure } from './connector-redrive';
@@ -13,14 +20,32 @@ import { runBenchChild, runWhenFlagged } from './support';
 
 const CHILD_FLAG = '--sidekiq-bench-child';
 const REDIS_URL = 'redis://127.0.0.1:6379';
-// A few thousand per side: the default bench stays short.
-const IMPORT_N = Number(process.env.BENCH_SIDEKIQ_N ?? 5_000);
+// Sidekiq's default dead_max_jobs: the most a dead set holds unless the application raised it.
+const IMPORT_N = Number(process.env.BENCH_SIDEKIQ_N ?? 10_000);
 const ROUNDS = 3;
 const REDRIVE_RATES = [100, 1_000];
 const REDRIVE_SECONDS = 4;
 
-/** One interleaved round: the plain loop's rate, the import's, the 1-minute load average after it. */
-type Round = Record<'plainPerSecond' | 'importPerSecond' | 'load', number>;
+/**
+ * A Sidekiq user's script emptying the dead set job by job, as Sidekiq's API documents it
+ * (DeadSet#each, SortedEntry#delete: pages of 50, one ZREM per job). DeadSet is JobSet.new("dead");
+ * the application's namespace would be redis-namespace's, which Debian's Sidekiq does not bring, so
+ * the set is named in full (one wrapper less per call: if anything, faster).
+ */
+const RUBY_DELETE_ALL = `
+require 'json'
+require 'sidekiq'
+require 'sidekiq/api'
+Sidekiq.configure_client { |c| c.redis = { url: ENV.fetch('REDIS_URL') } }
+Sidekiq.redis { |c| c.ping }
+t = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+n = 0
+Sidekiq::JobSet.new(ENV.fetch('DEAD_SET')).each { |job| job.delete; n += 1 }
+puts JSON.generate(deleted: n, seconds: Process.clock_gettime(Process::CLOCK_MONOTONIC) - t)
+`;
+
+/** One interleaved round: the rates (jobs/s) of the plain loop, Sidekiq's client, the import, the write path alone; the 1-minute load average after it. */
+type Round = Record<'plainPerSecond' | 'sidekiqPerSecond' | 'importPerSecond' | 'ceilingPerSecond' | 'load', number>;
 type Measured = { rounds: Round[]; redrive: RedriveFigure[] };
 
 async function child(): Promise<void> {
@@ -33,7 +58,12 @@ async function child(): Promise<void> {
   const { createSource } = await import('@/lib/sources/create-source');
   const { startConnectorSupervisor } = await import('@/lib/connectors/supervisor');
   const { closeDb, db, pg } = await import('@/lib/db');
+  const { ReplaceablePool } = await import('@/lib/db/stall-guard');
   const { closeQueues } = await import('@/lib/queue');
+  const { recordDeadLetters } = await import('@/lib/deadletters/record-dead-letters');
+  const { sidekiqConfigSchema } = await import('@/lib/connectors/sidekiq/config');
+  const { MAX_WRITES } = await import('@/lib/connectors/sidekiq/import');
+  const { deadLetterOfEntry } = await import('@/lib/connectors/sidekiq/job');
 
   const ns = `triage-bench-sk-${process.pid}`;
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
@@ -42,19 +72,23 @@ async function child(): Promise<void> {
   /** IMPORT_N dead jobs as Sidekiq 6.4 kills them (retry: 0, the backtrace compressed). */
   // JobRetry#compress_backtrace: base64 (lines of 60) of the zlib-deflated JSON array.
   const backtrace = `${deflateSync(JSON.stringify(["app/jobs/order_job.rb:12:in `perform'", "sidekiq/processor.rb:196:in `execute_job'"])).toString('base64').replace(/(.{60})/g, '$1\n')}\n`;
-  async function fill(): Promise<void> {
+  function jobs(): { score: string; text: string }[] {
     const now = Date.now() / 1000;
+    return Array.from({ length: IMPORT_N }, (_, i) => {
+      const at = now + i / 1e6;
+      const job = {
+        retry: 0, queue: 'orders', backtrace: true, class: 'OrderJob', args: [{ order: i, sku: 'A-1', qty: 2, note: randomBytes(48).toString('hex') }],
+        jid: randomBytes(12).toString('hex'), created_at: at, enqueued_at: at, error_message: `Order ${i} rejected: unknown field "giftWrap"`,
+        error_class: 'ArgumentError', failed_at: at, retry_count: 0, error_backtrace: backtrace,
+      };
+      return { score: String(at), text: JSON.stringify(job) };
+    });
+  }
+  async function fill(): Promise<void> {
+    const all = jobs();
     for (let start = 0; start < IMPORT_N; start += 1_000) {
       const m = redis.multi();
-      for (let i = start; i < Math.min(IMPORT_N, start + 1_000); i++) {
-        const at = now + i / 1e6;
-        const job = {
-          retry: 0, queue: 'orders', backtrace: true, class: 'OrderJob', args: [{ order: i, sku: 'A-1', qty: 2, note: randomBytes(48).toString('hex') }],
-          jid: randomBytes(12).toString('hex'), created_at: at, enqueued_at: at, error_message: `Order ${i} rejected: unknown field "giftWrap"`,
-          error_class: 'ArgumentError', failed_at: at, retry_count: 0, error_backtrace: backtrace,
-        };
-        m.zadd(dead, String(at), JSON.stringify(job));
-      }
+      for (const j of all.slice(start, start + 1_000)) m.zadd(dead, j.score, j.text);
       m.sadd(`${ns}:queues`, 'orders');
       await m.exec();
     }
@@ -64,16 +98,46 @@ async function child(): Promise<void> {
   const source = await createSource(SYSTEM, { name: 'bench-sidekiq', team: 'bench', kind: 'sidekiq', connection: { namespace: ns, removeAfterImport: true, pollMs: 100 }, secret: { url: REDIS_URL } });
   await db().source.update({ where: { id: source.id }, data: { approvalThreshold: 1_000_000, maxRedrives: 100 } });
 
+  const { batchSize } = sidekiqConfigSchema.parse({});
   // Baseline: read a batch of the connector's size, remove it, until the set is empty.
   const plainRate = async () => {
     const start = performance.now();
     let taken = 0;
     while (taken < IMPORT_N) {
-      const members = await redis.zrangebyscoreBuffer(dead, '-inf', '+inf', 'LIMIT', 0, 500);
+      const members = await redis.zrangebyscoreBuffer(dead, '-inf', '+inf', 'LIMIT', 0, batchSize);
       if (members.length === 0) break;
       await redis.zrem(dead, ...members);
       taken += members.length;
     }
+    return IMPORT_N / ((performance.now() - start) / 1000);
+  };
+  // Baseline: Sidekiq's own client, its time from inside Ruby (interpreter and gem loading left out).
+  const sidekiqRate = async () => {
+    const ruby = spawn('ruby', ['-e', RUBY_DELETE_ALL], { env: { ...process.env, REDIS_URL, DEAD_SET: dead, RUBYOPT: '-W0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    ruby.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    const status = await new Promise<number | null>((resolve) => ruby.once('close', resolve));
+    const r = JSON.parse(out.trim().split('\n').pop() || '{}') as { deleted?: number; seconds?: number };
+    if (status !== 0 || r.deleted !== IMPORT_N || !r.seconds) throw new Error(`Sidekiq's client deleted ${r.deleted} of ${IMPORT_N} (status ${status})`);
+    return IMPORT_N / r.seconds;
+  };
+  // The write path alone: the same rows, mapped beforehand, recorded as the import records them
+  // (batches of its size, MAX_WRITES at once, on a pool of its own like the connectors'), into a source of their own.
+  const ceilingSource = await createSource(SYSTEM, { name: 'bench-sidekiq-rows', team: 'bench', kind: 'sidekiq', connection: { namespace: `${ns}-rows` }, secret: { url: REDIS_URL } });
+  const writes = new ReplaceablePool();
+  const ceilingRate = async () => {
+    const rows = jobs().map((j) => ({ ...deadLetterOfEntry({ member: Buffer.from(j.text), score: j.score }, 'dead', true), generation: 0, redriveCount: 0 }));
+    const batches = Array.from({ length: Math.ceil(rows.length / batchSize) }, (_, i) => rows.slice(i * batchSize, (i + 1) * batchSize));
+    const policy = { id: ceilingSource.id, retentionSeconds: ceilingSource.retentionSeconds };
+    const start = performance.now();
+    await Promise.all(
+      Array.from({ length: MAX_WRITES }, async () => {
+        for (let b = batches.shift(); b; b = batches.shift()) {
+          const batch = b;
+          await writes.run((sql) => recordDeadLetters(policy, batch, { sql }), 'bench');
+        }
+      }),
+    );
     return IMPORT_N / ((performance.now() - start) / 1000);
   };
   const importedSoFar = async () => (await pg()<{ n: bigint }[]>`SELECT imported_total AS n FROM connector_health WHERE source_id = ${source.id}::uuid`)[0]?.n ?? 0n;
@@ -91,10 +155,17 @@ async function child(): Promise<void> {
     await fill();
     const plainPerSecond = await plainRate();
     await fill();
+    const sidekiqPerSecond = await sidekiqRate();
+    await fill();
     const importPerSecond = await importRate(rounds.length);
-    rounds.push({ plainPerSecond, importPerSecond, load: loadavg()[0]! });
-    process.stderr.write(`[sidekiq bench] round ${rounds.length}/${ROUNDS}: plain ${plainPerSecond.toFixed(0)} jobs/s, import ${importPerSecond.toFixed(0)} jobs/s, ratio ${(importPerSecond / plainPerSecond).toFixed(2)}×, load ${rounds.at(-1)!.load.toFixed(1)}\n`);
+    const ceilingPerSecond = await ceilingRate();
+    rounds.push({ plainPerSecond, sidekiqPerSecond, importPerSecond, ceilingPerSecond, load: loadavg()[0]! });
+    process.stderr.write(
+      `[sidekiq bench] round ${rounds.length}/${ROUNDS}: import ${importPerSecond.toFixed(0)} jobs/s; plain ioredis ${plainPerSecond.toFixed(0)} (${(importPerSecond / plainPerSecond).toFixed(2)}×); ` +
+        `Sidekiq's client ${sidekiqPerSecond.toFixed(0)} (${(importPerSecond / sidekiqPerSecond).toFixed(2)}×); write path alone ${ceilingPerSecond.toFixed(0)} (${(importPerSecond / ceilingPerSecond).toFixed(2)}×); load ${rounds.at(-1)!.load.toFixed(1)}\n`,
+    );
   }
+  await writes.end();
   const stored = await db().deadLetter.count({ where: { sourceId: source.id } });
   if (stored !== IMPORT_N * ROUNDS) throw new Error(`imported ${stored} of ${IMPORT_N * ROUNDS}`);
 
@@ -128,18 +199,23 @@ async function child(): Promise<void> {
 }
 
 export async function run(): Promise<BenchResult[]> {
-  const m = await runBenchChild<Measured>('sidekiq', import.meta.url, CHILD_FLAG, { nodeArgs: WORKER_NODE_FLAGS['connectors.ts'], timeoutMs: 300_000 });
-  const ratio = (r: Round) => r.importPerSecond / r.plainPerSecond;
-  const median = [...m.rounds].sort((a, b) => ratio(a) - ratio(b))[Math.floor(m.rounds.length / 2)]!;
-  return [
-    {
-      name: `connectors.sidekiq import ${IMPORT_N} dead jobs into Postgres, removed after (median ratio of ${m.rounds.length} interleaved rounds, ratios ${m.rounds.map((r) => ratio(r).toFixed(2)).join(' / ')}, load ${m.rounds.map((r) => r.load.toFixed(1)).join(', ')})`,
+  const m = await runBenchChild<Measured>('sidekiq', import.meta.url, CHILD_FLAG, { nodeArgs: WORKER_NODE_FLAGS['connectors.ts'], timeoutMs: 420_000 });
+  const loads = m.rounds.map((r) => r.load.toFixed(1)).join(', ');
+  const against = (key: 'plainPerSecond' | 'sidekiqPerSecond' | 'ceilingPerSecond', name: string, target?: number): BenchResult => {
+    const ratio = (r: Round) => r.importPerSecond / r[key];
+    const median = [...m.rounds].sort((a, b) => ratio(a) - ratio(b))[Math.floor(m.rounds.length / 2)]!;
+    return {
+      name: `connectors.sidekiq import ${IMPORT_N} dead jobs into Postgres, removed after, vs ${name} (median ratio of ${m.rounds.length} interleaved rounds, ratios ${m.rounds.map((r) => ratio(r).toFixed(2)).join(' / ')}, load ${loads})`,
       value: Number(median.importPerSecond.toFixed(0)),
       unit: 'jobs/s',
-      baseline: { name: 'plain ioredis loop reading and removing the same jobs', value: Number(median.plainPerSecond.toFixed(0)) },
-      target: '≥ 0.5× baseline',
-      met: ratio(median) >= 0.5,
-    },
+      baseline: { name, value: Number(median[key].toFixed(0)) },
+      ...(target === undefined ? {} : { target: `≥ ${target}× baseline`, met: ratio(median) >= target }),
+    };
+  };
+  return [
+    against('plainPerSecond', 'a plain ioredis loop reading and removing the same jobs (batches of the connector\'s size: Redis at memory speed)', 0.5),
+    against('sidekiqPerSecond', "Sidekiq's own client (ruby-sidekiq 6.4) reading and deleting the same jobs: JobSet#each { |job| job.delete }", 0.5),
+    against('ceilingPerSecond', 'the write path alone: the same rows, prebuilt, recorded in the same batches'),
     ...redrivePacingResults('sidekiq', 'jobs/s', m.redrive),
   ];
 }
