@@ -58,7 +58,7 @@ function state() {
       metrics: {
         registry,
         up: new Gauge({ name: 'triage_db_replica_up', help: 'Reads go to the replica: 1, or back to the primary: 0 (behind, down, or no standby)', registers: [registry] }),
-        lag: new Gauge({ name: 'triage_db_replica_lag_seconds', help: 'Replay lag of the replica at the last check (absent: it did not answer)', registers: [registry] }),
+        lag: new Gauge({ name: 'triage_db_replica_lag_seconds', help: 'Replay lag of the replica at the last check (NaN: it did not answer, or no standby)', registers: [registry] }),
         primaryReads: new Counter({
           name: 'triage_db_primary_reads_total',
           help: 'Reads sent to the primary although a replica is configured, by reason (lag, down, not_standby, own_write)',
@@ -121,8 +121,7 @@ async function measure(url: string): Promise<Verdict> {
 function report(before: Verdict | undefined, now: Verdict): void {
   const { metrics } = state();
   metrics.up.set(now.refuse ? 0 : 1);
-  if (now.lagMs !== null && Number.isFinite(now.lagMs)) metrics.lag.set(now.lagMs / 1000);
-  else metrics.lag.reset();
+  metrics.lag.set(now.lagMs === null ? NaN : now.lagMs / 1000);
   if (now.refuse === (before?.refuse ?? null)) return;
   const lag = now.lagMs === null ? undefined : Number.isFinite(now.lagMs) ? Math.round(now.lagMs) : 'no transaction replayed yet';
   if (now.refuse) log.warn({ reason: now.refuse, lagMs: lag }, `reads go to the primary: the replica is ${now.refuse === 'lag' ? 'behind' : now.refuse === 'down' ? 'not answering' : 'not a standby'}`);

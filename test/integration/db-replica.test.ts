@@ -152,7 +152,9 @@ describe('reads on a streaming replica', () => {
       expect((await getSlaBoard(w.actors.lead)).map((r) => r.source.name)).toEqual(['orders']);
       expect((await sourceCharts(w.actors.lead, 'orders')).source.name).toBe('orders');
       expect(warn.mock.calls.some(([, msg]) => typeof msg === 'string' && /not answering/.test(msg))).toBe(true);
-      expect((await renderMetrics(w.actors.admin)).body).toMatch(/triage_db_primary_reads_total\{reason="down"\} [1-9]/);
+      const metrics = (await renderMetrics(w.actors.admin)).body;
+      expect(metrics).toMatch(/triage_db_primary_reads_total\{reason="down"\} [1-9]/);
+      expect(metrics).toMatch(/triage_db_replica_lag_seconds NaN/i);
     } finally {
       warn.mockRestore();
     }
