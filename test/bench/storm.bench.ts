@@ -458,6 +458,8 @@ async function child(): Promise<void> {
 
   await closeQueues();
   await closeDb();
+  // Opened by the replica's read-your-writes lookups (STORM_REPLICA): it would keep the child alive.
+  await (await import('@/lib/redis')).closeRedis();
   process.stdout.write(
     `${JSON.stringify({
       sizes,

@@ -9,6 +9,7 @@ import { closeDb, createPg, pg } from '@/lib/db';
 import { readDb, replicaVerdict } from '@/lib/db/replica';
 import { env } from '@/lib/env';
 import { log } from '@/lib/log';
+import { closeRedis } from '@/lib/redis';
 import { closeIngestSql } from '@/lib/ingest/ingest-sql';
 import { recordDeadLetters, type NewDeadLetter, type RecordedDeadLetter } from '@/lib/deadletters/record-dead-letters';
 import { listDeadLetters } from '@/lib/deadletters/list-dead-letters';
@@ -69,6 +70,7 @@ describe('reads on a streaming replica', () => {
     await standbySql?.end({ timeout: 1 }).catch(() => {});
     await closeIngestSql();
     await closeDb();
+    await closeRedis();
     Object.assign(env(), { DATABASE_URL: saved.DATABASE_URL, DATABASE_REPLICA_URL: undefined, DATABASE_REPLICA_MAX_LAG_MS: saved.DATABASE_REPLICA_MAX_LAG_MS, DATABASE_REPLICA_CHECK_MS: saved.DATABASE_REPLICA_CHECK_MS });
     delete process.env.DATABASE_REPLICA_URL;
     standby?.destroy();
