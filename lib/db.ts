@@ -9,7 +9,7 @@ import { env } from './env';
 export type Db = PrismaClient;
 export type Tx = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;
 
-const g = globalThis as unknown as { __triageDb?: PrismaClient; __triageSql?: postgres.Sql; __triageDbWork?: DbWork };
+const g = globalThis as unknown as { __triageDb?: PrismaClient; __triageSql?: postgres.Sql; __triageReplicaSql?: postgres.Sql; __triageDbWork?: DbWork };
 
 /** What this process's sessions do: serve requests (the app, the CLI), or a worker's work, or bulk work. */
 export type DbWork = 'request' | 'worker' | 'bulk';
@@ -70,13 +70,14 @@ function noDelaySocket(o: { host: string[]; port: number[]; path?: string | fals
 }
 
 /** A postgres.js pool as pg()'s: this process's session timeouts, bigints as BigInt. */
-export function createPg(url = env().DATABASE_URL, max = 5): postgres.Sql {
+export function createPg(url = env().DATABASE_URL, max = 5, onclose?: () => void): postgres.Sql {
   return postgres(url, withNoDelay({
     max,
     connect_timeout: 5,
     onnotice: () => {},
     types: { bigint: postgres.BigInt },
     connection: sessionTimeouts(),
+    ...(onclose ? { onclose } : {}),
   }));
 }
 
@@ -85,8 +86,21 @@ export function pg(): postgres.Sql {
   return g.__triageSql;
 }
 
+/**
+ * The pool on DATABASE_REPLICA_URL (a streaming replica), for lib/db/replica.ts only: reads choose
+ * it or pg() through readDb() there, which knows whether the replica is fit to answer. `onclose`
+ * (a connection ended: the replica stopped or restarted) makes that check run again.
+ */
+export function replicaPg(onclose?: () => void): postgres.Sql {
+  const url = env().DATABASE_REPLICA_URL;
+  if (!url) throw new Error('DATABASE_REPLICA_URL is not set');
+  g.__triageReplicaSql ??= createPg(url, 10, onclose);
+  return g.__triageReplicaSql;
+}
+
 export async function closeDb(): Promise<void> {
-  await Promise.all([g.__triageDb?.$disconnect(), g.__triageSql?.end({ timeout: 5 })]);
+  await Promise.all([g.__triageDb?.$disconnect(), g.__triageSql?.end({ timeout: 5 }), g.__triageReplicaSql?.end({ timeout: 5 })]);
   g.__triageDb = undefined;
   g.__triageSql = undefined;
+  g.__triageReplicaSql = undefined;
 }

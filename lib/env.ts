@@ -9,6 +9,14 @@ import { checkpointKeyFile, fileSecret, productionSecretProblems, secretProblem 
 const schema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   DATABASE_URL: z.string().url().default('postgresql://localhost:5432/triage'),
+  // A Postgres streaming replica of DATABASE_URL for the pages' and the API's reads (lists, counts,
+  // search, exports, clusters, SLA, charts); writes, and the reads that decide them, stay on the
+  // primary. Unset (or empty): every read goes to the primary. lib/db/replica.ts, docs/deployment.md.
+  DATABASE_REPLICA_URL: z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional()),
+  // Replay lag past which reads go back to the primary (as when the replica does not answer), and
+  // how long one lag check is trusted (each process checks at most this often).
+  DATABASE_REPLICA_MAX_LAG_MS: z.coerce.number().int().min(0).max(300_000).default(5_000),
+  DATABASE_REPLICA_CHECK_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
   REDIS_URL: z.string().url().default('redis://localhost:6379'),
   // The app's public origin: links in notifications and the Origin check on cookie mutations.
   // Unset: http://localhost on PORT (3000), the port `npm start` and the demo serve on.
@@ -131,7 +139,7 @@ function load(): Env {
   // TRIAGE_STATE_DIR, the checkpoint key away from the checkpoints (lib/env-secrets.mjs).
   const authSecret = e.AUTH_SECRET ?? fileSecret(path.join(e.TRIAGE_STATE_DIR, 'auth-secret'));
   const checkpointKey = e.AUDIT_CHECKPOINT_KEY ?? generatedCheckpointKey(e);
-  return { ...e, APP_URL: e.APP_URL ?? `http://localhost:${e.PORT}`, QUEUE_PREFIX: queuePrefix, DATABASE_URL: withDefaultUser(e.DATABASE_URL), AUTH_SECRET: authSecret, AUDIT_CHECKPOINT_KEY: checkpointKey };
+  return { ...e, APP_URL: e.APP_URL ?? `http://localhost:${e.PORT}`, QUEUE_PREFIX: queuePrefix, DATABASE_URL: withDefaultUser(e.DATABASE_URL), DATABASE_REPLICA_URL: e.DATABASE_REPLICA_URL && withDefaultUser(e.DATABASE_REPLICA_URL), AUTH_SECRET: authSecret, AUDIT_CHECKPOINT_KEY: checkpointKey };
 }
 
 function generatedCheckpointKey(e: z.infer<typeof schema>): string {

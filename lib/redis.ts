@@ -33,3 +33,10 @@ export function redis(): RedisClient {
   g.__triageRedis ??= redisConnection('producer');
   return g.__triageRedis;
 }
+
+/** Close the shared client, for a process that ends by itself (a script, a bench child). */
+export async function closeRedis(): Promise<void> {
+  const client = g.__triageRedis;
+  g.__triageRedis = undefined;
+  await client?.quit().catch(() => {});
+}

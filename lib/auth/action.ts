@@ -3,6 +3,7 @@
 // one rule and parsed by the action's schema, then the lib/ call. The answer is one shape for every
 // form: `{ ok: true, message?, ...data }` or `{ error, field? }` (components/form-status.tsx shows it).
 import type { z } from 'zod';
+import { markWrite } from '@/lib/db/replica';
 import { actionFailure, formFields, type ActionReply, type FormFields, type ActionState, type ActionSuccess } from './action-form';
 import type { Actor } from './actor';
 import { actionActor } from './guard';
@@ -36,7 +37,13 @@ export function action<S extends z.ZodType<object>, T extends object = object>(
         fields = formFields(data);
         input = schema.parse(fields);
       }
-      const reply = await fn(input, { actor, form: data });
+      let reply: ActionReply<T>;
+      try {
+        reply = await fn(input, { actor, form: data });
+      } finally {
+        // Also before a redirect (thrown): the page it leads to must show what this action wrote.
+        await markWrite(actor);
+      }
       return { ...reply, ok: true } as ActionSuccess<T>;
     } catch (e) {
       return actionFailure(e, fields);

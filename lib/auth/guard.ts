@@ -8,6 +8,7 @@ import { env } from '@/lib/env';
 import { readJsonBody } from '@/lib/http';
 import { assertStorableText } from '@/lib/text-input';
 import { log } from '@/lib/log';
+import { markWrite } from '@/lib/db/replica';
 import { assertAssistantAllowed } from '@/lib/assistant/access';
 import { actorFromPersonalToken, actorFromSession, authorize, unauthorized, type Actor } from './actor';
 import { auth } from './next-auth';
@@ -156,7 +157,12 @@ export function api<A extends RouteAuth, P extends z.ZodType | undefined = undef
         const raw = spec.optionalBody && emptyBody(req) ? {} : await readJsonBody(req, spec.maxBytes);
         body = spec.body.parse(raw);
       }
-      return await handler({ req, actor, params, query, body } as RouteInput<A, P, Q, B>);
+      try {
+        return await handler({ req, actor, params, query, body } as RouteInput<A, P, Q, B>);
+      } finally {
+        // The caller's next reads must see what this request wrote (lib/db/replica.ts).
+        if (req.method !== 'GET' && req.method !== 'HEAD') await markWrite(actor);
+      }
     } catch (e) {
       return errorResponse(e);
     }

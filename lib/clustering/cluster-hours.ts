@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { dateTime } from '@/lib/wire';
 import { HOUR } from '@/lib/clock';
+import type postgres from 'postgres';
 import { pg } from '@/lib/db';
 
 export const HourlySeries = z.object({
@@ -18,12 +19,12 @@ const hourStart = (t: Date) => new Date(Math.floor(t.getTime() / HOUR) * HOUR);
 /** For each cluster id, the last `hours` hours up to `now`, limited to `restrict` sources when given. */
 export async function hourlySeries(
   clusterIds: string[],
-  opts: { now: Date; hours: number; restrict: string[] | null },
+  opts: { now: Date; hours: number; restrict: string[] | null; sql?: postgres.Sql },
 ): Promise<Map<string, HourlySeries>> {
   const from = new Date(hourStart(opts.now).getTime() - (opts.hours - 1) * HOUR);
   const out = new Map(clusterIds.map((id) => [id, { from, counts: new Array<number>(opts.hours).fill(0) }]));
   if (clusterIds.length === 0 || opts.restrict?.length === 0) return out;
-  const sql = pg();
+  const sql = opts.sql ?? pg();
   const rows = await sql<{ cluster_id: string; hour: Date; n: number }[]>`
     SELECT cluster_id::text, hour, sum(count)::int AS n FROM cluster_hours
     WHERE cluster_id = ANY(${clusterIds}::uuid[]) AND hour >= ${from} AND hour <= ${opts.now}

@@ -3,7 +3,7 @@
 // sources. Its members are the dead-letter list with clusterId (lib/deadletters/list-dead-letters).
 import { authorize, type Principal } from '@/lib/auth';
 import { systemClock, type Clock } from '@/lib/clock';
-import { pg } from '@/lib/db';
+import { readDb } from '@/lib/db/replica';
 import { headSql, maskedHead, maskErrorText } from '@/lib/masking';
 import { z } from 'zod';
 import { DEAD_LETTER_STATUSES, type DeadLetterStatus } from '@/lib/enums';
@@ -64,7 +64,7 @@ export async function getCluster(actor: Principal, id: string, opts: { clock?: C
   const now = (opts.clock ?? systemClock).now();
   const scope = await clusterScope(actor);
   const cluster = await findCluster(id, scope);
-  const sql = pg();
+  const sql = await readDb(actor);
   const inScope = scope.restrict ? sql`AND source_id = ANY(${scope.restrict}::uuid[])` : sql``;
   const names = new Map(scope.sources.map((s) => [s.id, s.name]));
 
@@ -98,7 +98,7 @@ export async function getCluster(actor: Principal, id: string, opts: { clock?: C
     });
   }
 
-  const trend = (await hourlySeries([cluster.id], { now, hours: TREND_HOURS, restrict: scope.restrict })).get(cluster.id)!;
+  const trend = (await hourlySeries([cluster.id], { now, hours: TREND_HOURS, restrict: scope.restrict, sql })).get(cluster.id)!;
   const day = { from: new Date(trend.from.getTime() + (TREND_HOURS - SPARKLINE_HOURS) * 3_600_000), counts: trend.counts.slice(-SPARKLINE_HOURS) };
   const first = splits.reduce<Date | null>((m, s) => (m && m < s.first_seen ? m : s.first_seen), null);
   const last = splits.reduce<Date | null>((m, s) => (m && m > s.last_seen ? m : s.last_seen), null);

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { Principal } from '@/lib/auth';
 import { authorize } from '@/lib/auth';
 import { systemClock, type Clock } from '@/lib/clock';
-import { pg } from '@/lib/db';
+import { readDb } from '@/lib/db/replica';
 import { AppError } from '@/lib/errors';
 import { isoTime } from '@/lib/wire';
 import { maskErrorText } from '@/lib/masking';
@@ -124,7 +124,7 @@ export async function listClusters(
   if (f.source) restrict = scope.sources.filter((s) => f.source!.includes(s.name)).map((s) => s.id);
   if (restrict?.length === 0) return { clusters: [], nextCursor: null };
 
-  const sql = pg();
+  const sql = await readDb(actor);
   const mine = 'userId' in actor ? actor.userId : null;
   const owned =
     f.owner === 'mine'
@@ -169,7 +169,7 @@ export async function listClusters(
   const page = rows.slice(0, limit);
   const series = await hourlySeries(
     page.map((r) => r.id),
-    { now, hours: SPARKLINE_HOURS, restrict },
+    { now, hours: SPARKLINE_HOURS, restrict, sql },
   );
   const names = new Map(scope.sources.map((s) => [s.id, s.name]));
   const last = page[page.length - 1];

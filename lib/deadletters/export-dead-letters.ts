@@ -6,6 +6,7 @@
 // masked for roles without payload.reveal (lib/masking).
 import { z } from 'zod';
 import { db } from '@/lib/db';
+import { readDb } from '@/lib/db/replica';
 import { append } from '@/lib/audit';
 import { auditActor, authorize, sourceScope, type Principal } from '@/lib/auth';
 import { csvRow } from '@/lib/export/csv';
@@ -175,14 +176,16 @@ export async function exportDeadLetters(actor: Principal, filtersInput: DeadLett
   // what a dead letter holds.
   const reveal = opts.reason !== undefined;
   if (reveal && !canReveal(actor)) throw forbidden('An export that reveals masked values needs the payload.reveal permission');
-  const plan = await planQuery(actor, filters);
-  const { count } = await countDeadLetters(actor, filters, { cap: null });
+  // The counts go into the audit events, so they are the primary's; the rows stream from the
+  // replica when it is fit (lib/db/replica.ts).
+  const audited = await planQuery(actor, filters);
+  const { count } = await countDeadLetters(actor, filters, { cap: null, sql: audited.sql });
   let revealed = 0;
-  if (reveal && plan.restrict?.length !== 0) {
-    const recomputing = plan.sources.filter((s) => s.recomputing).map((s) => s.id);
-    const payloadMasked = opts.payload ? plan.sql`OR (d.payload IS NOT NULL AND d.payload_masked IS NOT FALSE)` : plan.sql``;
-    const [m] = await plan.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM dead_letters d
-      WHERE ${whereAll(plan, [plan.sql`(d.text_masked IS NOT FALSE ${payloadMasked} OR d.source_id = ANY(${recomputing}::uuid[]))`])}`;
+  if (reveal && audited.restrict?.length !== 0) {
+    const recomputing = audited.sources.filter((s) => s.recomputing).map((s) => s.id);
+    const payloadMasked = opts.payload ? audited.sql`OR (d.payload IS NOT NULL AND d.payload_masked IS NOT FALSE)` : audited.sql``;
+    const [m] = await audited.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM dead_letters d
+      WHERE ${whereAll(audited, [audited.sql`(d.text_masked IS NOT FALSE ${payloadMasked} OR d.source_id = ANY(${recomputing}::uuid[]))`])}`;
     revealed = m?.n ?? 0;
   }
   await db().$transaction(async (tx) => {
@@ -208,6 +211,7 @@ export async function exportDeadLetters(actor: Principal, filtersInput: DeadLett
     });
   });
 
+  const plan = await planQuery(actor, filters, 'deadletters.read', { sql: await readDb(actor) });
   // Unless it reveals, records pass through lib/masking in Node (headers and error text whose stored
   // verdict is not clear, and payloads); a reveal's Postgres builds whole.
   const maskInNode = !reveal;

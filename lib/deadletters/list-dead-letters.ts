@@ -4,6 +4,8 @@
 import { z } from 'zod';
 import { authorize, type Principal } from '@/lib/auth';
 import { DEAD_LETTER_REASONS, DEAD_LETTER_STATUSES } from '@/lib/enums';
+import type postgres from 'postgres';
+import { readDb } from '@/lib/db/replica';
 import { isoTime } from '@/lib/wire';
 import { headSql, maskedHead, maskText, verdictMasked } from '@/lib/masking';
 import { payloadText } from '@/lib/search';
@@ -113,7 +115,7 @@ export async function listDeadLetters(
   const f = deadLetterFilters.parse(filters);
   const after = typeof cursor === 'string' ? decodeCursor(cursor) : (cursor ?? undefined);
   const limit = Math.min(Math.max(opts.limit ?? 50, 1), MAX_PAGE_SIZE);
-  const plan = await planQuery(actor, f, 'deadletters.read', { maskedText: await searchesMasked(actor, opts) });
+  const plan = await planQuery(actor, f, 'deadletters.read', { maskedText: await searchesMasked(actor, opts), sql: await readDb(actor) });
   const rows = await selectPage<SummaryRow>(plan, SUMMARY_COLUMNS, after, limit + 1);
   const page = rows.slice(0, limit);
   const names = new Map(plan.sources.map((s) => [s.id, s]));
@@ -163,13 +165,13 @@ function previewOf(r: SummaryRow): string | null {
 export async function countDeadLetters(
   actor: Principal,
   filters: DeadLetterFiltersInput,
-  opts: { cap?: number | null } & MaskedSearch = {},
+  opts: { cap?: number | null; sql?: postgres.Sql } & MaskedSearch = {},
 ): Promise<{ count: number; capped: boolean }> {
   authorize(actor, 'deadletters.read');
-  const plan = await planQuery(actor, deadLetterFilters.parse(filters), 'deadletters.read', { maskedText: await searchesMasked(actor, opts) });
+  const sql = opts.sql ?? (await readDb(actor));
+  const plan = await planQuery(actor, deadLetterFilters.parse(filters), 'deadletters.read', { maskedText: await searchesMasked(actor, opts), sql });
   if (plan.restrict?.length === 0) return { count: 0, capped: false };
   const cap = opts.cap === undefined ? COUNT_CAP : opts.cap;
-  const { sql } = plan;
   const rows =
     cap === null
       ? await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM dead_letters d WHERE ${whereAll(plan)}`

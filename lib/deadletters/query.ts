@@ -23,11 +23,10 @@ export interface VisibleSource {
 }
 
 /** Sources the actor may see for `permission`; another team's source simply is not there. */
-export async function visibleSources(actor: Principal, permission: Permission = 'deadletters.read'): Promise<VisibleSource[]> {
+export async function visibleSources(actor: Principal, permission: Permission = 'deadletters.read', sql = pg()): Promise<VisibleSource[]> {
   // sourceScope authorizes (403) and names the team; postgres.js rather than Prisma keeps this
   // per-request lookup well under a millisecond.
   const { teamId } = sourceScope(actor, permission);
-  const sql = pg();
   const rows = await sql<{ id: string; name: string; team_id: string; sensitive_paths: unknown; recomputing: boolean }[]>`
     SELECT id, name, team_id, sensitive_paths, masking_recompute_from IS NOT NULL AS recomputing
     FROM sources ${teamId ? sql`WHERE team_id = ${teamId}::uuid` : sql``} ORDER BY name`;
@@ -65,16 +64,18 @@ export function likePattern(q: string): string {
 
 /**
  * Turn filters into a plan for this actor. `maskedText`: text search also matches inside masked
- * values, for a caller that checked the actor's search reveal.
+ * values, for a caller that checked the actor's search reveal. `sql`: where the plan reads, the
+ * primary unless a read-only caller passes readDb(actor) (lib/db/replica.ts); a selection that
+ * feeds a decision or a redrive keeps the primary.
  */
 export async function planQuery(
   actor: Principal,
   filters: DeadLetterFilters,
   permission: Permission = 'deadletters.read',
-  opts: { maskedText?: boolean } = {},
+  opts: { maskedText?: boolean; sql?: postgres.Sql } = {},
 ): Promise<Plan> {
-  const sql = pg();
-  const sources = await visibleSources(actor, permission);
+  const sql = opts.sql ?? pg();
+  const sources = await visibleSources(actor, permission, sql);
   const scopedToTeam = Object.keys(sourceScope(actor, permission)).length > 0;
   let restrict: string[] | null = scopedToTeam ? sources.map((s) => s.id) : null;
   if (filters.source) restrict = sources.filter((s) => filters.source!.includes(s.name)).map((s) => s.id);

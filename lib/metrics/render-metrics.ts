@@ -4,6 +4,7 @@
 // shared between scrapers that see different sources.
 import { Counter, Gauge, Registry } from 'prom-client';
 import { db } from '@/lib/db';
+import { replicaMetrics } from '@/lib/db/replica';
 import { sourceScope, type Principal } from '@/lib/auth';
 import { systemClock, type Clock } from '@/lib/clock';
 import { staleness } from '@/lib/connectors/source-queue-view';
@@ -127,5 +128,7 @@ export async function renderMetrics(actor: Principal, clock: Clock = systemClock
     heartbeatAge.set({ kind: k.kind }, k.ageSeconds);
     workerUp.set({ kind: k.kind }, k.stale ? 0 : 1);
   }
-  return { contentType: registry.contentType, body: await registry.metrics() };
+  // This process's replica routing (lib/db/replica.ts), when a replica is configured.
+  const replica = replicaMetrics();
+  return { contentType: registry.contentType, body: await (replica ? Registry.merge([registry, replica]) : registry).metrics() };
 }

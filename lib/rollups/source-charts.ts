@@ -1,6 +1,7 @@
 // The data behind a source's charts, all from what the maintenance worker keeps (per-minute
 // rollups and snapshots, the age stats), so a chart costs a few hundred rows at any table size.
 import { pg } from '@/lib/db';
+import { readDb } from '@/lib/db/replica';
 import type { Principal } from '@/lib/auth';
 import { DAY, HOUR, MINUTE, systemClock, type Clock } from '@/lib/clock';
 import { DEAD_LETTER_REASONS } from '@/lib/deadletters/record-dead-letters';
@@ -97,7 +98,7 @@ export async function clusterSparks(sourceId: string, now: Date, limit = 8, sql 
     SELECT cs.cluster_id, c.error_type, c.template, cs.open_count FROM cluster_sources cs JOIN clusters c ON c.id = cs.cluster_id
     WHERE cs.source_id = ${sourceId}::uuid AND (cs.open_count > 0 OR cs.last_seen > ${now}::timestamptz - interval '1 day')
     ORDER BY cs.open_count DESC, cs.last_seen DESC LIMIT ${limit}`;
-  const hourly = await hourlySeries(top.map((t) => t.cluster_id), { now, hours: 24, restrict: [sourceId] });
+  const hourly = await hourlySeries(top.map((t) => t.cluster_id), { now, hours: 24, restrict: [sourceId], sql });
   return top.map((t) => ({ clusterId: t.cluster_id, errorType: t.error_type, template: t.template, openCount: t.open_count, hourly: hourly.get(t.cluster_id)?.counts ?? [] }));
 }
 
@@ -106,11 +107,12 @@ export async function sourceCharts(actor: Principal, sourceRef: string, opts: { 
   const now = (opts.clock ?? systemClock).now();
   const range = opts.range ?? '24h';
   const source = await findSource(actor, sourceRef, 'deadletters.read');
+  const sql = await readDb(actor);
   const [rate, depth, histogram, clusters] = await Promise.all([
-    rateByReason(source.id, now, range),
-    depthAndAge(source.id, now, range),
-    ageHistogram(source.id, now),
-    clusterSparks(source.id, now),
+    rateByReason(source.id, now, range, sql),
+    depthAndAge(source.id, now, range, sql),
+    ageHistogram(source.id, now, sql),
+    clusterSparks(source.id, now, 8, sql),
   ]);
   return { source, range, rate, depth, histogram, clusters };
 }

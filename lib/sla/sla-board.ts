@@ -3,6 +3,7 @@
 // anyone decides them, the depth trend, and for a connector source its source queue as last read. Reads one stored stats row per source (refreshed every
 // 15 s by the maintenance worker), so it costs the same at a thousand or a million dead letters.
 import { db, pg } from '@/lib/db';
+import { readDb } from '@/lib/db/replica';
 import { sourceScope, type Principal } from '@/lib/auth';
 import { DAY, MINUTE, systemClock, type Clock } from '@/lib/clock';
 import { sourceQueueReadings, type SourceQueueView } from '@/lib/connectors/source-queue-view';
@@ -44,8 +45,10 @@ export async function getSlaBoard(actor: Principal, opts: { clock?: Clock; trend
   });
   if (sources.length === 0) return [];
   const stale = sources.filter((s) => !s.stats?.evaluatedAt || Math.abs(now.getTime() - s.stats.evaluatedAt.getTime()) > STATS_MAX_AGE_MS).map((s) => s.id);
-  const live = new Map((stale.length ? await computeAgeStats(now, stale) : []).map((s) => [s.sourceId, s]));
-  const trend = await depthTrend(sources.map((s) => s.id), now, trendDays);
+  // The source list (Prisma) is a small primary read; the figures read the replica when fit.
+  const sql = await readDb(actor);
+  const live = new Map((stale.length ? await computeAgeStats(now, stale, sql) : []).map((s) => [s.sourceId, s]));
+  const trend = await depthTrend(sources.map((s) => s.id), now, trendDays, sql);
   const queues = await sourceQueueReadings(sources.map((s) => s.id), now);
   return sources.map((s) => {
     const st: Omit<AgeStats, 'sourceId' | 'ageHistogram'> =

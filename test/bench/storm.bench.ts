@@ -458,6 +458,8 @@ async function child(): Promise<void> {
 
   await closeQueues();
   await closeDb();
+  // Opened by the replica's read-your-writes lookups (STORM_REPLICA): it would keep the child alive.
+  await (await import('@/lib/redis')).closeRedis();
   process.stdout.write(
     `${JSON.stringify({
       sizes,
@@ -478,8 +480,30 @@ async function child(): Promise<void> {
   );
 }
 
+/**
+ * STORM_REPLICA=1: the same storm on a private primary and its streaming standby (test/support), the
+ * app's and the timed pages' reads on the standby (DATABASE_REPLICA_URL). Information only: a
+ * standby on the same two cores adds its replay to the load instead of taking reads off a machine.
+ */
 export async function run(): Promise<BenchResult[]> {
-  const r = await runBenchChild<Result>('storm', import.meta.url, CHILD_FLAG, { timeoutMs: 30 * 60_000 });
+  if (process.env.STORM_REPLICA !== '1') return storm();
+  const { startPrivatePostgres, startPrivateReplica } = await import('../support/private-postgres');
+  const primary = await startPrivatePostgres('storm_primary');
+  try {
+    const standby = await startPrivateReplica(primary);
+    try {
+      process.env.DATABASE_URL = primary.url;
+      return (await storm(standby.port)).map((x) => ({ ...x, name: `${x.name} [reads on a local replica]` }));
+    } finally {
+      standby.destroy();
+    }
+  } finally {
+    primary.destroy();
+  }
+}
+
+async function storm(replicaPort?: number): Promise<BenchResult[]> {
+  const r = await runBenchChild<Result>('storm', import.meta.url, CHILD_FLAG, { timeoutMs: 30 * 60_000, replicaPort });
   const size = `${r.sizes.ingest.toLocaleString('en')} through the API + ${r.sizes.runtime.toLocaleString('en')} through the runtime${r.sizes.reduced ? `, ${r.sizes.reduced}` : ''}`;
   const page = (m: Timing, when: string, target: number): BenchResult => ({
     name: `${when}: ${m.name}: p95 of ${m.runs} (p50 ${m.p50.toFixed(1)} ms)`,

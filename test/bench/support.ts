@@ -10,13 +10,15 @@ export async function runBenchChild<T>(
   name: string,
   moduleUrl: string,
   childFlag: string,
-  opts: { nodeArgs?: string[]; timeoutMs?: number } = {},
+  opts: { nodeArgs?: string[]; timeoutMs?: number; replicaPort?: number } = {},
 ): Promise<T> {
   const { dropDatabase, freshTestDatabase } = await import('../../scripts/lib/database.mjs');
   const url = await freshTestDatabase(process.env.DATABASE_URL ?? 'postgresql://localhost:5432/triage', `bench_${name}`);
+  // `replicaPort`: a streaming replica of DATABASE_URL's server there, for the child's reads.
+  const replica = opts.replicaPort ? Object.assign(new URL(url), { port: String(opts.replicaPort) }).toString() : undefined;
   try {
     const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', fileURLToPath(moduleUrl), childFlag], {
-      env: { ...process.env, DATABASE_URL: url, QUEUE_PREFIX: `triage-bench-${name}-${process.pid}`, LOG_LEVEL: 'warn', TRIAGE_STATE_DIR: '.triage/bench' },
+      env: { ...process.env, DATABASE_URL: url, ...(replica ? { DATABASE_REPLICA_URL: replica } : {}), QUEUE_PREFIX: `triage-bench-${name}-${process.pid}`, LOG_LEVEL: 'warn', TRIAGE_STATE_DIR: '.triage/bench' },
       // The child's progress lines go straight to the terminal; only its result comes back.
       stdio: ['ignore', 'pipe', 'inherit'],
       timeout: opts.timeoutMs ?? 300_000,

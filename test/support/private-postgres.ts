@@ -42,19 +42,40 @@ export function freePort(): Promise<number> {
   });
 }
 
-export async function startPrivatePostgres(label = 'fault'): Promise<PrivatePostgres> {
+/** A temp dir the cluster's OS user owns, and a runner of the server binaries as that user. */
+function clusterDir(): { dir: string; data: string; run: (cmd: string, args: string[]) => Buffer } {
   const bin = binDir();
   const dir = mkdtempSync(path.join(tmpdir(), 'triage-pg-'));
-  const data = path.join(dir, 'data');
   const asRoot = process.getuid?.() === 0;
   if (asRoot) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres']).toString()), Number(execFileSync('id', ['-g', 'postgres']).toString()));
   const run = (cmd: string, args: string[]) =>
     execFileSync(asRoot ? 'runuser' : cmd, asRoot ? ['-u', 'postgres', '--', path.join(bin, cmd), ...args] : args, { stdio: 'pipe', cwd: dir });
+  return { dir, data: path.join(dir, 'data'), run };
+}
+
+function control(dir: string, data: string, port: number, run: (cmd: string, args: string[]) => Buffer) {
+  const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`;
+  const stop = () => void run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+  return {
+    start: () => void run('pg_ctl', ['-D', data, '-o', opts, '-l', path.join(dir, 'log'), '-w', 'start']),
+    stop,
+    destroy() {
+      try {
+        stop();
+      } catch {
+        // already down
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function startPrivatePostgres(label = 'fault'): Promise<PrivatePostgres> {
+  const { dir, data, run } = clusterDir();
+  // initdb's pg_hba (trust) lets 127.0.0.1 connect for replication too: startPrivateReplica copies it.
   run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
   const port = await freePort();
-  const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`;
-  const start = () => void run('pg_ctl', ['-D', data, '-o', opts, '-l', path.join(dir, 'log'), '-w', 'start']);
-  const stop = () => void run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+  const { start, stop, destroy } = control(dir, data, port, run);
   start();
   const url = await freshTestDatabase(`postgresql://postgres@127.0.0.1:${port}/triage`, label);
   return {
@@ -69,13 +90,27 @@ export async function startPrivatePostgres(label = 'fault'): Promise<PrivatePost
       start();
       return { downAt };
     },
-    destroy() {
-      try {
-        stop();
-      } catch {
-        // already down
-      }
-      rmSync(dir, { recursive: true, force: true });
-    },
+    destroy,
+  };
+}
+
+/**
+ * A streaming replica of a private primary (pg_basebackup -R: a hot standby that follows it), on a
+ * port of its own. `url`: the primary's database, on the replica.
+ */
+export async function startPrivateReplica(primary: PrivatePostgres): Promise<Omit<PrivatePostgres, 'restart'>> {
+  const { dir, data, run } = clusterDir();
+  run('pg_basebackup', ['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-D', data, '-R', '-X', 'stream', '-c', 'fast', '--no-sync']);
+  const port = await freePort();
+  const { start, stop, destroy } = control(dir, data, port, run);
+  start();
+  const url = new URL(primary.url);
+  url.port = String(port);
+  return {
+    url: url.toString(),
+    port,
+    start,
+    stop,
+    destroy,
   };
 }

@@ -1,0 +1,190 @@
+// Where a read goes: readDb(actor) is the one place that decides. With DATABASE_REPLICA_URL set, the
+// pages' and the API's reads (lists, counts, search, exports, clusters, SLA, charts) go to the
+// streaming replica, unless
+//   - the replica is behind (replay lag over DATABASE_REPLICA_MAX_LAG_MS), does not answer, or is no
+//     standby (a promoted one has left the primary's history): then to the primary, a warning logged
+//     once per change and counted in triage_db_primary_reads_total;
+//   - the person asking wrote something the replica has not replayed yet (read-your-writes below).
+// Writes, and every read that feeds a write or a decision (an approval rule, a redrive selection, the
+// audit chain), never come here: they use db() / pg() / the transaction's tx, on the primary.
+//
+// Read-your-writes: after a person's request that may have written (a non-GET API call, a server
+// action), markWrite() stores the primary's WAL insert position, taken after the commit, in Redis
+// under that user for 10 minutes (so every app machine sees it). That person's reads go to the
+// primary until the replica's replayed position, read by the lag check, has passed it: exact, not a
+// guessed time window, and one Redis GET per read, no replica round trip.
+//
+// The lag check: the primary's flushed WAL position, then the replica's replayed one. Caught up (its
+// replay at or past the primary's): lag 0; otherwise the time since the last transaction it replayed
+// committed, which overstates the lag of a primary idle but for WAL without commits (it errs towards
+// the primary). Each process checks at most every DATABASE_REPLICA_CHECK_MS, and again at once when
+// a replica connection closes (the replica stopped or restarted).
+import { Counter, Gauge, Registry } from 'prom-client';
+import type postgres from 'postgres';
+import type { Principal } from '@/lib/auth';
+import { pg, replicaPg } from '@/lib/db';
+import { env } from '@/lib/env';
+import { log } from '@/lib/log';
+import { redis } from '@/lib/redis';
+
+type Reason = 'lag' | 'down' | 'not_standby';
+
+interface Verdict {
+  url: string;
+  at: number;
+  /** Null: reads may go to the replica. */
+  refuse: Reason | null;
+  lagMs: number | null;
+  /** The replica's replayed WAL position at the check. */
+  replayed: bigint | null;
+}
+
+const CHECK_TIMEOUT_MS = 2_000;
+const WRITE_MARK_SECONDS = 600;
+
+const g = globalThis as unknown as { __triageReplica?: { verdict?: Verdict; pending?: Promise<Verdict>; metrics: ReplicaMetrics } };
+
+interface ReplicaMetrics {
+  registry: Registry;
+  up: Gauge;
+  lag: Gauge;
+  primaryReads: Counter;
+}
+
+function state() {
+  if (!g.__triageReplica) {
+    const registry = new Registry();
+    g.__triageReplica = {
+      metrics: {
+        registry,
+        up: new Gauge({ name: 'triage_db_replica_up', help: 'Reads go to the replica: 1, or back to the primary: 0 (behind, down, or no standby)', registers: [registry] }),
+        lag: new Gauge({ name: 'triage_db_replica_lag_seconds', help: 'Replay lag of the replica at the last check (NaN: it did not answer, or no standby)', registers: [registry] }),
+        primaryReads: new Counter({
+          name: 'triage_db_primary_reads_total',
+          help: 'Reads sent to the primary although a replica is configured, by reason (lag, down, not_standby, own_write)',
+          labelNames: ['reason'],
+          registers: [registry],
+        }),
+      },
+    };
+  }
+  return g.__triageReplica;
+}
+
+/** This process's replica metrics, for /api/metrics; null without a replica. */
+export function replicaMetrics(): Registry | null {
+  return env().DATABASE_REPLICA_URL ? state().metrics.registry : null;
+}
+
+/** "16/B374D848" → a number that orders as the WAL does. */
+export function parseLsn(lsn: string | null): bigint | null {
+  if (!lsn) return null;
+  const [hi, lo] = lsn.split('/');
+  return (BigInt(`0x${hi}`) << 32n) + BigInt(`0x${lo}`);
+}
+
+function replica(): postgres.Sql {
+  // A closed connection (the replica stopped, restarted, or cut us off) voids the last check.
+  return replicaPg(() => {
+    if (g.__triageReplica?.verdict) g.__triageReplica.verdict.at = 0;
+  });
+}
+
+async function measure(url: string): Promise<Verdict> {
+  const at = Date.now();
+  const { DATABASE_REPLICA_MAX_LAG_MS: maxLag } = env();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const probe = (async () => {
+      const [p] = await pg()<{ lsn: string }[]>`SELECT pg_current_wal_flush_lsn()::text AS lsn`;
+      const [r] = await replica()<{ standby: boolean; replayed: string | null; since_ms: number | null }[]>`
+        SELECT pg_is_in_recovery() AS standby, pg_last_wal_replay_lsn()::text AS replayed,
+               (extract(epoch FROM clock_timestamp() - pg_last_xact_replay_timestamp()) * 1000)::float8 AS since_ms`;
+      return { primary: parseLsn(p!.lsn)!, ...r! };
+    })();
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+    });
+    const r = await Promise.race([probe, timeout]);
+    if (!r.standby) return { url, at, refuse: 'not_standby', lagMs: null, replayed: null };
+    const replayed = parseLsn(r.replayed);
+    const lagMs = replayed !== null && replayed >= r.primary ? 0 : Math.max(0, r.since_ms ?? Infinity);
+    return { url, at, refuse: lagMs > maxLag ? 'lag' : null, lagMs, replayed };
+  } catch (e) {
+    log.debug({ err: e }, 'replica check failed');
+    return { url, at, refuse: 'down', lagMs: null, replayed: null };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function report(before: Verdict | undefined, now: Verdict): void {
+  const { metrics } = state();
+  metrics.up.set(now.refuse ? 0 : 1);
+  metrics.lag.set(now.lagMs === null ? NaN : now.lagMs / 1000);
+  if (now.refuse === (before?.refuse ?? null)) return;
+  const lag = now.lagMs === null ? undefined : Number.isFinite(now.lagMs) ? Math.round(now.lagMs) : 'no transaction replayed yet';
+  if (now.refuse) log.warn({ reason: now.refuse, lagMs: lag }, `reads go to the primary: the replica is ${now.refuse === 'lag' ? 'behind' : now.refuse === 'down' ? 'not answering' : 'not a standby'}`);
+  else if (before) log.info({ lagMs: lag }, 'reads go to the replica again');
+}
+
+/** The replica's fitness, measured at most every DATABASE_REPLICA_CHECK_MS (one check at a time). */
+export async function replicaVerdict(): Promise<Verdict> {
+  const url = env().DATABASE_REPLICA_URL!;
+  const s = state();
+  const v = s.verdict;
+  if (v && v.url === url && Date.now() - v.at < env().DATABASE_REPLICA_CHECK_MS) return v;
+  s.pending ??= measure(url)
+    .then((next) => {
+      report(s.verdict, next);
+      s.verdict = next;
+      return next;
+    })
+    .finally(() => {
+      s.pending = undefined;
+    });
+  return s.pending;
+}
+
+const writeKey = (userId: string) => `${env().QUEUE_PREFIX}:db-wrote:${userId}`;
+
+/**
+ * Where this actor's reads go: the replica when it is fit and has replayed the actor's own last
+ * write, else the primary. Call it once per read function, where pg() would be.
+ */
+export async function readDb(actor: Principal): Promise<postgres.Sql> {
+  if (!env().DATABASE_REPLICA_URL) return pg();
+  const v = await replicaVerdict();
+  const primary = (reason: Reason | 'own_write') => {
+    state().metrics.primaryReads.inc({ reason });
+    return pg();
+  };
+  if (v.refuse) return primary(v.refuse);
+  if ('userId' in actor) {
+    let wrote: bigint | null;
+    try {
+      wrote = parseLsn(await redis().get(writeKey(actor.userId)));
+    } catch (e) {
+      // Whether the person wrote is unknown: the primary answers them rightly either way.
+      log.warn({ err: e }, 'read-your-writes marker unreadable; reading from the primary');
+      return primary('own_write');
+    }
+    if (wrote !== null && (v.replayed === null || v.replayed < wrote)) return primary('own_write');
+  }
+  return replica();
+}
+
+/**
+ * After a person's request that may have written (its transaction committed or rolled back): their
+ * reads stay on the primary until the replica has replayed up to here. Never throws: the write is
+ * done; a marker lost means at most one stale page.
+ */
+export async function markWrite(actor: Principal | undefined): Promise<void> {
+  if (!actor || !('userId' in actor) || !env().DATABASE_REPLICA_URL) return;
+  try {
+    const [r] = await pg()<{ lsn: string }[]>`SELECT pg_current_wal_insert_lsn()::text AS lsn`;
+    await redis().set(writeKey(actor.userId), r!.lsn, 'EX', WRITE_MARK_SECONDS);
+  } catch (e) {
+    log.warn({ err: e }, 'read-your-writes marker not stored');
+  }
+}
