@@ -222,3 +222,9 @@ export function writeBudget(): WriteBudget {
   g.__triageWriteBudget ??= new WriteBudget();
   return g.__triageWriteBudget;
 }
+
+/** Close this process's budget's Redis connection (with the queues': closeQueues), so the process may exit. */
+export async function closeWriteBudget(): Promise<void> {
+  await g.__triageWriteBudget?.close();
+  g.__triageWriteBudget = undefined;
+}
