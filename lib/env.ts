@@ -107,6 +107,15 @@ const schema = z.object({
   // The search indexer: batches indexed at once (each its own Postgres backend, SKIP LOCKED splits
   // the backlog). Trigram indexing is CPU-bound in Postgres: 2 keeps both cores of a small host busy.
   SEARCH_INDEXER_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2),
+  // Write admission (lib/admission): statements of write work (ingest, connector imports, the runtime's
+  // sweeper, the search indexer) running at once, across every process sharing this Redis. 0 (the
+  // default): no budget. Off until a full-size storm run shows which size keeps the pages fast without
+  // starving ingest (a budget of one, cores minus one here, took ingest to 0.07x raw COPY in a small run).
+  WRITE_BUDGET: z.coerce.number().int().min(0).max(256).default(0),
+  // A lease whose holder died is given back after this long (live holders renew it a third of the way).
+  WRITE_BUDGET_LEASE_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  // How long an ingest request waits for the budget before answering 503 + Retry-After.
+  WRITE_BUDGET_INGEST_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(1_000),
   DEMO_RABBITMQ_URL: z.string().regex(/^amqps?:\/\//, 'an amqp:// URL').default('amqp://guest:guest@localhost:5672/'),
   // The demo's Sidekiq (workers/demo-sidekiq.ts): a Redis database of its own, as Sidekiq's keys are unprefixed.
   DEMO_SIDEKIQ_REDIS_URL: z.string().regex(/^rediss?:\/\//, 'a redis:// URL').default('redis://localhost:6379/1'),

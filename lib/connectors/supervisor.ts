@@ -10,7 +10,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import postgres from 'postgres';
 import { sessionTimeouts, pg } from '@/lib/db';
 import { ReplaceablePool, stallGuard } from '@/lib/db/stall-guard';
-import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { writeBudget, type WriteBudget } from '@/lib/admission';
+import { recordDeadLetters, type NewDeadLetter, type RecordedDeadLetter, type SourcePolicy } from '@/lib/deadletters/record-dead-letters';
 import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 import { log } from '@/lib/log';
@@ -26,6 +27,8 @@ export interface ConnectorSupervisorOptions {
   backoffCapMs?: number;
   /** Only these source ids (tests running beside other connector sources). */
   only?: string[];
+  /** The write budget the imports share with ingest, the sweeper and the indexer (default: the process's). */
+  budget?: WriteBudget;
 }
 
 export interface ConnectorSupervisor {
@@ -120,6 +123,23 @@ function healthWriter(sourceId: string) {
   };
 }
 
+/**
+ * An import's write under a share of the write budget. While the budget is spent it waits, the batch
+ * unacknowledged on the broker and nothing more pulled (the loop is in here); aborted meanwhile, it
+ * rejects without writing and the connector leaves the batch on the broker.
+ */
+export async function recordAdmitted(
+  budget: WriteBudget,
+  policy: SourcePolicy,
+  batch: NewDeadLetter[],
+  writes: ReplaceablePool,
+  signal: AbortSignal,
+): Promise<RecordedDeadLetter[]> {
+  const done = await budget.run('connectors', () => writes.run((sql) => recordDeadLetters(policy, batch, { sql }), 'the batch stays on the broker'), { signal });
+  if (!done) throw new ConnectorError('unreachable', 'Stopped while waiting for write budget; the batch stays on the broker');
+  return done.value;
+}
+
 async function runImportLoop(row: SourceRow, signal: AbortSignal, o: Required<Omit<ConnectorSupervisorOptions, 'only'>>, writes: ReplaceablePool): Promise<void> {
   const health = healthWriter(row.id);
   let failures = 0;
@@ -131,7 +151,7 @@ async function runImportLoop(row: SourceRow, signal: AbortSignal, o: Required<Om
       const policy = { id: source.id, retentionSeconds: source.retentionSeconds };
       const sink: ImportSink = {
         async record(batch) {
-          const recorded = await writes.run((sql) => recordDeadLetters(policy, batch, { sql }), 'the batch stays on the broker');
+          const recorded = await recordAdmitted(o.budget, policy, batch, writes, signal);
           failures = 0;
           // Not awaited: the acknowledgement waits for the commit only, never for the health figure.
           void health.imported(recorded.filter((r) => r.created).length);
@@ -168,6 +188,7 @@ export async function startConnectorSupervisor(options: ConnectorSupervisorOptio
     discoveryMs: options.discoveryMs ?? env().CONNECTOR_DISCOVERY_MS,
     backoffBaseMs: options.backoffBaseMs ?? 1_000,
     backoffCapMs: options.backoffCapMs ?? 60_000,
+    budget: options.budget ?? writeBudget(),
   };
   const kinds = registeredConnectorKinds();
   // One dedicated session for the advisory locks; if it ever reconnects its locks are gone, so every

@@ -5,8 +5,10 @@
 // A plain `source_id = ANY(…) AND status = ANY(…) ORDER BY dead_at` cannot walk one index in order,
 // so Postgres would sort every match. Instead a page is a UNION ALL of one branch per (source,
 // status), (cluster, status) or status, each an ordered index scan with its own LIMIT, merged and
-// cut to the page. Text search, error type and message id leave the plan to Postgres (trigram,
-// (source, error_type) and unique indexes), which knows their selectivity.
+// cut to the page. An error-type filter (a part of the type, any case) is first resolved to the
+// exact types it matches, read off the (source, error_type) index a type at a time; each becomes a
+// branch of (source, status, error type) on its own ordered index. Text search and message id leave
+// the plan to Postgres (trigram and unique indexes), which knows their selectivity.
 import type postgres from 'postgres';
 import { pg } from '@/lib/db';
 import { sourceScope, type Permission, type Principal } from '@/lib/auth';
@@ -48,6 +50,8 @@ export interface Plan {
   restrict: string[] | null;
   statuses: readonly DeadLetterStatus[];
   clusterId?: string;
+  /** The exact error types an error-type filter matches, when resolved (each a branch); null otherwise. */
+  errorTypes: string[] | null;
   /** Conditions other than source, status and cluster. */
   residual: Fragment[];
   /** Leave the access path to the planner (selective filters with their own indexes). */
@@ -56,6 +60,30 @@ export interface Plan {
 }
 
 const MAX_BRANCHES = 48;
+// Distinct error types a filter is resolved against, per source, at most: past it (types made of
+// ids?) the ILIKE is left to the planner.
+const MAX_RESOLVED_TYPES = 200;
+
+/**
+ * The exact error types of these sources that `pattern` matches, or null when there are too many to
+ * branch on. A skip scan of the (source_id, error_type) index: one probe per distinct type, not a
+ * read of every row of the source.
+ */
+async function resolveErrorTypes(sql: postgres.Sql, sourceIds: string[], pattern: string): Promise<string[] | null> {
+  if (sourceIds.length === 0) return [];
+  // A source past the cap shows up as its probe number MAX_RESOLVED_TYPES + 1, whatever its type.
+  const rows = await sql<{ error_type: string; k: number }[]>`
+    SELECT t.error_type, t.k FROM unnest(${sourceIds}::uuid[]) AS s(id), LATERAL (
+      WITH RECURSIVE t(error_type, k) AS (
+        (SELECT d.error_type, 1 FROM dead_letters d WHERE d.source_id = s.id AND d.error_type IS NOT NULL ORDER BY d.error_type LIMIT 1)
+        UNION ALL
+        SELECT (SELECT d.error_type FROM dead_letters d WHERE d.source_id = s.id AND d.error_type > t.error_type ORDER BY d.error_type LIMIT 1), t.k + 1
+        FROM t WHERE t.error_type IS NOT NULL AND t.k <= ${MAX_RESOLVED_TYPES})
+      SELECT error_type, k FROM t WHERE error_type IS NOT NULL) t
+    WHERE t.k > ${MAX_RESOLVED_TYPES} OR t.error_type ILIKE ${pattern}`;
+  if (rows.some((r) => r.k > MAX_RESOLVED_TYPES)) return null;
+  return [...new Set(rows.map((r) => r.error_type))].sort();
+}
 
 /** LIKE pattern for a plain substring: %, _ and \ in the search text match themselves. */
 export function likePattern(q: string): string {
@@ -86,7 +114,13 @@ export async function planQuery(
   const residual: Fragment[] = [];
   if (filters.reason?.length) residual.push(sql`d.reason = ANY(${filters.reason}::"DeadLetterReason"[])`);
   // A part of the type, any case: a Java type without its package, "schemaerror" for OrderSchemaError.
-  if (filters.errorType) residual.push(sql`d.error_type ILIKE ${likePattern(filters.errorType)}`);
+  // Resolved to exact types when the rest of the filter is branches (no text, no message id).
+  let errorTypes: string[] | null = null;
+  if (filters.errorType && !filters.q && !filters.messageId) {
+    errorTypes = await resolveErrorTypes(sql, restrict ?? sources.map((s) => s.id), likePattern(filters.errorType));
+  }
+  if (errorTypes) residual.push(sql`d.error_type = ANY(${errorTypes}::text[])`);
+  else if (filters.errorType) residual.push(sql`d.error_type ILIKE ${likePattern(filters.errorType)}`);
   if (filters.messageId) {
     residual.push(sql`(d.id, d.dead_at) IN (SELECT k.id, k.dead_at FROM dead_letter_keys k
       WHERE k.source_id = ANY(${restrict ?? []}::uuid[]) AND k.message_id = ${filters.messageId})`);
@@ -118,8 +152,9 @@ export async function planQuery(
     restrict,
     statuses: filters.status?.length ? [...new Set(filters.status)] : DEAD_LETTER_STATUSES,
     clusterId: filters.clusterId,
+    errorTypes,
     residual,
-    flat: Boolean(filters.q || filters.errorType || filters.messageId),
+    flat: Boolean(filters.q || (filters.errorType && !errorTypes) || filters.messageId),
     sort: filters.sort,
   };
 }
@@ -154,9 +189,17 @@ export async function selectPage<T extends postgres.Row>(plan: Plan, columns: st
   if (plan.flat) {
     return [...(await sql<T[]>`SELECT ${cols} FROM dead_letters d WHERE ${whereAll(plan, after)} ${order} LIMIT ${limit}`)];
   }
+  if (plan.errorTypes?.length === 0) return [];
   const common = [...plan.residual, ...after];
   let branches: Fragment[][];
-  if (plan.clusterId) {
+  const types = plan.errorTypes;
+  const sourceIds = plan.restrict ?? plan.sources.map((s) => s.id);
+  if (types && !plan.clusterId && sourceIds.length * plan.statuses.length * types.length <= MAX_BRANCHES) {
+    // (source, status, error type): each branch one ordered scan of its index, stopped at the page.
+    branches = sourceIds.flatMap((id) =>
+      plan.statuses.flatMap((s) => types.map((t) => [sql`d.source_id = ${id}::uuid`, sql`d.status = ${s}::"DeadLetterStatus"`, sql`d.error_type = ${t}`])),
+    );
+  } else if (plan.clusterId) {
     const bySource = plan.restrict ? [sql`d.source_id = ANY(${plan.restrict}::uuid[])`] : [];
     branches = plan.statuses.map((s) => [sql`d.cluster_id = ${plan.clusterId!}::uuid`, sql`d.status = ${s}::"DeadLetterStatus"`, ...bySource]);
   } else if (plan.restrict && plan.restrict.length * plan.statuses.length <= MAX_BRANCHES) {

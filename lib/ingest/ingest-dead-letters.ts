@@ -10,6 +10,8 @@ import { ingestTarget, type IngestTarget } from './ingest-target';
 import { toNewDeadLetter } from './ingest-item';
 import { readCapped, readLines } from './read-body';
 import { TRIAGE_HEADERS } from '@/lib/runtime/envelope';
+import { writeBudget, type WriteBudget } from '@/lib/admission';
+import { env } from '@/lib/env';
 
 /** Whole batch body cap: a 10 MiB payload in base64 fits, and memory per request stays bounded. */
 export const INGEST_MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -92,7 +94,33 @@ export const IngestBatchAnswer = z.object({ items: z.array(RecordedDeadLetter) }
 /** POST …/dead-letters/raw: the recorded dead letter, and the same as `items: [it]` so batch clients read it alike. */
 export const IngestRawAnswer = RecordedDeadLetter.extend({ items: z.array(RecordedDeadLetter) });
 
-export async function ingestBatch(req: Request, sourceName: string, opts: { sql?: postgres.Sql } = {}): Promise<RecordedDeadLetter[]> {
+/** How soon a forwarder refused for want of write budget should try again. */
+export const BUDGET_RETRY_AFTER_SECONDS = 2;
+
+interface IngestOptions {
+  sql?: postgres.Sql;
+  budget?: WriteBudget;
+}
+
+/**
+ * Record under a share of the write budget, taken once the body is read and checked (a slow upload
+ * holds no share). Spent for longer than WRITE_BUDGET_INGEST_WAIT_MS: 503 + Retry-After, nothing written.
+ */
+async function admitted<T>(opts: IngestOptions, write: () => Promise<T>): Promise<T> {
+  const lease = await (opts.budget ?? writeBudget()).acquire('ingest', { maxWaitMs: env().WRITE_BUDGET_INGEST_WAIT_MS });
+  if (!lease) {
+    throw new AppError('unavailable', `Triage is busy writing; retry in ${BUDGET_RETRY_AFTER_SECONDS} s (nothing of this batch was written, and it is idempotent)`, {
+      reason: 'write_budget',
+    }, { 'Retry-After': String(BUDGET_RETRY_AFTER_SECONDS) });
+  }
+  try {
+    return await write();
+  } finally {
+    await lease.release();
+  }
+}
+
+export async function ingestBatch(req: Request, sourceName: string, opts: IngestOptions = {}): Promise<RecordedDeadLetter[]> {
   const sql = opts.sql ?? ingestSql();
   try {
     const target = await ingestTarget(sql, sourceName, req.headers.get('authorization'));
@@ -101,7 +129,7 @@ export async function ingestBatch(req: Request, sourceName: string, opts: { sql?
     if (type === JSON_TYPE) items = await jsonBatch(req, target);
     else if (NDJSON_TYPES.has(type)) items = await ndjsonBatch(req, target);
     else throw new AppError('unsupported_media_type', `Send ${JSON_TYPE} ({ "deadLetters": [...] }) or ${NDJSON_TYPE} (one dead letter a line)`);
-    return await recordDeadLetters(target, items, { sql });
+    return await admitted(opts, () => recordDeadLetters(target, items, { sql }));
   } catch (e) {
     throw unavailableIfTransient(e);
   }
@@ -139,7 +167,7 @@ function rawItem(h: Headers): Record<string, unknown> {
 }
 
 /** Ingest one dead letter whose body is the payload itself, described by Triage-* headers. */
-export async function ingestRaw(req: Request, sourceName: string, opts: { sql?: postgres.Sql } = {}): Promise<RecordedDeadLetter> {
+export async function ingestRaw(req: Request, sourceName: string, opts: IngestOptions = {}): Promise<RecordedDeadLetter> {
   const sql = opts.sql ?? ingestSql();
   try {
     const target = await ingestTarget(sql, sourceName, req.headers.get('authorization'));
@@ -157,7 +185,7 @@ export async function ingestRaw(req: Request, sourceName: string, opts: { sql?: 
     }
     const payload = await readCapped(req, target.payloadLimitBytes, `The payload (limit of source "${target.name}")`);
     const contentType = req.headers.get('content-type');
-    const [recorded] = await recordDeadLetters(target, [{ ...item, payload, contentType: contentType || null }], { sql });
+    const [recorded] = await admitted(opts, () => recordDeadLetters(target, [{ ...item, payload, contentType: contentType || null }], { sql }));
     return recorded!;
   } catch (e) {
     throw unavailableIfTransient(e);

@@ -9,6 +9,7 @@ import { sourceScope, type Principal } from '@/lib/auth';
 import { systemClock, type Clock } from '@/lib/clock';
 import { staleness } from '@/lib/connectors/source-queue-view';
 import { isConnectorKind } from '@/lib/connectors/types';
+import { writeBudget } from '@/lib/admission';
 import { backlogSize } from '@/lib/search';
 import { computeAgeStats } from '@/lib/sla/age-stats';
 import { STATS_MAX_AGE_MS } from '@/lib/sla/sla-board';
@@ -127,6 +128,21 @@ export async function renderMetrics(actor: Principal, clock: Clock = systemClock
   for (const k of await workerHeartbeats(now)) {
     heartbeatAge.set({ kind: k.kind }, k.ageSeconds);
     workerUp.set({ kind: k.kind }, k.stale ? 0 : 1);
+  }
+  // The write budget, as every process shares it (lib/admission); absent while Redis does not answer.
+  const budget = await writeBudget().stats().catch(() => null);
+  if (budget) {
+    gauge('triage_write_budget_size', 'Write work admitted at once across processes (WRITE_BUDGET)', []).set(budget.size);
+    gauge('triage_write_budget_in_use', 'Write leases held now, across processes', []).set(budget.inUse);
+    const counter = (name: string, help: string) => new Counter({ name, help, labelNames: ['writer'], registers: [registry] });
+    const waits = counter('triage_write_budget_waits_total', 'Admissions that waited for the write budget, by writer');
+    const refusals = counter('triage_write_budget_refusals_total', 'Write work refused or given up for want of budget (ingest: a 503), by writer');
+    const throttled = counter('triage_write_budget_throttled_seconds_total', 'Time writers spent waiting for the write budget, by writer');
+    for (const [writer, w] of Object.entries(budget.writers)) {
+      waits.inc({ writer }, w.waits);
+      refusals.inc({ writer }, w.refusals);
+      throttled.inc({ writer }, w.throttledSeconds);
+    }
   }
   // This process's replica routing (lib/db/replica.ts), when a replica is configured.
   const replica = replicaMetrics();

@@ -5,6 +5,16 @@ import { ingestBatchSchema, ingestDeadLetterSchema } from '@/lib/ingest/ingest-i
 import { IngestBatchAnswer, IngestRawAnswer, INGEST_MAX_BATCH, INGEST_MAX_BODY_BYTES, NDJSON_TYPE, RAW_HEADER_PREFIX, RAW_HEADERS } from '@/lib/ingest/ingest-dead-letters';
 import { errors, idParam, jsonContent, ref, schemaOf, viewOf, type OpenApiArea } from './area';
 
+// The forwarder's cue to hold the batch and send it again: nothing of it was written.
+const busy = {
+  '503': {
+    description:
+      'Nothing was written: Triage is over its write budget (details.reason "write_budget", a storm of writes) or its database is unavailable. Keep the batch (do not acknowledge it on your broker) and send it again after Retry-After seconds; the batch is idempotent.',
+    headers: { 'Retry-After': { description: 'Seconds to wait before sending the batch again', schema: { type: 'integer', minimum: 1 } } },
+    content: jsonContent(ref('Error')),
+  },
+};
+
 const security = [{ ingestToken: [] }];
 const rawAnswer = viewOf(IngestRawAnswer);
 const source = idParam('source', 'Source name');
@@ -33,7 +43,8 @@ export const ingestArea: OpenApiArea = {
         },
         responses: {
           '200': { description: 'Stored (or already there)', content: jsonContent(viewOf(IngestBatchAnswer)) },
-          ...errors(400, 401, 404, 413, 415, 422, 503),
+          ...errors(400, 401, 404, 413, 415, 422),
+          ...busy,
         },
       },
     },
@@ -57,7 +68,8 @@ export const ingestArea: OpenApiArea = {
         responses: {
           '201': { description: 'Created', content: jsonContent(rawAnswer) },
           '200': { description: 'Already stored (idempotent retry)', content: jsonContent(rawAnswer) },
-          ...errors(400, 401, 404, 413, 422, 503),
+          ...errors(400, 401, 404, 413, 422),
+          ...busy,
         },
       },
     },

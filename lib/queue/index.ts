@@ -3,6 +3,7 @@
 import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import { env } from '@/lib/env';
 import { redisConnection, type RedisClient } from '@/lib/redis';
+import { closeWriteBudget } from '@/lib/admission';
 
 export const QUEUES = {
   /** A source queue of the built-in broker runtime: one per source. */
@@ -56,6 +57,8 @@ export function producerQueue(name: string): Queue {
 }
 
 export async function closeQueues(): Promise<void> {
+  // The write budget's leases live in the same Redis: its connection goes with the queues'.
+  await closeWriteBudget();
   await Promise.all([...producers.values()].map((q) => q.close()));
   producers.clear();
   await producerConnection?.quit().catch(() => {});

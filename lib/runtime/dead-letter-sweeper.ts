@@ -15,6 +15,7 @@ import {
   type NewDeadLetter,
   type SourcePolicy,
 } from '@/lib/deadletters/record-dead-letters';
+import { writeBudget, type WriteBudget } from '@/lib/admission';
 import { stallGuard } from '@/lib/db/stall-guard';
 import { log } from '@/lib/log';
 import { recordRedriveOutcome, type RedriveOutcome } from '@/lib/redrive/outcomes';
@@ -60,6 +61,8 @@ const DEFERRED_OUTCOMES_BATCH = 100;
 // await (postgres.js leaving a query pending after a Postgres restart) held the sweeper's only loop:
 // the consumer went on acknowledging while its parked jobs were never written.
 const SWEEP_STALLED = 'the jobs stay in Redis for the next sweep';
+// How long a stopping sweeper waits for write budget before leaving its parked jobs in Redis.
+const STOP_BUDGET_GRACE_MS = 5_000;
 
 /**
  * An id Postgres can store: a NUL or a lone surrogate becomes U+FFFD (Postgres text refuses both,
@@ -87,6 +90,8 @@ export interface SweeperLimits {
   maxParkedBytes?: number;
   /** Body bytes per written batch at most (a batch holds at least one job). */
   batchBytes?: number;
+  /** The write budget shared with ingest, connectors and the indexer (default: the process's). */
+  budget?: WriteBudget;
 }
 
 function parseEvidence(failedReason: string | undefined): ParkEvidence | null {
@@ -172,6 +177,9 @@ export class DeadLetterSweeper {
   private timer: NodeJS.Timeout | undefined;
   private readonly maxParkedBytes: number;
   private readonly batchBytes: number;
+  private readonly budget: WriteBudget;
+  /** Aborted STOP_BUDGET_GRACE_MS into stop(): a sweep still waiting for write budget gives up, its jobs left in Redis. */
+  private readonly stopping = new AbortController();
   /** Body bytes held now, the most held at once, and the largest batch written (bytes). */
   readonly stats = { heldBytes: 0, maxHeldBytes: 0, largestBatchBytes: 0 };
 
@@ -183,6 +191,7 @@ export class DeadLetterSweeper {
   ) {
     this.maxParkedBytes = limits.maxParkedBytes ?? MAX_PARKED_BYTES;
     this.batchBytes = limits.batchBytes ?? BATCH_BYTES;
+    this.budget = limits.budget ?? writeBudget();
   }
 
   start(): void {
@@ -246,7 +255,11 @@ export class DeadLetterSweeper {
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
+    // The parked jobs are still written if the budget frees within a grace; past it they stay in Redis.
+    const grace = setTimeout(() => this.stopping.abort(), STOP_BUDGET_GRACE_MS);
+    grace.unref();
     while (this.loop) await this.loop;
+    clearTimeout(grace);
     await this.removing;
   }
 
@@ -263,7 +276,7 @@ export class DeadLetterSweeper {
     if (afterMs > 0) await new Promise((r) => setTimeout(r, afterMs));
     try {
       while (this.parked.length > 0 || this.straysDue) {
-        if (this.parked.length > 0) await stallGuard(this.sweep(this.nextBatch()), SWEEP_STALLED);
+        if (this.parked.length > 0) await this.admitted(() => stallGuard(this.sweep(this.nextBatch()), SWEEP_STALLED));
         else {
           this.straysDue = false;
           await stallGuard(this.recordDeferredOutcomes(), SWEEP_STALLED);
@@ -274,6 +287,19 @@ export class DeadLetterSweeper {
       // Postgres or Redis away: the jobs stay parked in Redis, where the stray sweep finds them again.
       log.warn({ queue: this.queue.name, err: err instanceof Error ? err.message : String(err) }, 'dead-letter sweep failed; retrying');
     }
+  }
+
+  /**
+   * A sweep under a share of the write budget: while it is spent the sweeper waits and the jobs stay
+   * in Redis (slower, never lost). Stopped while waiting: the jobs held in memory are let go (they are
+   * still in the failed set, where the next stray sweep finds them).
+   */
+  private async admitted(sweep: () => Promise<number>): Promise<number> {
+    const done = await this.budget.run('sweeper', sweep, { signal: this.stopping.signal });
+    if (done) return done.value;
+    this.stats.heldBytes = 0;
+    this.parked = [];
+    throw new Error('stopping while waiting for write budget; the jobs stay in Redis');
   }
 
   private nextBatch(): Job[] {
@@ -318,7 +344,7 @@ export class DeadLetterSweeper {
       }
       if (jobs.length === 0) return;
       this.noteBatch(bytes);
-      const written = await stallGuard(this.sweep(jobs), SWEEP_STALLED);
+      const written = await this.admitted(() => stallGuard(this.sweep(jobs), SWEEP_STALLED));
       if (written < jobs.length || (!cut && ids.length < STRAY_BATCH)) return;
       await this.removing;
     }

@@ -58,11 +58,20 @@ export async function indexBacklog(opts: { sql?: postgres.Sql; limit?: number } 
  * a time (each on its own connection; SKIP LOCKED gives them different ids).
  */
 export async function drainBacklog(
-  opts: { sql?: postgres.Sql; limit?: number; concurrency?: number; until?: () => boolean; onBatch?: (n: number) => void } = {},
+  opts: {
+    sql?: postgres.Sql;
+    limit?: number;
+    concurrency?: number;
+    until?: () => boolean;
+    onBatch?: (n: number) => void;
+    /** Each batch runs through this (the indexer's share of the write budget); resolving 0 ends the drain. */
+    admit?: (batch: () => Promise<number>) => Promise<number>;
+  } = {},
 ): Promise<number> {
   let total = 0;
+  const batch = () => (opts.admit ? opts.admit(() => indexBacklog(opts)) : indexBacklog(opts));
   const loop = async () => {
-    for (let n = await indexBacklog(opts); n > 0; n = opts.until?.() ? 0 : await indexBacklog(opts)) {
+    for (let n = await batch(); n > 0; n = opts.until?.() ? 0 : await batch()) {
       total += n;
       opts.onBatch?.(n);
     }

@@ -1,5 +1,6 @@
 // The long-running search indexer (workers/search-indexer.ts): woken by the backlog trigger's
 // NOTIFY, with a slow poll as a fallback for a lost notification or a dropped connection.
+import { writeBudget, type WriteBudget } from '@/lib/admission';
 import { pg } from '@/lib/db';
 import { env } from '@/lib/env';
 import { log } from '@/lib/log';
@@ -14,8 +15,12 @@ export interface SearchIndexer {
   indexed(): number;
 }
 
-export async function startSearchIndexer(opts: { concurrency?: number } = {}): Promise<SearchIndexer> {
+export async function startSearchIndexer(opts: { concurrency?: number; budget?: WriteBudget } = {}): Promise<SearchIndexer> {
   const sql = pg();
+  const budget = opts.budget ?? writeBudget();
+  // Stopped while waiting for write budget: the backlog keeps the rest for the next process.
+  const stopped = new AbortController();
+  const admit = async (batch: () => Promise<number>) => (await budget.run('indexer', batch, { signal: stopped.signal }))?.value ?? 0;
   // Trigram indexing is CPU in Postgres: batches side by side use more than one core of it.
   const concurrency = opts.concurrency ?? env().SEARCH_INDEXER_CONCURRENCY;
   let stopping = false;
@@ -35,7 +40,7 @@ export async function startSearchIndexer(opts: { concurrency?: number } = {}): P
       wake = null;
       pending = false;
       try {
-        const n = await drainBacklog({ sql, concurrency, until: () => stopping, onBatch: (k) => (total += k) });
+        const n = await drainBacklog({ sql, concurrency, until: () => stopping, onBatch: (k) => (total += k), admit });
         log.debug({ n, total }, 'search indexed');
       } catch (err) {
         log.error({ err }, 'search indexing failed; retrying');
@@ -49,6 +54,7 @@ export async function startSearchIndexer(opts: { concurrency?: number } = {}): P
     indexed: () => total,
     async stop() {
       stopping = true;
+      stopped.abort();
       clearInterval(timer);
       wake?.();
       await loop;

@@ -11,7 +11,8 @@ export const TEAMS = { commerce: '11111111-1111-4111-8111-111111111111', finance
 export const sourceId = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
 export const clusterId = (i: number) => `00000000-0000-4000-9000-${String(i).padStart(12, '0')}`;
 
-export async function seedMillion(sql: postgres.Sql): Promise<void> {
+/** `rows` dead letters (default 1,000,000), spread over the same two weeks whatever their number. */
+export async function seedMillion(sql: postgres.Sql, rows = MILLION): Promise<void> {
   await sql`INSERT INTO teams (id, name) VALUES (${TEAMS.commerce}, 'commerce'), (${TEAMS.finance}, 'finance')`;
   await sql`INSERT INTO sources (id, name, team_id, updated_at)
             SELECT ('00000000-0000-4000-8000-' || lpad(i::text, 12, '0'))::uuid, 'source-' || i,
@@ -32,13 +33,13 @@ export async function seedMillion(sql: postgres.Sql): Promise<void> {
       'Err' || ((g / 100) % 20),
       'failed to process order ' || g || ' for customer c-' || (g % 5000),
       3,
-      now() - make_interval(secs => g * 1.2),
+      now() - make_interval(secs => g * ${1.2 * (MILLION / rows)}),
       convert_to(t.txt, 'UTF8'), octet_length(t.txt), encode(sha256(convert_to(t.txt, 'UTF8')), 'hex'), 'application/json',
       '{"x-tenant":"acme"}',
       'fp' || ((g / 3) % 200), ('00000000-0000-4000-9000-' || lpad(((g / 3) % 200)::text, 12, '0'))::uuid,
       (CASE WHEN (g / 10) % 10 < 7 THEN 'open' WHEN (g / 10) % 10 = 7 THEN 'archived' WHEN (g / 10) % 10 = 8 THEN 'redriven' ELSE 'discarded' END)::"DeadLetterStatus",
       now() + interval '14 days'
-    FROM generate_series(1, ${MILLION}) g,
+    FROM generate_series(1, ${rows}) g,
       LATERAL (SELECT '{"order":' || g || ',"customer":"c-' || (g % 5000) || '","items":[{"sku":"sku-' || (g % 977) || '","qty":' || (g % 5 + 1)
                       || '}],"note":"parcel ' || md5(g::text) || '"}' AS txt) t`);
   for (const i of indexes) await sql.unsafe(i.create);

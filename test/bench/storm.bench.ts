@@ -10,7 +10,8 @@
 // API, over 60 days) and a retention pass that drops the expired month by partition. Baseline: raw
 // binary COPY of the same rows in the same run, on the idle machine (the target) and under the
 // storm's other load (information). Free disk is checked first and the sizes reduced to fit, which
-// the output says.
+// the output says. Writers share the write budget (lib/admission, WRITE_BUDGET): the forwarders
+// retry a 503 after its Retry-After, and the time every writer spent throttled is reported.
 // Targets, printed with each figure: pages p95 ≤ 100 ms in the storm and ≤ 50 ms at rest, the
 // backlog drained within the storm's duration after it ends, a maintenance cycle ≤ 2 s, ingest
 // during the storm ≥ 0.5× raw COPY. Its own database, dropped at the end.
@@ -24,7 +25,7 @@ import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import type { BenchResult } from './run';
 import { baselineColumns, inFlight, payload, type BaselineRow } from './ingest.bench';
-import { dropDeadLetterIndexes, postIngestBatch, runBenchChild, runWhenFlagged, serveApp } from './support';
+import { dropDeadLetterIndexes, postIngestBatch, runBenchChild, runWhenFlagged, serveApp, throttledForwarder } from './support';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CHILD_FLAG = '--storm-bench-child';
@@ -63,9 +64,16 @@ interface Sizes {
 }
 interface Timing {
   name: string;
+  p99: number;
   p95: number;
   p50: number;
   runs: number;
+}
+/** Time throttled during the storm, by writer (lib/admission's stats), and the forwarders' 503s. */
+interface Throttled {
+  budget: number;
+  writers: Record<string, { waits: number; refusals: number; throttledSeconds: number }>;
+  forwarder: { refusals: number; waitedSeconds: number };
 }
 interface Result {
   sizes: Sizes;
@@ -84,6 +92,7 @@ interface Result {
   rest: Timing[];
   restRows: number;
   retention: { partitions: string[]; dropped: number; dropMs: number; expired: number; ms: number };
+  throttled: Throttled;
 }
 
 const log = (m: string) => process.stderr.write(`[storm bench] ${m}\n`);
@@ -92,7 +101,7 @@ const percentile = (ms: number[], q: number) => {
   const s = [...ms].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))] ?? 0;
 };
-const timing = (name: string, ms: number[]): Timing => ({ name, p95: percentile(ms, 0.95), p50: percentile(ms, 0.5), runs: ms.length });
+const timing = (name: string, ms: number[]): Timing => ({ name, p99: percentile(ms, 0.99), p95: percentile(ms, 0.95), p50: percentile(ms, 0.5), runs: ms.length });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The sizes that fit in half the free disk of Postgres's data directory (or of the working directory). */
@@ -146,7 +155,7 @@ async function ingestLoad(): Promise<void> {
   };
   const t = performance.now();
   await inFlight(batches, IN_FLIGHT * PROCESSES, post);
-  process.send!({ seconds: (performance.now() - t) / 1000 });
+  process.send!({ seconds: (performance.now() - t) / 1000, refusals: throttledForwarder.refusals, waitedSeconds: throttledForwarder.waitedMs / 1000 });
   agent.destroy();
   process.disconnect();
 }
@@ -218,6 +227,8 @@ async function child(): Promise<void> {
   const { analyzeStalePartitions, dropExpiredPartitions, ensurePartitions } = await import('@/lib/retention/partitions');
   const { manualClock } = await import('@/lib/clock');
   const { closeQueues } = await import('@/lib/queue');
+  const { WriteBudget } = await import('@/lib/admission');
+  const budget = new WriteBudget();
 
   const [{ dir }] = (await pg`SELECT current_setting('data_directory', true) AS dir`) as unknown as [{ dir: string | null }];
   const sizes = await fitSizes(dir);
@@ -265,8 +276,8 @@ async function child(): Promise<void> {
   const backlogCount = async () => ((await pg`SELECT count(*)::int AS n FROM search_backlog`) as unknown as [{ n: number }])[0].n;
   const load = (flag: string, job: unknown) => {
     const k = fork(fileURLToPath(import.meta.url), [flag], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    const done = new Promise<{ seconds: number }>((resolve, reject) => {
-      k.once('message', (m) => resolve(m as { seconds: number }));
+    const done = new Promise<{ seconds: number; refusals?: number; waitedSeconds?: number }>((resolve, reject) => {
+      k.once('message', (m) => resolve(m as { seconds: number; refusals?: number; waitedSeconds?: number }));
       k.once('exit', (code) => reject(new Error(`${flag} exited (${code})`)));
     });
     k.send(job as never);
@@ -355,6 +366,7 @@ async function child(): Promise<void> {
   log(`raw COPY under the storm's other load ${copyBusy.toFixed(0)}/s (${copiedBusy} rows)`);
   for (let s = 0; s < 120 && (await backlogCount()) > 0; s++) await sleep(1_000);
 
+  const budgetBefore = await budget.stats();
   stormStart = performance.now();
   const stopSampler = startSampler(true);
   const [ingested, parked] = await Promise.all([
@@ -363,6 +375,18 @@ async function child(): Promise<void> {
   ]);
   const stormSeconds = (performance.now() - stormStart) / 1000;
   await stopSampler();
+  const budgetAfter = await budget.stats();
+  const throttled: Throttled = {
+    budget: budgetAfter.size,
+    writers: Object.fromEntries(
+      Object.entries(budgetAfter.writers).map(([w, a]) => {
+        const b = budgetBefore.writers[w as keyof typeof budgetBefore.writers];
+        return [w, { waits: a.waits - b.waits, refusals: a.refusals - b.refusals, throttledSeconds: a.throttledSeconds - b.throttledSeconds }];
+      }),
+    ),
+    forwarder: { refusals: ingested.refusals ?? 0, waitedSeconds: ingested.waitedSeconds ?? 0 },
+  };
+  log(`throttled (write budget ${throttled.budget}): ${Object.entries(throttled.writers).map(([w, t]) => `${w} ${t.throttledSeconds.toFixed(1)} s (${t.waits} waits, ${t.refusals} refused)`).join(', ')}; forwarders waited ${throttled.forwarder.waitedSeconds.toFixed(1)} s over ${throttled.forwarder.refusals} 503s`);
   const [{ n: stored }] = (await pg`SELECT count(*)::int AS n FROM dead_letters`) as unknown as [{ n: number }];
   const expected = sizes.ingest + sizes.runtime + BUSY_RUNTIME + copiedBusy;
   if (stored !== expected) throw new Error(`expected ${expected} dead letters, found ${stored}`);
@@ -456,6 +480,7 @@ async function child(): Promise<void> {
   const retention = { partitions: dropped.map((d) => d.name), dropped: dropped.reduce((n, d) => n + d.rows, 0), dropMs, expired: swept.expired, ms: performance.now() - t };
   log(`retention pass: ${retention.partitions.join(', ') || 'no partition'} dropped (${retention.dropped} rows to tombstones) in ${dropMs.toFixed(0)} ms; ${swept.expired} expired row by row in ${retention.ms.toFixed(0)} ms`);
 
+  await budget.close();
   await closeQueues();
   await closeDb();
   // Opened by the replica's read-your-writes lookups (STORM_REPLICA): it would keep the child alive.
@@ -476,6 +501,7 @@ async function child(): Promise<void> {
       rest,
       restRows: stored + restRows,
       retention,
+      throttled,
     } satisfies Result)}\n`,
   );
 }
@@ -506,7 +532,7 @@ async function storm(replicaPort?: number): Promise<BenchResult[]> {
   const r = await runBenchChild<Result>('storm', import.meta.url, CHILD_FLAG, { timeoutMs: 30 * 60_000, replicaPort });
   const size = `${r.sizes.ingest.toLocaleString('en')} through the API + ${r.sizes.runtime.toLocaleString('en')} through the runtime${r.sizes.reduced ? `, ${r.sizes.reduced}` : ''}`;
   const page = (m: Timing, when: string, target: number): BenchResult => ({
-    name: `${when}: ${m.name}: p95 of ${m.runs} (p50 ${m.p50.toFixed(1)} ms)`,
+    name: `${when}: ${m.name}: p95 of ${m.runs} (p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms)`,
     value: Number(m.p95.toFixed(1)),
     unit: 'ms',
     target: `p95 ≤ ${target} ms`,
@@ -528,6 +554,16 @@ async function storm(replicaPort?: number): Promise<BenchResult[]> {
       baseline: { name: "raw COPY under the storm's other load", value: Math.round(r.copyBusy) },
     },
     { name: 'storm: broker runtime parking permanent failures during the storm (information)', value: Math.round(r.runtime), unit: 'dead letters/s' },
+    ...Object.entries(r.throttled.writers).map(([writer, t]) => ({
+      name: `storm: time ${writer} spent throttled by the write budget (WRITE_BUDGET ${r.throttled.budget}; ${t.waits} waits, ${t.refusals} refused; information)`,
+      value: Number(t.throttledSeconds.toFixed(1)),
+      unit: 's',
+    })),
+    {
+      name: `storm: time the forwarders waited on Retry-After (${r.throttled.forwarder.refusals} answers 503; information)`,
+      value: Number(r.throttled.forwarder.waitedSeconds.toFixed(1)),
+      unit: 's',
+    },
     { name: 'storm: duration (information)', value: Math.round(r.stormSeconds), unit: 's' },
     ...r.storm.map((m) => page(m, 'during the storm', STORM_PAGE_MS)),
     {

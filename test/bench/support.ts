@@ -78,8 +78,27 @@ export async function serveApp(opts: { processes: number; log: (m: string) => vo
  * load generator takes as little as it can of the cores the app and Postgres share with it);
  * resolves on 200, rejects with the answer otherwise.
  */
-export function postIngestBatch(agent: Agent, to: { host: string; port: number | string; source: string; token: string }, body: Uint8Array): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
+/** What a forwarder was told to wait, over the batches it sent: 503s with Retry-After, and the time waited. */
+export const throttledForwarder = { refusals: 0, waitedMs: 0 };
+
+/**
+ * POST one batch as a well-behaved forwarder: a 503 (Triage over its write budget) is sent again after
+ * its Retry-After, counted in throttledForwarder; anything else but a 200 rejects.
+ */
+export async function postIngestBatch(agent: Agent, to: { host: string; port: number | string; source: string; token: string }, body: Uint8Array): Promise<void> {
+  for (;;) {
+    const answer = await postOnce(agent, to, body);
+    if (answer.status === 200) return;
+    if (answer.status !== 503 || !answer.retryAfter) throw new Error(`ingest answered ${answer.status}: ${answer.text}`);
+    throttledForwarder.refusals++;
+    const t = performance.now();
+    await new Promise((r) => setTimeout(r, answer.retryAfter! * 1000));
+    throttledForwarder.waitedMs += performance.now() - t;
+  }
+}
+
+function postOnce(agent: Agent, to: { host: string; port: number | string; source: string; token: string }, body: Uint8Array): Promise<{ status: number; retryAfter: number | null; text: string }> {
+  return new Promise((resolve, reject) => {
     const req = request(
       {
         agent,
@@ -92,7 +111,10 @@ export function postIngestBatch(agent: Agent, to: { host: string; port: number |
       (res) => {
         const parts: Buffer[] = [];
         res.on('data', (c: Buffer) => parts.push(c));
-        res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`ingest answered ${res.statusCode}: ${Buffer.concat(parts).toString()}`))));
+        res.on('end', () => {
+          const retryAfter = Number(res.headers['retry-after']);
+          resolve({ status: res.statusCode ?? 0, retryAfter: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null, text: Buffer.concat(parts).toString() });
+        });
         res.on('error', reject);
       },
     );

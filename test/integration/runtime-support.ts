@@ -9,8 +9,12 @@ import { createTeam } from '@/lib/admin/teams';
 import { createSource } from '@/lib/sources/create-source';
 import { closeDb, db, pg } from '@/lib/db';
 import { env } from '@/lib/env';
-import { closeQueues, QUEUES, producerQueue } from '@/lib/queue';
+import { UnrecoverableError, Worker } from 'bullmq';
+import { closeQueues, QUEUES, producerQueue, queuePrefix } from '@/lib/queue';
+import { redisConnection } from '@/lib/redis';
+import { encodeBody, jobIdFor, type Envelope } from '@/lib/runtime/envelope';
 import { resetDatabase } from '../support/db';
+import { waitFor } from '../support/wait-for';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -126,4 +130,29 @@ export function runtimeTestLifecycle(): void {
     await closeQueues();
     await closeDb();
   });
+}
+
+/** Messages that failed in a source queue with no sweeper running: what a crashed consumer leaves. */
+export async function failedJobs(source: string, messages: { messageId: string; body: Uint8Array }[]): Promise<void> {
+  const queue = producerQueue(QUEUES.source(source));
+  const enqueuedAt = new Date().toISOString();
+  for (let i = 0; i < messages.length; i += 50) {
+    await queue.addBulk(
+      messages.slice(i, i + 50).map((m) => {
+        const data: Envelope = { body: encodeBody(m.body), headers: {}, messageId: m.messageId, enqueuedAt, redriveCount: 0 };
+        return { name: 'message.deliver', data, opts: { jobId: jobIdFor(m.messageId, 0), removeOnFail: false } };
+      }),
+    );
+  }
+  const connection = redisConnection('worker');
+  const worker = new Worker(
+    QUEUES.source(source),
+    async () => {
+      throw new UnrecoverableError('the consumer crashed after parking it');
+    },
+    { connection, prefix: queuePrefix(), concurrency: 1 },
+  );
+  await waitFor(`${messages.length} failed jobs`, async () => (await queue.getFailedCount()) === messages.length, 60_000);
+  await worker.close();
+  await connection.quit();
 }

@@ -3,50 +3,23 @@
 // are (a NUL in a message id) neither starve the ones behind them nor stay stuck in Redis. The
 // failed jobs are real: a plain BullMQ worker fails them, as a consumer that crashed after parking
 // them would leave them; Postgres and Redis are the real ones.
-import { UnrecoverableError, Worker } from 'bullmq';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { SYSTEM } from '@/lib/auth';
 import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
 import { listAlarmStates } from '@/lib/alarms/list-alarms';
 import { closeDb, db } from '@/lib/db';
-import { closeQueues, producerQueue, queuePrefix, QUEUES } from '@/lib/queue';
+import { closeQueues, producerQueue, QUEUES } from '@/lib/queue';
 import { redisConnection, type RedisClient } from '@/lib/redis';
 import { consume, type Consumer } from '@/lib/runtime';
 import { DeadLetterSweeper } from '@/lib/runtime/dead-letter-sweeper';
-import { encodeBody, jobIdFor, type Envelope } from '@/lib/runtime/envelope';
 import { resetDatabase } from '../support/db';
-import { dropTestQueues, testSource, waitFor } from './runtime-support';
+import { dropTestQueues, failedJobs, testSource, waitFor } from './runtime-support';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
 let n = 0;
 const uniqueName = (what: string) => `${what}-${Date.now().toString(36)}-${n++}`;
-
-/** Messages that failed in a source queue with no sweeper running: what a crashed consumer leaves. */
-async function failedJobs(source: string, messages: { messageId: string; body: Uint8Array }[]): Promise<void> {
-  const queue = producerQueue(QUEUES.source(source));
-  const enqueuedAt = new Date().toISOString();
-  for (let i = 0; i < messages.length; i += 50) {
-    await queue.addBulk(
-      messages.slice(i, i + 50).map((m) => {
-        const data: Envelope = { body: encodeBody(m.body), headers: {}, messageId: m.messageId, enqueuedAt, redriveCount: 0 };
-        return { name: 'message.deliver', data, opts: { jobId: jobIdFor(m.messageId, 0), removeOnFail: false } };
-      }),
-    );
-  }
-  const connection = redisConnection('worker');
-  const worker = new Worker(
-    QUEUES.source(source),
-    async () => {
-      throw new UnrecoverableError('the consumer crashed after parking it');
-    },
-    { connection, prefix: queuePrefix(), concurrency: 1 },
-  );
-  await waitFor(`${messages.length} failed jobs`, async () => (await queue.getFailedCount()) === messages.length, 60_000);
-  await worker.close();
-  await connection.quit();
-}
 
 const redises: RedisClient[] = [];
 const consumers: Consumer[] = [];

@@ -1,0 +1,234 @@
+// Write admission: ingest, connector imports, the runtime's sweeper and the search indexer share one
+// bounded budget of concurrent write work, so a storm of dead letters cannot take every core of
+// Postgres from the pages. The budget is counted twice: in this process (a full process asks Redis
+// nothing) and across processes, as leases in a Redis sorted set scored by their expiry. Taking a
+// lease is one script call per batch (never per row); a holder renews it while it writes, so a
+// killed process's lease simply expires and its share comes back by itself.
+// Refused work is never lost: ingest answers 503 + Retry-After (the forwarder retries, idempotently),
+// a connector keeps its batch unacknowledged on the broker and pulls nothing more until admitted, the
+// sweeper leaves the jobs in Redis. If Redis itself cannot answer, writes go through unbounded:
+// the budget protects the pages, it is not what keeps the data safe.
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { env } from '@/lib/env';
+import { log } from '@/lib/log';
+import { redisConnection, type RedisClient } from '@/lib/redis';
+
+export const WRITERS = ['ingest', 'connectors', 'sweeper', 'indexer'] as const;
+export type Writer = (typeof WRITERS)[number];
+
+export interface WriteLease {
+  /** Give the share back (idempotent); counts the time this writer waited into the stats. */
+  release(): Promise<void>;
+}
+
+export interface AdmissionStats {
+  size: number;
+  inUse: number;
+  /** Per writer: admissions that had to wait, refusals (given up), and seconds spent waiting. */
+  writers: Record<Writer, { waits: number; refusals: number; throttledSeconds: number }>;
+}
+
+// Drop expired leases, then take one if fewer than ARGV[2] are live. Redis's clock, not each
+// process's: leases of processes on different hosts compare on one clock.
+const ACQUIRE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), ARGV[3])
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]) * 2)
+return 1`;
+// Extend a live lease; 0 when it had already expired (a stalled event loop): it is taken again.
+const RENEW = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]) * 2)
+return redis.call('ZADD', KEYS[1], 'XX', 'CH', now + tonumber(ARGV[1]), ARGV[2])`;
+const IN_USE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+return redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf')`;
+
+const FIRST_BACKOFF_MS = 20;
+const MAX_BACKOFF_MS = 500;
+
+/** WRITE_BUDGET; 0: no budget (every writer admitted at once, nothing asked of Redis). */
+export function defaultWriteBudget(): number {
+  return env().WRITE_BUDGET;
+}
+
+export class WriteBudget {
+  readonly size: number;
+  private readonly leaseMs: number;
+  private readonly leasesKey: string;
+  private readonly statsKey: string;
+  private local = 0;
+  /** Waiters of this process, woken when one of its leases is given back. */
+  private wakers = new Set<() => void>();
+  private client: RedisClient | null;
+  private readonly ownClient: boolean;
+  private lastRedisWarning = 0;
+
+  constructor(opts: { size?: number; leaseMs?: number; redis?: RedisClient; prefix?: string } = {}) {
+    this.size = opts.size ?? defaultWriteBudget();
+    this.leaseMs = opts.leaseMs ?? env().WRITE_BUDGET_LEASE_MS;
+    // Under the queue prefix: its hash tag keeps both keys in one Redis Cluster slot.
+    const prefix = opts.prefix ?? env().QUEUE_PREFIX;
+    this.leasesKey = `${prefix}:admission:leases`;
+    this.statsKey = `${prefix}:admission:stats`;
+    this.ownClient = !opts.redis;
+    this.client = opts.redis ?? null;
+  }
+
+  private redis(): RedisClient {
+    // A command timeout: Redis away costs a write a second at most, never a hang.
+    this.client ??= redisConnection('producer', { maxRetriesPerRequest: 1, commandTimeout: 1_000 });
+    return this.client;
+  }
+
+  /** A lease now, or null when the budget is spent (counted as a refusal). */
+  async tryAcquire(writer: Writer): Promise<WriteLease | null> {
+    return this.acquire(writer, { maxWaitMs: 0 });
+  }
+
+  /**
+   * A lease once the budget has room. Waits (backing off, woken early by this process's releases)
+   * until then, `maxWaitMs` at most, or until `signal` aborts: null then, counted as a refusal.
+   */
+  async acquire(writer: Writer, opts: { maxWaitMs?: number; signal?: AbortSignal } = {}): Promise<WriteLease | null> {
+    if (this.size === 0) {
+      this.local++;
+      return this.lease(writer, 'unbounded', 0);
+    }
+    const started = performance.now();
+    let backoff = FIRST_BACKOFF_MS;
+    for (;;) {
+      if (opts.signal?.aborted) return this.refused(writer, started);
+      const lease = await this.takeOnce();
+      if (lease) return this.lease(writer, lease, performance.now() - started);
+      const left = (opts.maxWaitMs ?? Infinity) - (performance.now() - started);
+      if (left <= 0) return this.refused(writer, started);
+      await this.pause(Math.min(left, backoff * (0.5 + Math.random())), opts.signal);
+      backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+    }
+  }
+
+  /** `work` under a lease, waiting for one; null when `signal` aborted first (the work did not run). */
+  async run<T>(writer: Writer, work: () => Promise<T>, opts: { signal?: AbortSignal } = {}): Promise<{ value: T } | null> {
+    const lease = await this.acquire(writer, opts);
+    if (!lease) return null;
+    try {
+      return { value: await work() };
+    } finally {
+      await lease.release();
+    }
+  }
+
+  /** The budget as every process sees it (in use: live leases in Redis), for /api/metrics. */
+  async stats(): Promise<AdmissionStats> {
+    const [inUse, raw] = await Promise.all([
+      this.redis().eval(IN_USE, 1, this.leasesKey) as Promise<number>,
+      this.redis().hgetall(this.statsKey),
+    ]);
+    const num = (k: string) => Number(raw[k] ?? 0);
+    const writers = Object.fromEntries(
+      WRITERS.map((w) => [w, { waits: num(`waits:${w}`), refusals: num(`refusals:${w}`), throttledSeconds: num(`throttled_ms:${w}`) / 1000 }]),
+    ) as AdmissionStats['writers'];
+    return { size: this.size, inUse: Number(inUse), writers };
+  }
+
+  async close(): Promise<void> {
+    if (this.ownClient && this.client) this.client.disconnect();
+    this.client = null;
+  }
+
+  /** One try: this process's share first (no round trip when it is full), then Redis's. */
+  private async takeOnce(): Promise<string | 'unbounded' | null> {
+    if (this.local >= this.size) return null;
+    this.local++;
+    const id = randomUUID();
+    try {
+      const ok = await this.redis().eval(ACQUIRE, 1, this.leasesKey, this.leaseMs, this.size, id);
+      if (Number(ok) === 1) return id;
+    } catch (err) {
+      this.redisWarning(err);
+      return 'unbounded';
+    }
+    this.local--;
+    return null;
+  }
+
+  private lease(writer: Writer, id: string | 'unbounded', waitedMs: number): WriteLease {
+    const waited = waitedMs >= 1 ? Math.round(waitedMs) : 0;
+    // Renewed a third of the way through its life: a write longer than a lease keeps its share.
+    const timer = id === 'unbounded' ? undefined : setInterval(() => void this.renew(id), Math.max(50, Math.floor(this.leaseMs / 3)));
+    timer?.unref();
+    let released = false;
+    return {
+      release: async () => {
+        if (released) return;
+        released = true;
+        clearInterval(timer);
+        this.local--;
+        for (const wake of this.wakers) wake();
+        if (id === 'unbounded' && !waited) return;
+        // Given back and the wait counted in one round trip.
+        const m = this.redis().multi();
+        if (id !== 'unbounded') m.zrem(this.leasesKey, id);
+        if (waited) m.hincrby(this.statsKey, `waits:${writer}`, 1).hincrby(this.statsKey, `throttled_ms:${writer}`, waited);
+        await m.exec().catch((err: unknown) => this.redisWarning(err));
+      },
+    };
+  }
+
+  private async renew(id: string): Promise<void> {
+    try {
+      await this.redis().eval(RENEW, 1, this.leasesKey, this.leaseMs, id);
+    } catch (err) {
+      this.redisWarning(err);
+    }
+  }
+
+  private async refused(writer: Writer, started: number): Promise<null> {
+    const waited = Math.round(performance.now() - started);
+    await this.redis()
+      .multi()
+      .hincrby(this.statsKey, `refusals:${writer}`, 1)
+      .hincrby(this.statsKey, `throttled_ms:${writer}`, waited)
+      .exec()
+      .catch((err: unknown) => this.redisWarning(err));
+    return null;
+  }
+
+  private async pause(ms: number, signal?: AbortSignal): Promise<void> {
+    let wake: () => void = () => undefined;
+    const woken = new Promise<void>((r) => (wake = r));
+    this.wakers.add(wake);
+    try {
+      await Promise.race([sleep(ms, undefined, { signal }).catch(() => undefined), woken]);
+    } finally {
+      this.wakers.delete(wake);
+    }
+  }
+
+  private redisWarning(err: unknown): void {
+    if (Date.now() - this.lastRedisWarning < 10_000) return;
+    this.lastRedisWarning = Date.now();
+    log.warn({ err: err instanceof Error ? err.message : String(err) }, 'write admission: Redis does not answer; writes go through unbounded');
+  }
+}
+
+const g = globalThis as unknown as { __triageWriteBudget?: WriteBudget };
+
+/** This process's budget (size from WRITE_BUDGET). */
+export function writeBudget(): WriteBudget {
+  g.__triageWriteBudget ??= new WriteBudget();
+  return g.__triageWriteBudget;
+}
+
+/** Close this process's budget's Redis connection (with the queues': closeQueues), so the process may exit. */
+export async function closeWriteBudget(): Promise<void> {
+  await g.__triageWriteBudget?.close();
+  g.__triageWriteBudget = undefined;
+}

@@ -1,0 +1,182 @@
+// Write admission (lib/admission): ingest, connector imports, the runtime's sweeper and the search
+// indexer share one budget of concurrent write work, per process and across processes. Here the
+// budget is one share and another holder (a second WriteBudget: another process's view, its own
+// Redis connection and count) takes it. Real Postgres, Redis and BullMQ; nothing is mocked.
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+vi.hoisted(() => {
+  process.env.WRITE_BUDGET = '1';
+  process.env.WRITE_BUDGET_INGEST_WAIT_MS = '200';
+});
+
+import { SYSTEM } from '@/lib/auth';
+import { WriteBudget, writeBudget, type WriteLease } from '@/lib/admission';
+import { recordAdmitted } from '@/lib/connectors/supervisor';
+import { closeDb, db, pg } from '@/lib/db';
+import { ReplaceablePool } from '@/lib/db/stall-guard';
+import { closeIngestSql } from '@/lib/ingest/ingest-sql';
+import { toNewDeadLetter } from '@/lib/ingest/ingest-item';
+import { renderMetrics } from '@/lib/metrics/render-metrics';
+import { closeQueues, producerQueue, QUEUES } from '@/lib/queue';
+import { redisConnection, type RedisClient } from '@/lib/redis';
+import { DeadLetterSweeper } from '@/lib/runtime/dead-letter-sweeper';
+import { startSearchIndexer } from '@/lib/search';
+import { POST as postBatch } from '@/app/api/v1/sources/[source]/dead-letters/route';
+import { resetDatabase } from '../support/db';
+import { b64, ctx, jsonRequest, world, type World } from './deadletters-world';
+import { dropTestQueues, failedJobs, spawnConsumer, testSource, waitFor } from './runtime-support';
+
+const post = (w: World, ids: string[]) =>
+  postBatch(
+    jsonRequest('/api/v1/sources/orders/dead-letters', w.tokens.ingest.orders, { deadLetters: ids.map((messageId) => ({ messageId, payload: b64(`{"id":"${messageId}"}`) })) }),
+    ctx({ source: 'orders' }),
+  );
+const countOf = async (sourceId: string) => db().deadLetter.count({ where: { sourceId } });
+
+describe('write admission', () => {
+  // Another process's view of the same budget: its own count, its own Redis connection.
+  let other: WriteBudget;
+  const held: WriteLease[] = [];
+  const redises: RedisClient[] = [];
+  const hold = async () => {
+    const lease = await other.tryAcquire('connectors');
+    expect(lease).not.toBeNull();
+    held.push(lease!);
+    return lease!;
+  };
+
+  beforeEach(async () => {
+    await resetDatabase();
+    other = new WriteBudget({ size: 1 });
+  });
+  afterEach(async () => {
+    await Promise.all(held.splice(0).map((l) => l.release()));
+    await other.close();
+    await Promise.all(redises.splice(0).map((r) => r.quit()));
+  });
+  afterAll(async () => {
+    await writeBudget().close();
+    await dropTestQueues();
+    await closeQueues();
+    await closeIngestSql();
+    await closeDb();
+  });
+
+  it('ingest answers 503 + Retry-After and writes nothing while another holder has the budget, then goes through once it is given back', async () => {
+    const w = await world();
+    const lease = await hold();
+    const refused = await post(w, ['a-1', 'a-2']);
+    expect(refused.status).toBe(503);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    const body = (await refused.json()) as { error: { code: string; message: string; details?: { reason?: string } } };
+    expect(body.error.code).toBe('unavailable');
+    expect(body.error.message).toMatch(/retry/i);
+    expect(body.error.details?.reason).toBe('write_budget');
+    expect(await countOf(w.sources.orders.id)).toBe(0);
+
+    await lease.release();
+    const accepted = await post(w, ['a-1', 'a-2']);
+    expect(accepted.status).toBe(200);
+    expect(await countOf(w.sources.orders.id)).toBe(2);
+
+    // Counted where /api/metrics reads it, across processes.
+    const metrics = (await renderMetrics(SYSTEM)).body;
+    expect(metrics).toMatch(/^triage_write_budget_size 1$/m);
+    expect(metrics).toMatch(/^triage_write_budget_refusals_total\{writer="ingest"\} [1-9]/m);
+    expect(metrics).toMatch(/^triage_write_budget_throttled_seconds_total\{writer="ingest"\} 0\.[0-9]*[1-9]/m);
+    expect(metrics).toMatch(/^triage_write_budget_in_use 0$/m);
+  });
+
+  it('a connector import waits for the budget with its batch in hand (nothing written, nothing failed), then records it', async () => {
+    const source = await testSource('admission-connector');
+    const batch = ['c-1', 'c-2', 'c-3'].map((messageId, i) => toNewDeadLetter({ messageId, payload: b64('{}') }, i, 1 << 20));
+    const lease = await hold();
+    const writes = new ReplaceablePool();
+    let settled: 'resolved' | 'rejected' | null = null;
+    const recording = recordAdmitted(writeBudget(), { id: source.id, retentionSeconds: 86_400 }, batch, writes, new AbortController().signal).then(
+      (r) => ((settled = 'resolved'), r),
+      (e: unknown) => ((settled = 'rejected'), Promise.reject(e)),
+    );
+    await sleep(1_500);
+    expect(settled).toBeNull();
+    expect(await countOf(source.id)).toBe(0);
+    await lease.release();
+    const recorded = await recording;
+    expect(recorded.map((r) => r.created)).toEqual([true, true, true]);
+    expect(await countOf(source.id)).toBe(3);
+    await writes.end();
+  });
+
+  it('a connector import stopped while it waits rejects without writing: the batch stays on the broker', async () => {
+    const source = await testSource('admission-connector-stop');
+    await hold();
+    const stop = new AbortController();
+    const writes = new ReplaceablePool();
+    const recording = recordAdmitted(writeBudget(), { id: source.id, retentionSeconds: 86_400 }, [toNewDeadLetter({ messageId: 's-1', payload: b64('{}') }, 0, 1 << 20)], writes, stop.signal);
+    await sleep(200);
+    stop.abort();
+    await expect(recording).rejects.toThrow(/stays on the broker/);
+    expect(await countOf(source.id)).toBe(0);
+    await writes.end();
+  });
+
+  it('the sweeper leaves failed jobs in Redis while the budget is spent, and writes them all once it frees', async () => {
+    const name = `admission-sweep-${Date.now().toString(36)}`;
+    const source = await testSource(name);
+    await failedJobs(name, Array.from({ length: 20 }, (_, i) => ({ messageId: `sw-${i}`, body: new TextEncoder().encode(`{"n":${i}}`) })));
+    const lease = await hold();
+    const queue = producerQueue(QUEUES.source(name));
+    const redis = redisConnection('worker');
+    redises.push(redis);
+    const sweeper = new DeadLetterSweeper(queue, redis, () => ({ id: source.id, retentionSeconds: 86_400 }));
+    sweeper.start();
+    try {
+      // The stray sweep is due at once (and every 2 s): it waits rather than writing.
+      await sleep(3_000);
+      expect(await countOf(source.id)).toBe(0);
+      expect(await queue.getFailedCount()).toBe(20);
+      await lease.release();
+      await waitFor('the 20 written', async () => (await countOf(source.id)) === 20, 30_000);
+      await waitFor('an empty failed set', async () => (await queue.getFailedCount()) === 0);
+    } finally {
+      await sweeper.stop();
+    }
+  });
+
+  it('the search indexer waits for the budget, then indexes the backlog', async () => {
+    const w = await world();
+    expect((await post(w, ['i-1', 'i-2'])).status).toBe(200);
+    const backlog = async () => Number((await pg()<{ n: number }[]>`SELECT count(*)::int AS n FROM search_backlog`)[0]!.n);
+    expect(await backlog()).toBe(2);
+    const lease = await hold();
+    const indexer = await startSearchIndexer({ concurrency: 1 });
+    try {
+      await sleep(1_500);
+      expect(await backlog()).toBe(2);
+      await lease.release();
+      await waitFor('an empty backlog', async () => (await backlog()) === 0, 30_000);
+      expect(indexer.indexed()).toBe(2);
+    } finally {
+      await indexer.stop();
+    }
+  });
+
+  it("a killed holder's lease expires: its share comes back without anyone releasing it", async () => {
+    const leaseMs = 1_000;
+    const child = spawnConsumer({ WRITE_BUDGET: '1', WRITE_BUDGET_LEASE_MS: String(leaseMs) }, 'test/integration/admission-holder-child.ts');
+    await child.ready;
+    const budget = new WriteBudget({ size: 1, leaseMs });
+    try {
+      // Alive, it renews: still held well past one lease's life.
+      await sleep(leaseMs * 2);
+      expect(await budget.tryAcquire('ingest')).toBeNull();
+      child.process.kill('SIGKILL');
+      await child.exited;
+      const lease = await waitFor('the dead holder\'s share back', () => budget.tryAcquire('ingest').then((l) => l ?? undefined), leaseMs * 5);
+      await lease.release();
+    } finally {
+      await budget.close();
+    }
+  });
+});
