@@ -17,10 +17,25 @@ const launchOptions = {
 // The demo's own producers (demo.ts, demo-rabbitmq.ts) are not: the tests make their own data.
 const workers = readdirSync('workers').filter((f) => f.endsWith('.ts') && !/^demo(-.*)?\.ts$/.test(f));
 
+// The whole suite runs on two workers (TRIAGE_E2E_STAGED, set by scripts/e2e.mjs when it is given
+// no files). The specs share one database and one set of workers, so they run in stages: the
+// accessibility pages first, on data nothing else has touched yet; then the demo's story (its shared
+// orders and payments sources, the handler version, the payments outage switch), one file after
+// another, beside the specs that make and read data of their own; last, alone, the specs that count
+// or change what is global (sign-in limits and failures, an app process killed). The last stage is
+// the setup's teardown, so it runs whatever failed before it (a project after a failed dependency
+// would not run); a failed accessibility test leaves the second stage unrun. A run of chosen files
+// takes one worker and no stages: a stage runs whole when a later one depends on it.
+const STAGED = process.env.TRIAGE_E2E_STAGED === '1';
+const after = (...stages: string[]) => (STAGED ? ['setup', ...stages] : ['setup']);
+const DEMO_STORY = /\/(clusters|edit-redrive|incident-story|redrive|redrive-rules)\.spec\.ts$/;
+const GLOBAL = /\/(auth-hardening|security|serve)\.spec\.ts$/;
+const A11Y = /\/accessibility\.spec\.ts$/;
+
 export default defineConfig({
   testDir: 'test/e2e',
   fullyParallel: false,
-  workers: 1,
+  workers: STAGED ? 2 : 1,
   retries: 0,
   timeout: 90_000,
   expect: { timeout: 15_000 },
@@ -28,8 +43,11 @@ export default defineConfig({
   reporter: process.env.TRIAGE_E2E_JSON ? [['list'], ['json', { outputFile: process.env.TRIAGE_E2E_JSON }]] : [['list']],
   use: { baseURL, launchOptions, trace: 'off' },
   projects: [
-    { name: 'setup', testMatch: /global\.setup\.ts/ },
-    { name: 'chromium', dependencies: ['setup'], testIgnore: /global\.setup\.ts/ },
+    { name: 'setup', testMatch: /(global|accessibility)\.setup\.ts/, ...(STAGED ? { teardown: 'global' } : {}) },
+    { name: 'accessibility', dependencies: ['setup'], testMatch: A11Y },
+    { name: 'demo-story', dependencies: after('accessibility'), testMatch: DEMO_STORY, workers: 1 },
+    { name: 'own-data', dependencies: after('accessibility'), testMatch: /\.spec\.ts$/, testIgnore: [A11Y, DEMO_STORY, GLOBAL] },
+    { name: 'global', ...(STAGED ? {} : { dependencies: ['setup'] }), testMatch: GLOBAL, workers: 1 },
   ],
   webServer: [
     {

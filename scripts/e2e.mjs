@@ -46,6 +46,8 @@ const env = {
   E2E_PORT: String(port),
   CHROMIUM_PATH: chromiumPath,
   APP_URL: `http://127.0.0.1:${port}`,
+  // The whole suite (no files or other arguments given): two workers, in stages (playwright.config.ts).
+  TRIAGE_E2E_STAGED: process.env.TRIAGE_E2E_STAGED ?? (pwArgs.some((a) => !a.startsWith('-')) ? '0' : '1'),
 };
 let ok = false;
 try {

@@ -226,7 +226,11 @@ describe('SQS connector', () => {
       return 'delete';
     });
     await waitFor('the sent one received', async () => got.length === 1);
-    await new Promise((r) => setTimeout(r, 1_500));
+    // Nothing visible and nothing in flight: the consumer has had all the queue will ever hold.
+    await waitFor('the source queue empty', async () => {
+      const c = await queueCounts(emu.client, q.source);
+      return c.visible === 0 && c.inFlight === 0;
+    });
     expect(got).toEqual([{ order: 2, original: letters[2]!.messageId }]);
   });
 

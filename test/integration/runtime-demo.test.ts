@@ -67,6 +67,31 @@ describe('demo story', () => {
     expect(await deadOf('orders')).toHaveLength(2); // acknowledged this time: no second generation
   });
 
+  it('deploys while every connection of the pool is busy for longer than a transaction waits by default', async () => {
+    // The CLI's deploy in a loaded run (the browser suite's) found no free connection within Prisma's
+    // default 2 s: it waits as long as the other audited writes do.
+    const POOL = 10; // createDb's default
+    let held = 0;
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    const busy = Array.from({ length: POOL }, () =>
+      db().$transaction(
+        async (tx) => {
+          await tx.$queryRaw`SELECT 1`;
+          held++;
+          await released;
+        },
+        { timeout: 30_000, maxWait: 10_000 },
+      ),
+    );
+    await waitFor('every connection held', async () => held === POOL);
+    const deploy = deployDemoHandler(SYSTEM, 'v2').catch((err: unknown) => err);
+    // Longer than the 2 s default: the deploy must still be waiting for a connection, not failed.
+    setTimeout(release, 3_000);
+    await Promise.all(busy);
+    expect(await deploy).toEqual({ before: 'v1', after: 'v2' });
+  });
+
   it('refuses a handler version that does not exist', async () => {
     await expect(deployDemoHandler(SYSTEM, 'v3')).rejects.toThrow(/v1, v2/);
   });
