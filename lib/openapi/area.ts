@@ -1,16 +1,8 @@
-// One area of the HTTP API as OpenAPI 3.1 paths and component schemas. Each capability describes its
-// own routes in its own file (ingest.ts, dead-letters.ts, …) and document.ts merges them, so adding
-// redrive or alarm routes is one new file and one line there.
+// Building blocks of the OpenAPI document (document.ts): JSON Schema of zod schemas, the standard
+// error answers, $refs to components.
 import { z } from 'zod';
 
 export type JsonSchema = Record<string, unknown>;
-export type PathItem = Record<string, unknown>;
-
-export interface OpenApiArea {
-  tag: { name: string; description: string };
-  paths: Record<string, PathItem>;
-  schemas?: Record<string, JsonSchema>;
-}
 
 /**
  * JSON Schema (2020-12, OpenAPI 3.1's dialect) of what a client sends or gets: `output` for a
@@ -65,5 +57,3 @@ export const errorSchema: JsonSchema = {
     },
   },
 };
-
-export const idParam = (name: string, description: string) => ({ name, in: 'path', required: true, schema: { type: 'string' }, description });
