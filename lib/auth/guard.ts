@@ -8,6 +8,7 @@ import { env } from '@/lib/env';
 import { readJsonBody } from '@/lib/http';
 import { assertStorableText } from '@/lib/text-input';
 import { log } from '@/lib/log';
+import { issueList } from '@/lib/zod-issues';
 import { assertAssistantAllowed } from '@/lib/assistant/access';
 import { actorFromPersonalToken, actorFromSession, authorize, unauthorized, type Actor } from './actor';
 import { auth } from './next-auth';
@@ -64,8 +65,7 @@ export function errorResponse(e: unknown): Response {
     );
   }
   if (e instanceof ZodError) {
-    const issues = e.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
-    return Response.json({ error: { code: 'unprocessable', message: 'Invalid request', details: { issues } } }, { status: 422 });
+    return Response.json({ error: { code: 'unprocessable', message: 'Invalid request', details: { issues: issueList(e.issues) } } }, { status: 422 });
   }
   log.error({ err: e }, 'unhandled error in route handler');
   return Response.json({ error: { code: 'internal', message: 'Internal error' } }, { status: 500 });
