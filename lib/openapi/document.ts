@@ -12,8 +12,10 @@ import { TAGS } from './tags';
 export const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
 
 const byZod = (components: Record<string, z.ZodType>) => new Map(Object.entries(components).map(([name, s]) => [s as object, name]));
+const views = byZod(VIEW_COMPONENTS);
+const inputs = byZod(INPUT_COMPONENTS);
 
-function parameters(e: RegistryEntry, inputRef: (s: z.ZodType) => JsonSchema): Record<string, unknown>[] {
+function parameters(e: RegistryEntry): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   const described = e.spec.params ? (schemaOf(e.spec.params).properties as Record<string, JsonSchema> | undefined) : undefined;
   for (const [, name] of e.path.matchAll(/:(\w+)/g)) {
@@ -22,7 +24,7 @@ function parameters(e: RegistryEntry, inputRef: (s: z.ZodType) => JsonSchema): R
   }
   if (e.spec.query) {
     // A query schema is an object of strings the guard reads (lib/auth/guard.ts queryRecord): one parameter a key.
-    const q = inputRef(e.spec.query);
+    const q = schemaOf(e.spec.query);
     const required = new Set((q.required as string[] | undefined) ?? []);
     for (const [name, prop] of Object.entries((q.properties as Record<string, JsonSchema> | undefined) ?? {})) {
       const { description, ...schema } = prop;
@@ -48,10 +50,7 @@ function impliedErrors(e: RegistryEntry): number[] {
 }
 
 function operation(e: RegistryEntry): Record<string, unknown> {
-  const views = byZod(VIEW_COMPONENTS);
-  const inputs = byZod(INPUT_COMPONENTS);
   const viewRef = (s: z.ZodType) => (views.has(s) ? ref(views.get(s)!) : schemaOf(s, 'output'));
-  const inputRef = (s: z.ZodType) => (inputs.has(s) ? ref(inputs.get(s)!) : schemaOf(s));
   const { spec } = e;
   const responses: Record<string, unknown> = {};
   for (const [status, r] of Object.entries(spec.responses)) {
@@ -65,7 +64,7 @@ function operation(e: RegistryEntry): Record<string, unknown> {
   const body =
     spec.openapi?.requestBody ??
     (spec.body && spec.body !== 'raw' ? { required: !spec.optionalBody, content: jsonContent(inputs.has(spec.body) ? ref(inputs.get(spec.body)!) : schemaOf(spec.body)) } : undefined);
-  const params = parameters(e, (s) => schemaOf(s));
+  const params = parameters(e);
   return {
     tags: spec.tags,
     summary: spec.summary,
