@@ -1,22 +1,19 @@
-// The security suite's entry points: every route handler and every server action, with the
-// permission it requires from the one permission map (lib/auth/permissions.ts) and how to make a
-// valid call against the fixtures. The matrix (role × entry → allowed exactly as PERMISSIONS says,
-// else 403), the audit count, cross-team 404s and the cross-site checks are all generated from it,
-// and a completeness test fails when a route or action exists under app/ without an entry.
+// The security suite's registry: every route handler and every server action, with the permission
+// it requires from the one permission map (lib/auth/permissions.ts) and how to make a valid call
+// against the fixtures. The matrix (role × entry → allowed exactly as PERMISSIONS says, else 403),
+// the audit count, cross-team 404s and the cross-site checks are all generated from it, and a
+// completeness test fails when a route or action exists under app/ without an entry here.
 //
-// Routes come from the API's one registry (lib/openapi/routes.ts: each api() handler with its
-// method, path and permission); this file adds only what the registry cannot say, in CALLS, keyed
-// by the registry's 'METHOD /path', e.g.
-//   calls('POST /api/v1/clusters/:id/split', clusterIn(own), { crossTeam: clusterIn(other) }),
+// Adding an endpoint is one entry in ROUTES (or ACTIONS), next to its neighbours, e.g.
+//   route('POST', '/api/v1/clusters/:id/split', 'clusters.merge', () => import('@/app/api/v1/clusters/[id]/split/route'),
+//     clusterIn(own), { crossTeam: clusterIn(other) }),
 // `call` builds a valid request against fresh data of the caller's own team (fixtures.ts has the
 // builders); `crossTeam` the same against the other team's data (expect 404); `audits` when an
-// allowed call writes other than one event (reads: 0); `scope: 'all'` when only roles with the
-// 'all' scope of the permission may call it. A route of the registry without its CALLS entry fails
-// the suite, naming it. Routes not made by api() go into EXEMPT_ROUTES with the reason.
+// allowed call writes other than one event (reads: 0). A route outside the permission map goes
+// into EXEMPT_ROUTES with the reason.
 import { createPersonalToken } from '@/lib/admin/tokens';
 import { createUser } from '@/lib/admin/users';
 import { SYSTEM, type Permission } from '@/lib/auth';
-import { registryEntries } from '@/lib/openapi/routes';
 import {
   newAuditBreak,
   newCluster,
@@ -89,14 +86,15 @@ const MUTATING = new Set<Method>(['POST', 'PUT', 'PATCH', 'DELETE']);
 export const isMutating = (e: RouteEntry) => MUTATING.has(e.method);
 export const expectedAudits = (e: RouteEntry) => e.audits ?? (isMutating(e) ? 1 : 0);
 
-/** What the registry cannot say about a route: how to call it validly (and across teams), what it audits. */
-export type CallBuilder = Pick<RouteEntry, 'call'> & Partial<Pick<RouteEntry, 'crossTeam' | 'audits' | 'scope'>> & {
-  /** The permission the call's input needs, where the handler checks more than api() was given. */
-  permission?: Requirement;
-};
-
-function calls(key: string, call: RouteEntry['call'] = async () => ({}), more: Omit<CallBuilder, 'call'> = {}): [string, CallBuilder] {
-  return [key, { call, ...more }];
+function route(
+  method: Method,
+  path: string,
+  permission: Requirement,
+  module: () => Promise<RouteModule>,
+  call: RouteEntry['call'] = async () => ({}),
+  more: Partial<Pick<RouteEntry, 'crossTeam' | 'audits' | 'scope'>> = {},
+): RouteEntry {
+  return { method, path, permission, module, call, ...more };
 }
 
 const newUserBody = () => ({ email: `${unique('user')}@triage.local`, role: 'support', team: 'commerce', password: 'a-long-password' });
@@ -137,122 +135,120 @@ const viewOf = (whose: typeof self, body?: () => unknown) => async (fx: Fixtures
 // Each call changes the deadline, so each one is a change (and an audit event).
 const newDeadline = () => ({ ageDeadlineSeconds: 5 * 86400 + Math.floor(Math.random() * 86400) });
 
-/** By the registry's route key ('METHOD /path'). */
-export const CALLS = new Map<string, CallBuilder>([
+export const ROUTES: RouteEntry[] = [
   // Admin
-  calls('GET /api/v1/users'),
-  calls('POST /api/v1/users', async () => ({ body: newUserBody() })),
-  calls('GET /api/v1/sources'),
-  calls('POST /api/v1/sources', async () => ({
+  route('GET', '/api/v1/users', 'admin.manage', () => import('@/app/api/v1/users/route')),
+  route('POST', '/api/v1/users', 'admin.manage', () => import('@/app/api/v1/users/route'), async () => ({ body: newUserBody() })),
+  route('GET', '/api/v1/sources', 'deadletters.read', () => import('@/app/api/v1/sources/route')),
+  route('POST', '/api/v1/sources', 'admin.manage', () => import('@/app/api/v1/sources/route'), async () => ({
     body: { name: unique('src'), team: 'commerce', kind: 'builtin' },
   })),
 
   // Audit trail
-  calls('GET /api/v1/audit/verify', undefined, { scope: 'all' }),
-  calls('POST /api/v1/audit/breaks/:id/acknowledge', async () => ({
+  route('GET', '/api/v1/audit/verify', 'audit.read', () => import('@/app/api/v1/audit/verify/route'), undefined, { scope: 'all' }),
+  route('POST', '/api/v1/audit/breaks/:id/acknowledge', 'admin.manage', () => import('@/app/api/v1/audit/breaks/[id]/acknowledge/route'), async () => ({
     params: { id: await newAuditBreak() },
     body: { reason },
   })),
-  calls('GET /api/v1/audit/export', async () => ({ query: { format: 'ndjson', action: 'source.' } }), {
+  route('GET', '/api/v1/audit/export', 'audit.read', () => import('@/app/api/v1/audit/export/route'), async () => ({ query: { format: 'ndjson', action: 'source.' } }), {
     audits: 1,
   }),
 
   // Dead letters
-  calls('GET /api/metrics'),
-  calls('GET /api/v1/dead-letters'),
-  calls('GET /api/v1/dead-letters/export', async (fx, as) => ({
+  route('GET', '/api/metrics', 'deadletters.read', () => import('@/app/api/metrics/route')),
+  route('GET', '/api/v1/dead-letters', 'deadletters.read', () => import('@/app/api/v1/dead-letters/route')),
+  route('GET', '/api/v1/dead-letters/export', 'deadletters.read', () => import('@/app/api/v1/dead-letters/export/route'), async (fx, as) => ({
     query: { format: 'ndjson', source: own(fx, as).name },
   }), { audits: 1 }),
   // A revealing export of an empty selection: nothing revealed, so the export's own event only.
-  calls('POST /api/v1/dead-letters/export', async (fx, as) => ({
+  route('POST', '/api/v1/dead-letters/export', 'payload.reveal', () => import('@/app/api/v1/dead-letters/export/route'), async (fx, as) => ({
     query: { format: 'ndjson', source: own(fx, as).name, messageId: 'no-such-message' },
     body: { revealReason: reason },
   })),
-  calls('GET /api/v1/dead-letters/:id', deadLetterIn(own), {
+  route('GET', '/api/v1/dead-letters/:id', 'deadletters.read', () => import('@/app/api/v1/dead-letters/[id]/route'), deadLetterIn(own), {
     crossTeam: deadLetterIn(other),
   }),
-  calls('GET /api/v1/dead-letters/:id/payload', deadLetterIn(own), {
+  route('GET', '/api/v1/dead-letters/:id/payload', 'deadletters.read', () => import('@/app/api/v1/dead-letters/[id]/payload/route'), deadLetterIn(own), {
     crossTeam: deadLetterIn(other),
   }),
-  calls('POST /api/v1/dead-letters/:id/archive', deadLetterIn(own), {
+  route('POST', '/api/v1/dead-letters/:id/archive', 'deadletters.archive', () => import('@/app/api/v1/dead-letters/[id]/archive/route'), deadLetterIn(own), {
     crossTeam: deadLetterIn(other),
   }),
-  calls('POST /api/v1/dead-letters/:id/discard', deadLetterIn(own), {
+  route('POST', '/api/v1/dead-letters/:id/discard', 'deadletters.discard', () => import('@/app/api/v1/dead-letters/[id]/discard/route'), deadLetterIn(own), {
     crossTeam: deadLetterIn(other),
   }),
-  calls('POST /api/v1/dead-letters/:id/reveal', deadLetterIn(own), {
+  route('POST', '/api/v1/dead-letters/:id/reveal', 'payload.reveal', () => import('@/app/api/v1/dead-letters/[id]/reveal/route'), deadLetterIn(own), {
     crossTeam: deadLetterIn(other),
   }),
-  calls('POST /api/v1/dead-letters/search-reveal', async () => ({
+  route('POST', '/api/v1/dead-letters/search-reveal', 'payload.reveal', () => import('@/app/api/v1/dead-letters/search-reveal/route'), async () => ({
     body: { reason },
   })),
-  calls('POST /api/v1/dead-letters/:id/edit', editIn(own), {
+  route('POST', '/api/v1/dead-letters/:id/edit', 'deadletters.edit', () => import('@/app/api/v1/dead-letters/[id]/edit/route'), editIn(own), {
     crossTeam: editIn(other),
   }),
-  calls('GET /api/v1/dead-letters/:id/versions', deadLetterIn(own), {
+  route('GET', '/api/v1/dead-letters/:id/versions', 'deadletters.read', () => import('@/app/api/v1/dead-letters/[id]/versions/route'), deadLetterIn(own), {
     crossTeam: deadLetterIn(other),
   }),
-  calls('GET /api/v1/dead-letters/:id/versions/:version/payload', async (fx, as) => ({
+  route('GET', '/api/v1/dead-letters/:id/versions/:version/payload', 'deadletters.read', () => import('@/app/api/v1/dead-letters/[id]/versions/[version]/payload/route'), async (fx, as) => ({
     params: { id: await newEditedDeadLetter(own(fx, as)), version: '1' },
   }), {
     crossTeam: async (fx, as) => ({ params: { id: await newEditedDeadLetter(other(fx, as)), version: '1' } }),
   }),
-  calls('POST /api/v1/dead-letters/bulk/archive', async (fx, as) => ({
+  route('POST', '/api/v1/dead-letters/bulk/archive', 'deadletters.archive', () => import('@/app/api/v1/dead-letters/bulk/archive/route'), async (fx, as) => ({
     body: { selection: { ids: [await newDeadLetter(own(fx, as))] }, reason },
   })),
-  calls('POST /api/v1/dead-letters/bulk/discard', async (fx, as) => ({
+  route('POST', '/api/v1/dead-letters/bulk/discard', 'deadletters.discard', () => import('@/app/api/v1/dead-letters/bulk/discard/route'), async (fx, as) => ({
     body: { selection: { ids: [await newDeadLetter(own(fx, as))] }, reason },
   })),
-  // A read (a count), but of what the caller would be allowed to decide: the handler checks the
-  // decision's permission beyond api()'s deadletters.read.
-  calls('POST /api/v1/dead-letters/bulk/preview', async (fx, as) => ({
+  // A read (a count), but of what the caller would be allowed to decide: the decision's permission.
+  route('POST', '/api/v1/dead-letters/bulk/preview', 'deadletters.archive', () => import('@/app/api/v1/dead-letters/bulk/preview/route'), async (fx, as) => ({
     body: { decision: 'archive', selection: { ids: [await newDeadLetter(own(fx, as))] } },
-  }), { audits: 0, permission: 'deadletters.archive' }),
+  }), { audits: 0 }),
 
   // Clusters
-  calls('GET /api/v1/clusters'),
-  calls('GET /api/v1/clusters/:id', clusterIn(own), { crossTeam: clusterIn(other) }),
-  calls('POST /api/v1/clusters/:id/archive', clusterIn(own), {
+  route('GET', '/api/v1/clusters', 'deadletters.read', () => import('@/app/api/v1/clusters/route')),
+  route('GET', '/api/v1/clusters/:id', 'deadletters.read', () => import('@/app/api/v1/clusters/[id]/route'), clusterIn(own), { crossTeam: clusterIn(other) }),
+  route('POST', '/api/v1/clusters/:id/archive', 'deadletters.archive', () => import('@/app/api/v1/clusters/[id]/archive/route'), clusterIn(own), {
     crossTeam: clusterIn(other),
   }),
-  calls('POST /api/v1/clusters/:id/merge', async (fx, as) => ({
+  route('POST', '/api/v1/clusters/:id/merge', 'clusters.merge', () => import('@/app/api/v1/clusters/[id]/merge/route'), async (fx, as) => ({
     params: { id: await newCluster(own(fx, as)) },
     body: { into: await newCluster(own(fx, as)), reason },
   }), {
     crossTeam: async (fx, as) => ({ params: { id: await newCluster(other(fx, as)) }, body: { into: await newCluster(other(fx, as)), reason } }),
   }),
-  calls('POST /api/v1/clusters/:id/split/preview', async (fx, as) => ({
+  route('POST', '/api/v1/clusters/:id/split/preview', 'clusters.split', () => import('@/app/api/v1/clusters/[id]/split/preview/route'), async (fx, as) => ({
     params: { id: await newSplittableCluster(own(fx, as)) },
     body: { by: { field: 'payload', path: '$.type' } },
   }), {
     crossTeam: async (fx, as) => ({ params: { id: await newSplittableCluster(other(fx, as)) }, body: { by: { field: 'payload', path: '$.type' } } }),
     audits: 0,
   }),
-  calls('POST /api/v1/clusters/:id/split', async (fx, as) => ({
+  route('POST', '/api/v1/clusters/:id/split', 'clusters.split', () => import('@/app/api/v1/clusters/[id]/split/route'), async (fx, as) => ({
     params: { id: await newSplittableCluster(own(fx, as)) },
     body: { by: { field: 'payload', path: '$.type' }, reason },
   }), {
     crossTeam: async (fx, as) => ({ params: { id: await newSplittableCluster(other(fx, as)) }, body: { by: { field: 'payload', path: '$.type' }, reason } }),
   }),
-  calls('POST /api/v1/clusters/:id/unmerge', async (fx, as) => ({
+  route('POST', '/api/v1/clusters/:id/unmerge', 'clusters.split', () => import('@/app/api/v1/clusters/[id]/unmerge/route'), async (fx, as) => ({
     params: { id: await newMergedCluster(own(fx, as)) },
     body: { reason },
   }), {
     crossTeam: async (fx, as) => ({ params: { id: await newMergedCluster(other(fx, as)) }, body: { reason } }),
   }),
-  calls('GET /api/v1/clusters/:id/merge-suggestions', clusterIn(own), {
+  route('GET', '/api/v1/clusters/:id/merge-suggestions', 'clusters.merge', () => import('@/app/api/v1/clusters/[id]/merge-suggestions/route'), clusterIn(own), {
     crossTeam: clusterIn(other),
   }),
-  calls('GET /api/v1/clusters/:id/ownership', clusterIn(own), {
+  route('GET', '/api/v1/clusters/:id/ownership', 'deadletters.read', () => import('@/app/api/v1/clusters/[id]/ownership/route'), clusterIn(own), {
     crossTeam: clusterIn(other),
   }),
-  calls('PATCH /api/v1/clusters/:id/ownership', async (fx, as) => ({
+  route('PATCH', '/api/v1/clusters/:id/ownership', 'clusters.own', () => import('@/app/api/v1/clusters/[id]/ownership/route'), async (fx, as) => ({
     params: { id: await newCluster(own(fx, as)) },
     body: { status: 'investigating', note: reason },
   }), {
     crossTeam: async (fx, as) => ({ params: { id: await newCluster(other(fx, as)) }, body: { status: 'investigating' } }),
   }),
-  calls('POST /api/v1/clusters/:id/notes', async (fx, as) => ({
+  route('POST', '/api/v1/clusters/:id/notes', 'clusters.own', () => import('@/app/api/v1/clusters/[id]/notes/route'), async (fx, as) => ({
     params: { id: await newCluster(own(fx, as)) },
     body: { body: reason },
   }), {
@@ -260,85 +256,85 @@ export const CALLS = new Map<string, CallBuilder>([
   }),
 
   // Redrives
-  calls('GET /api/v1/redrives'),
-  calls('POST /api/v1/redrives', async (fx, as) => ({
+  route('GET', '/api/v1/redrives', 'deadletters.read', () => import('@/app/api/v1/redrives/route')),
+  route('POST', '/api/v1/redrives', 'deadletters.redrive', () => import('@/app/api/v1/redrives/route'), async (fx, as) => ({
     body: { selection: { ids: [await newDeadLetter(await newSource(own(fx, as)))] }, ratePerSecond: 1, reason },
   })),
-  calls('GET /api/v1/redrives/preview', async (fx, as) => ({
+  route('GET', '/api/v1/redrives/preview', 'deadletters.redrive', () => import('@/app/api/v1/redrives/preview/route'), async (fx, as) => ({
     query: { ids: await newDeadLetter(own(fx, as)) },
   })),
-  calls('POST /api/v1/redrives/transform', async (fx, as) => ({
+  route('POST', '/api/v1/redrives/transform', 'deadletters.edit', () => import('@/app/api/v1/redrives/transform/route'), async (fx, as) => ({
     body: { selection: { ids: [await newDeadLetter(await newSource(own(fx, as)))] }, transform: GIFT_REMOVED, reason },
   })),
   // A read of what would change, by those who may make the change.
-  calls('POST /api/v1/redrives/transform/preview', async (fx, as) => ({
+  route('POST', '/api/v1/redrives/transform/preview', 'deadletters.edit', () => import('@/app/api/v1/redrives/transform/preview/route'), async (fx, as) => ({
     body: { selection: { ids: [await newDeadLetter(own(fx, as))] }, transform: GIFT_REMOVED },
   }), { audits: 0 }),
-  calls('GET /api/v1/redrives/:id', taskIn(own), { crossTeam: taskIn(other) }),
-  calls('GET /api/v1/redrives/:id/series', taskIn(own), { crossTeam: taskIn(other) }),
-  calls('POST /api/v1/redrives/:id/pause', taskIn(own), { crossTeam: taskIn(other) }),
-  calls('POST /api/v1/redrives/:id/resume', taskIn(own, 'paused'), {
+  route('GET', '/api/v1/redrives/:id', 'deadletters.read', () => import('@/app/api/v1/redrives/[id]/route'), taskIn(own), { crossTeam: taskIn(other) }),
+  route('GET', '/api/v1/redrives/:id/series', 'deadletters.read', () => import('@/app/api/v1/redrives/[id]/series/route'), taskIn(own), { crossTeam: taskIn(other) }),
+  route('POST', '/api/v1/redrives/:id/pause', 'deadletters.redrive', () => import('@/app/api/v1/redrives/[id]/pause/route'), taskIn(own), { crossTeam: taskIn(other) }),
+  route('POST', '/api/v1/redrives/:id/resume', 'deadletters.redrive', () => import('@/app/api/v1/redrives/[id]/resume/route'), taskIn(own, 'paused'), {
     crossTeam: taskIn(other, 'paused'),
   }),
-  calls('POST /api/v1/redrives/:id/cancel', taskIn(own), { crossTeam: taskIn(other) }),
-  calls('POST /api/v1/redrives/:id/approve', taskIn(own, 'pending_approval'), {
+  route('POST', '/api/v1/redrives/:id/cancel', 'deadletters.redrive', () => import('@/app/api/v1/redrives/[id]/cancel/route'), taskIn(own), { crossTeam: taskIn(other) }),
+  route('POST', '/api/v1/redrives/:id/approve', 'redrive.approve', () => import('@/app/api/v1/redrives/[id]/approve/route'), taskIn(own, 'pending_approval'), {
     crossTeam: taskIn(other, 'pending_approval'),
   }),
 
   // Sources
-  calls('GET /api/v1/sources/:source/dead-letters', sourceIn(own)),
-  calls('GET /api/v1/sources/:source/alarms', sourceIn(own), {
+  route('GET', '/api/v1/sources/:source/dead-letters', 'deadletters.read', () => import('@/app/api/v1/sources/[source]/dead-letters/route'), sourceIn(own)),
+  route('GET', '/api/v1/sources/:source/alarms', 'deadletters.read', () => import('@/app/api/v1/sources/[source]/alarms/route'), sourceIn(own), {
     crossTeam: sourceIn(other),
   }),
-  calls('GET /api/v1/sources/:source/policy', sourceIn(own), {
+  route('GET', '/api/v1/sources/:source/policy', 'deadletters.read', () => import('@/app/api/v1/sources/[source]/policy/route'), sourceIn(own), {
     crossTeam: sourceIn(other),
   }),
-  calls('PATCH /api/v1/sources/:source/policy', sourceIn(own, newDeadline), {
+  route('PATCH', '/api/v1/sources/:source/policy', 'sources.policy', () => import('@/app/api/v1/sources/[source]/policy/route'), sourceIn(own, newDeadline), {
     crossTeam: sourceIn(other, newDeadline),
   }),
-  calls('GET /api/v1/sources/:source', connectorIn(own), {
+  route('GET', '/api/v1/sources/:source', 'deadletters.read', () => import('@/app/api/v1/sources/[source]/route'), connectorIn(own), {
     crossTeam: connectorIn(other),
   }),
-  calls('PATCH /api/v1/sources/:source', connectorIn(own, {}, () => ({
+  route('PATCH', '/api/v1/sources/:source', 'admin.manage', () => import('@/app/api/v1/sources/[source]/route'), connectorIn(own, {}, () => ({
     connection: { prefetch: 100 + Math.floor(Math.random() * 900), sourceQueue: 'sec.work' },
   }))),
   // A read of the broker (nothing changes), by those who operate the import.
-  calls('POST /api/v1/sources/:source/connection-test', connectorIn(own), {
+  route('POST', '/api/v1/sources/:source/connection-test', 'sources.import', () => import('@/app/api/v1/sources/[source]/connection-test/route'), connectorIn(own), {
     crossTeam: connectorIn(other),
     audits: 0,
   }),
-  calls('POST /api/v1/sources/:source/import/pause', connectorIn(own, {}, () => ({ reason })), {
+  route('POST', '/api/v1/sources/:source/import/pause', 'sources.import', () => import('@/app/api/v1/sources/[source]/import/pause/route'), connectorIn(own, {}, () => ({ reason })), {
     crossTeam: connectorIn(other),
   }),
-  calls('POST /api/v1/sources/:source/import/resume', connectorIn(own, { paused: true }), {
+  route('POST', '/api/v1/sources/:source/import/resume', 'sources.import', () => import('@/app/api/v1/sources/[source]/import/resume/route'), connectorIn(own, { paused: true }), {
     crossTeam: connectorIn(other, { paused: true }),
   }),
-  calls('GET /api/v1/sources/:source/grouping-rules', sourceIn(own), {
+  route('GET', '/api/v1/sources/:source/grouping-rules', 'deadletters.read', () => import('@/app/api/v1/sources/[source]/grouping-rules/route'), sourceIn(own), {
     crossTeam: sourceIn(other),
   }),
   // A fresh source each time: rules on a shared fixture source would regroup the other entries' dead letters.
-  calls('PUT /api/v1/sources/:source/grouping-rules', async (fx, as) => ({
+  route('PUT', '/api/v1/sources/:source/grouping-rules', 'sources.grouping', () => import('@/app/api/v1/sources/[source]/grouping-rules/route'), async (fx, as) => ({
     params: { source: (await newSource(own(fx, as))).name },
     body: { rules: { groupBy: [{ field: 'payload', path: '$.type' }] }, reason },
   }), {
     crossTeam: async (fx, as) => ({ params: { source: (await newSource(other(fx, as))).name }, body: { rules: { groupBy: [{ field: 'payload', path: '$.type' }] }, reason } }),
   }),
-  calls('GET /api/v1/sources/:source/redrive-rules', sourceIn(own), {
+  route('GET', '/api/v1/sources/:source/redrive-rules', 'deadletters.read', () => import('@/app/api/v1/sources/[source]/redrive-rules/route'), sourceIn(own), {
     crossTeam: sourceIn(other),
   }),
-  calls('POST /api/v1/sources/:source/redrive-rules', sourceIn(own, () => ({ name: unique('rule'), kind: 'on_resolved' })), {
+  route('POST', '/api/v1/sources/:source/redrive-rules', 'redrive.rules', () => import('@/app/api/v1/sources/[source]/redrive-rules/route'), sourceIn(own, () => ({ name: unique('rule'), kind: 'on_resolved' })), {
     crossTeam: sourceIn(other, () => ({ name: unique('rule'), kind: 'on_resolved' })),
   }),
-  calls('PATCH /api/v1/sources/:source/redrive-rules/:rule', ruleIn(own, () => ({ ratePerSecond: 12 })), {
+  route('PATCH', '/api/v1/sources/:source/redrive-rules/:rule', 'redrive.rules', () => import('@/app/api/v1/sources/[source]/redrive-rules/[rule]/route'), ruleIn(own, () => ({ ratePerSecond: 12 })), {
     crossTeam: ruleIn(other, () => ({ ratePerSecond: 12 })),
   }),
-  calls('DELETE /api/v1/sources/:source/redrive-rules/:rule', ruleIn(own), {
+  route('DELETE', '/api/v1/sources/:source/redrive-rules/:rule', 'redrive.rules', () => import('@/app/api/v1/sources/[source]/redrive-rules/[rule]/route'), ruleIn(own), {
     crossTeam: ruleIn(other),
   }),
-  calls('GET /api/v1/sources/:source/grouping-rules/reapply', sourceIn(own), {
+  route('GET', '/api/v1/sources/:source/grouping-rules/reapply', 'deadletters.read', () => import('@/app/api/v1/sources/[source]/grouping-rules/reapply/route'), sourceIn(own), {
     crossTeam: sourceIn(other),
   }),
-  calls('POST /api/v1/sources/:source/grouping-rules/reapply', async (fx, as) => ({
+  route('POST', '/api/v1/sources/:source/grouping-rules/reapply', 'sources.grouping', () => import('@/app/api/v1/sources/[source]/grouping-rules/reapply/route'), async (fx, as) => ({
     params: { source: (await newSource(own(fx, as))).name },
     body: { reason },
   }), {
@@ -346,57 +342,40 @@ export const CALLS = new Map<string, CallBuilder>([
   }),
 
   // Saved views: a view of the caller's own, or (crossTeam) another team's shared one, which is a 404.
-  calls('GET /api/v1/views'),
-  calls('POST /api/v1/views', async () => ({
+  route('GET', '/api/v1/views', 'views.manage', () => import('@/app/api/v1/views/route')),
+  route('POST', '/api/v1/views', 'views.manage', () => import('@/app/api/v1/views/route'), async () => ({
     body: { page: 'dead_letters', name: unique('view'), filters: 'status=open' },
   })),
-  calls('GET /api/v1/views/:id', viewOf(self), { crossTeam: viewOf(otherTeamsUser) }),
-  calls('PATCH /api/v1/views/:id', viewOf(self, () => ({ name: unique('renamed') })), {
+  route('GET', '/api/v1/views/:id', 'views.manage', () => import('@/app/api/v1/views/[id]/route'), viewOf(self), { crossTeam: viewOf(otherTeamsUser) }),
+  route('PATCH', '/api/v1/views/:id', 'views.manage', () => import('@/app/api/v1/views/[id]/route'), viewOf(self, () => ({ name: unique('renamed') })), {
     crossTeam: viewOf(otherTeamsUser, () => ({ name: unique('renamed') })),
   }),
-  calls('DELETE /api/v1/views/:id', viewOf(self), { crossTeam: viewOf(otherTeamsUser) }),
+  route('DELETE', '/api/v1/views/:id', 'views.manage', () => import('@/app/api/v1/views/[id]/route'), viewOf(self), { crossTeam: viewOf(otherTeamsUser) }),
 
   // Webhooks
-  calls('GET /api/v1/webhooks'),
-  calls('POST /api/v1/webhooks', async () => ({
+  route('GET', '/api/v1/webhooks', 'sources.policy', () => import('@/app/api/v1/webhooks/route')),
+  route('POST', '/api/v1/webhooks', 'sources.policy', () => import('@/app/api/v1/webhooks/route'), async () => ({
     body: { url: 'http://127.0.0.1:9/hook', team: 'commerce' },
   })),
-  calls('PATCH /api/v1/webhooks/:id', webhookIn(own, { enabled: false }), {
+  route('PATCH', '/api/v1/webhooks/:id', 'sources.policy', () => import('@/app/api/v1/webhooks/[id]/route'), webhookIn(own, { enabled: false }), {
     crossTeam: webhookIn(other, { enabled: false }),
   }),
-  calls('DELETE /api/v1/webhooks/:id', webhookIn(own), { crossTeam: webhookIn(other) }),
-  calls('POST /api/v1/webhooks/:id/test', webhookIn(own), {
+  route('DELETE', '/api/v1/webhooks/:id', 'sources.policy', () => import('@/app/api/v1/webhooks/[id]/route'), webhookIn(own), { crossTeam: webhookIn(other) }),
+  route('POST', '/api/v1/webhooks/:id/test', 'sources.policy', () => import('@/app/api/v1/webhooks/[id]/test/route'), webhookIn(own), {
     crossTeam: webhookIn(other),
   }),
-  calls('GET /api/v1/webhooks/:id/deliveries', webhookIn(own)),
-]);
-
-const INGEST_WHY = "ingest: an ingest token of that one source, never a user's cookie (lib/ingest)";
-const REGISTRY = registryEntries();
-
-/**
- * Every route of the registry a user calls, with its CALLS entry. One without an entry still makes
- * its tests, which fail saying what to add (a route is never left out silently).
- */
-export const ROUTES: RouteEntry[] = REGISTRY.flatMap((r) => {
-  if (r.permission === 'ingest-token') return [];
-  const key = routeKey(r);
-  const builder = CALLS.get(key) ?? {
-    call: async () => {
-      throw new Error(`${key}: no CALLS entry in test/security/endpoints.ts: say how to make a valid call against the fixtures`);
-    },
-  };
-  return [{ method: r.method, path: r.path, permission: r.permission, module: async () => ({ [r.method]: r.handler }), ...builder }];
-});
+  route('GET', '/api/v1/webhooks/:id/deliveries', 'sources.policy', () => import('@/app/api/v1/webhooks/[id]/deliveries/route'), webhookIn(own)),
+];
 
 /** Routes outside the permission map, and why. */
 export const EXEMPT_ROUTES: Record<string, Exempt> = {
-  ...Object.fromEntries(REGISTRY.filter((r) => r.permission === 'ingest-token').map((r) => [routeKey(r), { why: INGEST_WHY }])),
   'GET /api/health': { why: 'public liveness probe, no data' },
   'GET /api/v1/openapi': { why: 'public: the API description grants nothing' },
   'GET /api/v1/openapi.json': { why: 'public: the API description grants nothing' },
   'GET /api/auth/*': { why: 'Auth.js: sign-in, sign-out, session (its own CSRF token)' },
   'POST /api/auth/*': { why: 'Auth.js: sign-in, sign-out, session (its own CSRF token)' },
+  'POST /api/v1/sources/:source/dead-letters': { why: "ingest: an ingest token of that one source, never a user's cookie (lib/ingest)" },
+  'POST /api/v1/sources/:source/dead-letters/raw': { why: "ingest: an ingest token of that one source, never a user's cookie (lib/ingest)" },
   'POST /api/mcp': { why: 'the MCP transport: each of its tools is an entry of TOOLS below, walked as every role by assistant-matrix.test.ts' },
   'GET /api/mcp': { why: 'the MCP transport: 405, no stream is kept' },
   'DELETE /api/mcp': { why: 'the MCP transport: 405, no session is kept' },
@@ -560,10 +539,7 @@ export const EXEMPT_ACTIONS: Record<string, Exempt> = {
   'app/(dashboard)/actions.ts#signOutAction': { why: "ends the caller's own session; the sign-out replay test covers it" },
 };
 
-// A declaration, so ROUTES above can use it while the module loads.
-export function routeKey(e: { method: string; path: string }): string {
-  return `${e.method} ${e.path}`;
-}
+export const routeKey = (e: { method: string; path: string }) => `${e.method} ${e.path}`;
 export const actionKey = (e: { file: string; name: string }) => `${e.file}#${e.name}`;
 export const actionLabel = (e: ActionEntry) => (e.variant ? `${e.name} (${e.variant})` : e.name);
 
