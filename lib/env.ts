@@ -4,6 +4,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { withDefaultUser } from './db-url.mjs';
+import { issueList } from './zod-issues';
 import { checkpointKeyFile, fileSecret, productionSecretProblems, secretProblem } from './env-secrets.mjs';
 
 const schema = z.object({
@@ -133,7 +134,7 @@ function load(): Env {
   }
   const parsed = schema.safeParse(process.env);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    const lines = issueList(parsed.error.issues).map((i) => `  ${i.path}: ${i.message}`);
     throw new Error(`Invalid environment:\n${lines.join('\n')}`);
   }
   const e = parsed.data;

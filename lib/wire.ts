@@ -1,6 +1,6 @@
 // Building blocks of the response views (docs/style.md "Views"). A view is a zod schema next to the
 // lib function that builds it; its type is z.infer of it, and the OpenAPI document is generated from
-// it (lib/openapi/area.ts schemaOf), so what a route answers and what the document says are one text.
+// it (route specs name their views; lib/openapi/document.ts), so what a route answers and what the document says are one text.
 import { z } from 'zod';
 
 /** A time the lib function already formats (toISOString). */

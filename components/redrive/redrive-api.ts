@@ -1,5 +1,5 @@
-// The redrive JSON API as the pages' client components call it (same origin, session cookie).
-import { apiErrorText, type ApiErrorBody } from '@/components/field-label';
+// The redrive JSON API as the pages' client components call it (components/api-client.ts: a refusal is an ApiError).
+import { apiCall } from '@/components/api-client';
 import type { RedrivePreview, RedriveSelectionInput, RedriveTaskDetail, RatePoint, StartRedriveInput } from '@/lib/redrive';
 
 export interface HistoryEvent {
@@ -15,36 +15,11 @@ export interface HistoryEvent {
 
 export type TaskWithHistory = RedriveTaskDetail & { history: HistoryEvent[] };
 
-export class RedriveApiError extends Error {
-  constructor(
-    readonly body: ApiErrorBody | null,
-    readonly status: number,
-  ) {
-    super(apiErrorText(body, status));
-  }
-
-  get details(): Record<string, unknown> | undefined {
-    return this.body?.error?.details;
-  }
-
-  /** The message with each field named as `form` labels it. */
-  textFor(form: HTMLFormElement | null): string {
-    return apiErrorText(this.body, this.status, form);
-  }
-}
-
-async function call<T>(path: string, init?: RequestInit): Promise<T> {
-  const res = await fetch(path, { ...init, headers: { accept: 'application/json', ...(init?.body ? { 'content-type': 'application/json' } : {}) } });
-  const body = (await res.json().catch(() => null)) as ApiErrorBody | null;
-  if (!res.ok) throw new RedriveApiError(body, res.status);
-  return body as T;
-}
-
 export const redriveApi = {
-  preview: (selection: RedriveSelectionInput) => call<RedrivePreview>(`/api/v1/redrives/preview?${new URLSearchParams({ selection: JSON.stringify(selection) })}`),
-  start: (input: StartRedriveInput) => call<RedriveTaskDetail>('/api/v1/redrives', { method: 'POST', body: JSON.stringify(input) }),
-  task: (id: string) => call<TaskWithHistory>(`/api/v1/redrives/${id}`),
-  series: (id: string) => call<{ points: RatePoint[] }>(`/api/v1/redrives/${id}/series`),
+  preview: (selection: RedriveSelectionInput) => apiCall<RedrivePreview>(`/api/v1/redrives/preview?${new URLSearchParams({ selection: JSON.stringify(selection) })}`),
+  start: (input: StartRedriveInput) => apiCall<RedriveTaskDetail>('/api/v1/redrives', { method: 'POST', body: input }),
+  task: (id: string) => apiCall<TaskWithHistory>(`/api/v1/redrives/${id}`),
+  series: (id: string) => apiCall<{ points: RatePoint[] }>(`/api/v1/redrives/${id}/series`),
   command: (id: string, verb: 'pause' | 'resume' | 'cancel' | 'approve', reason?: string) =>
-    call<RedriveTaskDetail>(`/api/v1/redrives/${id}/${verb}`, { method: 'POST', body: JSON.stringify(reason ? { reason } : {}) }),
+    apiCall<RedriveTaskDetail>(`/api/v1/redrives/${id}/${verb}`, { method: 'POST', body: reason ? { reason } : {} }),
 };

@@ -15,7 +15,8 @@ import { redriveKeys } from '@/lib/query-keys';
 import type { RedriveSelectionInput } from '@/lib/redrive';
 import { utc } from '@/components/format';
 import { TrapList } from '@/components/trap-list';
-import { redriveApi, RedriveApiError } from './redrive-api';
+import { ApiError } from '@/components/api-client';
+import { redriveApi } from './redrive-api';
 import styles from './redrive.module.css';
 import { LimitedInput } from '@/components/limited-input';
 
@@ -71,7 +72,7 @@ export function StartRedrive({
 
   const p = preview.data;
   const others = p && destinations ? destinations.filter((d) => d.kind === p.source.kind && d.name !== p.source.name) : [];
-  const activeTaskId = p?.activeTaskId ?? (start.error instanceof RedriveApiError ? (start.error.details?.activeTaskId as string | undefined) : undefined);
+  const activeTaskId = p?.activeTaskId ?? (start.error instanceof ApiError ? (start.error.details?.activeTaskId as string | undefined) : undefined);
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
     start.mutate();
@@ -170,7 +171,7 @@ export function StartRedrive({
         </button>
         {start.error && !activeTaskId ? (
           <span className="error" role="alert">
-            {start.error instanceof RedriveApiError ? start.error.textFor(formRef.current) : start.error.message}
+            {start.error instanceof ApiError ? start.error.textFor(formRef.current) : start.error.message}
           </span>
         ) : null}
       </form>

@@ -13,12 +13,9 @@ export const acknowledgeBreakInput = z.object({
   reason: z.string().trim().min(1, 'a reason is required').max(1000).describe('Why this break is known and harmless: shown beside it in every verify'),
 });
 
-export interface AcknowledgedBreak {
-  eventId: string;
-  kinds: string[];
-  problems: string[];
-  auditEventId: string;
-}
+/** The answer: the event acknowledged, its open breaks, and the acknowledgement's own event (docs/style.md "Views"). */
+export const AcknowledgedBreak = z.strictObject({ eventId: z.string(), kinds: z.array(z.string()), problems: z.array(z.string()), auditEventId: z.string() });
+export type AcknowledgedBreak = z.infer<typeof AcknowledgedBreak>;
 
 export async function acknowledgeAuditBreak(actor: Actor, eventId: string, reason: string): Promise<AcknowledgedBreak> {
   authorize(actor, 'admin.manage');

@@ -7,6 +7,7 @@ import { z, ZodError } from 'zod';
 import type { Actor } from '@/lib/auth';
 import { AppError } from '@/lib/errors';
 import { log } from '@/lib/log';
+import { issueList, issueText } from '@/lib/zod-issues';
 import { schemaOf } from '@/lib/openapi/area';
 import { ASSISTANT_TOOLS, runTool, type AssistantTool } from './tools';
 import { RUNBOOK, RUNBOOK_URI, triageAlarmPrompt } from './runbook';
@@ -18,8 +19,7 @@ export function toolError(e: unknown): CallToolResult {
   let error: { code: string; status: number; message: string; details?: unknown };
   if (e instanceof AppError) error = { code: e.code, status: e.status, message: e.message, ...(e.details ? { details: e.details } : {}) };
   else if (e instanceof ZodError) {
-    const issues = e.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
-    error = { code: 'unprocessable', status: 422, message: `Invalid input: ${issues.map((i) => `${i.path || 'input'}: ${i.message}`).join('; ')}`, details: { issues } };
+    error = { code: 'unprocessable', status: 422, message: `Invalid input: ${issueText(e.issues, { whole: 'input' })}`, details: { issues: issueList(e.issues) } };
   } else {
     log.error({ err: e }, 'unhandled error in an assistant tool');
     error = { code: 'internal', status: 500, message: 'Internal error' };

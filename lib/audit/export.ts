@@ -23,6 +23,7 @@ export const auditExportQuery = z.object({
   format: z
     .string()
     .default('csv')
+    .describe('Output format: csv or ndjson')
     .transform((f) => {
       if (!isFormat(f)) throw new AppError('bad_request', 'format must be csv or ndjson');
       return f;

@@ -31,16 +31,16 @@ const instant = z.preprocess(
 
 export const auditFilterSchema = z.object({
   /** A user's e-mail or id; also matches system actors ("cli", "seed") and failed sign-ins by e-mail. */
-  actor: text(320),
+  actor: text(320).describe("A user's e-mail or id, or a system actor"),
   /** An exact action, or a prefix ending in "." or "*" ("redrive." matches every redrive action). */
-  action: text(100),
+  action: text(100).describe('An exact action, or a prefix ending in "." or "*" (redrive. matches every redrive action)'),
   /** A source's name or id. */
-  source: text(100),
-  targetType: text(100),
-  targetId: text(200),
+  source: text(100).describe("A source's name or id"),
+  targetType: text(100).describe('Exact target type, e.g. dead_letter or source'),
+  targetId: text(200).describe('Exact target id'),
   /** from ≤ at < to */
-  from: instant,
-  to: instant,
+  from: instant.describe('At or after'),
+  to: instant.describe('Before'),
 });
 
 export type AuditFilter = z.infer<typeof auditFilterSchema>;

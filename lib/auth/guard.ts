@@ -9,6 +9,7 @@ import { readJsonBody } from '@/lib/http';
 import { assertStorableText } from '@/lib/text-input';
 import { log } from '@/lib/log';
 import { markWrite } from '@/lib/db/replica';
+import { issueList } from '@/lib/zod-issues';
 import { assertAssistantAllowed } from '@/lib/assistant/access';
 import { actorFromPersonalToken, actorFromSession, authorize, unauthorized, type Actor } from './actor';
 import { auth } from './next-auth';
@@ -65,8 +66,7 @@ export function errorResponse(e: unknown): Response {
     );
   }
   if (e instanceof ZodError) {
-    const issues = e.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
-    return Response.json({ error: { code: 'unprocessable', message: 'Invalid request', details: { issues } } }, { status: 422 });
+    return Response.json({ error: { code: 'unprocessable', message: 'Invalid request', details: { issues: issueList(e.issues) } } }, { status: 422 });
   }
   log.error({ err: e }, 'unhandled error in route handler');
   return Response.json({ error: { code: 'internal', message: 'Internal error' } }, { status: 500 });
@@ -85,7 +85,35 @@ export type RouteAuth = Permission | 'authenticated' | 'ingest-token';
  * path's params, the query string and the JSON body, and the body's byte limit. `body: 'raw'`: the
  * handler streams `req` itself (NDJSON, a payload upload), under the cap its lib function sets.
  */
+/**
+ * One answer of a route as the OpenAPI document shows it: `view`, the zod schema of its JSON body (a
+ * response view, docs/style.md "Views"), or `content` for other media (bytes, CSV, Prometheus text).
+ */
+export interface ResponseSpec {
+  description: string;
+  view?: z.ZodType;
+  content?: Record<string, Record<string, unknown>>;
+}
+
+/**
+ * What a route takes and answers, declared next to it (trigger.dev's `createActionApiRoute`): the
+ * OpenAPI document is generated from these specs (lib/openapi), and the security suite walks them.
+ */
 export interface RouteSpec<P extends z.ZodType | undefined, Q extends z.ZodType | undefined, B extends z.ZodType | 'raw' | undefined> {
+  /** One line: the operation's OpenAPI summary. */
+  summary: string;
+  description?: string;
+  /** The OpenAPI tag: the area the route belongs to (lib/openapi/tags.ts describes each). */
+  tags: string[];
+  /** The success answers (and answers with a body of their own, e.g. a 410 tombstone), by status. */
+  responses: Record<number, ResponseSpec>;
+  /**
+   * Error statuses beyond those the spec implies (401/403 for a caller, 404 for a path param, 422 for
+   * a schema, 413/415 for a JSON body): e.g. 409 for a state conflict.
+   */
+  errors?: number[];
+  /** What the schemas cannot say: header parameters, a raw body's media types. */
+  openapi?: { parameters?: Record<string, unknown>[]; requestBody?: Record<string, unknown> };
   params?: P;
   query?: Q;
   body?: B;
@@ -94,6 +122,13 @@ export interface RouteSpec<P extends z.ZodType | undefined, Q extends z.ZodType 
   /** A command whose body may be left out ({ reason? }): an empty request parses as `{}`. */
   optionalBody?: boolean;
 }
+
+export type AnyRouteSpec = RouteSpec<z.ZodType | undefined, z.ZodType | undefined, z.ZodType | 'raw' | undefined>;
+
+/** A handler made by api(): it carries its spec, which the OpenAPI document and the security suite read. */
+export type RouteHandler = ((req: Request, ctx: RouteContext) => Promise<Response>) & {
+  route: { permission: RouteAuth; spec: AnyRouteSpec };
+};
 
 type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
 
@@ -138,8 +173,8 @@ export function api<A extends RouteAuth, P extends z.ZodType | undefined = undef
   permission: A,
   spec: RouteSpec<P, Q, B>,
   handler: (input: RouteInput<A, P, Q, B>) => Promise<Response>,
-) {
-  return async (req: Request, ctx: RouteContext): Promise<Response> => {
+): RouteHandler {
+  const route = async (req: Request, ctx: RouteContext): Promise<Response> => {
     try {
       let actor: Actor | undefined;
       if (permission !== 'ingest-token') {
@@ -167,6 +202,7 @@ export function api<A extends RouteAuth, P extends z.ZodType | undefined = undef
       return errorResponse(e);
     }
   };
+  return Object.assign(route, { route: { permission, spec: spec as AnyRouteSpec } });
 }
 
 /** For server actions: same-origin check, session, permission. */

@@ -26,7 +26,7 @@ const sourceNames = z.preprocess(
 export const clusterFilters = z
   .object({
     source: sourceNames.optional().describe('Source names'),
-    errorType: z.string().trim().min(1).max(255).optional(),
+    errorType: z.string().trim().min(1).max(255).optional().describe('Exact error type'),
     q: z.string().trim().min(1).max(200).optional().describe('Text in the template'),
     state: z.enum(['open', 'all']).default('open').describe('open: clusters with open dead letters (default); all: every cluster'),
     owner: z.enum(OWNER_FILTERS).optional().describe('mine: assigned to the caller; unassigned; on_hold'),
@@ -71,8 +71,8 @@ export const MAX_CLUSTER_PAGE = 200;
 
 /** GET /api/v1/clusters's query string: the filters, the keyset cursor and the page size. */
 export const clusterListQuery = clusterFilters.extend({
-  cursor: z.string().optional(),
-  limit: z.coerce.number().int().min(1).max(MAX_CLUSTER_PAGE).default(50),
+  cursor: z.string().optional().describe('nextCursor of the previous page'),
+  limit: z.coerce.number().int().min(1).max(MAX_CLUSTER_PAGE).default(50).describe('Page size'),
 });
 
 interface Cursor {

@@ -9,6 +9,7 @@ import { sidekiqConnector } from './sidekiq';
 import { sqsConnector } from './sqs';
 import { decryptSecret, type ConnectorSecret } from './secrets';
 import { isConnectorKind, type Connector, type ConnectorKind, type ConnectorSource } from './types';
+import { issueText } from '@/lib/zod-issues';
 
 export * from './types';
 export { redactUrl, scrubSecrets } from './secrets';
@@ -53,7 +54,7 @@ export interface ConnectorSourceRow {
 export function connectorSourceOf(row: ConnectorSourceRow): { connector: AnyConnector; source: ConnectorSource<unknown, ConnectorSecret> } {
   const connector = connectorFor(row.kind);
   const config = connector.configSchema.safeParse(row.connection ?? {});
-  if (!config.success) throw unprocessable(`Source "${row.name}": invalid connection settings: ${config.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!config.success) throw unprocessable(`Source "${row.name}": invalid connection settings: ${issueText(config.error.issues)}`);
   if (!row.connectionSecret) throw unprocessable(`Source "${row.name}" has no credentials`);
   const secret = connector.secretSchema.safeParse(decryptSecret(row.connectionSecret));
   if (!secret.success) throw unprocessable(`Source "${row.name}": stored credentials are incomplete`);

@@ -6,6 +6,7 @@ import { db } from '@/lib/db';
 import { append } from '@/lib/audit';
 import { auditActor, authorize, type Principal } from '@/lib/auth';
 import { unprocessable } from '@/lib/errors';
+import { COMMAND_MAX_BYTES } from '@/lib/redrive/http';
 import { findSource } from '@/lib/sources/find-source';
 import { isConnectorKind } from './types';
 
@@ -39,3 +40,14 @@ export async function setImportPaused(actor: Principal, sourceRef: string, pause
     return { id: source.id, name: source.name, importPaused: paused, changed: true };
   });
 }
+
+/** What the pause and resume routes' specs share (lib/auth/guard.ts RouteSpec): each adds its summary. */
+export const importSwitchRoute = {
+  tags: ['connectors'],
+  responses: { 200: { description: 'The switch', view: ImportSwitchView } },
+  errors: [400],
+  params: z.object({ source: z.string() }),
+  body: importSwitchBody,
+  optionalBody: true,
+  maxBytes: COMMAND_MAX_BYTES,
+};

@@ -18,9 +18,9 @@ import { forbidden } from '@/lib/errors';
 import { countDeadLetters } from './list-dead-letters';
 
 export const exportOptions = z.object({
-  format: z.enum(['csv', 'ndjson']).default('ndjson'),
+  format: z.enum(['csv', 'ndjson']).default('ndjson').describe('Output format'),
   // Payloads (base64) make an export as large as the data itself: opt in.
-  payload: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  payload: z.enum(['true', 'false']).default('false').transform((v) => v === 'true').describe('Include payloads (base64)'),
   // An export that reveals (a POST, with payload.reveal): why, recorded on the trail. Without it the
   // export is masked for every role, as lists and the page are until a reveal.
   reason: z.string().trim().min(1).max(1000).optional(),
@@ -32,7 +32,7 @@ export const exportQuery = deadLetterFilters.extend({
   format: exportOptions.shape.format,
   payload: exportOptions.shape.payload,
   // Only to say where it went: a reveal is a POST (a link cannot write one in someone's name).
-  revealReason: z.string().optional(),
+  revealReason: z.string().optional().describe('Refused here (422): an export that reveals is the POST'),
 });
 
 /** POST /api/v1/dead-letters/export's body: the reveal's reason. */

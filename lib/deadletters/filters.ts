@@ -14,11 +14,11 @@ const oneOrMany = <T extends z.ZodType>(item: T) =>
 export const deadLetterFilters = z
   .object({
     source: oneOrMany(z.string().min(1).max(63)).optional().describe('Source names'),
-    status: oneOrMany(z.enum(DEAD_LETTER_STATUSES)).optional(),
-    reason: oneOrMany(z.enum(DEAD_LETTER_REASONS)).optional(),
-    errorType: z.string().trim().min(1).max(255).optional(),
-    clusterId: z.uuid().optional(),
-    messageId: z.string().min(1).max(1024).optional(),
+    status: oneOrMany(z.enum(DEAD_LETTER_STATUSES)).optional().describe('Statuses, comma-separated'),
+    reason: oneOrMany(z.enum(DEAD_LETTER_REASONS)).optional().describe('Reasons, comma-separated'),
+    errorType: z.string().trim().min(1).max(255).optional().describe('Exact error type'),
+    clusterId: z.uuid().optional().describe('Members of one cluster'),
+    messageId: z.string().min(1).max(1024).optional().describe('Exact message id'),
     from: z.coerce.date().optional().describe('Dead at or after (ISO 8601)'),
     to: z.coerce.date().optional().describe('Dead before (ISO 8601)'),
     // Three characters at least: shorter strings have no trigram, so no index could serve them.

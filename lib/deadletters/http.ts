@@ -1,18 +1,38 @@
 // HTTP shapes shared by the dead-letter route handlers: list and download query strings, the payload download.
 import { z } from 'zod';
+import { BulkDecisionResult, DecisionResult, MAX_BULK, bulkDecisionInput, decisionInput } from './decide';
 import { deadLetterFilters } from './filters';
 import { MAX_PAGE_SIZE } from './list-dead-letters';
 
 /** A list's query string: the filters, the keyset cursor, the page size; `count=true` adds a capped count. */
 export const deadLetterListQuery = deadLetterFilters.extend({
-  cursor: z.string().optional(),
-  limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(50),
-  count: z.string().optional().transform((v) => v === 'true'),
+  cursor: z.string().optional().describe('nextCursor of the previous page'),
+  limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(50).describe('Page size'),
+  count: z.string().optional().transform((v) => v === 'true').describe('true: add a capped count of all matches'),
   reveal: z.string().optional().describe('The id of your search reveal (POST /api/v1/dead-letters/search-reveal): text search then matches inside masked values too'),
 });
 
 /** A payload download's query string: the id of a reveal POSTed before, for a masked payload. */
-export const revealQuery = z.object({ reveal: z.string().optional() });
+export const revealQuery = z.object({ reveal: z.string().optional().describe('A recent reveal id of yours for this dead letter, from POST …/reveal') });
+
+// Route specs (lib/auth/guard.ts RouteSpec) the archive and discard routes share: each adds its summary.
+/** One dead letter: its id, { reason }; the decision or a 409 when its status does not allow it. */
+export const decisionRoute = {
+  description: 'Audited in the same transaction.',
+  tags: ['dead letters'],
+  responses: { 200: { description: 'Decided', view: DecisionResult } },
+  errors: [409],
+  params: z.object({ id: z.string() }),
+  body: decisionInput,
+};
+
+/** A selection: { selection, reason }; how many were decided. */
+export const bulkDecisionRoute = {
+  description: `Every dead letter of the selection whose status allows it, at most ${MAX_BULK}; one transaction and one audit event naming the selection and count.`,
+  tags: ['dead letters'],
+  responses: { 200: { description: 'Decided', view: BulkDecisionResult } },
+  body: bulkDecisionInput,
+};
 
 // type/subtype with optional parameters, nothing else: anything odd is served as octet-stream.
 const MEDIA_TYPE = /^[\w!#$&^.+-]+\/[\w!#$&^.+-]+(\s*;\s*[\w!#$&^.+-]+=("[^"\\\r\n]*"|[\w!#$&^.+-]+))*$/;

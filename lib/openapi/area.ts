@@ -1,16 +1,8 @@
-// One area of the HTTP API as OpenAPI 3.1 paths and component schemas. Each capability describes its
-// own routes in its own file (ingest.ts, dead-letters.ts, …) and document.ts merges them, so adding
-// redrive or alarm routes is one new file and one line there.
+// Building blocks of the OpenAPI document (document.ts): JSON Schema of zod schemas, the standard
+// error answers, $refs to components.
 import { z } from 'zod';
 
 export type JsonSchema = Record<string, unknown>;
-export type PathItem = Record<string, unknown>;
-
-export interface OpenApiArea {
-  tag: { name: string; description: string };
-  paths: Record<string, PathItem>;
-  schemas?: Record<string, JsonSchema>;
-}
 
 /**
  * JSON Schema (2020-12, OpenAPI 3.1's dialect) of what a client sends or gets: `output` for a
@@ -46,12 +38,18 @@ const ERROR_TEXT: Record<number, string> = {
   413: 'Too large (details.limit; for batches details.index and details.field)',
   415: 'Wrong Content-Type',
   422: 'Invalid input (details name the field, and for batches the item index)',
-  503: 'The database is unavailable: retry after Retry-After seconds',
+  503:
+    'Nothing was written: the database is unavailable, or Triage is over its write budget (details.reason "write_budget", a storm of writes). Send it again after Retry-After seconds; an ingest batch is idempotent: keep it unacknowledged on your broker until then.',
 };
+
+// The cue to wait and send again, on every 503.
+const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait before sending it again', schema: { type: 'integer', minimum: 1 } } };
 
 /** Standard error answers: `{ error: { code, message, details? } }`. */
 export function errors(...statuses: number[]): Record<string, unknown> {
-  return Object.fromEntries(statuses.map((s) => [String(s), { description: ERROR_TEXT[s] ?? 'Error', content: jsonContent(ref('Error')) }]));
+  return Object.fromEntries(
+    statuses.map((s) => [String(s), { description: ERROR_TEXT[s] ?? 'Error', ...(s === 503 ? { headers: RETRY_AFTER } : {}), content: jsonContent(ref('Error')) }]),
+  );
 }
 
 export const errorSchema: JsonSchema = {
@@ -65,5 +63,3 @@ export const errorSchema: JsonSchema = {
     },
   },
 };
-
-export const idParam = (name: string, description: string) => ({ name, in: 'path', required: true, schema: { type: 'string' }, description });

@@ -1,54 +1,96 @@
-// The OpenAPI document of the whole HTTP API, served at GET /api/v1/openapi(.json). Areas are merged
-// path by path (one path may gather methods from two areas); a method described twice is a bug.
-import { errorSchema, type OpenApiArea } from './area';
-import { clustersArea } from './clusters';
-import { ownershipArea } from './ownership';
-import { deadLettersArea } from './dead-letters';
-import { ingestArea } from './ingest';
-import { redrivesArea } from './redrives';
-import { sourcesArea } from './sources';
-import { connectorsArea } from './connectors';
-import { notificationsArea } from './notifications';
-import { auditArea } from './audit';
-import { adminArea } from './admin';
-import { operationsArea } from './operations';
-import { viewsArea } from './views';
-import { assistantArea } from './assistant';
+// The OpenAPI document of the whole HTTP API, served at GET /api/v1/openapi(.json), generated from the
+// route specs (routes.ts: each api() handler's summary, tag, params/query/body schemas and answers)
+// plus what they cannot say (static.ts, tags.ts, components.ts).
+import type { z } from 'zod';
+import { errors, errorSchema, jsonContent, ref, schemaOf, type JsonSchema } from './area';
+import { INPUT_COMPONENTS, VIEW_COMPONENTS } from './components';
+import { registryEntries, type RegistryEntry } from './routes';
+import { STATIC_PATHS } from './static';
+import { TAGS } from './tags';
 
-/** Add an area's file here to publish its routes. */
-export const AREAS: OpenApiArea[] = [
-  ingestArea,
-  deadLettersArea,
-  clustersArea,
-  ownershipArea,
-  redrivesArea,
-  sourcesArea,
-  connectorsArea,
-  notificationsArea,
-  auditArea,
-  viewsArea,
-  adminArea,
-  operationsArea,
-  assistantArea,
-];
+/** :id → {id}: the registry's (and app/'s) path template as OpenAPI writes it. */
+export const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
 
-export function openApiDocument(areas: OpenApiArea[] = AREAS): Record<string, unknown> {
-  const paths: Record<string, Record<string, unknown>> = {};
-  const schemas: Record<string, unknown> = { Error: errorSchema };
-  for (const area of areas) {
-    for (const [path, item] of Object.entries(area.paths)) {
-      const merged = (paths[path] ??= {});
-      for (const [method, op] of Object.entries(item)) {
-        if (method in merged) throw new Error(`OpenAPI: ${method.toUpperCase()} ${path} is described twice`);
-        merged[method] = op;
-      }
-    }
-    for (const [name, schema] of Object.entries(area.schemas ?? {})) {
-      if (name in schemas) throw new Error(`OpenAPI: schema ${name} is described twice`);
-      schemas[name] = schema;
+const byZod = (components: Record<string, z.ZodType>) => new Map(Object.entries(components).map(([name, s]) => [s as object, name]));
+const views = byZod(VIEW_COMPONENTS);
+const inputs = byZod(INPUT_COMPONENTS);
+
+function parameters(e: RegistryEntry): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  const described = e.spec.params ? (schemaOf(e.spec.params).properties as Record<string, JsonSchema> | undefined) : undefined;
+  for (const [, name] of e.path.matchAll(/:(\w+)/g)) {
+    const { description, ...schema } = described?.[name!] ?? { type: 'string' };
+    out.push({ name, in: 'path', required: true, schema, ...(description ? { description } : {}) });
+  }
+  if (e.spec.query) {
+    // A query schema is an object of strings the guard reads (lib/auth/guard.ts queryRecord): one parameter a key.
+    const q = schemaOf(e.spec.query);
+    const required = new Set((q.required as string[] | undefined) ?? []);
+    for (const [name, prop] of Object.entries((q.properties as Record<string, JsonSchema> | undefined) ?? {})) {
+      const { description, ...schema } = prop;
+      out.push({ name, in: 'query', required: required.has(name), schema, ...(description ? { description } : {}) });
     }
   }
+  return [...out, ...(e.spec.openapi?.parameters ?? [])];
+}
+
+/** Error answers a spec implies: a caller (401/403), a path param (404), a schema (422), a JSON body (413/415). */
+function impliedErrors(e: RegistryEntry): number[] {
+  const s = e.spec;
+  const json = s.body !== undefined && s.body !== 'raw';
+  return [
+    401,
+    // An ingest token is of one source: another source's path is a 404, never a 403.
+    ...(e.permission === 'ingest-token' ? [] : [403]),
+    ...(s.params ? [404] : []),
+    ...(s.params || s.query || json ? [422] : []),
+    ...(json ? [413, 415] : []),
+    ...(s.errors ?? []),
+  ];
+}
+
+function operation(e: RegistryEntry): Record<string, unknown> {
+  const viewRef = (s: z.ZodType) => (views.has(s) ? ref(views.get(s)!) : schemaOf(s, 'output'));
+  const { spec } = e;
+  const responses: Record<string, unknown> = {};
+  for (const [status, r] of Object.entries(spec.responses)) {
+    const content = {
+      ...(r.view ? jsonContent(viewRef(r.view)) : {}),
+      ...Object.fromEntries(Object.entries(r.content ?? {}).map(([media, schema]) => [media, { schema }])),
+    };
+    responses[status] = { description: r.description, ...(Object.keys(content).length ? { content } : {}) };
+  }
+  const errorAnswers = errors(...[...new Set(impliedErrors(e))].filter((s) => !(String(s) in responses)).sort());
+  const body =
+    spec.openapi?.requestBody ??
+    (spec.body && spec.body !== 'raw' ? { required: !spec.optionalBody, content: jsonContent(inputs.has(spec.body) ? ref(inputs.get(spec.body)!) : schemaOf(spec.body)) } : undefined);
+  const params = parameters(e);
   return {
+    tags: spec.tags,
+    summary: spec.summary,
+    ...(spec.description ? { description: spec.description } : {}),
+    security: e.permission === 'ingest-token' ? [{ ingestToken: [] }] : [{ apiToken: [] }, { session: [] }],
+    ...(params.length ? { parameters: params } : {}),
+    ...(body ? { requestBody: body } : {}),
+    responses: { ...responses, ...errorAnswers },
+  };
+}
+
+let memo: Record<string, unknown> | undefined;
+
+export function openApiDocument(): Record<string, unknown> {
+  if (memo) return memo;
+  const paths: Record<string, Record<string, unknown>> = structuredClone(STATIC_PATHS);
+  for (const e of registryEntries()) {
+    const item = (paths[openApiPath(e.path)] ??= {});
+    const method = e.method.toLowerCase();
+    if (method in item) throw new Error(`OpenAPI: ${e.method} ${e.path} is described twice`);
+    item[method] = operation(e);
+  }
+  const schemas: Record<string, unknown> = { Error: errorSchema };
+  for (const [name, s] of Object.entries(VIEW_COMPONENTS)) schemas[name] = schemaOf(s, 'output');
+  for (const [name, s] of Object.entries(INPUT_COMPONENTS)) schemas[name] = schemaOf(s);
+  memo = {
     openapi: '3.1.0',
     info: {
       title: 'Triage API',
@@ -56,7 +98,7 @@ export function openApiDocument(areas: OpenApiArea[] = AREAS): Record<string, un
       description:
         'Dead-letter-queue control plane. Errors answer { "error": { "code", "message", "details"? } }. Ids of dead letters are decimal strings. An MCP server for assistants is at /api/mcp (docs/assistant.md): its tools call the same functions as these routes.',
     },
-    tags: areas.map((a) => a.tag),
+    tags: TAGS,
     paths,
     components: {
       schemas,
@@ -67,4 +109,5 @@ export function openApiDocument(areas: OpenApiArea[] = AREAS): Record<string, un
       },
     },
   };
+  return memo;
 }

@@ -6,18 +6,12 @@
 // - A payload the schema refuses fails the job for good (UnrecoverableError): retrying cannot fix it.
 import { UnrecoverableError, type Job, type Processor } from 'bullmq';
 import { log } from '@/lib/log';
+import { issueText } from '@/lib/zod-issues';
 import { CATALOG, type CatalogKey, type JobData } from './catalog';
 
 export type JobHandler<K extends CatalogKey> = (data: JobData<K>, job: Job) => Promise<unknown>;
 export type JobHandlers = { [K in CatalogKey]?: JobHandler<K> };
 
-/** Why a payload was refused, in one line: the first issues with their paths. */
-function describeIssues(issues: { path: PropertyKey[]; message: string }[]): string {
-  return issues
-    .slice(0, 3)
-    .map((i) => (i.path.length ? `${i.path.map(String).join('.')}: ${i.message}` : i.message))
-    .join('; ');
-}
 
 export function processJob(queue: string, handlers: JobHandlers): Processor {
   const byName = new Map<string, { key: CatalogKey; handler: (data: unknown, job: Job) => Promise<unknown> }>();
@@ -32,7 +26,7 @@ export function processJob(queue: string, handlers: JobHandlers): Processor {
     }
     const parsed = CATALOG[served.key].schema.safeParse(job.data);
     if (!parsed.success) {
-      throw new UnrecoverableError(`invalid payload for job ${job.name}: ${describeIssues(parsed.error.issues)}`);
+      throw new UnrecoverableError(`invalid payload for job ${job.name}: ${issueText(parsed.error.issues, { max: 3 })}`);
     }
     return served.handler(parsed.data, job);
   };

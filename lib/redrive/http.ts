@@ -1,6 +1,8 @@
 // HTTP shapes of the redrive routes: the preview's query string, the cap of command bodies (which may be empty).
 import { z } from 'zod';
 import { AppError } from '@/lib/errors';
+import { redriveCommandInput } from './control-redrive';
+import { RedriveTaskDetail } from './get-redrive';
 import type { RedriveSelectionInput } from './selection';
 
 /**
@@ -26,7 +28,25 @@ export function selectionFromQuery(params: URLSearchParams): RedriveSelectionInp
 }
 
 /** GET /api/v1/redrives/preview's query string, read as selectionFromQuery reads it (a 400 names what is missing). */
-export const selectionQuery = z.record(z.string(), z.string()).transform((q) => selectionFromQuery(new URLSearchParams(q)));
+export const selectionQuery = z
+  .object({
+    selection: z.string().optional().describe('The selection as JSON: {"ids":[…]} | {"cluster":"…","source"?:"…"} | {"filter":{…}} | {"source":"…"}'),
+    ids: z.string().optional().describe('Short form: dead-letter ids, comma-separated'),
+    cluster: z.string().optional().describe('Short form: a cluster id'),
+    source: z.string().optional().describe('Short form: a source name (with cluster: that source of the cluster)'),
+  })
+  .transform((q) => selectionFromQuery(new URLSearchParams(Object.entries(q).filter((kv): kv is [string, string] => kv[1] !== undefined))));
 
 /** A command's body ({ reason? }): optional (an empty POST is fine), small. */
 export const COMMAND_MAX_BYTES = 16 << 10;
+
+/** What the task commands' route specs share (pause, resume, cancel, approve): each adds its summary. */
+export const taskCommandRoute = {
+  tags: ['redrives'],
+  responses: { 200: { description: 'The task', view: RedriveTaskDetail } },
+  errors: [409],
+  params: z.object({ id: z.string() }),
+  body: redriveCommandInput,
+  optionalBody: true,
+  maxBytes: COMMAND_MAX_BYTES,
+};

@@ -10,6 +10,7 @@ import { connectorFor, isConnectorKind } from '@/lib/connectors';
 import { encryptSecret, redactUrl, type ConnectorSecret } from '@/lib/connectors/secrets';
 import { AppError, unprocessable } from '@/lib/errors';
 import { systemClock, type Clock } from '@/lib/clock';
+import { issueText } from '@/lib/zod-issues';
 import { SOURCE_KINDS } from './source-kind';
 
 export const sourceInput = z.object({
@@ -34,8 +35,6 @@ export function redactedSecret(secret: ConnectorSecret): Record<string, string> 
   return Object.fromEntries(Object.entries(secret).map(([k, v]) => [k, /^[a-z][a-z0-9+.-]*:\/\//i.test(v) ? redactUrl(v) : 'set']));
 }
 
-// zod's messages name what was expected, never the value refused, so they are safe for secrets too.
-const issues = (err: z.ZodError, prefix: string) => err.issues.map((i) => `${[prefix, ...i.path].join('.')}: ${i.message}`).join('; ');
 
 /** The connection of a connector kind, checked by its connector: what is stored, and the sealed secret. */
 export function connectionOf(kind: string, connection: Record<string, unknown> | undefined, secret: Record<string, string> | undefined) {
@@ -45,9 +44,9 @@ export function connectionOf(kind: string, connection: Record<string, unknown> |
   }
   const connector = connectorFor(kind);
   const config = connector.configSchema.safeParse(connection ?? {});
-  if (!config.success) throw unprocessable(`Invalid connection settings: ${issues(config.error, 'connection')}`, { field: 'connection' });
+  if (!config.success) throw unprocessable(`Invalid connection settings: ${issueText(config.error.issues, { prefix: 'connection' })}`, { field: 'connection' });
   const sealed = connector.secretSchema.safeParse(secret ?? {});
-  if (!sealed.success) throw unprocessable(`Invalid credentials: ${issues(sealed.error, 'secret')}`, { field: 'secret' });
+  if (!sealed.success) throw unprocessable(`Invalid credentials: ${issueText(sealed.error.issues, { prefix: 'secret' })}`, { field: 'secret' });
   return { connection: config.data as object, secret: sealed.data as ConnectorSecret };
 }
 

@@ -95,8 +95,14 @@ describe('write admission', () => {
     const writes = new ReplaceablePool();
     let settled: 'resolved' | 'rejected' | null = null;
     const recording = recordAdmitted(writeBudget(), { id: source.id, retentionSeconds: 86_400 }, batch, writes, new AbortController().signal).then(
-      (r) => ((settled = 'resolved'), r),
-      (e: unknown) => ((settled = 'rejected'), Promise.reject(e)),
+      (r) => {
+        settled = 'resolved';
+        return r;
+      },
+      (e: unknown) => {
+        settled = 'rejected';
+        return Promise.reject(e);
+      },
     );
     await sleep(1_500);
     expect(settled).toBeNull();

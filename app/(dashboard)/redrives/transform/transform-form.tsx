@@ -5,18 +5,10 @@ import { useRouter } from 'next/navigation';
 import { useRef, useState, type FormEvent } from 'react';
 import type { RedriveSelectionInput } from '@/lib/redrive';
 import type { TransformPreview } from '@/lib/redrive/edit';
-import { apiErrorText, type ApiErrorBody } from '@/components/field-label';
+import { apiCall, apiFailureText } from '@/components/api-client';
 import { LimitedInput } from '@/components/limited-input';
 
 const EXAMPLE = JSON.stringify([{ op: 'remove', path: '$.gift' }], null, 2);
-
-/** POST to the JSON API; a refusal is thrown as its plain sentences, fields named by `form`'s labels. */
-async function post<T>(path: string, body: unknown, form: HTMLFormElement | null): Promise<T> {
-  const res = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body) });
-  const json = (await res.json().catch(() => null)) as (T & ApiErrorBody) | null;
-  if (!res.ok) throw new Error(apiErrorText(json, res.status, form));
-  return json as T;
-}
 
 export function TransformForm({ selection }: { selection: RedriveSelectionInput }) {
   const router = useRouter();
@@ -42,17 +34,17 @@ export function TransformForm({ selection }: { selection: RedriveSelectionInput 
     try {
       await what();
     } catch (e) {
-      setError(e instanceof Error ? e.message : String(e));
+      setError(apiFailureText(e, formRef.current));
     } finally {
       setPending(false);
     }
   }
 
-  const onPreview = () => run(async () => setPreview(await post<TransformPreview>('/api/v1/redrives/transform/preview', { selection, transform: steps() }, formRef.current)));
+  const onPreview = () => run(async () => setPreview(await apiCall<TransformPreview>('/api/v1/redrives/transform/preview', { body: { selection, transform: steps() } })));
   const onStart = (e: FormEvent) => {
     e.preventDefault();
     return run(async () => {
-      const r = await post<{ task: { id: string } }>('/api/v1/redrives/transform', { selection, transform: steps(), reason, ratePerSecond: Number(rate) }, formRef.current);
+      const r = await apiCall<{ task: { id: string } }>('/api/v1/redrives/transform', { body: { selection, transform: steps(), reason, ratePerSecond: Number(rate) } });
       router.push(`/redrives/${r.task.id}`);
     });
   };

@@ -5,7 +5,7 @@
 import { useRouter } from 'next/navigation';
 import { useMemo, useState, type FormEvent } from 'react';
 import { editDiff, type EditDiff } from '@/lib/redrive/edit/diff';
-import { apiErrorText, type ApiErrorBody } from '@/components/field-label';
+import { apiCall, apiFailureText } from '@/components/api-client';
 import { LimitedInput } from '@/components/limited-input';
 
 type Mode = 'json' | 'text' | 'hex';
@@ -85,24 +85,22 @@ export function EditForm(props: { id: string; source: string; originalBase64: st
     if (problem || !diff) return;
     setPending(true);
     setError(null);
-    const res = await fetch(`/api/v1/dead-letters/${props.id}/edit`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({
-        payloadBase64: toBase64(bytes as Uint8Array),
-        headers,
-        reason,
-        ...(props.revealId ? { revealId: props.revealId } : {}),
-        ...(destination ? { destination } : {}),
-      }),
-    });
-    const body = (await res.json().catch(() => null)) as ({ task?: { id: string } } & ApiErrorBody) | null;
-    setPending(false);
-    if (!res.ok || !body?.task) {
-      setError(apiErrorText(body, res.status, form));
-      return;
+    try {
+      const { task } = await apiCall<{ task: { id: string } }>(`/api/v1/dead-letters/${props.id}/edit`, {
+        body: {
+          payloadBase64: toBase64(bytes as Uint8Array),
+          headers,
+          reason,
+          ...(props.revealId ? { revealId: props.revealId } : {}),
+          ...(destination ? { destination } : {}),
+        },
+      });
+      router.push(`/redrives/${task.id}`);
+    } catch (err) {
+      setError(apiFailureText(err, form));
+    } finally {
+      setPending(false);
     }
-    router.push(`/redrives/${body.task.id}`);
   }
 
   return (

@@ -1,8 +1,16 @@
 // GET /api/v1/audit/export?format=csv|ndjson&actor=&action=&source=&targetType=&targetId=&from=&to= — stream the filtered trail (audited)
 import { api } from '@/lib/auth/guard';
 import { auditExportQuery, exportAuditEvents } from '@/lib/audit/export';
+import { EXPORT_ROWS } from '@/lib/openapi/media';
 
-export const GET = api('audit.read', { query: auditExportQuery }, async ({ actor, query: { format, ...filter } }) => {
+export const GET = api('audit.read', {
+  summary: 'Export the filtered trail, newest first, streamed (lead, auditor, admin; audited)',
+  description: 'The export is audited (audit.export) before the first byte and covers the trail up to just before its own event, whose id is in X-Audit-Event-Id. Details are masked for roles without payload.reveal; CSV cells a spreadsheet would evaluate are prefixed with an apostrophe.',
+  tags: ['audit'],
+  responses: { 200: { description: 'The events, as an attachment', content: EXPORT_ROWS } },
+  errors: [400],
+  query: auditExportQuery,
+}, async ({ actor, query: { format, ...filter } }) => {
   const out = await exportAuditEvents(actor, filter, format);
   return new Response(out.body, {
     headers: {

@@ -4,8 +4,15 @@ import { authorize } from '@/lib/auth';
 import { forbidden } from '@/lib/errors';
 import { log } from '@/lib/log';
 import { verifyChain } from '@/lib/audit';
+import { ChainVerdictView } from '@/lib/audit/verify';
 
-export const GET = api('audit.read', {}, async ({ actor }) => {
+export const GET = api('audit.read', {
+  summary: 'Verify the whole hash chain against the signed checkpoints (auditor, admin)',
+  description: 'Recomputes every link in id order and lists every break (it goes on past one, so a change after a first break still shows); a cut tail or a recomputed chain shows against the checkpoints. ok is true when no break is left unacknowledged. A lead (team-scoped) gets 403.',
+  tags: ['audit'],
+  responses: { 200: { description: 'The verdict', view: ChainVerdictView } },
+  
+}, async ({ actor }) => {
   // The chain spans every team; only roles that read the whole trail may verify it.
   if (authorize(actor, 'audit.read') !== 'all') {
     log.warn({ userId: actor.userId, role: actor.role, permission: 'audit.read', scope: 'all' }, 'permission denied');

@@ -1,7 +1,12 @@
 // GET /api/v1/clusters/{id} — one cluster: template, error type, top frame, per-source counts, samples and the hourly trend
 import { api, pathParams } from '@/lib/auth/guard';
-import { getCluster } from '@/lib/clustering/get-cluster';
+import { getCluster, ClusterDetail } from '@/lib/clustering/get-cluster';
 
-export const GET = api('deadletters.read', { params: pathParams('id') }, async ({ actor, params }) => {
+export const GET = api('deadletters.read', {
+  summary: 'One cluster: template, error type, top frame, per-source counts, samples, hourly trend',
+  tags: ['clusters'],
+  responses: { 200: { description: 'The cluster', view: ClusterDetail } },
+  params: pathParams('id'),
+}, async ({ actor, params }) => {
   return Response.json(await getCluster(actor, params.id));
 });

@@ -2,12 +2,19 @@
 import { z } from 'zod';
 import { api, pathParams } from '@/lib/auth/guard';
 import { AppError } from '@/lib/errors';
-import { getDeadLetter } from '@/lib/deadletters/get-dead-letter';
+import { getDeadLetter, DeadLetterDetail } from '@/lib/deadletters/get-dead-letter';
 import { activeReveal } from '@/lib/deadletters/reveal-payload';
+import { DeadLetterGoneView } from '@/lib/deadletters/get-tombstone';
 
 const query = z.object({ reveal: z.string().optional().describe('A revealId from POST …/reveal: headers and error text clear') });
 
-export const GET = api('deadletters.read', { params: pathParams('id'), query }, async ({ actor, params, query: { reveal } }) => {
+export const GET = api('deadletters.read', {
+  summary: 'One dead letter: all metadata, sha256, payloadSize, status, failure history, decision',
+  description: "Headers, error text and decision reasons are masked (e-mails, IBANs, card numbers) for every role, as on the page, unless `reveal` names a recent reveal of yours (422 when it does not). A dead letter whose month retention dropped answers 410 with its tombstone (status, source, when it died, when it was dropped); another team's id answers 404 either way.",
+  tags: ['dead letters'],
+  responses: { 200: { description: 'The dead letter', view: DeadLetterDetail }, 410: { description: 'Dropped by retention (its month was decided and past retention): error.details.tombstone is what is kept of it', view: DeadLetterGoneView } },
+  params: pathParams('id'), query,
+}, async ({ actor, params, query: { reveal } }) => {
   const clear = reveal !== undefined && (await activeReveal(actor, params.id, reveal));
   if (reveal !== undefined && !clear) {
     throw new AppError('unprocessable', `No recent reveal ${reveal} of this dead letter by you: POST /api/v1/dead-letters/${params.id}/reveal with { "reason": … } first`, { field: 'reveal' });

@@ -1,8 +1,13 @@
 // GET /api/v1/redrives/{id} — a redrive task: status, counts (sent / acknowledged / dead again / skipped / failed / total), drift, verdict, history
 import { api, pathParams } from '@/lib/auth/guard';
-import { getRedriveTask, redriveHistory } from '@/lib/redrive';
+import { getRedriveTask, redriveHistory, RedriveTaskWithHistoryView } from '@/lib/redrive';
 
-export const GET = api('deadletters.read', { params: pathParams('id') }, async ({ actor, params }) => {
+export const GET = api('deadletters.read', {
+  summary: 'A redrive task: status, counts, drift, verdict and its audit history',
+  tags: ['redrives'],
+  responses: { 200: { description: 'The task and its audit history', view: RedriveTaskWithHistoryView } },
+  params: pathParams('id'),
+}, async ({ actor, params }) => {
   const [task, history] = await Promise.all([getRedriveTask(actor, params.id), redriveHistory(actor, params.id)]);
   return Response.json({ ...task, history });
 });

@@ -1,7 +1,14 @@
 // POST /api/v1/clusters/{id}/merge — merge the cluster into another, { into, reason } (lead, admin); kept as an alias, audited
 import { api, pathParams } from '@/lib/auth/guard';
-import { mergeClusterInput, mergeClusters } from '@/lib/clustering/merge-clusters';
+import { mergeClusterInput, mergeClusters, ClusterMerge } from '@/lib/clustering/merge-clusters';
 
-export const POST = api('clusters.merge', { params: pathParams('id'), body: mergeClusterInput }, async ({ actor, params, body }) => {
+export const POST = api('clusters.merge', {
+  summary: 'Merge the cluster into another (lead, admin)',
+  description: 'The cluster stays as an alias: its members and counts move, and new arrivals with its fingerprint count into `into`. Audited.',
+  tags: ['clusters'],
+  responses: { 200: { description: 'Merged', view: ClusterMerge } },
+  errors: [409],
+  params: pathParams('id'), body: mergeClusterInput,
+}, async ({ actor, params, body }) => {
   return Response.json(await mergeClusters(actor, params.id, body));
 });

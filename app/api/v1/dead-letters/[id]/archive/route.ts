@@ -1,7 +1,12 @@
 // POST /api/v1/dead-letters/{id}/archive — archive one open dead letter (resolved on purpose, kept) with { reason }
-import { api, pathParams } from '@/lib/auth/guard';
-import { decideDeadLetter, decisionInput, DECISIONS } from '@/lib/deadletters/decide';
+import { api } from '@/lib/auth/guard';
+import { decideDeadLetter, DECISIONS } from '@/lib/deadletters/decide';
+import { decisionRoute } from '@/lib/deadletters/http';
 
-export const POST = api(DECISIONS.archive.permission, { params: pathParams('id'), body: decisionInput }, async ({ actor, params, body }) => {
+export const POST = api(DECISIONS.archive.permission, {
+  summary: 'Archive one dead letter (support, lead, admin)',
+  ...decisionRoute,
+  description: `Resolved on purpose; the dead letter and its payload are kept. Only open dead letters. ${decisionRoute.description}`,
+}, async ({ actor, params, body }) => {
   return Response.json(await decideDeadLetter(actor, 'archive', params.id, body.reason));
 });

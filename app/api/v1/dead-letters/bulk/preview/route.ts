@@ -2,11 +2,16 @@
 import { z } from 'zod';
 import { authorize } from '@/lib/auth';
 import { api } from '@/lib/auth/guard';
-import { DECISIONS, previewDecision, selectionSchema } from '@/lib/deadletters/decide';
+import { DECISIONS, previewDecision, selectionSchema, DecisionPreview } from '@/lib/deadletters/decide';
 
 const previewInput = z.object({ decision: z.enum(['archive', 'discard']), selection: selectionSchema });
 
-export const POST = api('deadletters.read', { body: previewInput }, async ({ actor, body: { decision, selection } }) => {
+export const POST = api('deadletters.read', {
+  summary: 'How many dead letters a bulk decision would touch now',
+  tags: ['dead letters'],
+  responses: { 200: { description: 'The count', view: DecisionPreview } },
+  body: previewInput,
+}, async ({ actor, body: { decision, selection } }) => {
   authorize(actor, DECISIONS[decision].permission);
   return Response.json(await previewDecision(actor, decision, selection));
 });

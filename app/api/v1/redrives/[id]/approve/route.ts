@@ -1,9 +1,13 @@
 // POST /api/v1/redrives/{id}/approve — approve a redrive waiting for a lead (four eyes: not its starter); body { reason? }
-import { api, pathParams } from '@/lib/auth/guard';
-import { approveRedrive, getRedriveTask, redriveCommandInput } from '@/lib/redrive';
-import { COMMAND_MAX_BYTES } from '@/lib/redrive/http';
+import { api } from '@/lib/auth/guard';
+import { approveRedrive, getRedriveTask } from '@/lib/redrive';
+import { taskCommandRoute } from '@/lib/redrive/http';
 
-export const POST = api('redrive.approve', { params: pathParams('id'), body: redriveCommandInput, optionalBody: true, maxBytes: COMMAND_MAX_BYTES }, async ({ actor, params, body }) => {
+export const POST = api('redrive.approve', {
+  summary: 'Approve (lead, admin)',
+  description: 'Four eyes: never by the person who started it (403). Audited as redrive.approve.',
+  ...taskCommandRoute,
+}, async ({ actor, params, body }) => {
   await approveRedrive(actor, params.id, body);
   return Response.json(await getRedriveTask(actor, params.id));
 });

@@ -1,7 +1,12 @@
 // GET /api/v1/redrives/{id}/series — sends and outcomes per second over the task's last 5 minutes of activity
 import { api, pathParams } from '@/lib/auth/guard';
-import { redriveSeries } from '@/lib/redrive';
+import { redriveSeries, RedriveSeriesView } from '@/lib/redrive';
 
-export const GET = api('deadletters.read', { params: pathParams('id') }, async ({ actor, params }) => {
+export const GET = api('deadletters.read', {
+  summary: 'Sends and outcomes per second (the rate chart)',
+  tags: ['redrives'],
+  responses: { 200: { description: 'Points, oldest first', view: RedriveSeriesView } },
+  params: pathParams('id'),
+}, async ({ actor, params }) => {
   return Response.json({ points: await redriveSeries(actor, params.id) });
 });

@@ -1,13 +1,25 @@
 // GET /api/v1/sources/:source/policy — a source's policy (retention, deadline, retry budget), with warnings
 // PATCH /api/v1/sources/:source/policy — change it (lead of the owning team, admin); audited
 import { api, pathParams } from '@/lib/auth/guard';
-import { getSourcePolicy, policyInput, updateSourcePolicy } from '@/lib/sources/update-policy';
+import { getSourcePolicy, policyInput, updateSourcePolicy, PolicyReadView, PolicyAnswer } from '@/lib/sources/update-policy';
 
 const params = pathParams('source');
 
-export const GET = api('deadletters.read', { params }, async ({ actor, params }) => Response.json(await getSourcePolicy(actor, params.source)));
+export const GET = api('deadletters.read', {
+  summary: "The source's policy (retention, age deadline, retry budget, redrive limits, rate alarm thresholds), with warnings",
+  tags: ['sources'],
+  responses: { 200: { description: 'The policy', view: PolicyReadView } },
+  params,
+}, async ({ actor, params }) => Response.json(await getSourcePolicy(actor, params.source)));
 
-export const PATCH = api('sources.policy', { params, body: policyInput, maxBytes: 16 * 1024 }, async ({ actor, params, body }) => {
+export const PATCH = api('sources.policy', {
+  summary: 'Change the policy (lead of the owning team, admin)',
+  description: 'Only the fields sent change. Refused (422) when the age deadline reaches the retention, when max receives × visibility timeout reaches it, or when the rate alarm threshold is not above its pending threshold. A new retention re-dates the expiry of open dead letters. Audited as source.policy.update with before and after.',
+  tags: ['sources'],
+  responses: { 200: { description: 'Saved, with warnings', view: PolicyAnswer } },
+  errors: [400],
+  params, body: policyInput, maxBytes: 16 * 1024,
+}, async ({ actor, params, body }) => {
   const { source, warnings } = await updateSourcePolicy(actor, params.source, body);
   return Response.json({ source, warnings });
 });

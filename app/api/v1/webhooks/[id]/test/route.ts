@@ -1,7 +1,13 @@
 // POST /api/v1/webhooks/:id/test — queue a test message; its outcome shows in the delivery log
 import { api, pathParams } from '@/lib/auth/guard';
-import { sendTestWebhook } from '@/lib/notifications/webhooks';
+import { sendTestWebhook, TestWebhookView } from '@/lib/notifications/webhooks';
 
-export const POST = api('sources.policy', { params: pathParams('id') }, async ({ actor, params }) =>
+export const POST = api('sources.policy', {
+  summary: 'Queue a test message (lead, admin)',
+  description: 'Sent whether the webhook is enabled or not; the outcome shows in the delivery log. Audited as webhook.test.',
+  tags: ['notifications'],
+  responses: { 202: { description: 'Queued', view: TestWebhookView } },
+  params: pathParams('id'),
+}, async ({ actor, params }) =>
   Response.json(await sendTestWebhook(actor, params.id), { status: 202 }),
 );
