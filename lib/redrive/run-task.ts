@@ -637,7 +637,9 @@ async function runLeased(taskId: string, runner: string, options: RunnerOptions)
       launch(batch);
     }
   } finally {
-    await Promise.all([...lanes, claiming]);
+    // The sends on their way are settled before the run ends; a claim ahead still running is not
+    // waited for: what it holds stays pending, claimed again by the next run.
+    await Promise.all(lanes);
     clearInterval(poll);
     options.stop?.removeEventListener('abort', onStop);
     await destination.close?.().catch((err: unknown) => log.warn({ err, taskId }, 'redrive destination did not close cleanly'));
