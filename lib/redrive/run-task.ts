@@ -358,6 +358,7 @@ async function runLeased(taskId: string, runner: string, options: RunnerOptions)
   let drained: boolean | null = false;
   const maxInFlight = Math.max(1, Math.min(o.maxInFlight, destination.maxInFlight ?? o.maxInFlight));
   let retrying = 0;
+  let launchedAny = false;
   let laneError: { err: unknown } | undefined;
   const seen = { acknowledged: task.acknowledged, deadAgain: task.deadAgain, noDeathSeen: task.noDeathSeen, sent: task.sent };
 
@@ -581,6 +582,11 @@ async function runLeased(taskId: string, runner: string, options: RunnerOptions)
       if (lanes.size >= maxInFlight || retrying > 0 || (!canaryPassed && lanes.size > 0)) {
         await settled(o.statusPollMs);
         continue;
+      }
+      // The first claim's time is not lag to catch up on: the pace starts when there is something to send.
+      if (!launchedAny && ready.length > 0) {
+        launchedAny = true;
+        pacer = new Pacer(plan, pacer.sends, now);
       }
       let want = pacer.due(now);
       let least = pacer.leastBatch(now);
