@@ -125,12 +125,26 @@ export class Pacer {
     this.tokens -= sends;
   }
 
-  /** Wall time (ms, same clock as `now`) at which the next send is allowed. */
-  nextAt(): number {
-    const scheduled = this.wallAnchor + (timeOfSend(this.plan, this.done) - this.virtualAnchor) * 1000;
+  /** Wall time (ms, same clock as `now`) at which the next `count` sends are allowed. */
+  nextAt(count = 1): number {
+    const scheduled = this.wallAnchor + (timeOfSend(this.plan, this.done + count - 1) - this.virtualAnchor) * 1000;
     const rate = rateAt(this.plan, this.virtualNow(this.refilledAt));
-    const refilled = this.refilledAt + (Math.max(0, 1 - this.tokens) / (rate * CATCH_UP_SPEED)) * 1000;
+    const refilled = this.refilledAt + (Math.max(0, count - this.tokens) / (rate * CATCH_UP_SPEED)) * 1000;
     return Math.max(scheduled, refilled);
+  }
+
+  /** The most the bucket holds now: what one batch can be. */
+  burstAt(now: number): number {
+    return this.burst(this.virtualNow(now));
+  }
+
+  /**
+   * The fewest sends worth a batch: half the burst. At 1,000/s a batch per message would be a
+   * query per millisecond; waiting for the whole burst would leave no room for a late wake-up
+   * before the bucket is full and the time is lost.
+   */
+  leastBatch(now: number): number {
+    return Math.max(1, Math.floor(this.burstAt(now) / 2));
   }
 
   get sends(): number {

@@ -1,7 +1,10 @@
 // Runs one redrive task until it is done, paused, cancelled or the worker stops. Every step works
 // from Postgres: claim the next items (attempts + 1) → send → mark them sent, so a crash between
-// send and mark re-sends only the batch in flight (the consumer deduplicates on the original
+// send and mark re-sends only the batches in flight (the consumer deduplicates on the original
 // message id in the headers), and a restart continues at the persisted progress, paced from there.
+// The next items are claimed ahead, while the pace waits and earlier batches are still being
+// delivered (up to MAX_IN_FLIGHT at once), so neither a slow claim nor a slow destination takes its
+// time out of the pace: the pacer alone decides when sends go.
 // A sent item is final when acknowledged, dead again, or at the end of the task's outcome window
 // (no death seen); the task completes when every item is final. The windows are sent_at in Postgres
 // plus the task's window, closed by a query (finalizeOutcomes), so a restart keeps them.
@@ -29,6 +32,8 @@ export interface RunnerOptions {
   statusPollMs?: number;
   /** Attempts of an HTTP delivery before the item is failed. */
   maxHttpAttempts?: number;
+  /** Batches in delivery at once (a destination may allow fewer). */
+  maxInFlight?: number;
   /** Wall clock in ms: pacing, send times and the outcome windows (tests move it on). */
   clock?: () => number;
   /** Where the items go; the source's own destination unless given (the demo history answers for its past consumers). */
@@ -47,7 +52,14 @@ export type RunEnd = 'completed' | 'paused' | 'cancelled' | 'failed' | 'stopped'
 
 /** A claim's payload bytes: 200 dead letters of 10 MiB would otherwise be 2 GiB in memory and in flight at once. */
 export const REDRIVE_BATCH_BYTES = 8 << 20;
-const DEFAULTS = { maxBatch: 200, maxBatchBytes: REDRIVE_BATCH_BYTES, statusPollMs: 200, maxHttpAttempts: 5, checkEveryMs: 500 } as const;
+/**
+ * Batches in delivery at once: at 1,000/s a batch is 25–50 sends, so 8 cover a destination that
+ * takes up to 200 ms a batch (an HTTP call per message, a far broker) without losing the pace.
+ */
+export const MAX_IN_FLIGHT = 8;
+/** Claimed ahead of the pace, in bursts: 5 bursts of 50 ms, a quarter second's sends. */
+const CLAIM_AHEAD_BURSTS = 5;
+const DEFAULTS = { maxBatch: 200, maxBatchBytes: REDRIVE_BATCH_BYTES, statusPollMs: 200, maxHttpAttempts: 5, checkEveryMs: 500, maxInFlight: MAX_IN_FLIGHT } as const;
 const DEAD_AGAIN_SCAN_MS = 5_000;
 const httpBackoffMs = (attempt: number) => Math.min(500 * 2 ** (attempt - 1), 8_000);
 /** The destination's infrastructure away (a broker down): 1 s, doubling per failure in a row, up to 30 s. */
@@ -87,9 +99,10 @@ function ratePlanOf(task: { ratePerSecond: number; ramp: unknown }): RatePlan {
 
 /**
  * Claim up to `n` pending items in seq order, with their dead letters, as many as fit in `maxBytes`
- * of payload (at least one); null when the task is not running.
+ * of payload (at least one), but none of `inFlight` (claimed by this runner, still being delivered:
+ * pending until settled); null when the task is not running.
  */
-async function claim(taskId: string, runner: string, n: number, maxBytes: number): Promise<ClaimedItem[] | null> {
+async function claim(taskId: string, runner: string, n: number, maxBytes: number, inFlight: number[]): Promise<ClaimedItem[] | null> {
   const rows = await db().$queryRaw<
     {
       seq: number;
@@ -114,7 +127,7 @@ async function claim(taskId: string, runner: string, n: number, maxBytes: number
       SELECT id FROM redrive_tasks WHERE id = ${taskId}::uuid AND status = 'running' AND runner_id = ${runner}::uuid FOR KEY SHARE),
     candidates AS (
       SELECT i.seq, i.dead_letter_id, i.version_id FROM redrive_items i JOIN running t ON t.id = i.task_id
-      WHERE i.state = 'pending' ORDER BY i.seq LIMIT ${n}),
+      WHERE i.state = 'pending' AND i.seq <> ALL(${inFlight}::int[]) ORDER BY i.seq LIMIT ${n}),
     -- octet_length of a stored bytea reads its size, not its bytes: the bound costs no payload reads.
     -- The size is that of what goes out: the edited version when the item names one.
     -- Each dead letter by (id, dead_at), its partition's primary key: the key table (unique id) gives
@@ -333,6 +346,20 @@ async function runLeased(taskId: string, runner: string, options: RunnerOptions)
   // Failures in a row of the destination's infrastructure, and when the next claim may go.
   let unavailableInRow = 0;
   let unavailableUntil = 0;
+  // Items claimed ahead and not sent yet; batches being delivered; the seqs and payload bytes both
+  // hold (kept out of claims: pending until settled); batches waiting to retry failed messages (the
+  // pace holds until they are done, as a single runner's would); and the first error thrown.
+  const ready: ClaimedItem[] = [];
+  const lanes = new Set<Promise<void>>();
+  const inFlight = new Set<number>();
+  let heldBytes = 0;
+  let claiming: Promise<void> | null = null;
+  // The last claim found nothing pending outside what is held; null: the task is not running.
+  let drained: boolean | null = false;
+  const maxInFlight = Math.max(1, Math.min(o.maxInFlight, destination.maxInFlight ?? o.maxInFlight));
+  let retrying = 0;
+  let launchedAny = false;
+  let laneError: { err: unknown } | undefined;
   const seen = { acknowledged: task.acknowledged, deadAgain: task.deadAgain, noDeathSeen: task.noDeathSeen, sent: task.sent };
 
   // The task row, re-read every statusPollMs: a pause or cancel is seen within it, and the moving
@@ -369,7 +396,7 @@ async function runLeased(taskId: string, runner: string, options: RunnerOptions)
   const poll = setInterval(() => void observe().catch((err: unknown) => log.warn({ err, taskId }, 'redrive status poll failed')), o.statusPollMs);
   const onStop = () => wake.abort();
   options.stop?.addEventListener('abort', onStop, { once: true });
-  const stopped = () => halted.signal.aborted || options.stop?.aborted === true;
+  const stopped = () => halted.signal.aborted || options.stop?.aborted === true || laneError !== undefined;
 
   // The wait on a canary is not lag: the rest starts at the task's pace from the moment it passed.
   function passCanary(): void {
@@ -463,8 +490,9 @@ async function runLeased(taskId: string, runner: string, options: RunnerOptions)
       }
       if (unavailable.length > 0) {
         // The broker (or Triage's own queue) is away: these stay pending and go again, lowest seq first, after the backoff.
-        unavailableInRow++;
-        unavailableUntil = clock() + infraBackoffMs(unavailableInRow);
+        // Batches in flight together fail together: one failure in a row, not one per batch.
+        if (clock() >= unavailableUntil) unavailableInRow++;
+        unavailableUntil = Math.max(unavailableUntil, clock() + infraBackoffMs(unavailableInRow));
         const error = unavailable[0]!.error;
         log.warn({ taskId, error, items: unavailable.length, retryInMs: infraBackoffMs(unavailableInRow) }, 'redrive destination unavailable; retrying');
         await recordUnavailable(taskId, unavailable.map((u) => u.item.seq), `unavailable, retrying: ${error}`);
@@ -483,7 +511,12 @@ async function runLeased(taskId: string, runner: string, options: RunnerOptions)
         break;
       }
       if (!(await checks()) || stopped()) break;
-      await sleep(httpBackoffMs(attempt), wake.signal);
+      retrying++;
+      try {
+        await sleep(httpBackoffMs(attempt), wake.signal);
+      } finally {
+        retrying--;
+      }
       if (stopped()) break;
       await recordAttemptFailure(taskId, failed.map((f) => f.item.seq), error);
       remaining = failed.map((f) => f.item);
@@ -491,8 +524,51 @@ async function runLeased(taskId: string, runner: string, options: RunnerOptions)
     return handled.sort((a, b) => a - b);
   }
 
+  function fail(err: unknown): void {
+    // Postgres away mid-settle: the run ends with the error once the batches on their way are done.
+    laneError ??= { err };
+    wake.abort();
+  }
+
+  /** Claims up to `n` more items into `ready`, in the background. */
+  function claimAhead(n: number): void {
+    claiming = claim(taskId, runner, n, o.maxBatchBytes, [...inFlight])
+      .then((items) => {
+        drained = items === null ? null : items.length === 0;
+        for (const item of items ?? []) {
+          inFlight.add(item.seq);
+          heldBytes += item.payload.byteLength;
+          ready.push(item);
+        }
+      })
+      .catch(fail)
+      .finally(() => (claiming = null));
+  }
+
+  /** Delivers a batch while the loop goes on; what it leaves pending (an outage) is claimed again after it. */
+  function launch(items: ClaimedItem[]): void {
+    const lane: Promise<void> = deliverBatch(items)
+      .then((sent) => {
+        if (!canaryPassed && sent.length > 0) canarySeq = sent[0]!;
+      })
+      .catch(fail)
+      .finally(() => {
+        for (const item of items) {
+          inFlight.delete(item.seq);
+          heldBytes -= item.payload.byteLength;
+        }
+        lanes.delete(lane);
+        if (drained === true) drained = false;
+      });
+    lanes.add(lane);
+  }
+
+  /** Until a batch in delivery or a claim is done (or `ms`, or a stop). */
+  const settled = (ms: number) => Promise.race([...lanes, ...(claiming ? [claiming] : []), sleep(ms, wake.signal)]);
+
   try {
-    while (!stopped()) {
+    // A claim found the task not running (paused, cancelled): nothing more goes, not even what is claimed ahead.
+    while (!stopped() && drained !== null) {
       const now = clock();
       if (now - lastChecks >= o.checkEveryMs) {
         lastChecks = now;
@@ -502,23 +578,43 @@ async function runLeased(taskId: string, runner: string, options: RunnerOptions)
         await sleep(Math.min(unavailableUntil - now, o.statusPollMs), wake.signal);
         continue;
       }
+      // A canary goes alone, a retry holds the pace, and only so many batches are on their way at once.
+      if (lanes.size >= maxInFlight || retrying > 0 || (!canaryPassed && lanes.size > 0)) {
+        await settled(o.statusPollMs);
+        continue;
+      }
+      // The first claim's time is not lag to catch up on: the pace starts when there is something to send.
+      if (!launchedAny && ready.length > 0) {
+        launchedAny = true;
+        pacer = new Pacer(plan, pacer.sends, now);
+      }
       let want = pacer.due(now);
+      let least = pacer.leastBatch(now);
       if (!canaryPassed) {
         const c = await canary();
-        if (c.kind !== 'passed') want = c.kind === 'send' ? Math.min(want, 1) : 0;
+        if (c.kind !== 'passed') {
+          want = c.kind === 'send' ? Math.min(want, 1) : 0;
+          least = 1;
+        }
         if (c.kind === 'waiting' || c.kind === 'dead') {
           await sleep(o.statusPollMs, wake.signal);
           lastChecks = 0; // a dead canary pauses at once
           continue;
         }
       }
-      if (want === 0) {
-        await sleep(Math.min(Math.max(pacer.nextAt() - now, 1), o.statusPollMs), wake.signal);
-        continue;
-      }
-      const items = await claim(taskId, runner, Math.min(want, o.maxBatch), o.maxBatchBytes);
-      if (items === null) break;
-      if (items.length === 0) {
+      // A quarter second's sends ahead (one claim's bytes at most beyond what is on its way): a claim
+      // slower than a burst's time (a busy Postgres, a busy machine) no longer delays the sends.
+      const ahead = canaryPassed ? Math.min(o.maxBatch, Math.max(2 * pacer.burstAt(now), Math.ceil(pacer.burstAt(now) * CLAIM_AHEAD_BURSTS))) : 1;
+      if (!claiming && drained === false && ready.length < ahead && heldBytes < o.maxBatchBytes) claimAhead(ahead - ready.length);
+      if (ready.length === 0) {
+        if (claiming || lanes.size > 0) {
+          await settled(o.statusPollMs);
+          continue;
+        }
+        if (!drained) {
+          await sleep(o.statusPollMs, wake.signal);
+          continue;
+        }
         await observe();
         // Every item sent: the task completes once each one is final (acknowledged, dead again, or
         // no death seen at its window's end); until then it is running, awaiting outcomes.
@@ -528,17 +624,33 @@ async function runLeased(taskId: string, runner: string, options: RunnerOptions)
           break;
         }
         await sleep(o.statusPollMs, wake.signal);
+        drained = false;
         continue;
       }
-      const sent = await deliverBatch(items);
-      pacer.record(sent.length);
-      if (!canaryPassed && sent.length > 0) canarySeq = sent[0]!;
+      if (want === 0 || want < Math.min(least, ready.length)) {
+        await sleep(Math.min(Math.max(pacer.nextAt(Math.min(least, ready.length)) - now, 1), o.statusPollMs), wake.signal);
+        continue;
+      }
+      // A batch: what is due, in seq order, within one claim's payload bytes (the first always fits).
+      let n = 0;
+      for (let bytes = 0; n < Math.min(want, ready.length); n++) {
+        bytes += ready[n]!.payload.byteLength;
+        if (n > 0 && bytes > o.maxBatchBytes) break;
+      }
+      const batch = ready.splice(0, n);
+      // Counted when they go, not when delivered: batches in flight are paced like sends already made.
+      pacer.record(batch.length);
+      launch(batch);
     }
   } finally {
+    // The sends on their way are settled before the run ends; a claim ahead still running is not
+    // waited for: what it holds stays pending, claimed again by the next run.
+    await Promise.all(lanes);
     clearInterval(poll);
     options.stop?.removeEventListener('abort', onStop);
     await destination.close?.().catch((err: unknown) => log.warn({ err, taskId }, 'redrive destination did not close cleanly'));
   }
+  if (laneError) throw laneError.err;
   // Cancelled: nothing of this task is in flight any more, so what it claimed and did not send is open again.
   if (end === 'cancelled') await db().$transaction((tx) => releaseUnsent(tx, taskId, { claimed: true }));
   return end;

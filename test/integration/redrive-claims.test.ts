@@ -97,4 +97,37 @@ describe('redrive claims', () => {
       await http.close();
     }
   });
+
+  it('keeps the pace with a destination slower than a batch: the next batches go while one is still being delivered', { timeout: 120_000 }, async () => {
+    const w = await world();
+    await park(w.orders, 600, { prefix: 'slow' });
+    const task = await startRedrive({ ...SYSTEM, label: 'test' }, { selection: { source: w.orders.name }, ratePerSecond: 300 });
+    // Each delivery takes 250 ms (an HTTP call per message, a far broker): a runner that waits for one
+    // batch before it claims the next sends 15 every 250 ms at most, 60/s of the 300/s asked.
+    let inFlight = 0;
+    let mostAtOnce = 0;
+    const sentAt: number[] = [];
+    const end = await runRedriveTask(task.id, {
+      destination: {
+        description: 'a slow queue',
+        failures: 'infrastructure',
+        async deliver(batch) {
+          mostAtOnce = Math.max(mostAtOnce, ++inFlight);
+          for (const _ of batch) sentAt.push(Date.now());
+          await new Promise((r) => setTimeout(r, 250));
+          inFlight--;
+          return batch.map(() => ({ ok: true as const, acknowledged: true }));
+        },
+      },
+    });
+    expect(end).toBe('completed');
+    expect(sentAt).toHaveLength(600);
+    expect(mostAtOnce).toBeGreaterThanOrEqual(2);
+    // Overlapping batches never carry the pace over the rate: no 1-second window above it by more than 10%.
+    sentAt.sort((a, b) => a - b);
+    for (let i = 0, j = 0; i < sentAt.length; i++) {
+      while (sentAt[j]! <= sentAt[i]! - 1_000) j++;
+      expect(i - j + 1).toBeLessThanOrEqual(330);
+    }
+  });
 });

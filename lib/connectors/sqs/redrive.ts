@@ -83,6 +83,8 @@ export function sqsDestination(source: ConnectorSource<SqsConfig, SqsSecret>): R
   return {
     description: source.config.sourceQueueUrl ? `SQS queue "${queueNameOf(source.config.sourceQueueUrl)}"` : `SQS, the source queue of "${queueNameOf(source.config.queueUrl)}"`,
     failures: 'infrastructure',
+    // A FIFO dead-letter queue's sources are FIFO too: one batch at a time keeps each group's order.
+    maxInFlight: [source.config.queueUrl, source.config.sourceQueueUrl].some((u) => u && isFifoQueue(u)) ? 1 : undefined,
     async deliver(batch: OutgoingRedrive[]): Promise<DeliveryResult[]> {
       const results: DeliveryResult[] = new Array(batch.length);
       // Per target queue, in order: chunks of at most 10 entries and 1 MiB.

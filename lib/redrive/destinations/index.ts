@@ -50,6 +50,12 @@ export interface RedriveDestination {
    */
   readonly failures: 'message' | 'infrastructure';
   deliver(batch: OutgoingRedrive[], signal: AbortSignal): Promise<DeliveryResult[]>;
+  /**
+   * Batches the runner may have in delivery at once (it claims the next while one is on its way, so
+   * a slow destination keeps the pace); 1 keeps one batch's sends before the next's, as a FIFO
+   * queue's order needs. The runner's own limit when absent.
+   */
+  readonly maxInFlight?: number;
   /** Releases what the destination holds open (a broker connection); called once when the run ends. */
   close?(): Promise<void>;
 }
