@@ -651,6 +651,9 @@ async function runLeased(taskId: string, runner: string, options: RunnerOptions)
     await destination.close?.().catch((err: unknown) => log.warn({ err, taskId }, 'redrive destination did not close cleanly'));
   }
   if (laneError) throw laneError.err;
+  // A claim that found the task no longer running ended the loop before the status poll said why
+  // (claims ahead run all the time): read it now, so a cancel still releases what was claimed.
+  if (end === 'stopped' && drained === null && !options.stop?.aborted) await observe();
   // Cancelled: nothing of this task is in flight any more, so what it claimed and did not send is open again.
   if (end === 'cancelled') await db().$transaction((tx) => releaseUnsent(tx, taskId, { claimed: true }));
   return end;
