@@ -24,11 +24,13 @@ export function TestConnection({ source }: { source: string }) {
         <div role="status" data-testid="connection-report" style={{ marginTop: 8 }}>
           <span className={`badge ${r.ok ? 'good' : 'bad'}`}>{r.ok ? 'connected' : 'failed'}</span> {r.summary}
           <TrapList traps={r.traps ?? []} testId="connection-trap" />
-          {r.warnings?.filter((w) => !trapLines.has(w)).map((w) => (
-            <p key={w} className="badge warn" data-testid="connection-warning" style={{ marginTop: 8, whiteSpace: 'normal' }}>
-              {w}
-            </p>
-          ))}
+          {r.warnings
+            ?.filter((w) => !trapLines.has(w))
+            .map((w) => (
+              <p key={w} className="badge warn" data-testid="connection-warning" style={{ marginTop: 8, whiteSpace: 'normal' }}>
+                {w}
+              </p>
+            ))}
           {Object.keys(r.facts).length ? (
             <table style={{ marginTop: 8 }}>
               <tbody>

@@ -24,7 +24,11 @@ export function labelOf(el: HTMLElement): string | undefined {
   if (label) {
     const copy = label.cloneNode(true) as HTMLElement;
     for (const inner of copy.querySelectorAll('input, select, textarea, datalist, button, [aria-hidden="true"]')) inner.remove();
-    const text = (copy.textContent ?? '').replace(/\s+/g, ' ').replace(/\s*\(.*$/, '').replace(/:\s*$/, '').trim();
+    const text = (copy.textContent ?? '')
+      .replace(/\s+/g, ' ')
+      .replace(/\s*\(.*$/, '')
+      .replace(/:\s*$/, '')
+      .trim();
     if (text) return text.charAt(0).toUpperCase() + text.slice(1);
   }
   return el.getAttribute('aria-label') ?? undefined;

@@ -14,7 +14,19 @@ export function FilterForm({ testId, className, children }: { testId?: string; c
 }
 
 /** A labelled select whose first option, "any" by default, means no filter (an empty value). */
-function SelectField({ label, name, value, options, anyLabel }: { label: string; name: string; value: string; options: readonly (string | { value: string; label: string })[]; anyLabel?: string }) {
+function SelectField({
+  label,
+  name,
+  value,
+  options,
+  anyLabel,
+}: {
+  label: string;
+  name: string;
+  value: string;
+  options: readonly (string | { value: string; label: string })[];
+  anyLabel?: string;
+}) {
   return (
     <label>
       {label}

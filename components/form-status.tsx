@@ -23,7 +23,12 @@ export function FormStatus({ state, block }: { state: ActionState; block?: boole
         marked.push(el);
       }
     }
-    setSaid({ for: state, text: Object.entries(fields).map(([name, problem]) => sentence(labelFor(form, name), String(problem))).join(' ') });
+    setSaid({
+      for: state,
+      text: Object.entries(fields)
+        .map(([name, problem]) => sentence(labelFor(form, name), String(problem)))
+        .join(' '),
+    });
     return () => {
       for (const el of marked) el.removeAttribute('aria-invalid');
     };

@@ -71,14 +71,17 @@ function noDelaySocket(o: { host: string[]; port: number[]; path?: string | fals
 
 /** A postgres.js pool as pg()'s: this process's session timeouts, bigints as BigInt. */
 export function createPg(url = env().DATABASE_URL, max = 5, onclose?: () => void): postgres.Sql {
-  return postgres(url, withNoDelay({
-    max,
-    connect_timeout: 5,
-    onnotice: () => {},
-    types: { bigint: postgres.BigInt },
-    connection: sessionTimeouts(),
-    ...(onclose ? { onclose } : {}),
-  }));
+  return postgres(
+    url,
+    withNoDelay({
+      max,
+      connect_timeout: 5,
+      onnotice: () => {},
+      types: { bigint: postgres.BigInt },
+      connection: sessionTimeouts(),
+      ...(onclose ? { onclose } : {}),
+    }),
+  );
 }
 
 export function pg(): postgres.Sql {

@@ -28,7 +28,23 @@ export const SERVICE_URLS = ['DATABASE_URL', 'REDIS_URL', 'DEMO_RABBITMQ_URL'];
 
 // Passwords anyone can look up: docker-compose.yml's old ones (triage/triage, the demo's), the images'
 // and brokers' defaults (RabbitMQ's guest), and the usual first guesses.
-const PUBLIC_PASSWORDS = new Set(['triage', 'triage-demo', 'guest', 'postgres', 'redis', 'rabbitmq', 'password', 'passw0rd', 'admin', 'root', 'secret', 'pass', 'test', 'default', '123456']);
+const PUBLIC_PASSWORDS = new Set([
+  'triage',
+  'triage-demo',
+  'guest',
+  'postgres',
+  'redis',
+  'rabbitmq',
+  'password',
+  'passw0rd',
+  'admin',
+  'root',
+  'secret',
+  'pass',
+  'test',
+  'default',
+  '123456',
+]);
 
 /**
  * Why the password in `value` (a service URL) is no secret (undefined when it will do, or when the
@@ -57,10 +73,9 @@ export function urlPasswordProblem(name, value) {
 
 /** In production, what is wrong with the configured secrets and service passwords; empty when all will do. */
 export function productionSecretProblems(vars) {
-  return [
-    ...PRODUCTION_SECRETS.map((name) => secretProblem(name, vars[name])),
-    ...SERVICE_URLS.map((name) => urlPasswordProblem(name, vars[name])),
-  ].filter(Boolean);
+  return [...PRODUCTION_SECRETS.map((name) => secretProblem(name, vars[name])), ...SERVICE_URLS.map((name) => urlPasswordProblem(name, vars[name]))].filter(
+    Boolean,
+  );
 }
 
 /**

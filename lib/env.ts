@@ -34,7 +34,12 @@ const schema = z.object({
   REDIS_CLUSTER_NODES: z
     .string()
     .default('')
-    .transform((v) => v.split(',').map((n) => n.trim()).filter(Boolean))
+    .transform((v) =>
+      v
+        .split(',')
+        .map((n) => n.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.string().regex(/^[^\s:]+:\d{1,5}$/, 'host:port, comma-separated'))),
   // Prefix of every BullMQ key (default triage, or {triage} on a cluster).
   QUEUE_PREFIX: z.string().min(1).optional(),
@@ -72,7 +77,10 @@ const schema = z.object({
   WORKER_HEARTBEAT_MS: z.coerce.number().int().positive().default(5_000),
   // Only behind a reverse proxy that sets X-Forwarded-For may that header name the client: anyone
   // can send it, and the sign-in limiter keys on it.
-  TRUST_PROXY: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  TRUST_PROXY: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
   SIGN_IN_MAX_ATTEMPTS: z.coerce.number().int().positive().default(10),
   SIGN_IN_WINDOW_SECONDS: z.coerce.number().int().positive().default(300),
   // Webhooks and redrive URLs may not reach internal addresses (lib/outbound) except these hosts
@@ -80,8 +88,21 @@ const schema = z.object({
   OUTBOUND_ALLOWED_HOSTS: z
     .string()
     .default('')
-    .transform((v) => v.split(',').map((h) => h.trim().replace(/^\[(.*)\]$/, '$1').toLowerCase()).filter(Boolean)),
-  OUTBOUND_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+    .transform((v) =>
+      v
+        .split(',')
+        .map((h) =>
+          h
+            .trim()
+            .replace(/^\[(.*)\]$/, '$1')
+            .toLowerCase(),
+        )
+        .filter(Boolean),
+    ),
+  OUTBOUND_ALLOW_PRIVATE: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
   // Encrypts connector credentials at rest (lib/connectors/secrets.ts); generated under TRIAGE_STATE_DIR
   // when unset. Losing it means re-entering every connector's credentials.
   CONNECTOR_SECRET_KEY: z.string().min(32).optional(),
@@ -117,12 +138,23 @@ const schema = z.object({
   WRITE_BUDGET_LEASE_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   // How long an ingest request waits for the budget before answering 503 + Retry-After.
   WRITE_BUDGET_INGEST_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(1_000),
-  DEMO_RABBITMQ_URL: z.string().regex(/^amqps?:\/\//, 'an amqp:// URL').default('amqp://guest:guest@localhost:5672/'),
+  DEMO_RABBITMQ_URL: z
+    .string()
+    .regex(/^amqps?:\/\//, 'an amqp:// URL')
+    .default('amqp://guest:guest@localhost:5672/'),
   // The demo's Sidekiq (workers/demo-sidekiq.ts): a Redis database of its own, as Sidekiq's keys are unprefixed.
-  DEMO_SIDEKIQ_REDIS_URL: z.string().regex(/^rediss?:\/\//, 'a redis:// URL').default('redis://localhost:6379/1'),
+  DEMO_SIDEKIQ_REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'a redis:// URL')
+    .default('redis://localhost:6379/1'),
 });
 
-export type Env = Omit<z.infer<typeof schema>, 'QUEUE_PREFIX' | 'APP_URL'> & { APP_URL: string; AUTH_SECRET: string; AUDIT_CHECKPOINT_KEY: string; QUEUE_PREFIX: string };
+export type Env = Omit<z.infer<typeof schema>, 'QUEUE_PREFIX' | 'APP_URL'> & {
+  APP_URL: string;
+  AUTH_SECRET: string;
+  AUDIT_CHECKPOINT_KEY: string;
+  QUEUE_PREFIX: string;
+};
 
 function load(): Env {
   // Before the schema, so a short or placeholder secret gets the message that says what to do.
@@ -149,7 +181,15 @@ function load(): Env {
   // TRIAGE_STATE_DIR, the checkpoint key away from the checkpoints (lib/env-secrets.mjs).
   const authSecret = e.AUTH_SECRET ?? fileSecret(path.join(e.TRIAGE_STATE_DIR, 'auth-secret'));
   const checkpointKey = e.AUDIT_CHECKPOINT_KEY ?? generatedCheckpointKey(e);
-  return { ...e, APP_URL: e.APP_URL ?? `http://localhost:${e.PORT}`, QUEUE_PREFIX: queuePrefix, DATABASE_URL: withDefaultUser(e.DATABASE_URL), DATABASE_REPLICA_URL: e.DATABASE_REPLICA_URL && withDefaultUser(e.DATABASE_REPLICA_URL), AUTH_SECRET: authSecret, AUDIT_CHECKPOINT_KEY: checkpointKey };
+  return {
+    ...e,
+    APP_URL: e.APP_URL ?? `http://localhost:${e.PORT}`,
+    QUEUE_PREFIX: queuePrefix,
+    DATABASE_URL: withDefaultUser(e.DATABASE_URL),
+    DATABASE_REPLICA_URL: e.DATABASE_REPLICA_URL && withDefaultUser(e.DATABASE_REPLICA_URL),
+    AUTH_SECRET: authSecret,
+    AUDIT_CHECKPOINT_KEY: checkpointKey,
+  };
 }
 
 function generatedCheckpointKey(e: z.infer<typeof schema>): string {

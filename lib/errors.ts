@@ -43,5 +43,4 @@ export class AppError extends Error {
 
 export const notFound = (what = 'Not found') => new AppError('not_found', what);
 export const forbidden = (why = 'You do not have permission to do this') => new AppError('forbidden', why);
-export const unprocessable = (message: string, details?: Record<string, unknown>) =>
-  new AppError('unprocessable', message, details);
+export const unprocessable = (message: string, details?: Record<string, unknown>) => new AppError('unprocessable', message, details);

@@ -13,7 +13,17 @@ const chars = (n: number | bigint) => `${count(n)} character${Number(n) === 1 ? 
 /** zod's own wording (its English locale), which says nothing a user can act on. */
 const ZOD_WORDING = /^(Invalid|Too (big|small)|Unrecognized key|Expected|Required$)/;
 
-const ABBREVIATIONS: Record<string, string> = { url: 'URL', id: 'ID', ids: 'IDs', json: 'JSON', sla: 'SLA', http: 'HTTP', oidc: 'OIDC', sqs: 'SQS', nats: 'NATS' };
+const ABBREVIATIONS: Record<string, string> = {
+  url: 'URL',
+  id: 'ID',
+  ids: 'IDs',
+  json: 'JSON',
+  sla: 'SLA',
+  http: 'HTTP',
+  oidc: 'OIDC',
+  sqs: 'SQS',
+  nats: 'NATS',
+};
 
 /**
  * A field's name in words, for when no form labels it (a hidden field, the API's own forms):
@@ -31,7 +41,11 @@ export function fieldWords(path: string): string {
   const text = words.join(' ');
   const label = text.charAt(0).toUpperCase() + text.slice(1);
   const index = parts.findIndex((p) => /^\d+$/.test(p));
-  return index > 0 ? `${label} (${fieldWords(parts[index - 1]!).toLowerCase().replace(/s$/, '')} ${Number(parts[index]) + 1})` : label;
+  return index > 0
+    ? `${label} (${fieldWords(parts[index - 1]!)
+        .toLowerCase()
+        .replace(/s$/, '')} ${Number(parts[index]) + 1})`
+    : label;
 }
 
 /** A custom message is kept; one worded as a verb phrase ("must …") follows the label, any other after a colon. */
@@ -56,7 +70,8 @@ export function issuePredicate(issue: Issue, value?: unknown): string {
     }
     case 'too_small': {
       if (issue.origin === 'string') return Number(issue.minimum) <= 1 ? 'is required' : `needs at least ${chars(issue.minimum as number)}`;
-      if (issue.origin === 'array' || issue.origin === 'set') return Number(issue.minimum) <= 1 ? 'needs at least one' : `needs at least ${count(issue.minimum as number)}`;
+      if (issue.origin === 'array' || issue.origin === 'set')
+        return Number(issue.minimum) <= 1 ? 'needs at least one' : `needs at least ${count(issue.minimum as number)}`;
       return `must be at least ${count(issue.minimum as number)}`;
     }
     case 'invalid_format': {
@@ -78,7 +93,9 @@ export function issuePredicate(issue: Issue, value?: unknown): string {
       }
     }
     case 'invalid_value':
-      return custom(issue.message) ?? (issue.values.length === 1 ? `must be ${String(issue.values[0])}` : `must be one of: ${issue.values.map(String).join(', ')}`);
+      return (
+        custom(issue.message) ?? (issue.values.length === 1 ? `must be ${String(issue.values[0])}` : `must be one of: ${issue.values.map(String).join(', ')}`)
+      );
     case 'invalid_type':
       if (value === undefined || value === '' || issue.message.endsWith('received undefined')) return 'is required';
       if (issue.expected === 'number' || issue.expected === 'int' || issue.expected === 'bigint') return 'must be a number';
@@ -140,7 +157,8 @@ export function plainApiIssue(issue: { path: string; message: string }, label?: 
   let predicate: string | undefined;
   let r: RegExpExecArray | null;
   if ((r = /^Too big: expected string to have <=?(\d+) characters?/.exec(m))) predicate = `can be at most ${chars(Number(r[1]))}`;
-  else if ((r = /^Too small: expected string to have >=?(\d+) characters?/.exec(m))) predicate = Number(r[1]) <= 1 ? 'is required' : `needs at least ${chars(Number(r[1]))}`;
+  else if ((r = /^Too small: expected string to have >=?(\d+) characters?/.exec(m)))
+    predicate = Number(r[1]) <= 1 ? 'is required' : `needs at least ${chars(Number(r[1]))}`;
   else if ((r = /^Too big: expected (?:number|int) to be <=?(-?[\d.]+)/.exec(m))) predicate = `must be at most ${count(Number(r[1]))}`;
   else if ((r = /^Too small: expected (?:number|int) to be >=?(-?[\d.]+)/.exec(m))) predicate = `must be at least ${count(Number(r[1]))}`;
   else if ((r = /^Too big: expected array to have <=?(\d+)/.exec(m))) predicate = `can hold at most ${count(Number(r[1]))}`;

@@ -24,7 +24,14 @@ export const DEMO_USERS = [
 export const DEMO_SOURCES = [
   { name: 'orders', team: 'commerce', kind: 'builtin', description: 'Order events; v1 of the handler rejects the unknown field "gift"' },
   // Demo-sized retry policies, so a missing member or a gateway outage is parked within seconds.
-  { name: 'notifications', team: 'commerce', kind: 'builtin', description: 'Member notifications; some members do not exist', maxReceives: 3, backoffBaseMs: 200 },
+  {
+    name: 'notifications',
+    team: 'commerce',
+    kind: 'builtin',
+    description: 'Member notifications; some members do not exist',
+    maxReceives: 3,
+    backoffBaseMs: 200,
+  },
   { name: 'payments', team: 'finance', kind: 'builtin', description: 'Payment captures; the downstream has outages', maxReceives: 4, backoffBaseMs: 250 },
   { name: 'partner-webhooks', team: 'finance', kind: 'ingest', description: 'Dead letters forwarded by a partner system through the ingest API' },
 ] as const;
@@ -130,8 +137,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   seedDemo()
     .then((r) => {
       console.log(r.created ? `seeded ${r.created} records` : 'demo data already present');
-      if (r.past === 'played') console.log(`played ${HISTORY_DAYS} days of demo history (${r.deadLetters} dead letters) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-      if (r.past === 'not fresh') console.log('no demo history: it is played only into a fresh database (drop it, or set DATABASE_URL to a new one, to have it)');
+      if (r.past === 'played')
+        console.log(`played ${HISTORY_DAYS} days of demo history (${r.deadLetters} dead letters) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      if (r.past === 'not fresh')
+        console.log('no demo history: it is played only into a fresh database (drop it, or set DATABASE_URL to a new one, to have it)');
     })
     .finally(() => Promise.all([closeQueues(), closeDb()]));
 }

@@ -73,7 +73,11 @@ process.on('SIGTERM', stop);
 
 start('app', ['scripts/serve.mjs', '-p', port]);
 const workersDir = path.join(root, 'workers');
-for (const file of existsSync(workersDir) ? readdirSync(workersDir).filter((f) => f.endsWith('.ts')).sort() : []) {
+for (const file of existsSync(workersDir)
+  ? readdirSync(workersDir)
+      .filter((f) => f.endsWith('.ts'))
+      .sort()
+  : []) {
   start(`worker ${file}`, [...(WORKER_NODE_FLAGS[file] ?? []), 'node_modules/tsx/dist/cli.mjs', path.join('workers', file)]);
 }
 

@@ -40,7 +40,9 @@ try {
   const count = duplicates.length;
   const max = config.maxClones;
   if (count > max) {
-    console.error(`\n✗ ${count} repeated blocks of ${config.minLines ?? 5}+ lines, above the ratchet of ${max} (.jscpd.json "maxClones"): share the new one instead of copying it`);
+    console.error(
+      `\n✗ ${count} repeated blocks of ${config.minLines ?? 5}+ lines, above the ratchet of ${max} (.jscpd.json "maxClones"): share the new one instead of copying it`,
+    );
     process.exit(1);
   }
   console.log(`\n✓ ${count} repeated blocks of ${config.minLines ?? 5}+ lines (ratchet ${max})`);

@@ -23,7 +23,8 @@ const port = Number(args.port ?? process.env.PORT ?? 3000);
 const hostname = args.hostname;
 const concurrency = process.env.WEB_CONCURRENCY ? Number(process.env.WEB_CONCURRENCY) : availableParallelism();
 if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`the port must be an integer from 0 to 65535, got ${args.port ?? process.env.PORT}`);
-if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) fail(`WEB_CONCURRENCY must be an integer from 1 to 64, got ${process.env.WEB_CONCURRENCY}`);
+if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)
+  fail(`WEB_CONCURRENCY must be an integer from 1 to 64, got ${process.env.WEB_CONCURRENCY}`);
 
 // What the app and its links (lib/env.ts: APP_URL defaults to this port) take as the port.
 process.env.PORT = String(port);

@@ -18,9 +18,15 @@ const run = (name, args) => {
 
 const since = process.env.TRIAGE_CHANGED_SINCE;
 run('typecheck', ['node_modules/typescript/bin/tsc', '--noEmit']);
-run('lint', ['node_modules/@biomejs/biome/bin/biome', 'lint', '--error-on-warnings', '.']);
+run('lint + format', ['node_modules/@biomejs/biome/bin/biome', 'ci', '--error-on-warnings', '.']);
 run('unit', ['node_modules/vitest/vitest.mjs', 'run', '--project', 'unit']);
 run(`integration files touched by the changes${since ? ` since ${since}` : ''}`, [
-  'node_modules/vitest/vitest.mjs', 'run', '--project', 'integration', '--project', 'integration-serial',
-  since ? `--changed=${since}` : '--changed', '--passWithNoTests',
+  'node_modules/vitest/vitest.mjs',
+  'run',
+  '--project',
+  'integration',
+  '--project',
+  'integration-serial',
+  since ? `--changed=${since}` : '--changed',
+  '--passWithNoTests',
 ]);

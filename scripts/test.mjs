@@ -31,15 +31,18 @@ function step(name, cmd, args, env = {}) {
 
 prisma(['generate']);
 step('typecheck', process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit']);
-// Biome: the linter (and, once the tree is formatted, the formatter's check), biome.jsonc.
-step('lint (biome)', process.execPath, ['node_modules/@biomejs/biome/bin/biome', 'lint', '--error-on-warnings', '.']);
+// Biome (biome.jsonc): the linter, and the formatter's check (a file it would change fails).
+step('lint + format (biome)', process.execPath, ['node_modules/@biomejs/biome/bin/biome', 'ci', '--error-on-warnings', '.']);
 step('lint (copy-paste)', process.execPath, ['scripts/lint-duplicates.mjs']);
 // A report left by an earlier run must not be read as this run's.
 rmSync(REPORT_DIR, { recursive: true, force: true });
 mkdirSync(REPORT_DIR, { recursive: true });
 step('unit + integration (vitest)', process.execPath, [
-  'node_modules/vitest/vitest.mjs', 'run',
-  '--reporter=default', '--reporter=json', `--outputFile.json=${REPORT_DIR}/vitest.json`,
+  'node_modules/vitest/vitest.mjs',
+  'run',
+  '--reporter=default',
+  '--reporter=json',
+  `--outputFile.json=${REPORT_DIR}/vitest.json`,
 ]);
 printSlowest('vitest', `${REPORT_DIR}/vitest.json`);
 
@@ -48,10 +51,7 @@ if (e2e) {
   printSlowest('playwright', `${REPORT_DIR}/playwright.json`);
 }
 
-const failures = [
-  ...failedTests('vitest', `${REPORT_DIR}/vitest.json`),
-  ...(e2e ? failedTests('playwright', `${REPORT_DIR}/playwright.json`) : []),
-];
+const failures = [...failedTests('vitest', `${REPORT_DIR}/vitest.json`), ...(e2e ? failedTests('playwright', `${REPORT_DIR}/playwright.json`) : [])];
 if (failures.length > 0) {
   console.log('\n── failed tests ──');
   for (const f of failures) console.log(f);

@@ -86,7 +86,6 @@ const USAGE = `usage: triage <command> [--json]
   demo deploy v1|v2              (the demo's orders handler version; v2 accepts unknown fields)
   demo produce [--orders N] [--payments N] [--notifications N] [--outage SECONDS]`;
 
-
 function describeView(v: SavedViewView): string {
   return `${v.id} ${v.page} "${v.name}" ${v.href}${v.shared ? ' (shared with the team)' : ''}${v.mine ? '' : ` by ${v.owner}`}`;
 }
@@ -196,7 +195,10 @@ function secretFlag(flag: string, kind: 'secret' | 'url' | 'connection-string' =
   }
   const secret = kind === 'url' ? urlHasPassword(v) : kind === 'connection-string' ? connectionStringHasSecret(v) : v !== '';
   if (secret) {
-    throw new AppError('bad_request', `--${flag} would put a secret on the command line, visible in \`ps\` to every user of this machine: set it in an environment variable and pass --${flag} env:NAME`);
+    throw new AppError(
+      'bad_request',
+      `--${flag} would put a secret on the command line, visible in \`ps\` to every user of this machine: set it in an environment variable and pass --${flag} env:NAME`,
+    );
   }
   return v;
 }
@@ -272,7 +274,13 @@ function seconds(v: string | undefined, flag: string): number | undefined {
 }
 
 function redriveSelectionFlags(): RedriveSelectionInput {
-  if (values.ids) return { ids: values.ids.split(',').map((id) => id.trim()).filter(Boolean) };
+  if (values.ids)
+    return {
+      ids: values.ids
+        .split(',')
+        .map((id) => id.trim())
+        .filter(Boolean),
+    };
   if (values.cluster) return { cluster: values.cluster, ...(values.source ? { source: values.source } : {}) };
   if (values.source) return { source: values.source };
   throw new AppError('bad_request', 'redrive start needs --source N, --cluster ID or --ids ID,ID…');
@@ -304,10 +312,13 @@ function describeRule(r: RedriveRuleView): string {
 /** A password piped in (`--password-stdin`), without its trailing newline. */
 async function passwordFromStdin(): Promise<string> {
   // A terminal would echo it; a pipe or a file is the point of the flag.
-  if (process.stdin.isTTY) throw new AppError('bad_request', '--password-stdin reads a pipe, e.g. printf %s "$PASSWORD" | … (or leave it out to have one generated)');
+  if (process.stdin.isTTY)
+    throw new AppError('bad_request', '--password-stdin reads a pipe, e.g. printf %s "$PASSWORD" | … (or leave it out to have one generated)');
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
 }
 
 function out(human: string, data: Record<string, unknown>) {
@@ -324,13 +335,21 @@ async function main(): Promise<void> {
   switch (`${noun} ${verb}`) {
     case 'assistant allow': {
       if (values.roles === undefined) throw new AppError('bad_request', '--roles is required (e.g. support,lead; "" turns the assistant off)');
-      const roles = await setAssistantRoles(actor, { roles: values.roles.split(',').map((r) => r.trim()).filter(Boolean) as never });
+      const roles = await setAssistantRoles(actor, {
+        roles: values.roles
+          .split(',')
+          .map((r) => r.trim())
+          .filter(Boolean) as never,
+      });
       return out(roles.length ? `the assistant is allowed for: ${roles.join(', ')}` : 'the assistant is allowed for no role', { roles });
     }
     case 'admin bootstrap': {
       // Not from argv: every user of the machine can read a command line in `ps`.
       if (values.password !== undefined) {
-        throw new AppError('bad_request', 'admin bootstrap takes no --password (a command line is visible in `ps`): pipe it in with --password-stdin, or leave it out to have one generated');
+        throw new AppError(
+          'bad_request',
+          'admin bootstrap takes no --password (a command line is visible in `ps`): pipe it in with --password-stdin, or leave it out to have one generated',
+        );
       }
       const email = need(values.email, 'email');
       const given = values['password-stdin'] ? await passwordFromStdin() : undefined;
@@ -373,8 +392,19 @@ async function main(): Promise<void> {
       const secret = connectorSecretFlags(kind);
       const connection = s.connection as Record<string, unknown>;
       const location =
-        kind === 'nats' ? `stream ${String(connection.stream)} consumer ${String(connection.consumer)}` : kind === 'sidekiq' ? `dead set ${connection.namespace ? `${String(connection.namespace)}:` : ''}dead` : `queue ${String(connection.queue)}`;
-      const where = kind === 'sqs' ? ` ${String(connection.queueUrl)}` : kind === 'azure_queue' ? ` ${location}` : secret ? ` ${redactedSecret(secret).url} ${location}` : '';
+        kind === 'nats'
+          ? `stream ${String(connection.stream)} consumer ${String(connection.consumer)}`
+          : kind === 'sidekiq'
+            ? `dead set ${connection.namespace ? `${String(connection.namespace)}:` : ''}dead`
+            : `queue ${String(connection.queue)}`;
+      const where =
+        kind === 'sqs'
+          ? ` ${String(connection.queueUrl)}`
+          : kind === 'azure_queue'
+            ? ` ${location}`
+            : secret
+              ? ` ${redactedSecret(secret).url} ${location}`
+              : '';
       return out(`source ${s.name} (${s.id})${where}`, {
         id: s.id,
         name: s.name,
@@ -403,7 +433,12 @@ async function main(): Promise<void> {
         redriveSecret: values['redrive-secret'] === undefined ? undefined : secretFlag('redrive-secret') || null,
         editApprovalThreshold: int(values['edit-approval']),
         redriveAllowedFrom:
-          values['accept-redrives-from'] === undefined ? undefined : values['accept-redrives-from'].split(',').map((s) => s.trim()).filter(Boolean),
+          values['accept-redrives-from'] === undefined
+            ? undefined
+            : values['accept-redrives-from']
+                .split(',')
+                .map((s) => s.trim())
+                .filter(Boolean),
       };
       const r = await updateSourcePolicy(actor, need(values.name, 'name'), Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)));
       const warnings = r.warnings.map((w) => `\nwarning: ${w.message}`).join('');
@@ -415,7 +450,12 @@ async function main(): Promise<void> {
         return out(t.token, { token: t.token, id: t.id });
       }
       if (values.user) {
-        const scopes = values.scope ? (values.scope.split(',').map((s) => s.trim()).filter(Boolean) as 'assistant'[]) : [];
+        const scopes = values.scope
+          ? (values.scope
+              .split(',')
+              .map((s) => s.trim())
+              .filter(Boolean) as 'assistant'[])
+          : [];
         const t = await createPersonalToken(actor, values.user, undefined, { scopes });
         return out(t.token, { token: t.token, id: t.id });
       }
@@ -543,13 +583,21 @@ async function main(): Promise<void> {
       return out(views.map(describeView).join('\n') || 'no saved views', { views });
     }
     case 'view save': {
-      const v = await createView(actor, { owner: need(values.user, 'user'), page: need(values.page, 'page') as never, name: need(values.name, 'name'), filters: values.filters, shared: values.shared });
+      const v = await createView(actor, {
+        owner: need(values.user, 'user'),
+        page: need(values.page, 'page') as never,
+        name: need(values.name, 'name'),
+        filters: values.filters,
+        shared: values.shared,
+      });
       return out(`saved ${describeView(v)}`, { view: v });
     }
     case 'view update': {
       if (values.shared && values.private) throw new AppError('bad_request', '--shared or --private, not both');
       const shared = values.shared ? true : values.private ? false : undefined;
-      const v = await updateView(actor, need(values.id, 'id'), { name: values.name, filters: values.filters, shared }, undefined, { owner: need(values.user, 'user') });
+      const v = await updateView(actor, need(values.id, 'id'), { name: values.name, filters: values.filters, shared }, undefined, {
+        owner: need(values.user, 'user'),
+      });
       return out(`updated ${describeView(v)}`, { view: v });
     }
     case 'view delete': {
@@ -559,7 +607,9 @@ async function main(): Promise<void> {
     case 'audit verify': {
       const r = await verifyChain();
       if (!r.ok) process.exitCode = 1;
-      const listed = r.breaks.map((b) => `  #${b.id} ${b.kind}: ${b.problem}${b.acknowledged ? ` (acknowledged by ${b.acknowledged.by}: ${b.acknowledged.reason})` : ''}`);
+      const listed = r.breaks.map(
+        (b) => `  #${b.id} ${b.kind}: ${b.problem}${b.acknowledged ? ` (acknowledged by ${b.acknowledged.by}: ${b.acknowledged.reason})` : ''}`,
+      );
       const head = r.ok
         ? `ok: ${r.checked} events intact${r.breakCount ? `, ${r.breakCount} acknowledged break(s)` : ''}`
         : `BROKEN: ${r.unacknowledged} break(s) not acknowledged, first at #${r.firstBrokenId}: ${r.problem} (${r.checked} events checked)`;
@@ -613,8 +663,7 @@ async function serveMcp(): Promise<void> {
 
 main()
   .catch((e: unknown) => {
-    const message =
-      e instanceof AppError ? e.message : e instanceof ZodError ? e.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') : String(e);
+    const message = e instanceof AppError ? e.message : e instanceof ZodError ? e.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') : String(e);
     if (values.json) process.stdout.write(`${JSON.stringify({ error: message })}\n`);
     else console.error(`triage: ${message}`);
     process.exitCode = e instanceof AppError || e instanceof ZodError ? 2 : 1;

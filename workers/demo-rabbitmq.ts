@@ -26,7 +26,10 @@ async function publishLoop(url: string): Promise<void> {
       demo = undefined;
       if (!told) {
         const error = err instanceof Error ? err.message.replaceAll(url, redactUrl(url)) : String(err);
-        log.warn({ rabbitmq: redactUrl(url), error }, `RabbitMQ is not reachable: the demo runs without its RabbitMQ source (start RabbitMQ or set DEMO_RABBITMQ_URL; trying again every ${RETRY_CONNECT_MS / 1000} s)`);
+        log.warn(
+          { rabbitmq: redactUrl(url), error },
+          `RabbitMQ is not reachable: the demo runs without its RabbitMQ source (start RabbitMQ or set DEMO_RABBITMQ_URL; trying again every ${RETRY_CONNECT_MS / 1000} s)`,
+        );
         told = true;
       }
       await sleep(RETRY_CONNECT_MS);

@@ -34,7 +34,11 @@ async function loop(url: string): Promise<void> {
     } catch (err) {
       redis?.disconnect();
       redis = undefined;
-      if (!told) log.warn({ redis: redactUrl(url), error: err instanceof Error ? err.message : String(err) }, `Redis for the demo's Sidekiq is not reachable: the demo runs without its Sidekiq source (set DEMO_SIDEKIQ_REDIS_URL; trying again every ${RETRY_CONNECT_MS / 1000} s)`);
+      if (!told)
+        log.warn(
+          { redis: redactUrl(url), error: err instanceof Error ? err.message : String(err) },
+          `Redis for the demo's Sidekiq is not reachable: the demo runs without its Sidekiq source (set DEMO_SIDEKIQ_REDIS_URL; trying again every ${RETRY_CONNECT_MS / 1000} s)`,
+        );
       told = true;
       await sleep(RETRY_CONNECT_MS);
       continue;
@@ -42,7 +46,10 @@ async function loop(url: string): Promise<void> {
     try {
       await ensureDemoSidekiqSource(url);
     } catch (err) {
-      log.warn({ error: err instanceof Error ? err.message : String(err) }, `the demo's Sidekiq source could not be created; trying again in ${RETRY_CONNECT_MS / 1000} s`);
+      log.warn(
+        { error: err instanceof Error ? err.message : String(err) },
+        `the demo's Sidekiq source could not be created; trying again in ${RETRY_CONNECT_MS / 1000} s`,
+      );
       await sleep(RETRY_CONNECT_MS);
       continue;
     }

@@ -35,7 +35,11 @@ const HANDLERS: JobHandlers = {
       return null;
     });
     const r = await evaluateAlarms(systemClock);
-    return { sources: r.sources, transitions: r.transitions.length, sourceQueues: queues && { read: queues.read, failed: queues.failed.length, deferred: queues.deferred } };
+    return {
+      sources: r.sources,
+      transitions: r.transitions.length,
+      sourceQueues: queues && { read: queues.read, failed: queues.failed.length, deferred: queues.deferred },
+    };
   },
   rollupsCompute: () => computeRollups(systemClock.now()),
   retentionSweep: () => sweepExpired(systemClock),

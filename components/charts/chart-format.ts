@@ -4,7 +4,26 @@ export function utcTick(iso: string, withDate: boolean): string {
 }
 
 // Steps an age axis ticks at, so its labels are whole units ("15 min", "6 h"), never "0.25 h".
-const AGE_STEPS = [1, 5, 15, 30, 60, 5 * 60, 15 * 60, 30 * 60, 3600, 2 * 3600, 3 * 3600, 6 * 3600, 12 * 3600, 86_400, 2 * 86_400, 7 * 86_400, 14 * 86_400, 30 * 86_400];
+const AGE_STEPS = [
+  1,
+  5,
+  15,
+  30,
+  60,
+  5 * 60,
+  15 * 60,
+  30 * 60,
+  3600,
+  2 * 3600,
+  3 * 3600,
+  6 * 3600,
+  12 * 3600,
+  86_400,
+  2 * 86_400,
+  7 * 86_400,
+  14 * 86_400,
+  30 * 86_400,
+];
 
 /** Ticks from 0 past `maxSeconds` at the smallest step that needs at most `most` intervals. */
 export function ageTicks(maxSeconds: number, most = 4): number[] {

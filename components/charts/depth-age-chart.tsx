@@ -15,7 +15,15 @@ export function DepthAgeChart({ data, withDate }: { data: { t: string; open: num
         <CartesianGrid strokeDasharray="3 3" vertical={false} />
         <XAxis dataKey="t" tickFormatter={(t: string) => utcTick(t, withDate)} minTickGap={24} fontSize={11} />
         <YAxis yAxisId="open" allowDecimals={false} fontSize={11} width={48} />
-        <YAxis yAxisId="age" orientation="right" fontSize={11} width={64} ticks={ticks} domain={[0, ticks[ticks.length - 1]!]} tickFormatter={(s: number) => formatDuration(s)} />
+        <YAxis
+          yAxisId="age"
+          orientation="right"
+          fontSize={11}
+          width={64}
+          ticks={ticks}
+          domain={[0, ticks[ticks.length - 1]!]}
+          tickFormatter={(s: number) => formatDuration(s)}
+        />
         <Tooltip
           labelFormatter={(t) => `${utcTick(String(t), true)} UTC`}
           formatter={(value, name) => (name === 'oldest age' && typeof value === 'number' ? formatDuration(value) : value)}

@@ -18,7 +18,12 @@ export function Sparkline({
   title?: string;
 }) {
   // One point draws no line: say "not enough data yet" rather than show an empty cell.
-  if (values.filter((v) => v !== null).length < 2) return <span className="muted" title={title}>—</span>;
+  if (values.filter((v) => v !== null).length < 2)
+    return (
+      <span className="muted" title={title}>
+        —
+      </span>
+    );
   const data = values.map((v, i) => ({ i, v }));
   return (
     <span role="img" aria-label={title ?? `trend: ${values.map((v) => v ?? '–').join(', ')}`} title={title} style={{ display: 'inline-block', lineHeight: 0 }}>

@@ -16,7 +16,8 @@ export interface HistoryEvent {
 export type TaskWithHistory = RedriveTaskDetail & { history: HistoryEvent[] };
 
 export const redriveApi = {
-  preview: (selection: RedriveSelectionInput) => apiCall<RedrivePreview>(`/api/v1/redrives/preview?${new URLSearchParams({ selection: JSON.stringify(selection) })}`),
+  preview: (selection: RedriveSelectionInput) =>
+    apiCall<RedrivePreview>(`/api/v1/redrives/preview?${new URLSearchParams({ selection: JSON.stringify(selection) })}`),
   start: (input: StartRedriveInput) => apiCall<RedriveTaskDetail>('/api/v1/redrives', { method: 'POST', body: input }),
   task: (id: string) => apiCall<TaskWithHistory>(`/api/v1/redrives/${id}`),
   series: (id: string) => apiCall<{ points: RatePoint[] }>(`/api/v1/redrives/${id}/series`),

@@ -6,7 +6,10 @@ import { selectionFromQuery } from '@/lib/redrive/http';
 
 export function selectionFromPage(sp: Record<string, string | undefined>): { selection: RedriveSelectionInput | null; problem: string | null } {
   try {
-    return { selection: selectionFromQuery(new URLSearchParams(Object.entries(sp).filter((e): e is [string, string] => typeof e[1] === 'string'))), problem: null };
+    return {
+      selection: selectionFromQuery(new URLSearchParams(Object.entries(sp).filter((e): e is [string, string] => typeof e[1] === 'string'))),
+      problem: null,
+    };
   } catch (e) {
     if (!(e instanceof AppError)) throw e;
     return { selection: null, problem: e.message };

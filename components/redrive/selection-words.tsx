@@ -19,7 +19,12 @@ function filterWords(filter: unknown): string {
 export function SelectionWords({ selection, source }: { selection: unknown; source: string }): ReactNode {
   const s = (selection ?? {}) as Selection;
   const sourceLink = <Link href={`/sources/${encodeURIComponent(source)}`}>{source}</Link>;
-  if (Array.isArray(s.ids)) return <>{plural(s.ids.length, 'selected dead letter')} of {sourceLink}</>;
+  if (Array.isArray(s.ids))
+    return (
+      <>
+        {plural(s.ids.length, 'selected dead letter')} of {sourceLink}
+      </>
+    );
   if (typeof s.cluster === 'string') {
     return (
       <>

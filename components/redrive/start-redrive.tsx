@@ -100,7 +100,8 @@ export function StartRedrive({
           ) : null}
           {p.needsApproval ? (
             <p className={styles.warn} data-testid="needs-approval">
-              Over the approval threshold ({p.approvalThreshold}, counting what you started on this source in the last hour): the task waits for another lead&apos;s or an admin&apos;s approval before it sends anything.
+              Over the approval threshold ({p.approvalThreshold}, counting what you started on this source in the last hour): the task waits for another
+              lead&apos;s or an admin&apos;s approval before it sends anything.
             </p>
           ) : null}
           {p.outage ? (
@@ -108,8 +109,8 @@ export function StartRedrive({
               {p.outage.cause === 'cluster'
                 ? `These dead letters include an outage's: its errors are transient and still arriving (the latest at ${utc(new Date(p.outage.lastSeen))} UTC).`
                 : `This source's alarms say outage: its errors are transient and still arriving (as of ${utc(new Date(p.outage.lastSeen))} UTC).`}{' '}
-              Do not redrive into a downstream that is still broken: check it first, stop the bleeding, capture evidence. Only a lead who has confirmed
-              it is healthy redrives now, saying why.
+              Do not redrive into a downstream that is still broken: check it first, stop the bleeding, capture evidence. Only a lead who has confirmed it is
+              healthy redrives now, saying why.
             </p>
           ) : null}
           <TrapList traps={p.traps} testId="redrive-trap" />
@@ -131,7 +132,16 @@ export function StartRedrive({
         </label>
         <label title="A sent message neither acknowledged nor dead again by then counts as no death seen">
           Outcome window (minutes)
-          <input name="outcomeWindow" type="number" min={1} max={10080} step={1} required value={outcomeWindow} onChange={(e) => setOutcomeWindow(e.target.value)} />
+          <input
+            name="outcomeWindow"
+            type="number"
+            min={1}
+            max={10080}
+            step={1}
+            required
+            value={outcomeWindow}
+            onChange={(e) => setOutcomeWindow(e.target.value)}
+          />
         </label>
         {others.length ? (
           <label title="Another source of the same kind; its redrive allow-list must name this one">
@@ -148,12 +158,19 @@ export function StartRedrive({
         ) : null}
         <label>
           Reason{p?.outage ? ' (required: why the downstream is healthy)' : ''}
-          <LimitedInput name="reason" value={reason} onChange={(e) => setReason(e.target.value)} limit={1000} required={Boolean(p?.outage)} placeholder="e.g. handler v2 deployed" />
+          <LimitedInput
+            name="reason"
+            value={reason}
+            onChange={(e) => setReason(e.target.value)}
+            limit={1000}
+            required={Boolean(p?.outage)}
+            placeholder="e.g. handler v2 deployed"
+          />
         </label>
         {p?.outage ? (
           <label className={styles.check}>
-            <input name="outageConfirmed" type="checkbox" required checked={outageConfirmed} onChange={(e) => setOutageConfirmed(e.target.checked)} />
-            I am a lead and have confirmed the downstream is healthy again: redrive this outage now
+            <input name="outageConfirmed" type="checkbox" required checked={outageConfirmed} onChange={(e) => setOutageConfirmed(e.target.checked)} />I am a
+            lead and have confirmed the downstream is healthy again: redrive this outage now
           </label>
         ) : null}
         <label className={styles.check}>
@@ -163,7 +180,16 @@ export function StartRedrive({
         {canary ? (
           <label>
             Outcome window of the canary (seconds)
-            <input name="canaryWindow" type="number" min={1} max={604800} step={1} required value={canaryWindow} onChange={(e) => setCanaryWindow(e.target.value)} />
+            <input
+              name="canaryWindow"
+              type="number"
+              min={1}
+              max={604800}
+              step={1}
+              required
+              value={canaryWindow}
+              onChange={(e) => setCanaryWindow(e.target.value)}
+            />
           </label>
         ) : null}
         <button type="submit" disabled={!p || p.count === 0 || Boolean(activeTaskId) || start.isPending}>

@@ -15,7 +15,15 @@ export async function createIngestToken(actor: Principal, sourceName: string, na
     const row = await tx.apiToken.create({
       data: { kind: 'ingest', tokenHash: t.hash, prefix: t.prefix, name, sourceId: source.id, createdById: isSystem(actor) ? null : actor.userId },
     });
-    await append(tx, { actor: auditActor(actor), action: 'token.create', targetType: 'token', targetId: row.id, sourceId: source.id, teamId: source.teamId, after: { kind: 'ingest', prefix: t.prefix } });
+    await append(tx, {
+      actor: auditActor(actor),
+      action: 'token.create',
+      targetType: 'token',
+      targetId: row.id,
+      sourceId: source.id,
+      teamId: source.teamId,
+      after: { kind: 'ingest', prefix: t.prefix },
+    });
     return { id: row.id, token: t.token, prefix: t.prefix };
   });
 }
@@ -48,7 +56,14 @@ export async function revokeToken(actor: Principal, tokenId: string) {
     if (!row) throw new AppError('not_found', 'No such token');
     if (row.revokedAt) return row;
     const updated = await tx.apiToken.update({ where: { id: tokenId }, data: { revokedAt: new Date() } });
-    await append(tx, { actor: auditActor(actor), action: 'token.revoke', targetType: 'token', targetId: row.id, sourceId: row.sourceId, after: { prefix: row.prefix } });
+    await append(tx, {
+      actor: auditActor(actor),
+      action: 'token.revoke',
+      targetType: 'token',
+      targetId: row.id,
+      sourceId: row.sourceId,
+      after: { prefix: row.prefix },
+    });
     return updated;
   });
 }
@@ -56,6 +71,17 @@ export async function revokeToken(actor: Principal, tokenId: string) {
 export function listTokens() {
   return db().apiToken.findMany({
     orderBy: { createdAt: 'desc' },
-    select: { id: true, kind: true, scopes: true, prefix: true, name: true, createdAt: true, revokedAt: true, lastUsedAt: true, source: { select: { name: true } }, user: { select: { email: true } } },
+    select: {
+      id: true,
+      kind: true,
+      scopes: true,
+      prefix: true,
+      name: true,
+      createdAt: true,
+      revokedAt: true,
+      lastUsedAt: true,
+      source: { select: { name: true } },
+      user: { select: { email: true } },
+    },
   });
 }

@@ -38,21 +38,32 @@ export async function createUser(actor: Principal, input: z.input<typeof userInp
   return db().$transaction((tx) => insertUser(tx, actor, data, passwordHash, clock));
 }
 
-async function insertUser(tx: Tx, actor: Principal, data: z.infer<typeof userInput>, passwordHash: string | null, clock: Clock, audited: Record<string, unknown> = {}) {
+async function insertUser(
+  tx: Tx,
+  actor: Principal,
+  data: z.infer<typeof userInput>,
+  passwordHash: string | null,
+  clock: Clock,
+  audited: Record<string, unknown> = {},
+) {
   if (await tx.user.findUnique({ where: { email: data.email } })) {
     throw new AppError('conflict', `A user with e-mail ${data.email} already exists`);
   }
   const teamId = await resolveTeamId(tx, data.team);
   teamRequired(data.role, teamId);
   const user = await tx.user.create({ data: { email: data.email, name: data.name, role: data.role, teamId, passwordHash } });
-  await append(tx, {
-    actor: auditActor(actor),
-    action: 'user.create',
-    targetType: 'user',
-    targetId: user.id,
-    teamId,
-    after: { email: user.email, role: user.role, teamId, ...audited },
-  }, clock);
+  await append(
+    tx,
+    {
+      actor: auditActor(actor),
+      action: 'user.create',
+      targetType: 'user',
+      targetId: user.id,
+      teamId,
+      after: { email: user.email, role: user.role, teamId, ...audited },
+    },
+    clock,
+  );
   return user;
 }
 
@@ -119,7 +130,13 @@ export async function updateUser(actor: Principal, userId: string, input: z.inpu
       targetId: user.id,
       teamId,
       before: { role: before.role, teamId: before.teamId, disabled: before.disabled },
-      after: { role: user.role, teamId: user.teamId, disabled: user.disabled, ...(passwordHash ? { password: 'changed' } : {}), ...(revoked ? { revoked } : {}) },
+      after: {
+        role: user.role,
+        teamId: user.teamId,
+        disabled: user.disabled,
+        ...(passwordHash ? { password: 'changed' } : {}),
+        ...(revoked ? { revoked } : {}),
+      },
     });
     return user;
   });

@@ -127,10 +127,7 @@ export class WriteBudget {
 
   /** The budget as every process sees it (in use: live leases in Redis), for /api/metrics. */
   async stats(): Promise<AdmissionStats> {
-    const [inUse, raw] = await Promise.all([
-      this.redis().eval(IN_USE, 1, this.leasesKey) as Promise<number>,
-      this.redis().hgetall(this.statsKey),
-    ]);
+    const [inUse, raw] = await Promise.all([this.redis().eval(IN_USE, 1, this.leasesKey) as Promise<number>, this.redis().hgetall(this.statsKey)]);
     const num = (k: string) => Number(raw[k] ?? 0);
     const writers = Object.fromEntries(
       WRITERS.map((w) => [w, { waits: num(`waits:${w}`), refusals: num(`refusals:${w}`), throttledSeconds: num(`throttled_ms:${w}`) / 1000 }]),

@@ -270,9 +270,15 @@ export async function evaluateAlarms(clock: Clock = systemClock): Promise<Evalua
                   ? { ...d, hint, key: o.quarantine!.key }
                   : kind === 'redrive'
                     ? { ...d, hint, taskId: o.pausedTask?.taskId ?? null, reason: o.pausedTask?.reason ?? null }
-                  : kind === 'consumer'
-                    ? { ...d, hint, ...sourceQueueDetail(o) }
-                  : { ...d, hint, dominantClusterId: c?.dominantClusterId ?? null, dominantShare: c?.dominantShare ?? null, errorClasses: c?.classCounts ?? null },
+                    : kind === 'consumer'
+                      ? { ...d, hint, ...sourceQueueDetail(o) }
+                      : {
+                          ...d,
+                          hint,
+                          dominantClusterId: c?.dominantClusterId ?? null,
+                          dominantShare: c?.dominantShare ?? null,
+                          errorClasses: c?.classCounts ?? null,
+                        },
             evaluated_at: now.toISOString(),
           });
           const from = p?.state ?? 'OK';

@@ -17,7 +17,10 @@ export const EXPLANATION_BASES = ['arrivals of the last hour', 'kept from the ra
 
 export const AlarmExplanation = z.object({
   source: z.object({ id: z.uuid(), name: z.string() }),
-  label: z.string().nullable().describe('outage, outage, errors stopped, poison, probable outage, wave, mixed causes, probable poison; null: nothing to decide'),
+  label: z
+    .string()
+    .nullable()
+    .describe('outage, outage, errors stopped, poison, probable outage, wave, mixed causes, probable poison; null: nothing to decide'),
   hint: z.string().nullable().describe("The runbook's step for the label"),
   basis: z.enum(EXPLANATION_BASES).describe('What the label was read from'),
   classCounts: z.record(z.enum(ERROR_CLASSES), z.int()).describe("The last hour's dead letters by what their errors say"),

@@ -15,7 +15,10 @@ export const AlarmView = z.object({
   kind: z.enum(ALARM_KINDS),
   state: z.enum(ALARM_LEVELS),
   since: dateTime,
-  label: z.string().nullable().describe('e.g. "outage" or "poison" (what the errors say), "probable outage" or "probable poison" (their volume, when the errors say neither)'),
+  label: z
+    .string()
+    .nullable()
+    .describe('e.g. "outage" or "poison" (what the errors say), "probable outage" or "probable poison" (their volume, when the errors say neither)'),
   hint: z.string().nullable().describe("The runbook's first step for the label"),
   detail: z.record(z.string(), z.unknown()).nullable(),
   evaluatedAt: dateTime.nullable(),
@@ -86,7 +89,12 @@ export async function listAlarmEvents(actor: Principal, opts: { sourceId?: strin
     orderBy: { id: 'desc' },
     take: Math.min(opts.limit ?? 50, 200),
   });
-  return rows.map((e) => ({ ...e, id: e.id.toString(), sourceName: names.get(e.sourceId) ?? '', hint: stateHint(e.label, e.detail as Record<string, unknown> | null) }));
+  return rows.map((e) => ({
+    ...e,
+    id: e.id.toString(),
+    sourceName: names.get(e.sourceId) ?? '',
+    hint: stateHint(e.label, e.detail as Record<string, unknown> | null),
+  }));
 }
 
 /** One source's alarms and recent transitions (the source page's banner, GET …/alarms). */

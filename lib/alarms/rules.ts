@@ -70,8 +70,7 @@ export const HINTS: Record<AlarmLabel, string> = {
   'redrive paused':
     'a redrive task of this source is paused and holds its dead letters (they stay on the age clock): read why on the task, resume it after the fix, or cancel it so they can be decided otherwise',
   // Dead letters cannot show this: a consumer that does not run fails nothing.
-  'nothing consumes':
-    'start the consumer, or check its circuit breaker; dead letters cannot show this (nothing fails, so nothing is dead-lettered)',
+  'nothing consumes': 'start the consumer, or check its circuit breaker; dead letters cannot show this (nothing fails, so nothing is dead-lettered)',
   'source queue stalled':
     'its oldest message waits past the limit: the consumers are stuck or too slow (a message blocking the head, a breaker half-open, too few of them); dead letters cannot show this',
   'jobs quarantined':
@@ -108,8 +107,7 @@ export interface Classification {
 }
 
 /** Whether transient errors arrived in the latest rate windows (RULES.outageQuietWindows). */
-export const transientStillArriving = (transientCounts: readonly number[] = []) =>
-  transientCounts.slice(0, RULES.outageQuietWindows).some((n) => n > 0);
+export const transientStillArriving = (transientCounts: readonly number[] = []) => transientCounts.slice(0, RULES.outageQuietWindows).some((n) => n > 0);
 
 /**
  * Poison or outage, from the last hour's arrivals: when at least half of their errors name a cause,
@@ -244,7 +242,15 @@ export function connectorDownForMs(now: Date, failures: number, lastSuccessAt: D
 }
 
 /** How long ALARM must be wanted, in PENDING, before it is raised. */
-export const CONFIRM_MS: Record<AlarmKind, number> = { depth: RULES.depthConfirmMs, age: 0, rate: 0, connector: 0, quarantine: 0, redrive: 0, consumer: RULES.consumerConfirmMs };
+export const CONFIRM_MS: Record<AlarmKind, number> = {
+  depth: RULES.depthConfirmMs,
+  age: 0,
+  rate: 0,
+  connector: 0,
+  quarantine: 0,
+  redrive: 0,
+  consumer: RULES.consumerConfirmMs,
+};
 
 export interface AlarmPosition {
   state: AlarmLevel;
@@ -275,12 +281,21 @@ export function describe(kind: AlarmKind, o: SourceObservation): { value: number
       return { value: o.rateCount, threshold: `${(o.rate ?? DEFAULT_RATE).pending} / ${(o.rate ?? DEFAULT_RATE).alarm} in ${span}` };
     }
     case 'connector':
-      return { value: Math.round((o.connector?.downForMs ?? 0) / 1000), threshold: `unreachable for ${formatDuration((o.connector?.alarmAfterMs ?? 0) / 1000)}` };
+      return {
+        value: Math.round((o.connector?.downForMs ?? 0) / 1000),
+        threshold: `unreachable for ${formatDuration((o.connector?.alarmAfterMs ?? 0) / 1000)}`,
+      };
     case 'quarantine':
       return { value: o.quarantine?.count ?? 0, threshold: '> 0 quarantined jobs' };
     case 'redrive':
-      return { value: Math.round((o.pausedTask?.pausedForMs ?? 0) / 1000), threshold: `paused for ${formatDuration((o.pausedTask?.alarmAfterMs ?? 0) / 1000)}` };
+      return {
+        value: Math.round((o.pausedTask?.pausedForMs ?? 0) / 1000),
+        threshold: `paused for ${formatDuration((o.pausedTask?.alarmAfterMs ?? 0) / 1000)}`,
+      };
     case 'consumer':
-      return { value: o.sourceQueue?.depth ?? 0, threshold: `messages and no consumer, or the oldest over ${formatDuration((o.sourceQueue?.maxAgeMs ?? 0) / 1000)}` };
+      return {
+        value: o.sourceQueue?.depth ?? 0,
+        threshold: `messages and no consumer, or the oldest over ${formatDuration((o.sourceQueue?.maxAgeMs ?? 0) / 1000)}`,
+      };
   }
 }

@@ -29,7 +29,14 @@ export async function setAssistantRoles(actor: Principal, input: z.input<typeof 
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${ROLES_KEY}))`;
     const before = await assistantRoles(tx);
     await tx.setting.upsert({ where: { key: ROLES_KEY }, create: { key: ROLES_KEY, value: roles }, update: { value: roles } });
-    await append(tx, { actor: auditActor(actor), action: 'assistant.roles', targetType: 'setting', targetId: ROLES_KEY, before: { roles: before }, after: { roles } });
+    await append(tx, {
+      actor: auditActor(actor),
+      action: 'assistant.roles',
+      targetType: 'setting',
+      targetId: ROLES_KEY,
+      before: { roles: before },
+      after: { roles },
+    });
     return roles;
   });
 }

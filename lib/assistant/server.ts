@@ -19,7 +19,12 @@ export function toolError(e: unknown): CallToolResult {
   let error: { code: string; status: number; message: string; details?: unknown };
   if (e instanceof AppError) error = { code: e.code, status: e.status, message: e.message, ...(e.details ? { details: e.details } : {}) };
   else if (e instanceof ZodError) {
-    error = { code: 'unprocessable', status: 422, message: `Invalid input: ${issueText(e.issues, { whole: 'input' })}`, details: { issues: issueList(e.issues) } };
+    error = {
+      code: 'unprocessable',
+      status: 422,
+      message: `Invalid input: ${issueText(e.issues, { whole: 'input' })}`,
+      details: { issues: issueList(e.issues) },
+    };
   } else {
     log.error({ err: e }, 'unhandled error in an assistant tool');
     error = { code: 'internal', status: 500, message: 'Internal error' };
@@ -61,12 +66,21 @@ export function createAssistantServer(actor: Actor): McpServer {
       return toolError(e);
     }
   });
-  mcp.registerResource('runbook', RUNBOOK_URI, { title: 'On-call runbook', description: 'Poison or outage, diagnose before redrive, rate-limit, watch the drain', mimeType: 'text/markdown' }, (uri) => ({
-    contents: [{ uri: uri.href, mimeType: 'text/markdown', text: RUNBOOK }],
-  }));
+  mcp.registerResource(
+    'runbook',
+    RUNBOOK_URI,
+    { title: 'On-call runbook', description: 'Poison or outage, diagnose before redrive, rate-limit, watch the drain', mimeType: 'text/markdown' },
+    (uri) => ({
+      contents: [{ uri: uri.href, mimeType: 'text/markdown', text: RUNBOOK }],
+    }),
+  );
   mcp.registerPrompt(
     'triage-alarm',
-    { title: 'Triage this alarm', description: "Walk the runbook for a source's alarm with Triage's tools", argsSchema: { source: z.string().min(1).max(200).describe('The source, by name') } },
+    {
+      title: 'Triage this alarm',
+      description: "Walk the runbook for a source's alarm with Triage's tools",
+      argsSchema: { source: z.string().min(1).max(200).describe('The source, by name') },
+    },
     ({ source }) => ({
       messages: [
         { role: 'user', content: { type: 'resource', resource: { uri: RUNBOOK_URI, mimeType: 'text/markdown', text: RUNBOOK } } },

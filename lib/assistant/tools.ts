@@ -47,7 +47,10 @@ export const ASSISTANT_TOOLS: AssistantTool[] = [
     action: false,
     input: deadLetterListQuery,
     run: async (actor, { cursor, limit, count: withCount, ...filters }) => {
-      const [page, count] = await Promise.all([listDeadLetters(actor, filters, cursor ?? null, { limit }), withCount ? countDeadLetters(actor, filters) : undefined]);
+      const [page, count] = await Promise.all([
+        listDeadLetters(actor, filters, cursor ?? null, { limit }),
+        withCount ? countDeadLetters(actor, filters) : undefined,
+      ]);
       return count ? { ...page, count } : page;
     },
   }),
@@ -74,7 +77,8 @@ export const ASSISTANT_TOOLS: AssistantTool[] = [
   tool({
     name: 'get_cluster',
     title: 'Get one cluster',
-    description: 'One cluster: its template, what it is grouped by, its verdict, per-source counts, recent distinct sample messages (masked) and the hourly trend over 7 days.',
+    description:
+      'One cluster: its template, what it is grouped by, its verdict, per-source counts, recent distinct sample messages (masked) and the hourly trend over 7 days.',
     permission: 'deadletters.read',
     action: false,
     input: id,
@@ -117,7 +121,8 @@ export const ASSISTANT_TOOLS: AssistantTool[] = [
   tool({
     name: 'get_redrive',
     title: "A redrive's progress",
-    description: 'A redrive task: status (pending_approval waits for a person), counts (sent, acknowledged, dead again, skipped, failed of total), verdict and its audit history.',
+    description:
+      'A redrive task: status (pending_approval waits for a person), counts (sent, acknowledged, dead again, skipped, failed of total), verdict and its audit history.',
     permission: 'deadletters.read',
     action: false,
     input: id,
@@ -158,7 +163,8 @@ export const ASSISTANT_TOOLS: AssistantTool[] = [
   tool({
     name: 'archive_cluster',
     title: 'Archive a cluster',
-    description: "Archive every open dead letter of a cluster in the user's sources (or of one source), with a reason; one audit event, as the user via assistant.",
+    description:
+      "Archive every open dead letter of a cluster in the user's sources (or of one source), with a reason; one audit event, as the user via assistant.",
     permission: 'deadletters.archive',
     action: true,
     input: id.extend(archiveClusterInput.shape).strict(),

@@ -78,8 +78,43 @@ export interface HashedFields {
 
 /** The hash of an event; takes only the hashed fields, so a whole row (with id and hash) may be passed. */
 export function eventHash(e: HashedFields): string {
-  const { at, actorId, actorEmail, actorRole, actorVia, action, targetType, targetId, teamId, sourceId, selection, count, reason, before, after, result, prevHash } = e;
-  const fields: HashedFields = { at, actorId, actorEmail, actorRole, action, targetType, targetId, teamId, sourceId, selection, count, reason, before, after, result, prevHash };
+  const {
+    at,
+    actorId,
+    actorEmail,
+    actorRole,
+    actorVia,
+    action,
+    targetType,
+    targetId,
+    teamId,
+    sourceId,
+    selection,
+    count,
+    reason,
+    before,
+    after,
+    result,
+    prevHash,
+  } = e;
+  const fields: HashedFields = {
+    at,
+    actorId,
+    actorEmail,
+    actorRole,
+    action,
+    targetType,
+    targetId,
+    teamId,
+    sourceId,
+    selection,
+    count,
+    reason,
+    before,
+    after,
+    result,
+    prevHash,
+  };
   // Only when set: every event written before the column hashes as it did.
   if (actorVia != null) fields.actorVia = actorVia;
   return createHash('sha256').update(canonical(fields)).digest('hex');

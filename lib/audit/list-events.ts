@@ -6,10 +6,7 @@ import { auditTeamScope, auditWhere, type AuditFilter } from './filter';
 
 export const AUDIT_PAGE_SIZE = 50;
 
-export async function listAuditEvents(
-  actor: Principal,
-  opts: { filter?: AuditFilter; before?: bigint; limit?: number; action?: string } = {},
-) {
+export async function listAuditEvents(actor: Principal, opts: { filter?: AuditFilter; before?: bigint; limit?: number; action?: string } = {}) {
   const where = await auditWhere(actor, { ...opts.filter, ...(opts.action ? { action: opts.action } : {}) });
   return db().auditEvent.findMany({
     where: opts.before ? { AND: [where, { id: { lt: opts.before } }] } : where,

@@ -65,7 +65,9 @@ const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v =
 function diffedDeadLetters(e: AuditEvent): string[] {
   if (e.action === 'deadletter.edit') return e.targetId ? [e.targetId] : [];
   const versions = isRecord(e.after) && Array.isArray(e.after.versions) ? e.after.versions : [];
-  return versions.map((v) => (isRecord(v) && typeof v.deadLetterId === 'string' ? v.deadLetterId : null)).filter((x): x is string => x !== null && /^\d{1,19}$/.test(x));
+  return versions
+    .map((v) => (isRecord(v) && typeof v.deadLetterId === 'string' ? v.deadLetterId : null))
+    .filter((x): x is string => x !== null && /^\d{1,19}$/.test(x));
 }
 
 /** Today's policies of the sources and dead letters whose diffs these events hold. */
@@ -87,7 +89,8 @@ function maskDiffs(e: AuditEvent, policies: DiffPolicies): unknown {
   const policy = (deadLetterId: unknown): PayloadPolicy => ({ sensitive: typeof deadLetterId === 'string' && policies.sensitive.has(deadLetterId), paths });
   const after: Record<string, unknown> = { ...e.after };
   if ('diff' in after) after.diff = maskStoredDiff(after.diff, policy(e.targetId));
-  if (Array.isArray(after.versions)) after.versions = after.versions.map((v) => (isRecord(v) && 'diff' in v ? { ...v, diff: maskStoredDiff(v.diff, policy(v.deadLetterId)) } : v));
+  if (Array.isArray(after.versions))
+    after.versions = after.versions.map((v) => (isRecord(v) && 'diff' in v ? { ...v, diff: maskStoredDiff(v.diff, policy(v.deadLetterId)) } : v));
   return after;
 }
 

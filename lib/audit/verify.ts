@@ -94,7 +94,9 @@ const ackKey = (a: { eventId?: string; id?: string; kind: BreakKind; storedHash?
   [a.eventId ?? a.id, a.kind, a.storedHash ?? GENESIS_HASH, a.computedHash ?? GENESIS_HASH, a.prevHash ?? GENESIS_HASH].join('|');
 
 async function readAcks(sql: postgres.Sql): Promise<Ack[]> {
-  const rows = await sql<{ event_id: bigint; kind: BreakKind; stored_hash: string; computed_hash: string; prev_hash: string; by_email: string; at: Date; reason: string }[]>`
+  const rows = await sql<
+    { event_id: bigint; kind: BreakKind; stored_hash: string; computed_hash: string; prev_hash: string; by_email: string; at: Date; reason: string }[]
+  >`
     SELECT event_id, kind, stored_hash, computed_hash, prev_hash, by_email, at, reason FROM audit_break_acks ORDER BY id`;
   return rows.map((r) => ({
     eventId: r.event_id.toString(),
@@ -214,12 +216,22 @@ export async function verifyChain(opts: VerifyOptions = {}): Promise<VerifyResul
       return result();
     }
     if (row.hash !== from.headHash) {
-      broke({ id: from.headId, kind: 'checkpoint', problem: `event #${from.headId} differs from ${when(from)}: the chain was recomputed`, storedHash: row.hash });
+      broke({
+        id: from.headId,
+        kind: 'checkpoint',
+        problem: `event #${from.headId} differs from ${when(from)}: the chain was recomputed`,
+        storedHash: row.hash,
+      });
       fromBroken = true;
       return result();
     }
     if (Number(row.n) !== from.count) {
-      broke({ id: from.headId, kind: 'checkpoint', problem: `${from.count} events up to #${from.headId} at ${when(from)}, ${row.n} now`, storedHash: row.hash });
+      broke({
+        id: from.headId,
+        kind: 'checkpoint',
+        problem: `${from.count} events up to #${from.headId} at ${when(from)}, ${row.n} now`,
+        storedHash: row.hash,
+      });
       fromBroken = true;
       return result();
     }
@@ -263,7 +275,12 @@ export async function verifyChain(opts: VerifyOptions = {}): Promise<VerifyResul
             const since = met ? `after #${met.headId}` : 'before it';
             broke({ id, kind: 'checkpoint', problem: `event #${id} differs from ${when(cp)}: the chain was recomputed (changed ${since})`, ...fingerprint });
           } else if (checked !== cp.count) {
-            broke({ id, kind: 'checkpoint', problem: `${cp.count} events up to #${id} at ${when(cp)}, ${checked} now: events were removed and the chain recomputed`, ...fingerprint });
+            broke({
+              id,
+              kind: 'checkpoint',
+              problem: `${cp.count} events up to #${id} at ${when(cp)}, ${checked} now: events were removed and the chain recomputed`,
+              ...fingerprint,
+            });
           } else {
             met = cp;
           }

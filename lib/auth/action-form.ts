@@ -31,7 +31,10 @@ export type FormFields = Record<string, string | string[]>;
 export function formFields(form: FormData): FormFields {
   const out: FormFields = {};
   for (const key of new Set(form.keys())) {
-    const values = form.getAll(key).filter((v): v is string => typeof v === 'string').map((v) => v.trim());
+    const values = form
+      .getAll(key)
+      .filter((v): v is string => typeof v === 'string')
+      .map((v) => v.trim());
     if (values.length === 0) continue;
     out[key] = values.length === 1 ? values[0]! : values;
   }

@@ -58,7 +58,14 @@ export async function actorFromSession(userId: string, sessionId: string): Promi
 export async function actorFromPersonalToken(token: string): Promise<Actor | undefined> {
   const t = await db().apiToken.findUnique({
     where: { tokenHash: hashToken(token) },
-    select: { id: true, kind: true, revokedAt: true, createdById: true, scopes: true, user: { select: { id: true, email: true, role: true, teamId: true, disabled: true } } },
+    select: {
+      id: true,
+      kind: true,
+      revokedAt: true,
+      createdById: true,
+      scopes: true,
+      user: { select: { id: true, email: true, role: true, teamId: true, disabled: true } },
+    },
   });
   if (t?.kind !== 'personal' || t.revokedAt || !t.user || t.user.disabled || !isRole(t.user.role)) return undefined;
   const minted = t.createdById && t.createdById !== t.user.id ? { tokenMintedById: t.createdById } : {};

@@ -169,11 +169,12 @@ function emptyBody(req: Request): boolean {
  * read and parse the declared input (415 not JSON, 413 too large, 400 bad JSON, 422 schema), map
  * errors to JSON. `// METHOD /path — what it does` goes above each export.
  */
-export function api<A extends RouteAuth, P extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined, B extends z.ZodType | 'raw' | undefined = undefined>(
-  permission: A,
-  spec: RouteSpec<P, Q, B>,
-  handler: (input: RouteInput<A, P, Q, B>) => Promise<Response>,
-): RouteHandler {
+export function api<
+  A extends RouteAuth,
+  P extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | 'raw' | undefined = undefined,
+>(permission: A, spec: RouteSpec<P, Q, B>, handler: (input: RouteInput<A, P, Q, B>) => Promise<Response>): RouteHandler {
   const route = async (req: Request, ctx: RouteContext): Promise<Response> => {
     try {
       let actor: Actor | undefined;

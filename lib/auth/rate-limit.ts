@@ -58,7 +58,13 @@ export async function countUnknownEmailFailure(now = Date.now()): Promise<{ firs
   const bucket = Math.floor(now / UNKNOWN_BUCKET_MS);
   const p = env().QUEUE_PREFIX;
   const key = (b: number) => `${p}:signin-unknown:${b}`;
-  const results = (await redis().multi().incr(key(bucket)).expire(key(bucket), 300).get(key(bucket - 1)).exec()) ?? [];
+  const results =
+    (await redis()
+      .multi()
+      .incr(key(bucket))
+      .expire(key(bucket), 300)
+      .get(key(bucket - 1))
+      .exec()) ?? [];
   const n = Number(results[0]?.[1] ?? 0);
   const previous = results[2]?.[1] as string | null | undefined;
   return { first: n === 1, minute: new Date(bucket * UNKNOWN_BUCKET_MS), previousMinute: Number(previous ?? 0) };

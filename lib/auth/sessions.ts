@@ -47,9 +47,7 @@ export async function closeSession(sessionId: string): Promise<void> {
 }
 
 export async function recordFailedSignIn(email: string, why: string): Promise<void> {
-  await db().$transaction((tx) =>
-    append(tx, { actor: { userId: null, email, role: 'anonymous' }, action: 'auth.sign_in_failed', result: why }),
-  );
+  await db().$transaction((tx) => append(tx, { actor: { userId: null, email, role: 'anonymous' }, action: 'auth.sign_in_failed', result: why }));
 }
 
 /**

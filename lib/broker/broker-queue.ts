@@ -121,9 +121,7 @@ export class BrokerQueue {
     this.backoffMs = backoffMs;
     this.maxRedrives = maxRedrives;
     this.orderByKey = options.orderByKey ?? false;
-    this.random = options.jitter
-      ? (options.random ?? (options.seed === undefined ? Math.random : seededRandom(options.seed)))
-      : undefined;
+    this.random = options.jitter ? (options.random ?? (options.seed === undefined ? Math.random : seededRandom(options.seed))) : undefined;
   }
 
   send(body: Uint8Array, now: number, options: { key?: string } = {}): MessageId {
@@ -328,7 +326,6 @@ export class BrokerQueue {
     const enqueuedAt = slots.enqueuedAt[slot]!;
     return key === undefined ? { id, body, receives, redrives, enqueuedAt, receipt } : { id, body, receives, redrives, key, enqueuedAt, receipt };
   }
-
 }
 
 /** Adds `id` to the key's ascending id list; usually the newest, so the scan is short. */

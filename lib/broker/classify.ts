@@ -72,11 +72,7 @@ function classifyOne(err: Record<string, unknown>): ErrorClass {
 /** error.status, error.statusCode or error.response.status, as HTTP clients variously set it. */
 function httpStatus(err: Record<string, unknown>): number | undefined {
   const response = err.response;
-  const candidates = [
-    err.status,
-    err.statusCode,
-    typeof response === 'object' && response !== null ? (response as Record<string, unknown>).status : undefined,
-  ];
+  const candidates = [err.status, err.statusCode, typeof response === 'object' && response !== null ? (response as Record<string, unknown>).status : undefined];
   for (const candidate of candidates) {
     const status = typeof candidate === 'string' ? Number(candidate) : candidate;
     if (typeof status === 'number' && Number.isInteger(status) && status >= 100 && status <= 599) return status;

@@ -15,12 +15,12 @@ export type Query = <T = Record<string, unknown>>(strings: TemplateStringsArray,
 
 export const prismaQuery =
   (tx: Tx): Query =>
-  <T,>(strings: TemplateStringsArray, ...values: unknown[]) =>
+  <T>(strings: TemplateStringsArray, ...values: unknown[]) =>
     tx.$queryRaw<T[]>(strings, ...values);
 
 export const postgresQuery =
   (tx: postgres.TransactionSql): Query =>
-  async <T,>(strings: TemplateStringsArray, ...values: unknown[]) =>
+  async <T>(strings: TemplateStringsArray, ...values: unknown[]) =>
     [...(await tx(strings, ...(values as postgres.ParameterOrFragment<never>[])))] as T[];
 
 export interface AbsorbResult {

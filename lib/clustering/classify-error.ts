@@ -24,7 +24,10 @@ const MESSAGE_RULES = [...RULES.filter((r) => r.message && r.class === 'transien
 
 /** `java.net.ConnectException`, `Net::ReadTimeout`, `GuzzleHttp\Exception\ConnectException`, `Foo$NotFound`: the last segment. */
 export function typeName(type: string): string {
-  const parts = type.trim().split(/::|[.\\/$]/).filter(Boolean);
+  const parts = type
+    .trim()
+    .split(/::|[.\\/$]/)
+    .filter(Boolean);
   return (parts.at(-1) ?? '').toLowerCase();
 }
 
@@ -36,7 +39,8 @@ export function matchesType(rule: ErrorRule, type: string | null | undefined): b
 
 // A number is a status only where the message says so: after HTTP/status/code or a verb of replying,
 // or before a status's reason phrase. "order 503 not found" is not an HTTP 503.
-const STATUS_BEFORE = /\b(?:http(?:\/\d(?:\.\d)?)?|status(?:[ _]?code)?|code|response|responded(?: with)?|returned|answered|replied(?: with)?|received|got)\s*[:=#]?\s*\(?(\d{3})\b/gi;
+const STATUS_BEFORE =
+  /\b(?:http(?:\/\d(?:\.\d)?)?|status(?:[ _]?code)?|code|response|responded(?: with)?|returned|answered|replied(?: with)?|received|got)\s*[:=#]?\s*\(?(\d{3})\b/gi;
 const STATUS_PHRASE =
   /\b(\d{3})\s*[-:(]?\s*(?:service unavailable|bad gateway|gateway time-?out|internal server error|server error|too many requests|request time-?out|insufficient storage|bad request|not found|conflict|gone|payload too large|unsupported media type|unprocessable (?:entity|content))\b/gi;
 

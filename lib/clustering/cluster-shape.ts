@@ -8,5 +8,7 @@ import { createHash } from 'node:crypto';
 
 /** md5 of error type, \x01, top frame label: the same value the migration computes in SQL. */
 export function clusterShape(errorType: string | null, topFrame: string | null): string {
-  return createHash('md5').update(`${errorType ?? ''}\u0001${topFrame ?? ''}`).digest('hex');
+  return createHash('md5')
+    .update(`${errorType ?? ''}\u0001${topFrame ?? ''}`)
+    .digest('hex');
 }

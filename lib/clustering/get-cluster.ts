@@ -46,7 +46,9 @@ export const ClusterDetail = z.object({
   ratePerHour: z.int(),
   sparkline: z.array(z.int()),
   sources: z.array(ClusterSourceSplit),
-  merged: z.array(z.object({ id: z.uuid(), fingerprint: z.string(), template: z.string() })).describe('Fingerprints merged into it (by the second stage or a lead)'),
+  merged: z
+    .array(z.object({ id: z.uuid(), fingerprint: z.string(), template: z.string() }))
+    .describe('Fingerprints merged into it (by the second stage or a lead)'),
   samples: z.array(ClusterSample).describe('Recent distinct messages'),
   trend: HourlySeries.describe('Dead letters per hour over 7 days, oldest first'),
 });
@@ -75,11 +77,15 @@ export async function getCluster(actor: Principal, id: string, opts: { clock?: C
     SELECT id::text, fingerprint, template FROM clusters WHERE merged_into_id = ${cluster.id}::uuid ORDER BY created_at, id LIMIT 100`;
   // One index-ordered branch per status (cluster_id, status, dead_at): no sort of a whole wave.
   const branches = DEAD_LETTER_STATUSES.map(
-    (status) => sql`(SELECT id, source_id::text, status::text, error_type, ${sql.unsafe(headSql('error_message', 'text_masked', SAMPLE_CHARS))} AS error_message, dead_at FROM dead_letters
+    (
+      status,
+    ) => sql`(SELECT id, source_id::text, status::text, error_type, ${sql.unsafe(headSql('error_message', 'text_masked', SAMPLE_CHARS))} AS error_message, dead_at FROM dead_letters
        WHERE cluster_id = ${cluster.id}::uuid AND status = ${status}::"DeadLetterStatus" ${inScope}
        ORDER BY dead_at DESC, id DESC LIMIT ${SAMPLE_WINDOW})`,
   );
-  const recent = await sql<{ id: bigint; source_id: string; status: DeadLetterStatus; error_type: string | null; error_message: string | null; dead_at: Date }[]>`
+  const recent = await sql<
+    { id: bigint; source_id: string; status: DeadLetterStatus; error_type: string | null; error_message: string | null; dead_at: Date }[]
+  >`
     SELECT * FROM (${branches.reduce((a, b) => sql`${a} UNION ALL ${b}`)}) r ORDER BY dead_at DESC, id DESC`;
   const seen = new Set<string>();
   const samples: ClusterSample[] = [];

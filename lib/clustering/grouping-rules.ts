@@ -92,7 +92,7 @@ function segmentsOf(path: string): PathSegment[] {
 
 /** The first value at `path` in a parsed payload, as text (strings bare, others as JSON); ∅ when absent. */
 export function valueAtPath(parsed: unknown, path: string): string {
-  let found: unknown ;
+  let found: unknown;
   let seen = false;
   try {
     visitPath(parsed, segmentsOf(path), (container, key) => {

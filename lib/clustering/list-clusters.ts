@@ -19,7 +19,13 @@ import { hourlySeries, ratePerHour } from './cluster-hours';
 
 // A query string says "a,b" or repeats the key; JSON says ["a", "b"] or "a".
 const sourceNames = z.preprocess(
-  (v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : v),
+  (v) =>
+    typeof v === 'string'
+      ? v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : v,
   z.array(z.string().min(1).max(63)).max(100),
 );
 
@@ -45,10 +51,15 @@ export const ClusterSummary = z.object({
   id: z.uuid(),
   fingerprint: z.string(),
   template: z.string().describe('The readable template: variable parts as <*>'),
-  groupedBy: z.string().nullable().describe("What tells it apart from clusters of the same template: a grouping rule's or a split's values, e.g. $.type=order.created"),
+  groupedBy: z
+    .string()
+    .nullable()
+    .describe("What tells it apart from clusters of the same template: a grouping rule's or a split's values, e.g. $.type=order.created"),
   errorType: z.string().nullable(),
   topFrame: z.string().nullable().describe('Top in-app stack frame: function (file)'),
-  errorClass: z.enum(ERROR_CLASSES).describe('What the errors of its latest arrival say: transient (the downstream failed), permanent (the message is bad) or unknown'),
+  errorClass: z
+    .enum(ERROR_CLASSES)
+    .describe('What the errors of its latest arrival say: transient (the downstream failed), permanent (the message is bad) or unknown'),
   verdict: ClusterVerdict,
   count: z.int().describe("Dead letters in the caller's sources, all statuses"),
   openCount: z.int(),

@@ -50,7 +50,10 @@ export async function mergeClusters(actor: Principal, id: string, input: MergeCl
     async (tx) => {
       const q = prismaQuery(tx);
       // The second stage at ingest merges under the same per-shape locks: the two never cross.
-      await lockShapes(q, [from.shape, target.shape].flatMap((s) => (s ? [s] : [])));
+      await lockShapes(
+        q,
+        [from.shape, target.shape].flatMap((s) => (s ? [s] : [])),
+      );
       const counts = await q<{ id: string; count: number; open_count: number }>`
         SELECT id::text, count, open_count FROM clusters WHERE id = ANY(${[from.id, target.id]}::uuid[])`;
       const before = Object.fromEntries(counts.map((c) => [c.id, { count: c.count, openCount: c.open_count }]));

@@ -114,7 +114,13 @@ export function kinFamilies<K extends { template: string; root: string }>(
   // A merge a person undid stays undone: no family joins two clusters kept apart, neither by itself
   // nor joined with another through a cluster they share.
   const kept = apart ? found.filter((family) => !joinsApart(family, apart)) : found;
-  return { families: joinSharedRoots(kept.filter((family) => new Set(family.map((k) => k.root)).size > 1), apart), patternOf };
+  return {
+    families: joinSharedRoots(
+      kept.filter((family) => new Set(family.map((k) => k.root)).size > 1),
+      apart,
+    ),
+    patternOf,
+  };
 }
 
 function joinsApart(family: { root: string }[], apart: Set<string>): boolean {
@@ -147,7 +153,8 @@ function learnedFamilies<K extends { template: string; root: string }>(kin: K[],
       if (same.length < 2) continue;
       const first = same[0]!.tokens;
       const tokens = [...first];
-      for (const m of same.slice(1)) m.tokens.forEach((t, j) => {
+      for (const m of same.slice(1))
+        m.tokens.forEach((t, j) => {
           if (t !== first[j]) tokens[j] = MASK;
         });
       const masks = tokens.filter((t) => t === MASK).length;

@@ -80,7 +80,16 @@ export async function mergeSuggestions(actor: Principal, id: string): Promise<Me
   return differing.flatMap((c) => {
     const proof = patterns.find((p) => proves(p, mine, c.positions));
     return proof
-      ? [{ id: c.id, template: maskErrorText(c.template)!, count: c.count, openCount: c.open_count, positions: c.positions, evidence: maskErrorText(proof.join(' '))! }]
+      ? [
+          {
+            id: c.id,
+            template: maskErrorText(c.template)!,
+            count: c.count,
+            openCount: c.open_count,
+            positions: c.positions,
+            evidence: maskErrorText(proof.join(' '))!,
+          },
+        ]
       : [];
   });
 }

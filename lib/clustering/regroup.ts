@@ -44,7 +44,18 @@ export type RegroupRunView = z.infer<typeof RegroupRunView>;
 /** GET /api/v1/sources/{source}/grouping-rules/reapply. */
 export const LatestRegroupView = z.object({ run: RegroupRunView.nullable() });
 
-type RunRow = { id: string; sourceId: string; ruleVersion: number; status: string; total: number; done: number; moved: number; cursor: bigint; createdAt: Date; finishedAt: Date | null };
+type RunRow = {
+  id: string;
+  sourceId: string;
+  ruleVersion: number;
+  status: string;
+  total: number;
+  done: number;
+  moved: number;
+  cursor: bigint;
+  createdAt: Date;
+  finishedAt: Date | null;
+};
 const view = (r: RunRow, source: string): RegroupRunView => ({
   id: r.id,
   source,
@@ -106,7 +117,15 @@ interface Open {
 /** One batch of a run; returns false when the run is over (done or superseded). */
 async function regroupBatch(tx: Tx, runId: string): Promise<boolean> {
   const q = prismaQuery(tx);
-  const [run] = await q<{ source_id: string; rule_version: number; status: string; cursor: bigint; grouping_rules: unknown; grouping_version: number; sensitive_paths: unknown }>`
+  const [run] = await q<{
+    source_id: string;
+    rule_version: number;
+    status: string;
+    cursor: bigint;
+    grouping_rules: unknown;
+    grouping_version: number;
+    sensitive_paths: unknown;
+  }>`
     SELECT r.source_id::text, r.rule_version, r.status, r.cursor, s.grouping_rules, s.grouping_version, s.sensitive_paths
     FROM regroup_runs r JOIN sources s ON s.id = r.source_id WHERE r.id = ${runId}::uuid FOR UPDATE OF r`;
   if (run?.status !== 'running') return false;

@@ -81,9 +81,12 @@ async function partsOf(cluster: ClusterRow, by: SplitField): Promise<{ parts: (S
     }
     total += rows.length;
     if (total > MAX_SPLIT_MEMBERS) {
-      throw unprocessable(`This cluster holds more than ${MAX_SPLIT_MEMBERS.toLocaleString('en')} dead letters: add a grouping rule to its source and re-apply it`, {
-        limit: MAX_SPLIT_MEMBERS,
-      });
+      throw unprocessable(
+        `This cluster holds more than ${MAX_SPLIT_MEMBERS.toLocaleString('en')} dead letters: add a grouping rule to its source and re-apply it`,
+        {
+          limit: MAX_SPLIT_MEMBERS,
+        },
+      );
     }
     if (rows.length < CHUNK) break;
     after = BigInt(rows[rows.length - 1]!.id);
@@ -145,7 +148,9 @@ export async function splitCluster(actor: Principal, id: string, input: SplitClu
       const { parts, total } = await partsOf(cluster, by);
       if (parts.length < 2) throw unprocessable(`Every dead letter of this cluster has the same ${labelOf(by)}: nothing to split`);
       if (parts.length > MAX_SPLIT_PARTS) {
-        throw unprocessable(`${parts.length} different values of ${labelOf(by)}: a split makes at most ${MAX_SPLIT_PARTS} clusters`, { limit: MAX_SPLIT_PARTS });
+        throw unprocessable(`${parts.length} different values of ${labelOf(by)}: a split makes at most ${MAX_SPLIT_PARTS} clusters`, {
+          limit: MAX_SPLIT_PARTS,
+        });
       }
       const before = await clusterCounts(q, [cluster.id]);
       const [self] = await q<{ grouped_by: string | null }>`
@@ -174,7 +179,10 @@ export async function splitCluster(actor: Principal, id: string, input: SplitClu
       // What later arrivals are routed by: each split-off value to its part (the write path, split-routes.ts).
       const route: SplitRoute = { by, parts: Object.fromEntries(others.map((p) => [valueDigest(p.value), p.clusterId!])) };
       await q`UPDATE clusters SET split_by = coalesce(split_by, '[]'::jsonb) || ${JSON.stringify([route])}::jsonb WHERE id = ${cluster.id}::uuid RETURNING id`;
-      const after = await clusterCounts(q, parts.map((p) => p.clusterId!));
+      const after = await clusterCounts(
+        q,
+        parts.map((p) => p.clusterId!),
+      );
       await append(tx, {
         actor: auditActor(actor),
         action: 'cluster.split',

@@ -8,11 +8,7 @@ import { z } from 'zod';
 import { fieldValue, groupByField, parsePayload } from './grouping-rules';
 import { topInAppFrame } from './stack-frame';
 
-export const splitField = z.union([
-  groupByField,
-  z.object({ field: z.literal('errorType') }).strict(),
-  z.object({ field: z.literal('topFrame') }).strict(),
-]);
+export const splitField = z.union([groupByField, z.object({ field: z.literal('errorType') }).strict(), z.object({ field: z.literal('topFrame') }).strict()]);
 export type SplitField = z.infer<typeof splitField>;
 
 /** One split of a cluster: its field, and each split-off value's digest with the part it went to. */

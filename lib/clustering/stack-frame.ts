@@ -33,7 +33,11 @@ function normalizeFile(file: string): string {
   if (/\d/.test(f)) f = f.replace(/[0-9a-f]{8,}/gi, '<*>').replace(/\d{3,}/g, '<*>');
   // Where the code is checked out differs between machines and deploys (/srv/app-v2/…, /tmp/x/…);
   // the last segments name the code site, so the same code keeps the same key everywhere.
-  return f.split(/[/\\]/).filter((segment) => segment.length > 0 && segment !== '.').slice(-FILE_SEGMENTS).join('/');
+  return f
+    .split(/[/\\]/)
+    .filter((segment) => segment.length > 0 && segment !== '.')
+    .slice(-FILE_SEGMENTS)
+    .join('/');
 }
 
 const FILE_SEGMENTS = 3;

@@ -434,7 +434,10 @@ export class TemplateMerger {
     if (literals === 0) return false;
     // `key=` values: one of them masked, or as many words as any column needs (`user=root`,
     // `user=guest` and `user=test` may be three accounts the message is about).
-    let masked = sameKey(distinct) && (distinct.size >= (framed ? FRAMED_MIN_DISTINCT_VALUES : this.minDistinctValues) || [...distinct].some((v) => v.slice(v.indexOf('=') + 1).includes(MASK)));
+    let masked =
+      sameKey(distinct) &&
+      (distinct.size >= (framed ? FRAMED_MIN_DISTINCT_VALUES : this.minDistinctValues) ||
+        [...distinct].some((v) => v.slice(v.indexOf('=') + 1).includes(MASK)));
     let known = true;
     let codes = 0;
     for (const v of distinct) if (isCodeToken(v)) codes++;

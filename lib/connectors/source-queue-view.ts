@@ -15,7 +15,10 @@ export const SourceQueueView = z.object({
   depth: z.int().nullable().describe('Messages waiting for a consumer, at readAt'),
   inFlight: z.int().nullable().describe('Messages handed to a consumer and not yet acknowledged; null when the broker does not tell'),
   consumers: z.int().nullable().describe('Consumers attached; null when the broker does not tell (SQS)'),
-  oldestAgeSeconds: z.int().nullable().describe('Age of the oldest waiting message at readAt; null when none waits or the broker does not tell (SQS, RabbitMQ over AMQP)'),
+  oldestAgeSeconds: z
+    .int()
+    .nullable()
+    .describe('Age of the oldest waiting message at readAt; null when none waits or the broker does not tell (SQS, RabbitMQ over AMQP)'),
   noConsumer: z.boolean().describe('Messages wait and nothing consumes them (for SQS: none in flight)'),
   readAt: dateTime.nullable().describe('Last successful read'),
   stale: z.boolean().describe('The last read failed, or none succeeded for two minutes: the figures are the last known'),

@@ -109,7 +109,9 @@ export async function readSourceQueues(
         await db().sourceQueueReading.upsert({
           where: { sourceId: row.id },
           create: { sourceId: row.id, error, errorAt: at },
-          update: unset ? { queue: null, depth: null, inFlight: null, consumers: null, oldestAgeSeconds: null, readAt: null, error, errorAt: at } : { error, errorAt: at },
+          update: unset
+            ? { queue: null, depth: null, inFlight: null, consumers: null, oldestAgeSeconds: null, readAt: null, error, errorAt: at }
+            : { error, errorAt: at },
         });
         result.failed.push({ source: row.name, error });
       }

@@ -107,11 +107,14 @@ function healthWriter(sourceId: string) {
       timer = null;
       pending = null;
       // Guarded: the loop awaits it before its backoff, and the shared pool may hold a hung connection.
-      await stallGuard(pg()`
+      await stallGuard(
+        pg()`
         INSERT INTO connector_health (source_id, last_poll_at, last_error, last_error_at, consecutive_failures, updated_at)
         VALUES (${sourceId}::uuid, now(), ${message}, now(), 1, now())
         ON CONFLICT (source_id) DO UPDATE SET last_poll_at = now(), last_error = EXCLUDED.last_error, last_error_at = now(),
-          consecutive_failures = connector_health.consecutive_failures + 1, updated_at = now()`, 'the health row waits').catch(warn);
+          consecutive_failures = connector_health.consecutive_failures + 1, updated_at = now()`,
+        'the health row waits',
+      ).catch(warn);
     },
     async flush(): Promise<void> {
       if (timer) clearTimeout(timer);
@@ -135,12 +138,19 @@ export async function recordAdmitted(
   writes: ReplaceablePool,
   signal: AbortSignal,
 ): Promise<RecordedDeadLetter[]> {
-  const done = await budget.run('connectors', () => writes.run((sql) => recordDeadLetters(policy, batch, { sql }), 'the batch stays on the broker'), { signal });
+  const done = await budget.run('connectors', () => writes.run((sql) => recordDeadLetters(policy, batch, { sql }), 'the batch stays on the broker'), {
+    signal,
+  });
   if (!done) throw new ConnectorError('unreachable', 'Stopped while waiting for write budget; the batch stays on the broker');
   return done.value;
 }
 
-async function runImportLoop(row: SourceRow, signal: AbortSignal, o: Required<Omit<ConnectorSupervisorOptions, 'only'>>, writes: ReplaceablePool): Promise<void> {
+async function runImportLoop(
+  row: SourceRow,
+  signal: AbortSignal,
+  o: Required<Omit<ConnectorSupervisorOptions, 'only'>>,
+  writes: ReplaceablePool,
+): Promise<void> {
   const health = healthWriter(row.id);
   let failures = 0;
   while (!signal.aborted) {

@@ -21,9 +21,14 @@ export const ConnectionTestView = z.object({
   testedAt: dateTime,
   ok: z.boolean(),
   summary: z.string().describe('One line, e.g. "Queue \\"orders.dlq\\" exists: 12 messages, 0 consumers"'),
-  facts: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).describe('exists, depth, consumers; with a management URL: arguments, bound exchanges'),
+  facts: z
+    .record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]))
+    .describe('exists, depth, consumers; with a management URL: arguments, bound exchanges'),
   error: z.string().optional(),
-  warnings: z.array(z.string()).optional().describe('What works but will hurt, in words: the warning traps and other cautions, e.g. SQS: a DLQ whose retention is not longer than its source queue'),
+  warnings: z
+    .array(z.string())
+    .optional()
+    .describe('What works but will hurt, in words: the warning traps and other cautions, e.g. SQS: a DLQ whose retention is not longer than its source queue'),
   traps: z.array(TrapView).optional().describe("The broker's dead-letter settings checked against the known traps, each with what to change"),
 });
 export type ConnectionTestResult = z.infer<typeof ConnectionTestView> & ProbeReport;

@@ -13,7 +13,14 @@ import { isConnectorKind, type ConnectorKind, type ProbeReport } from './types';
 
 export const TRAP_CHECK_TIMEOUT_MS = 3_000;
 
-const BROKER_NAMES: Record<ConnectorKind, string> = { sqs: 'SQS', rabbitmq: 'RabbitMQ', nats: 'NATS', bullmq: 'Redis', sidekiq: 'Redis', azure_queue: 'Azure Storage' };
+const BROKER_NAMES: Record<ConnectorKind, string> = {
+  sqs: 'SQS',
+  rabbitmq: 'RabbitMQ',
+  nats: 'NATS',
+  bullmq: 'Redis',
+  sidekiq: 'Redis',
+  azure_queue: 'Azure Storage',
+};
 
 export type TrapCheck = { traps: Trap[] } | { error: string };
 

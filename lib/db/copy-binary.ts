@@ -35,10 +35,28 @@ export interface BinaryCopyOptions {
 }
 
 // Type codes, so the per-field work is a switch rather than a closure call per field.
-const UUID = 0, TEXT = 1, INT2 = 2, INT4 = 3, INT8 = 4, BOOL = 5, TIMESTAMPTZ = 6, BYTEA = 7, JSONB = 8, JSONTEXT = 9;
+const UUID = 0,
+  TEXT = 1,
+  INT2 = 2,
+  INT4 = 3,
+  INT8 = 4,
+  BOOL = 5,
+  TIMESTAMPTZ = 6,
+  BYTEA = 7,
+  JSONB = 8,
+  JSONTEXT = 9;
 const TYPE_CODES: Record<CopyType, number> = {
-  uuid: UUID, text: TEXT, enum: TEXT, int2: INT2, int4: INT4, int8: INT8,
-  bool: BOOL, timestamptz: TIMESTAMPTZ, bytea: BYTEA, jsonb: JSONB, jsontext: JSONTEXT,
+  uuid: UUID,
+  text: TEXT,
+  enum: TEXT,
+  int2: INT2,
+  int4: INT4,
+  int8: INT8,
+  bool: BOOL,
+  timestamptz: TIMESTAMPTZ,
+  bytea: BYTEA,
+  jsonb: JSONB,
+  jsontext: JSONTEXT,
 };
 // Fixed widths of the types whose size does not depend on the value.
 const FIXED_LENGTH = [16, 0, 2, 4, 8, 1, 8, 0, 0, 0];
@@ -54,10 +72,10 @@ const PG_EPOCH_MS = Date.UTC(2000, 0, 1);
 // Beyond this many ms from the epoch, ms * 1000 may not be exact in a double: use BigInt there.
 const MAX_EXACT_MS = Math.floor((Number.MAX_SAFE_INTEGER - 999) / 1000);
 const TWO_32 = 2 ** 32;
-const INT8_MIN = -(2n ** 63n), INT8_MAX = 2n ** 63n - 1n;
+const INT8_MIN = -(2n ** 63n),
+  INT8_MAX = 2n ** 63n - 1n;
 
-const ISO_TIMESTAMP =
-  /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):([0-5]\d):([0-5]\d)(?:\.(\d{1,6}))?(Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
+const ISO_TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):([0-5]\d):([0-5]\d)(?:\.(\d{1,6}))?(Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
 const INT8_TEXT = /^-?\d{1,19}$/;
 
 const HEX = new Int8Array(128).fill(-1);
@@ -72,11 +90,7 @@ const isWellFormed = (String.prototype as unknown as { isWellFormed: (this: stri
  * `chunkBytes` each. Rows are read lazily. Throws an Error naming the row and column for a value that
  * does not fit its column type, or that PostgreSQL would reject or store altered (NUL, lone surrogates).
  */
-export function* binaryCopyChunks<R>(
-  columns: readonly CopyColumn<R>[],
-  rows: Iterable<R>,
-  opts: BinaryCopyOptions = {},
-): Generator<Buffer, void, undefined> {
+export function* binaryCopyChunks<R>(columns: readonly CopyColumn<R>[], rows: Iterable<R>, opts: BinaryCopyOptions = {}): Generator<Buffer, void, undefined> {
   const chunkBytes = opts.chunkBytes ?? DEFAULT_CHUNK_BYTES;
   if (!Number.isSafeInteger(chunkBytes) || chunkBytes < 1) throw new Error(`binary COPY: chunkBytes must be a positive integer, got ${chunkBytes}`);
   const n = columns.length;
@@ -148,18 +162,21 @@ export function* binaryCopyChunks<R>(
       const v = vals[i];
       switch (codes[i]!) {
         case UUID:
-          if (typeof v !== 'string' || !writeUuid(buf, pos, v)) throw fieldError(columns[i]!, rowIndex, `expected a canonical uuid (8-4-4-4-12 hex digits), got ${describe(v)}`);
+          if (typeof v !== 'string' || !writeUuid(buf, pos, v))
+            throw fieldError(columns[i]!, rowIndex, `expected a canonical uuid (8-4-4-4-12 hex digits), got ${describe(v)}`);
           pos += 16;
           break;
         case TEXT:
           pos = writeUtf8(buf, pos, v as string, len);
           break;
         case INT2:
-          if (typeof v !== 'number' || !Number.isInteger(v) || v < -0x8000 || v > 0x7fff) throw fieldError(columns[i]!, rowIndex, `expected an integer in int2 range, got ${describe(v)}`);
+          if (typeof v !== 'number' || !Number.isInteger(v) || v < -0x8000 || v > 0x7fff)
+            throw fieldError(columns[i]!, rowIndex, `expected an integer in int2 range, got ${describe(v)}`);
           pos = buf.writeInt16BE(v, pos);
           break;
         case INT4:
-          if (typeof v !== 'number' || !Number.isInteger(v) || v < -0x80000000 || v > 0x7fffffff) throw fieldError(columns[i]!, rowIndex, `expected an integer in int4 range, got ${describe(v)}`);
+          if (typeof v !== 'number' || !Number.isInteger(v) || v < -0x80000000 || v > 0x7fffffff)
+            throw fieldError(columns[i]!, rowIndex, `expected an integer in int4 range, got ${describe(v)}`);
           pos = buf.writeInt32BE(v, pos);
           break;
         case INT8:
@@ -287,8 +304,10 @@ function writeUuid(buf: Buffer, pos: number, s: string): boolean {
       i++;
       continue;
     }
-    const a = s.charCodeAt(i), b = s.charCodeAt(i + 1);
-    const hi = a < 128 ? HEX[a]! : -1, lo = b < 128 ? HEX[b]! : -1;
+    const a = s.charCodeAt(i),
+      b = s.charCodeAt(i + 1);
+    const hi = a < 128 ? HEX[a]! : -1,
+      lo = b < 128 ? HEX[b]! : -1;
     if (hi < 0 || lo < 0) return false;
     buf[pos++] = (hi << 4) | lo;
     i += 2;

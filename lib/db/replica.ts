@@ -57,8 +57,16 @@ function state() {
     g.__triageReplica = {
       metrics: {
         registry,
-        up: new Gauge({ name: 'triage_db_replica_up', help: 'Reads go to the replica: 1, or back to the primary: 0 (behind, down, or no standby)', registers: [registry] }),
-        lag: new Gauge({ name: 'triage_db_replica_lag_seconds', help: 'Replay lag of the replica at the last check (NaN: it did not answer, or no standby)', registers: [registry] }),
+        up: new Gauge({
+          name: 'triage_db_replica_up',
+          help: 'Reads go to the replica: 1, or back to the primary: 0 (behind, down, or no standby)',
+          registers: [registry],
+        }),
+        lag: new Gauge({
+          name: 'triage_db_replica_lag_seconds',
+          help: 'Replay lag of the replica at the last check (NaN: it did not answer, or no standby)',
+          registers: [registry],
+        }),
         primaryReads: new Counter({
           name: 'triage_db_primary_reads_total',
           help: 'Reads sent to the primary although a replica is configured, by reason (lag, down, not_standby, own_write)',
@@ -124,7 +132,11 @@ function report(before: Verdict | undefined, now: Verdict): void {
   metrics.lag.set(now.lagMs === null ? NaN : now.lagMs / 1000);
   if (now.refuse === (before?.refuse ?? null)) return;
   const lag = now.lagMs === null ? undefined : Number.isFinite(now.lagMs) ? Math.round(now.lagMs) : 'no transaction replayed yet';
-  if (now.refuse) log.warn({ reason: now.refuse, lagMs: lag }, `reads go to the primary: the replica is ${now.refuse === 'lag' ? 'behind' : now.refuse === 'down' ? 'not answering' : 'not a standby'}`);
+  if (now.refuse)
+    log.warn(
+      { reason: now.refuse, lagMs: lag },
+      `reads go to the primary: the replica is ${now.refuse === 'lag' ? 'behind' : now.refuse === 'down' ? 'not answering' : 'not a standby'}`,
+    );
   else if (before) log.info({ lagMs: lag }, 'reads go to the replica again');
 }
 

@@ -59,7 +59,10 @@ export async function closeDeadLetters(
       SELECT id, search_error_text(error_type, error_message, error_stack) FROM dead_letters WHERE id = ANY(${moved.map((m) => m.id)}::bigint[])
       ON CONFLICT (dead_letter_id) DO UPDATE SET payload_text = NULL`;
   }
-  await leaveOpen(tx, moved.filter((m) => COUNTED_OPEN.includes(m.from_status)));
+  await leaveOpen(
+    tx,
+    moved.filter((m) => COUNTED_OPEN.includes(m.from_status)),
+  );
   return moved.map((m) => ({ id: m.id, sourceId: m.source_id, clusterId: m.cluster_id, from: m.from_status }));
 }
 

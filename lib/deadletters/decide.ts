@@ -32,7 +32,14 @@ export const MAX_BULK = 50_000;
 export const MAX_BULK_IDS = 10_000;
 
 export const selectionSchema = z.union([
-  z.object({ ids: z.array(z.string().regex(/^\d{1,19}$/, 'a dead-letter id')).min(1).max(MAX_BULK_IDS) }).strict(),
+  z
+    .object({
+      ids: z
+        .array(z.string().regex(/^\d{1,19}$/, 'a dead-letter id'))
+        .min(1)
+        .max(MAX_BULK_IDS),
+    })
+    .strict(),
   z.object({ filter: deadLetterFilters }).strict(),
 ]);
 export type SelectionInput = z.input<typeof selectionSchema>;
@@ -71,17 +78,21 @@ export async function decideDeadLetter(
     }
     const moved = await closeDeadLetters(tx, [id], d.to, { from: d.from, decidedById: isSystem(actor) ? null : actor.userId, reason, at });
     if (moved.length === 0) throw new AppError('conflict', 'This dead letter was decided by someone else just now');
-    await append(tx, {
-      actor: auditActor(actor),
-      action: d.action,
-      targetType: 'deadletter',
-      targetId: id.toString(),
-      sourceId: row.sourceId,
-      teamId: row.source.teamId,
-      reason,
-      before: { status: row.status },
-      after: { status: d.to },
-    }, clock);
+    await append(
+      tx,
+      {
+        actor: auditActor(actor),
+        action: d.action,
+        targetType: 'deadletter',
+        targetId: id.toString(),
+        sourceId: row.sourceId,
+        teamId: row.source.teamId,
+        reason,
+        before: { status: row.status },
+        after: { status: d.to },
+      },
+      clock,
+    );
     return { id: id.toString(), status: d.to, decidedAt: at.toISOString() };
   });
 }
@@ -96,7 +107,8 @@ async function resolveSelection(actor: Principal, decision: Decision, selectionI
   plan.statuses = plan.statuses.filter((s) => from.includes(s));
   const { sql } = plan;
   const extra = 'ids' in selection ? [sql`d.id = ANY(${selection.ids}::bigint[])`] : [];
-  if (plan.restrict?.length === 0 || plan.statuses.length === 0) return { selection, ids: [] as bigint[], teams: new Set<string>(), sources: new Set<string>() };
+  if (plan.restrict?.length === 0 || plan.statuses.length === 0)
+    return { selection, ids: [] as bigint[], teams: new Set<string>(), sources: new Set<string>() };
   const rows = await sql<{ id: bigint; source_id: string }[]>`
     SELECT d.id, d.source_id FROM dead_letters d WHERE ${whereAll(plan, extra)} ORDER BY d.id LIMIT ${MAX_BULK + 1}`;
   const teamOf = new Map(plan.sources.map((s) => [s.id, s.teamId]));
@@ -130,17 +142,21 @@ export async function decideSelection(actor: Principal, decision: Decision, sele
     async (tx) => {
       const moved = await closeDeadLetters(tx, ids, d.to, { from: d.from, decidedById: isSystem(actor) ? null : actor.userId, reason, at });
       const scopedTeam = sourceScope(actor, d.permission).teamId;
-      await append(tx, {
-        actor: auditActor(actor),
-        action: d.action,
-        targetType: 'deadletter',
-        selection: 'filter' in selection ? { filter: deadLetterFilters.parse(selection.filter) } : selection,
-        count: moved.length,
-        teamId: scopedTeam ?? (teams.size === 1 ? [...teams][0] : null),
-        sourceId: sources.size === 1 ? [...sources][0] : null,
-        reason,
-        after: { status: d.to },
-      }, clock);
+      await append(
+        tx,
+        {
+          actor: auditActor(actor),
+          action: d.action,
+          targetType: 'deadletter',
+          selection: 'filter' in selection ? { filter: deadLetterFilters.parse(selection.filter) } : selection,
+          count: moved.length,
+          teamId: scopedTeam ?? (teams.size === 1 ? [...teams][0] : null),
+          sourceId: sources.size === 1 ? [...sources][0] : null,
+          reason,
+          after: { status: d.to },
+        },
+        clock,
+      );
       return { count: moved.length, status: d.to, decidedAt: at.toISOString() };
     },
     { timeout: 120_000, maxWait: 10_000 },

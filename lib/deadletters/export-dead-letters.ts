@@ -20,7 +20,11 @@ import { countDeadLetters } from './list-dead-letters';
 export const exportOptions = z.object({
   format: z.enum(['csv', 'ndjson']).default('ndjson').describe('Output format'),
   // Payloads (base64) make an export as large as the data itself: opt in.
-  payload: z.enum(['true', 'false']).default('false').transform((v) => v === 'true').describe('Include payloads (base64)'),
+  payload: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true')
+    .describe('Include payloads (base64)'),
   // An export that reveals (a POST, with payload.reveal): why, recorded on the trail. Without it the
   // export is masked for every role, as lists and the page are until a reveal.
   reason: z.string().trim().min(1).max(1000).optional(),
@@ -166,7 +170,12 @@ export interface DeadLetterExport {
 }
 
 /** Start an export: audit it (filter, format, count), then stream the rows as they are read. */
-export async function exportDeadLetters(actor: Principal, filtersInput: DeadLetterFiltersInput, opts: ExportOptions, hooks: ExportHooks = {}): Promise<DeadLetterExport> {
+export async function exportDeadLetters(
+  actor: Principal,
+  filtersInput: DeadLetterFiltersInput,
+  opts: ExportOptions,
+  hooks: ExportHooks = {},
+): Promise<DeadLetterExport> {
   authorize(actor, 'deadletters.read');
   const filters = deadLetterFilters.parse(filtersInput);
   // One rule with the page: masked for every role, unless the export is a reveal (a reason, and
@@ -235,7 +244,12 @@ export async function exportDeadLetters(actor: Principal, filtersInput: DeadLett
     if (!maskPayloads) return x;
     if (!r.payload) return { ...x, payload: null, payloadMasked: false };
     const source = sources.get(r.source_id!);
-    const m = maskStoredPayload(r.payload, { sensitive: r.sensitive, paths: source?.sensitivePaths ?? [] }, r.payload_masked ?? null, source?.recomputing ?? false);
+    const m = maskStoredPayload(
+      r.payload,
+      { sensitive: r.sensitive, paths: source?.sensitivePaths ?? [] },
+      r.payload_masked ?? null,
+      source?.recomputing ?? false,
+    );
     if (m.state === 'clear') return { ...x, payload: r.payload.toString('base64'), payloadMasked: false };
     return { ...x, payload: m.state === 'masked' ? m.bytes.toString('base64') : null, payloadMasked: true };
   };
@@ -254,11 +268,31 @@ export async function exportDeadLetters(actor: Principal, filtersInput: DeadLett
       const rows = await selectPage<Row>(plan, columns, after, BATCH);
       return { rows, payloadBytes: 0, more: rows.length === BATCH, last: at(rows[rows.length - 1]) };
     }
-    const keys = await selectPage<{ id: bigint; dead_at: Date; bytes: number }>(plan, 'd.id, d.dead_at, coalesce(octet_length(d.payload), 0)::int AS bytes', after, BATCH);
-    const kept = keys.slice(0, takeWithinBytes(keys.map((k) => k.bytes), maxBatchBytes));
+    const keys = await selectPage<{ id: bigint; dead_at: Date; bytes: number }>(
+      plan,
+      'd.id, d.dead_at, coalesce(octet_length(d.payload), 0)::int AS bytes',
+      after,
+      BATCH,
+    );
+    const kept = keys.slice(
+      0,
+      takeWithinBytes(
+        keys.map((k) => k.bytes),
+        maxBatchBytes,
+      ),
+    );
     // A row purged between the two reads is simply not in the batch; the cursor moves past it.
-    const rows = await selectByIds<Row>(plan, columns, kept.map((k) => k.id));
-    return { rows, payloadBytes: kept.reduce((a, k) => a + k.bytes, 0), more: kept.length < keys.length || keys.length === BATCH, last: at(kept[kept.length - 1]) };
+    const rows = await selectByIds<Row>(
+      plan,
+      columns,
+      kept.map((k) => k.id),
+    );
+    return {
+      rows,
+      payloadBytes: kept.reduce((a, k) => a + k.bytes, 0),
+      more: kept.length < keys.length || keys.length === BATCH,
+      last: at(kept[kept.length - 1]),
+    };
   };
 
   let cursor: Cursor | undefined;

@@ -9,7 +9,16 @@ export { DEAD_LETTER_STATUSES, type DeadLetterStatus } from '@/lib/enums';
 
 // A query string says "a,b" or repeats the key; JSON says ["a", "b"] or "a".
 const oneOrMany = <T extends z.ZodType>(item: T) =>
-  z.preprocess((v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : v), z.array(item).max(100));
+  z.preprocess(
+    (v) =>
+      typeof v === 'string'
+        ? v
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : v,
+    z.array(item).max(100),
+  );
 
 export const deadLetterFilters = z
   .object({

@@ -63,7 +63,7 @@ export async function getDeadLetterTombstone(actor: Principal, id: bigint): Prom
     WHERE t.id = ${id.toString()}::bigint ${team ? sql`AND s.team_id = ${team}::uuid` : sql``}`;
   if (!r) return null;
   // Free text: masked as the dead letter's decision reasons were (lib/masking).
-  const mask = (text: string | null) => (maskErrorText(text) ?? null);
+  const mask = (text: string | null) => maskErrorText(text) ?? null;
   const history = await deadLetterHistory(id);
   return {
     id: String(r.id),

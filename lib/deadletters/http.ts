@@ -8,8 +8,15 @@ import { MAX_PAGE_SIZE } from './list-dead-letters';
 export const deadLetterListQuery = deadLetterFilters.extend({
   cursor: z.string().optional().describe('nextCursor of the previous page'),
   limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(50).describe('Page size'),
-  count: z.string().optional().transform((v) => v === 'true').describe('true: add a capped count of all matches'),
-  reveal: z.string().optional().describe('The id of your search reveal (POST /api/v1/dead-letters/search-reveal): text search then matches inside masked values too'),
+  count: z
+    .string()
+    .optional()
+    .transform((v) => v === 'true')
+    .describe('true: add a capped count of all matches'),
+  reveal: z
+    .string()
+    .optional()
+    .describe('The id of your search reveal (POST /api/v1/dead-letters/search-reveal): text search then matches inside masked values too'),
 });
 
 /** A payload download's query string: the id of a reveal POSTed before, for a masked payload. */

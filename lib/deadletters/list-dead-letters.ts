@@ -157,7 +157,6 @@ function previewOf(r: SummaryRow): string | null {
   return text === null ? null : maskText(text);
 }
 
-
 /**
  * How many dead letters match: exact up to `cap` (default 10,000), else `{ count: cap, capped: true }`
  * ("10,000+"), so a count never scans millions of rows. `cap: null` counts exactly.

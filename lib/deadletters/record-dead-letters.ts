@@ -157,9 +157,7 @@ function toRow(
   const failedAt = d.failureHistory ? '' : lastFailedAt.toISOString();
   // JSON text, serialized once: COPY writes it as it is, the small path casts it.
   const headers = cleanJsonText(d.headers ?? {});
-  const failureHistory = cleanJsonText(
-    d.failureHistory ?? [{ reason: d.reason, errorType, errorMessage, count: 1, firstAt: failedAt, lastAt: failedAt }],
-  );
+  const failureHistory = cleanJsonText(d.failureHistory ?? [{ reason: d.reason, errorType, errorMessage, count: 1, firstAt: failedAt, lastAt: failedAt }]);
   return {
     source_id: source.id,
     message_id: wellFormed(d.messageId),
@@ -209,39 +207,117 @@ function toRow(
 }
 
 const COLUMNS = [
-  'source_id', 'message_id', 'generation', 'idempotency_key', 'ordering_key', 'reason', 'error_type', 'error_message',
-  'error_stack', 'error_class', 'receive_count', 'redrive_count', 'enqueued_at', 'first_failed_at', 'last_failed_at', 'dead_at',
-  'consumer_name', 'consumer_version', 'correlation_id', 'partition', 'offset', 'payload', 'payload_size',
-  'payload_sha256', 'content_type', 'headers', 'failure_history', 'fingerprint', 'cluster_id', 'status',
-  'expires_at', 'sensitive', 'payload_masked', 'text_masked',
+  'source_id',
+  'message_id',
+  'generation',
+  'idempotency_key',
+  'ordering_key',
+  'reason',
+  'error_type',
+  'error_message',
+  'error_stack',
+  'error_class',
+  'receive_count',
+  'redrive_count',
+  'enqueued_at',
+  'first_failed_at',
+  'last_failed_at',
+  'dead_at',
+  'consumer_name',
+  'consumer_version',
+  'correlation_id',
+  'partition',
+  'offset',
+  'payload',
+  'payload_size',
+  'payload_sha256',
+  'content_type',
+  'headers',
+  'failure_history',
+  'fingerprint',
+  'cluster_id',
+  'status',
+  'expires_at',
+  'sensitive',
+  'payload_masked',
+  'text_masked',
 ] as const satisfies readonly (keyof Row)[];
 
 type Column = (typeof COLUMNS)[number];
 const COPY_TYPES: Record<Column, CopyType> = {
-  source_id: 'uuid', message_id: 'text', generation: 'int4', idempotency_key: 'text', ordering_key: 'text', reason: 'enum',
-  error_type: 'text', error_message: 'text', error_stack: 'text', error_class: 'enum', receive_count: 'int4', redrive_count: 'int4',
-  enqueued_at: 'timestamptz', first_failed_at: 'timestamptz', last_failed_at: 'timestamptz', dead_at: 'timestamptz',
-  consumer_name: 'text', consumer_version: 'text', correlation_id: 'text', partition: 'int4', offset: 'int8', payload: 'bytea',
-  payload_size: 'int4', payload_sha256: 'text', content_type: 'text', headers: 'jsontext', failure_history: 'jsontext',
-  fingerprint: 'text', cluster_id: 'uuid', status: 'enum', expires_at: 'timestamptz', sensitive: 'bool',
-  payload_masked: 'bool', text_masked: 'bool',
+  source_id: 'uuid',
+  message_id: 'text',
+  generation: 'int4',
+  idempotency_key: 'text',
+  ordering_key: 'text',
+  reason: 'enum',
+  error_type: 'text',
+  error_message: 'text',
+  error_stack: 'text',
+  error_class: 'enum',
+  receive_count: 'int4',
+  redrive_count: 'int4',
+  enqueued_at: 'timestamptz',
+  first_failed_at: 'timestamptz',
+  last_failed_at: 'timestamptz',
+  dead_at: 'timestamptz',
+  consumer_name: 'text',
+  consumer_version: 'text',
+  correlation_id: 'text',
+  partition: 'int4',
+  offset: 'int8',
+  payload: 'bytea',
+  payload_size: 'int4',
+  payload_sha256: 'text',
+  content_type: 'text',
+  headers: 'jsontext',
+  failure_history: 'jsontext',
+  fingerprint: 'text',
+  cluster_id: 'uuid',
+  status: 'enum',
+  expires_at: 'timestamptz',
+  sensitive: 'bool',
+  payload_masked: 'bool',
+  text_masked: 'bool',
 };
 type IdRow = { id: bigint; row: Row };
 // One getter per column, each reading a fixed property: a shared `(r) => r.row[c]` would be one
 // megamorphic keyed load per field of every row.
 const GETTERS: { [C in Column]: (r: IdRow) => Row[C] } = {
-  source_id: (r) => r.row.source_id, message_id: (r) => r.row.message_id, generation: (r) => r.row.generation,
-  idempotency_key: (r) => r.row.idempotency_key, ordering_key: (r) => r.row.ordering_key, reason: (r) => r.row.reason,
-  error_type: (r) => r.row.error_type, error_message: (r) => r.row.error_message, error_stack: (r) => r.row.error_stack,
+  source_id: (r) => r.row.source_id,
+  message_id: (r) => r.row.message_id,
+  generation: (r) => r.row.generation,
+  idempotency_key: (r) => r.row.idempotency_key,
+  ordering_key: (r) => r.row.ordering_key,
+  reason: (r) => r.row.reason,
+  error_type: (r) => r.row.error_type,
+  error_message: (r) => r.row.error_message,
+  error_stack: (r) => r.row.error_stack,
   error_class: (r) => r.row.error_class,
-  receive_count: (r) => r.row.receive_count, redrive_count: (r) => r.row.redrive_count, enqueued_at: (r) => r.row.enqueued_at,
-  first_failed_at: (r) => r.row.first_failed_at, last_failed_at: (r) => r.row.last_failed_at, dead_at: (r) => r.row.dead_at,
-  consumer_name: (r) => r.row.consumer_name, consumer_version: (r) => r.row.consumer_version, correlation_id: (r) => r.row.correlation_id,
-  partition: (r) => r.row.partition, offset: (r) => r.row.offset, payload: (r) => r.row.payload, payload_size: (r) => r.row.payload_size,
-  payload_sha256: (r) => r.row.payload_sha256, content_type: (r) => r.row.content_type, headers: (r) => r.row.headers,
-  failure_history: (r) => r.row.failure_history, fingerprint: (r) => r.row.fingerprint, cluster_id: (r) => r.row.cluster_id,
-  status: (r) => r.row.status, expires_at: (r) => r.row.expires_at, sensitive: (r) => r.row.sensitive,
-  payload_masked: (r) => r.row.payload_masked, text_masked: (r) => r.row.text_masked,
+  receive_count: (r) => r.row.receive_count,
+  redrive_count: (r) => r.row.redrive_count,
+  enqueued_at: (r) => r.row.enqueued_at,
+  first_failed_at: (r) => r.row.first_failed_at,
+  last_failed_at: (r) => r.row.last_failed_at,
+  dead_at: (r) => r.row.dead_at,
+  consumer_name: (r) => r.row.consumer_name,
+  consumer_version: (r) => r.row.consumer_version,
+  correlation_id: (r) => r.row.correlation_id,
+  partition: (r) => r.row.partition,
+  offset: (r) => r.row.offset,
+  payload: (r) => r.row.payload,
+  payload_size: (r) => r.row.payload_size,
+  payload_sha256: (r) => r.row.payload_sha256,
+  content_type: (r) => r.row.content_type,
+  headers: (r) => r.row.headers,
+  failure_history: (r) => r.row.failure_history,
+  fingerprint: (r) => r.row.fingerprint,
+  cluster_id: (r) => r.row.cluster_id,
+  status: (r) => r.row.status,
+  expires_at: (r) => r.row.expires_at,
+  sensitive: (r) => r.row.sensitive,
+  payload_masked: (r) => r.row.payload_masked,
+  text_masked: (r) => r.row.text_masked,
 };
 const COPY_COLUMNS: CopyColumn<IdRow>[] = [
   { name: 'id', type: 'int8', get: (r) => r.id },
@@ -299,7 +375,12 @@ async function insertRows(tx: postgres.TransactionSql, rows: Row[], ids: bigint[
     return;
   }
   // postgres.js serializes jsonb parameters itself, so they go as values, not as JSON text.
-  const values = withIds.map(({ id, row: r }) => ({ ...r, id, headers: JSON.parse(r.headers) as unknown, failure_history: JSON.parse(r.failure_history) as unknown }));
+  const values = withIds.map(({ id, row: r }) => ({
+    ...r,
+    id,
+    headers: JSON.parse(r.headers) as unknown,
+    failure_history: JSON.parse(r.failure_history) as unknown,
+  }));
   // Stay well under Postgres's 65,535 bind parameters per INSERT.
   for (let i = 0; i < rows.length; i += 1000) {
     await tx`INSERT INTO dead_letters ${tx(values.slice(i, i + 1000) as unknown as Record<string, postgres.ParameterOrJSON<never>>[], 'id', ...COLUMNS)}`;
@@ -418,7 +499,15 @@ async function countIntoClusters(tx: postgres.TransactionSql, created: Row[]): P
   const clusters = [...perCluster.values()];
   // Sorted (the same lock order for concurrent batches); hours stay numbers until here.
   const perHour = [...hours.values()].sort((a, b) =>
-    a.cluster_id !== b.cluster_id ? (a.cluster_id < b.cluster_id ? -1 : 1) : a.source_id !== b.source_id ? (a.source_id < b.source_id ? -1 : 1) : a.hour - b.hour,
+    a.cluster_id !== b.cluster_id
+      ? a.cluster_id < b.cluster_id
+        ? -1
+        : 1
+      : a.source_id !== b.source_id
+        ? a.source_id < b.source_id
+          ? -1
+          : 1
+        : a.hour - b.hour,
   );
   // Three independent statements under the locks taken above: sent together, one round trip.
   await Promise.all([
@@ -518,15 +607,21 @@ async function write(tx: postgres.TransactionSql, source: SourcePolicy, rows: Ro
   const keys = rows.map((r) => keyOf(r.message_id, r.generation));
   const first = new Map<string, Row>();
   for (let i = 0; i < rows.length; i++) if (!first.has(keys[i]!)) first.set(keys[i]!, rows[i]!);
-  const candidates = [...first.values()].sort((a, b) =>
-    a.message_id !== b.message_id ? (a.message_id < b.message_id ? -1 : 1) : a.generation - b.generation,
-  );
+  const candidates = [...first.values()].sort((a, b) => (a.message_id !== b.message_id ? (a.message_id < b.message_id ? -1 : 1) : a.generation - b.generation));
   const inserted = await claimKeys(tx, source.id, candidates);
   const createdIds = new Map(inserted.map((r) => [keyOf(r.message_id, r.generation), r.id]));
   const fresh = candidates.filter((r) => createdIds.has(keyOf(r.message_id, r.generation)));
   // One after the other: nothing may be pipelined into a COPY.
-  const existing = await lookupExisting(tx, source.id, candidates.filter((r) => !createdIds.has(keyOf(r.message_id, r.generation))));
-  await insertRows(tx, fresh, fresh.map((r) => createdIds.get(keyOf(r.message_id, r.generation))!));
+  const existing = await lookupExisting(
+    tx,
+    source.id,
+    candidates.filter((r) => !createdIds.has(keyOf(r.message_id, r.generation))),
+  );
+  await insertRows(
+    tx,
+    fresh,
+    fresh.map((r) => createdIds.get(keyOf(r.message_id, r.generation))!),
+  );
   // The same message id twice in one batch: the first occurrence creates it.
   const stored = new Map<string, Row>();
   const created: Row[] = [];
@@ -544,6 +639,12 @@ async function write(tx: postgres.TransactionSql, source: SourcePolicy, rows: Ro
     return { messageId: r.message_id, id: (id ?? e?.id ?? 0n).toString(), sha256: sha, created: false };
   });
   // Independent statements of one transaction: sent together, one round trip (postgres.js pipelines them).
-  await Promise.all([queueForSearch(tx, inserted.map((r) => r.id)), countIntoClusters(tx, created)]);
+  await Promise.all([
+    queueForSearch(
+      tx,
+      inserted.map((r) => r.id),
+    ),
+    countIntoClusters(tx, created),
+  ]);
   return result;
 }

@@ -65,14 +65,20 @@ export async function requireSearchReveal(actor: Principal, eventId: string): Pr
     /^\d{1,19}$/.test(eventId) &&
     !isSystem(actor) &&
     canReveal(actor) &&
-    (await pg()`
+    (
+      await pg()`
       SELECT 1 FROM audit_events
       WHERE id = ${eventId}::bigint AND action = 'payload.reveal' AND target_type = 'search'
-        AND actor_id = ${actor.userId}::uuid AND at > now() - make_interval(secs => ${REVEAL_TTL_SECONDS})`).length > 0;
+        AND actor_id = ${actor.userId}::uuid AND at > now() - make_interval(secs => ${REVEAL_TTL_SECONDS})`
+    ).length > 0;
   if (!ok) {
-    throw new AppError('unprocessable', `reveal: not a search reveal of yours from the last ${REVEAL_TTL_SECONDS / 60} minutes; POST /api/v1/dead-letters/search-reveal with { "reason": … } for a new one`, {
-      field: 'reveal',
-    });
+    throw new AppError(
+      'unprocessable',
+      `reveal: not a search reveal of yours from the last ${REVEAL_TTL_SECONDS / 60} minutes; POST /api/v1/dead-letters/search-reveal with { "reason": … } for a new one`,
+      {
+        field: 'reveal',
+      },
+    );
   }
 }
 

@@ -37,11 +37,7 @@ const JSON_HEADERS = { 'content-type': 'application/json' };
 let sequence = Math.floor(Date.now() / 1000) % 100_000;
 const sentOfKind = { orders: 0, payments: 0, notifications: 0 };
 
-function build(
-  kind: keyof typeof sentOfKind,
-  count: number,
-  make: (n: number, nth: number) => { message: OutgoingMessage; failing: boolean },
-) {
+function build(kind: keyof typeof sentOfKind, count: number, make: (n: number, nth: number) => { message: OutgoingMessage; failing: boolean }) {
   const tag = randomBytes(3).toString('hex');
   return Array.from({ length: count }, () => {
     const { message, failing } = make(++sequence, ++sentOfKind[kind]);
@@ -51,7 +47,10 @@ function build(
 
 async function sendGroup(source: string, made: ReturnType<typeof build>, allFailing = false): Promise<DemoGroup> {
   if (made.length === 0) return { messageIds: [], failing: [] };
-  const ids = await sendMany(source, made.map((m) => m.message));
+  const ids = await sendMany(
+    source,
+    made.map((m) => m.message),
+  );
   return { messageIds: ids, failing: ids.filter((_, i) => allFailing || made[i]!.failing) };
 }
 
@@ -63,16 +62,36 @@ export async function produceDemoBatch(opts: DemoBatchOptions = {}): Promise<Dem
   const orders = build('orders', opts.orders ?? 10, (n, nth) => {
     const gift = giftEvery > 0 && nth % giftEvery === 0;
     const customer = `c-${100 + (n % 37)}`;
-    const order = { order: n, customer, items: [{ sku: `SKU-${n % 13}`, qty: 1 + (n % 3) }], total: 19.9 + (n % 50), currency: 'EUR', ...(gift ? { gift: true } : {}) };
+    const order = {
+      order: n,
+      customer,
+      items: [{ sku: `SKU-${n % 13}`, qty: 1 + (n % 3) }],
+      total: 19.9 + (n % 50),
+      currency: 'EUR',
+      ...(gift ? { gift: true } : {}),
+    };
     return {
-      message: { messageId: `order-${n}`, body: enc.encode(JSON.stringify(order)), headers: JSON_HEADERS, key: customer, idempotencyKey: `order-${n}`, correlationId: `trace-${n}` },
+      message: {
+        messageId: `order-${n}`,
+        body: enc.encode(JSON.stringify(order)),
+        headers: JSON_HEADERS,
+        key: customer,
+        idempotencyKey: `order-${n}`,
+        correlationId: `trace-${n}`,
+      },
       failing: gift,
     };
   });
   const payments = build('payments', opts.payments ?? 5, (n) => {
     const payment = { payment: n, order: n - 3, amount: 10 + (n % 90), currency: 'EUR' };
     return {
-      message: { messageId: `payment-${n}`, body: enc.encode(JSON.stringify(payment)), headers: JSON_HEADERS, idempotencyKey: `capture-${n}`, correlationId: `trace-${n}` },
+      message: {
+        messageId: `payment-${n}`,
+        body: enc.encode(JSON.stringify(payment)),
+        headers: JSON_HEADERS,
+        idempotencyKey: `capture-${n}`,
+        correlationId: `trace-${n}`,
+      },
       failing: false,
     };
   });
@@ -80,7 +99,12 @@ export async function produceDemoBatch(opts: DemoBatchOptions = {}): Promise<Dem
     const missing = missingEvery > 0 && nth % missingEvery === 0;
     const member = missing ? 9000 + (n % 900) : 1000 + (n % 1000);
     return {
-      message: { messageId: `notice-${n}`, body: enc.encode(JSON.stringify({ loan: n, member, template: 'payment-due' })), headers: JSON_HEADERS, correlationId: `trace-${n}` },
+      message: {
+        messageId: `notice-${n}`,
+        body: enc.encode(JSON.stringify({ loan: n, member, template: 'payment-due' })),
+        headers: JSON_HEADERS,
+        correlationId: `trace-${n}`,
+      },
       failing: missing,
     };
   });

@@ -126,7 +126,13 @@ export async function startDemoRabbitmq(url: string): Promise<DemoRabbitmq> {
       for (let i = 0; i < n; i++) {
         seq++;
         const id = `shp-${Date.now().toString(36)}-${seq}`;
-        const shipment = { shipment: id, order: 1000 + seq, carrier: seq % 2 ? 'DHL' : 'UPS', weightKg: (seq % 7) + 0.5, ...(seq % giftEvery === 0 ? { gift: true } : {}) };
+        const shipment = {
+          shipment: id,
+          order: 1000 + seq,
+          carrier: seq % 2 ? 'DHL' : 'UPS',
+          weightKg: (seq % 7) + 0.5,
+          ...(seq % giftEvery === 0 ? { gift: true } : {}),
+        };
         ch.publish(DEMO_RABBITMQ.exchange, DEMO_RABBITMQ.routingKey, Buffer.from(JSON.stringify(shipment)), {
           messageId: id,
           contentType: 'application/json',

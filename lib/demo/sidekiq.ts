@@ -40,7 +40,10 @@ export async function ensureDemoSidekiqSource(url: string): Promise<void> {
 
 /** `sidekiq -r lib/demo/sidekiq-app.rb -q mailers` on `url`. */
 export function startDemoSidekiq(url: string): ChildProcess {
-  return spawn(DEMO_SIDEKIQ.bin, ['-r', APP, '-q', DEMO_SIDEKIQ.queue, '-c', '2', '-t', '2'], { env: { ...process.env, REDIS_URL: url, RUBYOPT: '-W0' }, stdio: 'ignore' });
+  return spawn(DEMO_SIDEKIQ.bin, ['-r', APP, '-q', DEMO_SIDEKIQ.queue, '-c', '2', '-t', '2'], {
+    env: { ...process.env, REDIS_URL: url, RUBYOPT: '-W0' },
+    stdio: 'ignore',
+  });
 }
 
 let sent = 0;
@@ -55,7 +58,16 @@ export async function enqueueDemoMails(redis: Redis, n: number): Promise<void> {
     const user = 1000 + (sent++ % 500);
     const mail: Record<string, unknown> = { user, email: `user${user}@example.com`, locale: 'en' };
     if (sent % 3 === 0) mail.campaign = 'winter-sale';
-    const job = { retry: 0, queue: DEMO_SIDEKIQ.queue, backtrace: true, class: 'WelcomeMailJob', args: [mail], jid: randomBytes(12).toString('hex'), created_at: now, enqueued_at: now };
+    const job = {
+      retry: 0,
+      queue: DEMO_SIDEKIQ.queue,
+      backtrace: true,
+      class: 'WelcomeMailJob',
+      args: [mail],
+      jid: randomBytes(12).toString('hex'),
+      created_at: now,
+      enqueued_at: now,
+    };
     m.lpush(`queue:${DEMO_SIDEKIQ.queue}`, JSON.stringify(job));
   }
   await m.exec();

@@ -109,9 +109,14 @@ interface IngestOptions {
 async function admitted<T>(opts: IngestOptions, write: () => Promise<T>): Promise<T> {
   const lease = await (opts.budget ?? writeBudget()).acquire('ingest', { maxWaitMs: env().WRITE_BUDGET_INGEST_WAIT_MS });
   if (!lease) {
-    throw new AppError('unavailable', `Triage is busy writing; retry in ${BUDGET_RETRY_AFTER_SECONDS} s (nothing of this batch was written, and it is idempotent)`, {
-      reason: 'write_budget',
-    }, { 'Retry-After': String(BUDGET_RETRY_AFTER_SECONDS) });
+    throw new AppError(
+      'unavailable',
+      `Triage is busy writing; retry in ${BUDGET_RETRY_AFTER_SECONDS} s (nothing of this batch was written, and it is idempotent)`,
+      {
+        reason: 'write_budget',
+      },
+      { 'Retry-After': String(BUDGET_RETRY_AFTER_SECONDS) },
+    );
   }
   try {
     return await write();
@@ -179,7 +184,7 @@ export async function ingestRaw(req: Request, sourceName: string, opts: IngestOp
       item = toNewDeadLetter(rawItem(req.headers), 0, target.payloadLimitBytes);
     } catch (e) {
       const field = e instanceof AppError ? (e.details?.field as string | undefined) : undefined;
-      const header = field ? (RAW_HEADERS as Record<string, string>)[field] ?? (field.startsWith('headers') ? `${RAW_HEADER_PREFIX}*` : field) : undefined;
+      const header = field ? ((RAW_HEADERS as Record<string, string>)[field] ?? (field.startsWith('headers') ? `${RAW_HEADER_PREFIX}*` : field)) : undefined;
       if (!header || !(e instanceof AppError)) throw e;
       throw new AppError(e.code, `${header}: ${e.message.replace(/^deadLetters\[0\]\.[^:]*: /, '')}`, { field: header });
     }

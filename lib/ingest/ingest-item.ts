@@ -66,7 +66,7 @@ export const ingestDeadLetterSchema = z
       .max(INT32_MAX)
       .nullish()
       .describe(
-        "Times Triage redrove this message: the Triage-Redrive-Count a redrive sent it with (and messageId its Triage-Message-Id). A message that dies again after a redrive is that generation of the same messageId, not a duplicate; default 0",
+        'Times Triage redrove this message: the Triage-Redrive-Count a redrive sent it with (and messageId its Triage-Message-Id). A message that dies again after a redrive is that generation of the same messageId, not a duplicate; default 0',
       ),
     generation: z
       .int()
@@ -85,7 +85,13 @@ export const ingestDeadLetterSchema = z
       .describe('The consumer that failed: a name, or { name, version }'),
     partition: z.int().min(0).max(INT32_MAX).nullish(),
     offset: z
-      .union([z.int().min(0), z.string().regex(/^\d{1,19}$/).refine((v) => BigInt(v) <= INT64_MAX, 'must fit a signed 64-bit integer')])
+      .union([
+        z.int().min(0),
+        z
+          .string()
+          .regex(/^\d{1,19}$/)
+          .refine((v) => BigInt(v) <= INT64_MAX, 'must fit a signed 64-bit integer'),
+      ])
       .nullish()
       .describe('Log offset; a decimal string for values past 2^53'),
     sensitive: z.boolean().nullish().describe('The whole payload is sensitive: masked until someone with payload.reveal reveals it'),
@@ -133,10 +139,18 @@ export function toNewDeadLetter(raw: unknown, index: number, payloadLimitBytes: 
     throw itemError(index, 'payload', `${payload.byteLength} bytes is over the source's payload limit of ${payloadLimitBytes} bytes`, 'payload_too_large');
   }
   if (d.deadAt && Date.parse(d.deadAt) > Date.now() + MAX_DEAD_AT_AHEAD_MS) {
-    throw itemError(index, 'deadAt', `${d.deadAt} is more than ${MAX_DEAD_AT_AHEAD_MS / 60_000} minutes in the future (is the sender's clock right?): expiry and age count from it`);
+    throw itemError(
+      index,
+      'deadAt',
+      `${d.deadAt} is more than ${MAX_DEAD_AT_AHEAD_MS / 60_000} minutes in the future (is the sender's clock right?): expiry and age count from it`,
+    );
   }
   if (d.generation != null && d.redriveCount != null && d.generation !== d.redriveCount) {
-    throw itemError(index, 'generation', `${d.generation} differs from redriveCount ${d.redriveCount}: a redriven message's next death is the generation of its redrive count`);
+    throw itemError(
+      index,
+      'generation',
+      `${d.generation} differs from redriveCount ${d.redriveCount}: a redriven message's next death is the generation of its redrive count`,
+    );
   }
   const generation = d.generation ?? d.redriveCount ?? 0;
   const consumer = typeof d.consumer === 'string' ? { name: d.consumer, version: null } : d.consumer;

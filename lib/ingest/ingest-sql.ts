@@ -12,15 +12,18 @@ const g = globalThis as unknown as { __triageIngestSql?: postgres.Sql };
 export const INGEST_RETRY_AFTER_SECONDS = 5;
 
 export function createIngestSql(url = env().DATABASE_URL): postgres.Sql {
-  return postgres(url, withNoDelay({
-    max: 5,
-    connect_timeout: 3,
-    idle_timeout: 60,
-    onnotice: () => {},
-    types: { bigint: postgres.BigInt },
-    // Sent as startup parameters: every statement and lock wait on this pool is bounded.
-    connection: { statement_timeout: 15_000, lock_timeout: 5_000, idle_in_transaction_session_timeout: 20_000 },
-  }));
+  return postgres(
+    url,
+    withNoDelay({
+      max: 5,
+      connect_timeout: 3,
+      idle_timeout: 60,
+      onnotice: () => {},
+      types: { bigint: postgres.BigInt },
+      // Sent as startup parameters: every statement and lock wait on this pool is bounded.
+      connection: { statement_timeout: 15_000, lock_timeout: 5_000, idle_in_transaction_session_timeout: 20_000 },
+    }),
+  );
 }
 
 export function ingestSql(): postgres.Sql {
@@ -34,8 +37,18 @@ export async function closeIngestSql(): Promise<void> {
 }
 
 const CONNECTION_CODES = new Set([
-  'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED',
-  'ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN',
+  'CONNECT_TIMEOUT',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EAI_AGAIN',
 ]);
 // Postgres SQLSTATEs that mean "not now": connection exceptions (08…), shutdown and startup (57P0…),
 // too many connections, statement or lock timeouts, serialization and deadlock retries.

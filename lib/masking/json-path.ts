@@ -1,11 +1,7 @@
 // The JSONPath subset a source's `sensitivePaths` may use: `$`, `.name`, `['name']`, `[0]`, `[*]`,
 // `.*` and `..name` (any depth), e.g. "$.card.number", "$.items[*].iban", "$..email".
 
-export type PathSegment =
-  | { kind: 'key'; name: string }
-  | { kind: 'index'; index: number }
-  | { kind: 'wildcard' }
-  | { kind: 'descendant'; name: string | null }; // null: every descendant ("..*")
+export type PathSegment = { kind: 'key'; name: string } | { kind: 'index'; index: number } | { kind: 'wildcard' } | { kind: 'descendant'; name: string | null }; // null: every descendant ("..*")
 
 export class JsonPathError extends Error {
   constructor(path: string, why: string) {
@@ -80,7 +76,11 @@ type Slot = Record<string | number, unknown>;
  * payload (200,000 nested brackets, "$..*..*..*") cannot overflow the stack or take seconds on the
  * ingest path; over the budget it throws JsonPathTooComplex and the caller fails closed.
  */
-export function visitPath(value: unknown, segments: readonly PathSegment[], onMatch: (container: Record<string, unknown> | unknown[], key: string | number) => void): void {
+export function visitPath(
+  value: unknown,
+  segments: readonly PathSegment[],
+  onMatch: (container: Record<string, unknown> | unknown[], key: string | number) => void,
+): void {
   // A task: walk the value in container[key] (read when the task runs: onMatch may have replaced it)
   // from segment i, or report a match.
   type Task = { match: boolean; container: Slot; key: string | number; i: number };
@@ -89,8 +89,7 @@ export function visitPath(value: unknown, segments: readonly PathSegment[], onMa
   const seen = new Map<object, Set<number>>();
   let steps = 0;
 
-  const step = (out: Task[], container: Slot, key: string | number, i: number) =>
-    out.push({ match: i === segments.length, container, key, i });
+  const step = (out: Task[], container: Slot, key: string | number, i: number) => out.push({ match: i === segments.length, container, key, i });
 
   while (stack.length > 0) {
     if (++steps > MAX_PATH_STEPS) throw new JsonPathTooComplex();

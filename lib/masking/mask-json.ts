@@ -183,7 +183,8 @@ function quoteLongIntegers(json: string): string {
   for (let i = 0; i < json.length; i++) {
     const c = json.charCodeAt(i);
     if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped character
+      if (c === 92)
+        i++; // backslash: skip the escaped character
       else if (c === 34) inString = false;
       continue;
     }
@@ -250,7 +251,9 @@ export function maskPayload(payload: Uint8Array, policy: PayloadPolicy): MaskedP
   if (payload.byteLength > MAX_MASK_BYTES) {
     if (hasPaths) return { state: 'hidden', why: 'The payload is too large to mask field by field.' };
     // A value the scan finds, or an escape it cannot read through, is hidden: never "clear" unscanned.
-    return scanBytes(payload) === 'clear' ? { state: 'clear' } : { state: 'hidden', why: 'The payload holds sensitive values and is too large to mask value by value.' };
+    return scanBytes(payload) === 'clear'
+      ? { state: 'clear' }
+      : { state: 'hidden', why: 'The payload holds sensitive values and is too large to mask value by value.' };
   }
   const buf = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
   let text: string;

@@ -53,10 +53,23 @@ async function recomputeRound(opts: { sql?: postgres.Sql; batch?: number; batchB
       // Sizes first, so a batch of 10 MiB payloads stops at the byte bound, not at the row count.
       const sizes = await tx<{ id: bigint; payload_size: number }[]>`
         SELECT id, payload_size FROM dead_letters WHERE source_id = ${id}::uuid AND id >= ${source.from}::bigint ORDER BY id LIMIT ${batch}`;
-      const take = takeWithinBytes(sizes.map((s) => s.payload_size), batchBytes);
+      const take = takeWithinBytes(
+        sizes.map((s) => s.payload_size),
+        batchBytes,
+      );
       const ids = sizes.slice(0, take).map((s) => s.id.toString());
       const rows = ids.length
-        ? await tx<{ id: bigint; payload: Buffer | null; sensitive: boolean; headers: string; error_message: string | null; error_stack: string | null; failure_history: string }[]>`
+        ? await tx<
+            {
+              id: bigint;
+              payload: Buffer | null;
+              sensitive: boolean;
+              headers: string;
+              error_message: string | null;
+              error_stack: string | null;
+              failure_history: string;
+            }[]
+          >`
             SELECT id, payload, sensitive, headers::text AS headers, error_message, error_stack, failure_history::text AS failure_history
             FROM dead_letters WHERE id = ANY(${ids}::bigint[])`
         : [];

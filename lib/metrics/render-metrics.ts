@@ -22,7 +22,16 @@ export async function renderMetrics(actor: Principal, clock: Clock = systemClock
   const sources = await db().source.findMany({
     where: sourceScope(actor, 'deadletters.read'),
     orderBy: { name: 'asc' },
-    select: { id: true, name: true, kind: true, importPaused: true, stats: true, alarms: { select: { kind: true, state: true } }, health: true, sourceQueue: true },
+    select: {
+      id: true,
+      name: true,
+      kind: true,
+      importPaused: true,
+      stats: true,
+      alarms: { select: { kind: true, state: true } },
+      health: true,
+      sourceQueue: true,
+    },
   });
   const stale = sources.filter((s) => !s.stats?.evaluatedAt || Math.abs(now.getTime() - s.stats.evaluatedAt.getTime()) > STATS_MAX_AGE_MS).map((s) => s.id);
   const live = new Map((stale.length ? await computeAgeStats(now, stale) : []).map((s) => [s.sourceId, s]));
@@ -45,7 +54,12 @@ export async function renderMetrics(actor: Principal, clock: Clock = systemClock
   const expiring = gauge('triage_dead_letters_expiring_soon', 'Open dead letters expiring under the retention within 3 days', ['source']);
   const alarm = gauge('triage_alarm_state', 'Alarm state: 0 OK, 1 PENDING, 2 ALARM', ['source', 'kind']);
   const statsAge = gauge('triage_source_stats_age_seconds', 'How old the figures above are', ['source']);
-  const total = new Counter({ name: 'triage_dead_letters_total', help: 'Dead letters recorded, by reason', labelNames: ['source', 'reason'], registers: [registry] });
+  const total = new Counter({
+    name: 'triage_dead_letters_total',
+    help: 'Dead letters recorded, by reason',
+    labelNames: ['source', 'reason'],
+    registers: [registry],
+  });
   const redrive = {
     total: gauge('triage_redrive_total', 'Dead letters in an active redrive task', ['task', 'source', 'status']),
     sent: gauge('triage_redrive_sent', 'Dead letters an active redrive task has sent', ['task', 'source', 'status']),
@@ -71,10 +85,20 @@ export async function renderMetrics(actor: Principal, clock: Clock = systemClock
   };
   // The source queue beside the DLQ, as the maintenance cycle last read it (absent: not watched).
   const sourceQueue = {
-    depth: gauge('triage_source_queue_depth', 'Messages waiting on the source queue (what the consumer reads, not the DLQ) at the last read', ['source', 'kind']),
-    consumers: gauge('triage_source_queue_consumers', 'Consumers of the source queue at the last read; absent when the broker does not tell (SQS)', ['source', 'kind']),
+    depth: gauge('triage_source_queue_depth', 'Messages waiting on the source queue (what the consumer reads, not the DLQ) at the last read', [
+      'source',
+      'kind',
+    ]),
+    consumers: gauge('triage_source_queue_consumers', 'Consumers of the source queue at the last read; absent when the broker does not tell (SQS)', [
+      'source',
+      'kind',
+    ]),
     oldest: gauge('triage_source_queue_oldest_age_seconds', 'Age of the oldest waiting message at the last read; absent when unknown', ['source', 'kind']),
-    stale: gauge('triage_source_queue_stale', 'The source queue reading is stale (the last read failed, the source names no source queue, or none for two minutes): 1 stale, 0 fresh', ['source', 'kind']),
+    stale: gauge(
+      'triage_source_queue_stale',
+      'The source queue reading is stale (the last read failed, the source names no source queue, or none for two minutes): 1 stale, 0 fresh',
+      ['source', 'kind'],
+    ),
   };
 
   // Capped like the list's count: a scrape never counts a huge backlog row by row.
@@ -130,7 +154,9 @@ export async function renderMetrics(actor: Principal, clock: Clock = systemClock
     workerUp.set({ kind: k.kind }, k.stale ? 0 : 1);
   }
   // The write budget, as every process shares it (lib/admission); absent while Redis does not answer.
-  const budget = await writeBudget().stats().catch(() => null);
+  const budget = await writeBudget()
+    .stats()
+    .catch(() => null);
   if (budget) {
     gauge('triage_write_budget_size', 'Write work admitted at once across processes (WRITE_BUDGET)', []).set(budget.size);
     gauge('triage_write_budget_in_use', 'Write leases held now, across processes', []).set(budget.inUse);

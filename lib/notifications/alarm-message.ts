@@ -72,7 +72,10 @@ export function alarmMessage(t: AlarmTransition, appUrl: string): SlackMessage {
     blocks: [
       {
         type: 'section',
-        text: { type: 'mrkdwn', text: `${ICON[t.to]} *<${link}|${t.sourceName}>* ${t.kind} alarm *${t.from} → ${t.to}*\n${measure(t)}${advice ? `\n*${t.label}*: ${t.hint}` : ''}` },
+        text: {
+          type: 'mrkdwn',
+          text: `${ICON[t.to]} *<${link}|${t.sourceName}>* ${t.kind} alarm *${t.from} → ${t.to}*\n${measure(t)}${advice ? `\n*${t.label}*: ${t.hint}` : ''}`,
+        },
       },
       { type: 'context', elements: [{ type: 'mrkdwn', text: `Triage · ${t.at.toISOString()}` }] },
     ],

@@ -131,12 +131,19 @@ export function webhookWorker(opts: { backoffBaseMs?: number; concurrency?: numb
     {
       concurrency: opts.concurrency ?? 4,
       // Half fixed, half jittered: receivers that went down together are not hit together again.
-      settings: { backoffStrategy: (attemptsMade: number) => { const cap = backoffDelay(attemptsMade, base); return cap / 2 + fullJitter(cap / 2, Math.random); } },
+      settings: {
+        backoffStrategy: (attemptsMade: number) => {
+          const cap = backoffDelay(attemptsMade, base);
+          return cap / 2 + fullJitter(cap / 2, Math.random);
+        },
+      },
       errorMessage: 'webhook worker error',
       errorLevel: 'error',
     },
   );
-  worker.on('failed', (job, err) => log.warn({ deliveryId: job?.data.deliveryId, attempt: job?.attemptsMade, err: err.message }, 'webhook delivery attempt failed'));
+  worker.on('failed', (job, err) =>
+    log.warn({ deliveryId: job?.data.deliveryId, attempt: job?.attemptsMade, err: err.message }, 'webhook delivery attempt failed'),
+  );
   return worker;
 }
 

@@ -23,8 +23,18 @@ export const webhookInput = z.object({ url, team: z.string().trim().min(1).optio
 export const webhookPatch = z.object({ url: url.optional(), enabled: z.boolean().optional() }).strict();
 
 /** What a client sees of a webhook: never its signing secret (shown once, when created). PUBLIC selects exactly these. */
-export const WebhookView = z.object({ id: z.uuid(), teamId: z.uuid(), team: z.object({ name: z.string() }), url: z.string(), enabled: z.boolean(), createdAt: dateTime });
-const PUBLIC = { id: true, teamId: true, url: true, enabled: true, createdAt: true, team: { select: { name: true } } } as const satisfies Record<keyof z.infer<typeof WebhookView>, unknown>;
+export const WebhookView = z.object({
+  id: z.uuid(),
+  teamId: z.uuid(),
+  team: z.object({ name: z.string() }),
+  url: z.string(),
+  enabled: z.boolean(),
+  createdAt: dateTime,
+});
+const PUBLIC = { id: true, teamId: true, url: true, enabled: true, createdAt: true, team: { select: { name: true } } } as const satisfies Record<
+  keyof z.infer<typeof WebhookView>,
+  unknown
+>;
 export const WebhookListView = z.object({ webhooks: z.array(WebhookView) });
 export const OneWebhookView = z.object({ webhook: WebhookView });
 /** POST /api/v1/webhooks: the signing secret, this once. */
@@ -76,7 +86,14 @@ export async function createWebhook(actor: Principal, input: z.input<typeof webh
     const teamId = await targetTeam(tx, actor, data.team);
     const secret = `whsec_${randomBytes(24).toString('base64url')}`;
     const webhook = await tx.webhook.create({ data: { teamId, url: data.url, secret }, select: PUBLIC });
-    await append(tx, { actor: auditActor(actor), action: 'webhook.create', targetType: 'webhook', targetId: webhook.id, teamId, after: { url: redactUrl(webhook.url) } });
+    await append(tx, {
+      actor: auditActor(actor),
+      action: 'webhook.create',
+      targetType: 'webhook',
+      targetId: webhook.id,
+      teamId,
+      after: { url: redactUrl(webhook.url) },
+    });
     return { webhook, secret };
   });
 }
@@ -111,7 +128,14 @@ export async function deleteWebhook(actor: Principal, id: string) {
   await db().$transaction(async (tx) => {
     const before = await findWebhook(tx, actor, id);
     await tx.webhook.delete({ where: { id: before.id } });
-    await append(tx, { actor: auditActor(actor), action: 'webhook.delete', targetType: 'webhook', targetId: before.id, teamId: before.teamId, before: { url: redactUrl(before.url) } });
+    await append(tx, {
+      actor: auditActor(actor),
+      action: 'webhook.delete',
+      targetType: 'webhook',
+      targetId: before.id,
+      teamId: before.teamId,
+      before: { url: redactUrl(before.url) },
+    });
   });
 }
 
@@ -138,7 +162,18 @@ export async function listDeliveries(actor: Principal, opts: { webhookId?: strin
     where: { webhook: sourceScope(actor, 'sources.policy'), ...(opts.webhookId !== undefined ? { webhookId: opts.webhookId } : {}) },
     orderBy: { id: 'desc' },
     take: Math.min(opts.limit ?? 50, 200),
-    select: { id: true, webhookId: true, event: true, status: true, attempts: true, responseStatus: true, error: true, createdAt: true, deliveredAt: true, body: true },
+    select: {
+      id: true,
+      webhookId: true,
+      event: true,
+      status: true,
+      attempts: true,
+      responseStatus: true,
+      error: true,
+      createdAt: true,
+      deliveredAt: true,
+      body: true,
+    },
   });
   return rows.map(({ body, ...r }) => ({ ...r, id: r.id.toString(), text: (body as { text?: string }).text ?? '' }));
 }

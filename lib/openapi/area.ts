@@ -38,8 +38,7 @@ const ERROR_TEXT: Record<number, string> = {
   413: 'Too large (details.limit; for batches details.index and details.field)',
   415: 'Wrong Content-Type',
   422: 'Invalid input (details name the field, and for batches the item index)',
-  503:
-    'Nothing was written: the database is unavailable, or Triage is over its write budget (details.reason "write_budget", a storm of writes). Send it again after Retry-After seconds; an ingest batch is idempotent: keep it unacknowledged on your broker until then.',
+  503: 'Nothing was written: the database is unavailable, or Triage is over its write budget (details.reason "write_budget", a storm of writes). Send it again after Retry-After seconds; an ingest batch is idempotent: keep it unacknowledged on your broker until then.',
 };
 
 // The cue to wait and send again, on every 503.
@@ -48,7 +47,10 @@ const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait before send
 /** Standard error answers: `{ error: { code, message, details? } }`. */
 export function errors(...statuses: number[]): Record<string, unknown> {
   return Object.fromEntries(
-    statuses.map((s) => [String(s), { description: ERROR_TEXT[s] ?? 'Error', ...(s === 503 ? { headers: RETRY_AFTER } : {}), content: jsonContent(ref('Error')) }]),
+    statuses.map((s) => [
+      String(s),
+      { description: ERROR_TEXT[s] ?? 'Error', ...(s === 503 ? { headers: RETRY_AFTER } : {}), content: jsonContent(ref('Error')) },
+    ]),
   );
 }
 

@@ -63,7 +63,9 @@ function operation(e: RegistryEntry): Record<string, unknown> {
   const errorAnswers = errors(...[...new Set(impliedErrors(e))].filter((s) => !(String(s) in responses)).sort());
   const body =
     spec.openapi?.requestBody ??
-    (spec.body && spec.body !== 'raw' ? { required: !spec.optionalBody, content: jsonContent(inputs.has(spec.body) ? ref(inputs.get(spec.body)!) : schemaOf(spec.body)) } : undefined);
+    (spec.body && spec.body !== 'raw'
+      ? { required: !spec.optionalBody, content: jsonContent(inputs.has(spec.body) ? ref(inputs.get(spec.body)!) : schemaOf(spec.body)) }
+      : undefined);
   const params = parameters(e);
   return {
     tags: spec.tags,
@@ -104,8 +106,18 @@ export function openApiDocument(): Record<string, unknown> {
       schemas,
       securitySchemes: {
         ingestToken: { type: 'http', scheme: 'bearer', description: 'A per-source ingest token (tri_i_…), created by an admin' },
-        apiToken: { type: 'http', scheme: 'bearer', description: "A personal API token (tri_p_…): acts with its user's role; one with the assistant scope is the user's MCP assistant's, audited via assistant" },
-        session: { type: 'apiKey', in: 'cookie', name: 'authjs.session-token', description: 'The signed-in session; mutations need a same-origin Origin header' },
+        apiToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            "A personal API token (tri_p_…): acts with its user's role; one with the assistant scope is the user's MCP assistant's, audited via assistant",
+        },
+        session: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'authjs.session-token',
+          description: 'The signed-in session; mutations need a same-origin Origin header',
+        },
       },
     },
   };

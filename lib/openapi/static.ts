@@ -11,7 +11,10 @@ const openapi = {
   responses: { '200': { description: 'The document', content: jsonContent({ type: 'object', description: 'An OpenAPI 3.1 document' }) } },
 };
 
-const jsonRpc = { type: 'object', description: 'A JSON-RPC 2.0 message of the Model Context Protocol (initialize, tools/list, tools/call, resources/read, prompts/get…)' };
+const jsonRpc = {
+  type: 'object',
+  description: 'A JSON-RPC 2.0 message of the Model Context Protocol (initialize, tools/list, tools/call, resources/read, prompts/get…)',
+};
 const notAllowed = { '405': { description: 'No session is kept and nothing is sent unasked: send each request as a POST', content: jsonContent(jsonRpc) } };
 
 /** OpenAPI path template → method → operation. */
@@ -20,7 +23,8 @@ export const STATIC_PATHS: Record<string, Record<string, Record<string, unknown>
     get: {
       tags: ['operations'],
       summary: 'Readiness: Postgres and Redis reachable, Redis safe for BullMQ',
-      description: "No credentials: ok or not ok, nothing more. With an admin's personal API token or session, each check and why it failed. Each check gives up after 3 s.",
+      description:
+        "No credentials: ok or not ok, nothing more. With an admin's personal API token or session, each check and why it failed. Each check gives up after 3 s.",
       security: [],
       responses: {
         '200': { description: 'Ready', content: jsonContent(viewOf(HealthView)) },

@@ -27,7 +27,8 @@ export class OutboundTimeout extends Error {
 /** POST to `target`; resolves with the status once the answer's head (and at most 64 KiB of it) arrived. */
 export function postOutbound(target: OutboundTarget, post: OutboundPost): Promise<{ status: number }> {
   const pinned: LookupFunction = (_hostname, options, callback) => {
-    if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: target.address, family: target.family }]);
+    if ((options as { all?: boolean }).all)
+      (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: target.address, family: target.family }]);
     else callback(null, target.address, target.family);
   };
   const timeout = AbortSignal.timeout(post.timeoutMs);

@@ -192,7 +192,12 @@ export async function updateOwnership(actor: Principal, id: string, input: Owner
       clock,
     );
     if (assignee && assignee.id !== before.assignee?.id && assignee.teamId) {
-      deliveries = await createDeliveries(tx, assignee.teamId, 'cluster.assign', assignMessage(cluster.id, cluster.pattern ?? cluster.template, assignee.email, auditActor(actor).email));
+      deliveries = await createDeliveries(
+        tx,
+        assignee.teamId,
+        'cluster.assign',
+        assignMessage(cluster.id, cluster.pattern ?? cluster.template, assignee.email, auditActor(actor).email),
+      );
     }
     return { ...next, updatedAt: now.toISOString() };
   });
@@ -237,7 +242,12 @@ function pick(o: Ownership, keys: (keyof Ownership)[]) {
 function assignMessage(clusterId: string, template: string, assignee: string, by: string) {
   const link = `${env().APP_URL.replace(/\/$/, '')}/clusters/${clusterId}`;
   const text = `Cluster assigned to ${assignee} by ${by}: ${template.slice(0, 200)} ${link}`;
-  return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: `:bust_in_silhouette: *Assigned to ${assignee}* by ${by}\n<${link}|${template.slice(0, 200)}>` } }] };
+  return {
+    text,
+    blocks: [
+      { type: 'section', text: { type: 'mrkdwn', text: `:bust_in_silhouette: *Assigned to ${assignee}* by ${by}\n<${link}|${template.slice(0, 200)}>` } },
+    ],
+  };
 }
 
 /** Emails to offer as assignees: the actor's team (an admin: everyone who acts), enabled. */

@@ -12,7 +12,6 @@ import { CATALOG, type CatalogKey, type JobData } from './catalog';
 export type JobHandler<K extends CatalogKey> = (data: JobData<K>, job: Job) => Promise<unknown>;
 export type JobHandlers = { [K in CatalogKey]?: JobHandler<K> };
 
-
 export function processJob(queue: string, handlers: JobHandlers): Processor {
   const byName = new Map<string, { key: CatalogKey; handler: (data: unknown, job: Job) => Promise<unknown> }>();
   for (const [key, handler] of Object.entries(handlers) as [CatalogKey, (data: unknown, job: Job) => Promise<unknown>][]) {

@@ -42,7 +42,10 @@ async function disableRule(tx: Tx, ruleId: string, reason: string, clock: Clock)
   const rule = await tx.redriveRule.findUnique({ where: { id: ruleId }, include: { source: { select: { teamId: true } } } });
   if (!rule?.enabled) return false;
   const now = clock.now();
-  await tx.redriveRule.update({ where: { id: ruleId }, data: { enabled: false, disabledReason: reason, disabledAt: now, lastResult: `disabled: ${reason}`, updatedAt: now } });
+  await tx.redriveRule.update({
+    where: { id: ruleId },
+    data: { enabled: false, disabledReason: reason, disabledAt: now, lastResult: `disabled: ${reason}`, updatedAt: now },
+  });
   await append(
     tx,
     {
@@ -161,7 +164,12 @@ async function fire(rule: Rule, t: Trigger, clock: Clock): Promise<Fired> {
   try {
     const task = await startRedrive(
       author.actor,
-      { selection: { cluster: t.clusterId, source: rule.source.name }, ratePerSecond: rule.ratePerSecond, canary: rule.canary, reason: `Redrive rule "${rule.name}": ${t.why}` },
+      {
+        selection: { cluster: t.clusterId, source: rule.source.name },
+        ratePerSecond: rule.ratePerSecond,
+        canary: rule.canary,
+        reason: `Redrive rule "${rule.name}": ${t.why}`,
+      },
       clock,
       { ruleId: rule.id, ruleName: rule.name },
     );

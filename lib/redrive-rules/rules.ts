@@ -22,7 +22,12 @@ export const OK_FOR_SECONDS = { min: 10, max: 86_400 } as const;
 
 const fields = {
   name: z.string().trim().min(1).max(100),
-  okForSeconds: z.number().int().min(OK_FOR_SECONDS.min).max(OK_FOR_SECONDS.max).describe('after_wave: seconds the rate alarm must have been OK after the wave'),
+  okForSeconds: z
+    .number()
+    .int()
+    .min(OK_FOR_SECONDS.min)
+    .max(OK_FOR_SECONDS.max)
+    .describe('after_wave: seconds the rate alarm must have been OK after the wave'),
   ratePerSecond: z.number().int().min(1).max(MAX_RATE),
   canary: z.boolean(),
   enabled: z.boolean(),
@@ -63,7 +68,9 @@ export const RedriveRuleView = z.object({
   name: z.string(),
   kind: z
     .enum(RULE_KINDS)
-    .describe('after_wave: once the rate alarm has been OK for okForSeconds after a wave, redrive each of its clusters; on_resolved: redrive a cluster resolved with a fix version'),
+    .describe(
+      'after_wave: once the rate alarm has been OK for okForSeconds after a wave, redrive each of its clusters; on_resolved: redrive a cluster resolved with a fix version',
+    ),
   enabled: z.boolean(),
   okForSeconds: z.int().nullable(),
   ratePerSecond: z.int(),
@@ -209,7 +216,13 @@ async function lockRule(tx: Tx, actor: Principal, sourceRef: string, ruleId: str
  * Change a rule's settings, or enable / disable it (audited as redrive_rule.enable / .disable when
  * that is the change). Enabling clears why it was disabled; it keeps acting for its author.
  */
-export async function updateRedriveRule(actor: Principal, sourceRef: string, ruleId: string, input: UpdateRuleInput, clock: Clock = systemClock): Promise<RedriveRuleView> {
+export async function updateRedriveRule(
+  actor: Principal,
+  sourceRef: string,
+  ruleId: string,
+  input: UpdateRuleInput,
+  clock: Clock = systemClock,
+): Promise<RedriveRuleView> {
   authorize(actor, 'redrive.rules');
   const i = updateRuleInput.parse(input);
   return db()

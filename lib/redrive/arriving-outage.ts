@@ -23,7 +23,7 @@ export const RedriveOutage = z
       .describe("The arriving outage's cluster; for a source alarm, the cluster most of its arrivals were of (null when none dominated)"),
     errorClass: z.enum(ERROR_CLASSES),
     verdict: ClusterVerdict,
-    lastSeen: isoTime.describe("When its latest transient error arrived (a source alarm: when the alarm last said outage)"),
+    lastSeen: isoTime.describe('When its latest transient error arrived (a source alarm: when the alarm last said outage)'),
   })
   .describe('The selection holds dead letters of an outage whose errors still arrive: a start needs outageConfirmed and a reason, by a lead');
 export type RedriveOutage = z.infer<typeof RedriveOutage>;

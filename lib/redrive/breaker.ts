@@ -20,10 +20,7 @@ export interface BreakerVerdict {
  * count; a small sample is judged as if the missing ones had succeeded (`minSamples`), so a single
  * early failure does not stop a task, while three deaths out of three do.
  */
-export function evaluateBreaker(
-  outcomes: readonly boolean[],
-  opts: { threshold?: number; window?: number; minSamples?: number } = {},
-): BreakerVerdict {
+export function evaluateBreaker(outcomes: readonly boolean[], opts: { threshold?: number; window?: number; minSamples?: number } = {}): BreakerVerdict {
   const threshold = opts.threshold ?? BREAKER_DEFAULTS.threshold;
   const window = opts.window ?? BREAKER_DEFAULTS.window;
   const minSamples = Math.min(opts.minSamples ?? BREAKER_DEFAULTS.minSamples, window);

@@ -45,20 +45,24 @@ async function audit(
   extra: { result?: string; clock?: Clock } = {},
 ) {
   const fresh = await tx.redriveTask.findUniqueOrThrow({ where: { id: task.id } });
-  await append(tx, {
-    actor: auditActor(actor),
-    action,
-    targetType: 'redrive_task',
-    targetId: task.id,
-    teamId: task.teamId,
-    sourceId: task.sourceId,
-    selection: task.selection,
-    count: fresh.total,
-    reason: reason ?? null,
-    before: { status: task.status },
-    after: { status: fresh.status, ...countsOf(fresh) },
-    result: extra.result,
-  }, extra.clock);
+  await append(
+    tx,
+    {
+      actor: auditActor(actor),
+      action,
+      targetType: 'redrive_task',
+      targetId: task.id,
+      teamId: task.teamId,
+      sourceId: task.sourceId,
+      selection: task.selection,
+      count: fresh.total,
+      reason: reason ?? null,
+      before: { status: task.status },
+      after: { status: fresh.status, ...countsOf(fresh) },
+      result: extra.result,
+    },
+    extra.clock,
+  );
   return fresh;
 }
 
@@ -70,7 +74,10 @@ export async function pauseRedrive(actor: Principal, id: string, input: RedriveC
   return db().$transaction(async (tx) => {
     const task = await lockTask(tx, actor, 'deadletters.redrive', id);
     expectStatus(task, ['queued', 'running'], 'pause');
-    await tx.redriveTask.update({ where: { id }, data: { status: 'paused', pausedAt: new Date(), pausedReason: `Paused by ${who(actor)}${reason ? `: ${reason}` : ''}` } });
+    await tx.redriveTask.update({
+      where: { id },
+      data: { status: 'paused', pausedAt: new Date(), pausedReason: `Paused by ${who(actor)}${reason ? `: ${reason}` : ''}` },
+    });
     return audit(tx, actor, task, 'redrive.pause', reason);
   });
 }

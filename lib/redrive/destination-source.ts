@@ -14,16 +14,24 @@ export async function resolveDestination(tx: Tx, actor: Principal, origin: Selec
   const dest = await findSource(actor, name, 'deadletters.redrive', tx);
   if (dest.id === origin.id) return null;
   if (dest.kind !== origin.kind) {
-    throw new AppError('unprocessable', `Source "${dest.name}" is ${dest.kind}, "${origin.name}" is ${origin.kind}: a redrive goes to a source of the same kind`, {
-      field: 'destination',
-    });
+    throw new AppError(
+      'unprocessable',
+      `Source "${dest.name}" is ${dest.kind}, "${origin.name}" is ${origin.kind}: a redrive goes to a source of the same kind`,
+      {
+        field: 'destination',
+      },
+    );
   }
   const [row] = await tx.$queryRaw<{ allowed: boolean }[]>`
     SELECT ${origin.id}::uuid = ANY(COALESCE(redrive_allowed_from, '{}')) AS allowed FROM sources WHERE id = ${dest.id}::uuid`;
   if (!row?.allowed) {
-    throw new AppError('unprocessable', `Source "${dest.name}" does not accept redrives from "${origin.name}": a lead of its team adds "${origin.name}" to its redrive allow-list`, {
-      field: 'destination',
-    });
+    throw new AppError(
+      'unprocessable',
+      `Source "${dest.name}" does not accept redrives from "${origin.name}": a lead of its team adds "${origin.name}" to its redrive allow-list`,
+      {
+        field: 'destination',
+      },
+    );
   }
   if (dest.kind === 'ingest' && !dest.redriveUrl) {
     throw new AppError('unprocessable', `Source "${dest.name}" has no redrive URL yet`, { field: 'destination' });

@@ -9,13 +9,14 @@ const CONNECTOR_WORDS: Record<Exclude<SourceKind, 'builtin' | 'ingest'>, string>
   nats: "NATS JetStream: each message's original subject",
   bullmq: 'BullMQ: the queue each job failed on, as a new job',
   sidekiq: "Sidekiq: each job's own queue (queue:<name>), out of the dead set, as Retry Now does",
-  azure_queue: 'Azure Storage: the target queue (the poison queue\'s own queue unless the source names another), the exact bytes',
+  azure_queue: "Azure Storage: the target queue (the poison queue's own queue unless the source names another), the exact bytes",
 };
 
 /** `redriveUrl` undefined: not known to the caller (a page without it), said without the host. */
 export function destinationWords(source: { kind: SourceKind; name: string; redriveUrl?: string | null }): string {
   if (source.kind === 'builtin') return `queue source.${source.name}`;
   // Scheme and host only: a redrive URL may carry a token.
-  if (source.kind === 'ingest') return source.redriveUrl === undefined ? 'its redrive URL (POST)' : `POST ${redactUrl(source.redriveUrl) ?? '(no redrive URL set)'}`;
+  if (source.kind === 'ingest')
+    return source.redriveUrl === undefined ? 'its redrive URL (POST)' : `POST ${redactUrl(source.redriveUrl) ?? '(no redrive URL set)'}`;
   return CONNECTOR_WORDS[source.kind];
 }

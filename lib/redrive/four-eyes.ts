@@ -60,7 +60,10 @@ function peopleBehindApprover(actor: Principal): string[] {
 export async function assertMayApprove(tx: Tx, actor: Principal, task: { createdById: string | null; ruleId: string | null }): Promise<void> {
   if (isSystem(actor)) return;
   // The second pair of eyes is a person's: an assistant's token is refused whoever holds it.
-  if (isAssistant(actor)) throw forbidden('Four eyes: an assistant never approves; a person approves in Triage (the Redrives page or POST /api/v1/redrives/{id}/approve with their own token)');
+  if (isAssistant(actor))
+    throw forbidden(
+      'Four eyes: an assistant never approves; a person approves in Triage (the Redrives page or POST /api/v1/redrives/{id}/approve with their own token)',
+    );
   const approver = peopleBehindApprover(actor);
   if (task.createdById && approver.includes(task.createdById)) {
     throw forbidden(

@@ -24,7 +24,9 @@ export const RedriveCountsView = z.object({
   deadAgain: z.int().describe('Came back dead: reported by the consumer, or a newer generation of the same message recorded (a connector imports it so)'),
   noDeathSeen: z
     .int()
-    .describe('Sent, neither acknowledged nor dead again by the end of the outcome window: final, a success for the canary and the breaker, never "acknowledged"'),
+    .describe(
+      'Sent, neither acknowledged nor dead again by the end of the outcome window: final, a success for the canary and the breaker, never "acknowledged"',
+    ),
   skipped: z.int().describe('Past the source maxRedrives (a loop), or no longer open when the task started'),
   failed: z.int().describe('HTTP destinations: undelivered after every retry'),
   pending: z.int().describe('Not sent yet'),
@@ -119,7 +121,9 @@ function view(t: TaskWithSource, who: Map<string, string>): RedriveTaskView {
     id: t.id,
     status: t.status,
     source: { id: t.source.id, name: t.source.name, kind: t.source.kind },
-    destination: t.destination ? { id: t.destination.id, name: t.destination.name, kind: t.destination.kind } : { id: t.source.id, name: t.source.name, kind: t.source.kind },
+    destination: t.destination
+      ? { id: t.destination.id, name: t.destination.name, kind: t.destination.kind }
+      : { id: t.source.id, name: t.source.name, kind: t.source.kind },
     edit: (t.edit as RedriveTaskView['edit']) ?? null,
     rule: t.rule ? { ...t.rule, kind: t.rule.kind as RuleKind } : null,
     selection: t.selection,
@@ -146,9 +150,16 @@ const SOURCE_SELECT = { select: { id: true, name: true, kind: true, teamId: true
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A task the actor may see (another team's task: 404). */
-export async function findTaskInScope(actor: Principal, id: string, permission: 'deadletters.read' | 'deadletters.redrive' | 'redrive.approve' = 'deadletters.read') {
+export async function findTaskInScope(
+  actor: Principal,
+  id: string,
+  permission: 'deadletters.read' | 'deadletters.redrive' | 'redrive.approve' = 'deadletters.read',
+) {
   if (!UUID.test(id)) throw notFound('No such redrive task');
-  const task = await db().redriveTask.findFirst({ where: { id, source: sourceScope(actor, permission) }, include: { source: SOURCE_SELECT, destination: SOURCE_SELECT, rule: RULE_SELECT } });
+  const task = await db().redriveTask.findFirst({
+    where: { id, source: sourceScope(actor, permission) },
+    include: { source: SOURCE_SELECT, destination: SOURCE_SELECT, rule: RULE_SELECT },
+  });
   if (!task) throw notFound('No such redrive task');
   return task;
 }
@@ -162,7 +173,13 @@ export const RedriveTaskDetail = RedriveTaskView.extend({
     .nullable()
     .describe('Running with everything sent: when the last item awaiting an outcome becomes final, and so when the task completes unless it pauses'),
   canaryItem: z
-    .object({ messageId: z.string(), state: z.string(), sentAt: isoTime, outcomeAt: isoTime.nullable(), nextSentAt: isoTime.nullable().describe('When the first message after the canary went') })
+    .object({
+      messageId: z.string(),
+      state: z.string(),
+      sentAt: isoTime,
+      outcomeAt: isoTime.nullable(),
+      nextSentAt: isoTime.nullable().describe('When the first message after the canary went'),
+    })
     .nullable()
     .describe('A canary task: its first message sent and its outcome'),
   sinceResume: z
@@ -244,7 +261,8 @@ export interface ListRedrivesOptions {
 
 export async function listRedriveTasks(actor: Principal, opts: ListRedrivesOptions = {}) {
   const limit = Math.min(Math.max(opts.limit ?? 50, 1), 200);
-  const cursor = opts.after && UUID.test(opts.after) ? await db().redriveTask.findUnique({ where: { id: opts.after }, select: { createdAt: true, id: true } }) : null;
+  const cursor =
+    opts.after && UUID.test(opts.after) ? await db().redriveTask.findUnique({ where: { id: opts.after }, select: { createdAt: true, id: true } }) : null;
   const tasks = await db().redriveTask.findMany({
     where: {
       source: { ...sourceScope(actor, 'deadletters.read'), ...(opts.source ? { name: opts.source } : {}) },

@@ -21,7 +21,13 @@ export function selectionFromQuery(params: URLSearchParams): RedriveSelectionInp
   const ids = params.get('ids');
   const cluster = params.get('cluster');
   const source = params.get('source');
-  if (ids) return { ids: ids.split(',').map((s) => s.trim()).filter(Boolean) };
+  if (ids)
+    return {
+      ids: ids
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    };
   if (cluster) return source ? { cluster, source } : { cluster };
   if (source) return { source };
   throw new AppError('bad_request', 'Say what to preview: selection, ids, cluster or source', { field: 'selection' });

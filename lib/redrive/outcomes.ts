@@ -45,7 +45,11 @@ async function applyOutcome(tx: Tx, deadLetterId: bigint, outcome: RedriveOutcom
     UPDATE redrive_items SET state = ${outcome}::"RedriveItemState", outcome_at = ${at}, sent_at = COALESCE(sent_at, ${at})
     WHERE task_id = ${item.taskId}::uuid AND seq = ${item.seq}`;
   if (outcome === 'acknowledged') {
-    await closeDeadLetters(tx, [deadLetterId], 'redriven', { from: HELD_STATUSES, decidedById: item.createdById, reason: `Redriven by task ${item.taskId}: acknowledged` });
+    await closeDeadLetters(tx, [deadLetterId], 'redriven', {
+      from: HELD_STATUSES,
+      decidedById: item.createdById,
+      reason: `Redriven by task ${item.taskId}: acknowledged`,
+    });
   } else {
     // Its new death is a newer dead letter (next generation), open in its own right: this one is
     // decided. Without one (a consumer that reported but did not park it), it is open again.
@@ -61,7 +65,11 @@ async function applyOutcome(tx: Tx, deadLetterId: bigint, outcome: RedriveOutcom
         AND (nk.generation > d.generation OR (nk.source_id <> d.source_id AND n.created_at >= t.created_at))
       ORDER BY nk.generation DESC, nk.id DESC LIMIT 1`;
     if (newer) {
-      await closeDeadLetters(tx, [deadLetterId], 'redriven', { from: HELD_STATUSES, decidedById: item.createdById, reason: `Redriven by task ${item.taskId}: dead again as ${newer.id}` });
+      await closeDeadLetters(tx, [deadLetterId], 'redriven', {
+        from: HELD_STATUSES,
+        decidedById: item.createdById,
+        reason: `Redriven by task ${item.taskId}: dead again as ${newer.id}`,
+      });
     } else await reopenDeadLetters(tx, [deadLetterId]);
   }
   // The task's counters last: every outcome of a running task updates this one row, so its lock is
@@ -153,7 +161,10 @@ async function recordDeadAgain(tx: Tx, taskId: string, found: { deadLetterId: bi
       JOIN dead_letter_keys k ON k.id = v.id
       WHERE d.id = k.id AND d.dead_at = k.dead_at`;
   }
-  await reopenDeadLetters(tx, ids.filter((id) => !newerOf.has(id)));
+  await reopenDeadLetters(
+    tx,
+    ids.filter((id) => !newerOf.has(id)),
+  );
   const wasPending = items.filter((i) => i.pending).length;
   await tx.$executeRaw`
     UPDATE redrive_tasks SET dead_again = dead_again + ${items.length}, sent = sent + ${wasPending}, updated_at = now()
@@ -202,7 +213,12 @@ export async function finalizeOutcomes(task: FinalizeScope, now: Date, opts: { w
         tx,
         rows.map((r) => r.deadLetterId),
         'redriven',
-        { from: HELD_STATUSES, decidedById: task.createdById, reason: `Redriven by task ${task.id}: no death seen within ${Math.round(opts.windowMs / 1000)} s`, at: now },
+        {
+          from: HELD_STATUSES,
+          decidedById: task.createdById,
+          reason: `Redriven by task ${task.id}: no death seen within ${Math.round(opts.windowMs / 1000)} s`,
+          at: now,
+        },
       );
       await tx.$executeRaw`
         UPDATE redrive_tasks SET no_death_seen = no_death_seen + ${rows.length}, updated_at = now() WHERE id = ${task.id}::uuid`;
@@ -237,7 +253,13 @@ export async function outcomesAround(taskId: string, at: Date): Promise<{ since:
   const counts = (after: boolean): OutcomeCounts => {
     const n = (state: string) => Number(rows.find((r) => r.after === after && r.state === state)?.n ?? 0);
     const failed = n('failed');
-    return { sent: n('sent') + n('acknowledged') + n('dead_again') + n('no_death_seen'), acknowledged: n('acknowledged'), deadAgain: n('dead_again'), noDeathSeen: n('no_death_seen'), failed };
+    return {
+      sent: n('sent') + n('acknowledged') + n('dead_again') + n('no_death_seen'),
+      acknowledged: n('acknowledged'),
+      deadAgain: n('dead_again'),
+      noDeathSeen: n('no_death_seen'),
+      failed,
+    };
   };
   return { since: counts(true), before: counts(false) };
 }

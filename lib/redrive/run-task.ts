@@ -59,7 +59,14 @@ export const REDRIVE_BATCH_BYTES = 8 << 20;
 export const MAX_IN_FLIGHT = 8;
 /** Claimed ahead of the pace, in bursts: 5 bursts of 50 ms, a quarter second's sends. */
 const CLAIM_AHEAD_BURSTS = 5;
-const DEFAULTS = { maxBatch: 200, maxBatchBytes: REDRIVE_BATCH_BYTES, statusPollMs: 200, maxHttpAttempts: 5, checkEveryMs: 500, maxInFlight: MAX_IN_FLIGHT } as const;
+const DEFAULTS = {
+  maxBatch: 200,
+  maxBatchBytes: REDRIVE_BATCH_BYTES,
+  statusPollMs: 200,
+  maxHttpAttempts: 5,
+  checkEveryMs: 500,
+  maxInFlight: MAX_IN_FLIGHT,
+} as const;
 const DEAD_AGAIN_SCAN_MS = 5_000;
 const httpBackoffMs = (attempt: number) => Math.min(500 * 2 ** (attempt - 1), 8_000);
 /** The destination's infrastructure away (a broker down): 1 s, doubling per failure in a row, up to 30 s. */
@@ -193,7 +200,12 @@ async function settle(taskId: string, createdById: string | null, results: Settl
       WHERE i.task_id = ${taskId}::uuid AND i.seq = x.seq AND i.state = 'pending'
       RETURNING x.state AS state, i.dead_letter_id AS "deadLetterId"`;
     const ids = (s: Settled['state']) => rows.filter((d) => d.state === s).map((d) => d.deadLetterId);
-    await closeDeadLetters(tx, ids('acknowledged'), 'redriven', { from: HELD_STATUSES, decidedById: createdById, reason: `Redriven by task ${taskId}: acknowledged`, at });
+    await closeDeadLetters(tx, ids('acknowledged'), 'redriven', {
+      from: HELD_STATUSES,
+      decidedById: createdById,
+      reason: `Redriven by task ${taskId}: acknowledged`,
+      at,
+    });
     await reopenDeadLetters(tx, [...ids('skipped'), ...ids('failed')]);
     return rows;
   });
@@ -317,8 +329,15 @@ async function runLeased(taskId: string, runner: string, options: RunnerOptions)
     // Redrive to another source: the destination's connection and policy (its loop limit) apply.
     where: { id: task.destinationSourceId ?? task.sourceId },
     select: {
-      id: true, name: true, kind: true, maxRedrives: true, retentionSeconds: true, redriveUrl: true, redriveSecret: true,
-      connection: true, connectionSecret: true,
+      id: true,
+      name: true,
+      kind: true,
+      maxRedrives: true,
+      retentionSeconds: true,
+      redriveUrl: true,
+      redriveSecret: true,
+      connection: true,
+      connectionSecret: true,
     },
   });
   let destination: RedriveDestination;
@@ -379,7 +398,9 @@ async function runLeased(taskId: string, runner: string, options: RunnerOptions)
       }
       renewedAt = Date.now();
     }
-    const [t] = await db().$queryRaw<{ status: string; sent: number; acknowledged: number; deadAgain: number; noDeathSeen: number; breakerThreshold: number }[]>`
+    const [t] = await db().$queryRaw<
+      { status: string; sent: number; acknowledged: number; deadAgain: number; noDeathSeen: number; breakerThreshold: number }[]
+    >`
       SELECT status::text AS status, sent, acknowledged, dead_again AS "deadAgain", no_death_seen AS "noDeathSeen", breaker_threshold AS "breakerThreshold"
       FROM redrive_tasks WHERE id = ${taskId}::uuid`;
     if (!t) return;
@@ -439,7 +460,9 @@ async function runLeased(taskId: string, runner: string, options: RunnerOptions)
     if (!canaryPassed) {
       const c = await canary();
       if (c.kind === 'dead') {
-        await pause(`${CANARY_REASON_PREFIX} message ${c.messageId} came back ${c.state === 'failed' ? 'undelivered' : 'dead again'}, so the cause is not fixed yet. Fix it, then resume (another canary goes first).`);
+        await pause(
+          `${CANARY_REASON_PREFIX} message ${c.messageId} came back ${c.state === 'failed' ? 'undelivered' : 'dead again'}, so the cause is not fixed yet. Fix it, then resume (another canary goes first).`,
+        );
         return false;
       }
     }
@@ -457,7 +480,12 @@ async function runLeased(taskId: string, runner: string, options: RunnerOptions)
     const sendable: ClaimedItem[] = [];
     for (const item of items) {
       if (item.redriveCount >= source.maxRedrives) {
-        skipped.push({ seq: item.seq, state: 'skipped', sentAt: null, error: `RedriveLoop: redriven ${item.redriveCount} times; the source allows ${source.maxRedrives}` });
+        skipped.push({
+          seq: item.seq,
+          state: 'skipped',
+          sentAt: null,
+          error: `RedriveLoop: redriven ${item.redriveCount} times; the source allows ${source.maxRedrives}`,
+        });
       } else if (item.status !== 'redriving') {
         skipped.push({ seq: item.seq, state: 'skipped', sentAt: null, error: `No longer held by the task: ${item.status}` });
       } else sendable.push(item);
@@ -495,7 +523,11 @@ async function runLeased(taskId: string, runner: string, options: RunnerOptions)
         unavailableUntil = Math.max(unavailableUntil, clock() + infraBackoffMs(unavailableInRow));
         const error = unavailable[0]!.error;
         log.warn({ taskId, error, items: unavailable.length, retryInMs: infraBackoffMs(unavailableInRow) }, 'redrive destination unavailable; retrying');
-        await recordUnavailable(taskId, unavailable.map((u) => u.item.seq), `unavailable, retrying: ${error}`);
+        await recordUnavailable(
+          taskId,
+          unavailable.map((u) => u.item.seq),
+          `unavailable, retrying: ${error}`,
+        );
       } else if (done.length > 0) unavailableInRow = 0;
       if (failed.length === 0) break;
       const error = failed[0]!.error;
@@ -518,7 +550,11 @@ async function runLeased(taskId: string, runner: string, options: RunnerOptions)
         retrying--;
       }
       if (stopped()) break;
-      await recordAttemptFailure(taskId, failed.map((f) => f.item.seq), error);
+      await recordAttemptFailure(
+        taskId,
+        failed.map((f) => f.item.seq),
+        error,
+      );
       remaining = failed.map((f) => f.item);
     }
     return handled.sort((a, b) => a - b);

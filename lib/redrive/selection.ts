@@ -51,7 +51,12 @@ export function clusterCondition(clusterId: string): Prisma.Sql {
 }
 
 /** The open dead letters a filter matches now, oldest first, with the actor's scope applied in the query. */
-export async function filterMatches(actor: Principal, permission: Permission, filter: DeadLetterFilters, extra: 'ids' | { createdAfter: Date; notInTask: string }) {
+export async function filterMatches(
+  actor: Principal,
+  permission: Permission,
+  filter: DeadLetterFilters,
+  extra: 'ids' | { createdAfter: Date; notInTask: string },
+) {
   const plan = await planQuery(actor, filter, permission);
   plan.statuses = ['open'];
   if (plan.restrict?.length === 0) return [];
@@ -115,7 +120,9 @@ export async function resolveSelection(tx: Tx, actor: Principal, permission: Per
     const matches = await filterMatches(actor, permission, selection.filter, 'ids');
     if (matches.length === 0) throw unprocessable('Nothing to redrive: this filter has no open dead letters');
     if (matches.length > MAX_FILTER_SELECTION) {
-      throw unprocessable(`The filter holds more than ${MAX_FILTER_SELECTION} dead letters; narrow it, or redrive the whole source or cluster`, { limit: MAX_FILTER_SELECTION });
+      throw unprocessable(`The filter holds more than ${MAX_FILTER_SELECTION} dead letters; narrow it, or redrive the whole source or cluster`, {
+        limit: MAX_FILTER_SELECTION,
+      });
     }
     const sources = new Set(matches.map((m) => m.source_id));
     if (sources.size > 1) throw unprocessable(`This filter spans ${sources.size} sources: add a source to it and redrive one source at a time`);

@@ -28,7 +28,11 @@ export const DEFAULT_CANARY_WINDOW_SECONDS = 60;
 export const MAX_OUTCOME_WINDOW_SECONDS = 7 * 24 * 3600;
 
 const rampInput = z.union([
-  z.array(z.number().int().min(1)).min(1).max(10).transform((steps) => ({ steps, stepSeconds: RAMP_STEP_SECONDS })),
+  z
+    .array(z.number().int().min(1))
+    .min(1)
+    .max(10)
+    .transform((steps) => ({ steps, stepSeconds: RAMP_STEP_SECONDS })),
   z.object({ steps: z.array(z.number().int().min(1)).min(1).max(10), stepSeconds: z.number().int().min(1).max(3600) }).strict(),
 ]);
 
@@ -101,7 +105,8 @@ function outageWords(outage: RedriveOutage): string {
 
 function assertOutageConfirmed(actor: Principal, i: z.output<typeof startRedriveInput>, outage: RedriveOutage): void {
   // Whether the downstream is healthy again is a person's word, never an assistant's.
-  if (isAssistant(actor)) throw forbidden(`${outageWords(outage)}: an assistant does not redrive an outage; a lead confirms the downstream is healthy and starts it in Triage`);
+  if (isAssistant(actor))
+    throw forbidden(`${outageWords(outage)}: an assistant does not redrive an outage; a lead confirms the downstream is healthy and starts it in Triage`);
   if (!i.outageConfirmed) {
     throw unprocessable(
       `${outageWords(outage)}: check the downstream and stop the bleeding first; a lead who has confirmed it is healthy redrives it with outageConfirmed and a reason`,
@@ -207,35 +212,39 @@ export async function startRedrive(
         await holdDeadLetters(tx, task.id);
         task = await tx.redriveTask.findUniqueOrThrow({ where: { id: task.id } });
       }
-      await append(tx, {
-        actor: auditActor(actor),
-        action: 'redrive.start',
-        targetType: 'redrive_task',
-        targetId: task.id,
-        teamId: r.source.teamId,
-        sourceId: r.source.id,
-        selection: i.selection,
-        count: total,
-        reason: i.reason ?? null,
-        after: {
-          status: task.status,
-          ratePerSecond: i.ratePerSecond,
-          canary: i.canary,
-          outcomeWindowSeconds: i.outcomeWindowSeconds,
-          ...(i.canary ? { canaryWindowSeconds: i.canaryWindowSeconds } : {}),
-          ramp: i.ramp ?? null,
-          destination: destinationOf(into ?? r.source),
-          ...(into ? { destinationSource: into.name } : {}),
-          ...(origin ? { rule: { id: origin.ruleId, name: origin.ruleName } } : {}),
-          ...(outage ? { outageConfirmed: outage } : {}),
-          skipped: task.skipped,
+      await append(
+        tx,
+        {
+          actor: auditActor(actor),
+          action: 'redrive.start',
+          targetType: 'redrive_task',
+          targetId: task.id,
+          teamId: r.source.teamId,
+          sourceId: r.source.id,
+          selection: i.selection,
+          count: total,
+          reason: i.reason ?? null,
+          after: {
+            status: task.status,
+            ratePerSecond: i.ratePerSecond,
+            canary: i.canary,
+            outcomeWindowSeconds: i.outcomeWindowSeconds,
+            ...(i.canary ? { canaryWindowSeconds: i.canaryWindowSeconds } : {}),
+            ramp: i.ramp ?? null,
+            destination: destinationOf(into ?? r.source),
+            ...(into ? { destinationSource: into.name } : {}),
+            ...(origin ? { rule: { id: origin.ruleId, name: origin.ruleName } } : {}),
+            ...(outage ? { outageConfirmed: outage } : {}),
+            skipped: task.skipped,
+          },
+          result: waits
+            ? waits
+            : isSystem(actor) && total > r.source.approvalThreshold
+              ? `exempt from four eyes: started by the system (${auditActor(actor).email}), ${total} > threshold ${r.source.approvalThreshold}`
+              : undefined,
         },
-        result: waits
-          ? waits
-          : isSystem(actor) && total > r.source.approvalThreshold
-            ? `exempt from four eyes: started by the system (${auditActor(actor).email}), ${total} > threshold ${r.source.approvalThreshold}`
-            : undefined,
-      }, clock);
+        clock,
+      );
       return task;
     },
     { timeout: 120_000, maxWait: 10_000 },

@@ -30,7 +30,6 @@ export interface RedriveSupervisor {
   stop(): Promise<void>;
 }
 
-
 export async function startRedriveSupervisor(options: RedriveSupervisorOptions = {}): Promise<RedriveSupervisor> {
   const { concurrency = 8, reconcileMs = 2_000, ...runner } = options;
   const clock = runner.clock ?? Date.now;
@@ -79,7 +78,9 @@ export async function startRedriveSupervisor(options: RedriveSupervisorOptions =
     for (const t of runnable) await ensureRunning(t.id);
     // Sent items of tasks no runner watches (paused, cancelled): dead again found by scan, and each
     // final at its window's end, so none of their dead letters stays redriving.
-    const watching = await db().$queryRaw<{ id: string; sourceId: string; destinationSourceId: string | null; createdAt: Date; createdById: string | null; windowMs: number }[]>`
+    const watching = await db().$queryRaw<
+      { id: string; sourceId: string; destinationSourceId: string | null; createdAt: Date; createdById: string | null; windowMs: number }[]
+    >`
       SELECT t.id, t.source_id AS "sourceId", t.destination_source_id AS "destinationSourceId", t.created_at AS "createdAt", t.created_by_id AS "createdById", t.outcome_window_ms AS "windowMs"
       FROM redrive_tasks t
       WHERE t.status IN ('paused', 'completed', 'cancelled', 'failed') AND t.sent > t.acknowledged + t.dead_again + t.no_death_seen`;

@@ -134,9 +134,7 @@ async function attachMonth(table: string, from: Date, to: Date): Promise<void> {
       from,
       to,
     );
-    await tx.$executeRawUnsafe(
-      `ALTER TABLE dead_letters ATTACH PARTITION ${table} FOR VALUES FROM ('${from.toISOString()}') TO ('${to.toISOString()}')`,
-    );
+    await tx.$executeRawUnsafe(`ALTER TABLE dead_letters ATTACH PARTITION ${table} FOR VALUES FROM ('${from.toISOString()}') TO ('${to.toISOString()}')`);
   });
 }
 
@@ -167,8 +165,7 @@ const keeps = (table: string) => `
   OR EXISTS (SELECT 1 FROM ${table} d JOIN redrive_items i ON i.dead_letter_id = d.id JOIN redrive_tasks t ON t.id = i.task_id
              WHERE t.status IN ('pending_approval', 'queued', 'running', 'paused'))`;
 
-const isLockTimeout = (err: unknown) =>
-  (err as { code?: string }).code === '55P03' || String(err).includes('55P03') || String(err).includes('lock timeout');
+const isLockTimeout = (err: unknown) => (err as { code?: string }).code === '55P03' || String(err).includes('55P03') || String(err).includes('lock timeout');
 
 /** The number of rows dropped, or null when the partition is kept (or its lock was not had in time). */
 async function dropIfExpired(p: Partition, now: Date): Promise<number | null> {
@@ -204,9 +201,10 @@ async function finishDrop(name: string, bounds: { from: Date | null; to: Date | 
   const table = quoteIdent(name);
   // A month's rows are copied in this one transaction: millions of them take minutes, not Prisma's
   // default 5 s (which failed every run, leaving the month detached for good: storm bench, 1.4M rows).
-  return db().$transaction(async (tx) => {
-    const perSource = await tx.$queryRawUnsafe<{ source_id: string; team_id: string; n: number }[]>(
-      `WITH kept AS (
+  return db().$transaction(
+    async (tx) => {
+      const perSource = await tx.$queryRawUnsafe<{ source_id: string; team_id: string; n: number }[]>(
+        `WITH kept AS (
          INSERT INTO dead_letter_tombstones (id, source_id, message_id, generation, redrive_count, reason, error_type, fingerprint, cluster_id, status,
                                              dead_at, expires_at, decided_at, decided_by_id, decision_reason, payload_size, payload_sha256, dropped_at)
          SELECT id, source_id, message_id, generation, redrive_count, reason, error_type, fingerprint, cluster_id, status,
@@ -216,30 +214,32 @@ async function finishDrop(name: string, bounds: { from: Date | null; to: Date | 
          RETURNING source_id)
        SELECT k.source_id::text AS source_id, s.team_id::text AS team_id, count(*)::int AS n
        FROM kept k JOIN sources s ON s.id = k.source_id GROUP BY k.source_id, s.team_id ORDER BY k.source_id`,
-      now,
-    );
-    // What hangs off the rows goes with them; their keys stay (a late retry is still a repeat).
-    // Edited versions go as they do when retention clears a payload (the versions' trigger).
-    await tx.$executeRawUnsafe(`DELETE FROM dead_letter_search s USING ${table} d WHERE s.dead_letter_id = d.id`);
-    await tx.$executeRawUnsafe(`DELETE FROM dead_letter_versions v USING ${table} d WHERE v.dead_letter_id = d.id`);
-    await tx.$executeRawUnsafe(`DELETE FROM search_backlog b USING ${table} d WHERE b.dead_letter_id = d.id`);
-    for (const s of perSource) {
-      await append(tx, {
-        actor: auditActor(RETENTION_ACTOR),
-        action: 'deadletter.partition_drop',
-        targetType: 'source',
-        targetId: s.source_id,
-        sourceId: s.source_id,
-        teamId: s.team_id,
-        selection: { partition: name, from: bounds.from?.toISOString() ?? null, to: bounds.to?.toISOString() ?? null },
-        count: s.n,
-        reason: 'retention: every dead letter of the partition was decided and past retention; tombstones kept in dead_letter_tombstones',
-        result: `${s.n} moved to tombstones, partition dropped`,
-      });
-    }
-    await tx.$executeRawUnsafe(`DROP TABLE ${table}`);
-    return perSource.reduce((sum, s) => sum + s.n, 0);
-  }, { timeout: env().BULK_STATEMENT_TIMEOUT_MS });
+        now,
+      );
+      // What hangs off the rows goes with them; their keys stay (a late retry is still a repeat).
+      // Edited versions go as they do when retention clears a payload (the versions' trigger).
+      await tx.$executeRawUnsafe(`DELETE FROM dead_letter_search s USING ${table} d WHERE s.dead_letter_id = d.id`);
+      await tx.$executeRawUnsafe(`DELETE FROM dead_letter_versions v USING ${table} d WHERE v.dead_letter_id = d.id`);
+      await tx.$executeRawUnsafe(`DELETE FROM search_backlog b USING ${table} d WHERE b.dead_letter_id = d.id`);
+      for (const s of perSource) {
+        await append(tx, {
+          actor: auditActor(RETENTION_ACTOR),
+          action: 'deadletter.partition_drop',
+          targetType: 'source',
+          targetId: s.source_id,
+          sourceId: s.source_id,
+          teamId: s.team_id,
+          selection: { partition: name, from: bounds.from?.toISOString() ?? null, to: bounds.to?.toISOString() ?? null },
+          count: s.n,
+          reason: 'retention: every dead letter of the partition was decided and past retention; tombstones kept in dead_letter_tombstones',
+          result: `${s.n} moved to tombstones, partition dropped`,
+        });
+      }
+      await tx.$executeRawUnsafe(`DROP TABLE ${table}`);
+      return perSource.reduce((sum, s) => sum + s.n, 0);
+    },
+    { timeout: env().BULK_STATEMENT_TIMEOUT_MS },
+  );
 }
 
 /** A month detached by an earlier run that did not get to drop it (named as createMonth names them). */

@@ -98,8 +98,17 @@ export async function clusterSparks(sourceId: string, now: Date, limit = 8, sql 
     SELECT cs.cluster_id, c.error_type, c.template, cs.open_count FROM cluster_sources cs JOIN clusters c ON c.id = cs.cluster_id
     WHERE cs.source_id = ${sourceId}::uuid AND (cs.open_count > 0 OR cs.last_seen > ${now}::timestamptz - interval '1 day')
     ORDER BY cs.open_count DESC, cs.last_seen DESC LIMIT ${limit}`;
-  const hourly = await hourlySeries(top.map((t) => t.cluster_id), { now, hours: 24, restrict: [sourceId], sql });
-  return top.map((t) => ({ clusterId: t.cluster_id, errorType: t.error_type, template: t.template, openCount: t.open_count, hourly: hourly.get(t.cluster_id)?.counts ?? [] }));
+  const hourly = await hourlySeries(
+    top.map((t) => t.cluster_id),
+    { now, hours: 24, restrict: [sourceId], sql },
+  );
+  return top.map((t) => ({
+    clusterId: t.cluster_id,
+    errorType: t.error_type,
+    template: t.template,
+    openCount: t.open_count,
+    hourly: hourly.get(t.cluster_id)?.counts ?? [],
+  }));
 }
 
 /** Everything a source page charts, for a source the actor may read. */

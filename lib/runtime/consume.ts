@@ -19,16 +19,7 @@ import { createQueueWorker } from '@/lib/queue/worker';
 import { redisConnection, type RedisClient } from '@/lib/redis';
 import { DeadLetterSweeper, type ParkEvidence } from './dead-letter-sweeper';
 import { toReceivedMessage, type ReceivedMessage } from './envelope';
-import {
-  addFailure,
-  countedDeliveries,
-  describeError,
-  firstFailedAt,
-  lastFailure,
-  readHistory,
-  TIMEOUT_FAILURE,
-  type Failure,
-} from './failure-history';
+import { addFailure, countedDeliveries, describeError, firstFailedAt, lastFailure, readHistory, TIMEOUT_FAILURE, type Failure } from './failure-history';
 import { cachedPolicy, sourcePolicy, type RuntimePolicy } from './policy';
 
 /** A handler acknowledges by returning and fails by throwing; classifyError decides what a failure means. */
@@ -86,8 +77,7 @@ export async function consume(sourceName: string, handler: MessageHandler, optio
     const p = cachedPolicy(sourceName) ?? initial;
     return { id: p.id, retentionSeconds: p.retentionSeconds };
   });
-  const version = async () =>
-    typeof options.consumerVersion === 'function' ? await options.consumerVersion() : (options.consumerVersion ?? null);
+  const version = async () => (typeof options.consumerVersion === 'function' ? await options.consumerVersion() : (options.consumerVersion ?? null));
 
   async function holdLock(job: Job, token: string | undefined): Promise<void> {
     if (!token) return;

@@ -8,13 +8,7 @@
 import { Job, type Queue } from 'bullmq';
 import type { RedisClient } from '@/lib/redis';
 import { z } from 'zod';
-import {
-  DEAD_LETTER_REASONS,
-  recordDeadLetters,
-  type FailureEntry,
-  type NewDeadLetter,
-  type SourcePolicy,
-} from '@/lib/deadletters/record-dead-letters';
+import { DEAD_LETTER_REASONS, recordDeadLetters, type FailureEntry, type NewDeadLetter, type SourcePolicy } from '@/lib/deadletters/record-dead-letters';
 import { writeBudget, type WriteBudget } from '@/lib/admission';
 import { stallGuard } from '@/lib/db/stall-guard';
 import { log } from '@/lib/log';
@@ -226,7 +220,10 @@ export class DeadLetterSweeper {
     try {
       await recordRedriveOutcome({ deadLetterId, outcome, at });
     } catch (err) {
-      log.warn({ queue: this.queue.name, deadLetterId, outcome, err: err instanceof Error ? err.message : String(err) }, 'redrive outcome not recorded; kept for the next sweep');
+      log.warn(
+        { queue: this.queue.name, deadLetterId, outcome, err: err instanceof Error ? err.message : String(err) },
+        'redrive outcome not recorded; kept for the next sweep',
+      );
       try {
         await this.redis.hset(this.deferredOutcomesKey(), deadLetterId, JSON.stringify({ outcome, at: at.toISOString() }));
       } catch (redisErr) {

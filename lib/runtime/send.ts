@@ -34,7 +34,11 @@ function checkMessageId(id: string): string {
 async function addEnvelopes(sourceName: string, envelopes: Envelope[]): Promise<void> {
   for (let i = 0; i < envelopes.length; i += BULK_CHUNK) {
     const chunk = envelopes.slice(i, i + BULK_CHUNK);
-    await enqueueBulk('message', chunk.map((data) => ({ data, jobId: jobIdFor(data.messageId, data.redriveCount) })), { source: sourceName });
+    await enqueueBulk(
+      'message',
+      chunk.map((data) => ({ data, jobId: jobIdFor(data.messageId, data.redriveCount) })),
+      { source: sourceName },
+    );
   }
 }
 

@@ -139,7 +139,12 @@ function incrementalQuery(sql: postgres.TransactionSql, now: Date) {
   // A figure on another clock: the rows of its boundary minute are in the dead minutes the open
   // minutes name for it, read through the same index (index-only: the condition is written so the
   // planner does not pick the expiry index and fetch every row of the expiry minute from the heap).
-  const inMinutes = (column: string, at: postgres.PendingQuery<postgres.Row[]>, pick: postgres.PendingQuery<postgres.Row[]>, cond: postgres.PendingQuery<postgres.Row[]>) => sql`
+  const inMinutes = (
+    column: string,
+    at: postgres.PendingQuery<postgres.Row[]>,
+    pick: postgres.PendingQuery<postgres.Row[]>,
+    cond: postgres.PendingQuery<postgres.Row[]>,
+  ) => sql`
     (SELECT ${pick} FROM (SELECT DISTINCT dead_minute FROM (${openMinutes(sql, sql`om.source_id = s.id`)}) o WHERE o.${sql(column)} = ${at}) mm
      CROSS JOIN LATERAL (SELECT d.dead_at, d.enqueued_at, d.expires_at FROM dead_letters d WHERE d.source_id = s.id AND d.status IN ('open', 'redriving')
        AND d.dead_at >= mm.dead_minute AND d.dead_at < mm.dead_minute + interval '1 minute' AND ${cond}) d)`;
@@ -200,7 +205,9 @@ export async function computeAgeStats(now: Date, sourceIds: string[] | null = nu
 /** Compute for every source and store into source_stats (the maintenance worker, every 15 s). */
 export async function refreshAgeStats(now: Date, sql = pg()): Promise<AgeStats[]> {
   await drainOpenMinutes(sql);
-  const rows = await withoutJit(sql, (tx) => tx<Row[]>`
+  const rows = await withoutJit(
+    sql,
+    (tx) => tx<Row[]>`
     INSERT INTO source_stats (source_id, open_count, oldest_dead_at, oldest_enqueued_at, near_deadline, breached,
                               expire_undecided, expiring_soon, next_expiry_at, age_histogram, evaluated_at)
     SELECT a.*, ${now}::timestamptz FROM (${incrementalQuery(tx, now)}) a ORDER BY a.source_id -- as the rollups upsert them: no deadlock
@@ -209,6 +216,7 @@ export async function refreshAgeStats(now: Date, sql = pg()): Promise<AgeStats[]
       expire_undecided = EXCLUDED.expire_undecided, expiring_soon = EXCLUDED.expiring_soon,
       next_expiry_at = EXCLUDED.next_expiry_at, age_histogram = EXCLUDED.age_histogram, evaluated_at = EXCLUDED.evaluated_at
     RETURNING source_id, open_count, oldest_dead_at, oldest_enqueued_at, near_deadline, breached, expire_undecided,
-      expiring_soon, next_expiry_at, age_histogram`);
+      expiring_soon, next_expiry_at, age_histogram`,
+  );
   return rows.map((r) => toStats(r, now));
 }

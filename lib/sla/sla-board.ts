@@ -41,18 +41,33 @@ export async function getSlaBoard(actor: Principal, opts: { clock?: Clock; trend
   const sources = await db().source.findMany({
     where: { ...sourceScope(actor, 'deadletters.read'), ...(opts.sourceIds ? { id: { in: opts.sourceIds } } : {}) },
     orderBy: { name: 'asc' },
-    select: { id: true, name: true, ageDeadlineSeconds: true, retentionSeconds: true, team: { select: { name: true } }, stats: true, alarms: { select: { kind: true, state: true, label: true } } },
+    select: {
+      id: true,
+      name: true,
+      ageDeadlineSeconds: true,
+      retentionSeconds: true,
+      team: { select: { name: true } },
+      stats: true,
+      alarms: { select: { kind: true, state: true, label: true } },
+    },
   });
   if (sources.length === 0) return [];
   const stale = sources.filter((s) => !s.stats?.evaluatedAt || Math.abs(now.getTime() - s.stats.evaluatedAt.getTime()) > STATS_MAX_AGE_MS).map((s) => s.id);
   // The source list (Prisma) is a small primary read; the figures read the replica when fit.
   const sql = await readDb(actor);
   const live = new Map((stale.length ? await computeAgeStats(now, stale, sql) : []).map((s) => [s.sourceId, s]));
-  const trend = await depthTrend(sources.map((s) => s.id), now, trendDays, sql);
-  const queues = await sourceQueueReadings(sources.map((s) => s.id), now);
+  const trend = await depthTrend(
+    sources.map((s) => s.id),
+    now,
+    trendDays,
+    sql,
+  );
+  const queues = await sourceQueueReadings(
+    sources.map((s) => s.id),
+    now,
+  );
   return sources.map((s) => {
-    const st: Omit<AgeStats, 'sourceId' | 'ageHistogram'> =
-      live.get(s.id) ?? (s.stats as NonNullable<typeof s.stats> & { evaluatedAt: Date });
+    const st: Omit<AgeStats, 'sourceId' | 'ageHistogram'> = live.get(s.id) ?? (s.stats as NonNullable<typeof s.stats> & { evaluatedAt: Date });
     return {
       source: { id: s.id, name: s.name, team: s.team.name, ageDeadlineSeconds: s.ageDeadlineSeconds, retentionSeconds: s.retentionSeconds },
       openCount: st.openCount,

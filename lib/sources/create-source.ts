@@ -15,12 +15,20 @@ import { SOURCE_KINDS } from './source-kind';
 
 export const sourceInput = z.object({
   // Source names become BullMQ queue names and URL segments: keep them plain.
-  name: z.string().trim().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, 'lowercase letters, digits, ".", "_" or "-", at most 63'),
+  name: z
+    .string()
+    .trim()
+    .regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, 'lowercase letters, digits, ".", "_" or "-", at most 63'),
   team: z.string().trim().min(1),
   kind: z.enum(SOURCE_KINDS).default('builtin'),
   description: z.string().max(500).optional(),
   maxReceives: z.number().int().min(1).max(1000).optional(),
-  visibilityTimeoutMs: z.number().int().min(1000).max(12 * 3600_000).optional(),
+  visibilityTimeoutMs: z
+    .number()
+    .int()
+    .min(1000)
+    .max(12 * 3600_000)
+    .optional(),
   backoffBaseMs: z.number().int().min(1).max(3600_000).optional(),
   maxRedrives: z.number().int().min(0).max(100).optional(),
   orderMode: z.enum(['none', 'key']).optional(),
@@ -34,7 +42,6 @@ export const sourceInput = z.object({
 export function redactedSecret(secret: ConnectorSecret): Record<string, string> {
   return Object.fromEntries(Object.entries(secret).map(([k, v]) => [k, /^[a-z][a-z0-9+.-]*:\/\//i.test(v) ? redactUrl(v) : 'set']));
 }
-
 
 /** The connection of a connector kind, checked by its connector: what is stored, and the sealed secret. */
 export function connectionOf(kind: string, connection: Record<string, unknown> | undefined, secret: Record<string, string> | undefined) {
@@ -69,15 +76,19 @@ export async function createSource(actor: Principal, input: z.input<typeof sourc
         ...(secret ? { connectionSecret: new Uint8Array(encryptSecret(secret)) } : {}),
       },
     });
-    await append(tx, {
-      actor: auditActor(actor),
-      action: 'source.create',
-      targetType: 'source',
-      targetId: source.id,
-      sourceId: source.id,
-      teamId: t.id,
-      after: { name: source.name, team: t.name, kind: source.kind, ...(connection ? { connection, secret: redactedSecret(secret!) } : {}) },
-    }, clock);
+    await append(
+      tx,
+      {
+        actor: auditActor(actor),
+        action: 'source.create',
+        targetType: 'source',
+        targetId: source.id,
+        sourceId: source.id,
+        teamId: t.id,
+        after: { name: source.name, team: t.name, kind: source.kind, ...(connection ? { connection, secret: redactedSecret(secret!) } : {}) },
+      },
+      clock,
+    );
     return source;
   });
 }

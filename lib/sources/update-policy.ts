@@ -17,10 +17,22 @@ const DAY_S = 86_400;
 
 export const policyInput = z
   .object({
-    retentionSeconds: z.number().int().min(3600).max(365 * DAY_S),
-    ageDeadlineSeconds: z.number().int().min(60).max(365 * DAY_S),
+    retentionSeconds: z
+      .number()
+      .int()
+      .min(3600)
+      .max(365 * DAY_S),
+    ageDeadlineSeconds: z
+      .number()
+      .int()
+      .min(60)
+      .max(365 * DAY_S),
     maxReceives: z.number().int().min(1).max(1000),
-    visibilityTimeoutMs: z.number().int().min(1000).max(12 * 3600_000),
+    visibilityTimeoutMs: z
+      .number()
+      .int()
+      .min(1000)
+      .max(12 * 3600_000),
     maxRedrives: z.number().int().min(0).max(100),
     approvalThreshold: z.number().int().min(1).max(10_000_000),
     redriveUrl: z
@@ -50,8 +62,16 @@ export const PolicyWarning = z.object({ field: z.string(), message: z.string() }
 export type PolicyWarning = z.infer<typeof PolicyWarning>;
 
 const POLICY_FIELDS = [
-  'retentionSeconds', 'ageDeadlineSeconds', 'maxReceives', 'visibilityTimeoutMs', 'maxRedrives', 'approvalThreshold', 'redriveUrl',
-  'alarmRatePending', 'alarmRateAlarm', 'editApprovalThreshold',
+  'retentionSeconds',
+  'ageDeadlineSeconds',
+  'maxReceives',
+  'visibilityTimeoutMs',
+  'maxRedrives',
+  'approvalThreshold',
+  'redriveUrl',
+  'alarmRatePending',
+  'alarmRateAlarm',
+  'editApprovalThreshold',
 ] as const;
 
 type PolicyRow = { [K in (typeof POLICY_FIELDS)[number]]: K extends 'redriveUrl' ? string | null : number } & {
@@ -177,11 +197,17 @@ export async function updateSourcePolicy(actor: Principal, sourceRef: string, in
         const found = await tx.source.findMany({ where: { name: { in: allowNames } }, select: { id: true, name: true } });
         const missing = allowNames.filter((n) => !found.some((f) => f.name === n));
         if (missing.length) throw unprocessable(`No source ${missing.map((m) => `"${m}"`).join(', ')}`, { field: 'redriveAllowedFrom' });
-        allowIds = found.filter((f) => f.id !== before.id).map((f) => f.id).sort();
+        allowIds = found
+          .filter((f) => f.id !== before.id)
+          .map((f) => f.id)
+          .sort();
         const was = [...(before.redriveAllowedFrom ?? [])].sort();
         if (JSON.stringify(was) !== JSON.stringify(allowIds)) {
           changedBefore.redriveAllowedFrom = await sourceNames(was);
-          changedAfter.redriveAllowedFrom = found.filter((f) => f.id !== before.id).map((f) => f.name).sort();
+          changedAfter.redriveAllowedFrom = found
+            .filter((f) => f.id !== before.id)
+            .map((f) => f.name)
+            .sort();
         }
       }
       // New paths: every stored verdict of the source is recomputed from the first id on, and counts
@@ -197,18 +223,22 @@ export async function updateSourcePolicy(actor: Principal, sourceRef: string, in
           WHERE source_id = ${source.id}::uuid AND status = 'open'`;
       }
       if (Object.keys(changedAfter).length > 0) {
-        await append(tx, {
-          actor: auditActor(actor),
-          action: 'source.policy.update',
-          targetType: 'source',
-          targetId: source.id,
-          sourceId: source.id,
-          teamId: source.teamId,
-          before: changedBefore,
-          after: changedAfter,
-          ...(redated ? { count: redated } : {}),
-          result: warnings.length ? `saved with ${warnings.length} warning(s)` : 'saved',
-        }, clock);
+        await append(
+          tx,
+          {
+            actor: auditActor(actor),
+            action: 'source.policy.update',
+            targetType: 'source',
+            targetId: source.id,
+            sourceId: source.id,
+            teamId: source.teamId,
+            before: changedBefore,
+            after: changedAfter,
+            ...(redated ? { count: redated } : {}),
+            result: warnings.length ? `saved with ${warnings.length} warning(s)` : 'saved',
+          },
+          clock,
+        );
       }
       return { source: policyView(source, await sourceNames(source.redriveAllowedFrom)), warnings, redated };
     },

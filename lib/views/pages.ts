@@ -57,7 +57,8 @@ export function normalizeFilters(page: ViewPage, input: FiltersInput | undefined
   else if (input) for (const [k, v] of Object.entries(input)) for (const x of Array.isArray(v) ? v : [v]) params.append(k, String(x));
   const known = new Set(VIEW_PAGE[page].keys);
   for (const key of new Set(params.keys())) {
-    if (!known.has(key)) throw unprocessable(`"${key}" is not a filter of ${VIEW_PAGE[page].label} (known: ${[...known].join(', ')})`, { field: `filters.${key}` });
+    if (!known.has(key))
+      throw unprocessable(`"${key}" is not a filter of ${VIEW_PAGE[page].label} (known: ${[...known].join(', ')})`, { field: `filters.${key}` });
   }
   try {
     return VIEW_PAGE[page].normalize(params).toString();

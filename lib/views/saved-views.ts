@@ -64,7 +64,10 @@ async function ownerOf(actor: Principal, email: string | undefined): Promise<Own
     return { userId: actor.userId, email: actor.email, teamId: actor.teamId, role: actor.role };
   }
   if (!email) throw unprocessable('Name the user the view belongs to (owner)', { field: 'owner' });
-  const u = await db().user.findFirst({ where: { email: { equals: email, mode: 'insensitive' }, disabled: false }, select: { id: true, email: true, teamId: true, role: true } });
+  const u = await db().user.findFirst({
+    where: { email: { equals: email, mode: 'insensitive' }, disabled: false },
+    select: { id: true, email: true, teamId: true, role: true },
+  });
   if (!u) throw unprocessable(`No user "${email}"`, { field: 'owner' });
   return { userId: u.id, email: u.email, teamId: u.teamId, role: u.role };
 }
@@ -81,7 +84,17 @@ function mayShare(o: Owner) {
   if (!o.teamId) throw forbidden('Your account belongs to no team: a view is shared with your own team only');
 }
 
-type Row = { id: string; ownerId: string; teamId: string | null; page: string; name: string; filters: string; shared: boolean; createdAt: Date; updatedAt: Date };
+type Row = {
+  id: string;
+  ownerId: string;
+  teamId: string | null;
+  page: string;
+  name: string;
+  filters: string;
+  shared: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+};
 
 async function present(rows: Row[], me: string): Promise<SavedViewView[]> {
   const owners = await db().user.findMany({ where: { id: { in: [...new Set(rows.map((r) => r.ownerId))] } }, select: { id: true, email: true } });
@@ -113,7 +126,11 @@ export async function listViews(actor: Principal, opts: { page?: string; owner?:
   authorize(actor, 'views.manage');
   const o = await ownerOf(actor, opts.owner);
   const page = opts.page === undefined ? undefined : z.enum(VIEW_PAGES).parse(opts.page);
-  const rows = await db().savedView.findMany({ where: { AND: [visible(o), ...(page ? [{ page }] : [])] }, orderBy: [{ page: 'asc' }, { name: 'asc' }], take: 500 });
+  const rows = await db().savedView.findMany({
+    where: { AND: [visible(o), ...(page ? [{ page }] : [])] },
+    orderBy: [{ page: 'asc' }, { name: 'asc' }],
+    take: 500,
+  });
   const views = await present(rows, o.userId);
   return [...views.filter((v) => v.mine), ...views.filter((v) => !v.mine)];
 }
@@ -147,7 +164,8 @@ function audited(actor: Principal, action: string, row: Row, extra: { before?: u
 const snapshot = (r: Pick<Row, 'page' | 'name' | 'filters' | 'shared'>) => ({ page: r.page, name: r.name, filters: r.filters, shared: r.shared });
 
 function duplicate(e: unknown, viewName: string): never {
-  if (e && typeof e === 'object' && 'code' in e && e.code === 'P2002') throw new AppError('conflict', `You already have a view named "${viewName}" on this page`, { field: 'name' });
+  if (e && typeof e === 'object' && 'code' in e && e.code === 'P2002')
+    throw new AppError('conflict', `You already have a view named "${viewName}" on this page`, { field: 'name' });
   throw e;
 }
 
@@ -163,7 +181,16 @@ export async function createView(actor: Principal, input: CreateViewInput, clock
   const row = await db()
     .$transaction(async (tx) => {
       const r = await tx.savedView.create({
-        data: { ownerId: o.userId, teamId: o.teamId, page: data.page, name: data.name, filters: filtersQuery, shared: data.shared, createdAt: now, updatedAt: now },
+        data: {
+          ownerId: o.userId,
+          teamId: o.teamId,
+          page: data.page,
+          name: data.name,
+          filters: filtersQuery,
+          shared: data.shared,
+          createdAt: now,
+          updatedAt: now,
+        },
       });
       await append(tx, audited(actor, 'view.create', r, { after: { ...snapshot(r), owner: o.email } }), clock);
       return r;
@@ -173,7 +200,13 @@ export async function createView(actor: Principal, input: CreateViewInput, clock
 }
 
 /** Rename, re-filter or share / unshare the caller's own view; audited "view.update". */
-export async function updateView(actor: Principal, id: string, input: UpdateViewInput, clock: Clock = systemClock, opts: { owner?: string } = {}): Promise<SavedViewView> {
+export async function updateView(
+  actor: Principal,
+  id: string,
+  input: UpdateViewInput,
+  clock: Clock = systemClock,
+  opts: { owner?: string } = {},
+): Promise<SavedViewView> {
   authorize(actor, 'views.manage');
   const data = updateViewInput.parse(input);
   const o = await ownerOf(actor, opts.owner);

@@ -7,7 +7,10 @@ export const canAptInstall = () => process.getuid?.() === 0 && existsSync('/usr/
 /** apt-get update, then install `pkg`; throws with the failed step. */
 export function aptInstall(pkg) {
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  for (const args of [['update', '-qq'], ['install', '-y', '-qq', pkg]]) {
+  for (const args of [
+    ['update', '-qq'],
+    ['install', '-y', '-qq', pkg],
+  ]) {
     const r = spawnSync('apt-get', args, { stdio: 'inherit', env });
     if (r.status !== 0) throw new Error(`apt-get ${args.join(' ')} failed (${r.signal ?? `exit code ${r.status}`})`);
   }

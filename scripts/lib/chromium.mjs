@@ -27,7 +27,7 @@ export function ensureChromium({ log = console.log } = {}) {
     const found = findChromium();
     if (found) return found.path;
     if (canAptInstall()) {
-      log('→ no Chromium found: installing Debian\'s (apt-get install chromium)');
+      log("→ no Chromium found: installing Debian's (apt-get install chromium)");
       aptInstall('chromium');
       const installed = findChromium();
       if (installed) return installed.path;

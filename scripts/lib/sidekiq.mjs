@@ -14,7 +14,7 @@ export function ensureSidekiq({ log = console.log, exists = existsSync } = {}) {
       aptInstall('ruby-sidekiq');
       if (exists(DEBIAN_SIDEKIQ)) return DEBIAN_SIDEKIQ;
     }
-    throw new Error('no Sidekiq for the Sidekiq connector tests: install Debian\'s (`apt-get install ruby-sidekiq`, which brings Ruby)');
+    throw new Error("no Sidekiq for the Sidekiq connector tests: install Debian's (`apt-get install ruby-sidekiq`, which brings Ruby)");
   } catch (e) {
     console.error(`✗ ${e.message}`);
     process.exit(1);

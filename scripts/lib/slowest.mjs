@@ -38,8 +38,12 @@ export function failedTests(kind, file) {
   const report = readReport(file);
   if (!report) return [];
   const out = [];
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: a terminal colour code is what it strips
-  const firstLine = (m) => String(m ?? '').replace(/\x1b\[[0-9;]*m/g, '').split('\n').find((l) => l.trim()) ?? '';
+  const firstLine = (m) =>
+    String(m ?? '')
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: a terminal colour code is what it strips
+      .replace(/\x1b\[[0-9;]*m/g, '')
+      .split('\n')
+      .find((l) => l.trim()) ?? '';
   if (kind === 'vitest') {
     for (const f of report.testResults ?? []) {
       const name = f.name.replace(`${process.cwd()}/`, '');

@@ -47,7 +47,12 @@ async function loadWasmEngine() {
   const bytes = await readFile(new URL('schema_engine_bg.wasm', dir));
   const { instance } = await WebAssembly.instantiate(bytes, { './schema_engine_bg.js': glue });
   // The glue reports Rust panic messages here before throwing `RuntimeError: unreachable`.
-  globalThis.PRISMA_WASM_PANIC_REGISTRY = { message: '', set_message(m) { this.message = m; } };
+  globalThis.PRISMA_WASM_PANIC_REGISTRY = {
+    message: '',
+    set_message(m) {
+      this.message = m;
+    },
+  };
   glue.__wbg_set_wasm(instance.exports);
   instance.exports.__wbindgen_start();
   return glue;
@@ -159,9 +164,7 @@ async function cliCommand(command, url) {
     return 0;
   } catch (e) {
     // P1003 (database does not exist) is what makes the CLI run create-database.
-    const code =
-      { '3D000': 'P1003', '28P01': 'P1000', '28000': 'P1000', '42P04': 'P1009' }[e.code] ??
-      (/^P\d{4}$/.test(e.code) ? e.code : 'P1001');
+    const code = { '3D000': 'P1003', '28P01': 'P1000', 28000: 'P1000', '42P04': 'P1009' }[e.code] ?? (/^P\d{4}$/.test(e.code) ? e.code : 'P1001');
     const line = (level, fields) => JSON.stringify({ timestamp: new Date().toISOString(), level, fields, target: 'schema_engine::logger' });
     process.stderr.write(`${line('INFO', { message: `cli ${command}` })}\n${line('ERROR', { message: e.message, error_code: code })}\n`);
     return 1;

@@ -66,10 +66,28 @@ function* copyRows(): Generator<string> {
   for (let i = 1; i <= EVENTS; i++) {
     const e = event(i, prev, new Date(start + i));
     const hash = eventHash(e);
-    chunk +=
-      `${[i, e.at, e.actorId, e.actorEmail, e.actorRole, e.action, e.targetType, e.targetId, e.teamId, e.sourceId, e.selection, e.count, e.reason, e.before, e.after, e.result, e.prevHash, hash]
-        .map(cell)
-        .join('\t')}\n`;
+    chunk += `${[
+      i,
+      e.at,
+      e.actorId,
+      e.actorEmail,
+      e.actorRole,
+      e.action,
+      e.targetType,
+      e.targetId,
+      e.teamId,
+      e.sourceId,
+      e.selection,
+      e.count,
+      e.reason,
+      e.before,
+      e.after,
+      e.result,
+      e.prevHash,
+      hash,
+    ]
+      .map(cell)
+      .join('\t')}\n`;
     prev = hash;
     if (i % BATCH === 0) {
       yield chunk;

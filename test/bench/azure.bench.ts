@@ -34,7 +34,9 @@ async function child(): Promise<void> {
   const azurite = await startAzurite({ inMemory: true });
   const t0 = performance.now();
   const texts = () =>
-    Array.from({ length: IMPORT_N }, (_, i) => Buffer.from(JSON.stringify({ order: i, sku: 'A-1', qty: 2, note: randomBytes(48).toString('hex') })).toString('base64'));
+    Array.from({ length: IMPORT_N }, (_, i) =>
+      Buffer.from(JSON.stringify({ order: i, sku: 'A-1', qty: 2, note: randomBytes(48).toString('hex') })).toString('base64'),
+    );
 
   // Baseline: receive and delete, nothing else, with the connector's number of receives at once.
   const plain = await queues(azurite);

@@ -95,16 +95,22 @@ async function child(): Promise<void> {
     ),
   );
   out.push(
-    await time('baseline: 24-h sparklines counted from dead_letters (50 clusters)', 20, () =>
-      db`SELECT cluster_id, floor(extract(epoch FROM (now() - dead_at)) / 3600)::int AS ago, count(*)::int AS n FROM dead_letters
+    await time(
+      'baseline: 24-h sparklines counted from dead_letters (50 clusters)',
+      20,
+      () =>
+        db`SELECT cluster_id, floor(extract(epoch FROM (now() - dead_at)) / 3600)::int AS ago, count(*)::int AS n FROM dead_letters
          WHERE cluster_id = ANY(${pageIds}::uuid[]) AND status = ANY('{open,redriving,redriven,archived,discarded,expired}'::"DeadLetterStatus"[])
            AND dead_at > now() - interval '24 hours' AND source_id = ANY(${teamSources}::uuid[])
          GROUP BY 1, 2`,
     ),
   );
   out.push(
-    await time('baseline: list recounted from dead_letters (team scope)', 5, () =>
-      db`SELECT cluster_id, count(*), count(*) FILTER (WHERE status = 'open'), max(dead_at) FROM dead_letters
+    await time(
+      'baseline: list recounted from dead_letters (team scope)',
+      5,
+      () =>
+        db`SELECT cluster_id, count(*), count(*) FILTER (WHERE status = 'open'), max(dead_at) FROM dead_letters
          WHERE source_id IN (SELECT id FROM sources WHERE team_id = ${teamA!.id}) GROUP BY 1 ORDER BY 4 DESC LIMIT 51`,
     ),
   );
@@ -128,7 +134,9 @@ async function child(): Promise<void> {
 }
 
 export async function run(): Promise<BenchResult[]> {
-  const { generatedSeconds, out } = await runBenchChild<{ generatedSeconds: number; out: Measured[] }>('clusters', import.meta.url, CHILD_FLAG, { timeoutMs: 300_000 });
+  const { generatedSeconds, out } = await runBenchChild<{ generatedSeconds: number; out: Measured[] }>('clusters', import.meta.url, CHILD_FLAG, {
+    timeoutMs: 300_000,
+  });
   const round = (v: number) => Number(v.toFixed(2));
   const sparklineBaseline = out.find((m) => m.name.startsWith('baseline: 24-h'))!;
   const recountBaseline = out.find((m) => m.name.startsWith('baseline: list recounted'))!;

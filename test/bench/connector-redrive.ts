@@ -9,7 +9,12 @@ export interface RedriveFigure {
 }
 
 /** Redrives `seconds` worth of the source's dead letters at each rate in turn; `arrivals()` are the receiver's times (performance.now()). */
-export async function measureRedrivePacing(sourceId: string, rates: number[], seconds: number, receiver: { arrivals(): number[]; reset(): void }): Promise<RedriveFigure[]> {
+export async function measureRedrivePacing(
+  sourceId: string,
+  rates: number[],
+  seconds: number,
+  receiver: { arrivals(): number[]; reset(): void },
+): Promise<RedriveFigure[]> {
   const { SYSTEM } = await import('@/lib/auth');
   const { db } = await import('@/lib/db');
   const { cancelRedrive, startRedrive } = await import('@/lib/redrive');

@@ -68,8 +68,12 @@ async function child(): Promise<void> {
     const { consumerTag } = await rejecter.consume(names.work, (m) => m && rejecter.nack(m, false, false));
     for (let i = 0; i < IMPORT_N; i++) {
       const body = Buffer.from(JSON.stringify({ order: i, sku: 'A-1', qty: 2, note: randomBytes(48).toString('hex') }));
-      const headers = { 'x-exception-message': `Order ${i} rejected: unknown field "giftWrap"`, 'x-exception-stacktrace': 'com.acme.UnknownFieldException: unknown field\n\tat com.acme.OrderHandler.handle(OrderHandler.java:42)' };
-      if (!ch.publish(names.exchange, 'order.created', body, { messageId: `m-${i}-${Date.now()}`, persistent: true, headers })) await new Promise((r) => ch.once('drain', r));
+      const headers = {
+        'x-exception-message': `Order ${i} rejected: unknown field "giftWrap"`,
+        'x-exception-stacktrace': 'com.acme.UnknownFieldException: unknown field\n\tat com.acme.OrderHandler.handle(OrderHandler.java:42)',
+      };
+      if (!ch.publish(names.exchange, 'order.created', body, { messageId: `m-${i}-${Date.now()}`, persistent: true, headers }))
+        await new Promise((r) => ch.once('drain', r));
     }
     await ch.waitForConfirms();
     for (;;) {
@@ -81,7 +85,13 @@ async function child(): Promise<void> {
   }
 
   await createTeam(SYSTEM, { name: 'bench' });
-  const source = await createSource(SYSTEM, { name: 'bench-rmq', team: 'bench', kind: 'rabbitmq', connection: { queue: names.dlq }, secret: { url: AMQP_URL } });
+  const source = await createSource(SYSTEM, {
+    name: 'bench-rmq',
+    team: 'bench',
+    kind: 'rabbitmq',
+    connection: { queue: names.dlq },
+    secret: { url: AMQP_URL },
+  });
   await db().source.update({ where: { id: source.id }, data: { approvalThreshold: 1_000_000, maxRedrives: 100 } });
 
   // Baseline: a plain consumer with the connector's prefetch, acknowledging each message as it arrives.
@@ -108,7 +118,8 @@ async function child(): Promise<void> {
   // The connector's own count of committed dead letters, one row, read with postgres.js (counting rows
   // while they arrive would slow the import down; the broker's depth leaves out delivered,
   // unacknowledged messages; a Prisma query every 20 ms costs this process CPU the import needs).
-  const importedSoFar = async () => (await pg()<{ n: bigint }[]>`SELECT imported_total AS n FROM connector_health WHERE source_id = ${source.id}::uuid`)[0]?.n ?? 0n;
+  const importedSoFar = async () =>
+    (await pg()<{ n: bigint }[]>`SELECT imported_total AS n FROM connector_health WHERE source_id = ${source.id}::uuid`)[0]?.n ?? 0n;
   const importRate = async (round: number) => {
     await profiler?.start();
     const cpu = process.cpuUsage();

@@ -74,7 +74,10 @@ async function child(): Promise<void> {
 }
 
 export async function run(): Promise<BenchResult[]> {
-  const [small, nd, csv] = await runBenchChild<[Measured, Measured, Measured]>('export', import.meta.url, CHILD_FLAG, { nodeArgs: ['--expose-gc'], timeoutMs: 300_000 });
+  const [small, nd, csv] = await runBenchChild<[Measured, Measured, Measured]>('export', import.meta.url, CHILD_FLAG, {
+    nodeArgs: ['--expose-gc'],
+    timeoutMs: 300_000,
+  });
   const results: BenchResult[] = [];
   for (const m of [nd, csv]) {
     results.push({ name: `export ${m.name} (${m.megabytes.toFixed(0)} MB): throughput`, value: Math.round(m.rows / m.seconds), unit: 'rows/s' });

@@ -37,7 +37,10 @@ const BRAIN_AVERAGE = 0.983; // offline: sees the whole file first
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const fixtures = join(repoRoot, 'test/fixtures/clustering');
 // Extra labelled corpora a developer scores by hand (e.g. a tuning corpus outside the repo): a comma-separated list.
-const extra = (process.env.TRIAGE_EXTRA_CORPORA ?? '').split(',').filter(Boolean).map((f) => resolve(f));
+const extra = (process.env.TRIAGE_EXTRA_CORPORA ?? '')
+  .split(',')
+  .filter(Boolean)
+  .map((f) => resolve(f));
 const corpora = [
   ...readdirSync(fixtures)
     .filter((f) => f.endsWith('.ndjson'))
@@ -48,12 +51,13 @@ const corpora = [
 
 // Kept outside the repository: a clone has no copy, so the folder is named, never assumed.
 const loghubDir = process.env.LOGHUB_DIR ? resolve(process.env.LOGHUB_DIR) : null;
-const loghub = loghubDir && existsSync(loghubDir)
-  ? readdirSync(loghubDir)
-      .filter((f) => f.endsWith('.ndjson'))
-      .sort()
-      .map((f) => join(loghubDir, f))
-  : [];
+const loghub =
+  loghubDir && existsSync(loghubDir)
+    ? readdirSync(loghubDir)
+        .filter((f) => f.endsWith('.ndjson'))
+        .sort()
+        .map((f) => join(loghubDir, f))
+    : [];
 
 function loadCorpus(file: string): ErrorInput[] {
   return readFileSync(file, 'utf8')
@@ -141,5 +145,8 @@ export function run(): BenchResult[] {
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  for (const r of run()) console.log(`${r.name}: ${r.value} ${r.unit}${r.baseline ? ` (${r.baseline.name}: ${r.baseline.value})` : ''}${r.target ? `  target ${r.target}: ${r.met ? 'met' : 'MISSED'}` : ''}`);
+  for (const r of run())
+    console.log(
+      `${r.name}: ${r.value} ${r.unit}${r.baseline ? ` (${r.baseline.name}: ${r.baseline.value})` : ''}${r.target ? `  target ${r.target}: ${r.met ? 'met' : 'MISSED'}` : ''}`,
+    );
 }

@@ -26,7 +26,6 @@ import { postIngestBatch, runBenchChild, runWhenFlagged, serveApp } from './supp
 
 const _ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-
 const CHILD_FLAG = '--ingest-bench-child';
 const API_FLAG = '--ingest-bench-api';
 const BATCH = 500;
@@ -39,17 +38,25 @@ const IN_FLIGHT = 2;
 const PROCESSES = process.env.WEB_CONCURRENCY ? Number(process.env.WEB_CONCURRENCY) : availableParallelism();
 const PAYLOAD_BYTES = 1024;
 
-const ERRORS = Array.from({ length: 20 }, (_, k) => ({ type: `Error${k}`, message: (i: number) => `failed to apply step ${k} to order ${i}: upstream answered ${500 + (i % 4)}` }));
+const ERRORS = Array.from({ length: 20 }, (_, k) => ({
+  type: `Error${k}`,
+  message: (i: number) => `failed to apply step ${k} to order ${i}: upstream answered ${500 + (i % 4)}`,
+}));
 
-const WORDS = ('gift wrap express standard parcel locker street avenue road city north south east west garden house blue red green small large ' +
+const WORDS = (
+  'gift wrap express standard parcel locker street avenue road city north south east west garden house blue red green small large ' +
   'medium cotton shirt shoes socks coffee beans grinder kettle lamp desk chair table book pen paper card voucher refund return exchange ' +
-  'warehouse berlin paris madrid lisbon vienna prague warsaw oslo dublin rome amsterdam brussels zurich tallinn riga vilnius').split(' ');
+  'warehouse berlin paris madrid lisbon vienna prague warsaw oslo dublin rome amsterdam brussels zurich tallinn riga vilnius'
+).split(' ');
 
 /** An order-like JSON payload of exactly PAYLOAD_BYTES bytes, different for every i (the storm bench sends them too). */
 export function payload(i: number): Buffer {
   const h = createHash('sha256').update(String(i)).digest();
   const word = (k: number) => WORDS[h[k % 32]! % WORDS.length]!;
-  const items = Array.from({ length: 6 }, (_, k) => `{"sku":"sku-${(i * 7 + k) % 9973}","name":"${word(k)} ${word(k + 6)}","qty":${(h[k]! % 5) + 1},"price":${h[k + 8]! * 13}}`);
+  const items = Array.from(
+    { length: 6 },
+    (_, k) => `{"sku":"sku-${(i * 7 + k) % 9973}","name":"${word(k)} ${word(k + 6)}","qty":${(h[k]! % 5) + 1},"price":${h[k + 8]! * 13}}`,
+  );
   const head = `{"order":${i},"customer":{"id":"c-${i % 50_000}","name":"${word(20)} ${word(21)}","city":"${word(22)}"},"items":[${items.join(',')}],"note":"`;
   let note = '';
   for (let k = 23; note.length < PAYLOAD_BYTES; k++) note += `${word(k)} `;
@@ -251,7 +258,9 @@ async function child(): Promise<void> {
   // maintenance any writer of these rows pays later, not ingest work. Autoanalyze stays on: without it
   // the plans of a table emptied by TRUNCATE never learn that it has grown.
   // dead_letters is partitioned: the setting goes on its partitions (a partitioned parent takes none).
-  const partitions = (await pg<{ name: string }[]>`SELECT inhrelid::regclass::text AS name FROM pg_inherits WHERE inhparent = 'dead_letters'::regclass`).map((r) => r.name);
+  const partitions = (await pg<{ name: string }[]>`SELECT inhrelid::regclass::text AS name FROM pg_inherits WHERE inhparent = 'dead_letters'::regclass`).map(
+    (r) => r.name,
+  );
   await pg.unsafe(
     [...partitions, 'search_backlog', 'dead_letter_search', 'clusters', 'cluster_sources', 'cluster_hours']
       .map((t) => `ALTER TABLE ${t} SET (autovacuum_vacuum_insert_threshold = -1)`)
@@ -263,14 +272,20 @@ async function child(): Promise<void> {
   };
   /** All batches over `processes` app processes (batch b to process b mod n); rows/s and their CPU. */
   const apiRun = async (processes: number) => {
-    const kids = Array.from({ length: processes }, () => fork(fileURLToPath(import.meta.url), [API_FLAG], { execArgv: [...process.execArgv, ...(process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : [])], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+    const kids = Array.from({ length: processes }, () =>
+      fork(fileURLToPath(import.meta.url), [API_FLAG], {
+        execArgv: [...process.execArgv, ...(process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : [])],
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      }),
+    );
     const next = (k: ReturnType<typeof fork>) =>
       new Promise<FromApi>((resolve, reject) => {
         k.once('message', (m) => resolve(m as FromApi));
         k.once('exit', (code) => reject(new Error(`an API process exited (${code})`)));
       });
     const warm = kids.map(next);
-    for (const [p, k] of kids.entries()) k.send({ batches: Array.from({ length: BATCHES }, (_, b) => b).filter((b) => b % processes === p), token, now } satisfies ToApi);
+    for (const [p, k] of kids.entries())
+      k.send({ batches: Array.from({ length: BATCHES }, (_, b) => b).filter((b) => b % processes === p), token, now } satisfies ToApi);
     await Promise.all(warm);
     await empty();
     const done = kids.map(next);
@@ -325,7 +340,9 @@ async function child(): Promise<void> {
         const [app1, pg1] = [appCpuMs(server.pid), postgresCpuMs()];
         const [{ n }] = (await pg`SELECT count(*)::int AS n FROM dead_letters`) as unknown as [{ n: number }];
         if (n !== TOTAL) throw new Error(`expected ${TOTAL} dead letters, found ${n}`);
-        process.stderr.write(`[ingest bench] HTTP run ${r + 1}: ${rate.toFixed(0)}/s, postgres ${pg0 === null || pg1 === null ? 'n/a' : (((pg1 - pg0) * 1000) / TOTAL).toFixed(0)} µs\n`);
+        process.stderr.write(
+          `[ingest bench] HTTP run ${r + 1}: ${rate.toFixed(0)}/s, postgres ${pg0 === null || pg1 === null ? 'n/a' : (((pg1 - pg0) * 1000) / TOTAL).toFixed(0)} µs\n`,
+        );
         runs.push({
           rate,
           nodeCpuUs: app0 === null || app1 === null ? 0 : ((app1 - app0) * 1000) / TOTAL,

@@ -37,13 +37,17 @@ async function child(): Promise<void> {
   const t = performance.now();
   await seedMillion(pg);
   log(`seeded ${MILLION} dead letters in ${((performance.now() - t) / 1000).toFixed(1)} s`);
-  const [support] = await pg<{ id: string }[]>`INSERT INTO users (email, role, team_id, updated_at) VALUES ('support@bench.local', 'support', ${TEAMS.commerce}, now()) RETURNING id`;
+  const [support] = await pg<
+    { id: string }[]
+  >`INSERT INTO users (email, role, team_id, updated_at) VALUES ('support@bench.local', 'support', ${TEAMS.commerce}, now()) RETURNING id`;
   const supportActor = { userId: support!.id, email: 'support@bench.local', role: 'support' as const, teamId: TEAMS.commerce, via: 'session' as const };
   const adminActor = { userId: support!.id, email: 'admin@bench.local', role: 'admin' as const, teamId: null, via: 'session' as const };
 
   // A deep page: the keyset position that many rows into the filter, as a user paging on would hold.
   const deep = async (rows: number, where: postgres.PendingQuery<postgres.Row[]>) => {
-    const [r] = await pg<{ id: bigint; dead_at: Date }[]>`SELECT id, dead_at FROM dead_letters d WHERE ${where} ORDER BY dead_at DESC, id DESC OFFSET ${rows} LIMIT 1`;
+    const [r] = await pg<
+      { id: bigint; dead_at: Date }[]
+    >`SELECT id, dead_at FROM dead_letters d WHERE ${where} ORDER BY dead_at DESC, id DESC OFFSET ${rows} LIMIT 1`;
     return encodeCursor({ deadAt: r!.dead_at, id: r!.id });
   };
   const teamSources = [0, 1, 2, 3, 4].map(sourceId);
@@ -53,18 +57,36 @@ async function child(): Promise<void> {
   const out: Timing[] = [];
   const runs = 100;
   out.push(await timed('support (team, 5 sources), status=open: first page', runs, () => listDeadLetters(supportActor, { status: ['open'] })));
-  out.push(await timed('support (team, 5 sources), status=open: page at row 200,000', runs, () => listDeadLetters(supportActor, { status: ['open'] }, supportDeep)));
+  out.push(
+    await timed('support (team, 5 sources), status=open: page at row 200,000', runs, () => listDeadLetters(supportActor, { status: ['open'] }, supportDeep)),
+  );
   out.push(await timed('support (team), any status: first page', runs, () => listDeadLetters(supportActor, {})));
-  out.push(await timed('admin, source=source-3, status=open,archived,redriven: first page', runs, () => listDeadLetters(adminActor, { source: ['source-3'], status: ['open', 'archived', 'redriven'] })));
-  out.push(await timed('admin, source=source-3, status=open,archived,redriven: page at row 80,000', runs, () => listDeadLetters(adminActor, { source: ['source-3'], status: ['open', 'archived', 'redriven'] }, adminDeep)));
+  out.push(
+    await timed('admin, source=source-3, status=open,archived,redriven: first page', runs, () =>
+      listDeadLetters(adminActor, { source: ['source-3'], status: ['open', 'archived', 'redriven'] }),
+    ),
+  );
+  out.push(
+    await timed('admin, source=source-3, status=open,archived,redriven: page at row 80,000', runs, () =>
+      listDeadLetters(adminActor, { source: ['source-3'], status: ['open', 'archived', 'redriven'] }, adminDeep),
+    ),
+  );
   out.push(await timed('admin, reason=Rejected, oldest first: first page', runs, () => listDeadLetters(adminActor, { reason: ['Rejected'], sort: 'oldest' })));
   out.push(await timed('admin, cluster members (5,000 rows): first page', runs, () => listDeadLetters(adminActor, { clusterId: clusterId(42) })));
-  out.push(await timed('support, status=open: count (exact up to 10,000, else capped)', runs, () => countDeadLetters(supportActor, { status: ['open'] }), false));
-  out.push(await timed('admin, source=source-3, errorType=Err7 (planner-chosen index): first page', runs, () => listDeadLetters(adminActor, { source: ['source-3'], errorType: 'Err7' }), false));
+  out.push(
+    await timed('support, status=open: count (exact up to 10,000, else capped)', runs, () => countDeadLetters(supportActor, { status: ['open'] }), false),
+  );
+  out.push(
+    await timed(
+      'admin, source=source-3, errorType=Err7 (planner-chosen index): first page',
+      runs,
+      () => listDeadLetters(adminActor, { source: ['source-3'], errorType: 'Err7' }),
+      false,
+    ),
+  );
   await closeDb();
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }
-
 
 export async function run(): Promise<BenchResult[]> {
   return (await runBenchChild<Timing[]>('list', import.meta.url, CHILD_FLAG, { timeoutMs: 300_000 })).map((m) => ({

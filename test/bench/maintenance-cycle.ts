@@ -44,13 +44,15 @@ if (mode === 'drop') {
   await sql`INSERT INTO teams (id, name) VALUES (gen_random_uuid(), 'storm')`;
   await sql`INSERT INTO sources (id, name, team_id, kind, updated_at) SELECT gen_random_uuid(), 'storm-' || i, (SELECT id FROM teams), 'ingest', now() FROM generate_series(0, 1) i`;
   const indexes = await dropDeadLetterIndexes(sql);
-  await time(`seed ${rows}`, () => sql.unsafe(`
+  await time(`seed ${rows}`, () =>
+    sql.unsafe(`
     INSERT INTO dead_letters (source_id, message_id, reason, error_type, error_message, receive_count, dead_at, payload, payload_size,
                               payload_sha256, content_type, headers, fingerprint, status, expires_at)
     SELECT s.id, 'm-' || g, 'MaxReceives', 'StormError' || (g % 40), 'step failed for order ' || g, 3,
       now() - make_interval(secs => (g::bigint * 7919 % 240000) * 0.001), convert_to('{"o":' || g || '}', 'UTF8'), 10, md5(g::text) || md5(g::text),
       'application/json', '{}', 'fp' || (g % 40), 'open', now() + interval '14 days'
-    FROM generate_series(1, ${rows}) g CROSS JOIN LATERAL (SELECT id FROM sources WHERE name = 'storm-' || (g % 2)) s`));
+    FROM generate_series(1, ${rows}) g CROSS JOIN LATERAL (SELECT id FROM sources WHERE name = 'storm-' || (g % 2)) s`),
+  );
   await sql.unsafe(`SET maintenance_work_mem = '256MB'`);
   for (const i of indexes) await time(`index ${i.name}`, () => sql.unsafe(i.create));
   await sql.unsafe('VACUUM ANALYZE');
@@ -79,7 +81,9 @@ if (mode === 'drop') {
   // The rollups must still equal a full recount.
   const [diff] = (await sql`
     SELECT count(*)::int AS n FROM (SELECT source_id, date_trunc('minute', dead_at) AS minute, reason, count(*)::int AS count FROM dead_letters GROUP BY 1, 2, 3) f
-    FULL JOIN (SELECT * FROM dead_letter_rollups WHERE count <> 0) r USING (source_id, minute, reason) WHERE f.count IS DISTINCT FROM r.count`) as unknown as [{ n: number }];
+    FULL JOIN (SELECT * FROM dead_letter_rollups WHERE count <> 0) r USING (source_id, minute, reason) WHERE f.count IS DISTINCT FROM r.count`) as unknown as [
+    { n: number },
+  ];
   log(`rollup buckets differing from a full recount: ${diff.n}`);
   await closeQueues();
   await closeDb();

@@ -101,7 +101,10 @@ async function child(work: Work): Promise<void> {
         return {
           ...real,
           deliver: (batch, signal) => {
-            maxBatch = Math.max(maxBatch, batch.reduce((a, m) => a + m.payload.byteLength, 0));
+            maxBatch = Math.max(
+              maxBatch,
+              batch.reduce((a, m) => a + m.payload.byteLength, 0),
+            );
             return real.deliver(batch, signal);
           },
         };
@@ -111,9 +114,14 @@ async function child(work: Work): Promise<void> {
     if (end !== 'completed') throw new Error(`redrive ended ${end}`);
   } else if (work === 'transform') {
     const { startTransform } = await import('@/lib/redrive/edit');
-    const r = await startTransform(actor, { selection: { source: source.name }, transform: [{ op: 'remove', path: '$.gift' }], reason: 'bench', ratePerSecond: 1_000 }, undefined, {
-      onPage: (p) => (maxBatch = Math.max(maxBatch, p.payloadBytes)),
-    });
+    const r = await startTransform(
+      actor,
+      { selection: { source: source.name }, transform: [{ op: 'remove', path: '$.gift' }], reason: 'bench', ratePerSecond: 1_000 },
+      undefined,
+      {
+        onPage: (p) => (maxBatch = Math.max(maxBatch, p.payloadBytes)),
+      },
+    );
     items = r.task.total;
   } else {
     const { exportDeadLetters, exportOptions } = await import('@/lib/deadletters/export-dead-letters');

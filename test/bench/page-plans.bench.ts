@@ -87,18 +87,25 @@ async function child(): Promise<void> {
   await sql`VACUUM ANALYZE`;
   log(`seeded ${ROWS} dead letters and their cluster summaries in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
-  const [user] = await sql<{ id: string }[]>`INSERT INTO users (email, role, team_id, updated_at) VALUES ('support@plans.local', 'support', ${TEAMS.commerce}, now()) RETURNING id`;
+  const [user] = await sql<
+    { id: string }[]
+  >`INSERT INTO users (email, role, team_id, updated_at) VALUES ('support@plans.local', 'support', ${TEAMS.commerce}, now()) RETURNING id`;
   const support = { userId: user!.id, email: 'support@plans.local', role: 'support' as const, teamId: TEAMS.commerce, via: 'session' as const };
   // Cluster 40 has members in sources 0, 1 and 2 (commerce): the support engineer may open it.
   const cluster = clusterId(40);
   const pages: { name: string; run: () => Promise<unknown> }[] = [
-    { name: 'filtered list (source-3, open, error type Err7)', run: () => listDeadLetters(support, { source: ['source-3'], status: ['open'], errorType: 'Err7' }) },
+    {
+      name: 'filtered list (source-3, open, error type Err7)',
+      run: () => listDeadLetters(support, { source: ['source-3'], status: ['open'], errorType: 'Err7' }),
+    },
     { name: 'inbox (open clusters of the team)', run: () => listClusters(support, { state: 'open' }) },
     { name: 'cluster page: detail', run: () => getCluster(support, cluster) },
     { name: 'cluster page: first page of members', run: () => listDeadLetters(support, { clusterId: cluster }) },
   ];
   const empty = new Set<string>();
-  for (const { relname } of await sql<{ relname: string }[]>`SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'dead_letters'::regclass`) {
+  for (const { relname } of await sql<
+    { relname: string }[]
+  >`SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'dead_letters'::regclass`) {
     const [{ any }] = (await sql.unsafe(`SELECT EXISTS (SELECT 1 FROM "${relname}") AS any`)) as unknown as [{ any: boolean }];
     if (!any) empty.add(relname);
   }

@@ -20,7 +20,9 @@ async function main(): Promise<void> {
   const watcher = postgres(`${base}/${name}`, { max: 1, onnotice: () => {} });
   const reader = postgres(`${base}/${name}`, { max: 1, onnotice: () => {} });
   try {
-    const migrations = readdirSync(dir).filter((d) => /^\d{14}_/.test(d)).sort();
+    const migrations = readdirSync(dir)
+      .filter((d) => /^\d{14}_/.test(d))
+      .sort();
     for (const m of migrations.slice(0, migrations.indexOf(MIGRATION))) await sql.unsafe(readFileSync(join(dir, m, 'migration.sql'), 'utf8'));
     let t = performance.now();
     await seedMillion(sql);
@@ -59,8 +61,15 @@ async function main(): Promise<void> {
       SELECT c.relname AS rel, pg_get_expr(c.relpartbound, c.oid) AS bound, c.reltuples::bigint::text AS n
       FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'dead_letters'::regclass ORDER BY 1`;
     for (const p of parts) console.log(`  ${p.rel}: ${p.bound}`);
-    const [counts] = await sql<{ rows: string; keys: string }[]>`SELECT (SELECT count(*) FROM dead_letters)::text AS rows, (SELECT count(*) FROM dead_letter_keys)::text AS keys`;
-    console.log(`rows ${counts!.rows}, keys ${counts!.keys}; load average ${(await import('node:os')).loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    const [counts] = await sql<
+      { rows: string; keys: string }[]
+    >`SELECT (SELECT count(*) FROM dead_letters)::text AS rows, (SELECT count(*) FROM dead_letter_keys)::text AS keys`;
+    console.log(
+      `rows ${counts!.rows}, keys ${counts!.keys}; load average ${(await import('node:os'))
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
   } finally {
     await Promise.all([sql.end(), watcher.end(), reader.end()]);
     await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

@@ -66,7 +66,12 @@ async function child(): Promise<void> {
       await new Promise((r) => setTimeout(r, 100));
     }
     const items = await db().redriveItem.findMany({ where: { taskId: task.id }, select: { sentAt: true } });
-    out.push(measure(rate, items.map((i) => i.sentAt!.getTime())));
+    out.push(
+      measure(
+        rate,
+        items.map((i) => i.sentAt!.getTime()),
+      ),
+    );
     await producerQueue(QUEUES.source(source.name)).obliterate({ force: true });
   }
   await supervisor.stop();

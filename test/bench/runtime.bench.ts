@@ -54,7 +54,13 @@ async function child(): Promise<Measured> {
 
   async function plain(name: string, n: number, fail: boolean): Promise<number> {
     const queue = new Queue(name, { connection, prefix: queuePrefix() });
-    await queue.addBulk(Array.from({ length: n }, (_, i) => ({ name: 'm', data: { body: Buffer.from(body).toString('base64'), headers, messageId: `p-${i}` }, opts: { removeOnComplete: true } })));
+    await queue.addBulk(
+      Array.from({ length: n }, (_, i) => ({
+        name: 'm',
+        data: { body: Buffer.from(body).toString('base64'), headers, messageId: `p-${i}` },
+        opts: { removeOnComplete: true },
+      })),
+    );
     const start = performance.now();
     const worker = new Worker(
       name,
@@ -73,7 +79,10 @@ async function child(): Promise<Measured> {
   async function runtime(name: string, n: number, fail: boolean): Promise<number> {
     const source = await createSource(SYSTEM, { name, team: 'bench' });
     for (let i = 0; i < n; i += 1_000) {
-      await sendMany(name, Array.from({ length: Math.min(1_000, n - i) }, (_, k) => ({ body, headers, messageId: `r-${i + k}` })));
+      await sendMany(
+        name,
+        Array.from({ length: Math.min(1_000, n - i) }, (_, k) => ({ body, headers, messageId: `r-${i + k}` })),
+      );
     }
     const start = performance.now();
     const consumer = await consume(

@@ -71,15 +71,27 @@ async function child(): Promise<void> {
 
   /** IMPORT_N dead jobs as Sidekiq 6.4 kills them (retry: 0, the backtrace compressed). */
   // JobRetry#compress_backtrace: base64 (lines of 60) of the zlib-deflated JSON array.
-  const backtrace = `${deflateSync(JSON.stringify(["app/jobs/order_job.rb:12:in `perform'", "sidekiq/processor.rb:196:in `execute_job'"])).toString('base64').replace(/(.{60})/g, '$1\n')}\n`;
+  const backtrace = `${deflateSync(JSON.stringify(["app/jobs/order_job.rb:12:in `perform'", "sidekiq/processor.rb:196:in `execute_job'"]))
+    .toString('base64')
+    .replace(/(.{60})/g, '$1\n')}\n`;
   function jobs(): { score: string; text: string }[] {
     const now = Date.now() / 1000;
     return Array.from({ length: IMPORT_N }, (_, i) => {
       const at = now + i / 1e6;
       const job = {
-        retry: 0, queue: 'orders', backtrace: true, class: 'OrderJob', args: [{ order: i, sku: 'A-1', qty: 2, note: randomBytes(48).toString('hex') }],
-        jid: randomBytes(12).toString('hex'), created_at: at, enqueued_at: at, error_message: `Order ${i} rejected: unknown field "giftWrap"`,
-        error_class: 'ArgumentError', failed_at: at, retry_count: 0, error_backtrace: backtrace,
+        retry: 0,
+        queue: 'orders',
+        backtrace: true,
+        class: 'OrderJob',
+        args: [{ order: i, sku: 'A-1', qty: 2, note: randomBytes(48).toString('hex') }],
+        jid: randomBytes(12).toString('hex'),
+        created_at: at,
+        enqueued_at: at,
+        error_message: `Order ${i} rejected: unknown field "giftWrap"`,
+        error_class: 'ArgumentError',
+        failed_at: at,
+        retry_count: 0,
+        error_backtrace: backtrace,
       };
       return { score: String(at), text: JSON.stringify(job) };
     });
@@ -95,7 +107,13 @@ async function child(): Promise<void> {
   }
 
   await createTeam(SYSTEM, { name: 'bench' });
-  const source = await createSource(SYSTEM, { name: 'bench-sidekiq', team: 'bench', kind: 'sidekiq', connection: { namespace: ns, removeAfterImport: true, pollMs: 100 }, secret: { url: REDIS_URL } });
+  const source = await createSource(SYSTEM, {
+    name: 'bench-sidekiq',
+    team: 'bench',
+    kind: 'sidekiq',
+    connection: { namespace: ns, removeAfterImport: true, pollMs: 100 },
+    secret: { url: REDIS_URL },
+  });
   await db().source.update({ where: { id: source.id }, data: { approvalThreshold: 1_000_000, maxRedrives: 100 } });
 
   const { batchSize } = sidekiqConfigSchema.parse({});
@@ -113,7 +131,10 @@ async function child(): Promise<void> {
   };
   // Baseline: Sidekiq's own client, its time from inside Ruby (interpreter and gem loading left out).
   const sidekiqRate = async () => {
-    const ruby = spawn('ruby', ['-e', RUBY_DELETE_ALL], { env: { ...process.env, REDIS_URL, DEAD_SET: dead, RUBYOPT: '-W0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const ruby = spawn('ruby', ['-e', RUBY_DELETE_ALL], {
+      env: { ...process.env, REDIS_URL, DEAD_SET: dead, RUBYOPT: '-W0' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     ruby.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     const status = await new Promise<number | null>((resolve) => ruby.once('close', resolve));
@@ -123,7 +144,13 @@ async function child(): Promise<void> {
   };
   // The write path alone: the same rows, mapped beforehand, recorded as the import records them
   // (batches of its size, MAX_WRITES at once, on a pool of its own like the connectors'), into a source of their own.
-  const ceilingSource = await createSource(SYSTEM, { name: 'bench-sidekiq-rows', team: 'bench', kind: 'sidekiq', connection: { namespace: `${ns}-rows` }, secret: { url: REDIS_URL } });
+  const ceilingSource = await createSource(SYSTEM, {
+    name: 'bench-sidekiq-rows',
+    team: 'bench',
+    kind: 'sidekiq',
+    connection: { namespace: `${ns}-rows` },
+    secret: { url: REDIS_URL },
+  });
   const writes = new ReplaceablePool();
   const ceilingRate = async () => {
     const rows = jobs().map((j) => ({ ...deadLetterOfEntry({ member: Buffer.from(j.text), score: j.score }, 'dead', true), generation: 0, redriveCount: 0 }));
@@ -140,7 +167,8 @@ async function child(): Promise<void> {
     );
     return IMPORT_N / ((performance.now() - start) / 1000);
   };
-  const importedSoFar = async () => (await pg()<{ n: bigint }[]>`SELECT imported_total AS n FROM connector_health WHERE source_id = ${source.id}::uuid`)[0]?.n ?? 0n;
+  const importedSoFar = async () =>
+    (await pg()<{ n: bigint }[]>`SELECT imported_total AS n FROM connector_health WHERE source_id = ${source.id}::uuid`)[0]?.n ?? 0n;
   const importRate = async (round: number) => {
     const start = performance.now();
     const connectors = await startConnectorSupervisor({ only: [source.id] });
@@ -213,7 +241,7 @@ export async function run(): Promise<BenchResult[]> {
     };
   };
   return [
-    against('plainPerSecond', 'a plain ioredis loop reading and removing the same jobs (batches of the connector\'s size: Redis at memory speed)', 0.5),
+    against('plainPerSecond', "a plain ioredis loop reading and removing the same jobs (batches of the connector's size: Redis at memory speed)", 0.5),
     against('sidekiqPerSecond', "Sidekiq's own client (ruby-sidekiq 6.4) reading and deleting the same jobs: JobSet#each { |job| job.delete }", 0.5),
     against('ceilingPerSecond', 'the write path alone: the same rows, prebuilt, recorded in the same batches'),
     ...redrivePacingResults('sidekiq', 'jobs/s', m.redrive),

@@ -51,7 +51,12 @@ async function child(): Promise<void> {
   for (let i = 0; i < SOURCES; i++) {
     sources.push(
       await db().source.create({
-        data: { name: i === 0 ? 'orders' : `source-${i}`, teamId: i % 2 ? finance.id : commerce.id, retentionSeconds: 40 * 86400, ageDeadlineSeconds: 7 * 86400 },
+        data: {
+          name: i === 0 ? 'orders' : `source-${i}`,
+          teamId: i % 2 ? finance.id : commerce.id,
+          retentionSeconds: 40 * 86400,
+          ageDeadlineSeconds: 7 * 86400,
+        },
       }),
     );
   }
@@ -114,14 +119,22 @@ async function child(): Promise<void> {
   out.push(await page('SLA board, admin, all 10 sources, 30-day trend', 50, () => getSlaBoard(SYSTEM, { trendDays: 30 })));
   out.push(await page('SLA board, lead, own 5 sources, 7-day trend', 50, () => getSlaBoard(leadActor, { trendDays: 7 })));
   for (const range of ['24h', '7d', '30d'] as const) {
-    out.push(await page(`charts of orders, ${range} (rate by reason, depth/age, histogram, cluster sparklines)`, 30, () => sourceCharts(SYSTEM, 'orders', { range })));
+    out.push(
+      await page(`charts of orders, ${range} (rate by reason, depth/age, histogram, cluster sparklines)`, 30, () => sourceCharts(SYSTEM, 'orders', { range })),
+    );
   }
   out.push(await page('/api/metrics render, all sources', 50, () => renderMetrics(SYSTEM)));
 
   t = performance.now();
   const swept = await sweepExpired(systemClock, { batchSize: 1000, maxBatches: 5 });
   const sweepMs = performance.now() - t;
-  out.push({ name: `maintenance: retention sweep, ${swept.expired} expired in ${swept.batches} batches (ms per batch)`, p95: sweepMs / Math.max(1, swept.batches), p50: sweepMs / Math.max(1, swept.batches), runs: 1, target: false });
+  out.push({
+    name: `maintenance: retention sweep, ${swept.expired} expired in ${swept.batches} batches (ms per batch)`,
+    p95: sweepMs / Math.max(1, swept.batches),
+    p50: sweepMs / Math.max(1, swept.batches),
+    runs: 1,
+    target: false,
+  });
 
   await closeQueues();
   await closeDb();

@@ -54,11 +54,21 @@ async function child(): Promise<void> {
   await Promise.all(
     Array.from({ length: POLLERS }, async () => {
       while (received < IMPORT_N) {
-        const r = await client.send(new ReceiveMessageCommand({ QueueUrl: plainQueues.dlq, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'], MessageAttributeNames: ['All'] }));
+        const r = await client.send(
+          new ReceiveMessageCommand({
+            QueueUrl: plainQueues.dlq,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: 1,
+            MessageSystemAttributeNames: ['All'],
+            MessageAttributeNames: ['All'],
+          }),
+        );
         const m = r.Messages ?? [];
         if (!m.length) continue;
         received += m.length;
-        await client.send(new DeleteMessageBatchCommand({ QueueUrl: plainQueues.dlq, Entries: m.map((x, i) => ({ Id: String(i), ReceiptHandle: x.ReceiptHandle! })) }));
+        await client.send(
+          new DeleteMessageBatchCommand({ QueueUrl: plainQueues.dlq, Entries: m.map((x, i) => ({ Id: String(i), ReceiptHandle: x.ReceiptHandle! })) }),
+        );
       }
     }),
   );

@@ -32,7 +32,11 @@ const CHILD_FLAG = '--storm-bench-child';
 const INGEST_FLAG = '--storm-bench-ingest';
 const RUNTIME_FLAG = '--storm-bench-runtime';
 const num = (v: string | undefined, d: number) => (v ? Number(v.replaceAll('_', '')) : d);
-const WANT = { ingest: num(process.env.STORM_INGEST, 2_000_000), runtime: num(process.env.STORM_RUNTIME, 1_000_000), rest: num(process.env.STORM_REST_ROWS, 5_000_000) };
+const WANT = {
+  ingest: num(process.env.STORM_INGEST, 2_000_000),
+  runtime: num(process.env.STORM_RUNTIME, 1_000_000),
+  rest: num(process.env.STORM_REST_ROWS, 5_000_000),
+};
 /** Disk per dead letter, measured roughly: 1 KiB payload, heap, indexes, search text and trigrams, WAL. */
 const STORM_BYTES = 6 * 1024;
 const REST_BYTES = 2 * 1024;
@@ -101,7 +105,13 @@ const percentile = (ms: number[], q: number) => {
   const s = [...ms].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))] ?? 0;
 };
-const timing = (name: string, ms: number[]): Timing => ({ name, p99: percentile(ms, 0.99), p95: percentile(ms, 0.95), p50: percentile(ms, 0.5), runs: ms.length });
+const timing = (name: string, ms: number[]): Timing => ({
+  name,
+  p99: percentile(ms, 0.99),
+  p95: percentile(ms, 0.95),
+  p50: percentile(ms, 0.5),
+  runs: ms.length,
+});
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The sizes that fit in half the free disk of Postgres's data directory (or of the working directory). */
@@ -187,7 +197,11 @@ async function runtimeLoad(): Promise<void> {
       continue;
     }
     const n = Math.min(2_000, job.count - sent);
-    const messages = Array.from({ length: n }, (_, k) => ({ body: new Uint8Array(payload(1e9 + sent + k)), headers: { 'content-type': 'application/json' }, messageId: `${job.prefix}${sent + k}` }));
+    const messages = Array.from({ length: n }, (_, k) => ({
+      body: new Uint8Array(payload(1e9 + sent + k)),
+      headers: { 'content-type': 'application/json' },
+      messageId: `${job.prefix}${sent + k}`,
+    }));
     for (let k = 0; k < n; k += 1_000) await sendMany(job.source, messages.slice(k, k + 1_000));
     sent += n;
   }
@@ -254,14 +268,26 @@ async function child(): Promise<void> {
     const p = payload(2e9 + i);
     const e = ERROR(i);
     const deadAt = new Date(now - (COPY_ROWS - i) * 5);
-    const row: BaselineRow = { messageId: `copy-${i}`, errorType: e.type, errorMessage: e.message, deadAt, payload: p, sha: sha256Hex(p), fp: fingerprint(e).key, history: [{ reason: 'MaxReceives', errorType: e.type, errorMessage: e.message, count: 1, firstAt: deadAt, lastAt: deadAt }] };
+    const row: BaselineRow = {
+      messageId: `copy-${i}`,
+      errorType: e.type,
+      errorMessage: e.message,
+      deadAt,
+      payload: p,
+      sha: sha256Hex(p),
+      fp: fingerprint(e).key,
+      history: [{ reason: 'MaxReceives', errorType: e.type, errorMessage: e.message, count: 1, firstAt: deadAt, lastAt: deadAt }],
+    };
     return row;
   });
   const columns = baselineColumns(copySource.id, expires);
   const copyRates: number[] = [];
   for (let r = 0; r < 3; r++) {
     const t = performance.now();
-    await pipeline(Readable.from([...binaryCopyChunks(columns, rows)]), await pg.unsafe(`COPY dead_letters (${columns.map((c) => c.name).join(', ')}) FROM STDIN WITH (FORMAT binary)`).writable());
+    await pipeline(
+      Readable.from([...binaryCopyChunks(columns, rows)]),
+      await pg.unsafe(`COPY dead_letters (${columns.map((c) => c.name).join(', ')}) FROM STDIN WITH (FORMAT binary)`).writable(),
+    );
     copyRates.push(COPY_ROWS / ((performance.now() - t) / 1000));
     await pg`DELETE FROM dead_letters WHERE source_id = ${copySource.id}::uuid`;
   }
@@ -271,7 +297,11 @@ async function child(): Promise<void> {
 
   // The storm's processes: the app, the search indexer, the API load and the runtime load.
   const app = await serveApp({ processes: PROCESSES, log });
-  const indexer = spawn(process.execPath, ['--import', 'tsx', 'workers/search-indexer.ts'], { cwd: ROOT, env: process.env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const indexer = spawn(process.execPath, ['--import', 'tsx', 'workers/search-indexer.ts'], {
+    cwd: ROOT,
+    env: process.env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const indexerExited = new Promise((r) => indexer.once('exit', r));
   const backlogCount = async () => ((await pg`SELECT count(*)::int AS n FROM search_backlog`) as unknown as [{ n: number }])[0].n;
   const load = (flag: string, job: unknown) => {
@@ -286,7 +316,10 @@ async function child(): Promise<void> {
   const pages: { name: string; run: () => Promise<unknown> }[] = [
     { name: 'inbox (support, open clusters of the team)', run: () => listClusters(supportActor, { state: 'open' }) },
     { name: 'dead-letter list, first page (support)', run: () => listDeadLetters(supportActor, {}) },
-    { name: 'dead-letter list, filter source + status=open + error type (support)', run: () => listDeadLetters(supportActor, { source: ['storm-api-1'], status: ['open'], errorType: 'StormError7' }) },
+    {
+      name: 'dead-letter list, filter source + status=open + error type (support)',
+      run: () => listDeadLetters(supportActor, { source: ['storm-api-1'], status: ['open'], errorType: 'StormError7' }),
+    },
     { name: 'cluster page, the largest cause (support)', run: async () => (biggest ? getCluster(supportActor, biggest) : null) },
     { name: 'SLA board (lead)', run: () => getSlaBoard(leadActor) },
   ];
@@ -328,10 +361,14 @@ async function child(): Promise<void> {
           await analyzeStalePartitions();
         }
         if (performance.now() - windowStart >= WINDOW_MS) {
-          const [{ n, backlog }] = (await pg`SELECT (SELECT count(*) FROM dead_letters)::int AS n, (SELECT count(*) FROM search_backlog)::int AS backlog`) as unknown as [{ n: number; backlog: number }];
+          const [{ n, backlog }] =
+            (await pg`SELECT (SELECT count(*) FROM dead_letters)::int AS n, (SELECT count(*) FROM search_backlog)::int AS backlog`) as unknown as [
+              { n: number; backlog: number },
+            ];
           log(
             `${record ? `t+${((performance.now() - stormStart) / 1000).toFixed(0)} s` : 'baseline'}: ${n} dead letters, search backlog ${backlog}, cycle ${cycles.at(-1)?.toFixed(0)} ms (${cycleSplit}), p95 ` +
-              [...window].map(([k, v]) => `${k.split(' (')[0]} ${percentile(v, 0.95).toFixed(0)}`).join(', ') + ' ms',
+              [...window].map(([k, v]) => `${k.split(' (')[0]} ${percentile(v, 0.95).toFixed(0)}`).join(', ') +
+              ' ms',
           );
           window = new Map(pages.map((p) => [p.name, []]));
           windowStart = performance.now();
@@ -357,7 +394,10 @@ async function child(): Promise<void> {
   const busyStart = performance.now();
   for (let chunk = 0; runtimeBusy || chunk === 0; chunk++) {
     const named = rows.map((r, i) => ({ ...r, messageId: `busy-${chunk}-${i}` }));
-    await pipeline(Readable.from([...binaryCopyChunks(columns, named)]), await pg.unsafe(`COPY dead_letters (${columns.map((c) => c.name).join(', ')}) FROM STDIN WITH (FORMAT binary)`).writable());
+    await pipeline(
+      Readable.from([...binaryCopyChunks(columns, named)]),
+      await pg.unsafe(`COPY dead_letters (${columns.map((c) => c.name).join(', ')}) FROM STDIN WITH (FORMAT binary)`).writable(),
+    );
     copiedBusy += named.length;
   }
   const copyBusy = copiedBusy / ((performance.now() - busyStart) / 1000);
@@ -386,11 +426,17 @@ async function child(): Promise<void> {
     ),
     forwarder: { refusals: ingested.refusals ?? 0, waitedSeconds: ingested.waitedSeconds ?? 0 },
   };
-  log(`throttled (write budget ${throttled.budget}): ${Object.entries(throttled.writers).map(([w, t]) => `${w} ${t.throttledSeconds.toFixed(1)} s (${t.waits} waits, ${t.refusals} refused)`).join(', ')}; forwarders waited ${throttled.forwarder.waitedSeconds.toFixed(1)} s over ${throttled.forwarder.refusals} 503s`);
+  log(
+    `throttled (write budget ${throttled.budget}): ${Object.entries(throttled.writers)
+      .map(([w, t]) => `${w} ${t.throttledSeconds.toFixed(1)} s (${t.waits} waits, ${t.refusals} refused)`)
+      .join(', ')}; forwarders waited ${throttled.forwarder.waitedSeconds.toFixed(1)} s over ${throttled.forwarder.refusals} 503s`,
+  );
   const [{ n: stored }] = (await pg`SELECT count(*)::int AS n FROM dead_letters`) as unknown as [{ n: number }];
   const expected = sizes.ingest + sizes.runtime + BUSY_RUNTIME + copiedBusy;
   if (stored !== expected) throw new Error(`expected ${expected} dead letters, found ${stored}`);
-  log(`storm over in ${stormSeconds.toFixed(0)} s: API ${(sizes.ingest / ingested.seconds).toFixed(0)}/s, runtime ${(sizes.runtime / parked.seconds).toFixed(0)}/s`);
+  log(
+    `storm over in ${stormSeconds.toFixed(0)} s: API ${(sizes.ingest / ingested.seconds).toFixed(0)}/s, runtime ${(sizes.runtime / parked.seconds).toFixed(0)}/s`,
+  );
 
   // The backlog's drain, given the storm's own duration.
   const drainStart = performance.now();
@@ -408,7 +454,11 @@ async function child(): Promise<void> {
     if (s > stormSeconds) break;
     await sleep(1_000);
   }
-  log(drainSeconds === null ? `search backlog ${backlogAtEnd} left after ${stormSeconds.toFixed(0)} s` : `search backlog drained ${drainSeconds.toFixed(0)} s after the storm`);
+  log(
+    drainSeconds === null
+      ? `search backlog ${backlogAtEnd} left after ${stormSeconds.toFixed(0)} s`
+      : `search backlog drained ${drainSeconds.toFixed(0)} s after the storm`,
+  );
   indexer.kill('SIGTERM');
   await indexerExited;
   await app.stop();
@@ -422,7 +472,7 @@ async function child(): Promise<void> {
   const restRows = Math.max(0, sizes.rest - stored);
   let t = performance.now();
   if (restRows > 0) {
-    const clusterIds = (await pg<{ id: string; fingerprint: string }[]>`SELECT id, fingerprint FROM clusters ORDER BY fingerprint`);
+    const clusterIds = await pg<{ id: string; fingerprint: string }[]>`SELECT id, fingerprint FROM clusters ORDER BY fingerprint`;
     const sourceIds = (await pg<{ id: string }[]>`SELECT id FROM sources WHERE name LIKE 'storm-api-%' ORDER BY name`).map((s) => s.id);
     const oldest = new Date(Date.now() - REST_DAYS * 86_400_000);
     const months = (new Date().getUTCFullYear() - oldest.getUTCFullYear()) * 12 + new Date().getUTCMonth() - oldest.getUTCMonth();
@@ -477,8 +527,16 @@ async function child(): Promise<void> {
   const dropMs = performance.now() - t;
   t = performance.now();
   const swept = await sweepExpired(systemClock);
-  const retention = { partitions: dropped.map((d) => d.name), dropped: dropped.reduce((n, d) => n + d.rows, 0), dropMs, expired: swept.expired, ms: performance.now() - t };
-  log(`retention pass: ${retention.partitions.join(', ') || 'no partition'} dropped (${retention.dropped} rows to tombstones) in ${dropMs.toFixed(0)} ms; ${swept.expired} expired row by row in ${retention.ms.toFixed(0)} ms`);
+  const retention = {
+    partitions: dropped.map((d) => d.name),
+    dropped: dropped.reduce((n, d) => n + d.rows, 0),
+    dropMs,
+    expired: swept.expired,
+    ms: performance.now() - t,
+  };
+  log(
+    `retention pass: ${retention.partitions.join(', ') || 'no partition'} dropped (${retention.dropped} rows to tombstones) in ${dropMs.toFixed(0)} ms; ${swept.expired} expired row by row in ${retention.ms.toFixed(0)} ms`,
+  );
 
   await budget.close();
   await closeQueues();
@@ -574,7 +632,10 @@ async function storm(replicaPort?: number): Promise<BenchResult[]> {
       met: r.cycle.p95 <= CYCLE_MS,
     },
     {
-      name: r.drainSeconds === null ? `storm: search backlog NOT drained (${r.backlogAtEnd} left) after the storm's duration` : 'storm: search backlog drained after the storm ended',
+      name:
+        r.drainSeconds === null
+          ? `storm: search backlog NOT drained (${r.backlogAtEnd} left) after the storm's duration`
+          : 'storm: search backlog drained after the storm ended',
       value: Math.round(r.drainSeconds ?? r.stormSeconds),
       unit: 's',
       target: `≤ the storm's duration (${Math.round(r.stormSeconds)} s)`,

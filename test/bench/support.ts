@@ -18,7 +18,14 @@ export async function runBenchChild<T>(
   const replica = opts.replicaPort ? Object.assign(new URL(url), { port: String(opts.replicaPort) }).toString() : undefined;
   try {
     const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', fileURLToPath(moduleUrl), childFlag], {
-      env: { ...process.env, DATABASE_URL: url, ...(replica ? { DATABASE_REPLICA_URL: replica } : {}), QUEUE_PREFIX: `triage-bench-${name}-${process.pid}`, LOG_LEVEL: 'warn', TRIAGE_STATE_DIR: '.triage/bench' },
+      env: {
+        ...process.env,
+        DATABASE_URL: url,
+        ...(replica ? { DATABASE_REPLICA_URL: replica } : {}),
+        QUEUE_PREFIX: `triage-bench-${name}-${process.pid}`,
+        LOG_LEVEL: 'warn',
+        TRIAGE_STATE_DIR: '.triage/bench',
+      },
       // The child's progress lines go straight to the terminal; only its result comes back.
       stdio: ['ignore', 'pipe', 'inherit'],
       timeout: opts.timeoutMs ?? 300_000,
@@ -41,7 +48,11 @@ export async function runBenchChild<T>(
  * The built app started as `npm start` starts it (scripts/serve.mjs, `processes` servers on one free
  * loopback port), with fresh production secrets; resolves once /api/health answers.
  */
-export async function serveApp(opts: { processes: number; log: (m: string) => void; nodeArgs?: string[] }): Promise<{ base: string; port: number; pid: number; stop(): Promise<void> }> {
+export async function serveApp(opts: {
+  processes: number;
+  log: (m: string) => void;
+  nodeArgs?: string[];
+}): Promise<{ base: string; port: number; pid: number; stop(): Promise<void> }> {
   const { randomBytes } = await import('node:crypto');
   const { buildIfStale } = await import('../../scripts/lib/build.mjs');
   const { freePort } = await import('../../scripts/lib/free-port.mjs');
@@ -63,7 +74,13 @@ export async function serveApp(opts: { processes: number; log: (m: string) => vo
   };
   const base = `http://127.0.0.1:${port}`;
   for (let t = Date.now(); ; ) {
-    if (await fetch(`${base}/api/health`).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(`${base}/api/health`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     if (server.exitCode !== null || Date.now() - t > 120_000) {
       await stop();
       throw new Error('the app did not start (scripts/serve.mjs)');
@@ -85,7 +102,11 @@ export const throttledForwarder = { refusals: 0, waitedMs: 0 };
  * POST one batch as a well-behaved forwarder: a 503 (Triage over its write budget) is sent again after
  * its Retry-After, counted in throttledForwarder; anything else but a 200 rejects.
  */
-export async function postIngestBatch(agent: Agent, to: { host: string; port: number | string; source: string; token: string }, body: Uint8Array): Promise<void> {
+export async function postIngestBatch(
+  agent: Agent,
+  to: { host: string; port: number | string; source: string; token: string },
+  body: Uint8Array,
+): Promise<void> {
   for (;;) {
     const answer = await postOnce(agent, to, body);
     if (answer.status === 200) return;
@@ -97,7 +118,11 @@ export async function postIngestBatch(agent: Agent, to: { host: string; port: nu
   }
 }
 
-function postOnce(agent: Agent, to: { host: string; port: number | string; source: string; token: string }, body: Uint8Array): Promise<{ status: number; retryAfter: number | null; text: string }> {
+function postOnce(
+  agent: Agent,
+  to: { host: string; port: number | string; source: string; token: string },
+  body: Uint8Array,
+): Promise<{ status: number; retryAfter: number | null; text: string }> {
   return new Promise((resolve, reject) => {
     const req = request(
       {
@@ -113,7 +138,11 @@ function postOnce(agent: Agent, to: { host: string; port: number | string; sourc
         res.on('data', (c: Buffer) => parts.push(c));
         res.on('end', () => {
           const retryAfter = Number(res.headers['retry-after']);
-          resolve({ status: res.statusCode ?? 0, retryAfter: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null, text: Buffer.concat(parts).toString() });
+          resolve({
+            status: res.statusCode ?? 0,
+            retryAfter: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null,
+            text: Buffer.concat(parts).toString(),
+          });
         });
         res.on('error', reject);
       },

@@ -33,7 +33,6 @@ export interface Seeded {
   views: Record<Role, string>;
 }
 
-
 // Idempotent: the seeding project (accessibility.setup.ts) makes it all once, before the spec's
 // workers start; each worker's beforeAll then runs it again to find the ids, as does a worker
 // restarted after a failed test.
@@ -68,7 +67,14 @@ export async function seedAccessibility(): Promise<Seeded> {
     consumerName: 'capture-worker',
     consumerVersion: 'v1',
     failureHistory: [
-      { reason: 'MaxReceives', errorType, errorMessage, count: 5, firstAt: new Date(now - ageMs - 600_000).toISOString(), lastAt: new Date(now - ageMs).toISOString() },
+      {
+        reason: 'MaxReceives',
+        errorType,
+        errorMessage,
+        count: 5,
+        firstAt: new Date(now - ageMs - 600_000).toISOString(),
+        lastAt: new Date(now - ageMs).toISOString(),
+      },
     ],
   });
   const rows = await recordDeadLetters({ id: source.id, retentionSeconds: source.retentionSeconds }, [
@@ -76,7 +82,11 @@ export async function seedAccessibility(): Promise<Seeded> {
     { messageId: 'breached', payload: order(1), ...failure('TimeoutError', 'capture timed out after 30000 ms', 8 * DAY) },
     { messageId: 'near-deadline', payload: order(2), ...failure('ValidationError', 'field "gift" is unknown', 6.5 * DAY) },
     // Values the detectors mask (a card number, an e-mail), and a payload flagged sensitive as a whole.
-    { messageId: 'masked', payload: order(3, { card: '4111 1111 1111 1111', email: 'carol@bank.example' }), ...failure('ValidationError', 'field "gift" is unknown', DAY) },
+    {
+      messageId: 'masked',
+      payload: order(3, { card: '4111 1111 1111 1111', email: 'carol@bank.example' }),
+      ...failure('ValidationError', 'field "gift" is unknown', DAY),
+    },
     { messageId: 'sensitive', payload: order(4), sensitive: true, ...failure('ValidationError', 'field "gift" is unknown', DAY) },
     { messageId: 'discarded', payload: order(5), ...failure('ValidationError', 'field "gift" is unknown', 2 * DAY) },
     { messageId: 'redriven', payload: order(6), ...failure('ConnectionError', 'connect ECONNREFUSED 10.0.0.7:5432', 3 * DAY) },

@@ -107,7 +107,10 @@ test.describe('the auditor', () => {
     const ndjsonHref = await page.getByTestId('export-ndjson').getAttribute('href');
     const ndjson = await page.request.get(ndjsonHref!);
     expect(ndjson.headers()['content-type']).toContain('application/x-ndjson');
-    const lines = (await ndjson.text()).trimEnd().split('\n').map((l) => JSON.parse(l) as { id: string });
+    const lines = (await ndjson.text())
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string });
     expect(lines.map((l) => l.id)).toEqual(shown.map((r) => r.id));
 
     // Both exports are on the trail, newest first, with the filter they used.

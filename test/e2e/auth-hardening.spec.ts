@@ -105,7 +105,9 @@ test.describe('failed sign-ins', () => {
     await createUser(SYSTEM, { email, role: 'support', team: 'commerce', password: 'parallel-password' });
     // Each attempt from its own address: only the per-e-mail limit stands in the way.
     const contexts = await Promise.all(
-      Array.from({ length: 4 * max }, (_, i) => playwright.request.newContext({ baseURL, extraHTTPHeaders: { 'x-forwarded-for': `198.18.${i >> 8}.${i & 255}` } })),
+      Array.from({ length: 4 * max }, (_, i) =>
+        playwright.request.newContext({ baseURL, extraHTTPHeaders: { 'x-forwarded-for': `198.18.${i >> 8}.${i & 255}` } }),
+      ),
     );
     const outcomes = await Promise.all(contexts.map((c) => attempt(c, email, 'wrong-password')));
     expect(outcomes.filter((o) => o === 'ok')).toEqual([]);

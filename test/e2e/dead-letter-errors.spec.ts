@@ -29,8 +29,22 @@ test.beforeAll(async ({ playwright, baseURL }) => {
     headers: { authorization: `Bearer ${ingestToken()}`, 'content-type': 'application/json' },
     data: {
       deadLetters: [
-        { messageId: `long-${RUN}`, payload: Buffer.from('{"amount":1250}').toString('base64'), contentType: 'application/json', reason: 'Rejected', error: { type: 'LedgerError', message: MESSAGE, stack: 'LedgerError\n    at capture (ledger.js:12:5)' }, receiveCount: 3 },
-        { messageId: `short-${RUN}`, payload: Buffer.from('{"order":13}').toString('base64'), contentType: 'application/json', reason: 'Rejected', error: { type: 'UnknownField', message: SHORT }, receiveCount: 3 },
+        {
+          messageId: `long-${RUN}`,
+          payload: Buffer.from('{"amount":1250}').toString('base64'),
+          contentType: 'application/json',
+          reason: 'Rejected',
+          error: { type: 'LedgerError', message: MESSAGE, stack: 'LedgerError\n    at capture (ledger.js:12:5)' },
+          receiveCount: 3,
+        },
+        {
+          messageId: `short-${RUN}`,
+          payload: Buffer.from('{"order":13}').toString('base64'),
+          contentType: 'application/json',
+          reason: 'Rejected',
+          error: { type: 'UnknownField', message: SHORT },
+          receiveCount: 3,
+        },
       ],
     },
   });

@@ -213,7 +213,15 @@ test.describe('a support engineer', () => {
     const email = `jane-${RUN}@example.com`;
     const r = await context.request.post(`/api/v1/sources/${SOURCE}/dead-letters`, {
       headers: { authorization: `Bearer ${ingestToken()}`, 'content-type': 'application/json' },
-      data: { deadLetters: [{ messageId: `contact-${RUN}`, payload: Buffer.from(JSON.stringify({ contact: email })).toString('base64'), error: { type: 'Bounce', message: 'mailbox full' } }] },
+      data: {
+        deadLetters: [
+          {
+            messageId: `contact-${RUN}`,
+            payload: Buffer.from(JSON.stringify({ contact: email })).toString('base64'),
+            error: { type: 'Bounce', message: 'mailbox full' },
+          },
+        ],
+      },
     });
     expect(r.status()).toBe(200);
     const page = await context.newPage();

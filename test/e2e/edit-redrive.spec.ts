@@ -39,12 +39,18 @@ let poison: string[] = [];
 test.describe('support engineer', () => {
   test.use({ storageState: stateFile('support@triage.local') });
 
-  test('edits a rejected order, a lead approves, the demo consumer acknowledges the copy; the trail shows both hashes and the diff', async ({ page, request, browser }) => {
+  test('edits a rejected order, a lead approves, the demo consumer acknowledges the copy; the trail shows both hashes and the diff', async ({
+    page,
+    request,
+    browser,
+  }) => {
     triage('demo', 'deploy', 'v1');
     const batch = triage('demo', 'produce', '--orders', '30', '--payments', '0', '--notifications', '0') as { orders: { failing: string[] } };
     poison = batch.orders.failing;
     expect(poison.length).toBeGreaterThanOrEqual(2);
-    await expect.poll(async () => (await openOrders(request)).filter((d) => poison.includes(d.messageId)).length, { timeout: 30_000 }).toBeGreaterThanOrEqual(2);
+    await expect
+      .poll(async () => (await openOrders(request)).filter((d) => poison.includes(d.messageId)).length, { timeout: 30_000 })
+      .toBeGreaterThanOrEqual(2);
     const parked = (await openOrders(request)).filter((d) => poison.includes(d.messageId));
     const target = parked[0]!;
     const original = (await (await request.get(`/api/v1/dead-letters/${target.id}`)).json()) as { sha256: string };
@@ -57,7 +63,7 @@ test.describe('support engineer', () => {
     await editor.fill('{"order": ');
     await expect(page.getByTestId('payload-invalid')).toContainText('Not valid JSON');
     await expect(page.getByRole('button', { name: 'Redrive the edited copy' })).toBeDisabled();
-    const order = JSON.parse(Buffer.from((await (await request.get(`/api/v1/dead-letters/${target.id}/payload`)).body())).toString()) as Record<string, unknown>;
+    const order = JSON.parse(Buffer.from(await (await request.get(`/api/v1/dead-letters/${target.id}/payload`)).body()).toString()) as Record<string, unknown>;
     expect(order).toHaveProperty('gift');
     delete order.gift;
     await editor.fill(JSON.stringify(order, null, 2));
@@ -97,7 +103,12 @@ test.describe('support engineer', () => {
     await page.goto(`/clusters/${cluster}`);
     await page.getByTestId('transform-link').click();
     await expect(page).toHaveURL(/\/redrives\/transform\?cluster=/);
-    await page.getByRole('textbox', { name: /^Transform steps/ }).fill(JSON.stringify([{ op: 'remove', path: '$.gift' }, { op: 'header', name: 'x-transformed', value: 'gift-removed' }]));
+    await page.getByRole('textbox', { name: /^Transform steps/ }).fill(
+      JSON.stringify([
+        { op: 'remove', path: '$.gift' },
+        { op: 'header', name: 'x-transformed', value: 'gift-removed' },
+      ]),
+    );
     await page.getByRole('button', { name: 'Preview' }).click();
     await expect(page.getByTestId('transform-applies')).toHaveText(/^[1-9]\d*$/);
     await expect(page.getByTestId('transform-sample').first()).toContainText('"gift"');

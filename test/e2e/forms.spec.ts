@@ -336,7 +336,12 @@ async function seed(): Promise<Seeded> {
     connection: { queueUrl: 'http://127.0.0.1:9/000000000000/forms-dlq', endpoint: 'http://127.0.0.1:9', region: 'us-east-1' },
     secret: {},
   });
-  const failure = (cause: string) => ({ reason: 'Rejected' as const, errorType: `${cause}Error`, errorMessage: `the ${cause} service refused the order`, contentType: 'application/json' });
+  const failure = (cause: string) => ({
+    reason: 'Rejected' as const,
+    errorType: `${cause}Error`,
+    errorMessage: `the ${cause} service refused the order`,
+    contentType: 'application/json',
+  });
   const rows = await recordDeadLetters({ id: source.id, retentionSeconds: source.retentionSeconds }, [
     { messageId: 'plain-one', payload: Buffer.from('{"order":"one","type":"gift"}'), ...failure('billing') },
     { messageId: 'plain-two', payload: Buffer.from('{"order":"two","type":"plain"}'), ...failure('billing') },

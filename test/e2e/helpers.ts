@@ -39,7 +39,10 @@ export async function expectFitsWidth(page: Page) {
     const wide = [...document.querySelectorAll('body *')]
       .filter((e) => out(e) && !(e.parentElement && out(e.parentElement)))
       .slice(0, 5)
-      .map((e) => `${e.tagName.toLowerCase()}${typeof e.className === 'string' && e.className ? `.${e.className.split(' ').join('.')}` : ''} → ${Math.round(e.getBoundingClientRect().right)} px`);
+      .map(
+        (e) =>
+          `${e.tagName.toLowerCase()}${typeof e.className === 'string' && e.className ? `.${e.className.split(' ').join('.')}` : ''} → ${Math.round(e.getBoundingClientRect().right)} px`,
+      );
     return { scrollWidth: document.documentElement.scrollWidth, width, wide };
   });
   expect(scrollWidth, `scrolls sideways at ${width} px: ${wide.join('; ')}`).toBeLessThanOrEqual(width);
@@ -54,7 +57,11 @@ export async function expectNoSqueezedText(page: Page) {
   const squeezed = await page.evaluate(() =>
     [...document.querySelectorAll('body *')]
       .filter((e) => {
-        const own = [...e.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent ?? '').join('').trim();
+        const own = [...e.childNodes]
+          .filter((n) => n.nodeType === Node.TEXT_NODE)
+          .map((n) => n.textContent ?? '')
+          .join('')
+          .trim();
         if (own.length < 24) return false;
         const r = e.getBoundingClientRect();
         // Hidden, or visually hidden for screen readers (a 1 px clip).

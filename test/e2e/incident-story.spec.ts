@@ -87,7 +87,12 @@ for (const [size, viewport] of Object.entries(SIZES)) {
       await visit(page, `/redrives/new?cluster=${clusterId}&source=payments`);
       await expect(page.getByTestId('start-redrive').getByTestId('preview-count')).toHaveText(/^[1-9]\d*$/);
       const warned = await page.getByTestId('outage-warning').isVisible();
-      const task = await start(page, { rate: 2, canary: true, reason: 'gateway healthy again: status page green, live captures succeed', confirmOutage: warned });
+      const task = await start(page, {
+        rate: 2,
+        canary: true,
+        reason: 'gateway healthy again: status page green, live captures succeed',
+        confirmOutage: warned,
+      });
       await expect(page.getByTestId('redrive-status')).toHaveText('completed', { timeout: 90_000 });
       await expect(page.getByTestId('redrive-verdict')).toHaveText('worked');
       await expectFitsWidth(page);
@@ -102,7 +107,9 @@ for (const [size, viewport] of Object.entries(SIZES)) {
       triage('demo', 'deploy', 'v1');
       const batch = triage('demo', 'produce', '--orders', '20', '--payments', '0', '--notifications', '0') as { orders: { failing: string[] } };
       expect(batch.orders.failing.length).toBeGreaterThanOrEqual(2);
-      await expect.poll(async () => (await openDeadLetters(page.request, 'orders')).count, { timeout: 30_000 }).toBeGreaterThanOrEqual(batch.orders.failing.length);
+      await expect
+        .poll(async () => (await openDeadLetters(page.request, 'orders')).count, { timeout: 30_000 })
+        .toBeGreaterThanOrEqual(batch.orders.failing.length);
       const { clusterId } = await openDeadLetters(page.request, 'orders');
 
       await visit(page, '/inbox');
@@ -117,7 +124,9 @@ for (const [size, viewport] of Object.entries(SIZES)) {
       // The source's redrive alarm says a task holds its dead letters.
       await expect(async () => {
         await visit(page, '/alarms?source=orders');
-        await expect(page.locator('[data-testid="alarm-states"] tr[data-source="orders"][data-kind="redrive"]')).toContainText('redrive paused', { timeout: 1_000 });
+        await expect(page.locator('[data-testid="alarm-states"] tr[data-source="orders"][data-kind="redrive"]')).toContainText('redrive paused', {
+          timeout: 1_000,
+        });
       }).toPass({ timeout: 45_000 });
 
       triage('demo', 'deploy', 'v2');

@@ -83,7 +83,10 @@ test.describe('support engineer', () => {
     await expect(acknowledged).toHaveAttribute('d', /^M[^M]*[LC]/);
     expect(await sent.getAttribute('stroke-dasharray')).toMatch(/\d/);
     expect(await acknowledged.getAttribute('stroke-dasharray')).toBeNull();
-    const sentOnTop = await sent.evaluate((s, a) => Boolean(a!.compareDocumentPosition(s) & Node.DOCUMENT_POSITION_FOLLOWING), await acknowledged.elementHandle());
+    const sentOnTop = await sent.evaluate(
+      (s, a) => Boolean(a!.compareDocumentPosition(s) & Node.DOCUMENT_POSITION_FOLLOWING),
+      await acknowledged.elementHandle(),
+    );
     expect(sentOnTop).toBe(true);
 
     // The dead-letter queue of orders is empty.

@@ -37,7 +37,13 @@ function postChunked(path: string, token: string, maxBytes: number): Promise<Chu
   return new Promise((resolve, reject) => {
     let sent = 0;
     let answered = false;
-    const req = httpRequest({ host: '127.0.0.1', port: PORT, path, method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
+    const req = httpRequest({
+      host: '127.0.0.1',
+      port: PORT,
+      path,
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    });
     req.on('response', (res) => {
       answered = true;
       const sentBeforeAnswer = sent;

@@ -62,7 +62,13 @@ test.describe('cross-site requests carrying the session cookie', () => {
     const api = await playwright.request.newContext({ baseURL, storageState: { cookies: [], origins: [] } });
     for (const e of MUTATING) {
       const spec = await e.call(fx, admin);
-      const res = await send(api, e, { 'content-type': 'application/json', origin: 'http://evil.example', authorization: `Bearer ${admin.token}` }, JSON.stringify(spec.body ?? {}), spec);
+      const res = await send(
+        api,
+        e,
+        { 'content-type': 'application/json', origin: 'http://evil.example', authorization: `Bearer ${admin.token}` },
+        JSON.stringify(spec.body ?? {}),
+        spec,
+      );
       expect([401, 403], routeKey(e)).not.toContain(res.status());
     }
     await api.dispose();
@@ -235,7 +241,10 @@ test.describe('headers', () => {
   test('pages carry a nonce CSP without inline scripts, no framing, nosniff; API responses too', async ({ request }) => {
     const page = await request.get('/sign-in');
     const csp = page.headers()['content-security-policy']!;
-    const script = csp.split(';').map((d) => d.trim()).find((d) => d.startsWith('script-src'))!;
+    const script = csp
+      .split(';')
+      .map((d) => d.trim())
+      .find((d) => d.startsWith('script-src'))!;
     expect(script).toMatch(/'nonce-[A-Za-z0-9+/=]+'/);
     expect(script).not.toContain('unsafe-inline');
     expect(script).not.toContain('unsafe-eval');
@@ -260,7 +269,9 @@ test.describe('headers', () => {
     const page = await context.newPage();
     await page.addInitScript(() => {
       (window as unknown as { __violations: string[] }).__violations = [];
-      document.addEventListener('securitypolicyviolation', (ev) => (window as unknown as { __violations: string[] }).__violations.push(`${ev.violatedDirective} ${ev.blockedURI}`));
+      document.addEventListener('securitypolicyviolation', (ev) =>
+        (window as unknown as { __violations: string[] }).__violations.push(`${ev.violatedDirective} ${ev.blockedURI}`),
+      );
     });
     const console: string[] = [];
     page.on('console', (m) => {

@@ -38,7 +38,15 @@ let commerce: FixtureSource;
 
 async function seedOne(source: FixtureSource, bytes: Buffer, contentType: string, extra: Partial<NewDeadLetter> = {}): Promise<Seeded> {
   const [r] = await recordDeadLetters({ id: source.id, retentionSeconds: 14 * 86400 }, [
-    { messageId: `contract-${RUN}-${randomBytes(4).toString('hex')}`, payload: bytes, contentType, reason: 'Rejected', errorType: ERROR_TYPE, errorMessage: 'served contract', ...extra },
+    {
+      messageId: `contract-${RUN}-${randomBytes(4).toString('hex')}`,
+      payload: bytes,
+      contentType,
+      reason: 'Rejected',
+      errorType: ERROR_TYPE,
+      errorMessage: 'served contract',
+      ...extra,
+    },
   ]);
   return { id: r!.id, bytes, contentType };
 }
@@ -138,7 +146,9 @@ test.describe('payload downloads', () => {
     });
   });
 
-  test('a masked payload: a role that may reveal POSTs a reveal with a reason, then downloads with its id; a GET alone 422; a role that may not, 403', async ({ playwright }) => {
+  test('a masked payload: a role that may reveal POSTs a reveal with a reason, then downloads with its id; a GET alone 422; a role that may not, 403', async ({
+    playwright,
+  }) => {
     for (const role of ROLES) {
       await withClient(playwright, ACTING[role], async (api) => {
         for (const p of [payloads.masked, payloads.sensitive]) {
@@ -202,8 +212,13 @@ test.describe('exports', () => {
           ? await api.post(url, { data: { revealReason: 'served-contract check' }, headers: { origin: baseURL } })
           : await api.get(url);
         expectExport(ndjson, /^application\/x-ndjson\b/, 'ndjson');
-        const rows = (await ndjson.text()).trim().split('\n').map((l) => JSON.parse(l) as { id: string });
-        expect(rows.map((r) => r.id).sort(), role).toEqual([payloads.empty, payloads.mib, payloads.fiveMB, payloads.masked, payloads.sensitive].map((p) => p.id).sort());
+        const rows = (await ndjson.text())
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as { id: string });
+        expect(rows.map((r) => r.id).sort(), role).toEqual(
+          [payloads.empty, payloads.mib, payloads.fiveMB, payloads.masked, payloads.sensitive].map((p) => p.id).sort(),
+        );
       });
     }
   });
@@ -231,7 +246,13 @@ test.describe('exports', () => {
 
   test('signed out, every download and export is 401', async ({ playwright }) => {
     await withClient(playwright, undefined, async (api) => {
-      for (const path of [payloadPath(payloads.empty), '/api/v1/dead-letters/export?format=csv', '/api/v1/dead-letters/export?format=ndjson', '/api/v1/audit/export?format=csv', '/api/v1/audit/export?format=ndjson']) {
+      for (const path of [
+        payloadPath(payloads.empty),
+        '/api/v1/dead-letters/export?format=csv',
+        '/api/v1/dead-letters/export?format=ndjson',
+        '/api/v1/audit/export?format=csv',
+        '/api/v1/audit/export?format=ndjson',
+      ]) {
         const res = await api.get(path);
         expect(res.status(), path).toBe(401);
         expect(res.headers()['content-disposition'], path).toBeUndefined();
@@ -247,7 +268,12 @@ test.describe('API status codes by role', () => {
     { method: 'GET', path: () => '/api/v1/audit/verify', permission: 'audit.read', scope: 'all' },
     { method: 'GET', path: () => '/api/v1/webhooks', permission: 'sources.policy' },
     { method: 'GET', path: () => `/api/v1/redrives/preview?source=${commerce.name}`, permission: 'deadletters.redrive' },
-    { method: 'POST', path: () => `/api/v1/dead-letters/${payloads.masked.id}/reveal`, permission: 'payload.reveal', body: () => ({ reason: 'served contract' }) },
+    {
+      method: 'POST',
+      path: () => `/api/v1/dead-letters/${payloads.masked.id}/reveal`,
+      permission: 'payload.reveal',
+      body: () => ({ reason: 'served contract' }),
+    },
   ];
 
   test('a call without the permission is 403; with it, not refused; signed out, 401', async ({ playwright }) => {

@@ -22,8 +22,20 @@ async function sourceWithCauses(prefix: string, causes: string[]): Promise<{ nam
   const clusterIds: string[] = [];
   for (const cause of causes) {
     const [r] = await recordDeadLetters({ id: source.id, retentionSeconds: source.retentionSeconds }, [
-      { messageId: `${cause}-a`, payload: Buffer.from('{"order":"one"}'), reason: 'Rejected', errorType: `${cause}Error`, errorMessage: `the ${cause} service refused the order` },
-      { messageId: `${cause}-b`, payload: Buffer.from('{"order":"two"}'), reason: 'Rejected', errorType: `${cause}Error`, errorMessage: `the ${cause} service refused the order` },
+      {
+        messageId: `${cause}-a`,
+        payload: Buffer.from('{"order":"one"}'),
+        reason: 'Rejected',
+        errorType: `${cause}Error`,
+        errorMessage: `the ${cause} service refused the order`,
+      },
+      {
+        messageId: `${cause}-b`,
+        payload: Buffer.from('{"order":"two"}'),
+        reason: 'Rejected',
+        errorType: `${cause}Error`,
+        errorMessage: `the ${cause} service refused the order`,
+      },
     ]);
     const d = await db().deadLetter.findUniqueOrThrow({ where: { id: BigInt(r!.id) }, select: { clusterId: true } });
     clusterIds.push(d.clusterId!);

@@ -62,7 +62,11 @@ describe('recent arrivals for the alarms', () => {
       await recordDeadLetters(
         source,
         Array.from({ length: 3_000 }, (_, i) =>
-          deadLetter({ deadAt: at(i), errorType: i % 3 ? 'GatewayError' : 'ValidationError', errorMessage: i % 3 ? 'gateway returned 503' : 'amount must be positive' }),
+          deadLetter({
+            deadAt: at(i),
+            errorType: i % 3 ? 'GatewayError' : 'ValidationError',
+            errorMessage: i % 3 ? 'gateway returned 503' : 'amount must be positive',
+          }),
         ),
       );
     }
@@ -89,12 +93,17 @@ describe('recent arrivals for the alarms', () => {
     const now = Date.now();
     await recordDeadLetters(
       sources.orders,
-      Array.from({ length: 500 }, (_, i) => deadLetter({ deadAt: new Date(now - 30 * 86_400_000 + i * SECOND), errorType: 'OldError', errorMessage: 'from last month' })).concat(
-        Array.from({ length: 20 }, (_, i) => deadLetter({ deadAt: new Date(now - i * SECOND), errorType: 'NewError', errorMessage: 'just now' })),
-      ),
+      Array.from({ length: 500 }, (_, i) =>
+        deadLetter({ deadAt: new Date(now - 30 * 86_400_000 + i * SECOND), errorType: 'OldError', errorMessage: 'from last month' }),
+      ).concat(Array.from({ length: 20 }, (_, i) => deadLetter({ deadAt: new Date(now - i * SECOND), errorType: 'NewError', errorMessage: 'just now' }))),
     );
     // Three hours ago, on its own: counted by its statement (a clock in the past sees its rows), then forgotten.
-    await recordDeadLetters(sources.orders, Array.from({ length: 10 }, (_, i) => deadLetter({ deadAt: new Date(now - 3 * 3_600_000 + i * SECOND), errorType: 'OldError', errorMessage: 'three hours ago' })));
+    await recordDeadLetters(
+      sources.orders,
+      Array.from({ length: 10 }, (_, i) =>
+        deadLetter({ deadAt: new Date(now - 3 * 3_600_000 + i * SECOND), errorType: 'OldError', errorMessage: 'three hours ago' }),
+      ),
+    );
     await recentArrivals(new Date(now));
     const [kept] = await pg()<{ n: number; oldest: Date | null }[]>`SELECT coalesce(sum(count), 0)::int AS n, min(second) AS oldest FROM dead_letter_arrivals`;
     expect(kept!.n).toBe(20);

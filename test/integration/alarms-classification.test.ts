@@ -45,7 +45,10 @@ describe('alarm classification', () => {
       ['payments', 'depth', 'outage', HINTS.outage],
       ['payments', 'rate', 'outage', HINTS.outage],
     ]);
-    expect(states.find((s) => s.kind === 'rate')!.detail).toMatchObject({ dominantShare: 300 / 301, errorClasses: { transient: 300, permanent: 1, unknown: 0 } });
+    expect(states.find((s) => s.kind === 'rate')!.detail).toMatchObject({
+      dominantShare: 300 / 301,
+      errorClasses: { transient: 300, permanent: 1, unknown: 0 },
+    });
 
     // The wave is over: the rate alarm clears; the backlog stays in ALARM, an outage whose errors stopped.
     clock.set(at(2 * HOUR));

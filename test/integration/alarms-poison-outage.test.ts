@@ -15,7 +15,8 @@ import { deadLetter, demoWorld, webhookReceiver } from './sla-fixtures';
 
 const T0 = new Date('2026-03-02T03:01:00Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
-const outage503 = (i: number) => deadLetter({ deadAt: at(i * 40 * SECOND), errorType: 'MemberServiceError', errorMessage: `member service answered 503 for member ${1000 + i}` });
+const outage503 = (i: number) =>
+  deadLetter({ deadAt: at(i * 40 * SECOND), errorType: 'MemberServiceError', errorMessage: `member service answered 503 for member ${1000 + i}` });
 
 describe('poison or outage, from what the errors say', () => {
   const webhooks = webhookTestLifecycle();
@@ -44,7 +45,10 @@ describe('poison or outage, from what the errors say', () => {
     expect(first.transitions.find((t) => t.sourceName === 'orders')!.hint).toMatch(/fix the producer or the consumer.*redrive/);
 
     // A slow outage: one 503 every 40 s for 20 minutes, 7 or 8 a rate window, never a wave.
-    await recordDeadLetters(sources.notifications, Array.from({ length: 29 }, (_, i) => outage503(i + 1)));
+    await recordDeadLetters(
+      sources.notifications,
+      Array.from({ length: 29 }, (_, i) => outage503(i + 1)),
+    );
     const hints: string[] = [];
     for (let s = 75; s <= 20 * 60; s += 75) {
       clock.set(at(s * SECOND));
@@ -67,7 +71,9 @@ describe('poison or outage, from what the errors say', () => {
 
     // The inbox says the same of each cluster.
     const inbox = async () =>
-      (await listClusters(users.lead, { state: 'open' }, null, { clock })).clusters.map((c) => [c.sources.map((x) => x.name).join(), c.errorClass, c.verdict]).sort();
+      (await listClusters(users.lead, { state: 'open' }, null, { clock })).clusters
+        .map((c) => [c.sources.map((x) => x.name).join(), c.errorClass, c.verdict])
+        .sort();
     expect(await inbox()).toEqual([
       ['notifications', 'transient', 'outage'],
       ['orders', 'permanent', 'poison'],

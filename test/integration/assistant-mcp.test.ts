@@ -22,7 +22,15 @@ import { closeQueues } from '@/lib/queue';
 import { drainBacklog } from '@/lib/search';
 import { resetDatabase } from '../support/db';
 import { parseCsvRows } from '../support/csv';
-import { answerText as text, callTool, connectAssistant, serveAssistants, toolError as errorOf, type ServedAssistants, type ToolAnswer } from '../support/assistant';
+import {
+  answerText as text,
+  callTool,
+  connectAssistant,
+  serveAssistants,
+  toolError as errorOf,
+  type ServedAssistants,
+  type ToolAnswer,
+} from '../support/assistant';
 import { ACTING, newSource, principal, seedFixtures, unique, type Fixtures, type FixtureSource } from '../security/fixtures';
 
 const CARD = '4111111111111111';
@@ -102,7 +110,12 @@ describe('connecting', () => {
       fetch(`${served.url}/api/mcp`, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+        }),
       });
     const plain = await initialize(fx.users[ACTING.support]!.token);
     expect(plain.status).toBe(403);
@@ -118,7 +131,10 @@ describe('connecting', () => {
       expect(((await auditor.json()) as { error: { message: string } }).error.message).toMatch(/not allowed for the auditor role/);
       // The same token on the REST API: the assistant's on every door.
       const id = (await letters(fx.sources.orders, 1))[0]!;
-      const res = await deadLetterRoute.GET(new Request(`http://127.0.0.1/api/v1/dead-letters/${id}`, { headers: { authorization: `Bearer ${assistant.auditor}` } }), { params: Promise.resolve({ id }) });
+      const res = await deadLetterRoute.GET(
+        new Request(`http://127.0.0.1/api/v1/dead-letters/${id}`, { headers: { authorization: `Bearer ${assistant.auditor}` } }),
+        { params: Promise.resolve({ id }) },
+      );
       expect(res.status).toBe(403);
     } finally {
       await setAssistantRoles(SYSTEM, { roles: [...ROLES] });
@@ -153,7 +169,10 @@ describe('what the assistant may not do', () => {
     }
     expect(await db().auditEvent.count()).toBe(before);
     expect(await db().redriveTask.count({ where: { items: { some: { deadLetterId: { in: ids.map(BigInt) } } } } })).toBe(0);
-    expect((await db().deadLetter.findMany({ where: { id: { in: ids.map(BigInt) } }, select: { status: true } })).map((d) => d.status)).toEqual(['open', 'open']);
+    expect((await db().deadLetter.findMany({ where: { id: { in: ids.map(BigInt) } }, select: { status: true } })).map((d) => d.status)).toEqual([
+      'open',
+      'open',
+    ]);
   });
 
   it('a masked value stays masked, even after its user revealed it in person', async () => {
@@ -206,7 +225,10 @@ describe('actions as the user, via assistant', () => {
     await db().source.update({ where: { id: source.id }, data: { approvalThreshold: 2 } });
     const ids = await letters(source, 3);
     const client = await connect(assistant.lead!);
-    const preview = (await call(client, 'preview_redrive', { selection: { source: source.name } })).structuredContent as { count: number; needsApproval: boolean };
+    const preview = (await call(client, 'preview_redrive', { selection: { source: source.name } })).structuredContent as {
+      count: number;
+      needsApproval: boolean;
+    };
     expect(preview).toMatchObject({ count: 3, needsApproval: true });
     const started = await call(client, 'start_redrive', { selection: { source: source.name }, ratePerSecond: 5, reason: 'gift field accepted since v2' });
     expect(started.isError, text(started)).toBeFalsy();
@@ -216,7 +238,11 @@ describe('actions as the user, via assistant', () => {
     // The approval path refuses an assistant's token, whoever's it is (here the admin's).
     const approve = (token: string) =>
       approveRoute.POST(
-        new Request(`http://127.0.0.1/api/v1/redrives/${task.id}/approve`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' }),
+        new Request(`http://127.0.0.1/api/v1/redrives/${task.id}/approve`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: '{}',
+        }),
         { params: Promise.resolve({ id: task.id }) },
       );
     const refused = await approve(assistant.admin!);
@@ -224,7 +250,11 @@ describe('actions as the user, via assistant', () => {
     expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/an assistant never approves/);
     expect((await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).status).toBe('pending_approval');
 
-    const progress = (await call(client, 'get_redrive', { id: task.id })).structuredContent as { status: string; counts: { total: number }; history: { action: string; actorVia: string | null }[] };
+    const progress = (await call(client, 'get_redrive', { id: task.id })).structuredContent as {
+      status: string;
+      counts: { total: number };
+      history: { action: string; actorVia: string | null }[];
+    };
     expect(progress.status).toBe('pending_approval');
     expect(progress.counts.total).toBe(3);
     expect(progress.history[0]).toMatchObject({ action: 'redrive.start', actorVia: 'assistant' });
@@ -278,7 +308,7 @@ describe('actions as the user, via assistant', () => {
 });
 
 describe('stdio, through the CLI', () => {
-  it('serves the same tools to a local client, as the token\'s person', async () => {
+  it("serves the same tools to a local client, as the token's person", async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: ['node_modules/tsx/dist/cli.mjs', 'scripts/triage-cli.ts', 'mcp', '--token', 'env:TRIAGE_ASSISTANT_TOKEN'],
@@ -298,7 +328,11 @@ describe('stdio, through the CLI', () => {
   });
 
   it('refuses a token on the command line', () => {
-    const r = spawnSync(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'scripts/triage-cli.ts', 'mcp', '--token', assistant.support!], { encoding: 'utf8', env: process.env, timeout: 60_000 });
+    const r = spawnSync(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'scripts/triage-cli.ts', 'mcp', '--token', assistant.support!], {
+      encoding: 'utf8',
+      env: process.env,
+      timeout: 60_000,
+    });
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/--token would put a secret on the command line/);
   });

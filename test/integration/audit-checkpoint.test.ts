@@ -137,7 +137,11 @@ describe('audit checkpoints', () => {
     const events = await appendN(3);
     await asSuperuser(`UPDATE audit_events SET reason = 'x' WHERE id = ${events[1]!.id}`);
     const r = await writeCheckpoint({ file });
-    expect(r).toMatchObject({ written: true, checkpoint: { headId: events[2]!.id.toString() }, verify: { ok: false, firstBrokenId: events[1]!.id.toString() } });
+    expect(r).toMatchObject({
+      written: true,
+      checkpoint: { headId: events[2]!.id.toString() },
+      verify: { ok: false, firstBrokenId: events[1]!.id.toString() },
+    });
     expect(await verifyChain({ checkpointFile: file })).toMatchObject({ ok: false, firstBrokenId: events[1]!.id.toString(), breakCount: 1 });
     await appendN(1);
     await asSuperuser(`UPDATE audit_events SET target_id = 'edited' WHERE id = ${events[2]!.id}`);

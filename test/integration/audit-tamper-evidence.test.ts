@@ -59,13 +59,19 @@ describe('tamper evidence against hostile text', () => {
       expect(r.body.error.details.issues[0].path).toBe('reason');
     }
     // A key in a nested object is named by where it is.
-    const nested = await call(postArchive, 'support@triage.local', `/api/v1/dead-letters/${id}/archive`, { params: { id }, body: '{"reason":"ok","x":{"a":["fine","\\ud83d"]}}' });
+    const nested = await call(postArchive, 'support@triage.local', `/api/v1/dead-letters/${id}/archive`, {
+      params: { id },
+      body: '{"reason":"ok","x":{"a":["fine","\\ud83d"]}}',
+    });
     expect(nested.status).toBe(422);
     expect(nested.body.error.details.issues[0].path).toBe('x.a[1]');
     expect(await auditCount()).toBe(before);
     expect((await db().deadLetter.findFirstOrThrow({ where: { id: BigInt(id) } })).status).toBe('open');
     // A well-formed pair (an emoji) and other control characters are text: stored and verified exactly.
-    const ok = await call(postArchive, 'support@triage.local', `/api/v1/dead-letters/${id}/archive`, { params: { id }, body: '{"reason":"rolled back \\ud83d\\ude80 \\u0001\\u001f\\t done"}' });
+    const ok = await call(postArchive, 'support@triage.local', `/api/v1/dead-letters/${id}/archive`, {
+      params: { id },
+      body: '{"reason":"rolled back \\ud83d\\ude80 \\u0001\\u001f\\t done"}',
+    });
     expect(ok.status).toBe(200);
     const event = await db().auditEvent.findFirstOrThrow({ where: { action: 'deadletter.archive', targetId: id } });
     expect(event.reason).toBe('rolled back \u{1F680} \u0001\u001f\t done');
@@ -164,7 +170,10 @@ describe('verify past a break, checkpoints after it, acknowledged breaks', () =>
     const noReason = await call(postAcknowledge, 'admin@triage.local', `/api/v1/audit/breaks/${id}/acknowledge`, { params: { id }, body: '{"reason":" "}' });
     expect(noReason.status).toBe(422);
     const notBroken = ids[2]!.toString();
-    const intact = await call(postAcknowledge, 'admin@triage.local', `/api/v1/audit/breaks/${notBroken}/acknowledge`, { params: { id: notBroken }, body: '{"reason":"x"}' });
+    const intact = await call(postAcknowledge, 'admin@triage.local', `/api/v1/audit/breaks/${notBroken}/acknowledge`, {
+      params: { id: notBroken },
+      body: '{"reason":"x"}',
+    });
     expect(intact.status).toBe(409);
 
     const ack = await call(postAcknowledge, 'admin@triage.local', `/api/v1/audit/breaks/${id}/acknowledge`, {
@@ -179,12 +188,19 @@ describe('verify past a break, checkpoints after it, acknowledged breaks', () =>
     const v = await call(getVerify, 'auditor@triage.local', '/api/v1/audit/verify');
     expect(v.status).toBe(200);
     expect(v.body).toMatchObject({ ok: true, breakCount: 1, unacknowledged: 0 });
-    expect(v.body.breaks[0]).toMatchObject({ id, kind: 'content', acknowledged: { by: 'admin@triage.local', reason: 'stored as U+FFFD by release 1.4; hashed over the surrogate' } });
+    expect(v.body.breaks[0]).toMatchObject({
+      id,
+      kind: 'content',
+      acknowledged: { by: 'admin@triage.local', reason: 'stored as U+FFFD by release 1.4; hashed over the surrogate' },
+    });
     expect(v.body.firstBrokenId).toBeUndefined();
 
     // Acknowledged once is not acknowledged for good: a later change to the same event is a new break,
     // and a change elsewhere is one too.
-    await asSuperuser(`UPDATE audit_events SET reason = 'changed again' WHERE id = ${ids[1]}`, `UPDATE audit_events SET reason = 'elsewhere' WHERE id = ${ids[3]}`);
+    await asSuperuser(
+      `UPDATE audit_events SET reason = 'changed again' WHERE id = ${ids[1]}`,
+      `UPDATE audit_events SET reason = 'elsewhere' WHERE id = ${ids[3]}`,
+    );
     const again = await verifyChain({ checkpoints: [] });
     expect(again).toMatchObject({ ok: false, firstBrokenId: id, unacknowledged: 2 });
     const twice = await call(postAcknowledge, 'admin@triage.local', `/api/v1/audit/breaks/${id}/acknowledge`, { params: { id }, body: '{"reason":"seen"}' });

@@ -222,7 +222,10 @@ describe('export', () => {
 
   it('exports NDJSON with the same events, masked for a lead too (no reveal covers the trail)', async () => {
     const out = await exportText(lead, taskFilter, 'ndjson');
-    const lines = out.text.trimEnd().split('\n').map((l) => JSON.parse(l) as { id: string; reason: string | null });
+    const lines = out.text
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; reason: string | null });
     const page = await listAuditEvents(lead, { filter: taskFilter });
     expect(lines.map((l) => l.id)).toEqual(page.map((e) => e.id.toString()));
     expect(lines.find((l) => l.reason?.startsWith('handler'))!.reason).toBe('handler v2 deployed; customer b**@shop.example asked');
@@ -254,7 +257,10 @@ describe('export', () => {
       { timeout: 120_000 },
     );
     const out = await exportText(admin, { action: 'bulk.event' }, 'ndjson');
-    const ids = out.text.trimEnd().split('\n').map((l) => BigInt((JSON.parse(l) as { id: string }).id));
+    const ids = out.text
+      .trimEnd()
+      .split('\n')
+      .map((l) => BigInt((JSON.parse(l) as { id: string }).id));
     expect(ids).toHaveLength(1_050);
     expect(new Set(ids).size).toBe(1_050);
     expect(ids.every((id, i) => i === 0 || id < ids[i - 1]!)).toBe(true);

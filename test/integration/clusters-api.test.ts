@@ -62,7 +62,11 @@ describe('clusters API', () => {
 
     const noReason = await call(archive.POST, 'support@triage.local', `/api/v1/clusters/${c}/archive`, { params: { id: c }, body: {} });
     expect(noReason).toMatchObject({ status: 422, body: { error: { code: 'unprocessable' } } });
-    const notJson = await call(archive.POST, 'support@triage.local', `/api/v1/clusters/${c}/archive`, { params: { id: c }, body: 'reason=x', type: 'text/plain' });
+    const notJson = await call(archive.POST, 'support@triage.local', `/api/v1/clusters/${c}/archive`, {
+      params: { id: c },
+      body: 'reason=x',
+      type: 'text/plain',
+    });
     expect(notJson.status).toBe(415);
     const badInto = await call(merge.POST, 'lead@triage.local', `/api/v1/clusters/${c}/merge`, { params: { id: c }, body: { into: 'elsewhere', reason: 'x' } });
     expect(badInto.status).toBe(422);
@@ -70,7 +74,10 @@ describe('clusters API', () => {
 
   it('archives and merges through the API, each audited once', async () => {
     const c = await poison('orders', 'schema mismatch', 4);
-    const archived = await call(archive.POST, 'support@triage.local', `/api/v1/clusters/${c}/archive`, { params: { id: c }, body: { reason: 'invalid for good' } });
+    const archived = await call(archive.POST, 'support@triage.local', `/api/v1/clusters/${c}/archive`, {
+      params: { id: c },
+      body: { reason: 'invalid for good' },
+    });
     expect(archived).toEqual({ status: 200, body: { clusterId: c, count: 4 } });
 
     const from = await poison('orders', 'socket hang up', 2);

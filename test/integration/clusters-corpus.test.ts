@@ -61,22 +61,26 @@ describe('clustering through the ingest write path', () => {
   it.each([
     ['in batches of 50', 50],
     ['one dead letter at a time', 1],
-  ])('scores at least 0.98 on the polyglot corpus, %s', async (_, batch) => {
-    await createTeam(SYSTEM, { name: 'commerce' });
-    const source = await createSource(SYSTEM, { name: 'orders', team: 'commerce' });
-    const all = lines.map(deadLetter);
-    for (let i = 0; i < all.length; i += batch) await recordDeadLetters(source, all.slice(i, i + batch));
+  ])(
+    'scores at least 0.98 on the polyglot corpus, %s',
+    async (_, batch) => {
+      await createTeam(SYSTEM, { name: 'commerce' });
+      const source = await createSource(SYSTEM, { name: 'orders', team: 'commerce' });
+      const all = lines.map(deadLetter);
+      for (let i = 0; i < all.length; i += batch) await recordDeadLetters(source, all.slice(i, i + batch));
 
-    const { keys, onAlias } = await storedClusters();
-    expect(score(keys)).toBeGreaterThanOrEqual(0.98);
-    // Merged fingerprints leave no member behind on the alias: one cluster id per cause everywhere.
-    expect(onAlias).toBe(0);
-    // Counts are kept, and still add up after the merges moved them.
-    const clusters = await db().cluster.findMany({ where: { mergedIntoId: null } });
-    expect(clusters.reduce((n, c) => n + c.count, 0)).toBe(lines.length);
-    const members = await db().deadLetter.groupBy({ by: ['clusterId'], _count: true });
-    expect(new Map(members.map((m) => [m.clusterId, m._count]))).toEqual(new Map(clusters.filter((c) => c.count > 0).map((c) => [c.id, c.count])));
-    const hours = await db().clusterHour.aggregate({ _sum: { count: true } });
-    expect(hours._sum.count).toBe(lines.length);
-  }, 180_000);
+      const { keys, onAlias } = await storedClusters();
+      expect(score(keys)).toBeGreaterThanOrEqual(0.98);
+      // Merged fingerprints leave no member behind on the alias: one cluster id per cause everywhere.
+      expect(onAlias).toBe(0);
+      // Counts are kept, and still add up after the merges moved them.
+      const clusters = await db().cluster.findMany({ where: { mergedIntoId: null } });
+      expect(clusters.reduce((n, c) => n + c.count, 0)).toBe(lines.length);
+      const members = await db().deadLetter.groupBy({ by: ['clusterId'], _count: true });
+      expect(new Map(members.map((m) => [m.clusterId, m._count]))).toEqual(new Map(clusters.filter((c) => c.count > 0).map((c) => [c.id, c.count])));
+      const hours = await db().clusterHour.aggregate({ _sum: { count: true } });
+      expect(hours._sum.count).toBe(lines.length);
+    },
+    180_000,
+  );
 });

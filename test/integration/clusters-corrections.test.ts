@@ -157,15 +157,24 @@ describe('correcting the clustering', () => {
 
   it('a split by error type of a merged cluster stays split for new arrivals of either type', async () => {
     const { orders } = fx.sources;
-    const [quota] = await record(orders, [0, 1, 2].map(() => poison('limit reached for tenant', { errorType: 'QuotaError' })));
-    const [rate] = await record(orders, [0, 1].map(() => poison('limit reached for tenant', { errorType: 'RateError' })));
+    const [quota] = await record(
+      orders,
+      [0, 1, 2].map(() => poison('limit reached for tenant', { errorType: 'QuotaError' })),
+    );
+    const [rate] = await record(
+      orders,
+      [0, 1].map(() => poison('limit reached for tenant', { errorType: 'RateError' })),
+    );
     const into = await clusterOf(quota!.id);
     await mergeClusters(lead(), await clusterOf(rate!.id), { into, reason: 'one limit' });
     const split = await splitCluster(lead(), into, { by: { field: 'errorType' }, reason: 'two limits after all' });
     const part = split.parts.find((p) => p.value === 'RateError')!.clusterId!;
     expect(split.parts.find((p) => p.value === 'QuotaError')!.clusterId).toBe(into);
 
-    const later = await record(orders, [poison('limit reached for tenant', { errorType: 'RateError' }), poison('limit reached for tenant', { errorType: 'QuotaError' })]);
+    const later = await record(orders, [
+      poison('limit reached for tenant', { errorType: 'RateError' }),
+      poison('limit reached for tenant', { errorType: 'QuotaError' }),
+    ]);
     expect(await clusterOf(later[0]!.id)).toBe(part);
     expect(await clusterOf(later[1]!.id)).toBe(into);
     expect(await counts(part)).toEqual({ count: 3, open: 3, perSource: 3 });
@@ -185,7 +194,10 @@ describe('correcting the clustering', () => {
 
   it('undoing a merge restores both clusters and their counts, those that arrived since included', async () => {
     const { orders } = fx.sources;
-    const [a] = await record(orders, [poison('quota exceeded for tenant', { errorType: 'QuotaError' }), poison('quota exceeded for tenant', { errorType: 'QuotaError' })]);
+    const [a] = await record(orders, [
+      poison('quota exceeded for tenant', { errorType: 'QuotaError' }),
+      poison('quota exceeded for tenant', { errorType: 'QuotaError' }),
+    ]);
     const [b] = await record(orders, [
       poison('rate limit reached', { errorType: 'RateError' }),
       poison('rate limit reached', { errorType: 'RateError' }),
@@ -255,7 +267,10 @@ describe('correcting the clustering', () => {
   it('offers a merge for two clusters that differ only in a position proven variable elsewhere', async () => {
     const { orders } = fx.sources;
     // Elsewhere (another frame), enough distinct users prove the position variable: one merged pattern.
-    await record(orders, ['carol', 'dave', 'erin', 'frank', 'grace'].map((u) => poison(`user ${u} not found in directory`, { errorType: 'UserLookupError', frame: 'syncUsers' })));
+    await record(
+      orders,
+      ['carol', 'dave', 'erin', 'frank', 'grace'].map((u) => poison(`user ${u} not found in directory`, { errorType: 'UserLookupError', frame: 'syncUsers' })),
+    );
     // Here, two users only: the second stage cannot prove it within this shape.
     const [alice] = await record(orders, [poison('user alice not found in directory', { errorType: 'UserLookupError', frame: 'lookupUser' })]);
     const [bob] = await record(orders, [poison('user bob not found in directory', { errorType: 'UserLookupError', frame: 'lookupUser' })]);
@@ -279,14 +294,17 @@ describe('correcting the clustering', () => {
   it("a merge suggestion's evidence comes from the lead's own team: another team's patterns are neither shown nor used", async () => {
     const { orders, payments } = fx.sources;
     // The proof exists only in finance's source.
-    await record(payments, ['carol', 'dave', 'erin', 'frank', 'grace'].map((u) => poison(`account ${u} locked by policy`, { errorType: 'AccountLockError', frame: 'syncAccounts' })));
+    await record(
+      payments,
+      ['carol', 'dave', 'erin', 'frank', 'grace'].map((u) => poison(`account ${u} locked by policy`, { errorType: 'AccountLockError', frame: 'syncAccounts' })),
+    );
     const [alice] = await record(orders, [poison('account alice locked by policy', { errorType: 'AccountLockError', frame: 'lockAccount' })]);
     await record(orders, [poison('account bob locked by policy', { errorType: 'AccountLockError', frame: 'lockAccount' })]);
     const a = await clusterOf(alice!.id);
     expect(await mergeSuggestions(lead(), a)).toEqual([]);
   });
 
-  it("a grouping rule on a sensitive path groups by its value but shows it masked in \"grouped by\"", async () => {
+  it('a grouping rule on a sensitive path groups by its value but shows it masked in "grouped by"', async () => {
     const { orders } = fx.sources;
     await db().source.update({ where: { id: orders.id }, data: { sensitivePaths: ['$.account.code'] } });
     await setGroupingRules(lead(), 'orders', { rules: { groupBy: [{ field: 'payload', path: '$.account.code' }] }, reason: 'by account' });
@@ -303,14 +321,21 @@ describe('correcting the clustering', () => {
     const { orders } = fx.sources;
     const before = await record(
       orders,
-      Array.from({ length: 7 }, (_, i) => poison(`payment declined for order ${i}`, { errorType: 'PaymentError', payloadJson: { type: i % 2 ? 'refund' : 'charge', i } })),
+      Array.from({ length: 7 }, (_, i) =>
+        poison(`payment declined for order ${i}`, { errorType: 'PaymentError', payloadJson: { type: i % 2 ? 'refund' : 'charge', i } }),
+      ),
     );
     const old = await clusterOf(before[0]!.id);
     expect(await counts(old)).toEqual({ count: 7, open: 7, perSource: 7 });
 
     expect(await refusal(setGroupingRules(auditor(), 'orders', { rules: { groupBy: [{ field: 'payload', path: '$.type' }] }, reason: 'x' }))).toBe('forbidden');
-    expect(await refusal(setGroupingRules(financeLead(), 'orders', { rules: { groupBy: [{ field: 'payload', path: '$.type' }] }, reason: 'x' }))).toBe('not_found');
-    const rules = await setGroupingRules(lead(), 'orders', { rules: { groupBy: [{ field: 'payload', path: '$.type' }] }, reason: 'charges and refunds fail apart' });
+    expect(await refusal(setGroupingRules(financeLead(), 'orders', { rules: { groupBy: [{ field: 'payload', path: '$.type' }] }, reason: 'x' }))).toBe(
+      'not_found',
+    );
+    const rules = await setGroupingRules(lead(), 'orders', {
+      rules: { groupBy: [{ field: 'payload', path: '$.type' }] },
+      reason: 'charges and refunds fail apart',
+    });
     expect(rules.version).toBe(1);
     const event = await db().auditEvent.findFirstOrThrow({ where: { action: 'source.grouping' } });
     expect(event.after).toEqual({ version: 1, rules: { groupBy: [{ field: 'payload', path: '$.type' }], variablePositions: [] } });
@@ -343,7 +368,10 @@ describe('correcting the clustering', () => {
   it('treats a token position as variable: templates that differ there are one cluster', async () => {
     const { orders } = fx.sources;
     await setGroupingRules(lead(), 'orders', { rules: { variablePositions: [2] }, reason: 'the third word is a region' });
-    const r = await record(orders, [poison('bucket in europe is full', { errorType: 'StorageError' }), poison('bucket in asia is full', { errorType: 'StorageError' })]);
+    const r = await record(orders, [
+      poison('bucket in europe is full', { errorType: 'StorageError' }),
+      poison('bucket in asia is full', { errorType: 'StorageError' }),
+    ]);
     const id = await clusterOf(r[0]!.id);
     expect(await clusterOf(r[1]!.id)).toBe(id);
     expect((await db().cluster.findUniqueOrThrow({ where: { id } })).template).toBe('bucket in <*> is full');

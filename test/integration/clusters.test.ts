@@ -59,7 +59,10 @@ describe('clusters', () => {
   describe('the inbox list', () => {
     it('shows open clusters of my team, newest wave first, with counts, rate and a 24-hour sparkline', async () => {
       const { orders, notifications, payments } = fx.sources;
-      await record(orders, [1, 2, 3].map((n) => poison(`unknown field "gift" in order ${n}`, { deadAt: new Date(NOW.getTime() - 3 * HOUR) })));
+      await record(
+        orders,
+        [1, 2, 3].map((n) => poison(`unknown field "gift" in order ${n}`, { deadAt: new Date(NOW.getTime() - 3 * HOUR) })),
+      );
       await record(orders, [poison('unknown field "gift" in order 4', { deadAt: new Date(NOW.getTime() - 5 * MINUTE) })]);
       await record(notifications, [poison('member 9004 not found for loan 4', { errorType: 'MemberNotFound', deadAt: new Date(NOW.getTime() - HOUR) })]);
       await record(payments, [poison('payment gateway answered 503', { errorType: 'PaymentGatewayError', deadAt: NOW })]);
@@ -84,9 +87,7 @@ describe('clusters', () => {
         'OrderSchemaError',
         'MemberNotFound',
       ]);
-      expect((await listClusters(as('finance-support@triage.local'), {}, null, { clock })).clusters.map((c) => c.errorType)).toEqual([
-        'PaymentGatewayError',
-      ]);
+      expect((await listClusters(as('finance-support@triage.local'), {}, null, { clock })).clusters.map((c) => c.errorType)).toEqual(['PaymentGatewayError']);
     });
 
     it('counts only my sources of a cluster that spans teams', async () => {
@@ -156,7 +157,10 @@ describe('clusters', () => {
     });
 
     it('keeps causes apart: a code is never a variable', async () => {
-      await record(fx.sources.payments, ['429', '503', '502', '500'].map((code) => poison(`gateway answered status code ${code}`, { errorType: 'GatewayError' })));
+      await record(
+        fx.sources.payments,
+        ['429', '503', '502', '500'].map((code) => poison(`gateway answered status code ${code}`, { errorType: 'GatewayError' })),
+      );
       const page = await listClusters(as('admin@triage.local'), { errorType: 'GatewayError' }, null, { clock });
       expect(page.clusters).toHaveLength(4);
     });
@@ -182,7 +186,10 @@ describe('clusters', () => {
 
   describe('the cluster page', () => {
     it('shows template, sources, distinct samples and the trend; another team gets 404', async () => {
-      await record(fx.sources.orders, [1, 1, 2, 3].map((n) => poison(`unknown field "gift" in order ${n}`)));
+      await record(
+        fx.sources.orders,
+        [1, 1, 2, 3].map((n) => poison(`unknown field "gift" in order ${n}`)),
+      );
       const [c] = (await listClusters(support(), {}, null, { clock })).clusters;
       const detail = await getCluster(support(), c!.id, { clock });
       expect(detail).toMatchObject({ template: 'unknown field "<*>" in order <*>', errorType: 'OrderSchemaError', count: 4, openCount: 4 });
@@ -202,7 +209,10 @@ describe('clusters', () => {
   describe('archiving a whole cluster', () => {
     it('archives every open member I may archive, with one audit event naming the selection and the count', async () => {
       const msg = (n: number) => `unknown field "gift" in order ${n}`;
-      await record(fx.sources.orders, [1, 2, 3].map((n) => poison(msg(n))));
+      await record(
+        fx.sources.orders,
+        [1, 2, 3].map((n) => poison(msg(n))),
+      );
       await record(fx.sources.payments, [poison(msg(9))]);
       const [c] = (await listClusters(support(), {}, null, { clock })).clusters;
 
@@ -232,7 +242,10 @@ describe('clusters', () => {
       expect(await refusal(archiveCluster(support(), c!.id, { reason: 'again' }))).toBe('unprocessable');
       // Finance's support archives finance's share of the same cluster, and only that, source by source if asked.
       expect(await refusal(archiveCluster(as('finance-support@triage.local'), c!.id, { reason: 'x', source: 'orders' }))).toBe('not_found');
-      expect(await archiveCluster(as('finance-support@triage.local'), c!.id, { reason: 'also invalid', source: 'payments' })).toEqual({ clusterId: c!.id, count: 1 });
+      expect(await archiveCluster(as('finance-support@triage.local'), c!.id, { reason: 'also invalid', source: 'payments' })).toEqual({
+        clusterId: c!.id,
+        count: 1,
+      });
       const [financeEvent] = await db().auditEvent.findMany({ where: { action: 'cluster.archive', actorEmail: 'finance-support@triage.local' } });
       expect(financeEvent).toMatchObject({ selection: { cluster: c!.id, source: 'payments' }, count: 1, teamId: fx.teams.finance });
     });
@@ -240,7 +253,10 @@ describe('clusters', () => {
 
   describe("a lead's merge", () => {
     it('moves members and counts, is audited, and sticks for new arrivals', async () => {
-      const [a] = await record(fx.sources.orders, [poison('connection reset by peer', { errorType: 'NetError' }), poison('connection reset by peer', { errorType: 'NetError' })]);
+      const [a] = await record(fx.sources.orders, [
+        poison('connection reset by peer', { errorType: 'NetError' }),
+        poison('connection reset by peer', { errorType: 'NetError' }),
+      ]);
       const [b] = await record(fx.sources.notifications, [poison('socket hang up', { errorType: 'NetError' })]);
       await archiveCluster(support(), await clusterOf(b!.id), { reason: 'seen' });
       await record(fx.sources.notifications, [poison('socket hang up', { errorType: 'NetError' })]);

@@ -88,7 +88,10 @@ describe('the admin connection forms', () => {
     expect(s.secret).toEqual({ accessKeyId: 'AKIAFORMTEST', secretAccessKey: 'form-secret-key-1' });
 
     // Blank optional fields are left out: the SDK's environment gives the keys.
-    const bare = await createFromForm('sqs', form('sqs', 'orders-sqs-env', { 'connection.queueUrl': queueUrl, 'connection.region': '', 'secret.accessKeyId': '' }));
+    const bare = await createFromForm(
+      'sqs',
+      form('sqs', 'orders-sqs-env', { 'connection.queueUrl': queueUrl, 'connection.region': '', 'secret.accessKeyId': '' }),
+    );
     expect(bare.status).toBe(201);
     expect((await parsed('orders-sqs-env')).secret).toEqual({});
     expect((await parsed('orders-sqs-env')).config).toMatchObject({ envelope: 'auto' });
@@ -188,7 +191,13 @@ describe('the admin connection forms', () => {
       }),
     );
     expect(created.status).toBe(201);
-    expect((await parsed('rails-sidekiq')).config).toMatchObject({ namespace: 'shop', deadMaxJobs: 50_000, deadTimeoutSeconds: 15_552_000, retryCountAtLeast: 5, removeAfterImport: false });
+    expect((await parsed('rails-sidekiq')).config).toMatchObject({
+      namespace: 'shop',
+      deadMaxJobs: 50_000,
+      deadTimeoutSeconds: 15_552_000,
+      retryCountAtLeast: 5,
+      removeAfterImport: false,
+    });
   });
 
   it('creates a RabbitMQ source from the form', async () => {

@@ -19,7 +19,10 @@ const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 async function poisoned(azurite: Azurite, n: number) {
   const q = await queues(azurite);
   const bytes = Array.from({ length: n }, (_, i) => (i % 101 === 0 ? Buffer.alloc(0) : randomBytes(16 + (i % 300))));
-  const ids = await sendAll(q.poison, bytes.map((b) => b.toString('base64')));
+  const ids = await sendAll(
+    q.poison,
+    bytes.map((b) => b.toString('base64')),
+  );
   return { q, sent: new Map(ids.map((id, i) => [id, sha(bytes[i]!)])) };
 }
 
@@ -68,10 +71,15 @@ describe('Azure Storage queue connector under faults', () => {
     await waitFor('the import under way', async () => (await imported(source.id)) >= 200, 120_000, 50);
 
     await azurite.halt();
-    const down = await waitFor('the outage on the source health', async () => {
-      const h = await db().connectorHealth.findUnique({ where: { sourceId: source.id } });
-      return h?.lastError && h.consecutiveFailures > 0 ? h : null;
-    }, 60_000, 100);
+    const down = await waitFor(
+      'the outage on the source health',
+      async () => {
+        const h = await db().connectorHealth.findUnique({ where: { sourceId: source.id } });
+        return h?.lastError && h.consecutiveFailures > 0 ? h : null;
+      },
+      60_000,
+      100,
+    );
     expect(down.lastError).toMatch(/is not reachable|is unavailable/);
     expect(await imported(source.id)).toBeLessThan(N);
     await new Promise((r) => setTimeout(r, 2_000));
@@ -80,6 +88,11 @@ describe('Azure Storage queue connector under faults', () => {
     await waitFor(`${N} imported`, async () => (await imported(source.id)) === N, 300_000, 250);
     await waitFor('the poison queue empty', async () => (await depth(q.poison)) === 0, 60_000, 250);
     await expectImportedOnce(source.id, sent, N);
-    await waitFor('healthy again', async () => (await db().connectorHealth.findUniqueOrThrow({ where: { sourceId: source.id } })).consecutiveFailures === 0, 30_000, 250);
+    await waitFor(
+      'healthy again',
+      async () => (await db().connectorHealth.findUniqueOrThrow({ where: { sourceId: source.id } })).consecutiveFailures === 0,
+      30_000,
+      250,
+    );
   });
 });

@@ -61,7 +61,9 @@ describe('Azure Storage queue connector', () => {
     await closeDb();
   });
 
-  it('imports 2,000 base64 poison messages byte-exact with their facts, redrives them, and the ones still failing come back as the next generation', { timeout: 300_000 }, async () => {
+  it('imports 2,000 base64 poison messages byte-exact with their facts, redrives them, and the ones still failing come back as the next generation', {
+    timeout: 300_000,
+  }, async () => {
     const q = await queues(azurite);
     const bytes = Array.from({ length: N }, (_, i) => order(i, q.run));
     const ids = await sendAll(q.poison, bytes.map(b64));
@@ -72,7 +74,21 @@ describe('Azure Storage queue connector', () => {
     await waitFor(`${N} dead letters`, async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === N, 120_000, 250);
     await waitFor('the poison queue empty (deleted after commit)', async () => (await depth(q.poison)) === 0, 30_000, 250);
 
-    const rows = await pg()<{ message_id: string; payload: Buffer; payload_sha256: string; reason: string; receive_count: number; enqueued_at: Date; headers: Record<string, Record<string, unknown>>; generation: number; error_type: string | null; error_message: string | null; consumer_name: string }[]>`
+    const rows = await pg()<
+      {
+        message_id: string;
+        payload: Buffer;
+        payload_sha256: string;
+        reason: string;
+        receive_count: number;
+        enqueued_at: Date;
+        headers: Record<string, Record<string, unknown>>;
+        generation: number;
+        error_type: string | null;
+        error_message: string | null;
+        consumer_name: string;
+      }[]
+    >`
       SELECT message_id, payload, payload_sha256, reason::text AS reason, receive_count, enqueued_at, headers, generation, error_type, error_message, consumer_name
       FROM dead_letters WHERE source_id = ${source.id}::uuid`;
     expect(rows).toHaveLength(N);
@@ -93,7 +109,10 @@ describe('Azure Storage queue connector', () => {
     const row = (i: number) => rows.find((r) => byId.get(r.message_id) === i)!;
     // The application's own error where the source's JSON path finds it; else the queue and the payload's shape.
     expect(row(3)).toMatchObject({ error_type: null, error_message: 'stock check failed for order 3' });
-    expect(row(2)).toMatchObject({ error_type: 'PoisonMessage', error_message: `Poison message on queue ${q.run}-orders-poison: JSON object {giftWrap, order, run} (the message carries no exception)` });
+    expect(row(2)).toMatchObject({
+      error_type: 'PoisonMessage',
+      error_message: `Poison message on queue ${q.run}-orders-poison: JSON object {giftWrap, order, run} (the message carries no exception)`,
+    });
     expect(row(7)).toMatchObject({ error_type: 'PoisonMessage', error_message: expect.stringContaining(': not JSON (') });
     expect(row(7).payload.equals(bytes[7]!)).toBe(true);
     const health = await db().connectorHealth.findUniqueOrThrow({ where: { sourceId: source.id } });
@@ -117,19 +136,31 @@ describe('Azure Storage queue connector', () => {
     const got = new Set(host.succeeded.map((m) => sha(fromB64(m.messageText))));
     expect(rows.filter((r) => orderOf(r.payload) !== null && orderOf(r.payload)! % 2 === 0).every((r) => got.has(r.payload_sha256))).toBe(true);
 
-    await waitFor(`${failing} next-generation dead letters`, async () => (await db().deadLetter.count({ where: { sourceId: source.id, generation: 1 } })) === failing, 120_000, 250);
+    await waitFor(
+      `${failing} next-generation dead letters`,
+      async () => (await db().deadLetter.count({ where: { sourceId: source.id, generation: 1 } })) === failing,
+      120_000,
+      250,
+    );
     const again = await pg()<{ message_id: string; redrive_count: number; payload_sha256: string }[]>`
       SELECT message_id, redrive_count, payload_sha256 FROM dead_letters WHERE source_id = ${source.id}::uuid AND generation = 1`;
     const firstSha = new Map(rows.map((r) => [r.message_id, r.payload_sha256]));
     // The same dead letter (its first message id), the same bytes, one redrive later.
     expect(again.filter((r) => firstSha.get(r.message_id) !== r.payload_sha256 || r.redrive_count !== 1)).toEqual([]);
     expect(new Set(again.map((r) => r.message_id)).size).toBe(failing);
-    await waitFor('the task counts them dead again', async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).deadAgain === failing, 60_000, 500);
+    await waitFor(
+      'the task counts them dead again',
+      async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).deadAgain === failing,
+      60_000,
+      500,
+    );
     expect(await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).toMatchObject({ sent: N, deadAgain: failing, failed: 0 });
     expect(await db().deadLetter.count({ where: { sourceId: source.id } })).toBe(N + failing);
   });
 
-  it('keeps a text queue\'s messages as their text, records a message that is not base64 as it is, and takes one at the 64 KiB limit whole', { timeout: 120_000 }, async () => {
+  it("keeps a text queue's messages as their text, records a message that is not base64 as it is, and takes one at the 64 KiB limit whole", {
+    timeout: 120_000,
+  }, async () => {
     const q = await queues(azurite);
     const atLimit = 'x'.repeat(64 * 1024);
     const texts = ['{"order":1}', 'plain words, not JSON', atLimit];
@@ -148,7 +179,12 @@ describe('Azure Storage queue connector', () => {
     const [bad] = await sendAll(b.poison, ['not base64 at all!'], 1);
     const b64Source = await azureSource(b, 'orders-b64', azurite, { encoding: 'base64' });
     connectors = await startConnectorSupervisor({ only: [b64Source.id], discoveryMs: 500 });
-    const d = await waitFor('the not-base64 message', async () => db().deadLetter.findFirst({ where: { sourceId: b64Source.id, messageId: bad! } }), 60_000, 250);
+    const d = await waitFor(
+      'the not-base64 message',
+      async () => db().deadLetter.findFirst({ where: { sourceId: b64Source.id, messageId: bad! } }),
+      60_000,
+      250,
+    );
     expect(Buffer.from(d.payload!).toString('utf8')).toBe('not base64 at all!');
     expect(d).toMatchObject({ errorType: 'TriageNotBase64', errorMessage: expect.stringContaining('is not base64') });
     expect((d.headers as Record<string, Record<string, unknown>>).$azure).toMatchObject({ encoding: 'text' });
@@ -157,12 +193,26 @@ describe('Azure Storage queue connector', () => {
 
     // Redrive, per item: the 64 KiB text fits a text queue; as base64 it would not, and is refused alone.
     const letters = await db().deadLetter.findMany({ where: { sourceId: textSource.id }, orderBy: { id: 'asc' } });
-    const text = await destinationFor(await db().source.findUniqueOrThrow({ where: { id: textSource.id } })).deliver(letters.map(outgoingOf), new AbortController().signal);
-    expect(text).toEqual([{ ok: true, acknowledged: false }, { ok: true, acknowledged: false }, { ok: true, acknowledged: false }]);
+    const text = await destinationFor(await db().source.findUniqueOrThrow({ where: { id: textSource.id } })).deliver(
+      letters.map(outgoingOf),
+      new AbortController().signal,
+    );
+    expect(text).toEqual([
+      { ok: true, acknowledged: false },
+      { ok: true, acknowledged: false },
+      { ok: true, acknowledged: false },
+    ]);
     await db().source.update({ where: { id: textSource.id }, data: { connection: { queue: q.poison.name, encoding: 'base64', visibilityTimeoutSeconds: 5 } } });
-    const asB64 = await destinationFor(await db().source.findUniqueOrThrow({ where: { id: textSource.id } })).deliver(letters.map(outgoingOf), new AbortController().signal);
+    const asB64 = await destinationFor(await db().source.findUniqueOrThrow({ where: { id: textSource.id } })).deliver(
+      letters.map(outgoingOf),
+      new AbortController().signal,
+    );
     expect(asB64.filter((r) => r.ok)).toHaveLength(2);
-    expect(asB64.find((r) => !r.ok)).toEqual({ ok: false, failure: 'message', error: 'The message is 87,384 bytes as base64; an Azure queue message may be at most 65,536' });
+    expect(asB64.find((r) => !r.ok)).toEqual({
+      ok: false,
+      failure: 'message',
+      error: 'The message is 87,384 bytes as base64; an Azure queue message may be at most 65,536',
+    });
     await waitFor('5 on the target queue', async () => (await depth(q.target)) === 5, 10_000, 100);
   });
 
@@ -195,20 +245,28 @@ describe('Azure Storage queue connector', () => {
     const noTarget = await azureSource({ ...q, poison: plain }, 'orders-no-target', azurite);
     const probe = await testConnection(SYSTEM, 'orders-no-target');
     expect(probe.warnings).toEqual([expect.stringContaining('does not end in "-poison": set the target queue on the source')]);
-    await recordDeadLetters({ id: noTarget.id, retentionSeconds: 14 * 86400 }, [{ messageId: 'parked-1', payload: Buffer.from('{"order":1}'), reason: 'MaxReceives' }]);
+    await recordDeadLetters({ id: noTarget.id, retentionSeconds: 14 * 86400 }, [
+      { messageId: 'parked-1', payload: Buffer.from('{"order":1}'), reason: 'MaxReceives' },
+    ]);
     const task = await startRedrive(SYSTEM, { selection: { source: noTarget.name }, ratePerSecond: 1_000 });
     redrives = await startRedriveSupervisor({ reconcileMs: 500 });
     await waitFor('the task paused', async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).status === 'paused', 60_000, 250);
     expect((await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).pausedReason).toMatch(/set the target queue on the source/);
   });
 
-  it('test connection reports the depth, the target queue and the traps: time to live, no exception in a poison message, maxDequeueCount', { timeout: 60_000 }, async () => {
+  it('test connection reports the depth, the target queue and the traps: time to live, no exception in a poison message, maxDequeueCount', {
+    timeout: 60_000,
+  }, async () => {
     const q = await queues(azurite);
     await sendAll(q.poison, ['{"order":1}', '{"order":2}', '{"order":3}'], 1);
     const source = await azureSource(q, 'orders-probe', azurite);
     const { connector, source: s } = connectorSourceOf(await db().source.findUniqueOrThrow({ where: { id: source.id } }));
     const report = await connector.probe(s);
-    expect(report).toMatchObject({ ok: true, summary: expect.stringMatching(/^Queue ".*-orders-poison" exists: 3 messages/), facts: expect.objectContaining({ account: 'devstoreaccount1', depth: 3, targetQueue: `${q.run}-orders`, targetDepth: 0 }) });
+    expect(report).toMatchObject({
+      ok: true,
+      summary: expect.stringMatching(/^Queue ".*-orders-poison" exists: 3 messages/),
+      facts: expect.objectContaining({ account: 'devstoreaccount1', depth: 3, targetQueue: `${q.run}-orders`, targetDepth: 0 }),
+    });
     expect(report.traps!.map((t) => `${t.code}:${t.severity}`)).toEqual(['message_ttl:info', 'no_error_text:info', 'settings_not_readable:info']);
     expect(report.traps![0]!.message).toContain('expire 7 d after they entered it');
     expect(await sourceTrapCheck(SYSTEM, 'orders-probe')).toEqual({ traps: report.traps });
@@ -226,14 +284,27 @@ describe('Azure Storage queue connector', () => {
     await azureSource(q, 'orders-seed', azurite);
     const cs = connectionString(azurite.endpoint);
     const cli = (args: string[], env: Record<string, string> = {}) =>
-      spawnSync(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'scripts/triage-cli.ts', 'source', 'create', '--team', 'commerce', '--kind', 'azure-queue', ...args], {
-        encoding: 'utf8',
-        env: { ...process.env, ...env },
-      });
-    const made = cli(['--name', 'orders-cli', '--connection-string', 'env:AZ_CS', '--queue', q.poison.name, '--target-queue', q.target.name, '--encoding', 'base64', '--json'], { AZ_CS: cs });
+      spawnSync(
+        process.execPath,
+        ['node_modules/tsx/dist/cli.mjs', 'scripts/triage-cli.ts', 'source', 'create', '--team', 'commerce', '--kind', 'azure-queue', ...args],
+        {
+          encoding: 'utf8',
+          env: { ...process.env, ...env },
+        },
+      );
+    const made = cli(
+      ['--name', 'orders-cli', '--connection-string', 'env:AZ_CS', '--queue', q.poison.name, '--target-queue', q.target.name, '--encoding', 'base64', '--json'],
+      { AZ_CS: cs },
+    );
     expect(made.stderr).toBe('');
     const out = JSON.parse(made.stdout) as { id: string };
-    expect(out).toMatchObject({ name: 'orders-cli', kind: 'azure_queue', connection: { queue: q.poison.name, targetQueue: q.target.name, encoding: 'base64' }, secret: { connectionString: 'set' }, importPaused: false });
+    expect(out).toMatchObject({
+      name: 'orders-cli',
+      kind: 'azure_queue',
+      connection: { queue: q.poison.name, targetQueue: q.target.name, encoding: 'base64' },
+      secret: { connectionString: 'set' },
+      importPaused: false,
+    });
     expect(made.stdout).not.toContain('AccountKey');
     expect(await testConnection(SYSTEM, 'orders-cli')).toMatchObject({ ok: true, facts: expect.objectContaining({ depth: 1, targetQueue: q.target.name }) });
 

@@ -53,9 +53,23 @@ export async function startAzurite(opts: { inMemory?: boolean } = {}): Promise<A
   let child: ChildProcess | null = null;
 
   const launch = async () => {
-    const c = spawn(NODE22, [AZURITE_QUEUE, '--queueHost', '127.0.0.1', '--queuePort', String(port), ...(opts.inMemory ? ['--inMemoryPersistence'] : ['--location', location]), '--skipApiVersionCheck', '--loose', '--silent'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const c = spawn(
+      NODE22,
+      [
+        AZURITE_QUEUE,
+        '--queueHost',
+        '127.0.0.1',
+        '--queuePort',
+        String(port),
+        ...(opts.inMemory ? ['--inMemoryPersistence'] : ['--location', location]),
+        '--skipApiVersionCheck',
+        '--loose',
+        '--silent',
+      ],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     child = c;
     let stderr = '';
     c.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -153,7 +167,9 @@ export function functionHost(q: Queues, handler: (m: DequeuedMessageItem) => boo
   let running = true;
   const loop = (async () => {
     while (running) {
-      const res = await q.target.receiveMessages({ numberOfMessages: 32, visibilityTimeout: 30 }).catch(() => ({ receivedMessageItems: [] as DequeuedMessageItem[] }));
+      const res = await q.target
+        .receiveMessages({ numberOfMessages: 32, visibilityTimeout: 30 })
+        .catch(() => ({ receivedMessageItems: [] as DequeuedMessageItem[] }));
       if (!res.receivedMessageItems.length) {
         await new Promise((r) => setTimeout(r, 100));
         continue;

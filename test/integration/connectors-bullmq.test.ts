@@ -90,7 +90,14 @@ let actor: Actor;
 let sources = 0;
 
 async function bullmqSource(queue: string, connection: Record<string, unknown> = {}, url = REDIS_URL) {
-  const s = await createSource(SYSTEM, { name: `shop-${++sources}`, team: 'commerce', kind: 'bullmq', maxRedrives: 3, connection: { queue, prefix: PREFIX, pollMs: 500, ...connection }, secret: { url } });
+  const s = await createSource(SYSTEM, {
+    name: `shop-${++sources}`,
+    team: 'commerce',
+    kind: 'bullmq',
+    maxRedrives: 3,
+    connection: { queue, prefix: PREFIX, pollMs: 500, ...connection },
+    secret: { url },
+  });
   // Approvals are not what these tests are about.
   await db().source.update({ where: { id: s.id }, data: { approvalThreshold: 100_000 } });
   return s;
@@ -165,7 +172,12 @@ describe('BullMQ connector', () => {
     });
     expect(d7.enqueuedAt!.getTime()).toBe(job.timestamp);
     expect(d7.deadAt.getTime()).toBe(job.finishedOn);
-    expect(d7.headers).toMatchObject({ 'bullmq.jobId': job.id, 'bullmq.name': 'order.placed', 'bullmq.attempts': 2, 'bullmq.backoff': { type: 'fixed', delay: 1 } });
+    expect(d7.headers).toMatchObject({
+      'bullmq.jobId': job.id,
+      'bullmq.name': 'order.placed',
+      'bullmq.attempts': 2,
+      'bullmq.backoff': { type: 'fixed', delay: 1 },
+    });
     // The first attempt's failure is history; the last one is the dead letter's own.
     expect(d7.failureHistory).toEqual([
       { reason: 'attempt', errorType: 'TypeError', errorMessage: job.failedReason, count: 1, firstAt: '', lastAt: '' },
@@ -195,20 +207,32 @@ describe('BullMQ connector', () => {
     await db().redriveTask.update({ where: { id: t.id }, data: { breakerThreshold: 1 } });
     await waitFor('all sent', async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: t.id } })).sent === 2_000, 60_000);
     await waitFor('1,500 completed by the app', async () => a.completed.size === 1_500, 60_000);
-    await waitFor('500 dead again, as generation 1', async () => (await db().deadLetter.count({ where: { sourceId: source.id, generation: 1 } })) === 500, 60_000);
+    await waitFor(
+      '500 dead again, as generation 1',
+      async () => (await db().deadLetter.count({ where: { sourceId: source.id, generation: 1 } })) === 500,
+      60_000,
+    );
     const again = await rows(source.id, 1);
     for (const d of again) expect((JSON.parse(Buffer.from(d.payload!).toString()) as { n: number }).n % 4).toBe(0);
     // Triage's count of its own redrives of the job: the loop guard's.
     expect(new Set(again.map((d) => d.redriveCount))).toEqual(new Set([1]));
-    const task = await waitFor('the task counts 500 dead again', async () => {
-      const x = await db().redriveTask.findUniqueOrThrow({ where: { id: t.id } });
-      return x.deadAgain === 500 ? x : undefined;
-    }, 30_000);
+    const task = await waitFor(
+      'the task counts 500 dead again',
+      async () => {
+        const x = await db().redriveTask.findUniqueOrThrow({ where: { id: t.id } });
+        return x.deadAgain === 500 ? x : undefined;
+      },
+      30_000,
+    );
     expect(task).toMatchObject({ sent: 2_000, deadAgain: 500, failed: 0, skipped: 0 });
-    const final = await waitFor('the task completed', async () => {
-      const x = await db().redriveTask.findUniqueOrThrow({ where: { id: t.id } });
-      return x.status === 'completed' ? x : undefined;
-    }, 90_000);
+    const final = await waitFor(
+      'the task completed',
+      async () => {
+        const x = await db().redriveTask.findUniqueOrThrow({ where: { id: t.id } });
+        return x.status === 'completed' ? x : undefined;
+      },
+      90_000,
+    );
     expect(final).toMatchObject({ sent: 2_000, deadAgain: 500, noDeathSeen: 1_500, acknowledged: 0 });
   }, 300_000);
 
@@ -218,7 +242,11 @@ describe('BullMQ connector', () => {
     await waitFor('200 failed jobs', async () => (await failedCount(a)) === 200, 30_000);
     const source = await bullmqSource(a.queue.name, { removeAfterImport: true });
     supervisor = await startConnectorSupervisor({ only: [source.id], discoveryMs: 200, backoffBaseMs: 100 });
-    await waitFor('all imported and removed', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 200 && (await failedCount(a)) === 0, 30_000);
+    await waitFor(
+      'all imported and removed',
+      async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 200 && (await failedCount(a)) === 0,
+      30_000,
+    );
     const ids = (await rows(source.id)).map((d) => d.messageId);
     expect(await Promise.all(ids.slice(0, 5).map((id) => a.queue.getJob(id)))).toEqual([undefined, undefined, undefined, undefined, undefined]);
 
@@ -228,7 +256,11 @@ describe('BullMQ connector', () => {
     await waitFor('150 copies completed', async () => a.completed.size === 150, 30_000);
     // Copies of integer ids are "triage-copy-<id>": the same message to Triage.
     expect([...a.completed].every((id) => id.startsWith('triage-copy-'))).toBe(true);
-    await waitFor('50 dead again as generation 1, removed again', async () => (await db().deadLetter.count({ where: { sourceId: source.id, generation: 1 } })) === 50 && (await failedCount(a)) === 0, 30_000);
+    await waitFor(
+      '50 dead again as generation 1, removed again',
+      async () => (await db().deadLetter.count({ where: { sourceId: source.id, generation: 1 } })) === 50 && (await failedCount(a)) === 0,
+      30_000,
+    );
     const again = await rows(source.id, 1);
     for (const d of again) {
       expect(ids).toContain(d.messageId);
@@ -262,7 +294,16 @@ describe('BullMQ connector', () => {
     const m = redis.multi();
     for (let i = 1; i <= 2_500; i++) {
       const at = t + (i <= 1_000 ? 0 : i <= 2_200 ? 1 : 2);
-      m.hset(`${base}:${i}`, { name: 'tie', data: JSON.stringify({ i }), opts: '{"attempts":1}', timestamp: String(t - 10), finishedOn: String(at), failedReason: 'boom', stacktrace: '["Error: boom"]', atm: '1' });
+      m.hset(`${base}:${i}`, {
+        name: 'tie',
+        data: JSON.stringify({ i }),
+        opts: '{"attempts":1}',
+        timestamp: String(t - 10),
+        finishedOn: String(at),
+        failedReason: 'boom',
+        stacktrace: '["Error: boom"]',
+        atm: '1',
+      });
       m.zadd(`${base}:failed`, at, String(i));
     }
     await m.exec();
@@ -333,9 +374,30 @@ describe('BullMQ connector', () => {
     await waitFor('20 failed', async () => (await failedCount(a)) === 20);
     const cli = spawnSync(
       process.execPath,
-      ['node_modules/tsx/dist/cli.mjs', 'scripts/triage-cli.ts', 'source', 'create', '--name', 'cli-shop', '--team', 'commerce', '--kind', 'bullmq',
-        '--redis-url', REDIS_URL, '--queue', a.queue.name, '--prefix', PREFIX, '--json'],
-      { cwd: root, encoding: 'utf8', env: { ...process.env, DATABASE_URL: env().DATABASE_URL, TRIAGE_STATE_DIR: env().TRIAGE_STATE_DIR, CONNECTOR_SECRET_KEY: env().CONNECTOR_SECRET_KEY } },
+      [
+        'node_modules/tsx/dist/cli.mjs',
+        'scripts/triage-cli.ts',
+        'source',
+        'create',
+        '--name',
+        'cli-shop',
+        '--team',
+        'commerce',
+        '--kind',
+        'bullmq',
+        '--redis-url',
+        REDIS_URL,
+        '--queue',
+        a.queue.name,
+        '--prefix',
+        PREFIX,
+        '--json',
+      ],
+      {
+        cwd: root,
+        encoding: 'utf8',
+        env: { ...process.env, DATABASE_URL: env().DATABASE_URL, TRIAGE_STATE_DIR: env().TRIAGE_STATE_DIR, CONNECTOR_SECRET_KEY: env().CONNECTOR_SECRET_KEY },
+      },
     );
     expect(cli.status, cli.stderr).toBe(0);
     const created = JSON.parse(cli.stdout) as { id: string };
@@ -359,7 +421,10 @@ describe('BullMQ connector', () => {
     while ((await count()) < 3_000) {
       // Only this source's connections (named triage:<source>:…): the Redis is shared.
       const list = (await redis.client('LIST')) as string;
-      const ids = list.split('\n').filter((l) => l.includes(` name=triage:${source.name}:`)).map((l) => /\bid=(\d+)/.exec(l)![1]!);
+      const ids = list
+        .split('\n')
+        .filter((l) => l.includes(` name=triage:${source.name}:`))
+        .map((l) => /\bid=(\d+)/.exec(l)![1]!);
       if ((await count()) > 0 && ids.length > 0 && killed < 5) {
         for (const id of ids) await redis.client('KILL', 'ID', id);
         killed++;
@@ -368,10 +433,14 @@ describe('BullMQ connector', () => {
     }
     expect(killed).toBeGreaterThanOrEqual(2);
     expect(await db().deadLetter.count({ where: { sourceId: source.id, generation: 0 } })).toBe(3_000);
-    const h = await waitFor('healthy again', async () => {
-      const x = await health(source.id);
-      return x && x.consecutiveFailures === 0 && x.lastErrorAt && x.lastSuccessAt! > x.lastErrorAt ? x : undefined;
-    }, 15_000);
+    const h = await waitFor(
+      'healthy again',
+      async () => {
+        const x = await health(source.id);
+        return x && x.consecutiveFailures === 0 && x.lastErrorAt && x.lastSuccessAt! > x.lastErrorAt ? x : undefined;
+      },
+      15_000,
+    );
     expect(h.lastError).toMatch(/Redis at redis:\/\/127\.0\.0\.1:6379.*(unreachable|closed)/);
   });
 
@@ -398,13 +467,21 @@ describe('BullMQ connector', () => {
     expect(await f.connector.probe(f.source)).toMatchObject({ ok: true, facts: { exists: true, failed: 3, workers: 1 } });
 
     // The import: a clear error (ConnectorError), never a crash; the supervisor shows it on the health.
-    await expect(d.connector.openImport(d.source, { record: async () => [], health: () => {} }, new AbortController().signal)).rejects.toBeInstanceOf(ConnectorError);
-    await expect(m.connector.openImport(m.source, { record: async () => [], health: () => {} }, new AbortController().signal)).rejects.toThrow(/No such BullMQ queue/);
+    await expect(d.connector.openImport(d.source, { record: async () => [], health: () => {} }, new AbortController().signal)).rejects.toBeInstanceOf(
+      ConnectorError,
+    );
+    await expect(m.connector.openImport(m.source, { record: async () => [], health: () => {} }, new AbortController().signal)).rejects.toThrow(
+      /No such BullMQ queue/,
+    );
     supervisor = await startConnectorSupervisor({ only: [down.id, missing.id], discoveryMs: 200, backoffBaseMs: 100, backoffCapMs: 500 });
-    const [hd, hm] = await waitFor('both errors on the health', async () => {
-      const [hd, hm] = [await health(down.id), await health(missing.id)];
-      return (hd?.consecutiveFailures ?? 0) >= 2 && (hm?.consecutiveFailures ?? 0) >= 2 ? [hd!, hm!] : undefined;
-    }, 15_000);
+    const [hd, hm] = await waitFor(
+      'both errors on the health',
+      async () => {
+        const [hd, hm] = [await health(down.id), await health(missing.id)];
+        return (hd?.consecutiveFailures ?? 0) >= 2 && (hm?.consecutiveFailures ?? 0) >= 2 ? [hd!, hm!] : undefined;
+      },
+      15_000,
+    );
     expect(hd.lastError).toMatch(/unreachable/);
     expect(hd.lastError).not.toContain('s3cret-pass');
     expect(hm.lastError).toMatch(/No such BullMQ queue/);
@@ -441,8 +518,17 @@ describe('BullMQ connector', () => {
     await waitFor('one failed, one completed', async () => (await failedCount(a)) === 1 && a.completed.size === 1);
     const source = await bullmqSource(a.queue.name);
     const item = (messageId: string) => ({
-      deadLetterId: 1n, messageId, payload: Buffer.from('{"n":1}'), contentType: 'application/json', headers: { 'bullmq.name': 'order.placed' }, origin: { 'bullmq.name': 'order.placed' },
-      redriveCount: 0, enqueuedAt: null, orderingKey: null, idempotencyKey: null, correlationId: null,
+      deadLetterId: 1n,
+      messageId,
+      payload: Buffer.from('{"n":1}'),
+      contentType: 'application/json',
+      headers: { 'bullmq.name': 'order.placed' },
+      origin: { 'bullmq.name': 'order.placed' },
+      redriveCount: 0,
+      enqueuedAt: null,
+      orderingKey: null,
+      idempotencyKey: null,
+      correlationId: null,
     });
     const row = await db().source.findUniqueOrThrow({ where: { id: source.id } });
     const destination = destinationFor({ ...row, kind: 'bullmq' });
@@ -454,7 +540,11 @@ describe('BullMQ connector', () => {
     const down = await bullmqSource(a.queue.name, {}, 'redis://127.0.0.1:1');
     const downRow = await db().source.findUniqueOrThrow({ where: { id: down.id } });
     const d2 = destinationFor({ ...downRow, kind: 'bullmq' });
-    expect((await d2.deliver([item('1')], new AbortController().signal))[0]).toMatchObject({ ok: false, failure: 'infrastructure', error: expect.stringMatching(/unreachable/) });
+    expect((await d2.deliver([item('1')], new AbortController().signal))[0]).toMatchObject({
+      ok: false,
+      failure: 'infrastructure',
+      error: expect.stringMatching(/unreachable/),
+    });
     await d2.close?.();
   });
 });

@@ -129,7 +129,10 @@ describe('connector sources over the API', () => {
 
     const r = await patch({ connection: { queue: 'orders.dead', managementUrl: null }, secret: { url: `amqp://triage-user:${NEW_PASSWORD}@127.0.0.1:5672/` } });
     expect(r.status).toBe(200);
-    expect(r.json).toMatchObject({ changed: true, source: { connection: { queue: 'orders.dead', errorText: { messageHeader: 'x-error' } }, credentialsSet: true } });
+    expect(r.json).toMatchObject({
+      changed: true,
+      source: { connection: { queue: 'orders.dead', errorText: { messageHeader: 'x-error' } }, credentialsSet: true },
+    });
     expect(r.json.source.connection).not.toHaveProperty('managementUrl');
     expect(r.text).not.toContain(NEW_PASSWORD);
 
@@ -137,8 +140,14 @@ describe('connector sources over the API', () => {
     expect(connectorSourceOf(source).source.secret.url).toContain(NEW_PASSWORD);
     const events = await db().auditEvent.findMany({ where: { sourceId: source.id, action: 'source.connection.update' } });
     expect(events).toHaveLength(1);
-    expect(events[0]!.before).toMatchObject({ connection: { queue: 'orders.dlq', managementUrl: 'http://127.0.0.1:15672' }, secret: { url: 'amqp://triage-user:***@127.0.0.1:5672/' } });
-    expect(events[0]!.after).toMatchObject({ connection: { queue: 'orders.dead', managementUrl: null }, secret: { url: 'amqp://triage-user:***@127.0.0.1:5672/' } });
+    expect(events[0]!.before).toMatchObject({
+      connection: { queue: 'orders.dlq', managementUrl: 'http://127.0.0.1:15672' },
+      secret: { url: 'amqp://triage-user:***@127.0.0.1:5672/' },
+    });
+    expect(events[0]!.after).toMatchObject({
+      connection: { queue: 'orders.dead', managementUrl: null },
+      secret: { url: 'amqp://triage-user:***@127.0.0.1:5672/' },
+    });
     const audit = await auditTextOf(source.id);
     expect(audit).not.toContain(PASSWORD);
     expect(audit).not.toContain(NEW_PASSWORD);
@@ -178,7 +187,13 @@ describe('connector sources over the API', () => {
   });
 
   it('tests the connection: a broker that is not there is an answer in words, without the secret', async () => {
-    const created = await create({ name: 'nowhere-rmq', team: 'commerce', kind: 'rabbitmq', connection: { queue: 'q.dlq' }, secret: { url: `amqp://u:${PASSWORD}@127.0.0.1:1/` } });
+    const created = await create({
+      name: 'nowhere-rmq',
+      team: 'commerce',
+      kind: 'rabbitmq',
+      connection: { queue: 'q.dlq' },
+      secret: { url: `amqp://u:${PASSWORD}@127.0.0.1:1/` },
+    });
     expect(created.status).toBe(201);
     const r = await call(testRoute.POST, 'POST', '/x', leadToken, undefined, { source: 'nowhere-rmq' });
     expect(r.status).toBe(200);
@@ -191,7 +206,13 @@ describe('connector sources over the API', () => {
   });
 
   it('the connectors worker logs no secret while it fails to reach the broker', async () => {
-    await create({ name: 'refused-rmq', team: 'commerce', kind: 'rabbitmq', connection: { queue: 'q.dlq' }, secret: { url: `amqp://nobody:${PASSWORD}@127.0.0.1:5672/` } });
+    await create({
+      name: 'refused-rmq',
+      team: 'commerce',
+      kind: 'rabbitmq',
+      connection: { queue: 'q.dlq' },
+      secret: { url: `amqp://nobody:${PASSWORD}@127.0.0.1:5672/` },
+    });
     const child = spawn(process.execPath, ['--import', 'tsx', 'workers/connectors.ts'], {
       env: { ...process.env, DATABASE_URL: env().DATABASE_URL, TRIAGE_STATE_DIR: env().TRIAGE_STATE_DIR, LOG_LEVEL: 'debug', CONNECTOR_DISCOVERY_MS: '300' },
       stdio: ['ignore', 'pipe', 'pipe'],

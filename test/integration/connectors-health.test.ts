@@ -22,11 +22,20 @@ const T0 = new Date('2026-03-02T09:00:00Z');
 const REFUSED = 'Cannot reach the broker at 127.0.0.1:5672: connection refused';
 
 function rabbitmqSource(name: string) {
-  return createSource(SYSTEM, { name, team: 'commerce', kind: 'rabbitmq', connection: { queue: `${name}.dlq` }, secret: { url: 'amqp://guest:guest@127.0.0.1:5672/' } });
+  return createSource(SYSTEM, {
+    name,
+    team: 'commerce',
+    kind: 'rabbitmq',
+    connection: { queue: `${name}.dlq` },
+    secret: { url: 'amqp://guest:guest@127.0.0.1:5672/' },
+  });
 }
 
 /** What the supervisor writes: its columns set outright, as of the injected clock. */
-async function health(sourceId: string, h: { failures: number; lastSuccessAt?: Date | null; lastError?: string | null; imported?: number; lag?: number | null; at: Date }) {
+async function health(
+  sourceId: string,
+  h: { failures: number; lastSuccessAt?: Date | null; lastError?: string | null; imported?: number; lag?: number | null; at: Date },
+) {
   const row = {
     lastPollAt: h.at,
     lastSuccessAt: h.lastSuccessAt ?? null,
@@ -130,7 +139,13 @@ describe('connector health', () => {
     expect(value('triage_connector_import_paused{source="up-rmq",kind="rabbitmq"}')).toBe(0);
     // Built-in sources have no connector series; another team's connector is not the lead's to see.
     expect(body).not.toMatch(/triage_connector_\w+\{source="orders"/);
-    await createSource(SYSTEM, { name: 'finance-rmq', team: 'finance', kind: 'rabbitmq', connection: { queue: 'f.dlq' }, secret: { url: 'amqp://guest:guest@127.0.0.1:5672/' } });
+    await createSource(SYSTEM, {
+      name: 'finance-rmq',
+      team: 'finance',
+      kind: 'rabbitmq',
+      connection: { queue: 'f.dlq' },
+      secret: { url: 'amqp://guest:guest@127.0.0.1:5672/' },
+    });
     const again = await renderMetrics((await actorFromPersonalToken(token))!);
     expect(again.body).not.toContain('finance-rmq');
   });

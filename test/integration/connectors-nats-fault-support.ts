@@ -13,10 +13,22 @@ export const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export const N = 5_000;
 
 /** A source whose capture stream exists (its first start), then N messages nak'ed to max_deliver by a real consumer; their SHA-256 by id. */
-export async function deadLettered(w: WorkStream, name: string, opts: { batchSize?: number; url?: string } = {}): Promise<{ sourceId: string; sent: Map<string, string> }> {
+export async function deadLettered(
+  w: WorkStream,
+  name: string,
+  opts: { batchSize?: number; url?: string } = {},
+): Promise<{ sourceId: string; sent: Map<string, string> }> {
   const source = await connectorSource(w, name, { connection: { batchSize: opts.batchSize ?? 250 }, ...(opts.url ? { secret: { url: opts.url } } : {}) });
   const first = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
-  await waitFor('the capture stream', async () => (await admin()).jsm.streams.info(w.capture).then(() => true, () => false), 20_000);
+  await waitFor(
+    'the capture stream',
+    async () =>
+      (await admin()).jsm.streams.info(w.capture).then(
+        () => true,
+        () => false,
+      ),
+    20_000,
+  );
   await first.stop();
   const sent = new Map<string, string>();
   const messages = Array.from({ length: N }, (_, i) => {

@@ -14,12 +14,26 @@ import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { db, pg } from '@/lib/db';
 import type { OutgoingRedrive } from '@/lib/redrive/destinations';
 import { connectorTestLifecycle, killChildren, outgoingOf, spawnConnectors, waitFor } from './connectors-rabbitmq-support';
-import { admin, connectorSource, deleteWorkStreams, NATS_URL, publish, streamMessages, workConsumer, workStream, type WorkConsumer } from './connectors-nats-support';
+import {
+  admin,
+  connectorSource,
+  deleteWorkStreams,
+  NATS_URL,
+  publish,
+  streamMessages,
+  workConsumer,
+  workStream,
+  type WorkConsumer,
+} from './connectors-nats-support';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const text = (s: string) => new TextEncoder().encode(s);
-const captureExists = async (name: string) => (await admin()).jsm.streams.info(name).then(() => true, () => false);
+const captureExists = async (name: string) =>
+  (await admin()).jsm.streams.info(name).then(
+    () => true,
+    () => false,
+  );
 
 async function destinationOf(sourceId: string) {
   const { connector, source } = connectorSourceOf(await db().source.findUniqueOrThrow({ where: { id: sourceId } }));
@@ -38,15 +52,23 @@ describe('NATS JetStream connector: bad input and odd cases', () => {
     await deleteWorkStreams();
   });
 
-  it('says clearly when the server is down or the stream or consumer is missing, backs off, and picks up a CLI-created source within 10 s', { timeout: 90_000 }, async () => {
+  it('says clearly when the server is down or the stream or consumer is missing, backs off, and picks up a CLI-created source within 10 s', {
+    timeout: 90_000,
+  }, async () => {
     const w = await workStream();
     const down = await connectorSource(w, 'down', { secret: { url: 'nats://triage:hunter2-pass@127.0.0.1:1' } });
     const noStream = await connectorSource(w, 'no-stream', { connection: { stream: `${w.stream}_NOPE` } });
     const noConsumer = await connectorSource(w, 'no-consumer', { connection: { consumer: 'nope' }, secret: { url: NATS_URL, token: 'hunter2-token' } });
 
     expect(await (await destinationOf(down.id)).probe()).toMatchObject({ ok: false, error: expect.stringMatching(/^NATS at 127\.0\.0\.1:1 is not reachable/) });
-    expect(await (await destinationOf(noStream.id)).probe()).toMatchObject({ ok: false, error: `Stream "${w.stream}_NOPE" does not exist on NATS at 127.0.0.1:4222` });
-    expect(await (await destinationOf(noConsumer.id)).probe()).toMatchObject({ ok: false, error: `Consumer "nope" does not exist on stream "${w.stream}" at NATS 127.0.0.1:4222` });
+    expect(await (await destinationOf(noStream.id)).probe()).toMatchObject({
+      ok: false,
+      error: `Stream "${w.stream}_NOPE" does not exist on NATS at 127.0.0.1:4222`,
+    });
+    expect(await (await destinationOf(noConsumer.id)).probe()).toMatchObject({
+      ok: false,
+      error: `Consumer "nope" does not exist on stream "${w.stream}" at NATS 127.0.0.1:4222`,
+    });
 
     const child = spawnConnectors();
     await child.ready;
@@ -68,11 +90,34 @@ describe('NATS JetStream connector: bad input and odd cases', () => {
     const created = Date.now();
     const cli = spawnSync(
       process.execPath,
-      ['node_modules/tsx/dist/cli.mjs', 'scripts/triage-cli.ts', 'source', 'create', '--name', 'orders-cli', '--team', 'commerce', '--kind', 'nats', '--url', NATS_URL, '--stream', w.stream, '--consumer', w.consumer, '--json'],
+      [
+        'node_modules/tsx/dist/cli.mjs',
+        'scripts/triage-cli.ts',
+        'source',
+        'create',
+        '--name',
+        'orders-cli',
+        '--team',
+        'commerce',
+        '--kind',
+        'nats',
+        '--url',
+        NATS_URL,
+        '--stream',
+        w.stream,
+        '--consumer',
+        w.consumer,
+        '--json',
+      ],
       { encoding: 'utf8', env: process.env },
     );
     expect(cli.stderr).toBe('');
-    expect(JSON.parse(cli.stdout)).toMatchObject({ name: 'orders-cli', kind: 'nats', connection: { stream: w.stream, consumer: w.consumer, deleteAfterImport: false }, secret: { url: NATS_URL } });
+    expect(JSON.parse(cli.stdout)).toMatchObject({
+      name: 'orders-cli',
+      kind: 'nats',
+      connection: { stream: w.stream, consumer: w.consumer, deleteAfterImport: false },
+      secret: { url: NATS_URL },
+    });
     await waitFor('the capture stream', () => captureExists(w.capture), 10_000, 200);
     expect(Date.now() - created).toBeLessThan(10_000);
     const { probe } = await destinationOf(JSON.parse(cli.stdout).id as string);
@@ -92,7 +137,9 @@ describe('NATS JetStream connector: bad input and odd cases', () => {
     expect(everything).not.toMatch(/hunter2/);
   });
 
-  it('records a message gone from the stream as a tombstone a redrive refuses, and deletes what it recorded from a work-queue stream', { timeout: 90_000 }, async () => {
+  it('records a message gone from the stream as a tombstone a redrive refuses, and deletes what it recorded from a work-queue stream', {
+    timeout: 90_000,
+  }, async () => {
     const w = await workStream({ workQueue: true, maxDeliver: 2 });
     const source = await connectorSource(w, 'work-queue', { connection: { deleteAfterImport: true } });
     running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
@@ -117,7 +164,12 @@ describe('NATS JetStream connector: bad input and odd cases', () => {
     expect(rows.get('keep-2')).toMatchObject({ payloadSha256: sha(big), payloadSize: big.length, receiveCount: 2, reason: 'MaxReceives' });
     const tombstone = rows.get(`${w.stream}:3`)!;
     expect(tombstone).toMatchObject({ payloadSize: 0, receiveCount: 2, reason: 'MaxReceives' });
-    expect((tombstone.headers as Record<string, Record<string, unknown>>).$nats).toMatchObject({ stream: w.stream, consumer: w.consumer, seq: 3, gone: expect.stringMatching(/not in the stream/) });
+    expect((tombstone.headers as Record<string, Record<string, unknown>>).$nats).toMatchObject({
+      stream: w.stream,
+      consumer: w.consumer,
+      seq: 3,
+      gone: expect.stringMatching(/not in the stream/),
+    });
     // Recorded, so deleted from the work-queue stream (where a dead message would stay forever).
     await waitFor('the work-queue stream emptied', async () => (await streamMessages(w.stream)) === 0, 10_000);
 
@@ -126,7 +178,11 @@ describe('NATS JetStream connector: bad input and odd cases', () => {
     const { destination } = await destinationOf(source.id);
     const results = await destination.deliver([await outgoing(source.id, `${w.stream}:3`), await outgoing(source.id, 'keep-1')], new AbortController().signal);
     expect(results).toEqual([
-      { ok: false, failure: 'message', error: `The message was gone from stream "${w.stream}" before Triage read it (sequence 3): there is nothing to redrive` },
+      {
+        ok: false,
+        failure: 'message',
+        error: `The message was gone from stream "${w.stream}" before Triage read it (sequence 3): there is nothing to redrive`,
+      },
       { ok: true, acknowledged: false },
     ]);
     expect(await streamMessages(w.stream)).toBe(1);
@@ -141,7 +197,11 @@ describe('NATS JetStream connector: bad input and odd cases', () => {
     // The original's subject, as stored (where a redrive goes is read from the original, never a copy).
     lost.origin = { ...lost.origin, $nats: { ...(lost.origin.$nats as object), subject: `nowhere.${w.run}` } };
     expect(await destination.deliver([lost], new AbortController().signal)).toEqual([
-      { ok: false, failure: 'refused', error: `No stream takes subject "nowhere.${w.run}" on NATS at 127.0.0.1:4222: create or restore stream "${w.stream}" with that subject` },
+      {
+        ok: false,
+        failure: 'refused',
+        error: `No stream takes subject "nowhere.${w.run}" on NATS at 127.0.0.1:4222: create or restore stream "${w.stream}" with that subject`,
+      },
     ]);
     await destination.close?.();
     const downSource = await connectorSource(w, 'down-redrive', { secret: { url: 'nats://127.0.0.1:1' } });
@@ -161,8 +221,18 @@ describe('NATS JetStream connector: bad input and odd cases', () => {
     running.consumer = await workConsumer(w, () => 'nak');
     await publish(w, [{ n: 1, data: text('{"r":1}'), msgId: 'refused-1' }]);
 
-    await waitFor('the write refused', async () => /Recording 1 dead letters failed/.test((await db().connectorHealth.findUnique({ where: { sourceId: source.id } }))?.lastError ?? ''), 20_000, 100);
-    await waitFor('handed out again', async () => (await (await admin()).jsm.consumers.info(w.capture, readerName(source.id))).num_redelivered >= 1, 10_000, 100);
+    await waitFor(
+      'the write refused',
+      async () => /Recording 1 dead letters failed/.test((await db().connectorHealth.findUnique({ where: { sourceId: source.id } }))?.lastError ?? ''),
+      20_000,
+      100,
+    );
+    await waitFor(
+      'handed out again',
+      async () => (await (await admin()).jsm.consumers.info(w.capture, readerName(source.id))).num_redelivered >= 1,
+      10_000,
+      100,
+    );
     expect(await db().deadLetter.count({ where: { sourceId: source.id } })).toBe(0);
 
     await pg()`DROP TRIGGER nats_test_refuse ON dead_letters`;
@@ -170,6 +240,10 @@ describe('NATS JetStream connector: bad input and odd cases', () => {
     await waitFor('recorded once the database takes it', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 1, 20_000, 100);
     // The reader's ack wait is 30 s: back this soon, it was nak'ed.
     expect(Date.now() - fixed).toBeLessThan(10_000);
-    await waitFor('healthy again', async () => (await db().connectorHealth.findUniqueOrThrow({ where: { sourceId: source.id } })).consecutiveFailures === 0, 10_000);
+    await waitFor(
+      'healthy again',
+      async () => (await db().connectorHealth.findUniqueOrThrow({ where: { sourceId: source.id } })).consecutiveFailures === 0,
+      10_000,
+    );
   });
 });

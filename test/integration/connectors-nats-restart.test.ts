@@ -34,7 +34,27 @@ describe('NATS JetStream connector through a server restart', () => {
       await pause(3_000);
     } finally {
       // As the machine starts it (and .ci/run does).
-      execFileSync('start-stop-daemon', ['--start', '--oknodo', '--background', '--exec', '/usr/sbin/nats-server', '--', '-a', '127.0.0.1', '-p', '4222', '-js', '-sd', '/var/lib/nats-server', '-l', '/var/log/nats-server.log'], { timeout: 30_000 });
+      execFileSync(
+        'start-stop-daemon',
+        [
+          '--start',
+          '--oknodo',
+          '--background',
+          '--exec',
+          '/usr/sbin/nats-server',
+          '--',
+          '-a',
+          '127.0.0.1',
+          '-p',
+          '4222',
+          '-js',
+          '-sd',
+          '/var/lib/nats-server',
+          '-l',
+          '/var/log/nats-server.log',
+        ],
+        { timeout: 30_000 },
+      );
       await waitFor('NATS listening again', listening, 60_000, 200);
     }
     await waitFor('5,000 imported', async () => (await imported(sourceId)) === N, 180_000, 500);

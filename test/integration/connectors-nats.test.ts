@@ -13,7 +13,17 @@ import { db, pg } from '@/lib/db';
 import { startRedrive } from '@/lib/redrive';
 import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
 import { connectorTestLifecycle, waitFor } from './connectors-rabbitmq-support';
-import { admin, connectorSource, deleteWorkStreams, order, publish, streamMessages, workConsumer, workStream, type WorkConsumer } from './connectors-nats-support';
+import {
+  admin,
+  connectorSource,
+  deleteWorkStreams,
+  order,
+  publish,
+  streamMessages,
+  workConsumer,
+  workStream,
+  type WorkConsumer,
+} from './connectors-nats-support';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 /** The order number of a message: the last token of its subject. */
@@ -27,7 +37,15 @@ describe('NATS JetStream connector', () => {
     const w = await workStream({ maxDeliver: 3 });
     const source = await connectorSource(w, 'orders-nats');
     running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
-    await waitFor('the capture stream, created on first start', async () => (await admin()).jsm.streams.info(w.capture).then(() => true, () => false), 20_000);
+    await waitFor(
+      'the capture stream, created on first start',
+      async () =>
+        (await admin()).jsm.streams.info(w.capture).then(
+          () => true,
+          () => false,
+        ),
+      20_000,
+    );
 
     // Handler v1: every tenth order is poison (terminated at once), the others are nak'ed to max_deliver.
     running.consumer = await workConsumer(w, (m) => (n(m) % 10 === 0 ? 'term' : 'nak'));
@@ -54,7 +72,18 @@ describe('NATS JetStream connector', () => {
     await waitFor('400 dead letters', async () => (await count()) === 400, 60_000, 250);
 
     const rows = await pg()<
-      { message_id: string; payload_sha256: string; reason: string; receive_count: number; generation: number; content_type: string | null; consumer_name: string; enqueued_at: Date; headers: Record<string, unknown>; failure_history: Record<string, unknown>[] }[]
+      {
+        message_id: string;
+        payload_sha256: string;
+        reason: string;
+        receive_count: number;
+        generation: number;
+        content_type: string | null;
+        consumer_name: string;
+        enqueued_at: Date;
+        headers: Record<string, unknown>;
+        failure_history: Record<string, unknown>[];
+      }[]
     >`SELECT message_id, payload_sha256, reason::text AS reason, receive_count, generation, content_type, consumer_name, enqueued_at, headers, failure_history
       FROM dead_letters WHERE source_id = ${source.id}::uuid`;
     const bySubject = new Map(rows.map((r) => [numberOf(String((r.headers.$nats as Record<string, unknown>).subject)), r]));
@@ -62,14 +91,23 @@ describe('NATS JetStream connector', () => {
     expect(rows.filter((r) => r.payload_sha256 !== shaOf.get(numberOf(String((r.headers.$nats as Record<string, unknown>).subject)))).length).toBe(0);
 
     const maxed = bySubject.get(3)!;
-    expect(maxed).toMatchObject({ message_id: 'order-3', reason: 'MaxReceives', receive_count: 3, generation: 0, content_type: 'application/json', consumer_name: w.consumer });
+    expect(maxed).toMatchObject({
+      message_id: 'order-3',
+      reason: 'MaxReceives',
+      receive_count: 3,
+      generation: 0,
+      content_type: 'application/json',
+      consumer_name: w.consumer,
+    });
     expect(maxed.headers).toMatchObject({
       'x-tenant': 'acme',
       'x-trace': ['a', 'b'],
       'Nats-Msg-Id': 'order-3',
       $nats: { stream: w.stream, consumer: w.consumer, subject: `${w.subject}.3`, advisory: 'max_deliveries', seq: expect.any(Number) },
     });
-    expect(maxed.failure_history).toEqual([expect.objectContaining({ reason: 'max_deliveries', count: 3, queue: `${w.stream} > ${w.consumer}`, routingKeys: [`${w.subject}.3`] })]);
+    expect(maxed.failure_history).toEqual([
+      expect.objectContaining({ reason: 'max_deliveries', count: 3, queue: `${w.stream} > ${w.consumer}`, routingKeys: [`${w.subject}.3`] }),
+    ]);
     expect(Math.abs(maxed.enqueued_at.getTime() - Date.now())).toBeLessThan(120_000);
     expect(bySubject.get(10)).toMatchObject({ message_id: 'order-10', reason: 'Rejected', receive_count: 1 });
     expect((bySubject.get(10)!.headers.$nats as Record<string, unknown>).advisory).toBe('terminated');
@@ -114,9 +152,19 @@ describe('NATS JetStream connector', () => {
     expect(again.filter((r) => r.payload_sha256 !== shaOf.get(firstIdOf.get(r.message_id)!)).length).toBe(0);
     expect(again.every((r) => r.redrive_count === 1 && r.reason === 'MaxReceives' && firstIdOf.get(r.message_id)! % 4 !== 0)).toBe(true);
     const sample = again.find((r) => r.message_id === 'order-6')!;
-    expect(sample.headers).toMatchObject({ 'x-tenant': 'acme', 'Triage-Redrive-Count': '1', 'Triage-Original-Id': 'order-6', $nats: { subject: `${w.subject}.6` } });
+    expect(sample.headers).toMatchObject({
+      'x-tenant': 'acme',
+      'Triage-Redrive-Count': '1',
+      'Triage-Original-Id': 'order-6',
+      $nats: { subject: `${w.subject}.6` },
+    });
 
-    await waitFor('the task counts 300 dead again', async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).deadAgain === 300, 60_000, 500);
+    await waitFor(
+      'the task counts 300 dead again',
+      async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).deadAgain === 300,
+      60_000,
+      500,
+    );
     expect(await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).toMatchObject({ sent: 400, deadAgain: 300, failed: 0 });
   });
 });

@@ -9,7 +9,20 @@ import { closeDb, db } from '@/lib/db';
 import { env } from '@/lib/env';
 import { startPgProxy, type PgProxy } from '../support/pg-proxy';
 import { startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres';
-import { connectorSource, connectorTestLifecycle, deadLettered, deleteTopologies, depth, expectImportedOnce, FAULT_N as N, imported, killChildren, spawnConnectors, topology, waitFor } from './connectors-rabbitmq-support';
+import {
+  connectorSource,
+  connectorTestLifecycle,
+  deadLettered,
+  deleteTopologies,
+  depth,
+  expectImportedOnce,
+  FAULT_N as N,
+  imported,
+  killChildren,
+  spawnConnectors,
+  topology,
+  waitFor,
+} from './connectors-rabbitmq-support';
 
 let server: PrivatePostgres;
 let proxy: PgProxy;

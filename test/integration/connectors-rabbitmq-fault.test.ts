@@ -10,7 +10,23 @@ import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
 import { startRedrive } from '@/lib/redrive';
 import { db } from '@/lib/db';
 import { spawnRedriveWorker, type WorkerProcess } from './redrive-support';
-import { admin, closeConnections, connectorSource, connectorTestLifecycle, deadLettered, deleteTopologies, depth, expectImportedOnce, FAULT_N as N, imported, killChildren, killConnectorsWhileImporting, spawnConnectors, topology, waitFor } from './connectors-rabbitmq-support';
+import {
+  admin,
+  closeConnections,
+  connectorSource,
+  connectorTestLifecycle,
+  deadLettered,
+  deleteTopologies,
+  depth,
+  expectImportedOnce,
+  FAULT_N as N,
+  imported,
+  killChildren,
+  killConnectorsWhileImporting,
+  spawnConnectors,
+  topology,
+  waitFor,
+} from './connectors-rabbitmq-support';
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -86,7 +102,13 @@ describe('RabbitMQ connector under faults', () => {
     for (let i = 0; i < TOTAL; i += 1_000) {
       await recordDeadLetters(
         source,
-        Array.from({ length: 1_000 }, (_, k) => ({ messageId: `r-${i + k}`, payload: Buffer.from(`{"n":${i + k}}`), reason: 'Rejected' as const, errorType: 'E', errorMessage: 'boom' })),
+        Array.from({ length: 1_000 }, (_, k) => ({
+          messageId: `r-${i + k}`,
+          payload: Buffer.from(`{"n":${i + k}}`),
+          reason: 'Rejected' as const,
+          errorType: 'E',
+          errorMessage: 'boom',
+        })),
       );
     }
     const received = new Map<string, number>();
@@ -109,7 +131,9 @@ describe('RabbitMQ connector under faults', () => {
       let worker = await start();
       const task = await startRedrive(SYSTEM, { selection: { source: source.name }, ratePerSecond: 300 });
       await db().redriveTask.update({ where: { id: task.id }, data: { breakerThreshold: 1 } });
-      const messageOf = new Map((await db().deadLetter.findMany({ where: { sourceId: source.id }, select: { id: true, messageId: true } })).map((d) => [d.id.toString(), d.messageId]));
+      const messageOf = new Map(
+        (await db().deadLetter.findMany({ where: { sourceId: source.id }, select: { id: true, messageId: true } })).map((d) => [d.id.toString(), d.messageId]),
+      );
       const inFlight = new Set<string>();
       for (const killAt of [800, 1_800]) {
         await waitFor(`${killAt} received`, async () => received.size >= killAt, 60_000, 20);

@@ -17,7 +17,21 @@ import { connectorSourceOf } from '@/lib/connectors';
 import { setImportPaused } from '@/lib/connectors/pause-import';
 import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { db, pg } from '@/lib/db';
-import { admin, connectorSource, connectorTestLifecycle, deleteTopologies, depth, killChildren, outgoingOf, publish, spawnConnectors, topology, waitFor, workConsumer, type WorkConsumer } from './connectors-rabbitmq-support';
+import {
+  admin,
+  connectorSource,
+  connectorTestLifecycle,
+  deleteTopologies,
+  depth,
+  killChildren,
+  outgoingOf,
+  publish,
+  spawnConnectors,
+  topology,
+  waitFor,
+  workConsumer,
+  type WorkConsumer,
+} from './connectors-rabbitmq-support';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -82,7 +96,9 @@ describe('RabbitMQ connector: bad input and exact bytes', () => {
     // No secret in the logs, the rows, the health, the audit trail or the API.
     await createUser(SYSTEM, { email: 'admin@test.local', role: 'admin', password: 'an-admin-password-1' });
     const token = await createPersonalToken(SYSTEM, 'admin@test.local');
-    const api = await listSourcesApi(new Request('http://triage.test/api/v1/sources', { headers: { authorization: `Bearer ${token.token}` } }), { params: Promise.resolve({}) } as never);
+    const api = await listSourcesApi(new Request('http://triage.test/api/v1/sources', { headers: { authorization: `Bearer ${token.token}` } }), {
+      params: Promise.resolve({}),
+    } as never);
     const listed = (await api.json()) as { sources: Record<string, unknown>[] };
     expect(listed.sources.map((s) => s.name)).toContain('bad-auth');
     expect(listed.sources.every((s) => !('connectionSecret' in s))).toBe(true);
@@ -160,11 +176,12 @@ describe('RabbitMQ connector: bad input and exact bytes', () => {
     });
     const { connector, source: cs } = connectorSourceOf(await db().source.findUniqueOrThrow({ where: { id: source.id } }));
     const destination = connector.redriveDestination(cs);
-    const results = await destination.deliver(
-      rows.map(outgoingOf),
-      new AbortController().signal,
-    );
-    expect(results).toEqual([{ ok: true, acknowledged: false }, { ok: true, acknowledged: false }, { ok: true, acknowledged: false }]);
+    const results = await destination.deliver(rows.map(outgoingOf), new AbortController().signal);
+    expect(results).toEqual([
+      { ok: true, acknowledged: false },
+      { ok: true, acknowledged: false },
+      { ok: true, acknowledged: false },
+    ]);
     await waitFor('3 back on the work queue', async () => received.length === 3, 20_000);
     const back = received.find((m) => m.properties.messageId === 'big')!;
     expect(sha(back.content)).toBe(sha(big));
@@ -187,8 +204,31 @@ describe('RabbitMQ connector: bad input and exact bytes', () => {
 
     // Unroutable (nothing bound to the original exchange any more) is the message's failure.
     await ch.unbindQueue(t.work, t.exchange, t.routingKey);
-    const [unroutable] = await destination.deliver([{ ...{ deadLetterId: bigRow.id, messageId: 'big', payload: Buffer.from('x'), contentType: null, headers: bigRow.headers as Record<string, unknown>, origin: bigRow.headers as Record<string, unknown>, redriveCount: 0, enqueuedAt: null, orderingKey: null, idempotencyKey: null, correlationId: null } }], new AbortController().signal);
-    expect(unroutable).toEqual({ ok: false, error: `Unroutable: no queue is bound to exchange "${t.exchange}" with routing key "${t.routingKey}"`, failure: 'message' });
+    const [unroutable] = await destination.deliver(
+      [
+        {
+          ...{
+            deadLetterId: bigRow.id,
+            messageId: 'big',
+            payload: Buffer.from('x'),
+            contentType: null,
+            headers: bigRow.headers as Record<string, unknown>,
+            origin: bigRow.headers as Record<string, unknown>,
+            redriveCount: 0,
+            enqueuedAt: null,
+            orderingKey: null,
+            idempotencyKey: null,
+            correlationId: null,
+          },
+        },
+      ],
+      new AbortController().signal,
+    );
+    expect(unroutable).toEqual({
+      ok: false,
+      error: `Unroutable: no queue is bound to exchange "${t.exchange}" with routing key "${t.routingKey}"`,
+      failure: 'message',
+    });
 
     // The original exchange gone is a refusal of the redrive itself, not an outage: the task pauses
     // and says what to create or set; the next batch opens a fresh channel.
@@ -213,7 +253,24 @@ describe('RabbitMQ connector: bad input and exact bytes', () => {
     // A broker that is down is the infrastructure's failure.
     const downRow = await connectorSource(t, 'down-redrive', { url: 'amqp://guest:guest@127.0.0.1:1/%2F' });
     const down = connectorSourceOf(await db().source.findUniqueOrThrow({ where: { id: downRow.id } }));
-    const [refused] = await down.connector.redriveDestination(down.source).deliver([{ deadLetterId: 1n, messageId: 'x', payload: Buffer.from('x'), contentType: null, headers: bigRow.headers as Record<string, unknown>, origin: bigRow.headers as Record<string, unknown>, redriveCount: 0, enqueuedAt: null, orderingKey: null, idempotencyKey: null, correlationId: null }], new AbortController().signal);
+    const [refused] = await down.connector.redriveDestination(down.source).deliver(
+      [
+        {
+          deadLetterId: 1n,
+          messageId: 'x',
+          payload: Buffer.from('x'),
+          contentType: null,
+          headers: bigRow.headers as Record<string, unknown>,
+          origin: bigRow.headers as Record<string, unknown>,
+          redriveCount: 0,
+          enqueuedAt: null,
+          orderingKey: null,
+          idempotencyKey: null,
+          correlationId: null,
+        },
+      ],
+      new AbortController().signal,
+    );
     expect(refused).toMatchObject({ ok: false, failure: 'infrastructure', error: expect.stringMatching(/not reachable/) });
   });
 });

@@ -6,7 +6,19 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'vitest';
 import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
-import { connectorSource, connectorTestLifecycle, deadLettered, deleteTopologies, depth, expectImportedOnce, FAULT_N as N, imported, killChildren, topology, waitFor } from './connectors-rabbitmq-support';
+import {
+  connectorSource,
+  connectorTestLifecycle,
+  deadLettered,
+  deleteTopologies,
+  depth,
+  expectImportedOnce,
+  FAULT_N as N,
+  imported,
+  killChildren,
+  topology,
+  waitFor,
+} from './connectors-rabbitmq-support';
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -260,7 +260,9 @@ export async function expectImportedOnce(sourceId: string, sent: Map<string, str
   const [counts] = await pg()<{ rows: number; ids: number }[]>`
     SELECT count(*)::int AS rows, count(DISTINCT message_id)::int AS ids FROM dead_letters WHERE source_id = ${sourceId}::uuid`;
   expect(counts).toEqual({ rows: total, ids: total });
-  const rows = await pg()<{ message_id: string; payload_sha256: string }[]>`SELECT message_id, payload_sha256 FROM dead_letters WHERE source_id = ${sourceId}::uuid`;
+  const rows = await pg()<
+    { message_id: string; payload_sha256: string }[]
+  >`SELECT message_id, payload_sha256 FROM dead_letters WHERE source_id = ${sourceId}::uuid`;
   expect(rows.filter((r) => sent.get(r.message_id) !== r.payload_sha256).length).toBe(0);
   // Counted into clusters once each: a crash between commit and acknowledgement must not count a message twice.
   const [clustered] = await pg()<{ n: number }[]>`SELECT COALESCE(sum(count), 0)::int AS n FROM cluster_sources WHERE source_id = ${sourceId}::uuid`;
@@ -271,7 +273,12 @@ export async function expectImportedOnce(sourceId: string, sent: Map<string, str
  * Up to `kills` connectors children, each SIGKILLed while it imports (after its first commit, then
  * a random pause of up to `maxPauseMs`): how many were killed with the import still unfinished.
  */
-export async function killConnectorsWhileImporting(opts: { kills: number; maxPauseMs: number; total: number; imported: () => Promise<number> }): Promise<number> {
+export async function killConnectorsWhileImporting(opts: {
+  kills: number;
+  maxPauseMs: number;
+  total: number;
+  imported: () => Promise<number>;
+}): Promise<number> {
   let midImport = 0;
   for (let kills = 0; kills < opts.kills; kills++) {
     const before = await opts.imported();

@@ -10,7 +10,17 @@ import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { db, pg } from '@/lib/db';
 import { startRedrive } from '@/lib/redrive';
 import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
-import { connectorSource, connectorTestLifecycle, deleteTopologies, depth, publish, topology, waitFor, workConsumer, type WorkConsumer } from './connectors-rabbitmq-support';
+import {
+  connectorSource,
+  connectorTestLifecycle,
+  deleteTopologies,
+  depth,
+  publish,
+  topology,
+  waitFor,
+  workConsumer,
+  type WorkConsumer,
+} from './connectors-rabbitmq-support';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
@@ -37,13 +47,30 @@ describe('RabbitMQ connector', () => {
     await publish(
       t.exchange,
       t.routingKey,
-      sent.map((m) => ({ content: m.content, options: { messageId: m.id, contentType: 'application/json', correlationId: `corr-${m.id}`, timestamp: 1_700_000_000, headers: { 'x-tenant': 'acme' } } })),
+      sent.map((m) => ({
+        content: m.content,
+        options: { messageId: m.id, contentType: 'application/json', correlationId: `corr-${m.id}`, timestamp: 1_700_000_000, headers: { 'x-tenant': 'acme' } },
+      })),
     );
     await waitFor('2,000 dead letters', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 2_000, 120_000, 250);
     await waitFor('the DLQ drained (acknowledged after commit)', async () => (await depth(t.dlq)) === 0);
 
     const rows = await pg()<
-      { message_id: string; payload_sha256: string; reason: string; error_type: string | null; error_message: string | null; error_stack: string | null; content_type: string; correlation_id: string; enqueued_at: Date; headers: Record<string, unknown>; failure_history: Record<string, unknown>[]; generation: number; receive_count: number }[]
+      {
+        message_id: string;
+        payload_sha256: string;
+        reason: string;
+        error_type: string | null;
+        error_message: string | null;
+        error_stack: string | null;
+        content_type: string;
+        correlation_id: string;
+        enqueued_at: Date;
+        headers: Record<string, unknown>;
+        failure_history: Record<string, unknown>[];
+        generation: number;
+        receive_count: number;
+      }[]
     >`SELECT message_id, payload_sha256, reason::text AS reason, error_type, error_message, error_stack, content_type, correlation_id, enqueued_at, headers, failure_history, generation, receive_count
       FROM dead_letters WHERE source_id = ${source.id}::uuid`;
     const byId = new Map(rows.map((r) => [r.message_id, r]));
@@ -52,7 +79,14 @@ describe('RabbitMQ connector', () => {
     expect(byId.size).toBe(2_000);
 
     const rejected = byId.get('order-4')!;
-    expect(rejected).toMatchObject({ reason: 'Rejected', content_type: 'application/json', correlation_id: 'corr-order-4', generation: 0, receive_count: 1, error_type: null });
+    expect(rejected).toMatchObject({
+      reason: 'Rejected',
+      content_type: 'application/json',
+      correlation_id: 'corr-order-4',
+      generation: 0,
+      receive_count: 1,
+      error_type: null,
+    });
     expect(rejected.enqueued_at.getTime()).toBe(1_700_000_000_000);
     expect(rejected.failure_history).toEqual([
       expect.objectContaining({ reason: 'rejected', count: 1, queue: t.work, exchange: t.exchange, routingKeys: [t.routingKey] }),
@@ -90,16 +124,25 @@ describe('RabbitMQ connector', () => {
     // Three in four come back dead on purpose: this test is about the connector, not the circuit breaker.
     await db().redriveTask.update({ where: { id: task.id }, data: { breakerThreshold: 1 } });
     running.redrives = await startRedriveSupervisor({ reconcileMs: 500 });
-    await waitFor('all sent', async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).sent === 2_000, 60_000, 250).catch(async (e: unknown) => {
-      const t2 = await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } });
-      const states = await db().redriveItem.groupBy({ by: ['state'], where: { taskId: task.id }, _count: true });
-      const errors = await db().redriveItem.findMany({ where: { taskId: task.id, error: { not: null } }, select: { error: true }, take: 3 });
-      throw new Error(`${String(e)}: ${JSON.stringify({ status: t2.status, sent: t2.sent, paused: t2.pausedReason, states, errors })}`);
-    });
+    await waitFor('all sent', async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).sent === 2_000, 60_000, 250).catch(
+      async (e: unknown) => {
+        const t2 = await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } });
+        const states = await db().redriveItem.groupBy({ by: ['state'], where: { taskId: task.id }, _count: true });
+        const errors = await db().redriveItem.findMany({ where: { taskId: task.id, error: { not: null } }, select: { error: true }, take: 3 });
+        throw new Error(`${String(e)}: ${JSON.stringify({ status: t2.status, sent: t2.sent, paused: t2.pausedReason, states, errors })}`);
+      },
+    );
     await waitFor('500 acknowledged by the fixed consumer', async () => acked.size === 500, 60_000, 250);
-    await waitFor('1,500 next-generation dead letters', async () => (await db().deadLetter.count({ where: { sourceId: source.id, generation: 1 } })) === 1_500, 60_000, 250);
+    await waitFor(
+      '1,500 next-generation dead letters',
+      async () => (await db().deadLetter.count({ where: { sourceId: source.id, generation: 1 } })) === 1_500,
+      60_000,
+      250,
+    );
 
-    const again = await pg()<{ message_id: string; payload_sha256: string; redrive_count: number; headers: Record<string, unknown>; failure_history: Record<string, unknown>[] }[]>`
+    const again = await pg()<
+      { message_id: string; payload_sha256: string; redrive_count: number; headers: Record<string, unknown>; failure_history: Record<string, unknown>[] }[]
+    >`
       SELECT message_id, payload_sha256, redrive_count, headers, failure_history FROM dead_letters WHERE source_id = ${source.id}::uuid AND generation = 1`;
     const shaOf = new Map(sent.map((m) => [m.id, m.sha]));
     expect(again.filter((r) => r.payload_sha256 !== shaOf.get(r.message_id)).length).toBe(0);
@@ -110,12 +153,22 @@ describe('RabbitMQ connector', () => {
     expect(sample.headers['x-triage-redrive-count']).toBe(1);
     expect(sample.headers['x-tenant']).toBe('acme');
 
-    await waitFor('the task counts 1,500 dead again', async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).deadAgain === 1_500, 60_000, 500);
+    await waitFor(
+      'the task counts 1,500 dead again',
+      async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).deadAgain === 1_500,
+      60_000,
+      500,
+    );
     // The fixed ones were never seen dead again within the window: no death seen, never "acknowledged".
-    const final = await waitFor('the task completed', async () => {
-      const x = await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } });
-      return x.status === 'completed' ? x : undefined;
-    }, 90_000, 500);
+    const final = await waitFor(
+      'the task completed',
+      async () => {
+        const x = await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } });
+        return x.status === 'completed' ? x : undefined;
+      },
+      90_000,
+      500,
+    );
     expect(final).toMatchObject({ sent: 2_000, deadAgain: 1_500, noDeathSeen: 500, acknowledged: 0, failed: 0 });
     expect(await db().deadLetter.count({ where: { sourceId: source.id, generation: 0, status: 'redriven' } })).toBe(2_000);
   });
@@ -126,15 +179,23 @@ describe('RabbitMQ connector', () => {
     running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
     running.consumer = await workConsumer(t, () => 'requeue');
     const sent = orders(2_000, t.run);
-    await publish(t.exchange, t.routingKey, sent.map((m) => ({ content: m.content, options: { messageId: m.id } })));
+    await publish(
+      t.exchange,
+      t.routingKey,
+      sent.map((m) => ({ content: m.content, options: { messageId: m.id } })),
+    );
     await waitFor('2,000 dead letters', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 2_000, 150_000, 250);
 
-    const rows = await pg()<{ message_id: string; payload_sha256: string; reason: string; receive_count: number; failure_history: Record<string, unknown>[] }[]>`
+    const rows = await pg()<
+      { message_id: string; payload_sha256: string; reason: string; receive_count: number; failure_history: Record<string, unknown>[] }[]
+    >`
       SELECT message_id, payload_sha256, reason::text AS reason, receive_count, failure_history FROM dead_letters WHERE source_id = ${source.id}::uuid`;
     const shaOf = new Map(sent.map((m) => [m.id, m.sha]));
     expect(rows.filter((r) => r.payload_sha256 !== shaOf.get(r.message_id)).length).toBe(0);
     expect(new Set(rows.map((r) => r.reason))).toEqual(new Set(['MaxReceives']));
     // RabbitMQ drops x-delivery-count when it dead-letters, so the broker's own word is what remains.
-    expect(rows[0]!.failure_history).toEqual([expect.objectContaining({ reason: 'delivery_limit', count: 1, queue: t.work, exchange: t.exchange, routingKeys: [t.routingKey] })]);
+    expect(rows[0]!.failure_history).toEqual([
+      expect.objectContaining({ reason: 'delivery_limit', count: 1, queue: t.work, exchange: t.exchange, routingKeys: [t.routingKey] }),
+    ]);
   });
 });

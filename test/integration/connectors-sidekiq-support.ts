@@ -38,10 +38,21 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   client.on('error', () => {});
   async function start() {
     if (server && server.exitCode === null) return;
-    server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', 'no', '--dir', dir], { stdio: 'ignore' });
+    server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', 'no', '--dir', dir], {
+      stdio: 'ignore',
+    });
     const probe = new Redis(url, { lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
     probe.on('error', () => {});
-    await waitFor('the private Redis', async () => probe.connect().then(() => true, () => false), 15_000, 50);
+    await waitFor(
+      'the private Redis',
+      async () =>
+        probe.connect().then(
+          () => true,
+          () => false,
+        ),
+      15_000,
+      50,
+    );
     probe.disconnect();
   }
   async function stop() {
@@ -83,10 +94,15 @@ export async function startSidekiq(redis: PrivateRedis, queues: string[], concur
   let output = '';
   child.stderr!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-4000)));
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  await waitFor(`Sidekiq's heartbeat (${output})`, async () => {
-    if (child.exitCode !== null) throw new Error(`sidekiq exited: ${output}`);
-    return (await redis.client.smembers('processes')).some((p) => !before.has(p));
-  }, 30_000, 100);
+  await waitFor(
+    `Sidekiq's heartbeat (${output})`,
+    async () => {
+      if (child.exitCode !== null) throw new Error(`sidekiq exited: ${output}`);
+      return (await redis.client.smembers('processes')).some((p) => !before.has(p));
+    },
+    30_000,
+    100,
+  );
   return {
     async stop() {
       if (child.exitCode === null) {
@@ -112,7 +128,19 @@ export async function enqueue(redis: Redis, queue: string, jobs: WireJob[], name
     const m = redis.multi();
     m.sadd(`${namespace}queues`, queue);
     for (const j of jobs.slice(i, i + 1_000)) {
-      m.lpush(`${namespace}queue:${queue}`, JSON.stringify({ retry: j.class === 'PoisonJob' ? 0 : 1, queue, backtrace: true, class: j.class, args: j.args, jid: j.jid, created_at: now, enqueued_at: now }));
+      m.lpush(
+        `${namespace}queue:${queue}`,
+        JSON.stringify({
+          retry: j.class === 'PoisonJob' ? 0 : 1,
+          queue,
+          backtrace: true,
+          class: j.class,
+          args: j.args,
+          jid: j.jid,
+          created_at: now,
+          enqueued_at: now,
+        }),
+      );
     }
     await m.exec();
   }
@@ -136,7 +164,14 @@ let sources = 0;
 
 export async function sidekiqSource(url: string, connection: Record<string, unknown> = {}) {
   await createTeam(SYSTEM, { name: 'commerce' }).catch(() => undefined);
-  const s = await createSource(SYSTEM, { name: `rails-${++sources}`, team: 'commerce', kind: 'sidekiq', maxRedrives: 3, connection: { pollMs: 300, ...connection }, secret: { url } });
+  const s = await createSource(SYSTEM, {
+    name: `rails-${++sources}`,
+    team: 'commerce',
+    kind: 'sidekiq',
+    maxRedrives: 3,
+    connection: { pollMs: 300, ...connection },
+    secret: { url },
+  });
   // Approvals are not what these tests are about.
   await db().source.update({ where: { id: s.id }, data: { approvalThreshold: 1_000_000 } });
   return s;

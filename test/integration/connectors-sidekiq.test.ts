@@ -17,7 +17,17 @@ import { startRedrive } from '@/lib/redrive';
 import { destinationFor } from '@/lib/redrive/destinations';
 import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
 import { connectorTestLifecycle, killChildren, killConnectorsWhileImporting, outgoingOf, waitFor } from './connectors-rabbitmq-support';
-import { deadSet, enqueue, jid, orders, sidekiqSource, startPrivateRedis, startSidekiq, type PrivateRedis, type SidekiqProcess } from './connectors-sidekiq-support';
+import {
+  deadSet,
+  enqueue,
+  jid,
+  orders,
+  sidekiqSource,
+  startPrivateRedis,
+  startSidekiq,
+  type PrivateRedis,
+  type SidekiqProcess,
+} from './connectors-sidekiq-support';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const RUNNER = { reconcileMs: 200, settleMs: 3_000, statusPollMs: 100 };
@@ -58,7 +68,9 @@ describe('Sidekiq connector', () => {
     return jobs;
   }
 
-  it('imports 2,000 dead jobs byte for byte with their facts; a redrive after a fix runs the fixed ones, the others die again as the next generation', { timeout: 300_000 }, async () => {
+  it('imports 2,000 dead jobs byte for byte with their facts; a redrive after a fix runs the fixed ones, the others die again as the next generation', {
+    timeout: 300_000,
+  }, async () => {
     const jobs = await killed(2_000, { retriedEvery: 100 });
     const source = await sidekiqSource(redis.url);
     const actor = await supportActor();
@@ -87,7 +99,14 @@ describe('Sidekiq connector', () => {
     expect(poison.errorStack).toMatch(/worker\.rb:\d+:in `run'/);
     expect(poison.deadAt.getTime()).toBe(Math.round((p.failed_at as number) * 1000));
     expect(poison.enqueuedAt!.getTime()).toBe(Math.round((p.enqueued_at as number) * 1000));
-    expect(poison.headers).toMatchObject({ 'sidekiq.class': 'PoisonJob', 'sidekiq.queue': 'orders', 'sidekiq.jid': jobs[7]!.jid, 'sidekiq.retry': 0, 'sidekiq.retry_count': 0, 'sidekiq.set': 'dead' });
+    expect(poison.headers).toMatchObject({
+      'sidekiq.class': 'PoisonJob',
+      'sidekiq.queue': 'orders',
+      'sidekiq.jid': jobs[7]!.jid,
+      'sidekiq.retry': 0,
+      'sidekiq.retry_count': 0,
+      'sidekiq.set': 'dead',
+    });
     // A job retried once before it died: two runs failed, the last one at retried_at.
     const retried = byJid.get(jobs[100]!.jid)!;
     const r = json(dead.get(jobs[100]!.jid)!);
@@ -129,14 +148,20 @@ describe('Sidekiq connector', () => {
       expect(job).toMatchObject({ retry_count: job.class === 'PoisonJob' ? 0 : 1, triage_redrive_count: 1 });
       expect(d.redriveCount).toBe(1);
     }
-    const final = await waitFor('the task completed', async () => {
-      const x = await db().redriveTask.findUniqueOrThrow({ where: { id: t.id } });
-      return x.status === 'completed' ? x : undefined;
-    }, 90_000);
+    const final = await waitFor(
+      'the task completed',
+      async () => {
+        const x = await db().redriveTask.findUniqueOrThrow({ where: { id: t.id } });
+        return x.status === 'completed' ? x : undefined;
+      },
+      90_000,
+    );
     expect(final).toMatchObject({ sent: 2_000, deadAgain: 500, noDeathSeen: 1_500, failed: 0 });
   });
 
-  it('loses and duplicates nothing when the connectors process is SIGKILLed again and again while importing 10,000 dead jobs', { timeout: 300_000 }, async () => {
+  it('loses and duplicates nothing when the connectors process is SIGKILLed again and again while importing 10,000 dead jobs', {
+    timeout: 300_000,
+  }, async () => {
     await killed(10_000, { concurrency: 25 });
     await sidekiq!.stop();
     const dead = await deadSet(redis.client);
@@ -149,7 +174,9 @@ describe('Sidekiq connector', () => {
     const [all] = await pg()<{ n: number; distinct: number; maxGen: number }[]>`
       SELECT count(*)::int AS n, count(DISTINCT message_id)::int AS distinct, max(generation)::int AS "maxGen" FROM dead_letters WHERE source_id = ${source.id}::uuid`;
     expect(all).toEqual({ n: 10_000, distinct: 10_000, maxGen: 0 });
-    const rows = await pg()<{ message_id: string; payload_sha256: string }[]>`SELECT message_id, payload_sha256 FROM dead_letters WHERE source_id = ${source.id}::uuid`;
+    const rows = await pg()<
+      { message_id: string; payload_sha256: string }[]
+    >`SELECT message_id, payload_sha256 FROM dead_letters WHERE source_id = ${source.id}::uuid`;
     expect(rows.filter((r) => sha(dead.get(r.message_id)!) !== r.payload_sha256).length).toBe(0);
   });
 
@@ -164,10 +191,14 @@ describe('Sidekiq connector', () => {
     await redis.start();
     await waitFor('3,000 imported', async () => (await count(source.id)) === 3_000, 60_000, 200);
     expect(await count(source.id, 0)).toBe(3_000);
-    const h = await waitFor('healthy again', async () => {
-      const x = await health(source.id);
-      return x && x.consecutiveFailures === 0 && x.lastErrorAt && x.lastSuccessAt! > x.lastErrorAt ? x : undefined;
-    }, 15_000);
+    const h = await waitFor(
+      'healthy again',
+      async () => {
+        const x = await health(source.id);
+        return x && x.consecutiveFailures === 0 && x.lastErrorAt && x.lastSuccessAt! > x.lastErrorAt ? x : undefined;
+      },
+      15_000,
+    );
     expect(h.lastError).toMatch(/Redis at redis:\/\/127\.0\.0\.1:\d+\/? (is unreachable|closed)/);
   });
 
@@ -198,17 +229,27 @@ describe('Sidekiq connector', () => {
     // retry: 0 is a trap worth saying; the dead set's settings are the application's.
     expect(f.report.traps!.map((t) => t.code).sort()).toEqual(['receive_limit_one', 'settings_not_readable']);
     // The source queue: the dead jobs' queue, its length and the Sidekiq process reading it.
-    expect(await f.c.connector.readSourceQueue(f.c.source, new AbortController().signal)).toEqual({ queue: 'queue:orders', depth: 0, inFlight: null, consumers: 1, oldestAgeSeconds: null });
+    expect(await f.c.connector.readSourceQueue(f.c.source, new AbortController().signal)).toEqual({
+      queue: 'queue:orders',
+      depth: 0,
+      inFlight: null,
+      consumers: 1,
+      oldestAgeSeconds: null,
+    });
 
     // The import: a clear error (ConnectorError), never a crash; the supervisor shows it on the health.
     const sink = { record: async () => [], health: () => {} };
     await expect(w.c.connector.openImport(w.c.source, sink, new AbortController().signal)).rejects.toMatchObject({ kind: 'auth' });
     await expect(n.c.connector.openImport(n.c.source, sink, new AbortController().signal)).rejects.toBeInstanceOf(ConnectorError);
     running.connectors = await startConnectorSupervisor({ only: [wrong.id, namespaced.id], discoveryMs: 200, backoffBaseMs: 100, backoffCapMs: 500 });
-    const [hw, hn] = await waitFor('both errors on the health', async () => {
-      const [hw, hn] = [await health(wrong.id), await health(namespaced.id)];
-      return (hw?.consecutiveFailures ?? 0) >= 2 && (hn?.consecutiveFailures ?? 0) >= 2 ? [hw!, hn!] : undefined;
-    }, 15_000);
+    const [hw, hn] = await waitFor(
+      'both errors on the health',
+      async () => {
+        const [hw, hn] = [await health(wrong.id), await health(namespaced.id)];
+        return (hw?.consecutiveFailures ?? 0) >= 2 && (hn?.consecutiveFailures ?? 0) >= 2 ? [hw!, hn!] : undefined;
+      },
+      15_000,
+    );
     expect(hw.lastError).toMatch(/refused the credentials/);
     expect(hw.lastError).not.toContain('s3cret-wrong');
     expect(hn.lastError).toMatch(/No Sidekiq found/);
@@ -239,7 +280,11 @@ describe('Sidekiq connector', () => {
     await destination.close?.();
     const downRow = await db().source.findUniqueOrThrow({ where: { id: (await sidekiqSource('redis://127.0.0.1:1')).id } });
     const d2 = destinationFor(downRow);
-    expect((await d2.deliver([outgoingOf(b)], new AbortController().signal))[0]).toMatchObject({ ok: false, failure: 'infrastructure', error: expect.stringMatching(/unreachable/) });
+    expect((await d2.deliver([outgoingOf(b)], new AbortController().signal))[0]).toMatchObject({
+      ok: false,
+      failure: 'infrastructure',
+      error: expect.stringMatching(/unreachable/),
+    });
     await d2.close?.();
   });
 
@@ -247,7 +292,19 @@ describe('Sidekiq connector', () => {
     const at = Date.now() / 1000 - 60;
     const job = (n: number) => {
       const id = jid();
-      const text = JSON.stringify({ class: 'PoisonJob', args: [{ n }], retry: 0, queue: 'orders', jid: id, created_at: at, enqueued_at: at, error_message: `order ${n} has no customer`, error_class: 'ArgumentError', failed_at: at + n, retry_count: 0 });
+      const text = JSON.stringify({
+        class: 'PoisonJob',
+        args: [{ n }],
+        retry: 0,
+        queue: 'orders',
+        jid: id,
+        created_at: at,
+        enqueued_at: at,
+        error_message: `order ${n} has no customer`,
+        error_class: 'ArgumentError',
+        failed_at: at + n,
+        retry_count: 0,
+      });
       return { jid: id, text, score: String(at + n) };
     };
     // Left in place (the default): one still in the dead set, one deleted and one retried in Sidekiq's Web UI.
@@ -261,7 +318,11 @@ describe('Sidekiq connector', () => {
     await redis.client.multi().sadd('b:queues', 'orders').zadd('b:dead', removed.score, removed.text).exec();
     const taken = await sidekiqSource(redis.url, { namespace: 'b', removeAfterImport: true });
     running.connectors = await startConnectorSupervisor({ only: [left.id, taken.id], discoveryMs: 200, backoffBaseMs: 100 });
-    await waitFor('all imported, the namespaced one removed', async () => (await count(left.id)) === 3 && (await count(taken.id)) === 1 && (await redis.client.zcard('b:dead')) === 0, 30_000);
+    await waitFor(
+      'all imported, the namespaced one removed',
+      async () => (await count(left.id)) === 3 && (await count(taken.id)) === 1 && (await redis.client.zcard('b:dead')) === 0,
+      30_000,
+    );
     const rows = new Map((await db().deadLetter.findMany({ where: { sourceId: { in: [left.id, taken.id] } } })).map((d) => [d.messageId, d]));
     // The fact the redrive goes by, stored with each dead letter at import.
     expect(rows.get(kept.jid)!.headers).toMatchObject({ 'sidekiq.remove_after_import': false });
@@ -275,10 +336,17 @@ describe('Sidekiq connector', () => {
     const legacyHeaders = { ...legacy.origin };
     delete legacyHeaders['sidekiq.remove_after_import'];
     const destination = destinationFor(await db().source.findUniqueOrThrow({ where: { id: left.id } }));
-    const results = await destination.deliver([kept, deleted, retriedInUi].map((j) => outgoingOf(rows.get(j.jid)!)), new AbortController().signal);
+    const results = await destination.deliver(
+      [kept, deleted, retriedInUi].map((j) => outgoingOf(rows.get(j.jid)!)),
+      new AbortController().signal,
+    );
     expect(results[0]).toEqual({ ok: true, acknowledged: false });
     for (const r of results.slice(1)) {
-      expect(r).toMatchObject({ ok: false, failure: 'message', error: expect.stringMatching(/no longer in Sidekiq's dead set .*retried or deleted in Sidekiq.*nothing was sent/i) });
+      expect(r).toMatchObject({
+        ok: false,
+        failure: 'message',
+        error: expect.stringMatching(/no longer in Sidekiq's dead set .*retried or deleted in Sidekiq.*nothing was sent/i),
+      });
     }
     // Only the kept one went to the queue (after the Web UI's own push), and left the dead set.
     const queued = (await redis.client.lrange('queue:orders', 0, -1)).map((t) => (JSON.parse(t) as { jid: string }).jid);
@@ -295,12 +363,30 @@ describe('Sidekiq connector', () => {
     expect((JSON.parse((await redis.client.lrange('b:queue:orders', 0, -1))[0]!) as { jid: string }).jid).toBe(removed.jid);
   });
 
-  it('imports retrying jobs past the source\'s retry count once, leaves them retrying, and redrives one out of the retry set', async () => {
+  it("imports retrying jobs past the source's retry count once, leaves them retrying, and redrives one out of the retry set", async () => {
     const at = Date.now() / 1000 - 60;
     const retrying = (n: number, retryCount: number) =>
-      JSON.stringify({ class: 'PoisonJob', args: [{ n }], retry: 25, queue: 'orders', jid: jid(), created_at: at, enqueued_at: at, error_message: `order ${n} has no customer`, error_class: 'ArgumentError', failed_at: at, retry_count: retryCount, retried_at: at + retryCount });
+      JSON.stringify({
+        class: 'PoisonJob',
+        args: [{ n }],
+        retry: 25,
+        queue: 'orders',
+        jid: jid(),
+        created_at: at,
+        enqueued_at: at,
+        error_message: `order ${n} has no customer`,
+        error_class: 'ArgumentError',
+        failed_at: at,
+        retry_count: retryCount,
+        retried_at: at + retryCount,
+      });
     const [young, old] = [retrying(1, 1), retrying(2, 7)];
-    await redis.client.multi().sadd('queues', 'orders').zadd('retry', String(at + 3600), young).zadd('retry', String(at + 7200), old).exec();
+    await redis.client
+      .multi()
+      .sadd('queues', 'orders')
+      .zadd('retry', String(at + 3600), young)
+      .zadd('retry', String(at + 7200), old)
+      .exec();
     const source = await sidekiqSource(redis.url, { retryCountAtLeast: 5, removeAfterImport: true });
     running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 200, backoffBaseMs: 100 });
     await waitFor('the old one imported', async () => (await count(source.id)) === 1, 30_000);
@@ -320,14 +406,49 @@ describe('Sidekiq connector', () => {
 
   it('takes a source from the CLI contract (--kind sidekiq --redis-url --namespace) and imports, removes and redrives under the namespace', async () => {
     // A namespaced Sidekiq (redis-namespace writes "<ns>:dead", "<ns>:queue:<name>"…): its dead job as Sidekiq 5 wrote it, the backtrace a JSON array.
-    const job = { class: 'HardJob', args: [1, 'two'], retry: true, queue: 'mail', jid: jid(), created_at: 1700000000.25, enqueued_at: 1700000000.5, error_message: 'boom', error_class: 'RuntimeError', failed_at: 1700000001.125, retry_count: 24, retried_at: 1700086400.75, error_backtrace: ["app/jobs/hard_job.rb:3:in `perform'"], big: 12345678901234567000 };
+    const job = {
+      class: 'HardJob',
+      args: [1, 'two'],
+      retry: true,
+      queue: 'mail',
+      jid: jid(),
+      created_at: 1700000000.25,
+      enqueued_at: 1700000000.5,
+      error_message: 'boom',
+      error_class: 'RuntimeError',
+      failed_at: 1700000001.125,
+      retry_count: 24,
+      retried_at: 1700086400.75,
+      error_backtrace: ["app/jobs/hard_job.rb:3:in `perform'"],
+      big: 12345678901234567000,
+    };
     const text = JSON.stringify(job).replace('12345678901234567000', '12345678901234567890');
     await createTeam(SYSTEM, { name: 'commerce' });
     await redis.client.multi().sadd('app1:queues', 'mail').zadd('app1:dead', '1700086400.8', text).exec();
     const cli = spawnSync(
       process.execPath,
-      ['node_modules/tsx/dist/cli.mjs', 'scripts/triage-cli.ts', 'source', 'create', '--name', 'cli-rails', '--team', 'commerce', '--kind', 'sidekiq', '--redis-url', redis.url, '--namespace', 'app1', '--json'],
-      { cwd: root, encoding: 'utf8', env: { ...process.env, DATABASE_URL: env().DATABASE_URL, TRIAGE_STATE_DIR: env().TRIAGE_STATE_DIR, CONNECTOR_SECRET_KEY: env().CONNECTOR_SECRET_KEY } },
+      [
+        'node_modules/tsx/dist/cli.mjs',
+        'scripts/triage-cli.ts',
+        'source',
+        'create',
+        '--name',
+        'cli-rails',
+        '--team',
+        'commerce',
+        '--kind',
+        'sidekiq',
+        '--redis-url',
+        redis.url,
+        '--namespace',
+        'app1',
+        '--json',
+      ],
+      {
+        cwd: root,
+        encoding: 'utf8',
+        env: { ...process.env, DATABASE_URL: env().DATABASE_URL, TRIAGE_STATE_DIR: env().TRIAGE_STATE_DIR, CONNECTOR_SECRET_KEY: env().CONNECTOR_SECRET_KEY },
+      },
     );
     expect(cli.status, cli.stderr).toBe(0);
     const created = JSON.parse(cli.stdout) as { id: string; kind: string };
@@ -337,9 +458,15 @@ describe('Sidekiq connector', () => {
     await db().source.update({ where: { id: row.id }, data: { connection: { ...(row.connection as object), removeAfterImport: true, pollMs: 300 } } });
     running.connectors = await startConnectorSupervisor({ only: [row.id], discoveryMs: 200, backoffBaseMs: 100 });
     await waitFor('imported and removed', async () => (await count(row.id)) === 1 && (await redis.client.zcard('app1:dead')) === 0, 30_000);
-    const d = (await db().deadLetter.findFirstOrThrow({ where: { sourceId: row.id } }));
+    const d = await db().deadLetter.findFirstOrThrow({ where: { sourceId: row.id } });
     expect(Buffer.from(d.payload!).toString('utf8')).toBe(text);
-    expect(d).toMatchObject({ messageId: job.jid, errorType: 'RuntimeError', errorMessage: 'boom', errorStack: "app/jobs/hard_job.rb:3:in `perform'", receiveCount: 25 });
+    expect(d).toMatchObject({
+      messageId: job.jid,
+      errorType: 'RuntimeError',
+      errorMessage: 'boom',
+      errorStack: "app/jobs/hard_job.rb:3:in `perform'",
+      receiveCount: 25,
+    });
     expect(d.deadAt.getTime()).toBe(1700086400750);
 
     const destination = destinationFor(await db().source.findUniqueOrThrow({ where: { id: row.id } }));

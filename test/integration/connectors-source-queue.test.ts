@@ -77,7 +77,9 @@ async function noConsumerStory(source: string, queue: string, attach: () => Prom
   expect(read.failed).toEqual([]);
   const alarm = (await consumerAlarm(source))!;
   expect(alarm).toMatchObject({ state: 'ALARM', label: 'nothing consumes' });
-  expect(alarm.hint).toBe(`nothing consumes ${queue}: start the consumer, or check its circuit breaker; dead letters cannot show this (nothing fails, so nothing is dead-lettered)`);
+  expect(alarm.hint).toBe(
+    `nothing consumes ${queue}: start the consumer, or check its circuit breaker; dead letters cannot show this (nothing fails, so nothing is dead-lettered)`,
+  );
   const sent = await notified();
   expect(sent.at(-1)).toContain(`[ALARM] ${source} consumer alarm PENDING → ALARM: nothing consumes ${queue}`);
   expect(sent.at(-1)).toContain('start the consumer, or check its circuit breaker; dead letters cannot show this');
@@ -122,7 +124,11 @@ describe('the source queue beside its DLQ', () => {
   it('RabbitMQ: messages on the work queue and no consumer alarm; a consumer attached clears it', async () => {
     const t = await rabbit.topology();
     await rabbit.connectorSource(t, 'orders', { connection: { sourceQueue: t.work } });
-    await rabbit.publish(t.exchange, t.routingKey, [1, 2, 3].map((n) => ({ content: Buffer.from(JSON.stringify({ n })) })));
+    await rabbit.publish(
+      t.exchange,
+      t.routingKey,
+      [1, 2, 3].map((n) => ({ content: Buffer.from(JSON.stringify({ n })) })),
+    );
     // The DLQ is empty: its figures alone would say all is well.
     expect(await rabbit.depth(t.dlq)).toBe(0);
 
@@ -151,7 +157,13 @@ describe('the source queue beside its DLQ', () => {
     servers.push(silent);
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
     const silentPort = (silent.address() as { port: number }).port;
-    await createSource(SYSTEM, { name: 'silent', team: 'commerce', kind: 'rabbitmq', connection: { queue: 'x.dlq', sourceQueue: 'x' }, secret: { url: `amqp://guest:guest@127.0.0.1:${silentPort}/` } });
+    await createSource(SYSTEM, {
+      name: 'silent',
+      team: 'commerce',
+      kind: 'rabbitmq',
+      connection: { queue: 'x.dlq', sourceQueue: 'x' },
+      secret: { url: `amqp://guest:guest@127.0.0.1:${silentPort}/` },
+    });
     // No source queue named: not watched, and no alarm.
     await createSource(SYSTEM, { name: 'unwatched', team: 'commerce', kind: 'rabbitmq', connection: { queue: t.dlq }, secret: { url: rabbit.AMQP_URL } });
 
@@ -176,7 +188,13 @@ describe('the source queue beside its DLQ', () => {
     // Not watched, or never read: no figures, only what is known.
     expect(scraped).not.toContain('triage_source_queue_depth{source="unwatched"');
     expect(scraped).toContain('triage_source_queue_stale{source="silent",kind="rabbitmq"} 1');
-    expect((await shown('silent', clock)).page).toMatchObject({ queue: null, depth: null, stale: true, staleReason: 'the broker did not answer within 1000 ms', readAt: null });
+    expect((await shown('silent', clock)).page).toMatchObject({
+      queue: null,
+      depth: null,
+      stale: true,
+      staleReason: 'the broker did not answer within 1000 ms',
+      readAt: null,
+    });
     expect((await shown('unwatched', clock)).page).toMatchObject({ queue: null, stale: true, staleReason: expect.stringMatching(/No source queue is set/) });
     expect(await consumerAlarm('silent')).toBeUndefined();
     expect(await consumerAlarm('unwatched')).toBeUndefined();
@@ -186,7 +204,10 @@ describe('the source queue beside its DLQ', () => {
 
     // The broker goes away (its address now refuses connections): the last figures stay, marked stale.
     const readAt = (await shown('orders', clock)).page!.readAt;
-    await db().source.update({ where: { id: orders.id }, data: { connectionSecret: new Uint8Array(encryptSecret({ url: 'amqp://guest:guest@127.0.0.1:1/' })) } });
+    await db().source.update({
+      where: { id: orders.id },
+      data: { connectionSecret: new Uint8Array(encryptSecret({ url: 'amqp://guest:guest@127.0.0.1:1/' })) },
+    });
     clock.advance(15 * SECOND);
     const down = await cycle(clock, 1_000);
     expect(down.read.failed).toContainEqual({ source: 'orders', error: expect.stringMatching(/RabbitMQ at 127\.0\.0\.1:1 is not reachable/) });
@@ -204,7 +225,8 @@ describe('the source queue beside its DLQ', () => {
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
     const url = `amqp://guest:guest@127.0.0.1:${(silent.address() as { port: number }).port}/`;
     const names = Array.from({ length: 10 }, (_, i) => `silent-${i}`);
-    for (const name of names) await createSource(SYSTEM, { name, team: 'commerce', kind: 'rabbitmq', connection: { queue: 'x.dlq', sourceQueue: 'x' }, secret: { url } });
+    for (const name of names)
+      await createSource(SYSTEM, { name, team: 'commerce', kind: 'rabbitmq', connection: { queue: 'x.dlq', sourceQueue: 'x' }, secret: { url } });
     const tried = async () => (await db().sourceQueueReading.findMany({ where: { errorAt: { not: null } } })).length;
 
     // Eight reads at once, each given up after 1 s; past 300 ms of the cycle no new one starts.
@@ -227,7 +249,9 @@ describe('the source queue beside its DLQ', () => {
     emulator ??= await startEmulator();
     const q = await sqsQueues(emulator.client);
     await sqsSource(q, 'payments', emulator.endpoint);
-    await emulator.client.send(new SendMessageBatchCommand({ QueueUrl: q.source, Entries: [1, 2].map((n) => ({ Id: String(n), MessageBody: JSON.stringify({ n }) })) }));
+    await emulator.client.send(
+      new SendMessageBatchCommand({ QueueUrl: q.source, Entries: [1, 2].map((n) => ({ Id: String(n), MessageBody: JSON.stringify({ n }) })) }),
+    );
     const queueName = q.source.split('/').at(-1)!;
 
     await noConsumerStory(
@@ -246,7 +270,10 @@ describe('the source queue beside its DLQ', () => {
   it('NATS JetStream: pending messages on a consumer nobody pulls from alarm; a client pulling clears it', async () => {
     const w = await nats.workStream();
     await nats.connectorSource(w, 'shipping');
-    await nats.publish(w, [1, 2, 3].map((n) => ({ n, data: nats.order(n, w.run) })));
+    await nats.publish(
+      w,
+      [1, 2, 3].map((n) => ({ n, data: nats.order(n, w.run) })),
+    );
 
     const clock = manualClock(new Date());
     await cycle(clock);
@@ -262,7 +289,9 @@ describe('the source queue beside its DLQ', () => {
       async () => {
         const c = await nats.workConsumer(w, () => 'ack');
         cleanups.push(() => c.close());
-        await rabbit.waitFor('the client to pull', async () => (await nats.admin()).jsm.consumers.info(w.stream, w.consumer).then((i) => i.num_waiting > 0 && i.num_pending === 0));
+        await rabbit.waitFor('the client to pull', async () =>
+          (await nats.admin()).jsm.consumers.info(w.stream, w.consumer).then((i) => i.num_waiting > 0 && i.num_pending === 0),
+        );
       },
       (r) => {
         expect(r).toMatchObject({ depth: 0 });

@@ -16,7 +16,15 @@ import { getDeadLetter } from '@/lib/deadletters/get-dead-letter';
 import { createTeam } from '@/lib/admin/teams';
 import { createUser } from '@/lib/admin/users';
 import { resetDatabase } from '../support/db';
-import { LAMBDA_EVENT_TEXT, LAMBDA_TIMEOUT_RECORD, eventBridgeDlqMessage, lambdaDestinationRecord, lambdaDlqMessage, snsDlqNotification, type AwsShape } from '../support/aws-envelopes';
+import {
+  LAMBDA_EVENT_TEXT,
+  LAMBDA_TIMEOUT_RECORD,
+  eventBridgeDlqMessage,
+  lambdaDestinationRecord,
+  lambdaDlqMessage,
+  snsDlqNotification,
+  type AwsShape,
+} from '../support/aws-envelopes';
 import { waitFor } from './connectors-rabbitmq-support';
 import { RECEIVER_SECRET, receiver, type Receiver } from './redrive-support';
 import { queues, sqsSource, startEmulator, type Emulator } from './connectors-sqs-support';
@@ -28,15 +36,32 @@ async function put(emu: Emulator, url: string, shape: AwsShape) {
 /** Everything on a queue, read and left hidden (the test's only reader). */
 async function drain(emu: Emulator, url: string, count: number): Promise<Message[]> {
   const got: Message[] = [];
-  await waitFor(`${count} messages on the target queue`, async () => {
-    const res = await emu.client.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, VisibilityTimeout: 600, MessageAttributeNames: ['All'] }));
-    got.push(...(res.Messages ?? []));
-    return got.length >= count;
-  }, 60_000, 100);
+  await waitFor(
+    `${count} messages on the target queue`,
+    async () => {
+      const res = await emu.client.send(
+        new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, VisibilityTimeout: 600, MessageAttributeNames: ['All'] }),
+      );
+      got.push(...(res.Messages ?? []));
+      return got.length >= count;
+    },
+    60_000,
+    100,
+  );
   return got;
 }
 
-type Row = { message_id: string; payload: Buffer; error_type: string | null; error_message: string | null; error_stack: string | null; receive_count: number; consumer_name: string | null; headers: Record<string, unknown>; content_type: string | null };
+type Row = {
+  message_id: string;
+  payload: Buffer;
+  error_type: string | null;
+  error_message: string | null;
+  error_stack: string | null;
+  receive_count: number;
+  consumer_name: string | null;
+  headers: Record<string, unknown>;
+  content_type: string | null;
+};
 
 describe('SQS connector: AWS failure records', () => {
   let emu: Emulator;
@@ -60,7 +85,9 @@ describe('SQS connector: AWS failure records', () => {
     await closeDb();
   });
 
-  it('imports each documented shape as its event with its error, and redrives the events to the function\'s queue byte for byte', { timeout: 180_000 }, async () => {
+  it("imports each documented shape as its event with its error, and redrives the events to the function's queue byte for byte", {
+    timeout: 180_000,
+  }, async () => {
     const q = await queues(emu.client);
     // Lambda, EventBridge and SNS send to the DLQ themselves: no redrive policy names it, so the
     // queue that triggers the function is the source's target.
@@ -72,7 +99,11 @@ describe('SQS connector: AWS failure records', () => {
       eventBridge: eventBridgeDlqMessage(),
       sns: snsDlqNotification('{"order": 7,\t"note": "café"}'),
       plain: { body: '{"order":8}', attributes: { tenant: { DataType: 'String', StringValue: 'acme' } } } as AwsShape,
-      personal: { body: LAMBDA_TIMEOUT_RECORD.body.replace('"requestPayload":{"ORDER_IDS":["9e07af03-ce31-4ff3-xmpl-36dce652cb4f"]}', '"requestPayload":{"order":9}').replace('Process exited', 'jane.doe@example.com: process exited') },
+      personal: {
+        body: LAMBDA_TIMEOUT_RECORD.body
+          .replace('"requestPayload":{"ORDER_IDS":["9e07af03-ce31-4ff3-xmpl-36dce652cb4f"]}', '"requestPayload":{"order":9}')
+          .replace('Process exited', 'jane.doe@example.com: process exited'),
+      },
     };
     for (const shape of Object.values(shapes)) await put(emu, q.dlq, shape);
     connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
@@ -82,9 +113,18 @@ describe('SQS connector: AWS failure records', () => {
       SELECT message_id, payload, error_type, error_message, error_stack, receive_count, consumer_name, headers, content_type FROM dead_letters WHERE source_id = ${source.id}::uuid`;
     const byPayload = (text: string) => rows.find((r) => r.payload.toString('utf8') === text)!;
     const lambda = byPayload(LAMBDA_EVENT_TEXT);
-    expect(lambda).toMatchObject({ error_type: 'OrderRejected', error_message: 'order 9e07af03 has no customer', receive_count: 3, consumer_name: 'my-function', content_type: 'application/json' });
+    expect(lambda).toMatchObject({
+      error_type: 'OrderRejected',
+      error_message: 'order 9e07af03 has no customer',
+      receive_count: 3,
+      consumer_name: 'my-function',
+      content_type: 'application/json',
+    });
     expect(lambda.error_stack).toContain('raise OrderRejected(order)');
-    expect(lambda.headers.$envelope).toMatchObject({ type: 'lambda-destination', requestContext: { requestId: 'e4b46cbf-b738-xmpl-8880-a18cdf61200e', condition: 'RetriesExhausted' } });
+    expect(lambda.headers.$envelope).toMatchObject({
+      type: 'lambda-destination',
+      requestContext: { requestId: 'e4b46cbf-b738-xmpl-8880-a18cdf61200e', condition: 'RetriesExhausted' },
+    });
     const lambdaDlq = byPayload(shapes.lambdaDlq.body);
     expect(lambdaDlq).toMatchObject({ error_type: 'TypeError', error_message: "Cannot read properties of undefined (reading 'id')" });
     expect(lambdaDlq.headers).not.toHaveProperty('RequestID');
@@ -95,7 +135,11 @@ describe('SQS connector: AWS failure records', () => {
     const sns = byPayload('{"order": 7,\t"note": "café"}');
     // SNS reports no error: the clusters group by reason, as for a plain message.
     expect(sns).toMatchObject({ consumer_name: 'MyTopic', error_type: null });
-    expect(sns.headers).toMatchObject({ tenant: 'acme', priority: { $type: 'Number', value: '3' }, $envelope: { type: 'sns', TopicArn: 'arn:aws:sns:us-west-2:123456789012:MyTopic' } });
+    expect(sns.headers).toMatchObject({
+      tenant: 'acme',
+      priority: { $type: 'Number', value: '3' },
+      $envelope: { type: 'sns', TopicArn: 'arn:aws:sns:us-west-2:123456789012:MyTopic' },
+    });
     const plain = byPayload('{"order":8}');
     expect(plain.headers).not.toHaveProperty('$envelope');
 
@@ -116,14 +160,16 @@ describe('SQS connector: AWS failure records', () => {
     const back = await drain(emu, trigger, 6);
     const bodies = back.map((m) => m.Body);
     // The events, never a wrapper: the Lambda event exactly as it sat in the record.
-    expect(bodies.sort()).toEqual([LAMBDA_EVENT_TEXT, shapes.lambdaDlq.body, shapes.eventBridge.body, '{"order": 7,\t"note": "café"}', '{"order":8}', '{"order":9}'].sort());
+    expect(bodies.sort()).toEqual(
+      [LAMBDA_EVENT_TEXT, shapes.lambdaDlq.body, shapes.eventBridge.body, '{"order": 7,\t"note": "café"}', '{"order":8}', '{"order":9}'].sort(),
+    );
     const attributesOf = (body: string) => Object.keys(back.find((m) => m.Body === body)!.MessageAttributes ?? {}).sort();
     expect(attributesOf(shapes.lambdaDlq.body)).toEqual(['triage-original-id', 'triage-redrive-count']);
     expect(attributesOf(shapes.eventBridge.body)).toEqual(['triage-original-id', 'triage-redrive-count']);
     expect(attributesOf('{"order": 7,\t"note": "café"}')).toEqual(['priority', 'tenant', 'triage-original-id', 'triage-redrive-count']);
   });
 
-  it('redrives a Lambda record to the source\'s redrive URL (the function\'s endpoint): the event, byte for byte, signed', { timeout: 120_000 }, async () => {
+  it("redrives a Lambda record to the source's redrive URL (the function's endpoint): the event, byte for byte, signed", { timeout: 120_000 }, async () => {
     const q = await queues(emu.client);
     http = await receiver();
     const source = await sqsSource(q, 'orders-lambda-url', emu.endpoint, { sourceQueueUrl: undefined, envelope: 'lambda-destination' });
@@ -147,8 +193,23 @@ describe('SQS connector: AWS failure records', () => {
     const create = (name: string, envelope: string) =>
       spawnSync(
         process.execPath,
-        ['node_modules/tsx/dist/cli.mjs', 'scripts/triage-cli.ts', 'source', 'create', '--name', name, '--team', 'commerce', '--kind', 'sqs',
-          '--queue-url', 'https://sqs.us-east-1.amazonaws.com/123456789012/orders-dlq', '--envelope', envelope, '--json'],
+        [
+          'node_modules/tsx/dist/cli.mjs',
+          'scripts/triage-cli.ts',
+          'source',
+          'create',
+          '--name',
+          name,
+          '--team',
+          'commerce',
+          '--kind',
+          'sqs',
+          '--queue-url',
+          'https://sqs.us-east-1.amazonaws.com/123456789012/orders-dlq',
+          '--envelope',
+          envelope,
+          '--json',
+        ],
         { encoding: 'utf8' },
       );
     const ok = create('orders-eventbridge', 'eventbridge');

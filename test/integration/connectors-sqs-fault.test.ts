@@ -35,7 +35,10 @@ describe('SQS connector under faults', () => {
     const sent = new Set<string>();
     for (let i = 0; i < N; i += 10) {
       const res = await emu.client.send(
-        new SendMessageBatchCommand({ QueueUrl: q.dlq, Entries: Array.from({ length: 10 }, (_, j) => ({ Id: String(j), MessageBody: JSON.stringify({ order: i + j }) })) }),
+        new SendMessageBatchCommand({
+          QueueUrl: q.dlq,
+          Entries: Array.from({ length: 10 }, (_, j) => ({ Id: String(j), MessageBody: JSON.stringify({ order: i + j }) })),
+        }),
       );
       for (const s of res.Successful ?? []) sent.add(s.MessageId!);
     }
@@ -47,10 +50,15 @@ describe('SQS connector under faults', () => {
     const last = spawnConnectors();
     await last.ready;
     await waitFor(`${N} imported`, async () => (await imported(source.id)) === N, 120_000, 250);
-    await waitFor('the DLQ empty', async () => {
-      const c = await queueCounts(emu.client, q.dlq);
-      return c.visible === 0 && c.inFlight === 0;
-    }, 30_000, 250);
+    await waitFor(
+      'the DLQ empty',
+      async () => {
+        const c = await queueCounts(emu.client, q.dlq);
+        return c.visible === 0 && c.inFlight === 0;
+      },
+      30_000,
+      250,
+    );
 
     const rows = await pg()<{ message_id: string; n: number }[]>`
       SELECT message_id, count(*)::int AS n FROM dead_letters WHERE source_id = ${source.id}::uuid GROUP BY message_id`;

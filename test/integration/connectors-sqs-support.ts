@@ -98,7 +98,14 @@ export interface Queues {
 /** A source queue whose redrive policy moves a message to the DLQ after maxReceiveCount receives. */
 export async function queues(
   client: SQSClient,
-  opts: { fifo?: boolean; maxReceiveCount?: number; sourceRetention?: number; dlqRetention?: number; sourceMaxSize?: number; sourceVisibilityTimeout?: number } = {},
+  opts: {
+    fifo?: boolean;
+    maxReceiveCount?: number;
+    sourceRetention?: number;
+    dlqRetention?: number;
+    sourceMaxSize?: number;
+    sourceVisibilityTimeout?: number;
+  } = {},
 ): Promise<Queues> {
   const run = `t${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   const suffix = opts.fifo ? '.fifo' : '';
@@ -123,7 +130,11 @@ export async function queues(
 }
 
 export async function queueCounts(client: SQSClient, url: string): Promise<{ visible: number; inFlight: number }> {
-  const a = (await client.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }))).Attributes!;
+  const a = (
+    await client.send(
+      new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
+    )
+  ).Attributes!;
   return { visible: Number(a.ApproximateNumberOfMessages), inFlight: Number(a.ApproximateNumberOfMessagesNotVisible) };
 }
 
@@ -143,17 +154,29 @@ export function consumer(client: SQSClient, url: string, decide: (m: Message) =>
   const loop = (async () => {
     while (running) {
       const res = await client
-        .send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'], MessageAttributeNames: ['All'] }))
+        .send(
+          new ReceiveMessageCommand({
+            QueueUrl: url,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: 1,
+            MessageSystemAttributeNames: ['All'],
+            MessageAttributeNames: ['All'],
+          }),
+        )
         .catch(() => ({ Messages: [] as Message[] }));
       const messages = res.Messages ?? [];
       if (!messages.length) continue;
       received.push(...messages);
       const del = messages.filter((m) => decide(m) === 'delete');
       const fail = messages.filter((m) => !del.includes(m));
-      if (del.length) await client.send(new DeleteMessageBatchCommand({ QueueUrl: url, Entries: del.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
+      if (del.length)
+        await client.send(new DeleteMessageBatchCommand({ QueueUrl: url, Entries: del.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
       if (fail.length) {
         await client.send(
-          new ChangeMessageVisibilityBatchCommand({ QueueUrl: url, Entries: fail.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle!, VisibilityTimeout: 0 })) }),
+          new ChangeMessageVisibilityBatchCommand({
+            QueueUrl: url,
+            Entries: fail.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle!, VisibilityTimeout: 0 })),
+          }),
         );
       }
     }

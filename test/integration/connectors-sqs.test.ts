@@ -22,7 +22,11 @@ import { consumer, queueCounts, queues, sqsSource, startEmulator, type Consumer,
 
 const orderNo = (body: string | undefined) => (JSON.parse(body ?? '{}') as { order: number }).order;
 
-async function send(emu: Emulator, url: string, entries: { body: string; attributes?: Record<string, MessageAttributeValue>; group?: string; dedup?: string }[]) {
+async function send(
+  emu: Emulator,
+  url: string,
+  entries: { body: string; attributes?: Record<string, MessageAttributeValue>; group?: string; dedup?: string }[],
+) {
   for (let i = 0; i < entries.length; i += 10) {
     const res = await emu.client.send(
       new SendMessageBatchCommand({
@@ -61,7 +65,9 @@ describe('SQS connector', () => {
     await closeDb();
   });
 
-  it('imports what a consumer failed past maxReceiveCount with receive count and send time, empties the DLQ, and redrives it back', { timeout: 180_000 }, async () => {
+  it('imports what a consumer failed past maxReceiveCount with receive count and send time, empties the DLQ, and redrives it back', {
+    timeout: 180_000,
+  }, async () => {
     const q = await queues(emu.client, { maxReceiveCount: 2 });
     const source = await sqsSource(q, 'orders-sqs', emu.endpoint);
     connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
@@ -90,7 +96,18 @@ describe('SQS connector', () => {
       return c.visible === 0 && c.inFlight === 0;
     });
 
-    const rows = await pg()<{ message_id: string; payload: Buffer; reason: string; receive_count: number; enqueued_at: Date; headers: Record<string, unknown>; generation: number; consumer_name: string }[]>`
+    const rows = await pg()<
+      {
+        message_id: string;
+        payload: Buffer;
+        reason: string;
+        receive_count: number;
+        enqueued_at: Date;
+        headers: Record<string, unknown>;
+        generation: number;
+        consumer_name: string;
+      }[]
+    >`
       SELECT message_id, payload, reason::text AS reason, receive_count, enqueued_at, headers, generation, consumer_name FROM dead_letters WHERE source_id = ${source.id}::uuid`;
     expect(rows).toHaveLength(40);
     for (const r of rows) {
@@ -103,7 +120,11 @@ describe('SQS connector', () => {
     }
     const third = rows.find((r) => orderNo(r.payload.toString()) === 3)!;
     expect(JSON.parse(third.payload.toString())).toEqual({ order: 3, giftWrap: true });
-    expect(third.headers).toMatchObject({ tenant: 'acme', priority: { $type: 'Number', value: '3' }, signature: { $type: 'Binary', $bytes: Buffer.from([0, 255, 3]).toString('base64') } });
+    expect(third.headers).toMatchObject({
+      tenant: 'acme',
+      priority: { $type: 'Number', value: '3' },
+      signature: { $type: 'Binary', $bytes: Buffer.from([0, 255, 3]).toString('base64') },
+    });
     expect(third.headers.$sqs).toMatchObject({ ApproximateReceiveCount: String(third.receive_count), SentTimestamp: sentAt.get(third.message_id) });
     const health = await db().connectorHealth.findUniqueOrThrow({ where: { sourceId: source.id } });
     expect(health).toMatchObject({ importedTotal: 40n, consecutiveFailures: 0, lastError: null });
@@ -132,12 +153,22 @@ describe('SQS connector', () => {
     expect(attrs.tenant).toMatchObject({ DataType: 'String', StringValue: 'acme' });
     expect(Buffer.from(attrs.signature!.BinaryValue!).length).toBe(3);
 
-    await waitFor('20 next-generation dead letters', async () => (await db().deadLetter.count({ where: { sourceId: source.id, generation: 1 } })) === 20, 90_000, 250);
+    await waitFor(
+      '20 next-generation dead letters',
+      async () => (await db().deadLetter.count({ where: { sourceId: source.id, generation: 1 } })) === 20,
+      90_000,
+      250,
+    );
     const again = await pg()<{ message_id: string; redrive_count: number; payload: Buffer }[]>`
       SELECT message_id, redrive_count, payload FROM dead_letters WHERE source_id = ${source.id}::uuid AND generation = 1`;
     const odds = new Set(rows.filter((r) => orderNo(r.payload.toString()) % 2 === 1).map((r) => r.message_id));
     expect(again.every((r) => odds.has(r.message_id) && r.redrive_count === 1)).toBe(true);
-    await waitFor('the task counts 20 dead again', async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).deadAgain === 20, 60_000, 500);
+    await waitFor(
+      'the task counts 20 dead again',
+      async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).deadAgain === 20,
+      60_000,
+      500,
+    );
     expect(await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).toMatchObject({ sent: 40, deadAgain: 20, failed: 0 });
   });
 
@@ -180,7 +211,9 @@ describe('SQS connector', () => {
     }
   });
 
-  it('refuses per message: 10 attributes leave no room for Triage\'s, and an entry SQS fails is a failed item with its reason', { timeout: 120_000 }, async () => {
+  it("refuses per message: 10 attributes leave no room for Triage's, and an entry SQS fails is a failed item with its reason", {
+    timeout: 120_000,
+  }, async () => {
     // The source queue takes at most 1 KiB; one dead letter is larger (the queue's limit was lowered since).
     const q = await queues(emu.client, { maxReceiveCount: 1, sourceMaxSize: 1024 });
     const source = await sqsSource(q, 'orders-refused', emu.endpoint);
@@ -217,7 +250,11 @@ describe('SQS connector', () => {
     );
     await destination.close?.();
     expect(results[0]).toMatchObject({ ok: false, failure: 'message', error: expect.stringContaining('has 10 message attributes; SQS allows 10') });
-    expect(results[1]).toMatchObject({ ok: false, failure: 'message', error: expect.stringMatching(/SQS refused the message \(InvalidParameterValue\).*shorter than 1024 bytes/) });
+    expect(results[1]).toMatchObject({
+      ok: false,
+      failure: 'message',
+      error: expect.stringMatching(/SQS refused the message \(InvalidParameterValue\).*shorter than 1024 bytes/),
+    });
     expect(results[2]).toEqual({ ok: true, acknowledged: false });
     // Only the one that fitted reached the queue: never one without Triage's attributes.
     const got: { order: number; original?: string }[] = [];
@@ -240,7 +277,9 @@ describe('SQS connector', () => {
     // its messages go back to (ListDeadLetterSourceQueues finds none, or the server has no such action).
     const orphan = (await emu.client.send(new CreateQueueCommand({ QueueName: `${q.run}-orphan` }))).QueueUrl!;
     const source = await sqsSource({ ...q, dlq: orphan }, 'orphan', emu.endpoint, { sourceQueueUrl: undefined });
-    await recordDeadLetters({ id: source.id, retentionSeconds: 14 * 86400 }, [{ messageId: 'orphan-1', payload: Buffer.from('{"order":1}'), reason: 'MaxReceives' }]);
+    await recordDeadLetters({ id: source.id, retentionSeconds: 14 * 86400 }, [
+      { messageId: 'orphan-1', payload: Buffer.from('{"order":1}'), reason: 'MaxReceives' },
+    ]);
     const task = await startRedrive(SYSTEM, { selection: { source: source.name }, ratePerSecond: 1_000 });
     redrives = await startRedriveSupervisor({ reconcileMs: 500 });
     await waitFor('the task paused', async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).status === 'paused', 60_000, 250);
@@ -263,8 +302,16 @@ describe('SQS connector', () => {
     };
     const bad = await probe(trapped.id);
     expect(bad).toMatchObject({ ok: true, facts: expect.objectContaining({ exists: true, depth: 0, retentionSeconds: 345_600 }) });
-    expect(bad.warnings).toEqual([expect.stringContaining(`"${trap.run}-dlq" keeps messages 4 d, not longer than its source queue "${trap.run}-orders" (4 d)`)]);
-    expect(bad.traps).toEqual([expect.objectContaining({ code: 'dlq_retention_not_longer', severity: 'warning', fix: expect.stringContaining("Set the DLQ's MessageRetentionPeriod longer") })]);
+    expect(bad.warnings).toEqual([
+      expect.stringContaining(`"${trap.run}-dlq" keeps messages 4 d, not longer than its source queue "${trap.run}-orders" (4 d)`),
+    ]);
+    expect(bad.traps).toEqual([
+      expect.objectContaining({
+        code: 'dlq_retention_not_longer',
+        severity: 'warning',
+        fix: expect.stringContaining("Set the DLQ's MessageRetentionPeriod longer"),
+      }),
+    ]);
 
     const good = await probe(kept.id);
     expect(good.ok).toBe(true);
@@ -284,7 +331,9 @@ describe('SQS connector', () => {
     // Hidden for 10 minutes if it were not released.
     const source = await sqsSource(q, 'orders-release', emu.endpoint, { visibilityTimeoutSeconds: 600, pollers: 1 });
     // Postgres itself refuses the write.
-    await pg().unsafe(`CREATE OR REPLACE FUNCTION test_refuse_dead_letters() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$`);
+    await pg().unsafe(
+      `CREATE OR REPLACE FUNCTION test_refuse_dead_letters() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$`,
+    );
     await pg().unsafe(`CREATE TRIGGER test_refuse BEFORE INSERT ON dead_letters FOR EACH ROW EXECUTE FUNCTION test_refuse_dead_letters()`);
     try {
       await send(emu, q.dlq, [{ body: JSON.stringify({ order: 1 }) }, { body: JSON.stringify({ order: 2 }) }]);
@@ -303,7 +352,12 @@ describe('SQS connector', () => {
     }
     expect(await db().deadLetter.count({ where: { sourceId: source.id } })).toBe(0);
     connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
-    await waitFor('both imported once the database takes them', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 2, 30_000, 250);
+    await waitFor(
+      'both imported once the database takes them',
+      async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 2,
+      30_000,
+      250,
+    );
   });
 
   it('CLI: source create --kind sqs is picked up by the running connectors within 10 s; the keys are stored encrypted only', { timeout: 60_000 }, async () => {
@@ -313,21 +367,52 @@ describe('SQS connector', () => {
     const secretKey = 'cli-secret-key-9f8e7d6c';
     const cli = spawnSync(
       process.execPath,
-      ['node_modules/tsx/dist/cli.mjs', 'scripts/triage-cli.ts', 'source', 'create', '--name', 'orders-cli', '--team', 'commerce', '--kind', 'sqs',
-        '--queue-url', q.dlq, '--endpoint', emu.endpoint, '--region', 'us-east-1', '--access-key-id', 'AKIATEST', '--secret-access-key', 'env:TEST_SQS_SECRET_KEY', '--json'],
+      [
+        'node_modules/tsx/dist/cli.mjs',
+        'scripts/triage-cli.ts',
+        'source',
+        'create',
+        '--name',
+        'orders-cli',
+        '--team',
+        'commerce',
+        '--kind',
+        'sqs',
+        '--queue-url',
+        q.dlq,
+        '--endpoint',
+        emu.endpoint,
+        '--region',
+        'us-east-1',
+        '--access-key-id',
+        'AKIATEST',
+        '--secret-access-key',
+        'env:TEST_SQS_SECRET_KEY',
+        '--json',
+      ],
       { encoding: 'utf8', env: { ...process.env, TEST_SQS_SECRET_KEY: secretKey } },
     );
     expect(cli.stderr).not.toContain(secretKey);
     expect(cli.status).toBe(0);
     const created = JSON.parse(cli.stdout) as Record<string, unknown>;
-    expect(created).toMatchObject({ name: 'orders-cli', kind: 'sqs', connection: { queueUrl: q.dlq, endpoint: emu.endpoint, region: 'us-east-1' }, secret: { accessKeyId: 'set', secretAccessKey: 'set' } });
+    expect(created).toMatchObject({
+      name: 'orders-cli',
+      kind: 'sqs',
+      connection: { queueUrl: q.dlq, endpoint: emu.endpoint, region: 'us-east-1' },
+      secret: { accessKeyId: 'set', secretAccessKey: 'set' },
+    });
     expect(cli.stdout).not.toContain(secretKey);
     const stored = await pg()<{ row: string }[]>`SELECT row_to_json(s)::text AS row FROM sources s WHERE name = 'orders-cli'`;
     expect(stored[0]!.row).not.toContain(secretKey);
 
     const started = Date.now();
     await send(emu, q.dlq, [{ body: JSON.stringify({ order: 1 }) }]);
-    await waitFor('imported by the running worker', async () => (await db().deadLetter.count({ where: { source: { name: 'orders-cli' } } })) === 1, 10_000, 100);
+    await waitFor(
+      'imported by the running worker',
+      async () => (await db().deadLetter.count({ where: { source: { name: 'orders-cli' } } })) === 1,
+      10_000,
+      100,
+    );
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 });

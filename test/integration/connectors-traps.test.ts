@@ -43,7 +43,9 @@ describe('RabbitMQ', () => {
       {
         code: 'settings_not_readable',
         severity: 'info',
-        message: expect.stringContaining('Settings not readable without the management API: x-delivery-limit, x-dead-letter-strategy and x-message-ttl were not checked'),
+        message: expect.stringContaining(
+          'Settings not readable without the management API: x-delivery-limit, x-dead-letter-strategy and x-message-ttl were not checked',
+        ),
         fix: expect.stringContaining('Set managementUrl in the connection settings'),
       },
     ]);
@@ -55,7 +57,9 @@ describe('RabbitMQ', () => {
   it("with a management URL: the queues' settings, or why they could not be read", async () => {
     const t = await topology();
     await rabbitSource(t, 'orders-mgmt', { connection: { managementUrl: 'http://127.0.0.1:15672' } });
-    const managed = await fetch('http://127.0.0.1:15672/api/overview', { headers: { authorization: `Basic ${Buffer.from('guest:guest').toString('base64')}` } }).then(
+    const managed = await fetch('http://127.0.0.1:15672/api/overview', {
+      headers: { authorization: `Basic ${Buffer.from('guest:guest').toString('base64')}` },
+    }).then(
       (res) => res.ok,
       () => false,
     );
@@ -63,10 +67,18 @@ describe('RabbitMQ', () => {
     expect(r.ok).toBe(true);
     if (managed) {
       // The work queue is a classic queue dead-lettering into the DLQ's exchange: at most once.
-      expect(r.traps).toEqual([expect.objectContaining({ code: 'at_most_once_dead_lettering', message: expect.stringContaining(`"${t.work}" is a classic queue`) })]);
+      expect(r.traps).toEqual([
+        expect.objectContaining({ code: 'at_most_once_dead_lettering', message: expect.stringContaining(`"${t.work}" is a classic queue`) }),
+      ]);
       expect(r.facts.sourceQueues).toBe(`${t.work} (classic)`);
     } else {
-      expect(r.traps).toEqual([expect.objectContaining({ code: 'settings_not_readable', severity: 'info', message: expect.stringContaining('Settings not readable from the management API (') })]);
+      expect(r.traps).toEqual([
+        expect.objectContaining({
+          code: 'settings_not_readable',
+          severity: 'info',
+          message: expect.stringContaining('Settings not readable from the management API ('),
+        }),
+      ]);
       expect(r.facts.management).toMatch(/^not read: /);
     }
     expect(await sourceTrapCheck(SYSTEM, 'orders-mgmt')).toEqual({ traps: r.traps });
@@ -101,7 +113,9 @@ describe('NATS JetStream', () => {
     await natsSource(long, 'orders-nats-capture');
     const c = await testConnection(SYSTEM, 'orders-nats-capture');
     expect(codes(c)).toEqual(['dlq_retention_not_longer']);
-    expect(c.traps![0]!.message).toContain(`"${long.capture}" keeps the dead-letter advisories 30 d (max_age), not longer than stream "${long.stream}" keeps messages (max_age 30 d)`);
+    expect(c.traps![0]!.message).toContain(
+      `"${long.capture}" keeps the dead-letter advisories 30 d (max_age), not longer than stream "${long.stream}" keeps messages (max_age 30 d)`,
+    );
   });
 
   it('a sound consumer: no trap, no warning', async () => {
@@ -139,11 +153,16 @@ describe('BullMQ', () => {
 
   it("attempts 1 and removeOnFail true, read from the jobs' options", async () => {
     const q = await appQueue('payments-traps', { attempts: 1, removeOnFail: true });
-    await q.addBulk([{ name: 'charge', data: { n: 1 } }, { name: 'refund', data: { n: 2 } }]);
+    await q.addBulk([
+      { name: 'charge', data: { n: 1 } },
+      { name: 'refund', data: { n: 2 } },
+    ]);
     const r = await testConnection(SYSTEM, 'payments-traps');
     expect(r.ok).toBe(true);
     expect(codes(r)).toEqual(['receive_limit_one', 'failed_jobs_removed']);
-    expect(r.traps![0]!.message).toBe('2 of the 2 most recent jobs of "payments-traps" ("refund", "charge") have attempts 1: one network blip or one worker restart fails a good job for good.');
+    expect(r.traps![0]!.message).toBe(
+      '2 of the 2 most recent jobs of "payments-traps" ("refund", "charge") have attempts 1: one network blip or one worker restart fails a good job for good.',
+    );
     expect(r.traps![1]!.message).toContain('removeOnFail true deletes a failed job as it fails, so Triage never sees it');
     expect(r.warnings).toEqual(r.traps!.map(trapLine));
     expect(await sourceTrapCheck(SYSTEM, 'payments-traps')).toEqual({ traps: r.traps });
@@ -177,11 +196,15 @@ describe('SQS', () => {
     expect(r.ok).toBe(true);
     expect(codes(r)).toEqual(['receive_limit_one', 'fifo_order']);
     expect(r.traps![0]!.message).toContain(`The redrive policy of "${q.run}-orders.fifo" has maxReceiveCount 1`);
-    expect(r.traps![1]!.message).toContain(`"${q.run}-orders.fifo" is a FIFO queue: a message moved to the dead-letter queue leaves a hole in its message group`);
+    expect(r.traps![1]!.message).toContain(
+      `"${q.run}-orders.fifo" is a FIFO queue: a message moved to the dead-letter queue leaves a hole in its message group`,
+    );
     expect(await sourceTrapCheck(SYSTEM, 'orders-fifo-traps')).toEqual({ traps: r.traps });
 
     // The redrive form's preview says it before anything is sent.
-    await recordDeadLetters({ id: source.id, retentionSeconds: 14 * 86_400 }, [{ messageId: 'fifo-1', payload: Buffer.from('{"order":1}'), reason: 'MaxReceives' }]);
+    await recordDeadLetters({ id: source.id, retentionSeconds: 14 * 86_400 }, [
+      { messageId: 'fifo-1', payload: Buffer.from('{"order":1}'), reason: 'MaxReceives' },
+    ]);
     const preview = await previewRedrive(SYSTEM, { source: 'orders-fifo-traps' });
     expect(preview.traps).toEqual([r.traps![1]]);
   });
@@ -192,10 +215,14 @@ describe('SQS', () => {
     const source = await sqsSource(q, 'orders-loop', emu.endpoint);
     const r = await testConnection(SYSTEM, 'orders-loop');
     expect(codes(r)).toEqual(['retry_loop_near_retention']);
-    expect(r.traps![0]!.message).toContain(`"${q.run}-orders": maxReceiveCount 3 × VisibilityTimeout 10 min = 30 min comes near its MessageRetentionPeriod (1 h)`);
+    expect(r.traps![0]!.message).toContain(
+      `"${q.run}-orders": maxReceiveCount 3 × VisibilityTimeout 10 min = 30 min comes near its MessageRetentionPeriod (1 h)`,
+    );
     expect(r.facts[`${q.run}-orders.visibilityTimeoutSeconds`]).toBe(600);
 
-    await recordDeadLetters({ id: source.id, retentionSeconds: 14 * 86_400 }, [{ messageId: 'std-1', payload: Buffer.from('{"order":1}'), reason: 'MaxReceives' }]);
+    await recordDeadLetters({ id: source.id, retentionSeconds: 14 * 86_400 }, [
+      { messageId: 'std-1', payload: Buffer.from('{"order":1}'), reason: 'MaxReceives' },
+    ]);
     expect((await previewRedrive(SYSTEM, { source: 'orders-loop' })).traps).toEqual([]);
   });
 });
@@ -212,7 +239,13 @@ describe('the source page reading traps', () => {
     const { port } = silent.address() as AddressInfo;
     try {
       await createTeam(SYSTEM, { name: 'commerce' }).catch(() => undefined);
-      await createSource(SYSTEM, { name: 'orders-silent', team: 'commerce', kind: 'rabbitmq', connection: { queue: 'orders.dlq' }, secret: { url: `amqp://guest:guest@127.0.0.1:${port}` } });
+      await createSource(SYSTEM, {
+        name: 'orders-silent',
+        team: 'commerce',
+        kind: 'rabbitmq',
+        connection: { queue: 'orders.dlq' },
+        secret: { url: `amqp://guest:guest@127.0.0.1:${port}` },
+      });
       const first = await Promise.all([1, 2, 3].map(() => sourceTrapCheck(SYSTEM, 'orders-silent', 300)));
       for (const r of first) expect(r).toEqual({ error: 'no answer from RabbitMQ within 0 s' });
       const again = await sourceTrapCheck(SYSTEM, 'orders-silent', 300);

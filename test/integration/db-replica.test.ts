@@ -57,13 +57,26 @@ describe('reads on a streaming replica', () => {
     await closeIngestSql();
     // A generous lag threshold: while replay is paused below, the standby is behind on purpose and
     // must still be used, until the threshold is lowered. Checks every 200 ms keep the test short.
-    Object.assign(env(), { DATABASE_URL: primary.url, DATABASE_REPLICA_URL: standby.url, DATABASE_REPLICA_MAX_LAG_MS: 300_000, DATABASE_REPLICA_CHECK_MS: 200 });
+    Object.assign(env(), {
+      DATABASE_URL: primary.url,
+      DATABASE_REPLICA_URL: standby.url,
+      DATABASE_REPLICA_MAX_LAG_MS: 300_000,
+      DATABASE_REPLICA_CHECK_MS: 200,
+    });
     standbySql = createPg(standby.url, 1);
     w = await world();
-    orders = await recordDeadLetters(w.sources.orders, Array.from({ length: 5 }, (_, i) => dl(i)));
+    orders = await recordDeadLetters(
+      w.sources.orders,
+      Array.from({ length: 5 }, (_, i) => dl(i)),
+    );
     // The standby has replayed the world before replay is paused.
     const lsn = (await pg()<{ lsn: string }[]>`SELECT pg_current_wal_flush_lsn()::text AS lsn`)[0]!.lsn;
-    await waitFor('the standby caught up', async () => (await standbySql<{ ok: boolean }[]>`SELECT pg_last_wal_replay_lsn() >= ${lsn}::pg_lsn AS ok`)[0]!.ok, 30_000, 50);
+    await waitFor(
+      'the standby caught up',
+      async () => (await standbySql<{ ok: boolean }[]>`SELECT pg_last_wal_replay_lsn() >= ${lsn}::pg_lsn AS ok`)[0]!.ok,
+      30_000,
+      50,
+    );
   }, 240_000);
 
   afterAll(async () => {
@@ -71,7 +84,12 @@ describe('reads on a streaming replica', () => {
     await closeIngestSql();
     await closeDb();
     await closeRedis();
-    Object.assign(env(), { DATABASE_URL: saved.DATABASE_URL, DATABASE_REPLICA_URL: undefined, DATABASE_REPLICA_MAX_LAG_MS: saved.DATABASE_REPLICA_MAX_LAG_MS, DATABASE_REPLICA_CHECK_MS: saved.DATABASE_REPLICA_CHECK_MS });
+    Object.assign(env(), {
+      DATABASE_URL: saved.DATABASE_URL,
+      DATABASE_REPLICA_URL: undefined,
+      DATABASE_REPLICA_MAX_LAG_MS: saved.DATABASE_REPLICA_MAX_LAG_MS,
+      DATABASE_REPLICA_CHECK_MS: saved.DATABASE_REPLICA_CHECK_MS,
+    });
     delete process.env.DATABASE_REPLICA_URL;
     standby?.destroy();
     primary?.destroy();
@@ -98,7 +116,10 @@ describe('reads on a streaming replica', () => {
 
     // support archives one (a write: the standby is read-only, so it can only have gone to the primary).
     const target = orders[0]!.id;
-    const archived = await postArchive(jsonRequest(`/api/v1/dead-letters/${target}/archive`, w.tokens.personal.support, { reason: 'handled' }), ctx({ id: target }));
+    const archived = await postArchive(
+      jsonRequest(`/api/v1/dead-letters/${target}/archive`, w.tokens.personal.support, { reason: 'handled' }),
+      ctx({ id: target }),
+    );
     expect(archived.status).toBe(200);
     // Its author sees it at once (and the late row: the primary answers them) ...
     const mine = await list('support');

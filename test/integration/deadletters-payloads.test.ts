@@ -40,7 +40,11 @@ describe('nasty payloads, byte for byte', () => {
       const raw = await postRaw(
         new Request(`${BASE}/api/v1/sources/orders/dead-letters/raw`, {
           method: 'POST',
-          headers: { authorization: `Bearer ${w.tokens.ingest.orders}`, 'triage-message-id': `raw-${p.name}`, ...(p.contentType ? { 'content-type': p.contentType } : {}) },
+          headers: {
+            authorization: `Bearer ${w.tokens.ingest.orders}`,
+            'triage-message-id': `raw-${p.name}`,
+            ...(p.contentType ? { 'content-type': p.contentType } : {}),
+          },
           body: p.bytes as BodyInit,
         }),
         ctx({ source: 'orders' }),
@@ -72,7 +76,9 @@ describe('nasty payloads, byte for byte', () => {
       expect(sha(got.bytes)).toBe(expected);
       expect(got.length).toBe(String(p.bytes.byteLength));
       expect(got.type).toBe(p.contentType ?? 'application/octet-stream');
-      const detail = (await (await getDetail(getRequest(`/api/v1/dead-letters/${rec.id}`, w.tokens.personal.support), ctx({ id: rec.id }))).json()) as { sha256: string };
+      const detail = (await (await getDetail(getRequest(`/api/v1/dead-letters/${rec.id}`, w.tokens.personal.support), ctx({ id: rec.id }))).json()) as {
+        sha256: string;
+      };
       expect(detail.sha256).toBe(expected);
     }
   });
@@ -105,7 +111,9 @@ describe('nasty payloads, byte for byte', () => {
     }
     expect(v['big-numbers-json']!.json).toContain('12345678901234567890');
     expect(v['big-numbers-json']!.json).toContain('"\\u0000\\ud800"');
-    expect(v['control-characters']!.text).toBe('\u2400\u2401\u2402\u2403\u2404\u2405\u2406\u2407\u2408\t\n\u240b\u240c\r\u240e\u240f\u2410\u2411\u2412\u2413\u2414\u2415\u2416\u2417\u2418\u2419\u241a\u241b\u241c\u241d\u241e\u241f\u2421');
+    expect(v['control-characters']!.text).toBe(
+      '\u2400\u2401\u2402\u2403\u2404\u2405\u2406\u2407\u2408\t\n\u240b\u240c\r\u240e\u240f\u2410\u2411\u2412\u2413\u2414\u2415\u2416\u2417\u2418\u2419\u241a\u241b\u241c\u241d\u241e\u241f\u2421',
+    );
     expect(v['five-mb-binary']).toMatchObject({ textTruncated: true, hexTruncated: true, mode: 'hex' });
     expect(v['five-mb-binary']!.hex.split('\n')).toHaveLength(1024);
     expect(v['text-over-windows']).toMatchObject({ utf8: true, textTruncated: true });

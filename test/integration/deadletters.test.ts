@@ -39,7 +39,11 @@ function dl(i: number, extra: Partial<NewDeadLetter> = {}): NewDeadLetter {
   };
 }
 
-type Page = { deadLetters: { id: string; messageId: string; source: string; status: string; preview: string | null; masked: boolean }[]; nextCursor: string | null; count?: { count: number; capped: boolean } };
+type Page = {
+  deadLetters: { id: string; messageId: string; source: string; status: string; preview: string | null; masked: boolean }[];
+  nextCursor: string | null;
+  count?: { count: number; capped: boolean };
+};
 type ErrorBody = { error: { code: string; message: string } };
 
 describe('reading and deciding dead letters', () => {
@@ -50,7 +54,10 @@ describe('reading and deciding dead letters', () => {
   beforeEach(async () => {
     await resetDatabase();
     w = await world();
-    orders = await recordDeadLetters(w.sources.orders, Array.from({ length: 25 }, (_, i) => dl(i)));
+    orders = await recordDeadLetters(
+      w.sources.orders,
+      Array.from({ length: 25 }, (_, i) => dl(i)),
+    );
     payments = await recordDeadLetters(w.sources.payments, [dl(100, { errorMessage: 'card declined', errorType: 'Declined' })]);
   });
   afterAll(async () => {
@@ -88,11 +95,29 @@ describe('reading and deciding dead letters', () => {
     expect(ids((await list('support', 'q=order%2017')).body)).toEqual([]);
     expect(ids((await list('support', 'q=parcel%2017')).body)).toEqual(['m-17']);
     expect(ids((await list('support', 'q=timed%20out%20after%2013ms')).body)).toEqual(['m-13']);
-    expect(ids((await list('support', `from=${new Date(T0 + 20_000).toISOString()}&to=${new Date(T0 + 23_000).toISOString()}`)).body)).toEqual(['m-20', 'm-21', 'm-22']);
+    expect(ids((await list('support', `from=${new Date(T0 + 20_000).toISOString()}&to=${new Date(T0 + 23_000).toISOString()}`)).body)).toEqual([
+      'm-20',
+      'm-21',
+      'm-22',
+    ]);
     expect((await list('support', 'messageId=m-4')).body.deadLetters).toHaveLength(1);
     const cluster = await db().deadLetter.findFirstOrThrow({ where: { messageId: 'm-2' } });
     const members = await listDeadLetters(w.actors.support, { clusterId: cluster.clusterId! }, null, { limit: 100 });
-    expect(members.deadLetters.map((d) => d.messageId).sort()).toEqual(['m-0', 'm-10', 'm-12', 'm-14', 'm-16', 'm-18', 'm-2', 'm-20', 'm-22', 'm-24', 'm-4', 'm-6', 'm-8']);
+    expect(members.deadLetters.map((d) => d.messageId).sort()).toEqual([
+      'm-0',
+      'm-10',
+      'm-12',
+      'm-14',
+      'm-16',
+      'm-18',
+      'm-2',
+      'm-20',
+      'm-22',
+      'm-24',
+      'm-4',
+      'm-6',
+      'm-8',
+    ]);
     expect(await countDeadLetters(w.actors.support, {}, { cap: 10 })).toEqual({ count: 10, capped: true });
     expect((await list('support', 'status=bogus')).status).toBe(422);
     expect((await list('support', 'q=ab')).status).toBe(422);
@@ -166,7 +191,13 @@ describe('reading and deciding dead letters', () => {
     const split = await db().clusterSource.findUniqueOrThrow({ where: { clusterId_sourceId: { clusterId: row.clusterId!, sourceId: w.sources.orders.id } } });
     expect(split.openCount).toBe(before.openCount - 1);
     const event = await db().auditEvent.findFirstOrThrow({ where: { action: 'deadletter.archive' } });
-    expect(event).toMatchObject({ actorEmail: 'support@example.com', targetType: 'deadletter', targetId: id, reason: 'order 2 was re-entered by hand', teamId: w.sources.orders.teamId });
+    expect(event).toMatchObject({
+      actorEmail: 'support@example.com',
+      targetType: 'deadletter',
+      targetId: id,
+      reason: 'order 2 was re-entered by hand',
+      teamId: w.sources.orders.teamId,
+    });
     const detail = (await (await getDetail(getRequest(`/api/v1/dead-letters/${id}`, w.tokens.personal.lead), ctx({ id }))).json()) as {
       decision: { decidedBy: { email: string }; reason: string };
       history: { action: string }[];
@@ -199,15 +230,24 @@ describe('reading and deciding dead letters', () => {
     const selection = { filter: { source: ['orders'], errorType: 'UnknownField' } };
     const preview = await postPreview(jsonRequest('/api/v1/dead-letters/bulk/preview', w.tokens.personal.support, { decision: 'archive', selection }), ctx({}));
     expect(await preview.json()).toMatchObject({ count: 12, overLimit: false });
-    expect((await postPreview(jsonRequest('/api/v1/dead-letters/bulk/preview', w.tokens.personal.support, { decision: 'discard', selection }), ctx({}))).status).toBe(403);
+    expect(
+      (await postPreview(jsonRequest('/api/v1/dead-letters/bulk/preview', w.tokens.personal.support, { decision: 'discard', selection }), ctx({}))).status,
+    ).toBe(403);
     const clustersBefore = await db().cluster.findMany();
-    const r = await postBulkArchive(jsonRequest('/api/v1/dead-letters/bulk/archive', w.tokens.personal.support, { selection, reason: 'fixed in handler v2; replayed upstream' }), ctx({}));
+    const r = await postBulkArchive(
+      jsonRequest('/api/v1/dead-letters/bulk/archive', w.tokens.personal.support, { selection, reason: 'fixed in handler v2; replayed upstream' }),
+      ctx({}),
+    );
     expect(r.status).toBe(200);
     expect(await r.json()).toMatchObject({ count: 12, status: 'archived' });
     expect(await db().deadLetter.count({ where: { status: 'archived' } })).toBe(13);
     const events = await db().auditEvent.findMany({ where: { action: 'deadletter.archive' }, orderBy: { id: 'asc' } });
     expect(events).toHaveLength(2);
-    expect(events[1]).toMatchObject({ count: 12, selection: { filter: { source: ['orders'], errorType: 'UnknownField', sort: 'newest' } }, teamId: w.sources.orders.teamId });
+    expect(events[1]).toMatchObject({
+      count: 12,
+      selection: { filter: { source: ['orders'], errorType: 'UnknownField', sort: 'newest' } },
+      teamId: w.sources.orders.teamId,
+    });
     const openBefore = clustersBefore.reduce((n, c) => n + c.openCount, 0);
     const openAfter = (await db().cluster.findMany()).reduce((n, c) => n + c.openCount, 0);
     expect(openAfter).toBe(openBefore - 12);
@@ -229,7 +269,9 @@ describe('reading and deciding dead letters', () => {
     await db().deadLetter.update({ where: { id: b }, data: { status: 'archived' } });
     const cluster = (await db().deadLetter.findUniqueOrThrow({ where: { id: a } })).clusterId!;
     const before = (await db().cluster.findUniqueOrThrow({ where: { id: cluster } })).openCount;
-    const moved = await db().$transaction((tx) => closeDeadLetters(tx, [a, b], 'redriven', { from: ['open', 'redriving'], decidedById: null, reason: 'acknowledged' }));
+    const moved = await db().$transaction((tx) =>
+      closeDeadLetters(tx, [a, b], 'redriven', { from: ['open', 'redriving'], decidedById: null, reason: 'acknowledged' }),
+    );
     expect(moved.map((m) => [m.id, m.from])).toEqual([[a, 'redriving']]);
     expect((await db().cluster.findUniqueOrThrow({ where: { id: cluster } })).openCount).toBe(before - 1);
   });
@@ -249,7 +291,10 @@ describe('reading and deciding dead letters', () => {
     expect(text).not.toMatch(/(^|,)"?[=@+-]HYPERLINK/m);
 
     const nd = await getExport(getRequest('/api/v1/dead-letters/export?format=ndjson&payload=true&source=orders', w.tokens.personal.support), ctx({}));
-    const records = (await nd.text()).trimEnd().split('\n').map((l) => JSON.parse(l) as { messageId: string; payload: string; sha256: string });
+    const records = (await nd.text())
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { messageId: string; payload: string; sha256: string });
     expect(records).toHaveLength(26);
     for (const r of records) expect(sha(Buffer.from(r.payload, 'base64'))).toBe(r.sha256);
     const events = await db().auditEvent.findMany({ where: { action: 'deadletter.export' }, orderBy: { id: 'asc' } });
@@ -274,7 +319,10 @@ describe('reading and deciding dead letters', () => {
       getPayload(getRequest(`/api/v1/dead-letters/${id}/payload${query}`, w.tokens.personal[who]), ctx({ id }));
     expect((await download('auditor')).status).toBe(403);
     expect((await download('financeSupport')).status).toBe(422);
-    const first = await postReveal(jsonRequest(`/api/v1/dead-letters/${id}/reveal`, w.tokens.personal.financeSupport, { reason: 'customer dispute #1234' }), ctx({ id }));
+    const first = await postReveal(
+      jsonRequest(`/api/v1/dead-letters/${id}/reveal`, w.tokens.personal.financeSupport, { reason: 'customer dispute #1234' }),
+      ctx({ id }),
+    );
     const revealed = await download('financeSupport', `?reveal=${((await first.json()) as { revealId: string }).revealId}`);
     expect(revealed.status).toBe(200);
     expect(sha(new Uint8Array(await revealed.arrayBuffer()))).toBe(sha(card));
@@ -286,9 +334,14 @@ describe('reading and deciding dead letters', () => {
     const { revealId } = (await viaApi.json()) as { revealId: string };
     expect((await download('financeSupport', `?reveal=${revealId}`)).status).toBe(200);
     expect((await download('admin', `?reveal=${revealId}`)).status).toBe(422); // someone else's reveal
-    expect((await postReveal(jsonRequest(`/api/v1/dead-letters/${id}/reveal`, w.tokens.personal.auditor, { reason: 'curious' }), ctx({ id }))).status).toBe(403);
+    expect((await postReveal(jsonRequest(`/api/v1/dead-letters/${id}/reveal`, w.tokens.personal.auditor, { reason: 'curious' }), ctx({ id }))).status).toBe(
+      403,
+    );
 
-    const exported = await getExport(getRequest('/api/v1/dead-letters/export?format=ndjson&payload=true&source=payments&messageId=pay-1', w.tokens.personal.auditor), ctx({}));
+    const exported = await getExport(
+      getRequest('/api/v1/dead-letters/export?format=ndjson&payload=true&source=payments&messageId=pay-1', w.tokens.personal.auditor),
+      ctx({}),
+    );
     const rec2 = JSON.parse((await exported.text()).trim()) as { payload: string; payloadMasked: boolean };
     expect(rec2.payloadMasked).toBe(true);
     const maskedJson = Buffer.from(rec2.payload, 'base64').toString();
@@ -300,7 +353,16 @@ describe('reading and deciding dead letters', () => {
     const doc = (await getOpenApi().json()) as { openapi: string; paths: Record<string, Record<string, unknown>> };
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths['/api/v1/sources/{source}/dead-letters']!).sort()).toEqual(['get', 'post']);
-    for (const p of ['/api/v1/sources/{source}/dead-letters/raw', '/api/v1/dead-letters', '/api/v1/dead-letters/{id}', '/api/v1/dead-letters/{id}/payload', '/api/v1/dead-letters/{id}/archive', '/api/v1/dead-letters/{id}/discard', '/api/v1/dead-letters/bulk/archive', '/api/v1/dead-letters/export']) {
+    for (const p of [
+      '/api/v1/sources/{source}/dead-letters/raw',
+      '/api/v1/dead-letters',
+      '/api/v1/dead-letters/{id}',
+      '/api/v1/dead-letters/{id}/payload',
+      '/api/v1/dead-letters/{id}/archive',
+      '/api/v1/dead-letters/{id}/discard',
+      '/api/v1/dead-letters/bulk/archive',
+      '/api/v1/dead-letters/export',
+    ]) {
       expect(doc.paths[p], p).toBeDefined();
     }
   });

@@ -76,7 +76,9 @@ describe('the demo past, played into a fresh database', () => {
   });
 
   it('leaves a finished redrive, a cancelled one and an alarm history', async () => {
-    const tasks = await db().redriveTask.findMany({ select: { status: true, total: true, acknowledged: true, createdAt: true, source: { select: { name: true } } } });
+    const tasks = await db().redriveTask.findMany({
+      select: { status: true, total: true, acknowledged: true, createdAt: true, source: { select: { name: true } } },
+    });
     expect(tasks.map((t) => [t.source.name, t.status]).sort()).toEqual([
       ['notifications', 'cancelled'],
       ['payments', 'completed'],

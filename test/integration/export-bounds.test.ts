@@ -30,7 +30,10 @@ describe('export byte bounds', () => {
       onBatch: (b) => batches.push(b),
     });
     const text = await new Response(x.stream).text();
-    const records = text.trim().split('\n').map((l) => JSON.parse(l) as { messageId: string; payload: string });
+    const records = text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { messageId: string; payload: string });
     expect(records.map((r) => r.messageId).sort()).toEqual(Array.from({ length: 12 }, (_, i) => `exp-big-${i}`).sort());
     for (const r of records) expect(Buffer.from(r.payload, 'base64').byteLength).toBe(3 * MiB);
 

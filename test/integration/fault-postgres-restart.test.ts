@@ -24,7 +24,16 @@ let server: PrivatePostgres;
 
 /** Wait for Postgres to answer the test process again (its own pools reconnect on the next query). */
 async function postgresBack(): Promise<void> {
-  await waitFor('Postgres answering again', async () => pg()`SELECT 1`.then(() => true, () => false), 30_000, 200);
+  await waitFor(
+    'Postgres answering again',
+    async () =>
+      pg()`SELECT 1`.then(
+        () => true,
+        () => false,
+      ),
+    30_000,
+    200,
+  );
 }
 
 describe('workers through Postgres restarts', () => {
@@ -47,7 +56,9 @@ describe('workers through Postgres restarts', () => {
     server?.destroy();
   });
 
-  it('ends every one of 10,000 messages acknowledged or as exactly one dead letter while Postgres restarts twice, the consumer never restarted', { timeout: 420_000 }, async () => {
+  it('ends every one of 10,000 messages acknowledged or as exactly one dead letter while Postgres restarts twice, the consumer never restarted', {
+    timeout: 420_000,
+  }, async () => {
     const name = `pgrestart-${Date.now().toString(36)}`;
     // Receives enough to ride out a few seconds of Postgres down (the handler's own writes fail then).
     const source = await testSource(name, { visibilityTimeoutMs: 2_000, maxReceives: 60, backoffBaseMs: 100, backoffCapMs: 1_000 });
@@ -152,7 +163,9 @@ describe('workers through Postgres restarts', () => {
     });
   });
 
-  it('two redrive workers on one task through a Postgres restart never send an item twice, except the sends in flight at the restart', { timeout: 300_000 }, async () => {
+  it('two redrive workers on one task through a Postgres restart never send an item twice, except the sends in flight at the restart', {
+    timeout: 300_000,
+  }, async () => {
     await withReceiverAndWorkers(async (http, workers) => {
       const w = await world({ partnerUrl: http.url });
       const TOTAL = 2_000;
@@ -185,7 +198,10 @@ describe('workers through Postgres restarts', () => {
       const windows = restarts.map((r) => `${r.at - 2_000}..${r.downAt + 500}`).join(', ');
       for (const [messageId, at] of twice) {
         expect(at.length, messageId).toBe(2);
-        expect(restarts.some((r) => at[0]! >= r.at - 2_000 && at[0]! <= r.downAt + 500), `${messageId} first sent at ${at[0]}, restart windows ${windows}`).toBe(true);
+        expect(
+          restarts.some((r) => at[0]! >= r.at - 2_000 && at[0]! <= r.downAt + 500),
+          `${messageId} first sent at ${at[0]}, restart windows ${windows}`,
+        ).toBe(true);
       }
       console.info(`two runners through ${restarts.length} Postgres restarts: ${TOTAL} items, ${twice.length} sent twice (in flight at a restart)`);
     });

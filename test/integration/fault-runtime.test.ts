@@ -140,8 +140,21 @@ describe('runtime under faults', () => {
       const port = url.port || '6379';
       execFileSync('redis-cli', ['-p', port, 'shutdown', 'nosave']);
       execFileSync('redis-server', [
-        '--daemonize', 'yes', '--bind', '127.0.0.1', '-::1', '--port', port, '--save', '', '--appendonly', 'no',
-        '--dir', '/var/lib/redis', '--logfile', '/var/log/redis/ci.log',
+        '--daemonize',
+        'yes',
+        '--bind',
+        '127.0.0.1',
+        '-::1',
+        '--port',
+        port,
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--dir',
+        '/var/lib/redis',
+        '--logfile',
+        '/var/log/redis/ci.log',
       ]);
       await waitFor('Redis back', async () => {
         try {

@@ -21,10 +21,15 @@ const SOURCE = 'partner-webhooks';
 type Items = { items: { messageId: string; id: string; created: boolean }[] };
 type ErrorBody = { error: { message: string; details?: Record<string, unknown> } };
 
-const batch = (w: World, deadLetters: unknown[]) => postBatch(jsonRequest(`/api/v1/sources/${SOURCE}/dead-letters`, w.tokens.ingest.partner, { deadLetters }), ctx({ source: SOURCE }));
+const batch = (w: World, deadLetters: unknown[]) =>
+  postBatch(jsonRequest(`/api/v1/sources/${SOURCE}/dead-letters`, w.tokens.ingest.partner, { deadLetters }), ctx({ source: SOURCE }));
 const raw = (w: World, headers: Record<string, string>, body: string) =>
   postRaw(
-    new Request(`${BASE}/api/v1/sources/${SOURCE}/dead-letters/raw`, { method: 'POST', headers: { authorization: `Bearer ${w.tokens.ingest.partner}`, 'content-type': 'application/json', ...headers }, body }),
+    new Request(`${BASE}/api/v1/sources/${SOURCE}/dead-letters/raw`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${w.tokens.ingest.partner}`, 'content-type': 'application/json', ...headers },
+      body,
+    }),
     ctx({ source: SOURCE }),
   );
 
@@ -47,9 +52,14 @@ describe('ingest: generations after a redrive', () => {
     await closeDb();
   });
 
-  it('a forwarder posting a redriven message that died again makes the next generation, by batch or raw, and a retry creates nothing', { timeout: 120_000 }, async () => {
+  it('a forwarder posting a redriven message that died again makes the next generation, by batch or raw, and a retry creates nothing', {
+    timeout: 120_000,
+  }, async () => {
     http = await receiver();
-    await db().source.update({ where: { id: w.sources.partner.id }, data: { redriveUrl: http.url, redriveSecret: RECEIVER_SECRET, approvalThreshold: 1_000_000 } });
+    await db().source.update({
+      where: { id: w.sources.partner.id },
+      data: { redriveUrl: http.url, redriveSecret: RECEIVER_SECRET, approvalThreshold: 1_000_000 },
+    });
     const first = await batch(w, [
       { messageId: 'evt-1', payload: b64('{"event":1}'), error: { type: 'UnknownField', message: 'unknown field "gift"' } },
       { messageId: 'evt-2', payload: b64('{"event":2}'), error: { type: 'UnknownField', message: 'unknown field "gift"' } },
@@ -65,15 +75,30 @@ describe('ingest: generations after a redrive', () => {
     // The forwarder's consumer fails both again; it posts one as a batch item and one raw, with
     // what the redrive gave it.
     const one = delivered('evt-1');
-    const again = await batch(w, [{ messageId: one.messageId, redriveCount: Number(one.redriveCount), payload: b64(one.body), error: { type: 'UnknownField', message: 'unknown field "gift"' } }]);
+    const again = await batch(w, [
+      {
+        messageId: one.messageId,
+        redriveCount: Number(one.redriveCount),
+        payload: b64(one.body),
+        error: { type: 'UnknownField', message: 'unknown field "gift"' },
+      },
+    ]);
     expect(again.status).toBe(200);
     const [created] = ((await again.json()) as Items).items;
     expect(created).toMatchObject({ messageId: 'evt-1', created: true });
     const two = delivered('evt-2');
-    const rawAgain = await raw(w, { 'Triage-Message-Id': two.messageId, 'Triage-Redrive-Count': two.redriveCount, 'Triage-Error-Type': 'UnknownField' }, two.body.toString());
+    const rawAgain = await raw(
+      w,
+      { 'Triage-Message-Id': two.messageId, 'Triage-Redrive-Count': two.redriveCount, 'Triage-Error-Type': 'UnknownField' },
+      two.body.toString(),
+    );
     expect(rawAgain.status).toBe(201);
 
-    const rows = await db().deadLetter.findMany({ where: { sourceId: w.sources.partner.id }, select: { messageId: true, generation: true, redriveCount: true, payload: true }, orderBy: [{ messageId: 'asc' }, { generation: 'asc' }] });
+    const rows = await db().deadLetter.findMany({
+      where: { sourceId: w.sources.partner.id },
+      select: { messageId: true, generation: true, redriveCount: true, payload: true },
+      orderBy: [{ messageId: 'asc' }, { generation: 'asc' }],
+    });
     expect(rows.map((r) => [r.messageId, r.generation, r.redriveCount])).toEqual([
       ['evt-1', 0, 0],
       ['evt-1', 1, 1],

@@ -161,7 +161,11 @@ describe('ingest API', () => {
     expect(row).toMatchObject({ contentType: 'application/vnd.acme+binary', reason: 'Rejected', errorType: 'SchemaError', headers: { 'x-tenant': 'acme' } });
 
     const missing = await postRaw(
-      new Request(`${BASE}/api/v1/sources/orders/dead-letters/raw`, { method: 'POST', headers: { authorization: `Bearer ${w.tokens.ingest.orders}` }, body: 'x' }),
+      new Request(`${BASE}/api/v1/sources/orders/dead-letters/raw`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${w.tokens.ingest.orders}` },
+        body: 'x',
+      }),
       ctx({ source: 'orders' }),
     );
     expect(missing.status).toBe(400);
@@ -173,7 +177,7 @@ describe('ingest API', () => {
     expect(((await r2.json()) as ErrorBody).error.message).toContain('Triage-Reason');
   });
 
-  it('answers 401 for a missing, wrong, revoked or other source\'s token, and 404 for an unknown source', async () => {
+  it("answers 401 for a missing, wrong, revoked or other source's token, and 404 for an unknown source", async () => {
     const body = { deadLetters: [item('a', 'x')] };
     expect((await batch(w, body, { token: '' })).status).toBe(401);
     expect((await batch(w, body, { token: 'tri_i_not-a-real-token' })).status).toBe(401);

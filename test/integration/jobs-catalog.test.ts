@@ -28,11 +28,9 @@ describe('job catalog and processJob', () => {
   it('runs the handler on the payload, fails a bad payload without a retry, and completes an unknown name', { timeout: 60_000 }, async () => {
     const served: string[] = [];
     const completed: string[] = [];
-    const worker = createQueueWorker(
-      QUEUES.redrive,
-      processJob(QUEUES.redrive, { redriveTask: async ({ taskId }) => void served.push(taskId) }),
-      { errorMessage: 'test worker error' },
-    );
+    const worker = createQueueWorker(QUEUES.redrive, processJob(QUEUES.redrive, { redriveTask: async ({ taskId }) => void served.push(taskId) }), {
+      errorMessage: 'test worker error',
+    });
     worker.on('completed', (job: Job) => void completed.push(job.name));
     closers.push(() => worker.close());
 

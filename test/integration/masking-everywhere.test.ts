@@ -78,23 +78,37 @@ describe('search is no oracle for detector-masked values', () => {
   });
 
   it("a change of a source's sensitive paths hides matching payloads from search at once, and the recompute stores the verdict", async () => {
-    const [secret] = await ingest('orders', [{ messageId: 'paths-secret', payload: b64('{"secret":"hunter2-swordfish"}'), error: { type: 'Auth', message: 'denied' } }]);
+    const [secret] = await ingest('orders', [
+      { messageId: 'paths-secret', payload: b64('{"secret":"hunter2-swordfish"}'), error: { type: 'Auth', message: 'denied' } },
+    ]);
     await drainBacklog();
     expect((await search('auditor', 'hunter2-swordfish')).map((d) => d.id)).toEqual([secret]);
-    const r = await patchPolicy(jsonRequest('/api/v1/sources/orders/policy', w.tokens.personal.admin, { sensitivePaths: ['$.secret'] }, { method: 'PATCH' }), ctx({ source: 'orders' }));
+    const r = await patchPolicy(
+      jsonRequest('/api/v1/sources/orders/policy', w.tokens.personal.admin, { sensitivePaths: ['$.secret'] }, { method: 'PATCH' }),
+      ctx({ source: 'orders' }),
+    );
     expect(r.status).toBe(200);
     expect(await search('auditor', 'hunter2-swordfish')).toEqual([]);
-    const pending = (await (await getPolicy(getRequest('/api/v1/sources/orders/policy', w.tokens.personal.admin), ctx({ source: 'orders' }))).json()) as Record<string, unknown>;
+    const pending = (await (await getPolicy(getRequest('/api/v1/sources/orders/policy', w.tokens.personal.admin), ctx({ source: 'orders' }))).json()) as Record<
+      string,
+      unknown
+    >;
     expect(pending.maskingRecompute).toMatchObject({ done: false });
     const { recomputeVerdicts } = await import('@/lib/masking/recompute-verdicts');
     let rounds = 0;
     while ((await recomputeVerdicts({ batch: 2 })).remaining > 0) expect(++rounds).toBeLessThan(100);
-    const done = (await (await getPolicy(getRequest('/api/v1/sources/orders/policy', w.tokens.personal.admin), ctx({ source: 'orders' }))).json()) as Record<string, unknown>;
+    const done = (await (await getPolicy(getRequest('/api/v1/sources/orders/policy', w.tokens.personal.admin), ctx({ source: 'orders' }))).json()) as Record<
+      string,
+      unknown
+    >;
     expect(done.maskingRecompute).toMatchObject({ done: true });
     expect(await search('auditor', 'hunter2-swordfish')).toEqual([]);
     const [row] = await db().$queryRaw<{ payload_masked: boolean | null }[]>`SELECT payload_masked FROM dead_letters WHERE id = ${BigInt(secret!)}`;
     expect(row!.payload_masked).toBe(true);
-    await patchPolicy(jsonRequest('/api/v1/sources/orders/policy', w.tokens.personal.admin, { sensitivePaths: [] }, { method: 'PATCH' }), ctx({ source: 'orders' }));
+    await patchPolicy(
+      jsonRequest('/api/v1/sources/orders/policy', w.tokens.personal.admin, { sensitivePaths: [] }, { method: 'PATCH' }),
+      ctx({ source: 'orders' }),
+    );
     while ((await recomputeVerdicts()).remaining > 0);
   });
 
@@ -126,14 +140,22 @@ describe('payloads over the masking size limit', () => {
   }
 
   const exported = async (who: Who, messageId: string) =>
-    (await getExport(getRequest(`/api/v1/dead-letters/export?format=ndjson&payload=true&source=orders&messageId=${messageId}`, w.tokens.personal[who]), ctx({}))).text();
+    (
+      await getExport(
+        getRequest(`/api/v1/dead-letters/export?format=ndjson&payload=true&source=orders&messageId=${messageId}`, w.tokens.personal[who]),
+        ctx({}),
+      )
+    ).text();
 
   it('are scanned whole: the auditor gets neither the bytes nor the card number, written now or decided later', async () => {
     const fresh = await ingestBig('big-fresh');
     const undecided = await ingestBig('big-undecided');
     // As a row written before verdicts existed, or while its source's are recomputed: decided on read.
     await db().$executeRaw`UPDATE dead_letters SET payload_masked = NULL WHERE id = ${BigInt(undecided)}`;
-    for (const [id, messageId] of [[fresh, 'big-fresh'], [undecided, 'big-undecided']] as const) {
+    for (const [id, messageId] of [
+      [fresh, 'big-fresh'],
+      [undecided, 'big-undecided'],
+    ] as const) {
       const download = await getPayload(getRequest(`/api/v1/dead-letters/${id}/payload`, w.tokens.personal.auditor), ctx({ id }));
       expect(download.status, messageId).toBe(403);
       const text = await exported('auditor', messageId);
@@ -183,7 +205,9 @@ describe('headers, error messages and stacks', () => {
     for (const secret of SECRETS) expect(JSON.stringify(admin), `admin without a reveal sees ${secret}`).not.toContain(secret);
     const posted = await postReveal(jsonRequest(`/api/v1/dead-letters/${id}/reveal`, w.tokens.personal.admin, { reason: 'dispute #78' }), ctx({ id: id! }));
     const { revealId } = (await posted.json()) as { revealId: string };
-    const clear = (await (await getDetail(getRequest(`/api/v1/dead-letters/${id}?reveal=${revealId}`, w.tokens.personal.admin), ctx({ id: id! }))).json()) as Record<string, unknown>;
+    const clear = (await (
+      await getDetail(getRequest(`/api/v1/dead-letters/${id}?reveal=${revealId}`, w.tokens.personal.admin), ctx({ id: id! }))
+    ).json()) as Record<string, unknown>;
     expect(JSON.stringify(clear)).toContain('bob.smith@example.com');
     expect((clear.headers as Record<string, unknown>)['x-customer']).toBe('jane.roe@example.com');
   });
@@ -191,14 +215,19 @@ describe('headers, error messages and stacks', () => {
 
 describe('a reveal is a POST', () => {
   it('a GET with ?reason= (what a cross-site link or image can send) reveals nothing and writes nothing; the POST then the download with its reveal id does', async () => {
-    const [id] = await ingest('orders', [{ messageId: 'reveal-get', payload: b64('{"card":"4111111111111111"}'), error: { type: 'Declined', message: 'declined' } }]);
+    const [id] = await ingest('orders', [
+      { messageId: 'reveal-get', payload: b64('{"card":"4111111111111111"}'), error: { type: 'Declined', message: 'declined' } },
+    ]);
     const reveals = () => db().auditEvent.count({ where: { action: 'payload.reveal', targetId: id! } });
     const download = (query: string) => getPayload(getRequest(`/api/v1/dead-letters/${id}/payload${query}`, w.tokens.personal.support), ctx({ id: id! }));
     const byGet = await download('?reason=cross-site%20link');
     expect(byGet.status).toBe(422);
     expect(((await byGet.json()) as { error: { message: string } }).error.message).toMatch(/POST .*reveal/);
     expect(await reveals()).toBe(0);
-    const posted = await postReveal(jsonRequest(`/api/v1/dead-letters/${id}/reveal`, w.tokens.personal.support, { reason: 'customer dispute #77' }), ctx({ id: id! }));
+    const posted = await postReveal(
+      jsonRequest(`/api/v1/dead-letters/${id}/reveal`, w.tokens.personal.support, { reason: 'customer dispute #77' }),
+      ctx({ id: id! }),
+    );
     expect(posted.status).toBe(201);
     const { revealId } = (await posted.json()) as { revealId: string };
     expect(await reveals()).toBe(1);
@@ -217,7 +246,10 @@ describe('secrets on the audit trail', () => {
   it('webhook and redrive URLs are recorded as scheme and host only, and support sees no more on the policy view', async () => {
     const created = await postWebhook(jsonRequest('/api/v1/webhooks', w.tokens.personal.admin, { url: HOOK, team: 'commerce' }), ctx({}));
     expect(created.status).toBe(201);
-    const patched = await patchPolicy(jsonRequest('/api/v1/sources/orders/policy', w.tokens.personal.lead, { redriveUrl: REDRIVE }, { method: 'PATCH' }), ctx({ source: 'orders' }));
+    const patched = await patchPolicy(
+      jsonRequest('/api/v1/sources/orders/policy', w.tokens.personal.lead, { redriveUrl: REDRIVE }, { method: 'PATCH' }),
+      ctx({ source: 'orders' }),
+    );
     expect(patched.status).toBe(200);
     const events = await db().auditEvent.findMany({ where: { action: { in: ['webhook.create', 'source.policy.update'] } } });
     const trail = JSON.stringify(events.map((e) => [e.before, e.after]));
@@ -226,24 +258,34 @@ describe('secrets on the audit trail', () => {
     const view = await (await getPolicy(getRequest('/api/v1/sources/orders/policy', w.tokens.personal.support), ctx({ source: 'orders' }))).text();
     for (const secret of ['REDRIVESECRET', 'QUERYSECRET']) expect(view, secret).not.toContain(secret);
     // The source's owners, who change it, still read it whole.
-    const owner = (await (await getPolicy(getRequest('/api/v1/sources/orders/policy', w.tokens.personal.lead), ctx({ source: 'orders' }))).json()) as { source: { redriveUrl: string } };
+    const owner = (await (await getPolicy(getRequest('/api/v1/sources/orders/policy', w.tokens.personal.lead), ctx({ source: 'orders' }))).json()) as {
+      source: { redriveUrl: string };
+    };
     expect(owner.source.redriveUrl).toBe(REDRIVE);
   });
 
   it('a redrive URL reaches the source API, the redrive preview and the redrive.start event as scheme and host only', async () => {
     // partner-webhooks: an ingest-fed source (finance), redriven by a POST to its redrive URL.
     const source = 'partner-webhooks';
-    const patched = await patchPolicy(jsonRequest(`/api/v1/sources/${source}/policy`, w.tokens.personal.admin, { redriveUrl: REDRIVE }, { method: 'PATCH' }), ctx({ source }));
+    const patched = await patchPolicy(
+      jsonRequest(`/api/v1/sources/${source}/policy`, w.tokens.personal.admin, { redriveUrl: REDRIVE }, { method: 'PATCH' }),
+      ctx({ source }),
+    );
     expect(patched.status).toBe(200);
     const deadLetters = [{ messageId: 'redrive-url-secret', payload: b64('{"n":1}'), error: { type: 'RedriveUrlSecret', message: 'x' } }];
-    expect((await postBatch(jsonRequest(`/api/v1/sources/${source}/dead-letters`, w.tokens.ingest.partner, { deadLetters }), ctx({ source }))).status).toBe(200);
+    expect((await postBatch(jsonRequest(`/api/v1/sources/${source}/dead-letters`, w.tokens.ingest.partner, { deadLetters }), ctx({ source }))).status).toBe(
+      200,
+    );
     const reader = w.tokens.personal.financeSupport;
     const bodies = {
       source: await (await getSource(getRequest(`/api/v1/sources/${source}`, reader), ctx({ source }))).text(),
       sources: await (await getSources(getRequest('/api/v1/sources', reader), ctx({}))).text(),
       preview: await (await getRedrivePreview(getRequest(`/api/v1/redrives/preview?source=${source}&errorType=RedriveUrlSecret`, reader), ctx({}))).text(),
     };
-    const started = await postRedrive(jsonRequest('/api/v1/redrives', reader, { selection: { filter: { source, errorType: 'RedriveUrlSecret' } }, reason: 'url check' }), ctx({}));
+    const started = await postRedrive(
+      jsonRequest('/api/v1/redrives', reader, { selection: { filter: { source, errorType: 'RedriveUrlSecret' } }, reason: 'url check' }),
+      ctx({}),
+    );
     expect(started.status).toBe(201);
     const task = (await started.json()) as { id: string };
     const event = await db().auditEvent.findFirstOrThrow({ where: { action: 'redrive.start', targetId: task.id } });
@@ -254,7 +296,6 @@ describe('secrets on the audit trail', () => {
     expect(JSON.stringify(event.after)).toContain('POST http://127.0.0.1:9');
     await db().redriveTask.update({ where: { id: task.id }, data: { status: 'cancelled', finishedAt: new Date() } });
   });
-
 });
 
 describe('bulk export with payloads', () => {
@@ -301,7 +342,9 @@ describe('a cut error text is masked before it is cut', () => {
       }
     }
     const { clusterId } = await detail('admin', id!);
-    const cluster = await (await getCluster(getRequest(`/api/v1/clusters/${String(clusterId)}`, w.tokens.personal.auditor), ctx({ id: String(clusterId) }))).text();
+    const cluster = await (
+      await getCluster(getRequest(`/api/v1/clusters/${String(clusterId)}`, w.tokens.personal.auditor), ctx({ id: String(clusterId) }))
+    ).text();
     expect(cluster).not.toMatch(/\d{5,}/);
     expect(cluster).not.toMatch(/jane/);
   });

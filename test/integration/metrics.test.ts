@@ -44,7 +44,9 @@ describe('/api/metrics', () => {
       deadLetter({ deadAt: new Date(now.getTime() - HOUR), reason: 'Rejected' }),
     ]);
     const [p] = await recordDeadLetters(sources.payments, [deadLetter({ deadAt: now })]);
-    const task = await db().redriveTask.create({ data: { sourceId: sources.payments.id, status: 'running', selection: { ids: [p!.id] }, total: 40, sent: 12, acknowledged: 10, noDeathSeen: 1 } });
+    const task = await db().redriveTask.create({
+      data: { sourceId: sources.payments.id, status: 'running', selection: { ids: [p!.id] }, total: 40, sent: 12, acknowledged: 10, noDeathSeen: 1 },
+    });
     await evaluateAlarms(systemClock);
     await computeRollups(systemClock.now());
 

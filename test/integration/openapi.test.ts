@@ -160,7 +160,11 @@ describe('every JSON body a route answers matches the document', () => {
     const { GET } = await import('@/app/api/health/route');
     await expectDocumented('/api/health', 'GET', await GET(new Request('http://127.0.0.1:3000/api/health')));
     const admin = fx.users[ACTING.admin]!;
-    await expectDocumented('/api/health', 'GET', await GET(new Request('http://127.0.0.1:3000/api/health', { headers: { authorization: `Bearer ${admin.token}` } })));
+    await expectDocumented(
+      '/api/health',
+      'GET',
+      await GET(new Request('http://127.0.0.1:3000/api/health', { headers: { authorization: `Bearer ${admin.token}` } })),
+    );
   });
 
   it('the ingest routes (an ingest token): a batch, a raw dead letter and its idempotent retry', async () => {
@@ -169,11 +173,16 @@ describe('every JSON body a route answers matches the document', () => {
     const { token } = await createIngestToken(SYSTEM, 'orders');
     const ctx = { params: Promise.resolve({ source: 'orders' }) };
     const url = 'http://127.0.0.1:3000/api/v1/sources/orders/dead-letters';
-    const body = JSON.stringify({ deadLetters: [{ messageId: 'openapi-batch', payload: '{"order":1}', errorType: 'SchemaError', errorMessage: 'unknown field' }] });
+    const body = JSON.stringify({
+      deadLetters: [{ messageId: 'openapi-batch', payload: '{"order":1}', errorType: 'SchemaError', errorMessage: 'unknown field' }],
+    });
     const json = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     await expectDocumented('/api/v1/sources/{source}/dead-letters', 'POST', await batch(new Request(url, { method: 'POST', headers: json, body }), ctx));
     for (let i = 0; i < 2; i++) {
-      const res = await raw(new Request(`${url}/raw`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'triage-message-id': 'openapi-raw' }, body: 'bytes' }), ctx);
+      const res = await raw(
+        new Request(`${url}/raw`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'triage-message-id': 'openapi-raw' }, body: 'bytes' }),
+        ctx,
+      );
       expect(res.status).toBe(i === 0 ? 201 : 200);
       await expectDocumented('/api/v1/sources/{source}/dead-letters/raw', 'POST', res);
     }

@@ -41,7 +41,11 @@ describe('ownership of a cause', () => {
   it('assigns, audits and notifies the assignee team webhook in the same transaction', async () => {
     const c = await poison('orders', 'quota exceeded', 2);
     await createWebhook({ ...SYSTEM, label: 'test' }, { url: 'http://127.0.0.1:9/hook', team: 'commerce' });
-    const r = await updateOwnership(as('lead@triage.local'), c, { assignee: 'support@triage.local', status: 'investigating', ticketUrl: 'https://jira.example/T-1' });
+    const r = await updateOwnership(as('lead@triage.local'), c, {
+      assignee: 'support@triage.local',
+      status: 'investigating',
+      ticketUrl: 'https://jira.example/T-1',
+    });
     expect(r).toMatchObject({ status: 'investigating', assignee: { email: 'support@triage.local' }, ticketUrl: 'https://jira.example/T-1' });
     const ev = await db().auditEvent.findFirstOrThrow({ where: { action: 'cluster.own', targetId: c } });
     expect(ev).toMatchObject({ actorEmail: 'lead@triage.local', teamId: fx.teams.commerce, sourceId: fx.sources.orders.id });
@@ -62,7 +66,9 @@ describe('ownership of a cause', () => {
     const lead = as('lead@triage.local');
     await expect(updateOwnership(lead, c, { status: 'on_hold', holdUntil: new Date(Date.now() + DAY) })).rejects.toMatchObject({ status: 422 });
     await expect(updateOwnership(lead, c, { status: 'on_hold', note: 'partner down' })).rejects.toMatchObject({ status: 422 });
-    await expect(updateOwnership(lead, c, { status: 'on_hold', note: 'partner down', holdUntil: new Date(Date.now() - DAY) })).rejects.toMatchObject({ status: 422 });
+    await expect(updateOwnership(lead, c, { status: 'on_hold', note: 'partner down', holdUntil: new Date(Date.now() - DAY) })).rejects.toMatchObject({
+      status: 422,
+    });
     const bad = await patch('lead@triage.local', c, { status: 'on_hold' });
     expect(bad.status).toBe(422);
     const until = new Date(Date.now() + 2 * DAY);
@@ -114,7 +120,11 @@ describe('ownership of a cause', () => {
     expect(cli('cluster', 'own', '--cluster', c, '--status', 'on_hold').status).not.toBe(0);
     expect(cli('cluster', 'note', '--cluster', c, '--note', 'vendor ticket opened').status).toBe(0);
     const show = cli('cluster', 'show', '--cluster', c);
-    expect(JSON.parse(show.stdout)).toMatchObject({ status: 'waiting_for_fix', ticketUrl: 'https://jira.example/T-9', notes: [{ author: 'cli', body: 'vendor ticket opened' }] });
+    expect(JSON.parse(show.stdout)).toMatchObject({
+      status: 'waiting_for_fix',
+      ticketUrl: 'https://jira.example/T-9',
+      notes: [{ author: 'cli', body: 'vendor ticket opened' }],
+    });
     expect(await db().auditEvent.count({ where: { targetId: c, actorEmail: 'cli' } })).toBe(2);
   });
 });

@@ -61,7 +61,12 @@ describe('tombstones of dropped months', () => {
     const task = await db().redriveTask.create({ data: { sourceId: source.id, status: 'completed', selection: { ids: [old!.id] }, total: 1 } });
     await db().redriveItem.create({ data: { taskId: task.id, seq: 0, deadLetterId: BigInt(old!.id), state: 'acknowledged', attempts: 1 } });
     await db().$transaction((tx) =>
-      closeDeadLetters(tx, [BigInt(old!.id)], 'redriven', { from: ['open'], decidedById: w.actors.support.userId, reason: 'fixed', at: new Date('2026-03-06T00:00:00Z') }),
+      closeDeadLetters(tx, [BigInt(old!.id)], 'redriven', {
+        from: ['open'],
+        decidedById: w.actors.support.userId,
+        reason: 'fixed',
+        at: new Date('2026-03-06T00:00:00Z'),
+      }),
     );
     const clock = manualClock(new Date('2026-06-10T00:00:00Z'));
     expect((await dropExpiredPartitions(clock)).filter((d) => d.rows > 0)).toEqual([{ name: 'dead_letters_p202603', rows: 1 }]);
@@ -82,7 +87,9 @@ describe('tombstones of dropped months', () => {
     const name = `dead_letters_p${yyyymm(month)}`;
     const post = async (messageId: string, deadAt: Date) => {
       const res = await postBatch(
-        jsonRequest('/api/v1/sources/orders/dead-letters', w.tokens.ingest.orders, { deadLetters: [{ messageId, payload: b64(`{"id":"${messageId}"}`), deadAt: deadAt.toISOString() }] }),
+        jsonRequest('/api/v1/sources/orders/dead-letters', w.tokens.ingest.orders, {
+          deadLetters: [{ messageId, payload: b64(`{"id":"${messageId}"}`), deadAt: deadAt.toISOString() }],
+        }),
         ctx({ source: 'orders' }),
       );
       expect(res.status).toBeLessThan(300);
@@ -102,7 +109,8 @@ describe('tombstones of dropped months', () => {
 
     // Past its retention (14 days from its dead time): the sweep expires it, the month goes whole.
     expect((await sweepExpired(clock)).expired).toBe(1);
-    const board = async () => (await getSlaBoard(SYSTEM, { clock })).map((r) => [r.source.name, r.openCount, r.expireUndecided, r.expiringSoon, r.nextExpiryAt?.toISOString() ?? null]);
+    const board = async () =>
+      (await getSlaBoard(SYSTEM, { clock })).map((r) => [r.source.name, r.openCount, r.expireUndecided, r.expiringSoon, r.nextExpiryAt?.toISOString() ?? null]);
     const before = await board();
     expect(before.find((r) => r[0] === 'orders')?.[1]).toBe(1);
     const second = await maintainPartitions(clock);
@@ -138,7 +146,12 @@ describe('tombstones of dropped months', () => {
     await ensurePartitions(manualClock(new Date('2026-03-01T00:00:00Z')), 0);
     const [gone] = await recordDeadLetters(w.sources.orders, [deadLetter({ messageId: 'gone-1', deadAt: new Date('2026-03-05T00:00:00Z'), errorType: 'Bad' })]);
     await db().$transaction((tx) =>
-      closeDeadLetters(tx, [BigInt(gone!.id)], 'discarded', { from: ['open'], decidedById: w.actors.lead.userId, reason: 'invalid order', at: new Date('2026-03-06T00:00:00Z') }),
+      closeDeadLetters(tx, [BigInt(gone!.id)], 'discarded', {
+        from: ['open'],
+        decidedById: w.actors.lead.userId,
+        reason: 'invalid order',
+        at: new Date('2026-03-06T00:00:00Z'),
+      }),
     );
     const clock = manualClock(new Date('2026-06-10T00:00:00Z'));
     expect((await dropExpiredPartitions(clock)).filter((d) => d.rows > 0)).toEqual([{ name: 'dead_letters_p202603', rows: 1 }]);
@@ -180,7 +193,9 @@ describe('tombstones of dropped months', () => {
     const doc = (await getOpenApi().json()) as Record<string, unknown>;
     const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
     ajv.addSchema(doc, 'openapi');
-    const validate = ajv.getSchema(`openapi#/paths/${encodeURIComponent('~1api~1v1~1dead-letters~1{id}')}/get/responses/410/content/${encodeURIComponent('application~1json')}/schema`)!;
+    const validate = ajv.getSchema(
+      `openapi#/paths/${encodeURIComponent('~1api~1v1~1dead-letters~1{id}')}/get/responses/410/content/${encodeURIComponent('application~1json')}/schema`,
+    )!;
     expect(validate(answer.body), JSON.stringify(validate.errors)).toBe(true);
   });
 });

@@ -21,7 +21,14 @@ import { closeIngestSql } from '@/lib/ingest/ingest-sql';
 import { toDeadLetter } from '@/lib/connectors/rabbitmq/message';
 import { closeQueues, producerQueue, queuePrefix, QUEUES } from '@/lib/queue';
 import { redisConnection } from '@/lib/redis';
-import { ANALYZE_PARENT_EVERY_MS, analyzeParentIfStale, analyzeStalePartitions, dropExpiredPartitions, ensurePartitions, listPartitions } from '@/lib/retention/partitions';
+import {
+  ANALYZE_PARENT_EVERY_MS,
+  analyzeParentIfStale,
+  analyzeStalePartitions,
+  dropExpiredPartitions,
+  ensurePartitions,
+  listPartitions,
+} from '@/lib/retention/partitions';
 import { sweepExpired } from '@/lib/retention/sweep-expired';
 import { DeadLetterSweeper } from '@/lib/runtime/dead-letter-sweeper';
 import { encodeBody, jobIdFor, type Envelope } from '@/lib/runtime/envelope';
@@ -92,14 +99,20 @@ describe('partitioned dead letters', () => {
     await ensurePartitions(manualClock(now));
     const month = `dead_letters_p${now.getUTCFullYear()}${String(now.getUTCMonth() + 1).padStart(2, '0')}`;
     const stats = async () =>
-      (await db().$queryRawUnsafe<{ changed: bigint; analyzed: Date | null; inserted: bigint }[]>(
-        `SELECT n_mod_since_analyze AS changed, greatest(last_analyze, last_autoanalyze) AS analyzed, n_ins_since_vacuum AS inserted
+      (
+        await db().$queryRawUnsafe<{ changed: bigint; analyzed: Date | null; inserted: bigint }[]>(
+          `SELECT n_mod_since_analyze AS changed, greatest(last_analyze, last_autoanalyze) AS analyzed, n_ins_since_vacuum AS inserted
          FROM pg_stat_user_tables WHERE relname = $1`,
-        month,
-      ))[0]!;
+          month,
+        )
+      )[0]!;
     // Analyzed now (whatever earlier files left), so the storm below is all it has not seen.
     await db().$executeRawUnsafe(`ANALYZE ${month}`);
-    for (let b = 0; b < 6; b++) await recordDeadLetters(sources.orders, Array.from({ length: 500 }, () => deadLetter({ deadAt: now })));
+    for (let b = 0; b < 6; b++)
+      await recordDeadLetters(
+        sources.orders,
+        Array.from({ length: 500 }, () => deadLetter({ deadAt: now })),
+      );
     // Each backend reports its counts to the statistics a little after its commit (PostgreSQL 15: up to 10 s).
     await waitFor("the partition's counts", async () => (await stats()).changed >= 3_000n, 20_000);
     const before = (await stats()).analyzed;
@@ -152,12 +165,22 @@ describe('partitioned dead letters', () => {
     const name = `part-runtime-${Date.now().toString(36)}`;
     const source = await testSource(name);
     const queue = producerQueue(QUEUES.source(name));
-    const data: Envelope = { body: encodeBody(new TextEncoder().encode('{"n":1}')), headers: {}, messageId: 'job-1', enqueuedAt: new Date().toISOString(), redriveCount: 0 };
+    const data: Envelope = {
+      body: encodeBody(new TextEncoder().encode('{"n":1}')),
+      headers: {},
+      messageId: 'job-1',
+      enqueuedAt: new Date().toISOString(),
+      redriveCount: 0,
+    };
     await queue.add('message.deliver', data, { jobId: jobIdFor('job-1', 0), removeOnFail: false });
     const connection = redisConnection('worker');
-    const worker = new Worker(QUEUES.source(name), async () => {
-      throw new UnrecoverableError('crashed after parking it');
-    }, { connection, prefix: queuePrefix() });
+    const worker = new Worker(
+      QUEUES.source(name),
+      async () => {
+        throw new UnrecoverableError('crashed after parking it');
+      },
+      { connection, prefix: queuePrefix() },
+    );
     await waitFor('a failed job', async () => (await queue.getFailedCount()) === 1);
     await worker.close();
     const policy = () => ({ id: source.id, retentionSeconds: 14 * 86400 });
@@ -207,7 +230,9 @@ describe('partitioned dead letters', () => {
     expect(found.deadAt.toISOString()).toBe('2026-02-03T00:00:00.000Z');
     await db().deadLetter.update({ where: { id: BigInt(b!.id) }, data: { decisionReason: 'looked at' } });
     expect((await db().deadLetter.findUniqueOrThrow({ where: { id: BigInt(b!.id) } })).decisionReason).toBe('looked at');
-    expect(await db().deadLetter.findFirst({ where: { sourceId: sources.orders.id, messageId: found.messageId, generation: 0 } })).toMatchObject({ id: found.id });
+    expect(await db().deadLetter.findFirst({ where: { sourceId: sources.orders.id, messageId: found.messageId, generation: 0 } })).toMatchObject({
+      id: found.id,
+    });
     // A month created later takes the rows the default partition held for it.
     expect(await partitionOf(a!.id)).toBe('dead_letters_default');
     const created = await ensurePartitions(manualClock(new Date('2026-02-10T00:00:00Z')), 0);
@@ -239,21 +264,44 @@ describe('partitioned dead letters', () => {
     const done = await db().redriveTask.create({ data: { sourceId: sources.orders.id, status: 'completed', selection: { ids: [april[1]!.id] }, total: 1 } });
     await db().redriveItem.create({ data: { taskId: done.id, seq: 0, deadLetterId: BigInt(april[1]!.id), state: 'acknowledged' } });
     await db().$transaction((tx) =>
-      closeDeadLetters(tx, [BigInt(april[2]!.id)], 'discarded', { from: ['open'], decidedById: users.lead.userId, reason: 'invalid', at: new Date('2026-04-23T00:00:00Z') }),
+      closeDeadLetters(tx, [BigInt(april[2]!.id)], 'discarded', {
+        from: ['open'],
+        decidedById: users.lead.userId,
+        reason: 'invalid',
+        at: new Date('2026-04-23T00:00:00Z'),
+      }),
     );
     await db().$transaction((tx) =>
-      closeDeadLetters(tx, [BigInt(mayArchived!.id)], 'archived', { from: ['open'], decidedById: users.financeLead.userId, reason: 'keep it', at: new Date('2026-05-03T00:00:00Z') }),
+      closeDeadLetters(tx, [BigInt(mayArchived!.id)], 'archived', {
+        from: ['open'],
+        decidedById: users.financeLead.userId,
+        reason: 'keep it',
+        at: new Date('2026-05-03T00:00:00Z'),
+      }),
     );
     // The row-by-row sweep expires the rest (14-day retention): all but the held one and June's.
     const clock = manualClock(T0);
     expect((await sweepExpired(clock)).expired).toBe(3);
-    for (const d of [...march, ...april]) await db().$executeRaw`INSERT INTO dead_letter_search (dead_letter_id, error_text) VALUES (${BigInt(d.id)}, 'x') ON CONFLICT DO NOTHING`;
+    for (const d of [...march, ...april])
+      await db().$executeRaw`INSERT INTO dead_letter_search (dead_letter_id, error_text) VALUES (${BigInt(d.id)}, 'x') ON CONFLICT DO NOTHING`;
 
     const board = async () => ({
-      board: (await getSlaBoard(SYSTEM, { clock })).map((r) => [r.source.name, r.openCount, r.expireUndecided, r.expiringSoon, r.nextExpiryAt?.toISOString() ?? null]),
+      board: (await getSlaBoard(SYSTEM, { clock })).map((r) => [
+        r.source.name,
+        r.openCount,
+        r.expireUndecided,
+        r.expiringSoon,
+        r.nextExpiryAt?.toISOString() ?? null,
+      ]),
       stats: (await computeAgeStats(T0)).map((s) => JSON.stringify(s)).sort(),
     });
-    const clusters = async () => (await db().cluster.findMany({ include: { sources: true }, orderBy: { errorType: 'asc' } })).map((c) => [c.errorType, c.count, c.openCount, c.sources.map((s) => [s.count, s.openCount])]);
+    const clusters = async () =>
+      (await db().cluster.findMany({ include: { sources: true }, orderBy: { errorType: 'asc' } })).map((c) => [
+        c.errorType,
+        c.count,
+        c.openCount,
+        c.sources.map((s) => [s.count, s.openCount]),
+      ]);
     const boardBefore = await board();
     const clustersBefore = await clusters();
 
@@ -291,14 +339,25 @@ describe('partitioned dead letters', () => {
     // Nothing else is due: March stays while its redrive runs, May is archived, June is this month.
     expect((await dropExpiredPartitions(clock)).filter((d) => d.rows > 0)).toEqual([]);
     // A late retry of a dropped one is still a repeat.
-    const [late] = await recordDeadLetters(sources.orders, [{ messageId: tombstones[0]!.messageId, payload: new Uint8Array([1]), reason: 'MaxReceives', errorType: 'Gone', errorMessage: 'failure', deadAt: new Date('2026-06-10T00:00:00Z') }]);
+    const [late] = await recordDeadLetters(sources.orders, [
+      {
+        messageId: tombstones[0]!.messageId,
+        payload: new Uint8Array([1]),
+        reason: 'MaxReceives',
+        errorType: 'Gone',
+        errorMessage: 'failure',
+        deadAt: new Date('2026-06-10T00:00:00Z'),
+      },
+    ]);
     expect(late).toMatchObject({ id: april[0]!.id, created: false });
   });
   it('a month with a dead letter in a task awaiting approval stays; a month a crash left detached is finished by the next run', async () => {
     const { sources } = await demoWorld();
     await ensurePartitions(manualClock(new Date('2026-08-01T00:00:00Z')), 0);
     const [waiting] = await recordDeadLetters(sources.orders, [deadLetter({ deadAt: new Date('2026-08-04T00:00:00Z'), errorType: 'Waiting' })]);
-    const task = await db().redriveTask.create({ data: { sourceId: sources.orders.id, status: 'pending_approval', selection: { ids: [waiting!.id] }, total: 1 } });
+    const task = await db().redriveTask.create({
+      data: { sourceId: sources.orders.id, status: 'pending_approval', selection: { ids: [waiting!.id] }, total: 1 },
+    });
     await db().redriveItem.create({ data: { taskId: task.id, seq: 0, deadLetterId: BigInt(waiting!.id), state: 'pending' } });
     const clock = manualClock(new Date('2026-10-10T00:00:00Z'));
     await sweepExpired(clock);

@@ -62,12 +62,17 @@ describe('recording dead letters', () => {
 
   it('writes a batch by binary COPY: exact bytes, ids as stored, idempotent, repeats answered with the first', async () => {
     const s = await source();
-    const batch = Array.from({ length: 300 }, (_, i) => dl(`b-${i}`, i % 3 === 0 ? new Uint8Array([0, 0xff, i % 256]) : bytes(`{"order":${i},"note":"ünïcødé ✓"}`)));
+    const batch = Array.from({ length: 300 }, (_, i) =>
+      dl(`b-${i}`, i % 3 === 0 ? new Uint8Array([0, 0xff, i % 256]) : bytes(`{"order":${i},"note":"ünïcødé ✓"}`)),
+    );
     batch.push(dl('b-7', bytes('a repeat: the first occurrence wins')));
     const first = await recordDeadLetters(s, batch);
     expect(first.filter((r) => r.created)).toHaveLength(300);
     expect(first[300]).toMatchObject({ messageId: 'b-7', id: first[7]!.id, sha256: first[7]!.sha256, created: false });
-    const stored = await db().deadLetter.findMany({ where: { sourceId: s.id }, select: { id: true, messageId: true, payload: true, payloadSha256: true, headers: true, failureHistory: true, status: true } });
+    const stored = await db().deadLetter.findMany({
+      where: { sourceId: s.id },
+      select: { id: true, messageId: true, payload: true, payloadSha256: true, headers: true, failureHistory: true, status: true },
+    });
     expect(stored).toHaveLength(300);
     const byId = new Map(stored.map((r) => [r.id.toString(), r]));
     for (const [i, r] of first.slice(0, 300).entries()) {
@@ -76,7 +81,11 @@ describe('recording dead letters', () => {
       expect(Buffer.from(row.payload!).equals(Buffer.from(batch[i]!.payload))).toBe(true);
       expect(row.payloadSha256).toBe(createHash('sha256').update(batch[i]!.payload).digest('hex'));
     }
-    expect(stored[0]).toMatchObject({ headers: { 'x-tenant': 'acme' }, status: 'open', failureHistory: [{ reason: 'MaxReceives', errorType: 'MemberNotFound', count: 1 }] });
+    expect(stored[0]).toMatchObject({
+      headers: { 'x-tenant': 'acme' },
+      status: 'open',
+      failureHistory: [{ reason: 'MaxReceives', errorType: 'MemberNotFound', count: 1 }],
+    });
     // The same batch again (a forwarder's retry): nothing new, the same ids.
     const again = await recordDeadLetters(s, batch);
     expect(again.filter((r) => r.created)).toHaveLength(0);
@@ -86,7 +95,10 @@ describe('recording dead letters', () => {
 
   it('a batch that repeats some stored keys (a forwarder resending a window) creates only the new ones', async () => {
     const s = await source();
-    const first = await recordDeadLetters(s, Array.from({ length: 100 }, (_, i) => dl(`w-${i}`, bytes(`first ${i}`))));
+    const first = await recordDeadLetters(
+      s,
+      Array.from({ length: 100 }, (_, i) => dl(`w-${i}`, bytes(`first ${i}`))),
+    );
     // Keys 50..149: the first half is stored, so the COPY that assumed all were new fails and reruns.
     const overlap = Array.from({ length: 100 }, (_, i) => dl(`w-${50 + i}`, bytes(`second ${50 + i}`)));
     const second = await recordDeadLetters(s, overlap);
@@ -98,7 +110,10 @@ describe('recording dead letters', () => {
     expect((await db().cluster.findMany()).reduce((n, c) => n + c.count, 0)).toBe(150);
     expect((await db().clusterSource.findMany()).reduce((n, c) => n + c.count, 0)).toBe(150);
     // The next batch of that source looks its keys up first; all of them new, all created.
-    const third = await recordDeadLetters(s, Array.from({ length: 100 }, (_, i) => dl(`w-${150 + i}`, bytes(`third ${i}`))));
+    const third = await recordDeadLetters(
+      s,
+      Array.from({ length: 100 }, (_, i) => dl(`w-${150 + i}`, bytes(`third ${i}`))),
+    );
     expect(third.every((r) => r.created)).toBe(true);
     expect(await db().deadLetter.count()).toBe(250);
     // Each new dead letter was queued for search once: the failed attempt left nothing behind.

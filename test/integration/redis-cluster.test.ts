@@ -59,14 +59,32 @@ beforeAll(async () => {
   for (const port of ports) {
     const node = spawn(
       'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-config-file', path.join(dir, `nodes-${port}.conf`),
-        '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        path.join(dir, `nodes-${port}.conf`),
+        '--dir',
+        dir,
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--daemonize',
+        'no',
+      ],
       { stdio: 'ignore' },
     );
     nodes.push(node);
   }
   for (const port of ports) await waitFor(`redis-server on ${port}`, async () => cli(port, 'PING').stdout.trim() === 'PONG', 10_000);
-  const created = spawnSync('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'], { encoding: 'utf8' });
+  const created = spawnSync('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'], {
+    encoding: 'utf8',
+  });
   if (created.status !== 0) throw new Error(`redis-cli --cluster create failed: ${created.stdout}${created.stderr}`);
   for (const port of ports) await waitFor(`cluster state ok on ${port}`, async () => cli(port, 'CLUSTER', 'INFO').stdout.includes('cluster_state:ok'), 15_000);
   // Before anything reads lib/env in this file; put back in afterAll (the worker process is reused).
@@ -114,7 +132,11 @@ describe('on a 3-node Redis Cluster', () => {
     await L.send(source.name, Buffer.from('bad-1'), {}, { messageId: 'bad-1' });
 
     await waitFor('ten acknowledged', async () => acked.filter((a) => a.startsWith('ok-')).length === 10);
-    const parked = await waitFor('the failure parked in Postgres', () => L.db().deadLetter.findFirst({ where: { sourceId: source.id, messageId: 'bad-1' } }).then((d) => d ?? undefined));
+    const parked = await waitFor('the failure parked in Postgres', () =>
+      L.db()
+        .deadLetter.findFirst({ where: { sourceId: source.id, messageId: 'bad-1' } })
+        .then((d) => d ?? undefined),
+    );
     expect(parked).toMatchObject({ status: 'open', errorMessage: 'unknown field "gift" in order 13' });
     expect(Buffer.from(parked.payload!).toString()).toBe('bad-1');
     // Write-then-delete: nothing of the message is left in the cluster once its dead letter committed.
@@ -136,10 +158,22 @@ describe('on a 3-node Redis Cluster', () => {
 
     // The maintenance worker: its job schedulers and worker live in the cluster; the alarm evaluation
     // they run writes each source's stats.
-    const maintenance = spawn(process.execPath, ['--import', 'tsx', 'workers/maintenance.ts'], { cwd: root, env: { ...process.env, LOG_LEVEL: 'warn' }, stdio: 'ignore' });
+    const maintenance = spawn(process.execPath, ['--import', 'tsx', 'workers/maintenance.ts'], {
+      cwd: root,
+      env: { ...process.env, LOG_LEVEL: 'warn' },
+      stdio: 'ignore',
+    });
     const exited = new Promise<number | null>((r) => maintenance.once('exit', r));
     try {
-      const stats = await waitFor('the maintenance worker evaluated the sources', () => L.db().sourceStats.findUnique({ where: { sourceId: source.id } }).then((s) => s ?? undefined), 45_000, 250);
+      const stats = await waitFor(
+        'the maintenance worker evaluated the sources',
+        () =>
+          L.db()
+            .sourceStats.findUnique({ where: { sourceId: source.id } })
+            .then((s) => s ?? undefined),
+        45_000,
+        250,
+      );
       expect(stats.openCount).toBe(0);
       const scheduled = await L.producerQueue(L.QUEUES.maintenance).getJobSchedulers();
       expect(scheduled.map((s) => s.key ?? s.name)).toEqual(expect.arrayContaining(['alarms.evaluate', 'rollups.compute', 'retention.sweep']));
@@ -153,7 +187,9 @@ describe('on a 3-node Redis Cluster', () => {
     const inSlot = ports.reduce((n, p) => n + Number(cli(p, 'CLUSTER', 'COUNTKEYSINSLOT', slot).stdout.trim() || 0), 0);
     expect(inSlot).toBeGreaterThan(0);
     const url = new URL(L.env().REDIS_URL);
-    expect(spawnSync('redis-cli', ['-h', url.hostname, '-p', url.port || '6379', '--scan', '--pattern', `${prefix}*`], { encoding: 'utf8' }).stdout.trim()).toBe('');
+    expect(
+      spawnSync('redis-cli', ['-h', url.hostname, '-p', url.port || '6379', '--scan', '--pattern', `${prefix}*`], { encoding: 'utf8' }).stdout.trim(),
+    ).toBe('');
     await L.producerQueue(L.QUEUES.maintenance).obliterate({ force: true });
     await L.producerQueue(L.QUEUES.source(source.name)).obliterate({ force: true });
   });

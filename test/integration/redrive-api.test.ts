@@ -57,7 +57,8 @@ describe('redrive JSON API', () => {
     const got = await detail(getRequest(`/api/v1/redrives/${task.id}`, tokens.support), ctx({ id: task.id }));
     expect(await got.json()).toMatchObject({ id: task.id, counts: { total: 5, sent: 0, pending: 5 }, history: [{ action: 'redrive.start', reason: 'fixed' }] });
 
-    const empty = (verb: string) => new Request(`http://triage.test/api/v1/redrives/${task.id}/${verb}`, { method: 'POST', headers: { authorization: `Bearer ${tokens.support}` } });
+    const empty = (verb: string) =>
+      new Request(`http://triage.test/api/v1/redrives/${task.id}/${verb}`, { method: 'POST', headers: { authorization: `Bearer ${tokens.support}` } });
     expect(await (await pause(empty('pause'), ctx({ id: task.id }))).json()).toMatchObject({ status: 'paused', pausedReason: 'Paused by support@test.local' });
     expect((await pause(empty('pause'), ctx({ id: task.id }))).status).toBe(409);
     expect(await (await resume(empty('resume'), ctx({ id: task.id }))).json()).toMatchObject({ status: 'running', pausedReason: null });
@@ -81,7 +82,15 @@ describe('redrive JSON API', () => {
   });
 
   it('takes the outcome windows at start and shows them; refuses a window out of range', async () => {
-    const r = await start(jsonRequest('/api/v1/redrives', tokens.support, { selection: { ids: ids.slice(0, 3) }, canary: true, outcomeWindowSeconds: 120, canaryWindowSeconds: 15 }), ctx({}));
+    const r = await start(
+      jsonRequest('/api/v1/redrives', tokens.support, {
+        selection: { ids: ids.slice(0, 3) },
+        canary: true,
+        outcomeWindowSeconds: 120,
+        canaryWindowSeconds: 15,
+      }),
+      ctx({}),
+    );
     expect(r.status).toBe(201);
     const task = (await r.json()) as { id: string };
     expect(task).toMatchObject({ outcomeWindowSeconds: 120, canaryWindowSeconds: 15, counts: { noDeathSeen: 0 } });

@@ -23,7 +23,15 @@ const BROKER_HEADERS = {
 
 async function parked(): Promise<string> {
   const [r] = await recordDeadLetters({ id: w.orders.id, retentionSeconds: 14 * 86400 }, [
-    { messageId: `m-${Date.now()}-${Math.random()}`, payload: Buffer.from('{"order":1,"gift":true}'), contentType: 'application/json', headers: BROKER_HEADERS, reason: 'Rejected', errorType: 'ValidationError', errorMessage: 'gift' },
+    {
+      messageId: `m-${Date.now()}-${Math.random()}`,
+      payload: Buffer.from('{"order":1,"gift":true}'),
+      contentType: 'application/json',
+      headers: BROKER_HEADERS,
+      reason: 'Rejected',
+      errorType: 'ValidationError',
+      errorMessage: 'gift',
+    },
   ]);
   return r!.id.toString();
 }

@@ -72,11 +72,18 @@ describe('edit and redrive', () => {
   it('stores the edited copy as a version, waits for a second person, and sends the copy, not the original', async () => {
     const [id] = await park(w.orders, 1);
     const original = await db().deadLetter.findUniqueOrThrow({ where: { id: BigInt(id!) } });
-    const r = await editDeadLetter(w.support, id!, { payload: fixed(0), headers: { 'content-type': 'application/json', 'x-tenant': 'acme', 'x-fixed': 'yes' }, reason: 'drop the gift field' });
+    const r = await editDeadLetter(w.support, id!, {
+      payload: fixed(0),
+      headers: { 'content-type': 'application/json', 'x-tenant': 'acme', 'x-fixed': 'yes' },
+      reason: 'drop the gift field',
+    });
     expect(r.task.status).toBe('pending_approval');
     expect(r.waitsFor).toMatch(/second person/);
     expect(r.versions[0]).toMatchObject({ version: 1, sha256: sha(fixed(0)), size: fixed(0).length });
-    expect(r.diff).toMatchObject({ payload: { kind: 'json', changes: [{ op: 'remove', path: '$.gift', before: true }] }, headers: [{ name: 'x-fixed', before: null, after: 'yes' }] });
+    expect(r.diff).toMatchObject({
+      payload: { kind: 'json', changes: [{ op: 'remove', path: '$.gift', before: true }] },
+      headers: [{ name: 'x-fixed', before: null, after: 'yes' }],
+    });
 
     // The original bytes are untouched; the version has its own row and hash.
     const after = await db().deadLetter.findUniqueOrThrow({ where: { id: BigInt(id!) } });
@@ -137,7 +144,12 @@ describe('edit and redrive', () => {
   it('a masked payload is edited only after a reveal (permission, reason, audit)', async () => {
     await db().source.update({ where: { id: w.orders.id }, data: { sensitivePaths: ['$.card'] } });
     const [r0] = await recordDeadLetters(w.orders, [
-      { messageId: 'card-1', payload: Buffer.from(JSON.stringify({ order: 1, card: '4111 1111 1111 1111', gift: true })), reason: 'Rejected', errorType: 'SchemaError' },
+      {
+        messageId: 'card-1',
+        payload: Buffer.from(JSON.stringify({ order: 1, card: '4111 1111 1111 1111', gift: true })),
+        reason: 'Rejected',
+        errorType: 'SchemaError',
+      },
     ]);
     const id = r0!.id;
     const edit = { payload: JSON.stringify({ order: 1, card: '4111 1111 1111 1111' }), reason: 'drop gift' };
@@ -169,8 +181,20 @@ describe('bulk transform', () => {
     const ids = await park(w.orders, 5);
     // Same cause, but one is not JSON and one has no "gift" to remove.
     const odd = await recordDeadLetters(w.orders, [
-      { messageId: 'not-json', payload: Buffer.from('order=7;gift=true'), reason: 'Rejected', errorType: 'SchemaError', errorMessage: 'unknown field "gift" in order' },
-      { messageId: 'no-gift', payload: Buffer.from(JSON.stringify({ order: 8 })), reason: 'Rejected', errorType: 'SchemaError', errorMessage: 'unknown field "gift" in order' },
+      {
+        messageId: 'not-json',
+        payload: Buffer.from('order=7;gift=true'),
+        reason: 'Rejected',
+        errorType: 'SchemaError',
+        errorMessage: 'unknown field "gift" in order',
+      },
+      {
+        messageId: 'no-gift',
+        payload: Buffer.from(JSON.stringify({ order: 8 })),
+        reason: 'Rejected',
+        errorType: 'SchemaError',
+        errorMessage: 'unknown field "gift" in order',
+      },
     ]);
     const cluster = (await db().deadLetter.findUniqueOrThrow({ where: { id: BigInt(ids[0]!) } })).clusterId!;
     expect((await db().deadLetter.findUniqueOrThrow({ where: { id: BigInt(odd[0]!.id) } })).clusterId).toBe(cluster);

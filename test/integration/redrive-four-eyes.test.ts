@@ -54,7 +54,12 @@ describe('one approval rule for every task', () => {
     const first = await startTransform(w.lead, { selection: { ids: ids.slice(0, 3) }, transform: GIFT_REMOVED, reason: 'v2 schema', ratePerSecond: 50 });
     expect(first.task.status).toBe('queued');
     await finished(first.task.id);
-    const second = await startTransform(w.lead, { selection: { ids: ids.slice(3, 5) }, transform: GIFT_REMOVED, reason: 'v2 schema, the rest', ratePerSecond: 50 });
+    const second = await startTransform(w.lead, {
+      selection: { ids: ids.slice(3, 5) },
+      transform: GIFT_REMOVED,
+      reason: 'v2 schema, the rest',
+      ratePerSecond: 50,
+    });
     expect(second.task.status).toBe('pending_approval');
     expect(second.waitsFor).toMatch(/2 \+ 3 started by the same person in the last hour > threshold 3/);
   });
@@ -74,14 +79,17 @@ describe('one approval rule for every task', () => {
     const other = await person('lead3@test.local', 'lead', 'commerce');
     const rule = await createRedriveRule(SYSTEM, w.orders.name, { name: 'after fixes', kind: 'on_resolved', author: w.lead.email, enabled: false });
     await updateRedriveRule(enabler, w.orders.name, rule.id, { enabled: true });
-    const task = await startRedrive({ ...w.lead, via: 'rule' }, { selection: { source: w.orders.name }, reason: 'rule' }, undefined, { ruleId: rule.id, ruleName: rule.name });
+    const task = await startRedrive({ ...w.lead, via: 'rule' }, { selection: { source: w.orders.name }, reason: 'rule' }, undefined, {
+      ruleId: rule.id,
+      ruleName: rule.name,
+    });
     expect(task.status).toBe('pending_approval');
     expect(await status(approveRedrive(enabler, task.id))).toBe(403);
     expect(await status(approveRedrive(w.lead, task.id))).toBe(403);
     expect(await status(approveRedrive(other, task.id))).toBe(200);
   });
 
-  it("an admin cannot approve their own task through a token they minted for a lead", async () => {
+  it('an admin cannot approve their own task through a token they minted for a lead', async () => {
     await park(w.orders, 5);
     const admin = await person('admin@test.local', 'admin');
     const task = await startRedrive(admin, { selection: { source: w.orders.name }, reason: 'big one' });

@@ -95,7 +95,10 @@ describe('redrive of an outage whose errors still arrive', () => {
   it('knows every selection kind the API takes', () => {
     const examples = Object.values(SELECTION_KINDS).map((f) => f({ ids: ['1'], cluster: '00000000-0000-4000-8000-000000000000', source: 'orders' }));
     for (const option of redriveSelection.options) {
-      expect(examples.filter((e) => option.safeParse(e).success), `an example of ${JSON.stringify(Object.keys(option.shape))}`).toHaveLength(1);
+      expect(
+        examples.filter((e) => option.safeParse(e).success),
+        `an example of ${JSON.stringify(Object.keys(option.shape))}`,
+      ).toHaveLength(1);
     }
     expect(examples).toHaveLength(redriveSelection.options.length);
   });
@@ -108,7 +111,10 @@ describe('redrive of an outage whose errors still arrive', () => {
       const selection = select({ ids, cluster, source: w.orders.name });
 
       expect(await previewRedrive(w.lead, selection)).toMatchObject({ count: 4, outage: { clusterId: cluster, verdict: 'outage', errorClass: 'transient' } });
-      await expect(startRedrive(w.lead, { selection, reason: 'try again' })).rejects.toMatchObject({ code: 'unprocessable', details: { field: 'outageConfirmed' } });
+      await expect(startRedrive(w.lead, { selection, reason: 'try again' })).rejects.toMatchObject({
+        code: 'unprocessable',
+        details: { field: 'outageConfirmed' },
+      });
       await expect(startRedrive(w.lead, { selection, outageConfirmed: true })).rejects.toMatchObject({ code: 'unprocessable', details: { field: 'reason' } });
       await expect(startRedrive(w.support, { selection, outageConfirmed: true, reason: 'looks fine' })).rejects.toMatchObject({ code: 'forbidden' });
       expect(await db().redriveTask.count()).toBe(0);
@@ -135,7 +141,11 @@ describe('redrive of an outage whose errors still arrive', () => {
       expect(await previewRedrive(w.lead, selection)).toMatchObject({ count: 2, outage: { verdict: 'outage', errorClass: 'transient' } });
       await expect(startRedrive(w.lead, { selection })).rejects.toMatchObject({ code: 'unprocessable', details: { field: 'outageConfirmed' } });
     }
-    const task = await startRedrive(w.lead, { selection: { ids: poisonIds }, outageConfirmed: true, reason: 'the downstream recovered; these two are poison and were fixed' });
+    const task = await startRedrive(w.lead, {
+      selection: { ids: poisonIds },
+      outageConfirmed: true,
+      reason: 'the downstream recovered; these two are poison and were fixed',
+    });
     const event = await db().auditEvent.findFirstOrThrow({ where: { action: 'redrive.start', targetId: task.id } });
     expect(event.after).toMatchObject({ outageConfirmed: { verdict: 'outage', errorClass: 'transient' } });
   });

@@ -97,7 +97,11 @@ describe('redrive outcomes', () => {
     await waitFor('all sent', async () => (await task(t.id)).sent === 20);
 
     const waiting = await getRedriveTask(w.support, t.id);
-    expect(waiting).toMatchObject({ status: 'running', outcomeWindowSeconds: 600, counts: { sent: 20, pending: 0, awaitingOutcome: 20, noDeathSeen: 0, acknowledged: 0 } });
+    expect(waiting).toMatchObject({
+      status: 'running',
+      outcomeWindowSeconds: 600,
+      counts: { sent: 20, pending: 0, awaitingOutcome: 20, noDeathSeen: 0, acknowledged: 0 },
+    });
     const lastSent = Math.max(...(await items(t.id)).map((i) => i.sentAt!.getTime()));
     expect(waiting.outcomesDueAt).toBe(new Date(lastSent + 600_000).toISOString());
     expect(await db().deadLetter.count({ where: { id: { in: ids.map(BigInt) }, status: 'redriving' } })).toBe(20);
@@ -159,7 +163,10 @@ describe('redrive outcomes', () => {
     const done = await completed(t.id, () => clock.advance(5_000));
     // Twenty infrastructure failures would have tripped the breaker (over 20% of the last 50); they were not counted.
     expect(done).toMatchObject({ total: 40, sent: 39, acknowledged: 39, failed: 1, deadAgain: 0, pausedReason: null });
-    expect((await db().auditEvent.findMany({ where: { targetId: t.id }, orderBy: { id: 'asc' } })).map((e) => e.action)).toEqual(['redrive.start', 'redrive.finish']);
+    expect((await db().auditEvent.findMany({ where: { targetId: t.id }, orderBy: { id: 'asc' } })).map((e) => e.action)).toEqual([
+      'redrive.start',
+      'redrive.finish',
+    ]);
 
     const all = await items(t.id);
     const failed = all.filter((i) => i.state === 'failed');
@@ -263,7 +270,9 @@ describe('redrive outcomes', () => {
     expect(started).toMatchObject({ outcomeWindowSeconds: 120, counts: { total: 3 } });
     await waitFor('all sent', async () => (await task(started.id)).sent === 3);
     expect(cli('redrive', 'show', '--id', started.id)).toMatch(
-      new RegExp(`^redrive ${started.id} of ${w.orders.name}: running — awaiting outcomes \\(final by .+, in \\d+ (s|min)\\); 3 sent of 3: 0 acknowledged, 0 no death seen`),
+      new RegExp(
+        `^redrive ${started.id} of ${w.orders.name}: running — awaiting outcomes \\(final by .+, in \\d+ (s|min)\\); 3 sent of 3: 0 acknowledged, 0 no death seen`,
+      ),
     );
     clock.advance(2 * MINUTE + 1_000);
     await completed(started.id);
@@ -271,7 +280,13 @@ describe('redrive outcomes', () => {
       `completed; 3 sent of 3: 0 acknowledged, 3 no death seen, 0 dead again, 0 awaiting outcome; 0 skipped, 0 failed, 0 not sent yet; outcome window 2 min`,
     );
     expect(cli('redrive', 'list', '--source', w.orders.name, '--status', 'completed')).toContain('3 no death seen');
-    expect(spawnSync(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'scripts/triage-cli.ts', 'redrive', 'start', '--source', w.orders.name, '--outcome-window', 'soon'], { encoding: 'utf8', env: process.env })).toMatchObject({
+    expect(
+      spawnSync(
+        process.execPath,
+        ['node_modules/tsx/dist/cli.mjs', 'scripts/triage-cli.ts', 'redrive', 'start', '--source', w.orders.name, '--outcome-window', 'soon'],
+        { encoding: 'utf8', env: process.env },
+      ),
+    ).toMatchObject({
       status: 2,
       stderr: expect.stringContaining('--outcome-window takes a duration') as unknown,
     });

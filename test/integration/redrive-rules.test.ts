@@ -49,7 +49,9 @@ describe('redrive rules', () => {
   it("is a lead's: the auditor and support are refused, another team's lead gets 404, every change is audited", async () => {
     await createUser(SYSTEM, { email: 'auditor@test.local', role: 'auditor' });
     const token = async (email: string) => (await createPersonalToken(SYSTEM, email)).token;
-    const [lead, support, auditor, finance] = await Promise.all(['lead@test.local', 'support@test.local', 'auditor@test.local', 'finance-lead@test.local'].map(token));
+    const [lead, support, auditor, finance] = await Promise.all(
+      ['lead@test.local', 'support@test.local', 'auditor@test.local', 'finance-lead@test.local'].map(token),
+    );
     const path = `/api/v1/sources/${w.orders.name}/redrive-rules`;
     const params = ctx({ source: w.orders.name });
 
@@ -136,7 +138,10 @@ describe('redrive rules', () => {
     clock.advance(MINUTE);
     expect(await evaluateRedriveRules(clock)).toMatchObject({ started: [] });
     expect(await tasksOf(w.orders.id)).toHaveLength(1);
-    expect(await db().redriveRule.findUniqueOrThrow({ where: { id: rule.id } })).toMatchObject({ lastTaskId: task!.id, lastResult: `started task ${task!.id}` });
+    expect(await db().redriveRule.findUniqueOrThrow({ where: { id: rule.id } })).toMatchObject({
+      lastTaskId: task!.id,
+      lastResult: `started task ${task!.id}`,
+    });
   });
 
   it('one active task per source: the rule waits while another task is active, then starts', async () => {
@@ -183,7 +188,7 @@ describe('redrive rules', () => {
     expect(tasks[0]!.reason).toContain('resolved with fix version orders-handler 2.4.1');
   });
 
-  it('above the approval threshold the task waits for approval, with the rule\'s author as requester', async () => {
+  it("above the approval threshold the task waits for approval, with the rule's author as requester", async () => {
     await db().source.update({ where: { id: w.orders.id }, data: { approvalThreshold: 10 } });
     const clock = manualClock(new Date());
     await createRedriveRule(w.lead, w.orders.name, { name: 'when fixed', kind: 'on_resolved' }, clock);

@@ -10,7 +10,8 @@ import { park, world } from './redrive-support';
 /** Marks the task's items sent (and acknowledged) at the given instants, as the runner would. */
 async function sentAt(taskId: string, instants: Date[]) {
   for (const [i, at] of instants.entries()) {
-    await db().$executeRaw`UPDATE redrive_items SET state = 'acknowledged', sent_at = ${at}, outcome_at = ${at} WHERE task_id = ${taskId}::uuid AND seq = ${i + 1}`;
+    await db()
+      .$executeRaw`UPDATE redrive_items SET state = 'acknowledged', sent_at = ${at}, outcome_at = ${at} WHERE task_id = ${taskId}::uuid AND seq = ${i + 1}`;
   }
   await db().redriveTask.update({ where: { id: taskId }, data: { sent: instants.length } });
 }
@@ -27,7 +28,10 @@ describe('redrive rate series', () => {
     await park(w.orders, 5);
     const t = await startRedrive(w.support, { selection: { source: w.orders.name }, ratePerSecond: 200 });
     const second = new Date(Math.floor((Date.now() - 10_000) / 1000) * 1000);
-    await sentAt(t.id, [0, 100, 200, 300, 400].map((ms) => new Date(second.getTime() + ms)));
+    await sentAt(
+      t.id,
+      [0, 100, 200, 300, 400].map((ms) => new Date(second.getTime() + ms)),
+    );
 
     const points = await redriveSeries(w.support, t.id);
     expect(points.map((p) => p.sent)).toEqual([0, 5, 0]);

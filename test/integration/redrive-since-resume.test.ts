@@ -27,7 +27,10 @@ describe('did it work, after a resume', () => {
 
   it('counts the outcomes since the latest resume apart from those before it', async () => {
     const { users, sources } = await demoWorld();
-    const rows = await recordDeadLetters(sources.orders, Array.from({ length: 4 }, (_, i) => deadLetter({ deadAt: new Date(Date.now() - 10 * MINUTE + i) })));
+    const rows = await recordDeadLetters(
+      sources.orders,
+      Array.from({ length: 4 }, (_, i) => deadLetter({ deadAt: new Date(Date.now() - 10 * MINUTE + i) })),
+    );
     const task = await startRedrive(users.lead, { selection: { ids: rows.map((r) => r.id) }, ratePerSecond: 1, canary: true, reason: 'gift fixed?' });
     // The canary died before the fix; the breaker paused the task.
     await settle(task.id, [1], 'dead_again', new Date(Date.now() - 2 * MINUTE));

@@ -114,7 +114,14 @@ describe('redrive tasks', () => {
     expect(await auditActions(t.id)).toEqual(['redrive.start', 'redrive.finish']);
     const view = await getRedriveTask(w.support, t.id);
     expect(view).toMatchObject({ verdict: 'worked', counts: { total: 300, acknowledged: 300, pending: 0, awaitingOutcome: 0 }, drift: 0 });
-    expect(await clusterRedriveOutcome(w.support, cluster)).toEqual({ tasks: 1, sent: 300, acknowledged: 300, deadAgain: 0, noDeathSeen: 0, verdict: 'worked' });
+    expect(await clusterRedriveOutcome(w.support, cluster)).toEqual({
+      tasks: 1,
+      sent: 300,
+      acknowledged: 300,
+      deadAgain: 0,
+      noDeathSeen: 0,
+      verdict: 'worked',
+    });
     await expect(clusterRedriveOutcome(w.financeSupport, cluster)).resolves.toMatchObject({ tasks: 0, sent: 0 });
   });
 

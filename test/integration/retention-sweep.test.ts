@@ -21,7 +21,9 @@ describe('retention sweep', () => {
       ...[1, 2, 3, 4].map((n) => deadLetter({ deadAt: old, errorType: 'MemberNotFound', errorMessage: `member ${n} not found` })),
       ...[1, 2].map((n) => deadLetter({ deadAt: old, errorType: 'SchemaError', errorMessage: `unknown field "gift${n}"` })),
     ]);
-    const [fresh] = await recordDeadLetters(sources.orders, [deadLetter({ deadAt: new Date(T0.getTime() - HOUR), errorType: 'SchemaError', errorMessage: 'unknown field "x"' })]);
+    const [fresh] = await recordDeadLetters(sources.orders, [
+      deadLetter({ deadAt: new Date(T0.getTime() - HOUR), errorType: 'SchemaError', errorMessage: 'unknown field "x"' }),
+    ]);
     const [otherTeam] = await recordDeadLetters(sources.payments, [deadLetter({ deadAt: old })]);
     // The last due one is in a running redrive; the one before in a finished redrive.
     const held = due[5]!;
@@ -54,7 +56,9 @@ describe('retention sweep', () => {
     // Open counts: MemberNotFound 4 → 0; SchemaError 3 → 2 (the held one and the fresh one).
     const clusters = await db().cluster.findMany({ include: { sources: true }, orderBy: { count: 'desc' } });
     const byType = Object.fromEntries(
-      clusters.filter((c) => c.sources.some((s) => s.sourceId === sources.orders.id)).map((c) => [c.errorType, [c.count, c.openCount, c.sources[0]!.openCount]]),
+      clusters
+        .filter((c) => c.sources.some((s) => s.sourceId === sources.orders.id))
+        .map((c) => [c.errorType, [c.count, c.openCount, c.sources[0]!.openCount]]),
     );
     expect(byType).toEqual({ MemberNotFound: [4, 0, 0], SchemaError: [3, 2, 2] });
 

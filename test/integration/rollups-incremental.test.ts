@@ -47,7 +47,10 @@ describe('incremental rollups', () => {
   it('equal a full recount after ingests, bulk loads, late arrivals and decisions, and count a late commit once', async () => {
     const { sources } = await demoWorld();
     const sql = pg();
-    await recordDeadLetters(sources.orders, [0, 10, 70].map((s) => deadLetter({ deadAt: at(s * 1000) })));
+    await recordDeadLetters(
+      sources.orders,
+      [0, 10, 70].map((s) => deadLetter({ deadAt: at(s * 1000) })),
+    );
     await bulkInsert(sql, sources.payments.id, 500, 'bulk', at(-2 * HOUR));
     expect(await computeRollups(T0)).toMatchObject({ deadLetters: 503 });
 

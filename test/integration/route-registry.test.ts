@@ -19,7 +19,11 @@ function routeFiles(dir: string): string[] {
 
 /** app/api/v1/views/[id]/route.ts → /api/v1/views/:id */
 const templateOf = (file: string) =>
-  `/${path.relative(path.resolve('app'), path.dirname(file)).split(path.sep).map((s) => s.replace(/^\[(\w+)\]$/, ':$1')).join('/')}`;
+  `/${path
+    .relative(path.resolve('app'), path.dirname(file))
+    .split(path.sep)
+    .map((s) => s.replace(/^\[(\w+)\]$/, ':$1'))
+    .join('/')}`;
 
 describe('the route registry', () => {
   it('lists every route file made by api(), under its folder path, and no other', () => {
@@ -37,9 +41,16 @@ describe('the route registry', () => {
     const { spec } = e;
     expect(spec.summary.trim(), 'summary').not.toBe('');
     expect(spec.tags.length, 'tags').toBeGreaterThan(0);
-    for (const tag of spec.tags) expect(TAGS.map((t) => t.name), `tag ${tag} is described in lib/openapi/tags.ts`).toContain(tag);
+    for (const tag of spec.tags)
+      expect(
+        TAGS.map((t) => t.name),
+        `tag ${tag} is described in lib/openapi/tags.ts`,
+      ).toContain(tag);
     const statuses = Object.keys(spec.responses).map(Number);
-    expect(statuses.some((s) => s >= 200 && s < 300), 'a success answer').toBe(true);
+    expect(
+      statuses.some((s) => s >= 200 && s < 300),
+      'a success answer',
+    ).toBe(true);
     for (const [status, r] of Object.entries(spec.responses)) {
       expect(r.description.trim(), `${status} description`).not.toBe('');
       // A success answer has a body the document can describe, but a 204 has none.

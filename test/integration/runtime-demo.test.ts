@@ -12,8 +12,7 @@ import { dropTestQueues, inFlight, waitFor } from './runtime-support';
 
 let host: ConsumerHost | undefined;
 
-const deadOf = (source: string) =>
-  db().deadLetter.findMany({ where: { source: { name: source } }, orderBy: [{ messageId: 'asc' }, { generation: 'asc' }] });
+const deadOf = (source: string) => db().deadLetter.findMany({ where: { source: { name: source } }, orderBy: [{ messageId: 'asc' }, { generation: 'asc' }] });
 
 describe('demo story', () => {
   beforeEach(async () => {
@@ -61,7 +60,13 @@ describe('demo story', () => {
 
     await redriveToSource(
       'orders',
-      orders.map((d) => ({ deadLetterId: d.id, messageId: d.messageId, payload: d.payload!, headers: d.headers as Record<string, unknown>, redriveCount: d.redriveCount })),
+      orders.map((d) => ({
+        deadLetterId: d.id,
+        messageId: d.messageId,
+        payload: d.payload!,
+        headers: d.headers as Record<string, unknown>,
+        redriveCount: d.redriveCount,
+      })),
     );
     await waitFor('the redriven orders to be handled', async () => (await inFlight('orders')) === 0);
     expect(await deadOf('orders')).toHaveLength(2); // acknowledged this time: no second generation

@@ -41,7 +41,10 @@ describe('dead-letter sweeper', () => {
   it('holds and writes parked bodies bounded by bytes: 40 messages of 256 KiB with a 1 MiB budget', async () => {
     const name = uniqueName('sweep-bytes');
     const source = await testSource(name);
-    await failedJobs(name, Array.from({ length: 40 }, (_, i) => ({ messageId: `big-${i}`, body: new Uint8Array(256 * KiB).fill(i) })));
+    await failedJobs(
+      name,
+      Array.from({ length: 40 }, (_, i) => ({ messageId: `big-${i}`, body: new Uint8Array(256 * KiB).fill(i) })),
+    );
     const queue = producerQueue(QUEUES.source(name));
     const redis = redisConnection('worker');
     redises.push(redis);
@@ -69,9 +72,15 @@ describe('dead-letter sweeper', () => {
     ]);
     // A consumer of the source starts: its sweeper finds what nobody swept.
     consumers.push(await consume(name, async () => undefined));
-    await waitFor('the 5 written behind them', async () => (await db().deadLetter.count({ where: { sourceId: source.id, messageId: { startsWith: 'fine-' } } })) === 5, 30_000);
+    await waitFor(
+      'the 5 written behind them',
+      async () => (await db().deadLetter.count({ where: { sourceId: source.id, messageId: { startsWith: 'fine-' } } })) === 5,
+      30_000,
+    );
     await waitFor('the 110 written too', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 115, 30_000);
-    const ids = (await db().deadLetter.findMany({ where: { sourceId: source.id, messageId: { startsWith: 'nul' } }, select: { messageId: true } })).map((d) => d.messageId);
+    const ids = (await db().deadLetter.findMany({ where: { sourceId: source.id, messageId: { startsWith: 'nul' } }, select: { messageId: true } })).map(
+      (d) => d.messageId,
+    );
     expect(ids).toContain('nul\uFFFD7');
     await waitFor('an empty failed set', async () => (await producerQueue(QUEUES.source(name)).getFailedCount()) === 0);
   });

@@ -77,12 +77,17 @@ describe('broker runtime', () => {
     const name = uniqueName('reject');
     const source = await testSource(name, { maxReceives: 5, backoffBaseMs: 10 });
     const before = new Date();
-    await send(name, notUtf8, { 'content-type': 'application/octet-stream', 'x-tenant': 'acme' }, {
-      messageId: 'order-13',
-      key: 'customer-42',
-      idempotencyKey: 'idem-13',
-      correlationId: 'trace-abc',
-    });
+    await send(
+      name,
+      notUtf8,
+      { 'content-type': 'application/octet-stream', 'x-tenant': 'acme' },
+      {
+        messageId: 'order-13',
+        key: 'customer-42',
+        idempotencyKey: 'idem-13',
+        correlationId: 'trace-abc',
+      },
+    );
     let calls = 0;
     await consumeWith(name, async function handleOrder(m) {
       calls++;
@@ -260,7 +265,17 @@ describe('broker runtime', () => {
       const name = uniqueName('redrive-ack');
       const { dl, taskId, seen, fix } = await parkOne(name);
       fix();
-      const [sent] = await redriveToSource(name, [{ deadLetterId: dl.id, messageId: dl.messageId, payload: dl.payload!, headers: dl.headers as Record<string, unknown>, redriveCount: dl.redriveCount, enqueuedAt: dl.enqueuedAt, orderingKey: dl.orderingKey }]);
+      const [sent] = await redriveToSource(name, [
+        {
+          deadLetterId: dl.id,
+          messageId: dl.messageId,
+          payload: dl.payload!,
+          headers: dl.headers as Record<string, unknown>,
+          redriveCount: dl.redriveCount,
+          enqueuedAt: dl.enqueuedAt,
+          orderingKey: dl.orderingKey,
+        },
+      ]);
       expect(sent).toEqual({ deadLetterId: dl.id.toString(), messageId: 'm-13', redriveCount: 1 });
       await waitFor('the redriven message to be acknowledged', async () => seen.length === 2 && (await inFlight(name)) === 0);
       const m = seen[1]!;
@@ -282,7 +297,7 @@ describe('broker runtime', () => {
       expect((await db().deadLetter.findUniqueOrThrow({ where: { id: dl.id } })).status).toBe('redriven');
     });
 
-    it("a success stays a success when Triage cannot record it: the handler runs once, nothing is dead-lettered, the outcome is recorded once Postgres takes it", async () => {
+    it('a success stays a success when Triage cannot record it: the handler runs once, nothing is dead-lettered, the outcome is recorded once Postgres takes it', async () => {
       const name = uniqueName('redrive-ack-fault');
       const { source, dl, taskId, seen, fix } = await parkOne(name);
       fix();
@@ -294,7 +309,9 @@ describe('broker runtime', () => {
         restored = true;
       };
       try {
-        await redriveToSource(name, [{ deadLetterId: dl.id, messageId: dl.messageId, payload: dl.payload!, headers: dl.headers as Record<string, unknown>, redriveCount: 0 }]);
+        await redriveToSource(name, [
+          { deadLetterId: dl.id, messageId: dl.messageId, payload: dl.payload!, headers: dl.headers as Record<string, unknown>, redriveCount: 0 },
+        ]);
         await waitFor('the redriven message to leave the queue', async () => seen.length >= 2 && (await inFlight(name)) === 0, 15_000);
         expect(seen.length).toBe(2); // the handler ran once: its success was not retried
         expect(await deadLetters(source.id)).toHaveLength(1); // and never became a dead letter (MaxReceives)
@@ -312,7 +329,9 @@ describe('broker runtime', () => {
     it('records a redriven message that dies again as a new generation and a dead_again outcome', async () => {
       const name = uniqueName('redrive-dead');
       const { source, dl, taskId } = await parkOne(name);
-      await redriveToSource(name, [{ deadLetterId: dl.id, messageId: dl.messageId, payload: dl.payload!, headers: dl.headers as Record<string, unknown>, redriveCount: 0 }]);
+      await redriveToSource(name, [
+        { deadLetterId: dl.id, messageId: dl.messageId, payload: dl.payload!, headers: dl.headers as Record<string, unknown>, redriveCount: 0 },
+      ]);
       const rows = await waitFor('a second dead letter', async () => {
         const r = await deadLetters(source.id);
         return r.length === 2 && r;

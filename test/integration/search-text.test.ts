@@ -42,7 +42,15 @@ describe('searchable payload text', () => {
     const names = Object.keys(PAYLOADS);
     await recordDeadLetters(
       s,
-      names.map((messageId) => ({ messageId, payload: PAYLOADS[messageId]!, reason: 'MaxReceives', errorType: 'E', errorMessage: `failed ${messageId}`, receiveCount: 1, headers: {} })),
+      names.map((messageId) => ({
+        messageId,
+        payload: PAYLOADS[messageId]!,
+        reason: 'MaxReceives',
+        errorType: 'E',
+        errorMessage: `failed ${messageId}`,
+        receiveCount: 1,
+        headers: {},
+      })),
     );
     expect(await drainBacklog({ limit: 5 })).toBe(names.length);
     const rows = await pg()<{ message_id: string; payload_text: string | null; error_text: string | null; in_sql: string | null }[]>`
@@ -68,7 +76,15 @@ describe('searchable payload text', () => {
     await createTeam(SYSTEM, { name: 'commerce' });
     const s = await createSource(SYSTEM, { name: 'orders', team: 'commerce' });
     await recordDeadLetters(s, [
-      { messageId: 'm-1', payload: utf8('beta parcel to Riga'), reason: 'MaxReceives', errorType: 'E', errorMessage: 'upstream alpha refused', receiveCount: 1, headers: {} },
+      {
+        messageId: 'm-1',
+        payload: utf8('beta parcel to Riga'),
+        reason: 'MaxReceives',
+        errorType: 'E',
+        errorMessage: 'upstream alpha refused',
+        receiveCount: 1,
+        headers: {},
+      },
       { messageId: 'm-2', payload: utf8('{"city":"Oslo"}'), reason: 'MaxReceives', errorType: 'E', errorMessage: 'timeout', receiveCount: 1, headers: {} },
     ]);
     await drainBacklog();
@@ -110,8 +126,12 @@ describe('searchable payload text', () => {
       },
     ]);
     await drainBacklog();
-    for (const [who, actor] of [['system', SYSTEM], ['support', asSupport]] as const) {
-      const found = async (f: { q?: string; errorType?: string }) => (await listDeadLetters(actor, f, null, { limit: 10 })).deadLetters.map((d) => d.messageId).sort();
+    for (const [who, actor] of [
+      ['system', SYSTEM],
+      ['support', asSupport],
+    ] as const) {
+      const found = async (f: { q?: string; errorType?: string }) =>
+        (await listDeadLetters(actor, f, null, { limit: 10 })).deadLetters.map((d) => d.messageId).sort();
       expect(await found({ q: 'OrderSchemaError' }), who).toEqual(['node']);
       expect(await found({ q: 'handleOrder' }), who).toEqual(['node']);
       expect(await found({ q: 'ShipmentSchemaException' }), who).toEqual(['java']);

@@ -75,13 +75,22 @@ describe('SLA board', () => {
   it('computes on the spot what the maintenance worker has not refreshed, with the same numbers', async () => {
     const { users, sources } = await demoWorld();
     const clock = manualClock(T0);
-    await recordDeadLetters(sources.orders, [deadLetter({ deadAt: new Date(T0.getTime() - 6.5 * DAY) }), deadLetter({ deadAt: new Date(T0.getTime() - 8 * DAY) })]);
+    await recordDeadLetters(sources.orders, [
+      deadLetter({ deadAt: new Date(T0.getTime() - 6.5 * DAY) }),
+      deadLetter({ deadAt: new Date(T0.getTime() - 8 * DAY) }),
+    ]);
     const live = (await getSlaBoard(users.lead, { clock })).find((r) => r.source.name === 'orders')!;
     expect(live.live).toBe(true);
     await refreshAgeStats(clock.now());
     const stored = (await getSlaBoard(users.lead, { clock })).find((r) => r.source.name === 'orders')!;
     expect(stored.live).toBe(false);
-    const pick = ({ openCount, oldestAgeSeconds, nearDeadline, breached, expireUndecided }: typeof live) => ({ openCount, oldestAgeSeconds, nearDeadline, breached, expireUndecided });
+    const pick = ({ openCount, oldestAgeSeconds, nearDeadline, breached, expireUndecided }: typeof live) => ({
+      openCount,
+      oldestAgeSeconds,
+      nearDeadline,
+      breached,
+      expireUndecided,
+    });
     expect(pick(stored)).toEqual(pick(live));
     expect(pick(live)).toEqual({ openCount: 2, oldestAgeSeconds: 8 * 86400, nearDeadline: 1, breached: 1, expireUndecided: 0 });
   });

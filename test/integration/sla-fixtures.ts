@@ -73,8 +73,7 @@ export async function webhookReceiver(respond: (n: number) => number = () => 200
     url: `http://127.0.0.1:${port}/hook`,
     received,
     attempts: () => attempts,
-    waitFor: (n: number) =>
-      received.length >= n ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ n, resolve })),
+    waitFor: (n: number) => (received.length >= n ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ n, resolve }))),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -66,7 +66,10 @@ describe('dead letters held by a redrive task', () => {
 
     // A held dead letter's page says which task holds it, and in what state.
     const detail = await getDeadLetter(users.support, held[0]!);
-    expect(detail).toMatchObject({ status: 'redriving', heldBy: { taskId: task.id, status: 'paused', pausedReason: expect.stringContaining('the canary died') } });
+    expect(detail).toMatchObject({
+      status: 'redriving',
+      heldBy: { taskId: task.id, status: 'paused', pausedReason: expect.stringContaining('the canary died') },
+    });
     expect((await getDeadLetter(users.support, rows[4]!.id)).heldBy).toBeNull();
   });
 
@@ -90,7 +93,11 @@ describe('dead letters held by a redrive task', () => {
     expect(JSON.stringify(await redrive())).not.toContain('carol@bank.example');
     clock.set(at(t0, 31 * MINUTE));
     const r = await evaluateAlarms(clock);
-    expect(r.transitions.find((t) => t.sourceName === 'orders' && t.kind === 'redrive')).toMatchObject({ from: 'PENDING', to: 'ALARM', label: 'redrive paused' });
+    expect(r.transitions.find((t) => t.sourceName === 'orders' && t.kind === 'redrive')).toMatchObject({
+      from: 'PENDING',
+      to: 'ALARM',
+      label: 'redrive paused',
+    });
 
     await resumeRedrive(users.lead, task.id, { reason: 'handler v2 deployed' });
     await evaluateAlarms(clock);

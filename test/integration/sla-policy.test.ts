@@ -9,7 +9,10 @@ import { deadLetter, demoWorld } from './sla-fixtures';
 
 // An AppError's code, or 'ZodError' for input refused by the schema (the guard answers both 4xx).
 const refusal = (p: Promise<unknown>) =>
-  p.then(() => 'accepted', (e: { code?: string; name?: string; details?: unknown }) => ({ code: e.code ?? e.name, details: e.details }));
+  p.then(
+    () => 'accepted',
+    (e: { code?: string; name?: string; details?: unknown }) => ({ code: e.code ?? e.name, details: e.details }),
+  );
 
 describe('source policies', () => {
   beforeEach(resetDatabase);
@@ -34,7 +37,10 @@ describe('source policies', () => {
     const { users } = await demoWorld();
     const r = await updateSourcePolicy(users.lead, 'orders', { alarmRatePending: 100, alarmRateAlarm: 400 });
     expect(r.source).toMatchObject({ alarmRatePending: 100, alarmRateAlarm: 400 });
-    expect(await refusal(updateSourcePolicy(users.lead, 'orders', { alarmRateAlarm: 100 }))).toMatchObject({ code: 'unprocessable', details: { field: 'alarmRateAlarm' } });
+    expect(await refusal(updateSourcePolicy(users.lead, 'orders', { alarmRateAlarm: 100 }))).toMatchObject({
+      code: 'unprocessable',
+      details: { field: 'alarmRateAlarm' },
+    });
     expect(await refusal(updateSourcePolicy(users.lead, 'orders', { alarmRatePending: 0 }))).toMatchObject({ code: 'ZodError' });
     const [event] = await db().auditEvent.findMany({ where: { action: 'source.policy.update' } });
     expect(event).toMatchObject({ before: { alarmRatePending: 10, alarmRateAlarm: 50 }, after: { alarmRatePending: 100, alarmRateAlarm: 400 } });

@@ -64,7 +64,14 @@ describe('saved views', () => {
     const created = await save(SUPPORT, { page: 'inbox', name, filters: '?owner=on_hold&source=orders', shared: true });
     expect(created.status).toBe(201);
     // Normalized as the inbox writes its own query string.
-    expect(created.body.view).toMatchObject({ page: 'inbox', name, filters: 'source=orders&owner=on_hold', href: '/inbox?source=orders&owner=on_hold', shared: true, mine: true });
+    expect(created.body.view).toMatchObject({
+      page: 'inbox',
+      name,
+      filters: 'source=orders&owner=on_hold',
+      href: '/inbox?source=orders&owner=on_hold',
+      shared: true,
+      mine: true,
+    });
     const id = created.body.view.id as string;
 
     const leads = await list(LEAD);
@@ -73,7 +80,10 @@ describe('saved views', () => {
     expect((await get(LEAD, id)).status).toBe(200);
 
     for (const outsider of [AUDITOR, FINANCE, ADMIN]) {
-      expect((await list(outsider)).body.views.some((v: Json) => v.id === id), outsider).toBe(false);
+      expect(
+        (await list(outsider)).body.views.some((v: Json) => v.id === id),
+        outsider,
+      ).toBe(false);
       expect((await get(outsider, id)).status, outsider).toBe(404);
       expect((await patch(outsider, id, { name: 'mine now' })).status, outsider).toBe(404);
       expect((await remove(outsider, id)).status, outsider).toBe(404);
@@ -92,7 +102,7 @@ describe('saved views', () => {
     expect((await list(LEAD)).body.views.some((v: Json) => v.id === body.view.id)).toBe(false);
   });
 
-  it("refuses filters the page does not know or cannot read (422 naming the field), writing nothing", async () => {
+  it('refuses filters the page does not know or cannot read (422 naming the field), writing nothing', async () => {
     const before = await counts();
     const cases: [unknown, string][] = [
       [{ page: 'inbox', name: unique('v'), filters: 'owner=mine&bogus=1' }, 'filters.bogus'],
@@ -164,7 +174,11 @@ describe('saved views', () => {
   });
 
   it('refuses a body that is not JSON (415) or too large (413)', async () => {
-    const wrongType = new Request('http://127.0.0.1:3000/api/v1/views', { method: 'POST', headers: { authorization: `Bearer ${fx.users[SUPPORT]!.token}`, 'content-type': 'text/plain' }, body: 'x' });
+    const wrongType = new Request('http://127.0.0.1:3000/api/v1/views', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${fx.users[SUPPORT]!.token}`, 'content-type': 'text/plain' },
+      body: 'x',
+    });
     expect((await viewsRoute.POST(wrongType, none)).status).toBe(415);
     expect((await save(SUPPORT, { page: 'inbox', name: 'big', filters: 'q='.padEnd(20_000, 'x') })).status).toBe(413);
   });
@@ -176,17 +190,23 @@ describe('downloading an edited version', () => {
   async function edited(payload: string, copy: string): Promise<string> {
     const source = await createSource(SYSTEM, { name: unique('versions'), team: 'commerce', kind: 'builtin' });
     const [r] = await recordDeadLetters({ id: source.id, retentionSeconds: 14 * 86400 }, [
-      { messageId: unique('msg'), payload: Buffer.from(payload), contentType: 'application/json', reason: 'Rejected', errorType: 'ValidationError', errorMessage: 'field "gift" is unknown' },
+      {
+        messageId: unique('msg'),
+        payload: Buffer.from(payload),
+        contentType: 'application/json',
+        reason: 'Rejected',
+        errorType: 'ValidationError',
+        errorMessage: 'field "gift" is unknown',
+      },
     ]);
     await editDeadLetter({ ...SYSTEM, label: 'test' }, r!.id, { payload: copy, reason: 'fix the order' });
     return r!.id;
   }
 
   const download = async (email: string, id: string, version: string, reveal?: string) => {
-    const res = await versionRoute.GET(
-      request(email, 'GET', `/api/v1/dead-letters/${id}/versions/${version}/payload${reveal ? `?reveal=${reveal}` : ''}`),
-      { params: Promise.resolve({ id, version }) },
-    );
+    const res = await versionRoute.GET(request(email, 'GET', `/api/v1/dead-letters/${id}/versions/${version}/payload${reveal ? `?reveal=${reveal}` : ''}`), {
+      params: Promise.resolve({ id, version }),
+    });
     return { res, bytes: Buffer.from(await res.arrayBuffer()) };
   };
 
@@ -227,6 +247,8 @@ describe('downloading an edited version', () => {
       expect(revealed.res.status).toBe(200);
       expect(revealed.res.headers.get('x-payload-sha256')).toBe(sha(revealed.bytes));
     }
-    expect((await download(SUPPORT, drops, '1', (await revealPayload(principal(fx.users[SUPPORT]!), drops, 'again', 'download')).eventId)).bytes.toString()).toBe('{"order":2}');
+    expect(
+      (await download(SUPPORT, drops, '1', (await revealPayload(principal(fx.users[SUPPORT]!), drops, 'again', 'download')).eventId)).bytes.toString(),
+    ).toBe('{"order":2}');
   });
 });

@@ -29,7 +29,9 @@ import { dropTestQueues, failedJobs, spawnConsumer, testSource, waitFor } from '
 
 const post = (w: World, ids: string[]) =>
   postBatch(
-    jsonRequest('/api/v1/sources/orders/dead-letters', w.tokens.ingest.orders, { deadLetters: ids.map((messageId) => ({ messageId, payload: b64(`{"id":"${messageId}"}`) })) }),
+    jsonRequest('/api/v1/sources/orders/dead-letters', w.tokens.ingest.orders, {
+      deadLetters: ids.map((messageId) => ({ messageId, payload: b64(`{"id":"${messageId}"}`) })),
+    }),
     ctx({ source: 'orders' }),
   );
 const countOf = async (sourceId: string) => db().deadLetter.count({ where: { sourceId } });
@@ -119,7 +121,13 @@ describe('write admission', () => {
     await hold();
     const stop = new AbortController();
     const writes = new ReplaceablePool();
-    const recording = recordAdmitted(writeBudget(), { id: source.id, retentionSeconds: 86_400 }, [toNewDeadLetter({ messageId: 's-1', payload: b64('{}') }, 0, 1 << 20)], writes, stop.signal);
+    const recording = recordAdmitted(
+      writeBudget(),
+      { id: source.id, retentionSeconds: 86_400 },
+      [toNewDeadLetter({ messageId: 's-1', payload: b64('{}') }, 0, 1 << 20)],
+      writes,
+      stop.signal,
+    );
     await sleep(200);
     stop.abort();
     await expect(recording).rejects.toThrow(/stays on the broker/);
@@ -130,7 +138,10 @@ describe('write admission', () => {
   it('the sweeper leaves failed jobs in Redis while the budget is spent, and writes them all once it frees', async () => {
     const name = `admission-sweep-${Date.now().toString(36)}`;
     const source = await testSource(name);
-    await failedJobs(name, Array.from({ length: 20 }, (_, i) => ({ messageId: `sw-${i}`, body: new TextEncoder().encode(`{"n":${i}}`) })));
+    await failedJobs(
+      name,
+      Array.from({ length: 20 }, (_, i) => ({ messageId: `sw-${i}`, body: new TextEncoder().encode(`{"n":${i}}`) })),
+    );
     const lease = await hold();
     const queue = producerQueue(QUEUES.source(name));
     const redis = redisConnection('worker');
@@ -179,7 +190,7 @@ describe('write admission', () => {
       expect(await budget.tryAcquire('ingest')).toBeNull();
       child.process.kill('SIGKILL');
       await child.exited;
-      const lease = await waitFor('the dead holder\'s share back', () => budget.tryAcquire('ingest').then((l) => l ?? undefined), leaseMs * 5);
+      const lease = await waitFor("the dead holder's share back", () => budget.tryAcquire('ingest').then((l) => l ?? undefined), leaseMs * 5);
       await lease.release();
     } finally {
       await budget.close();

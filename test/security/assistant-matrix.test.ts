@@ -36,7 +36,10 @@ afterAll(async () => {
 describe('the registry covers every assistant tool', () => {
   it('has an entry for every tool, with the permission the tool requires, and none for a tool that does not exist', () => {
     const tools = new Map(ASSISTANT_TOOLS.map((t) => [t.name, t.permission]));
-    expect(ASSISTANT_TOOLS.filter((t) => !TOOLS.some((e) => e.name === t.name)).map((t) => t.name), 'add these to TOOLS in test/security/endpoints.ts').toEqual([]);
+    expect(
+      ASSISTANT_TOOLS.filter((t) => !TOOLS.some((e) => e.name === t.name)).map((t) => t.name),
+      'add these to TOOLS in test/security/endpoints.ts',
+    ).toEqual([]);
     expect(TOOLS.filter((e) => !tools.has(e.name)).map((e) => e.name)).toEqual([]);
     for (const e of TOOLS) expect(tools.get(e.name), e.name).toBe(e.permission);
   });

@@ -113,15 +113,20 @@ const taskIn = (pick: typeof own, status?: Parameters<typeof newRedriveTask>[1])
   params: { id: await newRedriveTask(pick(fx, as), status) },
   body: { reason },
 });
-const sourceIn = (pick: typeof own, body?: () => unknown) => async (fx: Fixtures, as: FixtureUser) => ({ params: { source: pick(fx, as).name }, body: body?.() });
+const sourceIn = (pick: typeof own, body?: () => unknown) => async (fx: Fixtures, as: FixtureUser) => ({
+  params: { source: pick(fx, as).name },
+  body: body?.(),
+});
 const ruleIn = (pick: typeof own, body?: () => unknown) => async (fx: Fixtures, as: FixtureUser) => ({
   params: { source: pick(fx, as).name, rule: await newRedriveRule(pick(fx, as)) },
   body: body?.(),
 });
-const connectorIn = (pick: typeof own, opts: { paused?: boolean } = {}, body?: () => unknown) => async (fx: Fixtures, as: FixtureUser) => ({
-  params: { source: (await newConnectorSource(pick(fx, as), opts)).name },
-  body: body?.(),
-});
+const connectorIn =
+  (pick: typeof own, opts: { paused?: boolean } = {}, body?: () => unknown) =>
+  async (fx: Fixtures, as: FixtureUser) => ({
+    params: { source: (await newConnectorSource(pick(fx, as), opts)).name },
+    body: body?.(),
+  });
 // An edit redrives one item, and a source holds one active task: each call gets a fresh source.
 const editIn = (pick: typeof own) => async (fx: Fixtures, as: FixtureUser) => ({
   params: { id: await newDeadLetter(pick === own ? await newSource(own(fx, as)) : pick(fx, as)) },
@@ -131,40 +136,81 @@ const GIFT_REMOVED = [{ op: 'set', path: '$.order', value: 2 }];
 const self = (_fx: Fixtures, as: FixtureUser) => as;
 // The support engineer of the team the caller is not in: their view is shared with that team only.
 const otherTeamsUser = (fx: Fixtures, as: FixtureUser) => fx.users[as.teamId === fx.teams.finance ? 'support@triage.local' : 'finance-support@triage.local']!;
-const viewOf = (whose: typeof self, body?: () => unknown) => async (fx: Fixtures, as: FixtureUser) => ({ params: { id: await newView(whose(fx, as)) }, body: body?.() });
+const viewOf = (whose: typeof self, body?: () => unknown) => async (fx: Fixtures, as: FixtureUser) => ({
+  params: { id: await newView(whose(fx, as)) },
+  body: body?.(),
+});
 // Each call changes the deadline, so each one is a change (and an audit event).
 const newDeadline = () => ({ ageDeadlineSeconds: 5 * 86400 + Math.floor(Math.random() * 86400) });
 
 export const ROUTES: RouteEntry[] = [
   // Admin
   route('GET', '/api/v1/users', 'admin.manage', () => import('@/app/api/v1/users/route')),
-  route('POST', '/api/v1/users', 'admin.manage', () => import('@/app/api/v1/users/route'), async () => ({ body: newUserBody() })),
+  route(
+    'POST',
+    '/api/v1/users',
+    'admin.manage',
+    () => import('@/app/api/v1/users/route'),
+    async () => ({ body: newUserBody() }),
+  ),
   route('GET', '/api/v1/sources', 'deadletters.read', () => import('@/app/api/v1/sources/route')),
-  route('POST', '/api/v1/sources', 'admin.manage', () => import('@/app/api/v1/sources/route'), async () => ({
-    body: { name: unique('src'), team: 'commerce', kind: 'builtin' },
-  })),
+  route(
+    'POST',
+    '/api/v1/sources',
+    'admin.manage',
+    () => import('@/app/api/v1/sources/route'),
+    async () => ({
+      body: { name: unique('src'), team: 'commerce', kind: 'builtin' },
+    }),
+  ),
 
   // Audit trail
   route('GET', '/api/v1/audit/verify', 'audit.read', () => import('@/app/api/v1/audit/verify/route'), undefined, { scope: 'all' }),
-  route('POST', '/api/v1/audit/breaks/:id/acknowledge', 'admin.manage', () => import('@/app/api/v1/audit/breaks/[id]/acknowledge/route'), async () => ({
-    params: { id: await newAuditBreak() },
-    body: { reason },
-  })),
-  route('GET', '/api/v1/audit/export', 'audit.read', () => import('@/app/api/v1/audit/export/route'), async () => ({ query: { format: 'ndjson', action: 'source.' } }), {
-    audits: 1,
-  }),
+  route(
+    'POST',
+    '/api/v1/audit/breaks/:id/acknowledge',
+    'admin.manage',
+    () => import('@/app/api/v1/audit/breaks/[id]/acknowledge/route'),
+    async () => ({
+      params: { id: await newAuditBreak() },
+      body: { reason },
+    }),
+  ),
+  route(
+    'GET',
+    '/api/v1/audit/export',
+    'audit.read',
+    () => import('@/app/api/v1/audit/export/route'),
+    async () => ({ query: { format: 'ndjson', action: 'source.' } }),
+    {
+      audits: 1,
+    },
+  ),
 
   // Dead letters
   route('GET', '/api/metrics', 'deadletters.read', () => import('@/app/api/metrics/route')),
   route('GET', '/api/v1/dead-letters', 'deadletters.read', () => import('@/app/api/v1/dead-letters/route')),
-  route('GET', '/api/v1/dead-letters/export', 'deadletters.read', () => import('@/app/api/v1/dead-letters/export/route'), async (fx, as) => ({
-    query: { format: 'ndjson', source: own(fx, as).name },
-  }), { audits: 1 }),
+  route(
+    'GET',
+    '/api/v1/dead-letters/export',
+    'deadletters.read',
+    () => import('@/app/api/v1/dead-letters/export/route'),
+    async (fx, as) => ({
+      query: { format: 'ndjson', source: own(fx, as).name },
+    }),
+    { audits: 1 },
+  ),
   // A revealing export of an empty selection: nothing revealed, so the export's own event only.
-  route('POST', '/api/v1/dead-letters/export', 'payload.reveal', () => import('@/app/api/v1/dead-letters/export/route'), async (fx, as) => ({
-    query: { format: 'ndjson', source: own(fx, as).name, messageId: 'no-such-message' },
-    body: { revealReason: reason },
-  })),
+  route(
+    'POST',
+    '/api/v1/dead-letters/export',
+    'payload.reveal',
+    () => import('@/app/api/v1/dead-letters/export/route'),
+    async (fx, as) => ({
+      query: { format: 'ndjson', source: own(fx, as).name, messageId: 'no-such-message' },
+      body: { revealReason: reason },
+    }),
+  ),
   route('GET', '/api/v1/dead-letters/:id', 'deadletters.read', () => import('@/app/api/v1/dead-letters/[id]/route'), deadLetterIn(own), {
     crossTeam: deadLetterIn(other),
   }),
@@ -180,30 +226,62 @@ export const ROUTES: RouteEntry[] = [
   route('POST', '/api/v1/dead-letters/:id/reveal', 'payload.reveal', () => import('@/app/api/v1/dead-letters/[id]/reveal/route'), deadLetterIn(own), {
     crossTeam: deadLetterIn(other),
   }),
-  route('POST', '/api/v1/dead-letters/search-reveal', 'payload.reveal', () => import('@/app/api/v1/dead-letters/search-reveal/route'), async () => ({
-    body: { reason },
-  })),
+  route(
+    'POST',
+    '/api/v1/dead-letters/search-reveal',
+    'payload.reveal',
+    () => import('@/app/api/v1/dead-letters/search-reveal/route'),
+    async () => ({
+      body: { reason },
+    }),
+  ),
   route('POST', '/api/v1/dead-letters/:id/edit', 'deadletters.edit', () => import('@/app/api/v1/dead-letters/[id]/edit/route'), editIn(own), {
     crossTeam: editIn(other),
   }),
   route('GET', '/api/v1/dead-letters/:id/versions', 'deadletters.read', () => import('@/app/api/v1/dead-letters/[id]/versions/route'), deadLetterIn(own), {
     crossTeam: deadLetterIn(other),
   }),
-  route('GET', '/api/v1/dead-letters/:id/versions/:version/payload', 'deadletters.read', () => import('@/app/api/v1/dead-letters/[id]/versions/[version]/payload/route'), async (fx, as) => ({
-    params: { id: await newEditedDeadLetter(own(fx, as)), version: '1' },
-  }), {
-    crossTeam: async (fx, as) => ({ params: { id: await newEditedDeadLetter(other(fx, as)), version: '1' } }),
-  }),
-  route('POST', '/api/v1/dead-letters/bulk/archive', 'deadletters.archive', () => import('@/app/api/v1/dead-letters/bulk/archive/route'), async (fx, as) => ({
-    body: { selection: { ids: [await newDeadLetter(own(fx, as))] }, reason },
-  })),
-  route('POST', '/api/v1/dead-letters/bulk/discard', 'deadletters.discard', () => import('@/app/api/v1/dead-letters/bulk/discard/route'), async (fx, as) => ({
-    body: { selection: { ids: [await newDeadLetter(own(fx, as))] }, reason },
-  })),
+  route(
+    'GET',
+    '/api/v1/dead-letters/:id/versions/:version/payload',
+    'deadletters.read',
+    () => import('@/app/api/v1/dead-letters/[id]/versions/[version]/payload/route'),
+    async (fx, as) => ({
+      params: { id: await newEditedDeadLetter(own(fx, as)), version: '1' },
+    }),
+    {
+      crossTeam: async (fx, as) => ({ params: { id: await newEditedDeadLetter(other(fx, as)), version: '1' } }),
+    },
+  ),
+  route(
+    'POST',
+    '/api/v1/dead-letters/bulk/archive',
+    'deadletters.archive',
+    () => import('@/app/api/v1/dead-letters/bulk/archive/route'),
+    async (fx, as) => ({
+      body: { selection: { ids: [await newDeadLetter(own(fx, as))] }, reason },
+    }),
+  ),
+  route(
+    'POST',
+    '/api/v1/dead-letters/bulk/discard',
+    'deadletters.discard',
+    () => import('@/app/api/v1/dead-letters/bulk/discard/route'),
+    async (fx, as) => ({
+      body: { selection: { ids: [await newDeadLetter(own(fx, as))] }, reason },
+    }),
+  ),
   // A read (a count), but of what the caller would be allowed to decide: the decision's permission.
-  route('POST', '/api/v1/dead-letters/bulk/preview', 'deadletters.archive', () => import('@/app/api/v1/dead-letters/bulk/preview/route'), async (fx, as) => ({
-    body: { decision: 'archive', selection: { ids: [await newDeadLetter(own(fx, as))] } },
-  }), { audits: 0 }),
+  route(
+    'POST',
+    '/api/v1/dead-letters/bulk/preview',
+    'deadletters.archive',
+    () => import('@/app/api/v1/dead-letters/bulk/preview/route'),
+    async (fx, as) => ({
+      body: { decision: 'archive', selection: { ids: [await newDeadLetter(own(fx, as))] } },
+    }),
+    { audits: 0 },
+  ),
 
   // Clusters
   route('GET', '/api/v1/clusters', 'deadletters.read', () => import('@/app/api/v1/clusters/route')),
@@ -211,72 +289,145 @@ export const ROUTES: RouteEntry[] = [
   route('POST', '/api/v1/clusters/:id/archive', 'deadletters.archive', () => import('@/app/api/v1/clusters/[id]/archive/route'), clusterIn(own), {
     crossTeam: clusterIn(other),
   }),
-  route('POST', '/api/v1/clusters/:id/merge', 'clusters.merge', () => import('@/app/api/v1/clusters/[id]/merge/route'), async (fx, as) => ({
-    params: { id: await newCluster(own(fx, as)) },
-    body: { into: await newCluster(own(fx, as)), reason },
-  }), {
-    crossTeam: async (fx, as) => ({ params: { id: await newCluster(other(fx, as)) }, body: { into: await newCluster(other(fx, as)), reason } }),
-  }),
-  route('POST', '/api/v1/clusters/:id/split/preview', 'clusters.split', () => import('@/app/api/v1/clusters/[id]/split/preview/route'), async (fx, as) => ({
-    params: { id: await newSplittableCluster(own(fx, as)) },
-    body: { by: { field: 'payload', path: '$.type' } },
-  }), {
-    crossTeam: async (fx, as) => ({ params: { id: await newSplittableCluster(other(fx, as)) }, body: { by: { field: 'payload', path: '$.type' } } }),
-    audits: 0,
-  }),
-  route('POST', '/api/v1/clusters/:id/split', 'clusters.split', () => import('@/app/api/v1/clusters/[id]/split/route'), async (fx, as) => ({
-    params: { id: await newSplittableCluster(own(fx, as)) },
-    body: { by: { field: 'payload', path: '$.type' }, reason },
-  }), {
-    crossTeam: async (fx, as) => ({ params: { id: await newSplittableCluster(other(fx, as)) }, body: { by: { field: 'payload', path: '$.type' }, reason } }),
-  }),
-  route('POST', '/api/v1/clusters/:id/unmerge', 'clusters.split', () => import('@/app/api/v1/clusters/[id]/unmerge/route'), async (fx, as) => ({
-    params: { id: await newMergedCluster(own(fx, as)) },
-    body: { reason },
-  }), {
-    crossTeam: async (fx, as) => ({ params: { id: await newMergedCluster(other(fx, as)) }, body: { reason } }),
-  }),
+  route(
+    'POST',
+    '/api/v1/clusters/:id/merge',
+    'clusters.merge',
+    () => import('@/app/api/v1/clusters/[id]/merge/route'),
+    async (fx, as) => ({
+      params: { id: await newCluster(own(fx, as)) },
+      body: { into: await newCluster(own(fx, as)), reason },
+    }),
+    {
+      crossTeam: async (fx, as) => ({ params: { id: await newCluster(other(fx, as)) }, body: { into: await newCluster(other(fx, as)), reason } }),
+    },
+  ),
+  route(
+    'POST',
+    '/api/v1/clusters/:id/split/preview',
+    'clusters.split',
+    () => import('@/app/api/v1/clusters/[id]/split/preview/route'),
+    async (fx, as) => ({
+      params: { id: await newSplittableCluster(own(fx, as)) },
+      body: { by: { field: 'payload', path: '$.type' } },
+    }),
+    {
+      crossTeam: async (fx, as) => ({ params: { id: await newSplittableCluster(other(fx, as)) }, body: { by: { field: 'payload', path: '$.type' } } }),
+      audits: 0,
+    },
+  ),
+  route(
+    'POST',
+    '/api/v1/clusters/:id/split',
+    'clusters.split',
+    () => import('@/app/api/v1/clusters/[id]/split/route'),
+    async (fx, as) => ({
+      params: { id: await newSplittableCluster(own(fx, as)) },
+      body: { by: { field: 'payload', path: '$.type' }, reason },
+    }),
+    {
+      crossTeam: async (fx, as) => ({ params: { id: await newSplittableCluster(other(fx, as)) }, body: { by: { field: 'payload', path: '$.type' }, reason } }),
+    },
+  ),
+  route(
+    'POST',
+    '/api/v1/clusters/:id/unmerge',
+    'clusters.split',
+    () => import('@/app/api/v1/clusters/[id]/unmerge/route'),
+    async (fx, as) => ({
+      params: { id: await newMergedCluster(own(fx, as)) },
+      body: { reason },
+    }),
+    {
+      crossTeam: async (fx, as) => ({ params: { id: await newMergedCluster(other(fx, as)) }, body: { reason } }),
+    },
+  ),
   route('GET', '/api/v1/clusters/:id/merge-suggestions', 'clusters.merge', () => import('@/app/api/v1/clusters/[id]/merge-suggestions/route'), clusterIn(own), {
     crossTeam: clusterIn(other),
   }),
   route('GET', '/api/v1/clusters/:id/ownership', 'deadletters.read', () => import('@/app/api/v1/clusters/[id]/ownership/route'), clusterIn(own), {
     crossTeam: clusterIn(other),
   }),
-  route('PATCH', '/api/v1/clusters/:id/ownership', 'clusters.own', () => import('@/app/api/v1/clusters/[id]/ownership/route'), async (fx, as) => ({
-    params: { id: await newCluster(own(fx, as)) },
-    body: { status: 'investigating', note: reason },
-  }), {
-    crossTeam: async (fx, as) => ({ params: { id: await newCluster(other(fx, as)) }, body: { status: 'investigating' } }),
-  }),
-  route('POST', '/api/v1/clusters/:id/notes', 'clusters.own', () => import('@/app/api/v1/clusters/[id]/notes/route'), async (fx, as) => ({
-    params: { id: await newCluster(own(fx, as)) },
-    body: { body: reason },
-  }), {
-    crossTeam: async (fx, as) => ({ params: { id: await newCluster(other(fx, as)) }, body: { body: reason } }),
-  }),
+  route(
+    'PATCH',
+    '/api/v1/clusters/:id/ownership',
+    'clusters.own',
+    () => import('@/app/api/v1/clusters/[id]/ownership/route'),
+    async (fx, as) => ({
+      params: { id: await newCluster(own(fx, as)) },
+      body: { status: 'investigating', note: reason },
+    }),
+    {
+      crossTeam: async (fx, as) => ({ params: { id: await newCluster(other(fx, as)) }, body: { status: 'investigating' } }),
+    },
+  ),
+  route(
+    'POST',
+    '/api/v1/clusters/:id/notes',
+    'clusters.own',
+    () => import('@/app/api/v1/clusters/[id]/notes/route'),
+    async (fx, as) => ({
+      params: { id: await newCluster(own(fx, as)) },
+      body: { body: reason },
+    }),
+    {
+      crossTeam: async (fx, as) => ({ params: { id: await newCluster(other(fx, as)) }, body: { body: reason } }),
+    },
+  ),
 
   // Redrives
   route('GET', '/api/v1/redrives', 'deadletters.read', () => import('@/app/api/v1/redrives/route')),
-  route('POST', '/api/v1/redrives', 'deadletters.redrive', () => import('@/app/api/v1/redrives/route'), async (fx, as) => ({
-    body: { selection: { ids: [await newDeadLetter(await newSource(own(fx, as)))] }, ratePerSecond: 1, reason },
-  })),
-  route('GET', '/api/v1/redrives/preview', 'deadletters.redrive', () => import('@/app/api/v1/redrives/preview/route'), async (fx, as) => ({
-    query: { ids: await newDeadLetter(own(fx, as)) },
-  })),
-  route('POST', '/api/v1/redrives/transform', 'deadletters.edit', () => import('@/app/api/v1/redrives/transform/route'), async (fx, as) => ({
-    body: { selection: { ids: [await newDeadLetter(await newSource(own(fx, as)))] }, transform: GIFT_REMOVED, reason },
-  })),
+  route(
+    'POST',
+    '/api/v1/redrives',
+    'deadletters.redrive',
+    () => import('@/app/api/v1/redrives/route'),
+    async (fx, as) => ({
+      body: { selection: { ids: [await newDeadLetter(await newSource(own(fx, as)))] }, ratePerSecond: 1, reason },
+    }),
+  ),
+  route(
+    'GET',
+    '/api/v1/redrives/preview',
+    'deadletters.redrive',
+    () => import('@/app/api/v1/redrives/preview/route'),
+    async (fx, as) => ({
+      query: { ids: await newDeadLetter(own(fx, as)) },
+    }),
+  ),
+  route(
+    'POST',
+    '/api/v1/redrives/transform',
+    'deadletters.edit',
+    () => import('@/app/api/v1/redrives/transform/route'),
+    async (fx, as) => ({
+      body: { selection: { ids: [await newDeadLetter(await newSource(own(fx, as)))] }, transform: GIFT_REMOVED, reason },
+    }),
+  ),
   // A read of what would change, by those who may make the change.
-  route('POST', '/api/v1/redrives/transform/preview', 'deadletters.edit', () => import('@/app/api/v1/redrives/transform/preview/route'), async (fx, as) => ({
-    body: { selection: { ids: [await newDeadLetter(own(fx, as))] }, transform: GIFT_REMOVED },
-  }), { audits: 0 }),
+  route(
+    'POST',
+    '/api/v1/redrives/transform/preview',
+    'deadletters.edit',
+    () => import('@/app/api/v1/redrives/transform/preview/route'),
+    async (fx, as) => ({
+      body: { selection: { ids: [await newDeadLetter(own(fx, as))] }, transform: GIFT_REMOVED },
+    }),
+    { audits: 0 },
+  ),
   route('GET', '/api/v1/redrives/:id', 'deadletters.read', () => import('@/app/api/v1/redrives/[id]/route'), taskIn(own), { crossTeam: taskIn(other) }),
-  route('GET', '/api/v1/redrives/:id/series', 'deadletters.read', () => import('@/app/api/v1/redrives/[id]/series/route'), taskIn(own), { crossTeam: taskIn(other) }),
-  route('POST', '/api/v1/redrives/:id/pause', 'deadletters.redrive', () => import('@/app/api/v1/redrives/[id]/pause/route'), taskIn(own), { crossTeam: taskIn(other) }),
+  route('GET', '/api/v1/redrives/:id/series', 'deadletters.read', () => import('@/app/api/v1/redrives/[id]/series/route'), taskIn(own), {
+    crossTeam: taskIn(other),
+  }),
+  route('POST', '/api/v1/redrives/:id/pause', 'deadletters.redrive', () => import('@/app/api/v1/redrives/[id]/pause/route'), taskIn(own), {
+    crossTeam: taskIn(other),
+  }),
   route('POST', '/api/v1/redrives/:id/resume', 'deadletters.redrive', () => import('@/app/api/v1/redrives/[id]/resume/route'), taskIn(own, 'paused'), {
     crossTeam: taskIn(other, 'paused'),
   }),
-  route('POST', '/api/v1/redrives/:id/cancel', 'deadletters.redrive', () => import('@/app/api/v1/redrives/[id]/cancel/route'), taskIn(own), { crossTeam: taskIn(other) }),
+  route('POST', '/api/v1/redrives/:id/cancel', 'deadletters.redrive', () => import('@/app/api/v1/redrives/[id]/cancel/route'), taskIn(own), {
+    crossTeam: taskIn(other),
+  }),
   route('POST', '/api/v1/redrives/:id/approve', 'redrive.approve', () => import('@/app/api/v1/redrives/[id]/approve/route'), taskIn(own, 'pending_approval'), {
     crossTeam: taskIn(other, 'pending_approval'),
   }),
@@ -295,68 +446,166 @@ export const ROUTES: RouteEntry[] = [
   route('GET', '/api/v1/sources/:source', 'deadletters.read', () => import('@/app/api/v1/sources/[source]/route'), connectorIn(own), {
     crossTeam: connectorIn(other),
   }),
-  route('PATCH', '/api/v1/sources/:source', 'admin.manage', () => import('@/app/api/v1/sources/[source]/route'), connectorIn(own, {}, () => ({
-    connection: { prefetch: 100 + Math.floor(Math.random() * 900), sourceQueue: 'sec.work' },
-  }))),
+  route(
+    'PATCH',
+    '/api/v1/sources/:source',
+    'admin.manage',
+    () => import('@/app/api/v1/sources/[source]/route'),
+    connectorIn(own, {}, () => ({
+      connection: { prefetch: 100 + Math.floor(Math.random() * 900), sourceQueue: 'sec.work' },
+    })),
+  ),
   // A read of the broker (nothing changes), by those who operate the import.
-  route('POST', '/api/v1/sources/:source/connection-test', 'sources.import', () => import('@/app/api/v1/sources/[source]/connection-test/route'), connectorIn(own), {
-    crossTeam: connectorIn(other),
-    audits: 0,
-  }),
-  route('POST', '/api/v1/sources/:source/import/pause', 'sources.import', () => import('@/app/api/v1/sources/[source]/import/pause/route'), connectorIn(own, {}, () => ({ reason })), {
-    crossTeam: connectorIn(other),
-  }),
-  route('POST', '/api/v1/sources/:source/import/resume', 'sources.import', () => import('@/app/api/v1/sources/[source]/import/resume/route'), connectorIn(own, { paused: true }), {
-    crossTeam: connectorIn(other, { paused: true }),
-  }),
-  route('GET', '/api/v1/sources/:source/grouping-rules', 'deadletters.read', () => import('@/app/api/v1/sources/[source]/grouping-rules/route'), sourceIn(own), {
-    crossTeam: sourceIn(other),
-  }),
+  route(
+    'POST',
+    '/api/v1/sources/:source/connection-test',
+    'sources.import',
+    () => import('@/app/api/v1/sources/[source]/connection-test/route'),
+    connectorIn(own),
+    {
+      crossTeam: connectorIn(other),
+      audits: 0,
+    },
+  ),
+  route(
+    'POST',
+    '/api/v1/sources/:source/import/pause',
+    'sources.import',
+    () => import('@/app/api/v1/sources/[source]/import/pause/route'),
+    connectorIn(own, {}, () => ({ reason })),
+    {
+      crossTeam: connectorIn(other),
+    },
+  ),
+  route(
+    'POST',
+    '/api/v1/sources/:source/import/resume',
+    'sources.import',
+    () => import('@/app/api/v1/sources/[source]/import/resume/route'),
+    connectorIn(own, { paused: true }),
+    {
+      crossTeam: connectorIn(other, { paused: true }),
+    },
+  ),
+  route(
+    'GET',
+    '/api/v1/sources/:source/grouping-rules',
+    'deadletters.read',
+    () => import('@/app/api/v1/sources/[source]/grouping-rules/route'),
+    sourceIn(own),
+    {
+      crossTeam: sourceIn(other),
+    },
+  ),
   // A fresh source each time: rules on a shared fixture source would regroup the other entries' dead letters.
-  route('PUT', '/api/v1/sources/:source/grouping-rules', 'sources.grouping', () => import('@/app/api/v1/sources/[source]/grouping-rules/route'), async (fx, as) => ({
-    params: { source: (await newSource(own(fx, as))).name },
-    body: { rules: { groupBy: [{ field: 'payload', path: '$.type' }] }, reason },
-  }), {
-    crossTeam: async (fx, as) => ({ params: { source: (await newSource(other(fx, as))).name }, body: { rules: { groupBy: [{ field: 'payload', path: '$.type' }] }, reason } }),
-  }),
+  route(
+    'PUT',
+    '/api/v1/sources/:source/grouping-rules',
+    'sources.grouping',
+    () => import('@/app/api/v1/sources/[source]/grouping-rules/route'),
+    async (fx, as) => ({
+      params: { source: (await newSource(own(fx, as))).name },
+      body: { rules: { groupBy: [{ field: 'payload', path: '$.type' }] }, reason },
+    }),
+    {
+      crossTeam: async (fx, as) => ({
+        params: { source: (await newSource(other(fx, as))).name },
+        body: { rules: { groupBy: [{ field: 'payload', path: '$.type' }] }, reason },
+      }),
+    },
+  ),
   route('GET', '/api/v1/sources/:source/redrive-rules', 'deadletters.read', () => import('@/app/api/v1/sources/[source]/redrive-rules/route'), sourceIn(own), {
     crossTeam: sourceIn(other),
   }),
-  route('POST', '/api/v1/sources/:source/redrive-rules', 'redrive.rules', () => import('@/app/api/v1/sources/[source]/redrive-rules/route'), sourceIn(own, () => ({ name: unique('rule'), kind: 'on_resolved' })), {
-    crossTeam: sourceIn(other, () => ({ name: unique('rule'), kind: 'on_resolved' })),
-  }),
-  route('PATCH', '/api/v1/sources/:source/redrive-rules/:rule', 'redrive.rules', () => import('@/app/api/v1/sources/[source]/redrive-rules/[rule]/route'), ruleIn(own, () => ({ ratePerSecond: 12 })), {
-    crossTeam: ruleIn(other, () => ({ ratePerSecond: 12 })),
-  }),
-  route('DELETE', '/api/v1/sources/:source/redrive-rules/:rule', 'redrive.rules', () => import('@/app/api/v1/sources/[source]/redrive-rules/[rule]/route'), ruleIn(own), {
-    crossTeam: ruleIn(other),
-  }),
-  route('GET', '/api/v1/sources/:source/grouping-rules/reapply', 'deadletters.read', () => import('@/app/api/v1/sources/[source]/grouping-rules/reapply/route'), sourceIn(own), {
-    crossTeam: sourceIn(other),
-  }),
-  route('POST', '/api/v1/sources/:source/grouping-rules/reapply', 'sources.grouping', () => import('@/app/api/v1/sources/[source]/grouping-rules/reapply/route'), async (fx, as) => ({
-    params: { source: (await newSource(own(fx, as))).name },
-    body: { reason },
-  }), {
-    crossTeam: async (fx, as) => ({ params: { source: (await newSource(other(fx, as))).name }, body: { reason } }),
-  }),
+  route(
+    'POST',
+    '/api/v1/sources/:source/redrive-rules',
+    'redrive.rules',
+    () => import('@/app/api/v1/sources/[source]/redrive-rules/route'),
+    sourceIn(own, () => ({ name: unique('rule'), kind: 'on_resolved' })),
+    {
+      crossTeam: sourceIn(other, () => ({ name: unique('rule'), kind: 'on_resolved' })),
+    },
+  ),
+  route(
+    'PATCH',
+    '/api/v1/sources/:source/redrive-rules/:rule',
+    'redrive.rules',
+    () => import('@/app/api/v1/sources/[source]/redrive-rules/[rule]/route'),
+    ruleIn(own, () => ({ ratePerSecond: 12 })),
+    {
+      crossTeam: ruleIn(other, () => ({ ratePerSecond: 12 })),
+    },
+  ),
+  route(
+    'DELETE',
+    '/api/v1/sources/:source/redrive-rules/:rule',
+    'redrive.rules',
+    () => import('@/app/api/v1/sources/[source]/redrive-rules/[rule]/route'),
+    ruleIn(own),
+    {
+      crossTeam: ruleIn(other),
+    },
+  ),
+  route(
+    'GET',
+    '/api/v1/sources/:source/grouping-rules/reapply',
+    'deadletters.read',
+    () => import('@/app/api/v1/sources/[source]/grouping-rules/reapply/route'),
+    sourceIn(own),
+    {
+      crossTeam: sourceIn(other),
+    },
+  ),
+  route(
+    'POST',
+    '/api/v1/sources/:source/grouping-rules/reapply',
+    'sources.grouping',
+    () => import('@/app/api/v1/sources/[source]/grouping-rules/reapply/route'),
+    async (fx, as) => ({
+      params: { source: (await newSource(own(fx, as))).name },
+      body: { reason },
+    }),
+    {
+      crossTeam: async (fx, as) => ({ params: { source: (await newSource(other(fx, as))).name }, body: { reason } }),
+    },
+  ),
 
   // Saved views: a view of the caller's own, or (crossTeam) another team's shared one, which is a 404.
   route('GET', '/api/v1/views', 'views.manage', () => import('@/app/api/v1/views/route')),
-  route('POST', '/api/v1/views', 'views.manage', () => import('@/app/api/v1/views/route'), async () => ({
-    body: { page: 'dead_letters', name: unique('view'), filters: 'status=open' },
-  })),
+  route(
+    'POST',
+    '/api/v1/views',
+    'views.manage',
+    () => import('@/app/api/v1/views/route'),
+    async () => ({
+      body: { page: 'dead_letters', name: unique('view'), filters: 'status=open' },
+    }),
+  ),
   route('GET', '/api/v1/views/:id', 'views.manage', () => import('@/app/api/v1/views/[id]/route'), viewOf(self), { crossTeam: viewOf(otherTeamsUser) }),
-  route('PATCH', '/api/v1/views/:id', 'views.manage', () => import('@/app/api/v1/views/[id]/route'), viewOf(self, () => ({ name: unique('renamed') })), {
-    crossTeam: viewOf(otherTeamsUser, () => ({ name: unique('renamed') })),
-  }),
+  route(
+    'PATCH',
+    '/api/v1/views/:id',
+    'views.manage',
+    () => import('@/app/api/v1/views/[id]/route'),
+    viewOf(self, () => ({ name: unique('renamed') })),
+    {
+      crossTeam: viewOf(otherTeamsUser, () => ({ name: unique('renamed') })),
+    },
+  ),
   route('DELETE', '/api/v1/views/:id', 'views.manage', () => import('@/app/api/v1/views/[id]/route'), viewOf(self), { crossTeam: viewOf(otherTeamsUser) }),
 
   // Webhooks
   route('GET', '/api/v1/webhooks', 'sources.policy', () => import('@/app/api/v1/webhooks/route')),
-  route('POST', '/api/v1/webhooks', 'sources.policy', () => import('@/app/api/v1/webhooks/route'), async () => ({
-    body: { url: 'http://127.0.0.1:9/hook', team: 'commerce' },
-  })),
+  route(
+    'POST',
+    '/api/v1/webhooks',
+    'sources.policy',
+    () => import('@/app/api/v1/webhooks/route'),
+    async () => ({
+      body: { url: 'http://127.0.0.1:9/hook', team: 'commerce' },
+    }),
+  ),
   route('PATCH', '/api/v1/webhooks/:id', 'sources.policy', () => import('@/app/api/v1/webhooks/[id]/route'), webhookIn(own, { enabled: false }), {
     crossTeam: webhookIn(other, { enabled: false }),
   }),
@@ -416,7 +665,13 @@ export const ACTIONS: ActionEntry[] = [
     name: 'createSourceAction',
     variant: 'rabbitmq',
     permission: 'admin.manage',
-    form: async () => ({ name: unique('src'), team: 'commerce', kind: 'rabbitmq', 'secret.url': 'amqp://guest:guest@127.0.0.1:5672', 'connection.queue': 'orders.dlq' }),
+    form: async () => ({
+      name: unique('src'),
+      team: 'commerce',
+      kind: 'rabbitmq',
+      'secret.url': 'amqp://guest:guest@127.0.0.1:5672',
+      'connection.queue': 'orders.dlq',
+    }),
   },
   {
     file: ADMIN,
@@ -438,12 +693,36 @@ export const ACTIONS: ActionEntry[] = [
     form: async () => ({ tokenId: (await createPersonalToken(suite, (await throwawayUser()).email)).id }),
   },
 
-  { file: DEAD_LETTERS, name: 'decideAction', variant: 'archive', permission: 'deadletters.archive', form: async (fx, as) => ({ decision: 'archive', id: await newDeadLetter(own(fx, as)), reason }) },
-  { file: DEAD_LETTERS, name: 'decideAction', variant: 'discard', permission: 'deadletters.discard', form: async (fx, as) => ({ decision: 'discard', id: await newDeadLetter(own(fx, as)), reason }) },
+  {
+    file: DEAD_LETTERS,
+    name: 'decideAction',
+    variant: 'archive',
+    permission: 'deadletters.archive',
+    form: async (fx, as) => ({ decision: 'archive', id: await newDeadLetter(own(fx, as)), reason }),
+  },
+  {
+    file: DEAD_LETTERS,
+    name: 'decideAction',
+    variant: 'discard',
+    permission: 'deadletters.discard',
+    form: async (fx, as) => ({ decision: 'discard', id: await newDeadLetter(own(fx, as)), reason }),
+  },
   { file: DEAD_LETTERS, name: 'revealAction', permission: 'payload.reveal', form: async (fx, as) => ({ id: await newDeadLetter(own(fx, as)), reason }) },
   { file: DEAD_LETTERS, name: 'searchRevealAction', permission: 'payload.reveal', form: async () => ({ filter: 'q=card', reason }) },
-  { file: DEAD_LETTERS, name: 'bulkAction', variant: 'archive', permission: 'deadletters.archive', form: async (fx, as) => ({ intent: 'archive', ids: await newDeadLetter(own(fx, as)), reason }) },
-  { file: DEAD_LETTERS, name: 'bulkAction', variant: 'discard', permission: 'deadletters.discard', form: async (fx, as) => ({ intent: 'discard', ids: await newDeadLetter(own(fx, as)), reason }) },
+  {
+    file: DEAD_LETTERS,
+    name: 'bulkAction',
+    variant: 'archive',
+    permission: 'deadletters.archive',
+    form: async (fx, as) => ({ intent: 'archive', ids: await newDeadLetter(own(fx, as)), reason }),
+  },
+  {
+    file: DEAD_LETTERS,
+    name: 'bulkAction',
+    variant: 'discard',
+    permission: 'deadletters.discard',
+    form: async (fx, as) => ({ intent: 'discard', ids: await newDeadLetter(own(fx, as)), reason }),
+  },
   {
     file: DEAD_LETTERS,
     name: 'bulkAction',
@@ -453,7 +732,12 @@ export const ACTIONS: ActionEntry[] = [
     form: async (fx, as) => ({ intent: 'preview:archive', ids: await newDeadLetter(own(fx, as)) }),
   },
 
-  { file: CLUSTERS, name: 'archiveClusterAction', permission: 'deadletters.archive', form: async (fx, as) => ({ clusterId: await newCluster(own(fx, as)), reason }) },
+  {
+    file: CLUSTERS,
+    name: 'archiveClusterAction',
+    permission: 'deadletters.archive',
+    form: async (fx, as) => ({ clusterId: await newCluster(own(fx, as)), reason }),
+  },
   {
     file: CLUSTERS,
     name: 'mergeClusterAction',
@@ -475,7 +759,12 @@ export const ACTIONS: ActionEntry[] = [
     permission: 'clusters.split',
     form: async (fx, as) => ({ clusterId: await newSplittableCluster(own(fx, as)), field: 'payload', path: '$.type', intent: 'split', reason }),
   },
-  { file: CORRECTIONS, name: 'undoMergeAction', permission: 'clusters.split', form: async (fx, as) => ({ mergedId: await newMergedCluster(own(fx, as)), reason }) },
+  {
+    file: CORRECTIONS,
+    name: 'undoMergeAction',
+    permission: 'clusters.split',
+    form: async (fx, as) => ({ mergedId: await newMergedCluster(own(fx, as)), reason }),
+  },
   {
     file: CORRECTIONS,
     name: 'acceptMergeSuggestionAction',
@@ -500,18 +789,49 @@ export const ACTIONS: ActionEntry[] = [
     permission: 'redrive.rules',
     form: async (fx, as) => ({ source: own(fx, as).name, rule: await newRedriveRule(own(fx, as)), enabled: 'false' }),
   },
-  { file: REDRIVE_RULES, name: 'deleteRedriveRuleAction', permission: 'redrive.rules', form: async (fx, as) => ({ source: own(fx, as).name, rule: await newRedriveRule(own(fx, as)) }) },
-  { file: GROUPING, name: 'reapplyGroupingRulesAction', permission: 'sources.grouping', form: async (fx, as) => ({ source: (await newSource(own(fx, as))).name, reason }) },
+  {
+    file: REDRIVE_RULES,
+    name: 'deleteRedriveRuleAction',
+    permission: 'redrive.rules',
+    form: async (fx, as) => ({ source: own(fx, as).name, rule: await newRedriveRule(own(fx, as)) }),
+  },
+  {
+    file: GROUPING,
+    name: 'reapplyGroupingRulesAction',
+    permission: 'sources.grouping',
+    form: async (fx, as) => ({ source: (await newSource(own(fx, as))).name, reason }),
+  },
 
-  { file: OWNERSHIP, name: 'updateOwnershipAction', permission: 'clusters.own', form: async (fx, as) => ({ clusterId: await newCluster(own(fx, as)), status: 'investigating' }) },
-  { file: OWNERSHIP, name: 'addClusterNoteAction', permission: 'clusters.own', form: async (fx, as) => ({ clusterId: await newCluster(own(fx, as)), body: reason }) },
+  {
+    file: OWNERSHIP,
+    name: 'updateOwnershipAction',
+    permission: 'clusters.own',
+    form: async (fx, as) => ({ clusterId: await newCluster(own(fx, as)), status: 'investigating' }),
+  },
+  {
+    file: OWNERSHIP,
+    name: 'addClusterNoteAction',
+    permission: 'clusters.own',
+    form: async (fx, as) => ({ clusterId: await newCluster(own(fx, as)), body: reason }),
+  },
 
   { file: WEBHOOKS, name: 'createWebhookAction', permission: 'sources.policy', form: async () => ({ url: 'http://127.0.0.1:9/hook', team: 'commerce' }) },
-  { file: WEBHOOKS, name: 'setWebhookEnabledAction', permission: 'sources.policy', form: async (fx, as) => ({ id: await newWebhook(own(fx, as)), enabled: 'false' }) },
+  {
+    file: WEBHOOKS,
+    name: 'setWebhookEnabledAction',
+    permission: 'sources.policy',
+    form: async (fx, as) => ({ id: await newWebhook(own(fx, as)), enabled: 'false' }),
+  },
   { file: WEBHOOKS, name: 'deleteWebhookAction', permission: 'sources.policy', form: async (fx, as) => ({ id: await newWebhook(own(fx, as)) }) },
   { file: WEBHOOKS, name: 'testWebhookAction', permission: 'sources.policy', form: async (fx, as) => ({ id: await newWebhook(own(fx, as)) }) },
 
-  { file: CONNECTORS, name: 'testConnectionAction', permission: 'sources.import', audits: 0, form: async (fx, as) => ({ source: (await newConnectorSource(own(fx, as))).name }) },
+  {
+    file: CONNECTORS,
+    name: 'testConnectionAction',
+    permission: 'sources.import',
+    audits: 0,
+    form: async (fx, as) => ({ source: (await newConnectorSource(own(fx, as))).name }),
+  },
   {
     file: CONNECTORS,
     name: 'setImportPausedAction',
@@ -529,7 +849,12 @@ export const ACTIONS: ActionEntry[] = [
   { file: VIEWS, name: 'saveViewAction', permission: 'views.manage', form: async () => ({ page: 'inbox', name: unique('view'), filters: 'owner=mine' }) },
   { file: VIEWS, name: 'updateViewAction', permission: 'views.manage', form: async (_fx, as) => ({ id: await newView(as), name: unique('renamed') }) },
   { file: VIEWS, name: 'deleteViewAction', permission: 'views.manage', form: async (_fx, as) => ({ id: await newView(as) }) },
-  { file: SOURCES, name: 'updatePolicyAction', permission: 'sources.policy', form: async (fx, as) => ({ source: own(fx, as).name, ageDeadlineHours: String(120 + Math.floor(Math.random() * 48)) }) },
+  {
+    file: SOURCES,
+    name: 'updatePolicyAction',
+    permission: 'sources.policy',
+    form: async (fx, as) => ({ source: own(fx, as).name, ageDeadlineHours: String(120 + Math.floor(Math.random() * 48)) }),
+  },
 ];
 
 /** Server actions outside the permission map, and why. */

@@ -135,7 +135,9 @@ export async function newWebhook(source: FixtureSource): Promise<string> {
  * its hash (what a superuser's edit, or an event hashed over other text than was stored, leaves).
  */
 export async function newAuditBreak(): Promise<string> {
-  const { id } = await db().$transaction((tx) => append(tx, { actor: { userId: null, email: 'security-suite', role: 'system' }, action: 'test.event', reason: unique('as hashed') }));
+  const { id } = await db().$transaction((tx) =>
+    append(tx, { actor: { userId: null, email: 'security-suite', role: 'system' }, action: 'test.event', reason: unique('as hashed') }),
+  );
   await asSuperuser(`UPDATE audit_events SET reason = 'as stored' WHERE id = ${id}`);
   return id.toString();
 }
@@ -160,7 +162,13 @@ export async function newSource(like: FixtureSource): Promise<FixtureSource> {
 export async function newConnectorSource(like: FixtureSource, opts: { paused?: boolean } = {}): Promise<FixtureSource> {
   const s = await createSource(
     { ...SYSTEM, label: 'security-suite' },
-    { name: unique('sec-rmq'), team: like.teamId, kind: 'rabbitmq', connection: { queue: unique('sec.dlq') }, secret: { url: 'amqp://guest:guest@127.0.0.1:5672' } },
+    {
+      name: unique('sec-rmq'),
+      team: like.teamId,
+      kind: 'rabbitmq',
+      connection: { queue: unique('sec.dlq') },
+      secret: { url: 'amqp://guest:guest@127.0.0.1:5672' },
+    },
   );
   if (opts.paused) await db().source.update({ where: { id: s.id }, data: { importPaused: true } });
   return { id: s.id, name: s.name, teamId: s.teamId };
@@ -180,7 +188,10 @@ export async function newRedriveTask(like: FixtureSource, status: 'queued' | 'pa
 
 /** A saved view of the dead-letter list owned by `owner` (shared with its team when it has one). */
 export async function newView(owner: FixtureUser): Promise<string> {
-  const v = await createView({ ...SYSTEM, label: 'security-suite' }, { owner: owner.email, page: 'dead_letters', name: unique('view'), filters: 'status=open', shared: !!owner.teamId });
+  const v = await createView(
+    { ...SYSTEM, label: 'security-suite' },
+    { owner: owner.email, page: 'dead_letters', name: unique('view'), filters: 'status=open', shared: !!owner.teamId },
+  );
   return v.id;
 }
 
@@ -189,7 +200,14 @@ export async function newEditedDeadLetter(source: FixtureSource): Promise<string
   const id = await newDeadLetter(source);
   const payload = Buffer.from('{"order":2}');
   await db().deadLetterVersion.create({
-    data: { deadLetterId: BigInt(id), version: 1, payload, payloadSize: payload.length, payloadSha256: createHash('sha256').update(payload).digest('hex'), diff: {} },
+    data: {
+      deadLetterId: BigInt(id),
+      version: 1,
+      payload,
+      payloadSize: payload.length,
+      payloadSha256: createHash('sha256').update(payload).digest('hex'),
+      diff: {},
+    },
   });
   return id;
 }

@@ -110,7 +110,7 @@ describe.each(ROUTES.map((e) => [routeKey(e), e] as const))('%s', (_key, e) => {
 });
 
 describe('after every hostile call', () => {
-  it('the audit trail still verifies: its only breaks are the ones the acknowledge route\'s fixture made', async () => {
+  it("the audit trail still verifies: its only breaks are the ones the acknowledge route's fixture made", async () => {
     const r = await verifyChain({ checkpoints: [] });
     const made = new Set((await db().auditEvent.findMany({ where: { action: 'test.event' }, select: { id: true } })).map((e) => e.id.toString()));
     expect(r.breaks.filter((b) => !made.has(b.id))).toEqual([]);

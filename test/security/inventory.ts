@@ -30,8 +30,22 @@ export function routeHandlers(): { method: string; path: string; file: string }[
     const names = new Set<string>();
     for (const m of src.matchAll(/export\s+(?:async\s+)?function\s+([A-Z]+)\b/g)) names.add(m[1]!);
     for (const m of src.matchAll(/export\s+const\s+([A-Z]+)\s*=/g)) names.add(m[1]!);
-    for (const m of src.matchAll(/export\s+const\s*\{([^}]+)\}\s*=/g)) for (const n of m[1]!.split(',')) names.add(n.trim().split(/\s*:\s*/).pop()!);
-    for (const m of src.matchAll(/export\s*\{([^}]+)\}/g)) for (const n of m[1]!.split(',')) names.add(n.trim().split(/\s+as\s+/).pop()!);
+    for (const m of src.matchAll(/export\s+const\s*\{([^}]+)\}\s*=/g))
+      for (const n of m[1]!.split(','))
+        names.add(
+          n
+            .trim()
+            .split(/\s*:\s*/)
+            .pop()!,
+        );
+    for (const m of src.matchAll(/export\s*\{([^}]+)\}/g))
+      for (const n of m[1]!.split(','))
+        names.add(
+          n
+            .trim()
+            .split(/\s+as\s+/)
+            .pop()!,
+        );
     for (const n of names) if (METHODS.includes(n)) out.push({ method: n, path: routePath(file), file: path.relative('.', file) });
   }
   return out;

@@ -54,10 +54,21 @@ beforeAll(async () => {
   // An edit of a field the policy did not name yet: its version and audit event hold both values,
   // which must read as masked once the policy names the path.
   const admin0 = principal(fx.users[ACTING.admin]!);
-  [legacy] = (await recordDeadLetters({ id: fx.sources.notifications.id, retentionSeconds: 14 * 86400 }, [{ messageId: 'masked-legacy', payload: Buffer.from(payloadOf(LEGACY)), contentType: 'application/json', reason: 'Rejected' as const, errorType: 'MaskedLegacyError' }])).map((r) => r.id) as [string];
+  [legacy] = (
+    await recordDeadLetters({ id: fx.sources.notifications.id, retentionSeconds: 14 * 86400 }, [
+      {
+        messageId: 'masked-legacy',
+        payload: Buffer.from(payloadOf(LEGACY)),
+        contentType: 'application/json',
+        reason: 'Rejected' as const,
+        errorType: 'MaskedLegacyError',
+      },
+    ])
+  ).map((r) => r.id) as [string];
   const { eventId: legacyReveal } = await revealPayload(admin0, legacy, 'fix the account code', 'page');
   await editDeadLetter(admin0, legacy, { payload: payloadOf(LEGACY_EDITED), reason: 'fix the account code', revealId: legacyReveal });
-  for (const source of [fx.sources.orders, fx.sources.notifications]) await db().source.update({ where: { id: source.id }, data: { sensitivePaths: ['$.account.code'] } });
+  for (const source of [fx.sources.orders, fx.sources.notifications])
+    await db().source.update({ where: { id: source.id }, data: { sensitivePaths: ['$.account.code'] } });
   const letter = (messageId: string) => ({
     messageId,
     payload: Buffer.from(payloadOf(POLICY)),
@@ -97,9 +108,24 @@ interface Reader {
 }
 
 const READERS: Reader[] = [
-  { name: 'search q= card', route: 'GET /api/v1/dead-letters', module: () => import('@/app/api/v1/dead-letters/route'), url: () => `/api/v1/dead-letters?q=${CARD.slice(0, 12)}&status=archived` },
-  { name: 'search q= e-mail', route: 'GET /api/v1/dead-letters', module: () => import('@/app/api/v1/dead-letters/route'), url: () => '/api/v1/dead-letters?q=holder.name' },
-  { name: 'list', route: 'GET /api/v1/dead-letters', module: () => import('@/app/api/v1/dead-letters/route'), url: () => '/api/v1/dead-letters?errorType=MaskedMatrixError&status=open,archived' },
+  {
+    name: 'search q= card',
+    route: 'GET /api/v1/dead-letters',
+    module: () => import('@/app/api/v1/dead-letters/route'),
+    url: () => `/api/v1/dead-letters?q=${CARD.slice(0, 12)}&status=archived`,
+  },
+  {
+    name: 'search q= e-mail',
+    route: 'GET /api/v1/dead-letters',
+    module: () => import('@/app/api/v1/dead-letters/route'),
+    url: () => '/api/v1/dead-letters?q=holder.name',
+  },
+  {
+    name: 'list',
+    route: 'GET /api/v1/dead-letters',
+    module: () => import('@/app/api/v1/dead-letters/route'),
+    url: () => '/api/v1/dead-letters?errorType=MaskedMatrixError&status=open,archived',
+  },
   {
     name: "a source's list",
     route: 'GET /api/v1/sources/:source/dead-letters',
@@ -107,9 +133,27 @@ const READERS: Reader[] = [
     url: () => '/api/v1/sources/orders/dead-letters?errorType=MaskedMatrixError',
     params: () => ({ source: 'orders' }),
   },
-  { name: 'API detail', route: 'GET /api/v1/dead-letters/:id', module: () => import('@/app/api/v1/dead-letters/[id]/route'), url: () => `/api/v1/dead-letters/${archived}`, params: () => ({ id: archived }) },
-  { name: 'payload download', route: 'GET /api/v1/dead-letters/:id/payload', module: () => import('@/app/api/v1/dead-letters/[id]/payload/route'), url: () => `/api/v1/dead-letters/${open}/payload`, params: () => ({ id: open }) },
-  { name: 'versions and their diffs', route: 'GET /api/v1/dead-letters/:id/versions', module: () => import('@/app/api/v1/dead-letters/[id]/versions/route'), url: () => `/api/v1/dead-letters/${open}/versions`, params: () => ({ id: open }) },
+  {
+    name: 'API detail',
+    route: 'GET /api/v1/dead-letters/:id',
+    module: () => import('@/app/api/v1/dead-letters/[id]/route'),
+    url: () => `/api/v1/dead-letters/${archived}`,
+    params: () => ({ id: archived }),
+  },
+  {
+    name: 'payload download',
+    route: 'GET /api/v1/dead-letters/:id/payload',
+    module: () => import('@/app/api/v1/dead-letters/[id]/payload/route'),
+    url: () => `/api/v1/dead-letters/${open}/payload`,
+    params: () => ({ id: open }),
+  },
+  {
+    name: 'versions and their diffs',
+    route: 'GET /api/v1/dead-letters/:id/versions',
+    module: () => import('@/app/api/v1/dead-letters/[id]/versions/route'),
+    url: () => `/api/v1/dead-letters/${open}/versions`,
+    params: () => ({ id: open }),
+  },
   {
     name: 'versions stored before the policy named their path',
     route: 'GET /api/v1/dead-letters/:id/versions',
@@ -124,8 +168,18 @@ const READERS: Reader[] = [
     url: () => `/api/v1/dead-letters/${open}/versions/1/payload`,
     params: () => ({ id: open, version: '1' }),
   },
-  { name: 'export ndjson with payloads', route: 'GET /api/v1/dead-letters/export', module: () => import('@/app/api/v1/dead-letters/export/route'), url: () => '/api/v1/dead-letters/export?format=ndjson&payload=true&errorType=MaskedMatrixError' },
-  { name: 'export csv', route: 'GET /api/v1/dead-letters/export', module: () => import('@/app/api/v1/dead-letters/export/route'), url: () => '/api/v1/dead-letters/export?format=csv&errorType=MaskedMatrixError' },
+  {
+    name: 'export ndjson with payloads',
+    route: 'GET /api/v1/dead-letters/export',
+    module: () => import('@/app/api/v1/dead-letters/export/route'),
+    url: () => '/api/v1/dead-letters/export?format=ndjson&payload=true&errorType=MaskedMatrixError',
+  },
+  {
+    name: 'export csv',
+    route: 'GET /api/v1/dead-letters/export',
+    module: () => import('@/app/api/v1/dead-letters/export/route'),
+    url: () => '/api/v1/dead-letters/export?format=csv&errorType=MaskedMatrixError',
+  },
   {
     name: 'bulk preview',
     route: 'POST /api/v1/dead-letters/bulk/preview',
@@ -133,7 +187,13 @@ const READERS: Reader[] = [
     url: () => '/api/v1/dead-letters/bulk/preview',
     body: () => ({ decision: 'archive', selection: { ids: [open] } }),
   },
-  { name: 'cluster detail', route: 'GET /api/v1/clusters/:id', module: () => import('@/app/api/v1/clusters/[id]/route'), url: () => `/api/v1/clusters/${clusterId}`, params: () => ({ id: clusterId }) },
+  {
+    name: 'cluster detail',
+    route: 'GET /api/v1/clusters/:id',
+    module: () => import('@/app/api/v1/clusters/[id]/route'),
+    url: () => `/api/v1/clusters/${clusterId}`,
+    params: () => ({ id: clusterId }),
+  },
   { name: 'cluster list', route: 'GET /api/v1/clusters', module: () => import('@/app/api/v1/clusters/route'), url: () => '/api/v1/clusters' },
   {
     name: 'merge suggestions',
@@ -163,10 +223,21 @@ const READERS: Reader[] = [
     route: 'POST /api/v1/redrives/transform/preview',
     module: () => import('@/app/api/v1/redrives/transform/preview/route'),
     url: () => '/api/v1/redrives/transform/preview',
-    body: () => ({ selection: { ids: [open] }, transform: [{ op: 'set', path: '$.account.code', value: 'x' }, { op: 'set', path: '$.contact', value: 'y' }] }),
+    body: () => ({
+      selection: { ids: [open] },
+      transform: [
+        { op: 'set', path: '$.account.code', value: 'x' },
+        { op: 'set', path: '$.contact', value: 'y' },
+      ],
+    }),
   },
   { name: 'redrive tasks', route: 'GET /api/v1/redrives', module: () => import('@/app/api/v1/redrives/route'), url: () => '/api/v1/redrives' },
-  { name: 'audit export', route: 'GET /api/v1/audit/export', module: () => import('@/app/api/v1/audit/export/route'), url: () => '/api/v1/audit/export?format=ndjson' },
+  {
+    name: 'audit export',
+    route: 'GET /api/v1/audit/export',
+    module: () => import('@/app/api/v1/audit/export/route'),
+    url: () => '/api/v1/audit/export?format=ndjson',
+  },
 ];
 
 /** Routes under app/api that return no dead-letter content, each with why. */
@@ -255,14 +326,20 @@ describe('a reveal', () => {
       expect(res.status, role).toBe(201);
       expect(await reveals(as.id)).toBe(before + 1);
       const { revealId } = (await res.json()) as { revealId: string };
-      const got = await (download as Handler)(new Request(`http://127.0.0.1:3000/api/v1/dead-letters/${id}/payload?reveal=${revealId}`, { headers: { authorization: `Bearer ${as.token}` } }), {
-        params: Promise.resolve({ id }),
-      });
+      const got = await (download as Handler)(
+        new Request(`http://127.0.0.1:3000/api/v1/dead-letters/${id}/payload?reveal=${revealId}`, { headers: { authorization: `Bearer ${as.token}` } }),
+        {
+          params: Promise.resolve({ id }),
+        },
+      );
       expect(got.status, role).toBe(200);
       expect(await got.text()).toContain(CARD);
-      const clear = await (detail as Handler)(new Request(`http://127.0.0.1:3000/api/v1/dead-letters/${id}?reveal=${revealId}`, { headers: { authorization: `Bearer ${as.token}` } }), {
-        params: Promise.resolve({ id }),
-      });
+      const clear = await (detail as Handler)(
+        new Request(`http://127.0.0.1:3000/api/v1/dead-letters/${id}?reveal=${revealId}`, { headers: { authorization: `Bearer ${as.token}` } }),
+        {
+          params: Promise.resolve({ id }),
+        },
+      );
       expect(clear.status, role).toBe(200);
       expect(await clear.text()).toContain(EMAIL);
       expect(await reveals(as.id)).toBe(before + 1);
@@ -273,11 +350,17 @@ describe('a reveal', () => {
     const mod = await import('@/app/api/v1/dead-letters/export/route');
     const as = fx.users[ACTING.support]!;
     const url = 'http://127.0.0.1:3000/api/v1/dead-letters/export?format=ndjson&payload=true&errorType=MaskedMatrixError';
-    const link = await (mod.GET as Handler)(new Request(`${url}&revealReason=chargeback`, { headers: { authorization: `Bearer ${as.token}` } }), { params: Promise.resolve({}) });
+    const link = await (mod.GET as Handler)(new Request(`${url}&revealReason=chargeback`, { headers: { authorization: `Bearer ${as.token}` } }), {
+      params: Promise.resolve({}),
+    });
     expect(link.status).toBe(422);
     const before = await reveals(as.id);
     const res = await (mod.POST as Handler)(
-      new Request(url, { method: 'POST', headers: { authorization: `Bearer ${as.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ revealReason: 'chargeback batch #9' }) }),
+      new Request(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${as.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ revealReason: 'chargeback batch #9' }),
+      }),
       { params: Promise.resolve({}) },
     );
     expect(res.status).toBe(200);

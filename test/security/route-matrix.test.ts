@@ -11,7 +11,19 @@ import { closeDb, db } from '@/lib/db';
 import { log } from '@/lib/log';
 import { QUEUES, closeQueues, producerQueue } from '@/lib/queue';
 import { resetDatabase } from '../support/db';
-import { ACTIONS, EXEMPT_ACTIONS, EXEMPT_ROUTES, ROUTES, actionKey, expectedAudits, isMutating, routeKey, urlPath, type CallSpec, type RouteEntry } from './endpoints';
+import {
+  ACTIONS,
+  EXEMPT_ACTIONS,
+  EXEMPT_ROUTES,
+  ROUTES,
+  actionKey,
+  expectedAudits,
+  isMutating,
+  routeKey,
+  urlPath,
+  type CallSpec,
+  type RouteEntry,
+} from './endpoints';
 import { ACTING, seedFixtures, unique, type Fixtures, type FixtureUser } from './fixtures';
 import { inlineServerActions, routeHandlers, serverActions } from './inventory';
 

@@ -14,7 +14,8 @@ const s = (v: string): MessageAttributeValue => ({ DataType: 'String', StringVal
  * The original event exactly as it sits in a Lambda record: key order, spacing and escapes kept, so a
  * redrive that re-serialised the parsed JSON would not be byte-exact.
  */
-export const LAMBDA_EVENT_TEXT = '{ "ORDER_IDS": [ "9e07af03-ce31-4ff3-xmpl-36dce652cb4f", "637de236-e7b2-464e-xmpl-baf57f86bb53" ],  "note": "caf\\u00e9 \\"x\\" \u00e9", "total": 1.50e1 }';
+export const LAMBDA_EVENT_TEXT =
+  '{ "ORDER_IDS": [ "9e07af03-ce31-4ff3-xmpl-36dce652cb4f", "637de236-e7b2-464e-xmpl-baf57f86bb53" ],  "note": "caf\\u00e9 \\"x\\" \u00e9", "total": 1.50e1 }';
 
 /** A Lambda on-failure destination record (the function threw; Node.js reports `trace`, Python `stackTrace`). */
 export function lambdaDestinationRecord(event = LAMBDA_EVENT_TEXT, requestId = 'e4b46cbf-b738-xmpl-8880-a18cdf61200e'): AwsShape {
@@ -66,7 +67,9 @@ export function lambdaDlqMessage(event = '{"orderId":"o-17","amount":42}'): AwsS
     attributes: {
       RequestID: s('d4d3a0f5-8b5e-4b4e-9c36-0c5b7c1e2f10'),
       ErrorCode: s('200'),
-      ErrorMessage: s('{"errorType":"TypeError","errorMessage":"Cannot read properties of undefined (reading \'id\')","trace":["TypeError: Cannot read properties of undefined (reading \'id\')","    at Runtime.handler (/var/task/index.js:3:30)"]}'),
+      ErrorMessage: s(
+        '{"errorType":"TypeError","errorMessage":"Cannot read properties of undefined (reading \'id\')","trace":["TypeError: Cannot read properties of undefined (reading \'id\')","    at Runtime.handler (/var/task/index.js:3:30)"]}',
+      ),
     },
   };
 }
@@ -98,9 +101,11 @@ export function snsDlqNotification(message = 'Hello world!'): AwsShape {
         Message: message,
         Timestamp: '2012-05-02T00:54:06.655Z',
         SignatureVersion: '1',
-        Signature: 'EXAMPLEw6JRNwm1LFQL4ICB0bnXrdB8ClRMTQFGBqwLpGbM78tJ4etTwC5zU7O3tS6tGpey3ejedNdOJ+1fkIp9F2/LmNVKb5aFlYq+9rk9ZiPph5YlLmWsDcyC5T+Sy9/umic5S0UQc2PEtgdpVBahwNOdMW4JPwk0kAJJztnc=',
+        Signature:
+          'EXAMPLEw6JRNwm1LFQL4ICB0bnXrdB8ClRMTQFGBqwLpGbM78tJ4etTwC5zU7O3tS6tGpey3ejedNdOJ+1fkIp9F2/LmNVKb5aFlYq+9rk9ZiPph5YlLmWsDcyC5T+Sy9/umic5S0UQc2PEtgdpVBahwNOdMW4JPwk0kAJJztnc=',
         SigningCertURL: 'https://sns.us-west-2.amazonaws.com/SimpleNotificationService-f3ecfb7224c7233fe7bb5f59f96de52f.pem',
-        UnsubscribeURL: 'https://sns.us-west-2.amazonaws.com/?Action=Unsubscribe&SubscriptionArn=arn:aws:sns:us-west-2:123456789012:MyTopic:c9135db0-26c4-47ec-8998-413945fb5a96',
+        UnsubscribeURL:
+          'https://sns.us-west-2.amazonaws.com/?Action=Unsubscribe&SubscriptionArn=arn:aws:sns:us-west-2:123456789012:MyTopic:c9135db0-26c4-47ec-8998-413945fb5a96',
         MessageAttributes: { tenant: { Type: 'String', Value: 'acme' }, priority: { Type: 'Number', Value: '3' } },
       },
       null,

@@ -40,7 +40,16 @@ describe('form readers', () => {
   });
 
   it('read blank or absent fields as "", undefined, false and []', () => {
-    expect(schema.parse(formFields(data([['optional', ''], ['choice', '']])))).toEqual({ text: '', optional: undefined, checkbox: false, flag: false, many: [], choice: undefined });
+    expect(
+      schema.parse(
+        formFields(
+          data([
+            ['optional', ''],
+            ['choice', ''],
+          ]),
+        ),
+      ),
+    ).toEqual({ text: '', optional: undefined, checkbox: false, flag: false, many: [], choice: undefined });
   });
 
   it('read filled fields', () => {
@@ -62,7 +71,7 @@ describe('form readers', () => {
 });
 
 describe('actionFailure', () => {
-  it("answers an AppError with its message", () => {
+  it('answers an AppError with its message', () => {
     expect(actionFailure(new AppError('forbidden', 'You do not have permission to do this'))).toEqual({ error: 'You do not have permission to do this' });
   });
 
@@ -73,7 +82,10 @@ describe('actionFailure', () => {
       field: 'url',
       fields: { url: 'must be a full web address (https://…)', team: 'is required' },
     });
-    const top = z.string().refine(() => false, 'nothing to change').safeParse('x').error!;
+    const top = z
+      .string()
+      .refine(() => false, 'nothing to change')
+      .safeParse('x').error!;
     expect(actionFailure(top)).toEqual({ error: 'Nothing to change.' });
   });
 

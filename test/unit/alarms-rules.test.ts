@@ -78,7 +78,13 @@ describe('poison or outage', () => {
   const windows = (first: number) => [first, ...Array<number>(11).fill(0)];
 
   it('a wave with one dominant cluster is a probable outage', () => {
-    const c = classify({ windowCounts: windows(500), clusterCounts: [{ clusterId: 'gw', count: 480 }, { clusterId: 'x', count: 20 }] });
+    const c = classify({
+      windowCounts: windows(500),
+      clusterCounts: [
+        { clusterId: 'gw', count: 480 },
+        { clusterId: 'x', count: 20 },
+      ],
+    });
     expect(c).toMatchObject({ label: 'probable outage', hint: 'check the downstream, do not redrive yet', dominantClusterId: 'gw', dominantShare: 0.96 });
   });
 
@@ -89,27 +95,56 @@ describe('poison or outage', () => {
 
   it('a trickle whose errors say nothing is probable poison, whether they vary or not', () => {
     const trickle = [1, 0, 2, 1, 0, 1, 0, 0, 1, 0, 0, 1];
-    expect(classify({ windowCounts: trickle, clusterCounts: [{ clusterId: 'a', count: 3 }, { clusterId: 'b', count: 2 }, { clusterId: 'c', count: 2 }] })?.label).toBe('probable poison');
+    expect(
+      classify({
+        windowCounts: trickle,
+        clusterCounts: [
+          { clusterId: 'a', count: 3 },
+          { clusterId: 'b', count: 2 },
+          { clusterId: 'c', count: 2 },
+        ],
+      })?.label,
+    ).toBe('probable poison');
     expect(classify({ windowCounts: trickle, clusterCounts: [{ clusterId: 'a', count: 7 }] })?.label).toBe('probable poison');
   });
 
   const classes = (transient: number, permanent: number, unknown: number) => ({ transient, permanent, unknown });
 
   it('mostly transient errors are an outage whatever their number, and its advice never says redrive', () => {
-    const one = classify({ windowCounts: windows(1), transientCounts: windows(1), clusterCounts: [{ clusterId: 'm', count: 1 }], classCounts: classes(1, 0, 0) });
+    const one = classify({
+      windowCounts: windows(1),
+      transientCounts: windows(1),
+      clusterCounts: [{ clusterId: 'm', count: 1 }],
+      classCounts: classes(1, 0, 0),
+    });
     expect(one).toMatchObject({ label: 'outage', hint: HINTS.outage });
     expect(HINTS.outage).toMatch(/^check the downstream/);
     expect(HINTS.outage).not.toMatch(/redrive/i);
-    const slow = classify({ windowCounts: [0, 7, 8], transientCounts: [0, 6, 8], clusterCounts: [{ clusterId: 'm', count: 15 }], classCounts: classes(14, 1, 0) });
+    const slow = classify({
+      windowCounts: [0, 7, 8],
+      transientCounts: [0, 6, 8],
+      clusterCounts: [{ clusterId: 'm', count: 15 }],
+      classCounts: classes(14, 1, 0),
+    });
     expect(slow?.label).toBe('outage');
     // A wave of them too: the errors decide, not the dominant cluster.
-    const wave = classify({ windowCounts: windows(500), transientCounts: windows(300), clusterCounts: Array.from({ length: 5 }, (_, i) => ({ clusterId: `c${i}`, count: 100 })), classCounts: classes(300, 100, 100) });
+    const wave = classify({
+      windowCounts: windows(500),
+      transientCounts: windows(300),
+      clusterCounts: Array.from({ length: 5 }, (_, i) => ({ clusterId: `c${i}`, count: 100 })),
+      classCounts: classes(300, 100, 100),
+    });
     expect(wave?.label).toBe('outage');
   });
 
   it('an outage whose transient errors stopped for the quiet windows says when to redrive', () => {
     const quiet = Array<number>(RULES.outageQuietWindows).fill(0);
-    const c = classify({ windowCounts: [...quiet, 9], transientCounts: [...quiet, 9], clusterCounts: [{ clusterId: 'm', count: 9 }], classCounts: classes(9, 0, 0) });
+    const c = classify({
+      windowCounts: [...quiet, 9],
+      transientCounts: [...quiet, 9],
+      clusterCounts: [{ clusterId: 'm', count: 9 }],
+      classCounts: classes(9, 0, 0),
+    });
     expect(c).toMatchObject({ label: 'outage, errors stopped' });
     expect(c!.hint).toMatch(/healthy.*redrive rate-limited/);
     expect(transientStillArriving([...quiet.slice(1), 1])).toBe(true);
@@ -120,12 +155,22 @@ describe('poison or outage', () => {
   });
 
   it('mostly permanent errors are poison, even in a wave', () => {
-    expect(classify({ windowCounts: windows(1), clusterCounts: [{ clusterId: 'p', count: 1 }], classCounts: classes(0, 1, 0) })).toMatchObject({ label: 'poison', hint: HINTS.poison });
+    expect(classify({ windowCounts: windows(1), clusterCounts: [{ clusterId: 'p', count: 1 }], classCounts: classes(0, 1, 0) })).toMatchObject({
+      label: 'poison',
+      hint: HINTS.poison,
+    });
     expect(classify({ windowCounts: windows(400), clusterCounts: [{ clusterId: 'p', count: 400 }], classCounts: classes(10, 390, 0) })?.label).toBe('poison');
   });
 
   it('errors that say neither, or half and half, leave it to the volume', () => {
-    const mixed = { windowCounts: windows(500), clusterCounts: [{ clusterId: 'gw', count: 480 }, { clusterId: 'x', count: 20 }], classCounts: classes(250, 250, 0) };
+    const mixed = {
+      windowCounts: windows(500),
+      clusterCounts: [
+        { clusterId: 'gw', count: 480 },
+        { clusterId: 'x', count: 20 },
+      ],
+      classCounts: classes(250, 250, 0),
+    };
     expect(classify(mixed)?.label).toBe('probable outage');
     expect(classify({ ...mixed, windowCounts: windows(5) })?.label).toBe('probable poison');
     const unnamed = { windowCounts: windows(5), clusterCounts: [{ clusterId: 'u', count: 10 }] };

@@ -2,11 +2,28 @@
 // whose oldest message waits past the limit, alarms; what the broker does not tell never does.
 import { describe, expect, it } from 'vitest';
 import { MINUTE } from '@/lib/clock';
-import { CONFIRM_MS, HINTS, describe as describeAlarm, nextState, noConsumerSeen, sourceQueueProblem, targetLevel, type SourceQueueObservation } from '@/lib/alarms/rules';
+import {
+  CONFIRM_MS,
+  HINTS,
+  describe as describeAlarm,
+  nextState,
+  noConsumerSeen,
+  sourceQueueProblem,
+  targetLevel,
+  type SourceQueueObservation,
+} from '@/lib/alarms/rules';
 import { staleness, SOURCE_QUEUE_STALE_MS } from '@/lib/connectors/source-queue-view';
 import { alarmMessage } from '@/lib/notifications/alarm-message';
 
-const q = (o: Partial<SourceQueueObservation>): SourceQueueObservation => ({ queue: 'orders.work', depth: 0, inFlight: null, consumers: 1, oldestAgeMs: null, maxAgeMs: 15 * MINUTE, ...o });
+const q = (o: Partial<SourceQueueObservation>): SourceQueueObservation => ({
+  queue: 'orders.work',
+  depth: 0,
+  inFlight: null,
+  consumers: 1,
+  oldestAgeMs: null,
+  maxAgeMs: 15 * MINUTE,
+  ...o,
+});
 const obs = (sourceQueue?: SourceQueueObservation) => ({ openCount: 0, oldestAgeMs: null, ageDeadlineMs: 1, rateCount: 0, sourceQueue });
 
 describe('source queue: when to alarm', () => {
@@ -48,11 +65,14 @@ describe('source queue: when to alarm', () => {
   });
 
   it('describes the depth, and the advice says what to do and that dead letters cannot show it', () => {
-    expect(describeAlarm('consumer', obs(q({ depth: 7, consumers: 0 })))).toEqual({ value: 7, threshold: 'messages and no consumer, or the oldest over 15 min' });
+    expect(describeAlarm('consumer', obs(q({ depth: 7, consumers: 0 })))).toEqual({
+      value: 7,
+      threshold: 'messages and no consumer, or the oldest over 15 min',
+    });
     expect(HINTS['nothing consumes']).toMatch(/start the consumer, or check its circuit breaker; dead letters cannot show this/);
   });
 
-  it("the notification names the queue and the advice", () => {
+  it('the notification names the queue and the advice', () => {
     const m = alarmMessage(
       {
         sourceId: 's',
@@ -83,7 +103,9 @@ describe('source queue: stale readings', () => {
     expect(staleness({ readAt: ago(15_000), error: null, errorAt: null }, now)).toBeNull();
   });
   it('a failed read after the last success is stale, with its reason', () => {
-    expect(staleness({ readAt: ago(30_000), error: 'RabbitMQ at 127.0.0.1:1 is not reachable (ECONNREFUSED)', errorAt: ago(1_000) }, now)).toMatch(/not reachable/);
+    expect(staleness({ readAt: ago(30_000), error: 'RabbitMQ at 127.0.0.1:1 is not reachable (ECONNREFUSED)', errorAt: ago(1_000) }, now)).toMatch(
+      /not reachable/,
+    );
   });
   it('a reading not refreshed for two minutes is stale', () => {
     expect(staleness({ readAt: ago(SOURCE_QUEUE_STALE_MS + 1), error: null, errorAt: null }, now)).toMatch(/not read for over two minutes/);

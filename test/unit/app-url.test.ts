@@ -8,7 +8,10 @@ function appUrl(extra: Record<string, string>): string {
   delete env.APP_URL;
   delete env.PORT;
   Object.assign(env, extra);
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', "import('./lib/env.ts').then(({ env }) => console.log(env().APP_URL))"], { env, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', "import('./lib/env.ts').then(({ env }) => console.log(env().APP_URL))"], {
+    env,
+    encoding: 'utf8',
+  });
   expect(r.status, r.stderr).toBe(0);
   return r.stdout.trim();
 }

@@ -37,9 +37,7 @@ describe('permanent', () => {
 
   it('unknown message types', () => {
     expect(classifyError(named('UnknownMessageTypeError'))).toBe('permanent');
-    expect(classifyError(Object.assign(new Error('no handler for "gift"'), { code: 'UNKNOWN_MESSAGE_TYPE' }))).toBe(
-      'permanent',
-    );
+    expect(classifyError(Object.assign(new Error('no handler for "gift"'), { code: 'UNKNOWN_MESSAGE_TYPE' }))).toBe('permanent');
   });
 
   it('wins over a transient-looking status on the same error', () => {

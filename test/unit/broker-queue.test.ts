@@ -1,16 +1,6 @@
 // The broker core's properties (reference/seeds/000): time is passed in, nothing sleeps.
 import { describe, expect, it } from 'vitest';
-import {
-  BrokerQueue,
-  MinHeap,
-  TimerHeap,
-  Timers,
-  backoffDelay,
-  fullJitter,
-  seededRandom,
-  type BrokerQueueOptions,
-  type Delivery,
-} from '@/lib/broker';
+import { BrokerQueue, MinHeap, TimerHeap, Timers, backoffDelay, fullJitter, seededRandom, type BrokerQueueOptions, type Delivery } from '@/lib/broker';
 
 const VISIBILITY = 30_000;
 const BASE = 1_000;
@@ -149,7 +139,8 @@ describe('stored bodies', () => {
       const d = mustReceive(queue, now);
       if (i % 7 === 0) queue.settle(d, { kind: 'retry', error: 'later' }, now);
       else if (i % 11 === 0) queue.settle(d, { kind: 'reject', reason: 'bad' }, now);
-      else if (i % 13 === 0) continue; // held past its visibility timeout
+      else if (i % 13 === 0)
+        continue; // held past its visibility timeout
       else queue.settle(d, { kind: 'ack' }, now);
     }
     // The retried and timed-out ones come back; fail them to the DLQ, then redrive and ack all.
@@ -306,9 +297,7 @@ describe('dead-lettering', () => {
     const queue = queueOf({ maxReceives: 5 });
     queue.send(bytes(1), 0);
     expect(queue.settle(mustReceive(queue, 0), { kind: 'reject', reason: 'ZodError: order.id required' }, 3)).toBe(true);
-    expect(queue.deadLetters).toEqual([
-      expect.objectContaining({ reason: 'Rejected', detail: 'ZodError: order.id required', deadAt: 3 }),
-    ]);
+    expect(queue.deadLetters).toEqual([expect.objectContaining({ reason: 'Rejected', detail: 'ZodError: order.id required', deadAt: 3 })]);
     expect(queue.deadLetters[0]?.message.receives).toBe(1);
     expect(queue.receive(10 * VISIBILITY)).toBeUndefined();
   });
@@ -320,9 +309,7 @@ describe('dead-lettering', () => {
     expect(queue.receive(VISIBILITY - 1)).toBeUndefined();
     expect(mustReceive(queue, VISIBILITY).receives).toBe(2);
     expect(queue.receive(2 * VISIBILITY)).toBeUndefined();
-    expect(queue.deadLetters).toEqual([
-      expect.objectContaining({ reason: 'MaxReceives', detail: 'visibility timeout expired', deadAt: 2 * VISIBILITY }),
-    ]);
+    expect(queue.deadLetters).toEqual([expect.objectContaining({ reason: 'MaxReceives', detail: 'visibility timeout expired', deadAt: 2 * VISIBILITY })]);
   });
 
   it('keeps counts O(1) and consistent across every state', () => {
@@ -383,9 +370,7 @@ describe('redrive', () => {
     const fine = queue.send(bytes(2), now);
     queue.settle(mustReceive(queue, now), { kind: 'reject', reason: 'bad' }, now);
     expect(queue.redrive(1, now)).toBe(1); // the looping one is skipped, the next one moves
-    expect(queue.deadLetters).toEqual([
-      expect.objectContaining({ reason: 'RedriveLoop', message: expect.objectContaining({ id: looping, redrives: 2 }) }),
-    ]);
+    expect(queue.deadLetters).toEqual([expect.objectContaining({ reason: 'RedriveLoop', message: expect.objectContaining({ id: looping, redrives: 2 }) })]);
     expect(mustReceive(queue, now).id).toBe(fine);
     expect(queue.redrive(10, now)).toBe(0);
     expect(queue.stats.dead).toBe(1);

@@ -139,9 +139,7 @@ describe('seed 000: the cost of a poison message', () => {
       now += 30_000;
     }
     expect(receives).toBe(10);
-    expect(queue.deadLetters).toEqual([
-      expect.objectContaining({ reason: 'MaxReceives', deadAt: 300_000, detail: 'visibility timeout expired' }),
-    ]);
+    expect(queue.deadLetters).toEqual([expect.objectContaining({ reason: 'MaxReceives', deadAt: 300_000, detail: 'visibility timeout expired' })]);
   });
 
   it('rejecting a permanent error saves maxReceives − 1 attempts', () => {

@@ -9,7 +9,10 @@ const on = (...present: string[]) => ({ exists: (p: string) => present.includes(
 
 describe('findChromium', () => {
   it('takes CHROMIUM_PATH first', () => {
-    expect(findChromium({ env: { CHROMIUM_PATH: '/opt/chrome' }, ...on('/opt/chrome', DEBIAN_CHROMIUM, PLAYWRIGHT) })).toEqual({ path: '/opt/chrome', from: 'CHROMIUM_PATH' });
+    expect(findChromium({ env: { CHROMIUM_PATH: '/opt/chrome' }, ...on('/opt/chrome', DEBIAN_CHROMIUM, PLAYWRIGHT) })).toEqual({
+      path: '/opt/chrome',
+      from: 'CHROMIUM_PATH',
+    });
   });
 
   it("then Debian's, then Playwright's own", () => {

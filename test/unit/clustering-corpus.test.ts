@@ -65,18 +65,26 @@ describe('clustering on corpora of other flavours', () => {
 describe('clustering online, one dead letter at a time as the write path does', () => {
   // The write path sees a stream: the second stage runs over a new fingerprint's kin as they are
   // then, and its merges stick. It must not score below what the batch scores.
-  it.each(FLAVOURS)('%s scores at least %s', (name, threshold) => {
-    const corpus = join(fixtures, `${name}.ndjson`);
-    const keys = replayOnline(readErrors(corpus));
-    expect(score(corpus, `${keys.join('\n')}\n`)).toBeGreaterThanOrEqual(threshold);
-  }, 30_000);
+  it.each(FLAVOURS)(
+    '%s scores at least %s',
+    (name, threshold) => {
+      const corpus = join(fixtures, `${name}.ndjson`);
+      const keys = replayOnline(readErrors(corpus));
+      expect(score(corpus, `${keys.join('\n')}\n`)).toBeGreaterThanOrEqual(threshold);
+    },
+    30_000,
+  );
 });
 
 describe('clustering dead letters of twelve ecosystems, through the CLI', () => {
-  it.each(['ecosystems-runtimes', 'ecosystems-infra'])('%s scores at least 0.98', (name) => {
-    const corpus = join(fixtures, `${name}.ndjson`);
-    expect(score(corpus, runCli([corpus]))).toBeGreaterThanOrEqual(0.98);
-  }, 60_000);
+  it.each(['ecosystems-runtimes', 'ecosystems-infra'])(
+    '%s scores at least 0.98',
+    (name) => {
+      const corpus = join(fixtures, `${name}.ndjson`);
+      expect(score(corpus, runCli([corpus]))).toBeGreaterThanOrEqual(0.98);
+    },
+    60_000,
+  );
 });
 
 describe('cluster CLI', () => {

@@ -17,7 +17,11 @@ const nodeStack = (fn: string, line = 120, column = 9): string =>
 
 describe('variable tokens made only of letters, in a fixed position', () => {
   const codes = ['QWERTYXX', 'ASDFGHJK', 'ZXCVBNMM', 'EPOIUYTR', 'LKJHGFDS', 'MNBVCXZA', 'POIUYTRE', 'EWQASDZX'];
-  const bank = (code: string): ErrorInput => ({ type: 'Error', message: `Unknown routing code ${code} for beneficiary account`, stack: nodeStack('resolveBank') });
+  const bank = (code: string): ErrorInput => ({
+    type: 'Error',
+    message: `Unknown routing code ${code} for beneficiary account`,
+    stack: nodeStack('resolveBank'),
+  });
 
   it('three values with the same stack are one cluster', () => {
     expect(clusters(codes.slice(0, 3).map(bank))).toEqual([1, 1]);
@@ -28,14 +32,21 @@ describe('variable tokens made only of letters, in a fixed position', () => {
   });
 
   it('hex with no digit and user names in a fixed position are values too', () => {
-    const hex = ['deadbeef', 'cafebabe', 'facefeed', 'badcafe'].map((h) => ({ type: 'Error', message: `object ${h} missing from the store`, stack: nodeStack('load') }));
+    const hex = ['deadbeef', 'cafebabe', 'facefeed', 'badcafe'].map((h) => ({
+      type: 'Error',
+      message: `object ${h} missing from the store`,
+      stack: nodeStack('load'),
+    }));
     expect(clusters(hex)).toEqual([1, 1]);
     const users = ['alice', 'bob', 'carol', 'dave', 'erin'].map((u) => ({ message: `session refused for user ${u} on the primary` }));
     expect(clusters(users)).toEqual([1, 1]);
   });
 
   it('still keeps codes apart, and short messages whose one word is the event', () => {
-    const errnos = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH'].map((e) => ({ message: `connect ${e} while calling the ledger`, stack: nodeStack('post') }));
+    const errnos = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH'].map((e) => ({
+      message: `connect ${e} while calling the ledger`,
+      stack: nodeStack('post'),
+    }));
     expect(clusters(errnos)).toEqual([4, 4]);
     const events = ['cupsd', 'hcid', 'klogd'].map((d) => ({ message: `${d} startup succeeded` }));
     expect(clusters(events)).toEqual([3, 3]);
@@ -71,8 +82,10 @@ describe('line and column numbers are never part of a frame', () => {
   });
 
   it('in every runtime that prints them', () => {
-    const jvm = (line: number) => `java.lang.IllegalStateException: x\n\tat com.acme.billing.Invoices.total(Invoices.java:${line})\n\tat com.acme.Main.main(Main.java:3)`;
-    const py = (line: number) => `Traceback (most recent call last):\n  File "/srv/app/billing.py", line ${line}, in total\n    raise ValueError("x")\nValueError: x`;
+    const jvm = (line: number) =>
+      `java.lang.IllegalStateException: x\n\tat com.acme.billing.Invoices.total(Invoices.java:${line})\n\tat com.acme.Main.main(Main.java:3)`;
+    const py = (line: number) =>
+      `Traceback (most recent call last):\n  File "/srv/app/billing.py", line ${line}, in total\n    raise ValueError("x")\nValueError: x`;
     const net = (line: number) => `System.InvalidOperationException: x\n   at Acme.Billing.Invoices.Total() in /src/Acme/Billing/Invoices.cs:line ${line}`;
     for (const trace of [jvm, py, net]) {
       expect(fingerprint({ type: 'E', message: 'x', stack: trace(40) }).key).toBe(fingerprint({ type: 'E', message: 'x', stack: trace(97) }).key);
@@ -101,7 +114,10 @@ describe('a framework frame with a location is still a framework frame', () => {
 
 describe('long or variable-length variable runs', () => {
   it('a list of ids of any length is one value', () => {
-    const lists = ['[a, b]', '[abc, def, ghi, jkl]', '[x]', '[q, r, s]', '[mm, nn, oo, pp, qq, rr]'].map((l) => ({ message: `bulk update of orders ${l} failed`, stack: nodeStack('bulk') }));
+    const lists = ['[a, b]', '[abc, def, ghi, jkl]', '[x]', '[q, r, s]', '[mm, nn, oo, pp, qq, rr]'].map((l) => ({
+      message: `bulk update of orders ${l} failed`,
+      stack: nodeStack('bulk'),
+    }));
     expect(clusters(lists)).toEqual([1, 1]);
     const numbered = ['1', '1, 2, 3', '7, 8', '4, 5, 6, 9', '4, 5, 6, 9, 10, 11'].map((l) => ({ message: `orders ${l} not found`, stack: nodeStack('bulk') }));
     expect(clusters(numbered)).toEqual([1, 1]);
@@ -117,7 +133,9 @@ describe('long or variable-length variable runs', () => {
 
   it('a path of varying depth is one value at one code site', () => {
     const paths = ['/data/in/a.csv', '/data/in/b/c.csv', '/data/in/x/y/z/w.csv', '/data/in/q/r.csv', '/data/in/m/n/o/p/q.csv'];
-    expect(clusters(paths.map((p) => ({ type: 'FileNotFoundError', message: `No such file or directory: ${p} while importing`, stack: nodeStack('importFile') })))).toEqual([1, 1]);
+    expect(
+      clusters(paths.map((p) => ({ type: 'FileNotFoundError', message: `No such file or directory: ${p} while importing`, stack: nodeStack('importFile') }))),
+    ).toEqual([1, 1]);
   });
 
   it('an empty value is a value: `()` where others print a name there', () => {

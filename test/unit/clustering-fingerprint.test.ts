@@ -115,13 +115,16 @@ describe('topInAppFrame', () => {
   });
 
   it('reads Go, Ruby, .NET and PHP traces', () => {
-    const go = 'panic: boom\n\ngoroutine 7 [running]:\nruntime/debug.Stack()\n\t/usr/local/go/src/runtime/debug/stack.go:24 +0x5e\nmain.(*Handler).Handle(...)\n\t/go/src/app/handler.go:77 +0xa82';
+    const go =
+      'panic: boom\n\ngoroutine 7 [running]:\nruntime/debug.Stack()\n\t/usr/local/go/src/runtime/debug/stack.go:24 +0x5e\nmain.(*Handler).Handle(...)\n\t/go/src/app/handler.go:77 +0xa82';
     expect(topInAppFrame(go)).toEqual({ fn: 'main.(*Handler).Handle', file: 'src/app/handler.go' });
     const ruby = "/usr/local/bundle/gems/activerecord-7.1.3/lib/active_record/core.rb:253:in 'find'\napp/jobs/renew_job.rb:12:in 'perform'";
     expect(topInAppFrame(ruby)).toEqual({ fn: 'perform', file: 'app/jobs/renew_job.rb' });
-    const dotnet = 'System.InvalidOperationException: Sequence contains no elements\n   at System.Linq.ThrowHelper.ThrowNoElementsException()\n   at Shop.Billing.InvoiceService.LatestFor(Guid customerId) in /src/Billing/InvoiceService.cs:line 42';
+    const dotnet =
+      'System.InvalidOperationException: Sequence contains no elements\n   at System.Linq.ThrowHelper.ThrowNoElementsException()\n   at Shop.Billing.InvoiceService.LatestFor(Guid customerId) in /src/Billing/InvoiceService.cs:line 42';
     expect(topInAppFrame(dotnet)).toEqual({ fn: 'Shop.Billing.InvoiceService.LatestFor', file: 'src/Billing/InvoiceService.cs' });
-    const php = '#0 /var/www/app/vendor/symfony/messenger/Handler.php(57): Symfony\\Handler->call()\n#1 /var/www/app/src/Service/CartService.php(31): App\\Service\\CartService->owner()';
+    const php =
+      '#0 /var/www/app/vendor/symfony/messenger/Handler.php(57): Symfony\\Handler->call()\n#1 /var/www/app/src/Service/CartService.php(31): App\\Service\\CartService->owner()';
     expect(topInAppFrame(php)).toEqual({ fn: 'App\\Service\\CartService->owner', file: 'src/Service/CartService.php' });
   });
 });
@@ -143,7 +146,8 @@ describe('fingerprint', () => {
   });
 
   it('gives the same key to the same code checked out in two places', () => {
-    const at = (root: string) => fingerprint({ type: 'SMTPError', message: 'mailbox unavailable', stack: `Error: x\n    at Mailer.send (${root}/src/mail/mailer.ts:96:4)` });
+    const at = (root: string) =>
+      fingerprint({ type: 'SMTPError', message: 'mailbox unavailable', stack: `Error: x\n    at Mailer.send (${root}/src/mail/mailer.ts:96:4)` });
     expect(at('/srv/triage-v41').key).toBe(at('/tmp/checkout').key);
   });
 

@@ -97,7 +97,8 @@ describe('top in-app frame, per runtime', () => {
       '   at MassTransit.Middleware.MethodConsumerMessageFilter`2.Send(ConsumerConsumeContext`2 context, IPipe`1 next)',
     ].join('\n');
     expect(topInAppFrame(stack)).toEqual({ fn: 'Acme.Orders.Handlers.OrderPlacedConsumer.Consume', file: 'Orders/Handlers/OrderPlacedConsumer.cs' });
-    const noSymbols = 'System.Collections.Generic.KeyNotFoundException: x\n   at System.Collections.Generic.Dictionary`2.get_Item(TKey key)\n   at Acme.Orders.Routing.RegionRouter.Resolve(String region)';
+    const noSymbols =
+      'System.Collections.Generic.KeyNotFoundException: x\n   at System.Collections.Generic.Dictionary`2.get_Item(TKey key)\n   at Acme.Orders.Routing.RegionRouter.Resolve(String region)';
     expect(topInAppFrame(noSymbols)).toEqual({ fn: 'Acme.Orders.Routing.RegionRouter.Resolve', file: '' });
   });
 
@@ -158,7 +159,10 @@ describe('top in-app frame, per runtime', () => {
       '    (stdlib 5.2) gen_server.erl:1095: :gen_server.try_handle_info/3',
     ].join('\n');
     expect(topInAppFrame(stack)).toEqual({ fn: 'Shop.Returns.accept/2', file: 'lib/shop/returns.ex' });
-    expect(topInAppFrame('    lib/enum.ex:987: Enum.map/2\n    lib/shop/orders.ex:12: Shop.Orders.place/1')).toEqual({ fn: 'Shop.Orders.place/1', file: 'lib/shop/orders.ex' });
+    expect(topInAppFrame('    lib/enum.ex:987: Enum.map/2\n    lib/shop/orders.ex:12: Shop.Orders.place/1')).toEqual({
+      fn: 'Shop.Orders.place/1',
+      file: 'lib/shop/orders.ex',
+    });
   });
 
   it('one framework error from two call sites is two fingerprints, from one call site one', () => {

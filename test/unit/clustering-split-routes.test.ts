@@ -20,7 +20,10 @@ const node = (routes: SplitNode['routes'], mergedInto: string | null = null): Sp
 
 describe('routing new arrivals through splits', () => {
   it('sends a split-off value to its part, and a kept or unseen value nowhere else', () => {
-    const nodes = new Map([[K, node([byType])], [P, node([])]]);
+    const nodes = new Map([
+      [K, node([byType])],
+      [P, node([])],
+    ]);
     expect(routeThroughSplits(K, nodes, arrival('order.updated'))).toBe(P);
     expect(routeThroughSplits(K, nodes, arrival('order.created'))).toBe(K);
     expect(routeThroughSplits(K, nodes, arrival('order.deleted'))).toBe(K);
@@ -29,15 +32,39 @@ describe('routing new arrivals through splits', () => {
   it('takes the first split that knows the value, then the splits of the part it lands in', () => {
     const byTenant = { by: { field: 'header' as const, name: 'x-tenant' }, parts: { [valueDigest('globex')]: Q } };
     const byError = { by: { field: 'errorType' as const }, parts: { [valueDigest('RateError')]: X } };
-    const nodes = new Map([[K, node([byType, byError])], [P, node([byTenant])], [Q, node([])], [X, node([])]]);
+    const nodes = new Map([
+      [K, node([byType, byError])],
+      [P, node([byTenant])],
+      [Q, node([])],
+      [X, node([])],
+    ]);
     expect(routeThroughSplits(K, nodes, arrival('order.updated', 'globex'))).toBe(Q);
     expect(routeThroughSplits(K, nodes, arrival('order.updated', 'acme', 'RateError'))).toBe(P);
     expect(routeThroughSplits(K, nodes, arrival('order.created', 'globex', 'RateError'))).toBe(X);
   });
 
   it('follows a part merged elsewhere, stops where a part merged back came from, and never routes to a part it does not know', () => {
-    expect(routeThroughSplits(K, new Map([[K, node([byType])], [P, node([], X)], [X, node([])]]), arrival('order.updated'))).toBe(X);
-    expect(routeThroughSplits(K, new Map([[K, node([byType])], [P, node([], K)]]), arrival('order.updated'))).toBe(K);
+    expect(
+      routeThroughSplits(
+        K,
+        new Map([
+          [K, node([byType])],
+          [P, node([], X)],
+          [X, node([])],
+        ]),
+        arrival('order.updated'),
+      ),
+    ).toBe(X);
+    expect(
+      routeThroughSplits(
+        K,
+        new Map([
+          [K, node([byType])],
+          [P, node([], K)],
+        ]),
+        arrival('order.updated'),
+      ),
+    ).toBe(K);
     expect(routeThroughSplits(K, new Map([[K, node([byType])]]), arrival('order.updated'))).toBe(K);
   });
 

@@ -37,8 +37,26 @@ describe('Azure queue message → dead letter', () => {
     const now = new Date('2026-12-01T10:00:00Z');
     const d = toDeadLetter(msg(bytes.toString('base64'), { dequeueCount: 2 }), { queue: 'orders-poison', encoding: 'base64', now });
     expect(Buffer.from(d.payload).equals(bytes)).toBe(true);
-    expect(d).toMatchObject({ messageId: 'm-1', generation: 0, redriveCount: 0, reason: 'MaxReceives', receiveCount: 2, enqueuedAt: inserted, consumerName: 'orders', errorType: 'PoisonMessage' });
-    expect(d.headers).toEqual({ $azure: { queue: 'orders-poison', messageId: 'm-1', insertedOn: inserted.toISOString(), expiresOn: '2026-12-08T09:00:00.000Z', dequeueCount: 2, encoding: 'base64' } });
+    expect(d).toMatchObject({
+      messageId: 'm-1',
+      generation: 0,
+      redriveCount: 0,
+      reason: 'MaxReceives',
+      receiveCount: 2,
+      enqueuedAt: inserted,
+      consumerName: 'orders',
+      errorType: 'PoisonMessage',
+    });
+    expect(d.headers).toEqual({
+      $azure: {
+        queue: 'orders-poison',
+        messageId: 'm-1',
+        insertedOn: inserted.toISOString(),
+        expiresOn: '2026-12-08T09:00:00.000Z',
+        dequeueCount: 2,
+        encoding: 'base64',
+      },
+    });
     expect(d.errorMessage).toBe('Poison message on queue orders-poison: not JSON (the message carries no exception)');
   });
 
@@ -51,11 +69,15 @@ describe('Azure queue message → dead letter', () => {
 
   it('reads the error where the source says, else names the queue and the payload shape', () => {
     const body = '{"orderId":"A-1","error":{"type":"StockError","message":"out of stock"}}';
-    expect(toDeadLetter(msg(body), { queue: 'q-poison', encoding: 'text', errorText: { typePath: '$.error.type', messagePath: '$.error.message' } })).toMatchObject({
+    expect(
+      toDeadLetter(msg(body), { queue: 'q-poison', encoding: 'text', errorText: { typePath: '$.error.type', messagePath: '$.error.message' } }),
+    ).toMatchObject({
       errorType: 'StockError',
       errorMessage: 'out of stock',
     });
-    expect(toDeadLetter(msg(body), { queue: 'q-poison', encoding: 'text' }).errorMessage).toBe('Poison message on queue q-poison: JSON object {error, orderId} (the message carries no exception)');
+    expect(toDeadLetter(msg(body), { queue: 'q-poison', encoding: 'text' }).errorMessage).toBe(
+      'Poison message on queue q-poison: JSON object {error, orderId} (the message carries no exception)',
+    );
     expect(payloadShape(Buffer.from('[1]'))).toBe('JSON array');
     expect(payloadShape(Buffer.alloc(0))).toBe('empty');
   });
@@ -86,7 +108,9 @@ describe('dead letter → Azure queue text', () => {
   it('refuses a message over 64 KiB as stored, naming its size', () => {
     expect(redriveText(out(Buffer.alloc(65_536, 120)), 'text')).toEqual({ text: 'x'.repeat(65_536) });
     expect(redriveText(out(Buffer.alloc(65_537, 120)), 'text')).toEqual({ error: 'The message is 65,537 bytes; an Azure queue message may be at most 65,536' });
-    expect(redriveText(out(Buffer.alloc(49_153)), 'base64')).toEqual({ error: 'The message is 65,540 bytes as base64; an Azure queue message may be at most 65,536' });
+    expect(redriveText(out(Buffer.alloc(49_153)), 'base64')).toEqual({
+      error: 'The message is 65,540 bytes as base64; an Azure queue message may be at most 65,536',
+    });
   });
 });
 

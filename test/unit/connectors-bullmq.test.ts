@@ -37,11 +37,24 @@ describe('a failed BullMQ job as a dead letter', () => {
       receiveCount: 2,
       enqueuedAt: new Date(1_700_000_000_000),
       deadAt: new Date(1_700_000_000_500),
-      headers: { 'bullmq.jobId': '42', 'bullmq.name': 'order.placed', 'bullmq.attempts': 2, 'bullmq.backoff': { type: 'fixed', delay: 10 }, 'bullmq.processedOn': 1_700_000_000_400 },
+      headers: {
+        'bullmq.jobId': '42',
+        'bullmq.name': 'order.placed',
+        'bullmq.attempts': 2,
+        'bullmq.backoff': { type: 'fixed', delay: 10 },
+        'bullmq.processedOn': 1_700_000_000_400,
+      },
     });
     expect(d.failureHistory).toEqual([
       { reason: 'attempt', errorType: 'TypeError', errorMessage: 'no customer', count: 1, firstAt: '', lastAt: '' },
-      { reason: 'MaxReceives', errorType: 'TypeError', errorMessage: 'no customer', count: 1, firstAt: '2023-11-14T22:13:20.500Z', lastAt: '2023-11-14T22:13:20.500Z' },
+      {
+        reason: 'MaxReceives',
+        errorType: 'TypeError',
+        errorMessage: 'no customer',
+        count: 1,
+        firstAt: '2023-11-14T22:13:20.500Z',
+        lastAt: '2023-11-14T22:13:20.500Z',
+      },
     ]);
   });
 
@@ -89,17 +102,16 @@ describe('a Redis driver error as the user can act on it', () => {
 
   // What ioredis says of a command sent between a dropped connection and its reconnect: the
   // connection is gone, so the import retries and a redrive counts it against Redis, not the job.
-  it.each([
-    "Stream isn't writeable and enableOfflineQueue options is false",
-    'Connection is closed.',
-    'connect ECONNREFUSED 127.0.0.1:6379',
-  ])('"%s" is Redis unreachable', (message) => {
-    const e = redisError(new Error(message), secret);
-    expect(e.kind).toBe('unreachable');
-    expect(e.message).toMatch(/^Redis at redis:\/\/app:\*\*\*@127\.0\.0\.1:6379 is unreachable/);
-    expect(e.message).not.toContain('s3cret');
-    expect(isConnectionError(new Error(message))).toBe(true);
-  });
+  it.each(["Stream isn't writeable and enableOfflineQueue options is false", 'Connection is closed.', 'connect ECONNREFUSED 127.0.0.1:6379'])(
+    '"%s" is Redis unreachable',
+    (message) => {
+      const e = redisError(new Error(message), secret);
+      expect(e.kind).toBe('unreachable');
+      expect(e.message).toMatch(/^Redis at redis:\/\/app:\*\*\*@127\.0\.0\.1:6379 is unreachable/);
+      expect(e.message).not.toContain('s3cret');
+      expect(isConnectionError(new Error(message))).toBe(true);
+    },
+  );
 
   it('a refusal of the credentials is no outage', () => {
     expect(redisError(new Error('WRONGPASS invalid username-password pair'), secret).kind).toBe('auth');

@@ -62,33 +62,84 @@ describe('NATS JetStream message mapping', () => {
       deadAt: new Date('2026-12-01T10:00:00.5Z'),
       consumerName: 'worker',
     });
-    expect(d.headers).toMatchObject({ 'x-trace': ['a', 'b'], $nats: { stream: 'ORDERS', consumer: 'worker', subject: 'orders.created.eu', seq: 42, advisory: 'max_deliveries' } });
+    expect(d.headers).toMatchObject({
+      'x-trace': ['a', 'b'],
+      $nats: { stream: 'ORDERS', consumer: 'worker', subject: 'orders.created.eu', seq: 42, advisory: 'max_deliveries' },
+    });
     expect(d.failureHistory).toEqual([
-      { reason: 'max_deliveries', errorType: 'Acme.UnknownFieldException', errorMessage: 'Unknown field giftWrap', count: 5, firstAt: '2026-12-01T10:00:00.500Z', lastAt: '2026-12-01T10:00:00.500Z', queue: 'ORDERS > worker', routingKeys: ['orders.created.eu'] },
+      {
+        reason: 'max_deliveries',
+        errorType: 'Acme.UnknownFieldException',
+        errorMessage: 'Unknown field giftWrap',
+        count: 5,
+        firstAt: '2026-12-01T10:00:00.500Z',
+        lastAt: '2026-12-01T10:00:00.500Z',
+        queue: 'ORDERS > worker',
+        routingKeys: ['orders.created.eu'],
+      },
     ]);
     // A termination's reason is the error message when no header has one.
-    const term = toDeadLetter(parseAdvisory(json({ ...maxDeliver, type: 'io.nats.jetstream.advisory.v1.terminated', deliveries: 1, reason: 'bad schema' }))!, { ...stored, headers: [] });
+    const term = toDeadLetter(parseAdvisory(json({ ...maxDeliver, type: 'io.nats.jetstream.advisory.v1.terminated', deliveries: 1, reason: 'bad schema' }))!, {
+      ...stored,
+      headers: [],
+    });
     expect(term).toMatchObject({ messageId: 'ORDERS:42', reason: 'Rejected', errorMessage: 'bad schema', receiveCount: 1 });
   });
 
   it('keeps a message gone from the stream as a tombstone, which a redrive refuses', () => {
     const d = toDeadLetter(parseAdvisory(json(maxDeliver))!, null);
     expect(d).toMatchObject({ messageId: 'ORDERS:42', payload: new Uint8Array(0), receiveCount: 5, enqueuedAt: null });
-    const out = redrivePublish({ deadLetterId: 9n, messageId: d.messageId, payload: d.payload, contentType: null, headers: d.headers!, origin: d.headers!, redriveCount: 0, enqueuedAt: null, orderingKey: null, idempotencyKey: null, correlationId: null });
+    const out = redrivePublish({
+      deadLetterId: 9n,
+      messageId: d.messageId,
+      payload: d.payload,
+      contentType: null,
+      headers: d.headers!,
+      origin: d.headers!,
+      redriveCount: 0,
+      enqueuedAt: null,
+      orderingKey: null,
+      idempotencyKey: null,
+      correlationId: null,
+    });
     expect(out).toEqual({ error: 'The message was gone from stream "ORDERS" before Triage read it (sequence 42): there is nothing to redrive' });
   });
 
   it("redrives to the subject and stream the original came from, whatever an edited copy's headers say", () => {
     const d = toDeadLetter(parseAdvisory(json(maxDeliver))!, stored);
     const forged = { ...d.headers!, $nats: { ...(d.headers!.$nats as Record<string, unknown>), subject: 'payments.refund', stream: 'PAYMENTS' } };
-    const out = redrivePublish({ deadLetterId: 77n, messageId: d.messageId, payload: d.payload, contentType: null, headers: forged, origin: d.headers!, redriveCount: 0, enqueuedAt: null, orderingKey: null, idempotencyKey: null, correlationId: null });
+    const out = redrivePublish({
+      deadLetterId: 77n,
+      messageId: d.messageId,
+      payload: d.payload,
+      contentType: null,
+      headers: forged,
+      origin: d.headers!,
+      redriveCount: 0,
+      enqueuedAt: null,
+      orderingKey: null,
+      idempotencyKey: null,
+      correlationId: null,
+    });
     if ('error' in out) throw new Error(out.error);
     expect(out).toMatchObject({ subject: 'orders.created.eu', stream: 'ORDERS' });
   });
 
   it('redrives to the original subject with the original headers, a new Nats-Msg-Id, and is recognised as the next generation', () => {
     const d = toDeadLetter(parseAdvisory(json(maxDeliver))!, stored);
-    const out = redrivePublish({ deadLetterId: 77n, messageId: d.messageId, payload: d.payload, contentType: null, headers: d.headers!, origin: d.headers!, redriveCount: 0, enqueuedAt: null, orderingKey: null, idempotencyKey: null, correlationId: null });
+    const out = redrivePublish({
+      deadLetterId: 77n,
+      messageId: d.messageId,
+      payload: d.payload,
+      contentType: null,
+      headers: d.headers!,
+      origin: d.headers!,
+      redriveCount: 0,
+      enqueuedAt: null,
+      orderingKey: null,
+      idempotencyKey: null,
+      correlationId: null,
+    });
     if ('error' in out) throw new Error(out.error);
     expect(out).toMatchObject({ subject: 'orders.created.eu', stream: 'ORDERS', msgId: 'triage-77-1' });
     // The stream's own instructions (dedupe id, expected sequence) are not replayed.
@@ -112,7 +163,12 @@ describe('NATS JetStream message mapping', () => {
   it('names one capture stream per stream and consumer, and checks settings', () => {
     expect(captureStreamName('ORDERS', 'worker')).toMatch(/^TRIAGE_ADVISORIES_[0-9A-F]{16}$/);
     expect(captureStreamName('ORDERS', 'worker')).not.toBe(captureStreamName('ORDERS', 'worker2'));
-    expect(natsConfigSchema.safeParse({ stream: 'ORDERS', consumer: 'worker' }).data).toEqual({ stream: 'ORDERS', consumer: 'worker', deleteAfterImport: false, batchSize: 250 });
+    expect(natsConfigSchema.safeParse({ stream: 'ORDERS', consumer: 'worker' }).data).toEqual({
+      stream: 'ORDERS',
+      consumer: 'worker',
+      deleteAfterImport: false,
+      batchSize: 250,
+    });
     expect(natsConfigSchema.safeParse({ stream: 'orders.eu', consumer: 'worker' }).success).toBe(false);
     expect(natsSecretSchema.safeParse({ url: 'amqp://x' }).success).toBe(false);
     expect(natsSecretSchema.safeParse({ url: 'nats://h:4222', pass: 'p' }).success).toBe(false);

@@ -9,10 +9,23 @@ const entry = (job: string, score = '1700000002.5') => ({ member: Buffer.from(jo
 describe('a dead Sidekiq job as a dead letter', () => {
   const lines = ["app/jobs/hard_job.rb:3:in `perform'", "sidekiq/processor.rb:196:in `execute_job'"];
   // As Sidekiq 6.x writes it: JobRetry#compress_backtrace (Base64.encode64 wraps lines every 60 characters).
-  const compressed = `${deflateSync(JSON.stringify(lines)).toString('base64').replace(/(.{60})/g, '$1\n')}\n`;
+  const compressed = `${deflateSync(JSON.stringify(lines))
+    .toString('base64')
+    .replace(/(.{60})/g, '$1\n')}\n`;
   const job = {
-    retry: 3, queue: 'mail', class: 'HardJob', args: [1, { to: 'ü@example.com' }], jid: 'b4a577edbccf1d805744efa9', created_at: 1700000000.25,
-    enqueued_at: 1700000000.5, error_message: 'boom', error_class: 'Net::ReadTimeout', failed_at: 1700000001.125, retry_count: 3, retried_at: 1700000002.375, error_backtrace: compressed,
+    retry: 3,
+    queue: 'mail',
+    class: 'HardJob',
+    args: [1, { to: 'ü@example.com' }],
+    jid: 'b4a577edbccf1d805744efa9',
+    created_at: 1700000000.25,
+    enqueued_at: 1700000000.5,
+    error_message: 'boom',
+    error_class: 'Net::ReadTimeout',
+    failed_at: 1700000001.125,
+    retry_count: 3,
+    retried_at: 1700000002.375,
+    error_backtrace: compressed,
   };
 
   it('keeps the member bytes, maps error, backtrace, counts and times', () => {
@@ -20,13 +33,25 @@ describe('a dead Sidekiq job as a dead letter', () => {
     const d = deadLetterOfEntry(entry(text), 'dead', false);
     expect(Buffer.from(d.payload).toString()).toBe(text);
     expect(d).toMatchObject({
-      messageId: job.jid, contentType: 'application/json', reason: 'MaxReceives', errorType: 'Net::ReadTimeout', errorMessage: 'boom',
-      errorStack: lines.join('\n'), receiveCount: 4, consumerName: 'HardJob',
+      messageId: job.jid,
+      contentType: 'application/json',
+      reason: 'MaxReceives',
+      errorType: 'Net::ReadTimeout',
+      errorMessage: 'boom',
+      errorStack: lines.join('\n'),
+      receiveCount: 4,
+      consumerName: 'HardJob',
     });
     expect(d.deadAt!.toISOString()).toBe('2023-11-14T22:13:22.375Z');
     expect(d.firstFailedAt!.toISOString()).toBe('2023-11-14T22:13:21.125Z');
     expect(d.enqueuedAt!.toISOString()).toBe('2023-11-14T22:13:20.500Z');
-    expect(d.headers).toMatchObject({ 'sidekiq.set': 'dead', 'sidekiq.score': '1700000002.5', 'sidekiq.queue': 'mail', 'sidekiq.retry_count': 3, 'sidekiq.remove_after_import': false });
+    expect(d.headers).toMatchObject({
+      'sidekiq.set': 'dead',
+      'sidekiq.score': '1700000002.5',
+      'sidekiq.queue': 'mail',
+      'sidekiq.retry_count': 3,
+      'sidekiq.remove_after_import': false,
+    });
   });
 
   it('reads both backtrace formats: a JSON array (old releases) and base64 of zlib-compressed JSON', () => {
@@ -45,15 +70,21 @@ describe('a dead Sidekiq job as a dead letter', () => {
 
 describe('the job a redrive pushes', () => {
   it('keeps every other field byte for byte, drops the failure, enqueues it now with the redrive count', () => {
-    const text = '{"class":"HardJob","args":[12345678901234567890,1.10,{"a":"x,}]"}],"retry":true,"queue":"mail","jid":"j1","error_message":"boom","error_class":"E","failed_at":1.5,"retry_count":24,"retried_at":2.5,"error_backtrace":"eJw=","enqueued_at":1.0,"triage_redrive_count":1}';
+    const text =
+      '{"class":"HardJob","args":[12345678901234567890,1.10,{"a":"x,}]"}],"retry":true,"queue":"mail","jid":"j1","error_message":"boom","error_class":"E","failed_at":1.5,"retry_count":24,"retried_at":2.5,"error_backtrace":"eJw=","enqueued_at":1.0,"triage_redrive_count":1}';
     const out = redrivenJob(Buffer.from(text), 2, new Date(1_700_000_000_250))!;
-    expect(out).toBe('{"class":"HardJob","args":[12345678901234567890,1.10,{"a":"x,}]"}],"retry":true,"queue":"mail","jid":"j1","enqueued_at":1700000000.25,"triage_redrive_count":2}');
+    expect(out).toBe(
+      '{"class":"HardJob","args":[12345678901234567890,1.10,{"a":"x,}]"}],"retry":true,"queue":"mail","jid":"j1","enqueued_at":1700000000.25,"triage_redrive_count":2}',
+    );
   });
 
   it('refuses what Sidekiq could not read', () => {
     expect(redrivenJob(Buffer.from('[1,2]'), 1, new Date())).toBeNull();
     expect(redrivenJob(Buffer.from([0xff, 0x7b]), 1, new Date())).toBeNull();
-    expect(topLevelMembers(' { "a" : [ 1 , 2 ] , "b":"\\"}" } ')).toEqual([['a', '[ 1 , 2 ]'], ['b', '"\\"}"']]);
+    expect(topLevelMembers(' { "a" : [ 1 , 2 ] , "b":"\\"}" } ')).toEqual([
+      ['a', '[ 1 , 2 ]'],
+      ['b', '"\\"}"'],
+    ]);
   });
 });
 

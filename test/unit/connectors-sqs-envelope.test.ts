@@ -5,10 +5,23 @@ import { describe, expect, it } from 'vitest';
 import { ENVELOPE_KEY, topLevelValueSpan, unwrapEnvelope } from '@/lib/connectors/sqs/envelope';
 import { redriveEntry, toDeadLetter } from '@/lib/connectors/sqs/message';
 import type { OutgoingRedrive } from '@/lib/redrive/destinations';
-import { LAMBDA_EVENT_TEXT, LAMBDA_TIMEOUT_RECORD, eventBridgeDlqMessage, lambdaDestinationRecord, lambdaDlqMessage, snsDlqNotification, type AwsShape } from '../support/aws-envelopes';
+import {
+  LAMBDA_EVENT_TEXT,
+  LAMBDA_TIMEOUT_RECORD,
+  eventBridgeDlqMessage,
+  lambdaDestinationRecord,
+  lambdaDlqMessage,
+  snsDlqNotification,
+  type AwsShape,
+} from '../support/aws-envelopes';
 
 const now = new Date('2026-12-07T08:00:00Z');
-const received = (shape: AwsShape, id = 'sqs-1') => ({ MessageId: id, Body: shape.body, MessageAttributes: shape.attributes, Attributes: { ApproximateReceiveCount: '1', SentTimestamp: '1764500000000' } });
+const received = (shape: AwsShape, id = 'sqs-1') => ({
+  MessageId: id,
+  Body: shape.body,
+  MessageAttributes: shape.attributes,
+  Attributes: { ApproximateReceiveCount: '1', SentTimestamp: '1764500000000' },
+});
 
 describe('SQS envelopes: the documented shapes', () => {
   it('a Lambda on-failure record: the event byte for byte, the error and stack from the response, the invoke count', () => {
@@ -25,19 +38,23 @@ describe('SQS envelopes: the documented shapes', () => {
     });
     expect(d.errorStack).toBe('  File "/var/task/lambda_function.py", line 12, in lambda_handler\n    raise OrderRejected(order)');
     const evidence = d.headers![ENVELOPE_KEY] as Record<string, unknown>;
-    expect(evidence).toMatchObject({ type: 'lambda-destination', requestContext: { condition: 'RetriesExhausted', approximateInvokeCount: 3 }, responseContext: { functionError: 'Unhandled' } });
+    expect(evidence).toMatchObject({
+      type: 'lambda-destination',
+      requestContext: { condition: 'RetriesExhausted', approximateInvokeCount: 3 },
+      responseContext: { functionError: 'Unhandled' },
+    });
     // The event is the payload, not kept twice.
     expect(evidence).not.toHaveProperty('requestPayload');
     expect(d.failureHistory![0]).toMatchObject({ reason: 'Lambda on-failure destination', count: 3, errorType: 'OrderRejected' });
   });
 
-  it('a Lambda record without an errorType (a timeout) takes the function error and Lambda\'s message', () => {
+  it("a Lambda record without an errorType (a timeout) takes the function error and Lambda's message", () => {
     const d = toDeadLetter(received(LAMBDA_TIMEOUT_RECORD), { now });
     expect(JSON.parse(Buffer.from(d.payload).toString())).toEqual({ ORDER_IDS: ['9e07af03-ce31-4ff3-xmpl-36dce652cb4f'] });
     expect(d).toMatchObject({ errorType: 'Unhandled', errorMessage: expect.stringContaining('Process exited before completing request'), errorStack: null });
   });
 
-  it('Lambda\'s classic DLQ: the body is the event, the error comes from the attributes, which are not sent back', () => {
+  it("Lambda's classic DLQ: the body is the event, the error comes from the attributes, which are not sent back", () => {
     const shape = lambdaDlqMessage();
     const d = toDeadLetter(received(shape), { now });
     expect(Buffer.from(d.payload).toString()).toBe(shape.body);
@@ -59,12 +76,21 @@ describe('SQS envelopes: the documented shapes', () => {
     const shape = eventBridgeDlqMessage();
     const d = toDeadLetter(received(shape), { now });
     expect(Buffer.from(d.payload).toString()).toBe(shape.body);
-    expect(d).toMatchObject({ errorType: 'SDK_CLIENT_ERROR', errorMessage: 'Unable to invoke Lambda function: The function is not found', receiveCount: 3, consumerName: 'fulfil-order' });
-    expect(d.headers![ENVELOPE_KEY]).toMatchObject({ type: 'eventbridge', RULE_ARN: 'arn:aws:events:us-east-1:123456789012:rule/orders-to-fulfilment', EXHAUSTED_RETRY_CONDITION: 'MaximumRetryAttempts' });
+    expect(d).toMatchObject({
+      errorType: 'SDK_CLIENT_ERROR',
+      errorMessage: 'Unable to invoke Lambda function: The function is not found',
+      receiveCount: 3,
+      consumerName: 'fulfil-order',
+    });
+    expect(d.headers![ENVELOPE_KEY]).toMatchObject({
+      type: 'eventbridge',
+      RULE_ARN: 'arn:aws:events:us-east-1:123456789012:rule/orders-to-fulfilment',
+      EXHAUSTED_RETRY_CONDITION: 'MaximumRetryAttempts',
+    });
     expect(Object.keys(d.headers!).sort()).toEqual(['$envelope', '$sqs']);
   });
 
-  it('an SNS DLQ notification: the published text is the payload, its attributes the message\'s own', () => {
+  it("an SNS DLQ notification: the published text is the payload, its attributes the message's own", () => {
     const d = toDeadLetter(received(snsDlqNotification('{"order": 7}\n')), { now });
     expect(Buffer.from(d.payload).toString()).toBe('{"order": 7}\n');
     expect(d.headers).toMatchObject({ tenant: 'acme', priority: { $type: 'Number', value: '3' } });
@@ -80,7 +106,7 @@ describe('SQS envelopes: the documented shapes', () => {
     expect(d.headers).toMatchObject({ tenant: 'acme', [ENVELOPE_KEY]: { type: 'sns', RawMessageDelivery: true } });
   });
 
-  it('auto leaves alone what SQS\'s redrive policy moved: a consumer of the source queue failed on that body whole', () => {
+  it("auto leaves alone what SQS's redrive policy moved: a consumer of the source queue failed on that body whole", () => {
     const moved = { MessageId: 'm', Body: snsDlqNotification().body, Attributes: { DeadLetterQueueSourceArn: 'arn:aws:sqs:us-west-2:123456789012:orders' } };
     const d = toDeadLetter(moved, { now });
     expect(Buffer.from(d.payload).toString()).toBe(moved.Body);
@@ -119,10 +145,24 @@ describe('SQS envelopes: what is not one', () => {
     expect(d.headers).not.toHaveProperty(ENVELOPE_KEY);
   });
 
-  it('auto ignores look-alike attributes that are not AWS\'s (a plain event with an ErrorCode)', () => {
-    const attrs = { RequestID: { DataType: 'String', StringValue: 'abc' }, ErrorCode: { DataType: 'String', StringValue: 'E_STOCK' }, ErrorMessage: { DataType: 'String', StringValue: 'x' } };
+  it("auto ignores look-alike attributes that are not AWS's (a plain event with an ErrorCode)", () => {
+    const attrs = {
+      RequestID: { DataType: 'String', StringValue: 'abc' },
+      ErrorCode: { DataType: 'String', StringValue: 'E_STOCK' },
+      ErrorMessage: { DataType: 'String', StringValue: 'x' },
+    };
     expect(unwrapEnvelope('{"order":1}', attrs, 'auto')).toBeNull();
-    expect(unwrapEnvelope('{"order":1}', { RULE_ARN: { DataType: 'String', StringValue: 'mine' }, TARGET_ARN: { DataType: 'String', StringValue: 'x' }, ERROR_CODE: { DataType: 'String', StringValue: 'y' } }, 'auto')).toBeNull();
+    expect(
+      unwrapEnvelope(
+        '{"order":1}',
+        {
+          RULE_ARN: { DataType: 'String', StringValue: 'mine' },
+          TARGET_ARN: { DataType: 'String', StringValue: 'x' },
+          ERROR_CODE: { DataType: 'String', StringValue: 'y' },
+        },
+        'auto',
+      ),
+    ).toBeNull();
   });
 
   it('a source set to one shape keeps a message that is not one as it is, and says why in the evidence', () => {
@@ -131,7 +171,9 @@ describe('SQS envelopes: what is not one', () => {
     expect(d.headers![ENVELOPE_KEY]).toEqual({ type: 'lambda-destination', problem: 'the record has no requestContext' });
     const bad = toDeadLetter({ MessageId: 'p', Body: '{"order":' }, { now, envelope: 'lambda-destination' });
     expect(bad.headers![ENVELOPE_KEY]).toEqual({ type: 'lambda-destination', problem: 'the body is not a JSON object' });
-    expect(toDeadLetter({ MessageId: 'p', Body: 'x' }, { now, envelope: 'eventbridge' }).headers![ENVELOPE_KEY]).toMatchObject({ problem: expect.stringContaining('RULE_ARN') });
+    expect(toDeadLetter({ MessageId: 'p', Body: 'x' }, { now, envelope: 'eventbridge' }).headers![ENVELOPE_KEY]).toMatchObject({
+      problem: expect.stringContaining('RULE_ARN'),
+    });
   });
 
   it('a 1 MB body: a plain one is kept whole, a 1 MB Lambda record yields its 1 MB event byte for byte', () => {

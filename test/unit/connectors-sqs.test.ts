@@ -29,7 +29,13 @@ describe('SQS connector mapping', () => {
       {
         MessageId: 'sqs-2',
         Body: '{"order":1}',
-        Attributes: { ApproximateReceiveCount: '4', SentTimestamp: '1764500000000', ApproximateFirstReceiveTimestamp: '1764500001000', MessageGroupId: 'g', MessageDeduplicationId: 'd' },
+        Attributes: {
+          ApproximateReceiveCount: '4',
+          SentTimestamp: '1764500000000',
+          ApproximateFirstReceiveTimestamp: '1764500001000',
+          MessageGroupId: 'g',
+          MessageDeduplicationId: 'd',
+        },
         MessageAttributes: {
           tenant: { DataType: 'String', StringValue: 'acme' },
           n: { DataType: 'Number.int', StringValue: '7' },
@@ -54,11 +60,29 @@ describe('SQS connector mapping', () => {
       enqueuedAt: new Date(1764500000000),
       firstFailedAt: new Date(1764500001000),
     });
-    expect(d.headers).toMatchObject({ tenant: 'acme', n: { $type: 'Number.int', value: '7' }, sig: { $type: 'Binary', $bytes: 'AQI=' }, $sqs: { MessageId: 'sqs-2' } });
+    expect(d.headers).toMatchObject({
+      tenant: 'acme',
+      n: { $type: 'Number.int', value: '7' },
+      sig: { $type: 'Binary', $bytes: 'AQI=' },
+      $sqs: { MessageId: 'sqs-2' },
+    });
   });
 
-  it('sends the attributes back with their types plus Triage\'s, replacing an older redrive\'s', () => {
-    const r = redriveEntry(outgoing({ tenant: 'acme', n: { $type: 'Number', value: '7' }, sig: { $type: 'Binary', $bytes: 'AQI=' }, 'triage-redrive-count': { $type: 'Number', value: '0' }, $sqs: { MessageId: 'x' } }, { redriveCount: 1 }), '0', { fifo: false });
+  it("sends the attributes back with their types plus Triage's, replacing an older redrive's", () => {
+    const r = redriveEntry(
+      outgoing(
+        {
+          tenant: 'acme',
+          n: { $type: 'Number', value: '7' },
+          sig: { $type: 'Binary', $bytes: 'AQI=' },
+          'triage-redrive-count': { $type: 'Number', value: '0' },
+          $sqs: { MessageId: 'x' },
+        },
+        { redriveCount: 1 },
+      ),
+      '0',
+      { fifo: false },
+    );
     if ('error' in r) throw new Error(r.error);
     expect(r.entry.MessageAttributes).toEqual({
       tenant: { DataType: 'String', StringValue: 'acme' },
@@ -91,7 +115,9 @@ describe('SQS connector mapping', () => {
   });
 
   it('warns on the retention trap only when the DLQ does not keep longer', () => {
-    expect(dlqRetentionTrap({ name: 'dlq', retentionSeconds: 345_600, fifo: false }, { name: 'q', retentionSeconds: 345_600, fifo: false })?.message).toContain('not longer than its source queue');
+    expect(dlqRetentionTrap({ name: 'dlq', retentionSeconds: 345_600, fifo: false }, { name: 'q', retentionSeconds: 345_600, fifo: false })?.message).toContain(
+      'not longer than its source queue',
+    );
     expect(dlqRetentionTrap({ name: 'dlq', retentionSeconds: 1_209_600, fifo: false }, { name: 'q', retentionSeconds: 345_600, fifo: false })).toBeNull();
   });
 });

@@ -24,19 +24,23 @@ describe('SQS traps', () => {
 
   it('has none for a sound setup, and every trap fits the view', () => {
     expect(sqsTraps(dlq, [src()])).toEqual([]);
-    const all = sqsTraps({ ...dlq, retentionSeconds: 4 * DAY }, [src({ maxReceiveCount: 1, visibilityTimeoutSeconds: 2 * DAY, name: 'orders.fifo', fifo: true })]);
+    const all = sqsTraps({ ...dlq, retentionSeconds: 4 * DAY }, [
+      src({ maxReceiveCount: 1, visibilityTimeoutSeconds: 2 * DAY, name: 'orders.fifo', fifo: true }),
+    ]);
     for (const t of all) expect(TrapView.parse(t)).toEqual(t);
   });
 
   it('maxReceiveCount 1 fires; 2 does not', () => {
     const [t] = sqsTraps(dlq, [src({ maxReceiveCount: 1 })]);
     expect(t).toMatchObject({ code: 'receive_limit_one', severity: 'warning' });
-    expect(t!.message).toBe('The redrive policy of "orders" has maxReceiveCount 1: one network blip or one redelivery after a consumer restart sends a good message to the dead-letter queue.');
+    expect(t!.message).toBe(
+      'The redrive policy of "orders" has maxReceiveCount 1: one network blip or one redelivery after a consumer restart sends a good message to the dead-letter queue.',
+    );
     expect(t!.fix).toContain('Set maxReceiveCount in the RedrivePolicy of "orders" to 3 or more');
     expect(sqsTraps(dlq, [src({ maxReceiveCount: 2 })])).toEqual([]);
   });
 
-  it("reads maxReceiveCount from a RedrivePolicy, as a number or a string", () => {
+  it('reads maxReceiveCount from a RedrivePolicy, as a number or a string', () => {
     expect(maxReceiveCountOf('{"deadLetterTargetArn":"arn:x","maxReceiveCount":"1"}')).toBe(1);
     expect(maxReceiveCountOf('{"deadLetterTargetArn":"arn:x","maxReceiveCount":5}')).toBe(5);
     expect(maxReceiveCountOf(undefined)).toBeNull();
@@ -49,7 +53,9 @@ describe('SQS traps', () => {
     expect(t!.message).toContain('The dead-letter queue "orders-dlq" keeps messages 4 d, not longer than its source queue "orders" (4 d)');
     expect(t!.fix).toBe("Set the DLQ's MessageRetentionPeriod longer than the source queue's (up to 14 d).");
     expect(sqsTraps({ ...dlq, retentionSeconds: 4 * DAY + 1 }, [src()])).toEqual([]);
-    expect(codes(sqsTraps({ ...dlq, name: 'o-dlq.fifo', retentionSeconds: 4 * DAY, fifo: true }, [src({ name: 'o.fifo', fifo: true })]))).toEqual(['fifo_order']);
+    expect(codes(sqsTraps({ ...dlq, name: 'o-dlq.fifo', retentionSeconds: 4 * DAY, fifo: true }, [src({ name: 'o.fifo', fifo: true })]))).toEqual([
+      'fifo_order',
+    ]);
   });
 
   it('maxReceiveCount × VisibilityTimeout at half the retention fires; one second under does not', () => {
@@ -95,7 +101,11 @@ describe('RabbitMQ traps', () => {
 
   it('x-delivery-limit 1 on a quorum queue fires; 2 does not; from a policy too', () => {
     const [t] = rabbitmqTraps({ dlq, sources: [quorum('orders', { ...safe, 'x-delivery-limit': 1 })] });
-    expect(t).toMatchObject({ code: 'receive_limit_one', severity: 'warning', message: expect.stringContaining('Quorum queue "orders" has x-delivery-limit 1') });
+    expect(t).toMatchObject({
+      code: 'receive_limit_one',
+      severity: 'warning',
+      message: expect.stringContaining('Quorum queue "orders" has x-delivery-limit 1'),
+    });
     expect(t!.fix).toContain('Set x-delivery-limit on "orders"');
     expect(rabbitmqTraps({ dlq, sources: [quorum('orders', { ...safe, 'x-delivery-limit': 2 })] })).toEqual([]);
     const { 'x-delivery-limit': _, ...noLimit } = safe;
@@ -117,7 +127,14 @@ describe('RabbitMQ traps', () => {
     const [t] = rabbitmqTraps({ dlq, sources: [quorum('orders', noOverflow)] });
     expect(t).toMatchObject({ code: 'at_most_once_dead_lettering', fix: 'Set x-overflow reject-publish on "orders".' });
     // The policy's keys count as well as the arguments.
-    expect(rabbitmqTraps({ dlq, sources: [quorum('orders', { 'x-dead-letter-exchange': 'dlx', 'x-delivery-limit': 5 }, { 'dead-letter-strategy': 'at-least-once', overflow: 'reject-publish' })] })).toEqual([]);
+    expect(
+      rabbitmqTraps({
+        dlq,
+        sources: [
+          quorum('orders', { 'x-dead-letter-exchange': 'dlx', 'x-delivery-limit': 5 }, { 'dead-letter-strategy': 'at-least-once', overflow: 'reject-publish' }),
+        ],
+      }),
+    ).toEqual([]);
   });
 
   it('an x-message-ttl on the DLQ equal to the source’s fires; one millisecond longer does not; a source without TTL keeps longer than any', () => {
@@ -125,17 +142,26 @@ describe('RabbitMQ traps', () => {
     const src = quorum('orders', { ...safe, 'x-message-ttl': 3_600_000 });
     const [t] = rabbitmqTraps({ dlq: ttlDlq(3_600_000), sources: [src] });
     expect(t).toMatchObject({ code: 'dlq_retention_not_longer', severity: 'warning' });
-    expect(t!.message).toContain('The dead-letter queue "orders.dlq" drops messages after x-message-ttl 1 h, not longer than its source queue "orders" (x-message-ttl 1 h)');
+    expect(t!.message).toContain(
+      'The dead-letter queue "orders.dlq" drops messages after x-message-ttl 1 h, not longer than its source queue "orders" (x-message-ttl 1 h)',
+    );
     expect(t!.fix).toBe('Remove x-message-ttl from "orders.dlq", or set it longer than the source queue\'s.');
     expect(rabbitmqTraps({ dlq: ttlDlq(3_600_001), sources: [src] })).toEqual([]);
-    expect(rabbitmqTraps({ dlq: ttlDlq(30 * DAY * 1000), sources: [quorum('orders', safe)] })[0]!.message).toContain('no x-message-ttl: it keeps messages until they are consumed');
+    expect(rabbitmqTraps({ dlq: ttlDlq(30 * DAY * 1000), sources: [quorum('orders', safe)] })[0]!.message).toContain(
+      'no x-message-ttl: it keeps messages until they are consumed',
+    );
   });
 
   it('finds the source queues: dead-letter exchange bound to the DLQ, or the default exchange with the DLQ as routing key', () => {
     const queues = [
       { name: 'orders.dlq', type: 'quorum', arguments: {} },
       { name: 'orders', type: 'quorum', arguments: { 'x-dead-letter-exchange': 'dlx' } },
-      { name: 'payments', type: 'classic', arguments: {}, effective_policy_definition: { 'dead-letter-exchange': '', 'dead-letter-routing-key': 'orders.dlq' } },
+      {
+        name: 'payments',
+        type: 'classic',
+        arguments: {},
+        effective_policy_definition: { 'dead-letter-exchange': '', 'dead-letter-routing-key': 'orders.dlq' },
+      },
       { name: 'elsewhere', type: 'classic', arguments: { 'x-dead-letter-exchange': 'other-dlx' } },
       { name: 'plain', type: 'classic', arguments: {}, effective_policy_definition: [] },
     ];
@@ -145,7 +171,9 @@ describe('RabbitMQ traps', () => {
   it('without the management API: one info note naming what was not checked', () => {
     const [t] = rabbitmqTraps({ unreadable: 'without the management API' });
     expect(t).toMatchObject({ code: 'settings_not_readable', severity: 'info' });
-    expect(t!.message).toContain('Settings not readable without the management API: x-delivery-limit, x-dead-letter-strategy and x-message-ttl were not checked');
+    expect(t!.message).toContain(
+      'Settings not readable without the management API: x-delivery-limit, x-dead-letter-strategy and x-message-ttl were not checked',
+    );
     expect(t!.fix).toContain('Set managementUrl');
   });
 });
@@ -172,7 +200,9 @@ describe('NATS JetStream traps', () => {
   it("the capture stream's max_age equal to the stream's fires; longer does not; an unlimited stream keeps its messages", () => {
     const [t] = natsTraps(settings({ maxAge: 30 * DAY }));
     expect(t).toMatchObject({ code: 'dlq_retention_not_longer', severity: 'warning' });
-    expect(t!.message).toContain('"TRIAGE_ADVISORIES_X" keeps the dead-letter advisories 30 d (max_age), not longer than stream "ORDERS" keeps messages (max_age 30 d)');
+    expect(t!.message).toContain(
+      '"TRIAGE_ADVISORIES_X" keeps the dead-letter advisories 30 d (max_age), not longer than stream "ORDERS" keeps messages (max_age 30 d)',
+    );
     expect(t!.fix).toContain('Set max_age of "TRIAGE_ADVISORIES_X" longer');
     expect(natsTraps(settings({ maxAge: 30 * DAY - 1 }))).toEqual([]);
     expect(natsTraps(settings({ maxAge: 30 * DAY, captureAge: null }))).toEqual([]);
@@ -198,7 +228,9 @@ describe('BullMQ traps', () => {
   it('attempts 1, or not set (BullMQ makes one), fires; 2 does not', () => {
     const [t] = bullmqTraps('payments', [job({ attempts: 1 }), job({ name: 'refund' })]);
     expect(t).toMatchObject({ code: 'receive_limit_one', severity: 'warning' });
-    expect(t!.message).toBe('1 of the 2 most recent jobs of "payments" ("charge") have attempts 1: one network blip or one worker restart fails a good job for good.');
+    expect(t!.message).toBe(
+      '1 of the 2 most recent jobs of "payments" ("charge") have attempts 1: one network blip or one worker restart fails a good job for good.',
+    );
     expect(t!.fix).toContain("attempts 3 or more, with a backoff, in the queue's defaultJobOptions");
     expect(bullmqTraps('payments', [job({ attempts: undefined })])[0]!.message).toContain('attempts 1 (not set: BullMQ makes one attempt)');
     expect(bullmqTraps('payments', [job({ attempts: 2 })])).toEqual([]);
@@ -206,17 +238,24 @@ describe('BullMQ traps', () => {
 
   it('removeOnFail true fires', () => {
     const [t] = bullmqTraps('payments', [job({ removeOnFail: true })]);
-    expect(t).toMatchObject({ code: 'failed_jobs_removed', message: expect.stringContaining('removeOnFail true deletes a failed job as it fails, so Triage never sees it') });
+    expect(t).toMatchObject({
+      code: 'failed_jobs_removed',
+      message: expect.stringContaining('removeOnFail true deletes a failed job as it fails, so Triage never sees it'),
+    });
     expect(t!.fix).toContain('Set removeOnFail to false');
   });
 
   it('removeOnFail age just under a day fires; a day does not', () => {
-    expect(bullmqTraps('payments', [job({ removeOnFail: { age: FAILED_KEEP_MIN_SECONDS - 1 } })])[0]!.message).toContain('deletes failed jobs after 23 h 59 min (age)');
+    expect(bullmqTraps('payments', [job({ removeOnFail: { age: FAILED_KEEP_MIN_SECONDS - 1 } })])[0]!.message).toContain(
+      'deletes failed jobs after 23 h 59 min (age)',
+    );
     expect(bullmqTraps('payments', [job({ removeOnFail: { age: FAILED_KEEP_MIN_SECONDS } })])).toEqual([]);
   });
 
   it('removeOnFail count (or a number) under a thousand fires; a thousand does not', () => {
-    expect(bullmqTraps('payments', [job({ removeOnFail: FAILED_KEEP_MIN_COUNT - 1 })])[0]!.message).toContain('removeOnFail keeps only the newest 999 failed jobs');
+    expect(bullmqTraps('payments', [job({ removeOnFail: FAILED_KEEP_MIN_COUNT - 1 })])[0]!.message).toContain(
+      'removeOnFail keeps only the newest 999 failed jobs',
+    );
     expect(bullmqTraps('payments', [job({ removeOnFail: { count: FAILED_KEEP_MIN_COUNT - 1 } })])).toHaveLength(1);
     expect(bullmqTraps('payments', [job({ removeOnFail: FAILED_KEEP_MIN_COUNT })])).toEqual([]);
   });

@@ -31,14 +31,24 @@ describe('connector secrets', () => {
 describe('error text', () => {
   const body = (o: unknown) => Buffer.from(JSON.stringify(o));
   it('reads Spring, MassTransit and NServiceBus headers', () => {
-    expect(errorTextOf({ 'x-exception-message': 'bad', 'x-exception-stacktrace': 'java.lang.IllegalStateException: bad\n\tat a.B.c(B.java:1)' }, body({}))).toEqual({
+    expect(
+      errorTextOf({ 'x-exception-message': 'bad', 'x-exception-stacktrace': 'java.lang.IllegalStateException: bad\n\tat a.B.c(B.java:1)' }, body({})),
+    ).toEqual({
       errorType: 'java.lang.IllegalStateException',
       errorMessage: 'bad',
       errorStack: 'java.lang.IllegalStateException: bad\n\tat a.B.c(B.java:1)',
       from: 'spring',
     });
-    expect(errorTextOf({ 'mt-fault-exceptiontype': 'System.TimeoutException', 'MT-Fault-Message': 'late' }, body({}))).toMatchObject({ errorType: 'System.TimeoutException', errorMessage: 'late', from: 'masstransit' });
-    expect(errorTextOf({ 'NServiceBus.ExceptionInfo.ExceptionType': 'X', 'NServiceBus.ExceptionInfo.Message': Buffer.from('m') }, body({}))).toMatchObject({ errorType: 'X', errorMessage: 'm', from: 'nservicebus' });
+    expect(errorTextOf({ 'mt-fault-exceptiontype': 'System.TimeoutException', 'MT-Fault-Message': 'late' }, body({}))).toMatchObject({
+      errorType: 'System.TimeoutException',
+      errorMessage: 'late',
+      from: 'masstransit',
+    });
+    expect(errorTextOf({ 'NServiceBus.ExceptionInfo.ExceptionType': 'X', 'NServiceBus.ExceptionInfo.Message': Buffer.from('m') }, body({}))).toMatchObject({
+      errorType: 'X',
+      errorMessage: 'm',
+      from: 'nservicebus',
+    });
   });
 
   it("prefers the source's own headers and JSON paths, and never fails on a body that is not JSON", () => {
@@ -67,11 +77,25 @@ describe('RabbitMQ message mapping', () => {
     { count: 2, reason: 'expired', queue: 'orders.retry', time: ts(1_800_000_100), exchange: 'retry', 'routing-keys': ['orders'] },
     { count: 1, reason: 'rejected', queue: 'orders', time: ts(1_800_000_000), exchange: 'shop', 'routing-keys': ['order.created', 'order.any'] },
   ];
-  const headers = { 'x-death': xDeath, 'x-first-death-queue': 'orders', 'x-first-death-reason': 'rejected', 'x-raw': Buffer.from([0xff, 0x00]), 'x-delivery-count': 3 };
+  const headers = {
+    'x-death': xDeath,
+    'x-first-death-queue': 'orders',
+    'x-first-death-reason': 'rejected',
+    'x-raw': Buffer.from([0xff, 0x00]),
+    'x-delivery-count': 3,
+  };
   const msg = {
     content: Buffer.from('{"order":1}'),
     fields: { exchange: 'dlx', routingKey: 'order.created', deliveryTag: 1, redelivered: false },
-    properties: { messageId: undefined, correlationId: 'c-1', contentType: 'application/json', timestamp: 1_799_999_990, headers, priority: 5, deliveryMode: 2 },
+    properties: {
+      messageId: undefined,
+      correlationId: 'c-1',
+      contentType: 'application/json',
+      timestamp: 1_799_999_990,
+      headers,
+      priority: 5,
+      deliveryMode: 2,
+    },
   } as never;
 
   it('maps x-death, the properties and the headers, and derives an id from the body and the first death', () => {
@@ -82,10 +106,16 @@ describe('RabbitMQ message mapping', () => {
     expect(d.enqueuedAt).toEqual(new Date(1_799_999_990_000));
     expect(d.firstFailedAt).toEqual(new Date(1_800_000_000_000));
     expect(d.deadAt).toEqual(new Date(1_800_000_100_000));
-    expect(d.failureHistory!.map((h) => [h.reason, h.count, h.queue])).toEqual([['expired', 2, 'orders.retry'], ['rejected', 1, 'orders']]);
+    expect(d.failureHistory!.map((h) => [h.reason, h.count, h.queue])).toEqual([
+      ['expired', 2, 'orders.retry'],
+      ['rejected', 1, 'orders'],
+    ]);
     expect(d.headers!['x-raw']).toEqual({ $bytes: '/wA=' });
     expect(d.headers!.$amqp).toMatchObject({ priority: 5, deliveryMode: 2, deliveredExchange: 'dlx' });
-    expect(toDeadLetter({ ...(msg as object), properties: { headers: { ...headers, 'x-triage-redrive-count': 2 } } } as never)).toMatchObject({ generation: 2, redriveCount: 2 });
+    expect(toDeadLetter({ ...(msg as object), properties: { headers: { ...headers, 'x-triage-redrive-count': 2 } } } as never)).toMatchObject({
+      generation: 2,
+      redriveCount: 2,
+    });
   });
 
   it('keeps a header named __proto__ as a header, nested ones too', () => {
@@ -103,8 +133,17 @@ describe('RabbitMQ message mapping', () => {
     expect(redriveRoute({ 'x-original-exchange': 'shop', 'x-original-routingKey': 'k' }, undefined)).toEqual({ exchange: 'shop', routingKey: 'k', cc: [] });
     expect(redriveRoute({}, undefined)).toBeNull();
     const { content, options } = redrivePublish({
-      deadLetterId: 42n, messageId: d.messageId, payload: d.payload, contentType: 'application/json', headers: d.headers!, origin: d.headers!, redriveCount: 0,
-      enqueuedAt: d.enqueuedAt ?? null, orderingKey: null, idempotencyKey: null, correlationId: 'c-1',
+      deadLetterId: 42n,
+      messageId: d.messageId,
+      payload: d.payload,
+      contentType: 'application/json',
+      headers: d.headers!,
+      origin: d.headers!,
+      redriveCount: 0,
+      enqueuedAt: d.enqueuedAt ?? null,
+      orderingKey: null,
+      idempotencyKey: null,
+      correlationId: 'c-1',
     });
     expect(content.toString()).toBe('{"order":1}');
     expect(Object.keys(options.headers)).toEqual(['x-raw', 'x-triage-redrive-count', 'x-triage-dead-letter-id']);

@@ -40,9 +40,17 @@ afterAll(async () => {
 }, 60_000);
 
 type Row = {
-  ord: number; id?: string | null; txt?: string | null; small?: number | null; num?: number | null;
-  big?: bigint | number | string | null; flag?: boolean | null; at?: Date | string | null;
-  data?: Uint8Array | null; doc?: unknown; mood?: string | null;
+  ord: number;
+  id?: string | null;
+  txt?: string | null;
+  small?: number | null;
+  num?: number | null;
+  big?: bigint | number | string | null;
+  flag?: boolean | null;
+  at?: Date | string | null;
+  data?: Uint8Array | null;
+  doc?: unknown;
+  mood?: string | null;
 };
 
 const COLUMNS: CopyColumn<Row>[] = [
@@ -65,15 +73,27 @@ async function copyRows(rows: Iterable<Row>, opts?: { chunkBytes?: number }): Pr
 }
 
 type Back = {
-  ord: number; id: string | null; txt: string | null; small: number | null; num: number | null; big: string | null;
-  flag: boolean | null; at: Date | null; us: string | null; data: Buffer | null; doc: unknown; mood: string | null;
+  ord: number;
+  id: string | null;
+  txt: string | null;
+  small: number | null;
+  num: number | null;
+  big: string | null;
+  flag: boolean | null;
+  at: Date | null;
+  us: string | null;
+  data: Buffer | null;
+  doc: unknown;
+  mood: string | null;
 };
 async function readBack(from: number, to: number): Promise<Back[]> {
   // us: microseconds since the Unix epoch, exact (extract returns numeric).
-  return [...(await sql<Back[]>`
+  return [
+    ...(await sql<Back[]>`
     SELECT ord, id, txt, small, num, big::text AS big, flag, at, (extract(epoch FROM at) * 1000000)::int8::text AS us,
            data, doc, mood::text AS mood
-    FROM every_type WHERE ord >= ${from} AND ord < ${to} ORDER BY ord`)];
+    FROM every_type WHERE ord >= ${from} AND ord < ${to} ORDER BY ord`),
+  ];
 }
 
 /** Walks a binary COPY stream chunk by chunk: every chunk must hold whole tuples only. Returns the tuple count. */
@@ -119,22 +139,56 @@ describe('binaryCopyChunks', () => {
     };
     const rows: Row[] = [
       {
-        ord: 0, id: '0f8fad5b-d9cb-469f-a165-70867728950e', txt: 'hello', small: 12, num: 123456, big: 42n,
-        flag: true, at: new Date('2024-05-06T07:08:09.123Z'), data: Buffer.from('abc'), doc: { k: 'v' }, mood: 'calm',
+        ord: 0,
+        id: '0f8fad5b-d9cb-469f-a165-70867728950e',
+        txt: 'hello',
+        small: 12,
+        num: 123456,
+        big: 42n,
+        flag: true,
+        at: new Date('2024-05-06T07:08:09.123Z'),
+        data: Buffer.from('abc'),
+        doc: { k: 'v' },
+        mood: 'calm',
       },
       { ord: 1 }, // everything else undefined → NULL
       {
-        ord: 2, id: null, txt: '', small: null, num: null, big: null, flag: false, at: null,
-        data: new Uint8Array(0), doc: [], mood: null,
+        ord: 2,
+        id: null,
+        txt: '',
+        small: null,
+        num: null,
+        big: null,
+        flag: false,
+        at: null,
+        data: new Uint8Array(0),
+        doc: [],
+        mood: null,
       },
       {
-        ord: 3, id: 'FFFFFFFF-FFFF-4FFF-BFFF-FFFFFFFFFFFF', txt: 'naïve 中文 emoji 😀👩‍💻 and \u00ff', small: -32768,
-        num: -2147483648, big: -(2n ** 63n), flag: null, at: new Date('1969-12-31T23:59:59.999Z'), data: allBytes,
-        doc: nested, mood: 'très-😀-agité',
+        ord: 3,
+        id: 'FFFFFFFF-FFFF-4FFF-BFFF-FFFFFFFFFFFF',
+        txt: 'naïve 中文 emoji 😀👩‍💻 and \u00ff',
+        small: -32768,
+        num: -2147483648,
+        big: -(2n ** 63n),
+        flag: null,
+        at: new Date('1969-12-31T23:59:59.999Z'),
+        data: allBytes,
+        doc: nested,
+        mood: 'très-😀-agité',
       },
       {
-        ord: 4, id: '00000000-0000-0000-0000-000000000000', txt: 'x'.repeat(70_000), small: 32767, num: 2147483647,
-        big: 2n ** 53n + 1n, flag: true, at: new Date('2400-02-29T23:59:59.999Z'), data: big, doc: 'just a string',
+        ord: 4,
+        id: '00000000-0000-0000-0000-000000000000',
+        txt: 'x'.repeat(70_000),
+        small: 32767,
+        num: 2147483647,
+        big: 2n ** 53n + 1n,
+        flag: true,
+        at: new Date('2400-02-29T23:59:59.999Z'),
+        data: big,
+        doc: 'just a string',
         mood: 'calm',
       },
       { ord: 5, big: -9007199254740991, at: '2024-01-02T03:04:05.123456+02:00', doc: 0, data: Buffer.alloc(1), txt: 'café ÿ 中文 😀' },
@@ -147,7 +201,16 @@ describe('binaryCopyChunks', () => {
     expect(back.map((r) => r.ord)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
     const [r0, r1, r2, r3, r4, r5, r6, r7, r8] = back as [Back, Back, Back, Back, Back, Back, Back, Back, Back];
 
-    expect(r0).toMatchObject({ id: '0f8fad5b-d9cb-469f-a165-70867728950e', txt: 'hello', small: 12, num: 123456, big: '42', flag: true, doc: { k: 'v' }, mood: 'calm' });
+    expect(r0).toMatchObject({
+      id: '0f8fad5b-d9cb-469f-a165-70867728950e',
+      txt: 'hello',
+      small: 12,
+      num: 123456,
+      big: '42',
+      flag: true,
+      doc: { k: 'v' },
+      mood: 'calm',
+    });
     expect(r0.at!.toISOString()).toBe('2024-05-06T07:08:09.123Z');
     expect(r0.data!.equals(Buffer.from('abc'))).toBe(true);
 
@@ -157,8 +220,14 @@ describe('binaryCopyChunks', () => {
     expect(r2.data!.length).toBe(0);
 
     expect(r3).toMatchObject({
-      id: 'ffffffff-ffff-4fff-bfff-ffffffffffff', txt: 'naïve 中文 emoji 😀👩‍💻 and \u00ff', small: -32768, num: -2147483648,
-      big: '-9223372036854775808', flag: null, doc: nested, mood: 'très-😀-agité',
+      id: 'ffffffff-ffff-4fff-bfff-ffffffffffff',
+      txt: 'naïve 中文 emoji 😀👩‍💻 and \u00ff',
+      small: -32768,
+      num: -2147483648,
+      big: '-9223372036854775808',
+      flag: null,
+      doc: nested,
+      mood: 'très-😀-agité',
     });
     expect(r3.at!.toISOString()).toBe('1969-12-31T23:59:59.999Z');
     expect(r3.us).toBe('-1000');
@@ -200,10 +269,20 @@ describe('binaryCopyChunks', () => {
 
   it('splits many rows into ~1 MiB chunks of whole tuples, and PostgreSQL reads them all', async () => {
     const payload = randomBytes(1024);
-    const rows = Array.from({ length: 5000 }, (_, i): Row => ({
-      ord: 1000 + i, id: `00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`, txt: `row ${i}`,
-      num: i, big: BigInt(i) * 1_000_000_007n, at: new Date(1_700_000_000_000 + i), data: payload, doc: { i }, mood: 'calm',
-    }));
+    const rows = Array.from(
+      { length: 5000 },
+      (_, i): Row => ({
+        ord: 1000 + i,
+        id: `00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`,
+        txt: `row ${i}`,
+        num: i,
+        big: BigInt(i) * 1_000_000_007n,
+        at: new Date(1_700_000_000_000 + i),
+        data: payload,
+        doc: { i },
+        mood: 'calm',
+      }),
+    );
     const chunks = encode(COLUMNS, rows);
     expect(chunks.length).toBeGreaterThan(4);
     for (const c of chunks) expect(c.length).toBeLessThanOrEqual(1 << 20);
@@ -221,7 +300,10 @@ describe('binaryCopyChunks', () => {
 
   it('honours chunkBytes, and gives a tuple larger than a chunk a chunk of its own', () => {
     const rows: Row[] = [
-      { ord: 1, txt: 'a' }, { ord: 2, data: Buffer.alloc(500) }, { ord: 3, txt: 'b' }, { ord: 4, txt: 'c' },
+      { ord: 1, txt: 'a' },
+      { ord: 2, data: Buffer.alloc(500) },
+      { ord: 3, txt: 'b' },
+      { ord: 4, txt: 'c' },
     ];
     const chunks = [...binaryCopyChunks(COLUMNS, rows, { chunkBytes: 200 })];
     expect(countTuples(chunks, COLUMNS.length)).toBe(4);
@@ -285,9 +367,15 @@ describe('binaryCopyChunks', () => {
 
   it('refuses bad uuids without echoing them', () => {
     const bad = [
-      'not-a-uuid', '0f8fad5b-d9cb-469f-a165-70867728950', '0f8fad5b-d9cb-469f-a165-70867728950e0',
-      '0f8fad5bd9cb-469f-a165-70867728950e-', '0f8fad5b-d9cb-469f-a165-70867728950g', '{0f8fad5b-d9cb-469f-a165-70867728950}',
-      '0f8fad5b-d9cb-469f-a165-70867728950\u0130', 42, Buffer.alloc(16),
+      'not-a-uuid',
+      '0f8fad5b-d9cb-469f-a165-70867728950',
+      '0f8fad5b-d9cb-469f-a165-70867728950e0',
+      '0f8fad5bd9cb-469f-a165-70867728950e-',
+      '0f8fad5b-d9cb-469f-a165-70867728950g',
+      '{0f8fad5b-d9cb-469f-a165-70867728950}',
+      '0f8fad5b-d9cb-469f-a165-70867728950\u0130',
+      42,
+      Buffer.alloc(16),
     ];
     for (const id of bad) {
       expect(() => encode(COLUMNS, [{ ord: 0, id: id as string }])).toThrow(/row 0, column "id" \(uuid\): expected a canonical uuid/);

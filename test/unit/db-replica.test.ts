@@ -7,7 +7,11 @@ function replicaEnv(extra: Record<string, string>): { status: number | null; out
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'development', TRIAGE_STATE_DIR: '.triage/test' };
   delete env.DATABASE_REPLICA_URL;
   Object.assign(env, extra);
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', "import('./lib/env.ts').then(({ env }) => console.log(JSON.stringify(env().DATABASE_REPLICA_URL ?? null)))"], { env, encoding: 'utf8' });
+  const r = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', '-e', "import('./lib/env.ts').then(({ env }) => console.log(JSON.stringify(env().DATABASE_REPLICA_URL ?? null)))"],
+    { env, encoding: 'utf8' },
+  );
   return { status: r.status, out: r.stdout.trim(), err: r.stderr };
 }
 
@@ -24,7 +28,9 @@ describe('DATABASE_REPLICA_URL', () => {
   it('is off when unset or empty, and gets the default user like DATABASE_URL', () => {
     expect(replicaEnv({}).out).toBe('null');
     expect(replicaEnv({ DATABASE_REPLICA_URL: '' }).out).toBe('null');
-    expect(JSON.parse(replicaEnv({ DATABASE_REPLICA_URL: 'postgresql://replica.internal:5432/triage' }).out)).toMatch(/^postgresql:\/\/\w+@replica\.internal:5432\/triage$/);
+    expect(JSON.parse(replicaEnv({ DATABASE_REPLICA_URL: 'postgresql://replica.internal:5432/triage' }).out)).toMatch(
+      /^postgresql:\/\/\w+@replica\.internal:5432\/triage$/,
+    );
   });
   it('refuses a value that is no URL, naming the variable', () => {
     const r = replicaEnv({ DATABASE_REPLICA_URL: 'the replica' });

@@ -16,7 +16,29 @@ describe('decodeBase64 (ingest payloads)', () => {
   });
 
   it('refuses what is not strictly one alphabet with well-formed padding', () => {
-    for (const bad of ['Q', 'QQ=', 'QUJD=', '=', '===', '====', 'QQ===', '+/-_', 'QU JD', 'QUJD\n', 'QQ==QQ==', 'QUJé', 'QU=D', 'QU JDQQ', 'QUJD QUJD', 'QUJD\tQUJD', 'QUJD.QUJD', 'Q\u0000JD', 'QQ==QUJD', 'QUJDQ===', 'QUJD+Q_=']) {
+    for (const bad of [
+      'Q',
+      'QQ=',
+      'QUJD=',
+      '=',
+      '===',
+      '====',
+      'QQ===',
+      '+/-_',
+      'QU JD',
+      'QUJD\n',
+      'QQ==QQ==',
+      'QUJé',
+      'QU=D',
+      'QU JDQQ',
+      'QUJD QUJD',
+      'QUJD\tQUJD',
+      'QUJD.QUJD',
+      'Q\u0000JD',
+      'QQ==QUJD',
+      'QUJDQ===',
+      'QUJD+Q_=',
+    ]) {
       expect(decodeBase64(bad), JSON.stringify(bad)).toBeNull();
     }
   });

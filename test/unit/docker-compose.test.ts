@@ -115,7 +115,11 @@ describe('docker-compose.yml', () => {
   });
 
   it('gives every service that reaches Postgres a URL with the required password', () => {
-    const urls = entries.flatMap(([name, s]) => environment(s).filter(([k]) => k === 'DATABASE_URL').map(([, v]) => [name, v] as const));
+    const urls = entries.flatMap(([name, s]) =>
+      environment(s)
+        .filter(([k]) => k === 'DATABASE_URL')
+        .map(([, v]) => [name, v] as const),
+    );
     expect(urls.length).toBeGreaterThan(0);
     for (const [name, url] of urls) expect(url, name).toMatch(/^postgresql:\/\/triage:\$\{POSTGRES_PASSWORD:\?[^}]+\}@postgres:5432\/triage$/);
   });

@@ -25,14 +25,18 @@ describe('generated secrets (no AUTH_SECRET / AUDIT_CHECKPOINT_KEY set)', () => 
   it('are the same in every app process that starts at once, as scripts/serve.mjs starts them', async () => {
     // Every process loads first, then all read the (missing) secrets at the same moment.
     const home = mkdtempSync(path.join(tmpdir(), 'triage-secrets-home-'));
-    const env: NodeJS.ProcessEnv = { ...process.env, TRIAGE_STATE_DIR: dir, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), START_AT: String(Date.now() + 8_000) };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      TRIAGE_STATE_DIR: dir,
+      HOME: home,
+      XDG_CONFIG_HOME: path.join(home, '.config'),
+      START_AT: String(Date.now() + 8_000),
+    };
     delete env.AUTH_SECRET;
     delete env.AUDIT_CHECKPOINT_KEY_FILE;
     delete env.AUDIT_CHECKPOINT_KEY;
     delete env.CONNECTOR_SECRET_KEY;
-    const outputs = await Promise.all(
-      Array.from({ length: 6 }, () => run(process.execPath, ['--import', 'tsx', 'test/support/print-secrets.ts'], { env })),
-    );
+    const outputs = await Promise.all(Array.from({ length: 6 }, () => run(process.execPath, ['--import', 'tsx', 'test/support/print-secrets.ts'], { env })));
     const secrets = outputs.map((o) => JSON.parse(o.stdout) as { auth: string; checkpoint: string });
     expect(new Set(secrets.map((s) => s.auth)).size).toBe(1);
     expect(new Set(secrets.map((s) => s.checkpoint)).size).toBe(1);
@@ -75,15 +79,21 @@ describe('secrets in production', () => {
     ['missing checkpoint key', { AUTH_SECRET: GOOD }, 'AUDIT_CHECKPOINT_KEY'],
     ['short checkpoint key', { AUTH_SECRET: GOOD, AUDIT_CHECKPOINT_KEY: '0123456789abcdef' }, 'AUDIT_CHECKPOINT_KEY'],
     ["compose's old checkpoint placeholder", { AUTH_SECRET: GOOD, AUDIT_CHECKPOINT_KEY: 'change-me-too-change-me-too' }, 'AUDIT_CHECKPOINT_KEY'],
-  ])('refuses %s, naming the variable and how to generate one', async (_what, vars, name) => {
-    const r = await refusal(vars);
-    expect(r.failed).toBe(true);
-    expect(r.stderr).toContain(name);
-    expect(r.stderr).toContain('openssl rand -base64 32');
-  }, 30_000);
+  ])(
+    'refuses %s, naming the variable and how to generate one',
+    async (_what, vars, name) => {
+      const r = await refusal(vars);
+      expect(r.failed).toBe(true);
+      expect(r.stderr).toContain(name);
+      expect(r.stderr).toContain('openssl rand -base64 32');
+    },
+    30_000,
+  );
 
   it('starts with real secrets', async () => {
-    const out = await run(process.execPath, ['--import', 'tsx', 'test/support/print-secrets.ts'], { env: production({ AUTH_SECRET: GOOD, AUDIT_CHECKPOINT_KEY: GOOD.split('').reverse().join('') }) });
+    const out = await run(process.execPath, ['--import', 'tsx', 'test/support/print-secrets.ts'], {
+      env: production({ AUTH_SECRET: GOOD, AUDIT_CHECKPOINT_KEY: GOOD.split('').reverse().join('') }),
+    });
     expect(JSON.parse(out.stdout)).toEqual({ auth: GOOD, checkpoint: GOOD.split('').reverse().join('') });
   }, 30_000);
 
@@ -165,7 +175,13 @@ describe('the generated checkpoint key (outside production)', () => {
   it('is not kept beside the checkpoint file', async () => {
     const state = mkdtempSync(path.join(dir, 'state-'));
     const home = mkdtempSync(path.join(dir, 'home-'));
-    const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'development', TRIAGE_STATE_DIR: state, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config') };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      NODE_ENV: 'development',
+      TRIAGE_STATE_DIR: state,
+      HOME: home,
+      XDG_CONFIG_HOME: path.join(home, '.config'),
+    };
     delete env.AUTH_SECRET;
     delete env.AUDIT_CHECKPOINT_KEY;
     delete env.AUDIT_CHECKPOINT_FILE;

@@ -5,16 +5,37 @@ import { isInternalAddress, outboundProblem, type OutboundPolicy } from '@/lib/o
 const policy = (over: Partial<OutboundPolicy> = {}): OutboundPolicy => ({
   allowPrivate: false,
   allowedHosts: new Set(),
-  resolve: async (host) => ({ 'hooks.slack.com': ['34.226.36.32'], 'rebound.example': ['93.184.216.34', '10.0.0.7'], 'meta.example': ['169.254.169.254'] })[host] ?? Promise.reject(new Error('ENOTFOUND')),
+  resolve: async (host) =>
+    ({ 'hooks.slack.com': ['34.226.36.32'], 'rebound.example': ['93.184.216.34', '10.0.0.7'], 'meta.example': ['169.254.169.254'] })[host] ??
+    Promise.reject(new Error('ENOTFOUND')),
   ...over,
 });
 
 describe('outbound URLs', () => {
   it('knows internal addresses, IPv4-mapped IPv6 included', () => {
-    for (const ip of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1', '::1', '::', 'fc00::1', 'fd12:3456::1', 'fe80::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', 'not-an-ip']) {
+    for (const ip of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '224.0.0.1',
+      '::1',
+      '::',
+      'fc00::1',
+      'fd12:3456::1',
+      'fe80::1',
+      '::ffff:127.0.0.1',
+      '::ffff:10.0.0.1',
+      'not-an-ip',
+    ]) {
       expect(isInternalAddress(ip), ip).toBe(true);
     }
-    for (const ip of ['8.8.8.8', '34.226.36.32', '172.32.0.1', '192.169.0.1', '2606:4700::1111', '::ffff:8.8.8.8']) expect(isInternalAddress(ip), ip).toBe(false);
+    for (const ip of ['8.8.8.8', '34.226.36.32', '172.32.0.1', '192.169.0.1', '2606:4700::1111', '::ffff:8.8.8.8'])
+      expect(isInternalAddress(ip), ip).toBe(false);
   });
 
   it('refuses internal targets by address or by what the name resolves to, and says why', async () => {
@@ -40,7 +61,19 @@ describe('outbound URLs', () => {
   it('knows IPv4 addresses written as IPv6 hex, IPv4-compatible, site-local and Teredo addresses', () => {
     // ::ffff:7f00:1 is ::ffff:127.0.0.1 as a URL's host writes it; ::/96 (IPv4-compatible, RFC 4291)
     // and Teredo (2001::/32) embed an IPv4; fec0::/10 is site-local (deprecated, still routed inside).
-    for (const ip of ['::ffff:7f00:1', '::ffff:a9fe:a9fe', '::ffff:a00:1', '0:0:0:0:0:ffff:7f00:1', '::7f00:1', '::a9fe:a9fe', '::127.0.0.1', 'fec0::1', 'feff::1', '2001:0:4136:e378::1', '2001::1']) {
+    for (const ip of [
+      '::ffff:7f00:1',
+      '::ffff:a9fe:a9fe',
+      '::ffff:a00:1',
+      '0:0:0:0:0:ffff:7f00:1',
+      '::7f00:1',
+      '::a9fe:a9fe',
+      '::127.0.0.1',
+      'fec0::1',
+      'feff::1',
+      '2001:0:4136:e378::1',
+      '2001::1',
+    ]) {
       expect(isInternalAddress(ip), ip).toBe(true);
     }
     for (const ip of ['::ffff:808:808', '::ffff:8.8.8.8', '2001:4860::8888', '2001:db9::1']) expect(isInternalAddress(ip), ip).toBe(false);

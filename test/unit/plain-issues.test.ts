@@ -50,7 +50,10 @@ describe('plainIssue', () => {
   });
 
   it('says a rule over the whole form without a field', () => {
-    const r = z.object({ a: z.string().optional() }).refine((v) => v.a, 'nothing to change').safeParse({});
+    const r = z
+      .object({ a: z.string().optional() })
+      .refine((v) => v.a, 'nothing to change')
+      .safeParse({});
     expect(plainIssue(r.error!.issues[0]!)).toBe('Nothing to change.');
   });
 
@@ -70,7 +73,9 @@ describe('plainIssue', () => {
 
 describe('plainApiIssue', () => {
   it("re-reads the API's issue into plain words with the form's label", () => {
-    expect(plainApiIssue({ path: 'reason', message: 'Too big: expected string to have <=1000 characters' }, 'Reason')).toBe('Reason can be at most 1,000 characters.');
+    expect(plainApiIssue({ path: 'reason', message: 'Too big: expected string to have <=1000 characters' }, 'Reason')).toBe(
+      'Reason can be at most 1,000 characters.',
+    );
     expect(plainApiIssue({ path: 'ramp', message: 'Invalid input' }, 'Ramp')).toBe('Ramp is not valid.');
     expect(plainApiIssue({ path: 'ratePerSecond', message: 'Too big: expected number to be <=5000' })).toBe('Rate per second must be at most 5,000.');
     expect(plainApiIssue({ path: 'ramp', message: 'Ramp steps must not exceed the rate' }, 'Ramp')).toBe('Ramp steps must not exceed the rate.');

@@ -15,10 +15,12 @@ describe('processJob', () => {
 
   it('hands the parsed payload to the handler of the job name, and returns its result', async () => {
     const seen: unknown[] = [];
-    const run = processJob('redrive', { redriveTask: async (data) => {
-      seen.push(data);
-      return 'done';
-    } });
+    const run = processJob('redrive', {
+      redriveTask: async (data) => {
+        seen.push(data);
+        return 'done';
+      },
+    });
     expect(await run(job(CATALOG.redriveTask.name, { taskId: 't-1' }))).toBe('done');
     expect(seen).toEqual([{ taskId: 't-1' }]);
   });

@@ -28,7 +28,7 @@ describe('a redrive into an arriving outage', () => {
     expect(outageOf({ clusters: [], sourceAlarms: [] }, now)).toBeNull();
   });
 
-  it("is a source whose alarms say outage, naming the cluster its arrivals were mostly of", () => {
+  it('is a source whose alarms say outage, naming the cluster its arrivals were mostly of', () => {
     const evaluatedAt = ago(30_000);
     const alarms = [
       { label: 'outage, errors stopped', evaluatedAt: ago(3_600_000), dominantClusterId: null },
@@ -51,7 +51,10 @@ describe('a redrive into an arriving outage', () => {
 
   it('names the arriving cluster before the source alarm: it is the cause the lead must check', () => {
     const outage = outageOf(
-      { clusters: [{ id: CLUSTER, errorClass: 'transient', lastSeen: now }], sourceAlarms: [{ label: 'outage', evaluatedAt: now, dominantClusterId: DOMINANT }] },
+      {
+        clusters: [{ id: CLUSTER, errorClass: 'transient', lastSeen: now }],
+        sourceAlarms: [{ label: 'outage', evaluatedAt: now, dominantClusterId: DOMINANT }],
+      },
       now,
     );
     expect(outage).toMatchObject({ cause: 'cluster', clusterId: CLUSTER });

@@ -18,7 +18,15 @@ describe('applyTransform', () => {
     ]);
     expect(r.ok).toBe(true);
     if (!r.ok) return;
-    expect(json(r.payload)).toEqual({ order: 1, customer: { fullName: 'a' }, items: [{ sku: 'x', qty: 1 }, { sku: 'y', qty: 1 }], schema: 2 });
+    expect(json(r.payload)).toEqual({
+      order: 1,
+      customer: { fullName: 'a' },
+      items: [
+        { sku: 'x', qty: 1 },
+        { sku: 'y', qty: 1 },
+      ],
+      schema: 2,
+    });
     expect(r.headers).toEqual({ h: '2' });
     expect(r.changes.map((c) => c.op)).toEqual(['remove', 'rename', 'add', 'add', 'add']);
   });
@@ -47,7 +55,14 @@ describe('applyTransform', () => {
 describe('editDiff', () => {
   it('is structural for JSON, by lines for text, a flag for bytes, by name for headers', () => {
     expect(editDiff({ payload: bytes({ a: 1, gift: true }), headers: { h: 'a' } }, { payload: bytes({ a: 2 }), headers: { h: 'a', n: 'b' } })).toEqual({
-      payload: { kind: 'json', truncated: false, changes: [{ op: 'set', path: '$.a', before: 1, after: 2 }, { op: 'remove', path: '$.gift', before: true }] },
+      payload: {
+        kind: 'json',
+        truncated: false,
+        changes: [
+          { op: 'set', path: '$.a', before: 1, after: 2 },
+          { op: 'remove', path: '$.gift', before: true },
+        ],
+      },
       headers: [{ name: 'n', before: null, after: 'b' }],
     });
     expect(editDiff({ payload: Buffer.from('a\nb\nc'), headers: {} }, { payload: Buffer.from('a\nB\nc'), headers: {} }).payload).toEqual({
@@ -56,6 +71,9 @@ describe('editDiff', () => {
       added: ['B'],
       truncated: false,
     });
-    expect(editDiff({ payload: Buffer.from([0xff]), headers: {} }, { payload: Buffer.from([0xfe]), headers: {} }).payload).toEqual({ kind: 'bytes', changed: true });
+    expect(editDiff({ payload: Buffer.from([0xff]), headers: {} }, { payload: Buffer.from([0xfe]), headers: {} }).payload).toEqual({
+      kind: 'bytes',
+      changed: true,
+    });
   });
 });

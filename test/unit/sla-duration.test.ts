@@ -3,7 +3,15 @@ import { formatDuration, parseDuration } from '@/lib/sla/duration';
 
 describe('durations', () => {
   it('reads as the two largest units', () => {
-    expect([0, 42, 60, 5400, 3600, 86_400, 3 * 86_400 + 4 * 3600 + 59].map(formatDuration)).toEqual(['0 s', '42 s', '1 min', '1 h 30 min', '1 h', '1 d', '3 d 4 h']);
+    expect([0, 42, 60, 5400, 3600, 86_400, 3 * 86_400 + 4 * 3600 + 59].map(formatDuration)).toEqual([
+      '0 s',
+      '42 s',
+      '1 min',
+      '1 h 30 min',
+      '1 h',
+      '1 d',
+      '3 d 4 h',
+    ]);
   });
 
   it('parses what people type on the command line', () => {

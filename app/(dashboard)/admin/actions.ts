@@ -73,10 +73,15 @@ export const updateConnectionAction = adminAction(
   },
 );
 
-export const createTokenAction = adminAction(z.object({ source: form.optional, user: form.optional, assistant: form.checkbox }), async ({ source, user, assistant }, { actor }) => {
-  const t = source ? await createIngestToken(actor, source) : await createPersonalToken(actor, user ?? '', undefined, { scopes: assistant ? ['assistant'] : [] });
-  return { message: 'Token created. Copy it now: it is not shown again.', token: t.token };
-});
+export const createTokenAction = adminAction(
+  z.object({ source: form.optional, user: form.optional, assistant: form.checkbox }),
+  async ({ source, user, assistant }, { actor }) => {
+    const t = source
+      ? await createIngestToken(actor, source)
+      : await createPersonalToken(actor, user ?? '', undefined, { scopes: assistant ? ['assistant'] : [] });
+    return { message: 'Token created. Copy it now: it is not shown again.', token: t.token };
+  },
+);
 
 export const setAssistantRolesAction = adminAction(z.object({ roles: form.many }), async ({ roles }, { actor }) => {
   const allowed = await setAssistantRoles(actor, { roles: roles as Role[] });

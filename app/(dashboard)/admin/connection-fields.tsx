@@ -65,13 +65,17 @@ export function ConnectionFields({ kind, values }: { kind: ConnectorKind; values
   return (
     <fieldset data-testid={`connection-fields-${kind}`} style={{ border: 'none', padding: 0, margin: 0, display: 'contents' }}>
       {spec.fields.map((f) => (
-        <Field key={f.name} f={f} prefix={f.type === 'secret' ? 'secret' : 'connection'} value={connection[f.name]} credentialsSet={values?.credentialsSet ?? false} />
+        <Field
+          key={f.name}
+          f={f}
+          prefix={f.type === 'secret' ? 'secret' : 'connection'}
+          value={connection[f.name]}
+          credentialsSet={values?.credentialsSet ?? false}
+        />
       ))}
       {spec.errorText ? (
         <details style={{ flexBasis: '100%' }} open={Object.keys(mapping).length > 0}>
-          <summary className="muted">
-            Where the error text lives (optional: Spring, MassTransit and NServiceBus headers are read without it)
-          </summary>
+          <summary className="muted">Where the error text lives (optional: Spring, MassTransit and NServiceBus headers are read without it)</summary>
           <div className="inline" style={{ display: 'flex', gap: 8, flexWrap: 'wrap', marginTop: 8 }}>
             {ERROR_TEXT_FIELDS.map((f) => (
               <Field key={f.name} f={f} prefix="errorText" value={mapping[f.name]} credentialsSet={false} />

@@ -78,8 +78,19 @@ export const CONNECTION_FORMS: Partial<Record<ConnectorKind, ConnectionKindForm>
   sqs: {
     label: 'Amazon SQS dead-letter queue',
     fields: [
-      { name: 'queueUrl', label: 'Dead-letter queue URL', type: 'url', required: true, placeholder: 'https://sqs.eu-west-1.amazonaws.com/123456789012/orders-dlq' },
-      { name: 'sourceQueueUrl', label: 'Source queue URL (redrive target, watched beside the DLQ; default: the DLQ’s source queue)', type: 'url', placeholder: 'found with ListDeadLetterSourceQueues' },
+      {
+        name: 'queueUrl',
+        label: 'Dead-letter queue URL',
+        type: 'url',
+        required: true,
+        placeholder: 'https://sqs.eu-west-1.amazonaws.com/123456789012/orders-dlq',
+      },
+      {
+        name: 'sourceQueueUrl',
+        label: 'Source queue URL (redrive target, watched beside the DLQ; default: the DLQ’s source queue)',
+        type: 'url',
+        placeholder: 'found with ListDeadLetterSourceQueues',
+      },
       { name: 'endpoint', label: 'Endpoint (SQS-compatible server, optional)', type: 'url', placeholder: 'http://localhost:4566' },
       { name: 'region', label: 'Region (default: from the queue URL)', type: 'text', placeholder: 'eu-west-1' },
       {
@@ -104,7 +115,12 @@ export const CONNECTION_FORMS: Partial<Record<ConnectorKind, ConnectionKindForm>
   azure_queue: {
     label: 'Azure Storage queue (Azure Functions poison queue)',
     fields: [
-      { name: 'connectionString', label: 'Connection string (or an account name and key below)', type: 'secret', placeholder: 'DefaultEndpointsProtocol=https;AccountName=…;AccountKey=…' },
+      {
+        name: 'connectionString',
+        label: 'Connection string (or an account name and key below)',
+        type: 'secret',
+        placeholder: 'DefaultEndpointsProtocol=https;AccountName=…;AccountKey=…',
+      },
       { name: 'queue', label: 'Queue', type: 'text', required: true, placeholder: 'orders-poison' },
       { name: 'targetQueue', label: 'Redrive to queue (default: the name without "-poison")', type: 'text', placeholder: 'orders' },
       {

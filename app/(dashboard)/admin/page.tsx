@@ -9,14 +9,7 @@ import Link from 'next/link';
 import { registeredConnectorKinds } from '@/lib/connectors';
 import { CONNECTOR_KINDS, isConnectorKind } from '@/lib/connectors/types';
 import { listSources } from '@/lib/sources/list-sources';
-import {
-  createTeamAction,
-  createTokenAction,
-  createUserAction,
-  revokeTokenAction,
-  setAssistantRolesAction,
-  updateUserAction,
-} from './actions';
+import { createTeamAction, createTokenAction, createUserAction, revokeTokenAction, setAssistantRolesAction, updateUserAction } from './actions';
 import { CONNECTION_FORMS } from './connection-kinds';
 import { CreateSourceForm } from './create-source-form';
 import { AdminForm } from './forms';
@@ -28,7 +21,13 @@ type Sources = Awaited<ReturnType<typeof listSources>>;
 
 export default async function AdminPage() {
   const actor = await pageActor('admin.manage');
-  const [users, teams, sources, tokens, assistant] = await Promise.all([listUsers(), listTeams(), listSources(actor, 'admin.manage'), listTokens(), assistantRoles()]);
+  const [users, teams, sources, tokens, assistant] = await Promise.all([
+    listUsers(),
+    listTeams(),
+    listSources(actor, 'admin.manage'),
+    listTokens(),
+    assistantRoles(),
+  ]);
   return (
     <>
       <h1>Admin</h1>
@@ -47,8 +46,8 @@ function AssistantSection({ allowed }: { allowed: string[] }) {
     <>
       <h2>Assistant (MCP)</h2>
       <p className="muted">
-        The roles whose users may act through an assistant at <code>/api/mcp</code>, with a personal token created for the assistant. It acts as its user, audited via
-        assistant; it never reveals a masked value, approves a redrive or redrives an outage.
+        The roles whose users may act through an assistant at <code>/api/mcp</code>, with a personal token created for the assistant. It acts as its user,
+        audited via assistant; it never reveals a masked value, approves a redrive or redrives an outage.
       </p>
       <div className="card">
         <AdminForm action={setAssistantRolesAction} submit="Save assistant roles">
@@ -138,7 +137,9 @@ function UsersSection({ users, teams }: { users: Users; teams: Teams }) {
           </label>
           <label>
             Team
-            <select name="team"><TeamOptions teams={teams} /></select>
+            <select name="team">
+              <TeamOptions teams={teams} />
+            </select>
           </label>
           <label>
             Password

@@ -26,8 +26,8 @@ export default async function AlarmsPage({ searchParams }: { searchParams: Promi
     <>
       <h1>Alarms</h1>
       <p className="muted">
-        Evaluated every 15 s per source: depth &gt; 0 (ALARM after a minute), oldest open age against the deadline (PENDING in its last day), and
-        the dead-letter rate (a wave of 50 in 5 min is ALARM).{' '}
+        Evaluated every 15 s per source: depth &gt; 0 (ALARM after a minute), oldest open age against the deadline (PENDING in its last day), and the
+        dead-letter rate (a wave of 50 in 5 min is ALARM).{' '}
         {source ? (
           <>
             Showing {source.name}. <Link href="/alarms">All sources</Link>
@@ -56,7 +56,11 @@ export default async function AlarmsPage({ searchParams }: { searchParams: Promi
                 <span className={`badge ${a.state}`}>{a.state}</span>
               </td>
               <td title={`${utc(a.since)} UTC`}>{formatDuration((now - a.since.getTime()) / 1000)} ago</td>
-              <td className="nowrap">{a.detail ? `${['age', 'connector', 'redrive'].includes(a.kind) ? formatDuration(Number(a.detail.value)) : String(a.detail.value)} (${String(a.detail.threshold)})` : ''}</td>
+              <td className="nowrap">
+                {a.detail
+                  ? `${['age', 'connector', 'redrive'].includes(a.kind) ? formatDuration(Number(a.detail.value)) : String(a.detail.value)} (${String(a.detail.threshold)})`
+                  : ''}
+              </td>
               <td className="prose">{a.label ? `${a.label}: ${a.hint}` : ''}</td>
             </tr>
           ))}

@@ -40,8 +40,7 @@ export function AuditFilters({ filter, actions, sources }: { filter: AuditFilter
           <input name="to" type="datetime-local" defaultValue={local(filter.to)} />
         </label>
         <div>
-          <button type="submit">Filter</button>{' '}
-          <a href="/audit">Clear</a>
+          <button type="submit">Filter</button> <a href="/audit">Clear</a>
         </div>
       </div>
     </form>

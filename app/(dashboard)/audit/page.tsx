@@ -98,7 +98,10 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
               </td>
               <td className="time">{e.at}</td>
               <td>
-                {e.actorEmail} <span className="muted">({e.actorRole}){e.actorVia ? ` via ${e.actorVia}` : ''}</span>
+                {e.actorEmail}{' '}
+                <span className="muted">
+                  ({e.actorRole}){e.actorVia ? ` via ${e.actorVia}` : ''}
+                </span>
               </td>
               <td>{e.action}</td>
               <td>{e.targetType ? `${e.targetType} ${e.targetId ?? ''}` : ''}</td>

@@ -23,11 +23,13 @@ export async function RedriveHistory({ actor, taskId }: { actor: Principal; task
             <code>{json(maskJson(task.selection))}</code>
           </dd>
           <dt>Rate</dt>
-          <dd>{task.ratePerSecond}/s{task.canary ? ', canary first' : ''}</dd>
+          <dd>
+            {task.ratePerSecond}/s{task.canary ? ', canary first' : ''}
+          </dd>
           <dt>Progress</dt>
           <dd>
-            {task.sent} sent of {task.total} · {task.acknowledged} acknowledged · {task.noDeathSeen} no death seen · {task.deadAgain} dead again · {task.skipped} skipped ·{' '}
-            {task.failed} failed
+            {task.sent} sent of {task.total} · {task.acknowledged} acknowledged · {task.noDeathSeen} no death seen · {task.deadAgain} dead again ·{' '}
+            {task.skipped} skipped · {task.failed} failed
           </dd>
           <dt>Reason</dt>
           <dd>{task.reason ? maskText(task.reason) : '—'}</dd>
@@ -44,19 +46,19 @@ export async function RedriveHistory({ actor, taskId }: { actor: Principal; task
       <h2>History</h2>
       <ol className={styles.timeline} data-testid="redrive-timeline">
         {(await auditEventViews(events)).map((e) => (
-            <li key={e.id}>
-              <a href={`/audit/${e.id}`}>{e.at}</a> · <strong>{e.action}</strong> by {e.actorEmail} ({e.actorRole}){e.actorVia ? ` via ${e.actorVia}` : ''}
-              {e.count != null ? ` · ${e.count} items` : ''}
-              {e.reason ? ` · why: ${e.reason}` : ''}
-              {e.result ? ` · outcome: ${e.result}` : ''}
-              {e.selection != null ? (
-                <>
-                  {' '}
-                  · selection <code>{json(e.selection)}</code>
-                </>
-              ) : null}
-            </li>
-          ))}
+          <li key={e.id}>
+            <a href={`/audit/${e.id}`}>{e.at}</a> · <strong>{e.action}</strong> by {e.actorEmail} ({e.actorRole}){e.actorVia ? ` via ${e.actorVia}` : ''}
+            {e.count != null ? ` · ${e.count} items` : ''}
+            {e.reason ? ` · why: ${e.reason}` : ''}
+            {e.result ? ` · outcome: ${e.result}` : ''}
+            {e.selection != null ? (
+              <>
+                {' '}
+                · selection <code>{json(e.selection)}</code>
+              </>
+            ) : null}
+          </li>
+        ))}
       </ol>
       {events.length === 0 ? <p className="muted">No events for this task.</p> : null}
     </section>

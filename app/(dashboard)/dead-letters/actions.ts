@@ -43,12 +43,10 @@ export const searchRevealAction = action('payload.reveal', z.object({ filter: fo
   redirect(`/dead-letters?${query}`);
 });
 
-const bulkForm = z
-  .object({ intent: form.text, scope: form.text, filter: form.text, ids: form.many, reason: form.text })
-  .transform(({ intent, ...rest }) => {
-    const [verb, what] = intent.split(':') as [string, string | undefined];
-    return { verb, what, ...rest };
-  });
+const bulkForm = z.object({ intent: form.text, scope: form.text, filter: form.text, ids: form.many, reason: form.text }).transform(({ intent, ...rest }) => {
+  const [verb, what] = intent.split(':') as [string, string | undefined];
+  return { verb, what, ...rest };
+});
 
 function selectionOf(f: { scope: string; filter: string; ids: string[] }): SelectionInput {
   if (f.scope === 'filter') return { filter: filtersFromSearchParams(new URLSearchParams(f.filter)) };

@@ -16,7 +16,12 @@ export function DecisionForm({ id, decision, label, danger }: { id: string; deci
       <input type="hidden" name="decision" value={decision} />
       <label>
         Reason to {decision}
-        <LimitedInput name="reason" required limit={1000} placeholder={decision === 'archive' ? 'e.g. invalid for good: order cancelled' : 'e.g. test data, holds personal data'} />
+        <LimitedInput
+          name="reason"
+          required
+          limit={1000}
+          placeholder={decision === 'archive' ? 'e.g. invalid for good: order cancelled' : 'e.g. test data, holds personal data'}
+        />
       </label>
       <button type="submit" disabled={pending} className={danger ? 'danger' : undefined}>
         {label}

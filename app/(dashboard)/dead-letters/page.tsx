@@ -40,13 +40,21 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
       <h1>Dead letters</h1>
       <OpenedView actor={actor} id={params.get('view') ?? undefined} />
       <Filters filters={filters} sources={sources} typed={params} />
-      {problem ? <Problem message={problem} /> : can(actor.role, 'views.manage') ? <SaveViewForm page="dead_letters" filters={query.toString()} canShare={!!actor.teamId} /> : null}
+      {problem ? (
+        <Problem message={problem} />
+      ) : can(actor.role, 'views.manage') ? (
+        <SaveViewForm page="dead_letters" filters={query.toString()} canShare={!!actor.teamId} />
+      ) : null}
 
       <MatchCount matching={matching} count={count} query={query} />
       <SearchNotes searched={!!filters.q && !problem} unindexed={unindexed} />
       {filters.q && !problem ? <MaskedSearch revealed={!!reveal} canReveal={can(actor.role, 'payload.reveal')} filter={query.toString()} /> : null}
 
-      <BulkActions filter={query.toString()} matching={countLabel(bulkCount)} canArchive={can(actor.role, 'deadletters.archive')} canDiscard={can(actor.role, 'deadletters.discard')}
+      <BulkActions
+        filter={query.toString()}
+        matching={countLabel(bulkCount)}
+        canArchive={can(actor.role, 'deadletters.archive')}
+        canDiscard={can(actor.role, 'deadletters.discard')}
         canRedrive={can(actor.role, 'deadletters.redrive')}
       />
 

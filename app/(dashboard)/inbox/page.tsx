@@ -25,7 +25,11 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
         {summary(page)}
       </p>
       <FilterForm>
-        <SourceSelect sources={sources} value={first(filters.source)} anyLabel={sources.length === 1 ? `all of it (${sources[0]!.name})` : `all ${sources.length} sources`} />
+        <SourceSelect
+          sources={sources}
+          value={first(filters.source)}
+          anyLabel={sources.length === 1 ? `all of it (${sources[0]!.name})` : `all ${sources.length} sources`}
+        />
         <label>
           Owner
           <select name="owner" defaultValue={filters.owner ?? ''}>
@@ -41,7 +45,11 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
         </label>
         <button type="submit">Apply</button>
       </FilterForm>
-      {problem ? <Problem message={problem} /> : can(actor.role, 'views.manage') ? <SaveViewForm page="inbox" filters={query.toString()} canShare={!!actor.teamId} /> : null}
+      {problem ? (
+        <Problem message={problem} />
+      ) : can(actor.role, 'views.manage') ? (
+        <SaveViewForm page="inbox" filters={query.toString()} canShare={!!actor.teamId} />
+      ) : null}
       <ClusterTable clusters={page.clusters} empty="No open clusters." />
       <KeysetPager path="/inbox" query={query} cursor={params.get('cursor')} nextCursor={page.nextCursor} />
     </>

@@ -33,7 +33,13 @@ export function CommandButtons({ taskId, verbs, withReason = false }: { taskId: 
         </label>
       ) : null}
       {verbs.map((v) => (
-        <button key={v} type="button" className={v === 'cancel' ? 'danger' : v === 'pause' ? 'secondary' : undefined} disabled={command.isPending} onClick={() => command.mutate(v)}>
+        <button
+          key={v}
+          type="button"
+          className={v === 'cancel' ? 'danger' : v === 'pause' ? 'secondary' : undefined}
+          disabled={command.isPending}
+          onClick={() => command.mutate(v)}
+        >
           {LABEL[v]}
         </button>
       ))}

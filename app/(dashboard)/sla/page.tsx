@@ -32,8 +32,8 @@ export default async function SlaPage({ searchParams }: { searchParams: Promise<
     <>
       <h1>SLA board</h1>
       <p className="muted">
-        Deadline: time to decide a dead letter once it is dead-lettered. Expiry follows the source&apos;s retention on the stricter clock (dead-letter
-        time or original enqueue time). <Link href="/alarms">Alarms</Link>
+        Deadline: time to decide a dead letter once it is dead-lettered. Expiry follows the source&apos;s retention on the stricter clock (dead-letter time or
+        original enqueue time). <Link href="/alarms">Alarms</Link>
         {can(actor.role, 'sources.policy') ? (
           <>
             {' · '}
@@ -46,8 +46,8 @@ export default async function SlaPage({ searchParams }: { searchParams: Promise<
           {expiring.map((r) => (
             <div key={r.source.id}>
               <strong>{r.source.name}</strong>: {r.expiringSoon} open dead letter{r.expiringSoon === 1 ? '' : 's'} expire within 3 days
-              {r.nextExpiryAt ? <> (the first in {formatDuration((r.nextExpiryAt.getTime() - now) / 1000)})</> : null}. Decide them, or lengthen the
-              retention on <Link href={`/sources/${encodeURIComponent(r.source.name)}`}>the source&apos;s policy</Link>.
+              {r.nextExpiryAt ? <> (the first in {formatDuration((r.nextExpiryAt.getTime() - now) / 1000)})</> : null}. Decide them, or lengthen the retention
+              on <Link href={`/sources/${encodeURIComponent(r.source.name)}`}>the source&apos;s policy</Link>.
             </div>
           ))}
         </div>
@@ -96,7 +96,9 @@ export default async function SlaPage({ searchParams }: { searchParams: Promise<
                 </td>
                 <td data-col="oldest">{age(r.oldestAgeSeconds)}</td>
                 <td data-col="oldest-enqueued">{age(r.oldestEnqueuedAgeSeconds)}</td>
-                <td className="prose" data-col="source-queue">{r.sourceQueue ? <SourceQueueFigures reading={r.sourceQueue} /> : <span className="muted">—</span>}</td>
+                <td className="prose" data-col="source-queue">
+                  {r.sourceQueue ? <SourceQueueFigures reading={r.sourceQueue} /> : <span className="muted">—</span>}
+                </td>
                 <td data-col="deadline">{formatDuration(r.source.ageDeadlineSeconds)}</td>
                 <td data-col="near">
                   <Count n={r.nearDeadline} tone="warn" href={list(r.source.name)} />

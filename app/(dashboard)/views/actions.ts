@@ -21,11 +21,15 @@ export const saveViewAction = action(
 );
 
 /** Rename one's own view, and share or unshare it. */
-export const updateViewAction = action('views.manage', z.object({ id: form.text, name: form.text, shared: form.checkbox }), async ({ id, ...input }, { actor }) => {
-  const view = await updateView(actor, id, input);
-  refresh();
-  return { message: `Saved "${view.name}".` };
-});
+export const updateViewAction = action(
+  'views.manage',
+  z.object({ id: form.text, name: form.text, shared: form.checkbox }),
+  async ({ id, ...input }, { actor }) => {
+    const view = await updateView(actor, id, input);
+    refresh();
+    return { message: `Saved "${view.name}".` };
+  },
+);
 
 export const deleteViewAction = action('views.manage', z.object({ id: form.text }), async ({ id }, { actor }) => {
   await deleteView(actor, id);

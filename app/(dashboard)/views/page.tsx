@@ -11,7 +11,8 @@ export default async function ViewsPage() {
     <>
       <h1>Saved views</h1>
       <p className="muted">
-        Save the filters of the dead-letter list, the inbox or the audit trail with the form on each page. A shared view is seen by your team; only you change it.
+        Save the filters of the dead-letter list, the inbox or the audit trail with the form on each page. A shared view is seen by your team; only you change
+        it.
       </p>
       <table data-testid="views-table">
         <thead>

@@ -17,7 +17,11 @@ export async function POST(req: Request): Promise<Response> {
     // Only a bearer token: an assistant holds no browser session, so a cookie opens nothing here.
     const actor = await assistantActor(bearerToken(req.headers.get('authorization')));
     const server = createAssistantServer(actor);
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MAX_BODY_BYTES });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+      maxRequestBodySize: MAX_BODY_BYTES,
+    });
     await server.connect(transport);
     try {
       return await transport.handleRequest(req);

@@ -8,7 +8,6 @@ import type { AzureQueueConfig, AzureQueueSecret } from './config';
 
 export type AzureQueueSource = ConnectorSource<AzureQueueConfig, AzureQueueSecret>;
 
-
 const sdk = () => import('@azure/storage-queue');
 
 // The supervisor and the redrive runner retry with their own backoff: one SDK retry for a blip, and
@@ -20,7 +19,8 @@ export async function queueService(source: AzureQueueSource): Promise<QueueServi
   const { connectionString, accountName, accountKey } = source.secret;
   try {
     if (connectionString) return QueueServiceClient.fromConnectionString(connectionString, PIPELINE);
-    if (!source.config.endpoint) throw new ConnectorError('config', 'An account name and key need the queue endpoint (https://<account>.queue.core.windows.net) on the source');
+    if (!source.config.endpoint)
+      throw new ConnectorError('config', 'An account name and key need the queue endpoint (https://<account>.queue.core.windows.net) on the source');
     return new QueueServiceClient(source.config.endpoint, new StorageSharedKeyCredential(accountName!, accountKey!), PIPELINE);
   } catch (err) {
     if (err instanceof ConnectorError) throw err;
@@ -53,11 +53,17 @@ export function azureError(err: unknown, source: AzureQueueSource, queue = sourc
   if (err instanceof ConnectorError) return err;
   const e = err as RestErrorLike;
   const code = e?.code ?? e?.name ?? 'Error';
-  const text = scrubSecrets(String(e?.message ?? err), source.secret).split('\n')[0]!.slice(0, 300);
+  const text = scrubSecrets(String(e?.message ?? err), source.secret)
+    .split('\n')[0]!
+    .slice(0, 300);
   const where = source.config.endpoint ?? 'the storage account';
   if (e?.statusCode === undefined && NETWORK.test(`${code} ${text}`)) return new ConnectorError('unreachable', `${where} is not reachable (${code})`);
-  if (code === 'QueueNotFound' || (e?.statusCode === 404 && !/Message/i.test(code))) return new ConnectorError('not_found', `Queue "${queue}" does not exist in ${where}`);
-  if (/AuthenticationFailed|AuthorizationFailure|AuthorizationPermissionMismatch|InvalidAuthenticationInfo|AccountIsDisabled/i.test(code) || e?.statusCode === 403) {
+  if (code === 'QueueNotFound' || (e?.statusCode === 404 && !/Message/i.test(code)))
+    return new ConnectorError('not_found', `Queue "${queue}" does not exist in ${where}`);
+  if (
+    /AuthenticationFailed|AuthorizationFailure|AuthorizationPermissionMismatch|InvalidAuthenticationInfo|AccountIsDisabled/i.test(code) ||
+    e?.statusCode === 403
+  ) {
     return new ConnectorError('auth', `${where} refused the credentials (${code}): check the account key or connection string`);
   }
   if (isInfrastructureError(err)) return new ConnectorError('unreachable', `${where} is unavailable (${code}): ${text}`);

@@ -31,7 +31,12 @@ export const azureQueueConfigSchema = z
      * How long a received message stays hidden while Triage writes it. After a crash it reappears
      * after this; a failed write releases it at once.
      */
-    visibilityTimeoutSeconds: z.number().int().min(1).max(7 * 24 * 3600).default(120),
+    visibilityTimeoutSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(7 * 24 * 3600)
+      .default(120),
     /** Receives running at once (each returns at most 32 messages). */
     pollers: z.number().int().min(1).max(32).default(4),
     /** Dead letters per write to Postgres. */

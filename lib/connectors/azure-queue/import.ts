@@ -38,7 +38,12 @@ async function release(client: QueueClient, source: AzureQueueSource, messages: 
     messages.map((m) =>
       client
         .updateMessage(m.messageId, m.popReceipt, undefined, 0)
-        .catch((err: unknown) => log.warn({ err: azureError(err, source).message, source: source.name }, 'Azure queue: releasing an unwritten message failed; it reappears after the visibility timeout')),
+        .catch((err: unknown) =>
+          log.warn(
+            { err: azureError(err, source).message, source: source.name },
+            'Azure queue: releasing an unwritten message failed; it reappears after the visibility timeout',
+          ),
+        ),
     ),
   );
 }
@@ -146,12 +151,15 @@ export async function importFromAzureQueue(source: AzureQueueSource, sink: Impor
 
   let depthTimer: NodeJS.Timeout | null = null;
   const scheduleDepth = (lastMs: number) => {
-    depthTimer = setTimeout(() => {
-      const started = performance.now();
-      void depth().then(() => {
-        if (!stopped.aborted) scheduleDepth(performance.now() - started);
-      }, fail);
-    }, Math.max(DEPTH_POLL_MS, lastMs * DEPTH_BACKOFF));
+    depthTimer = setTimeout(
+      () => {
+        const started = performance.now();
+        void depth().then(() => {
+          if (!stopped.aborted) scheduleDepth(performance.now() - started);
+        }, fail);
+      },
+      Math.max(DEPTH_POLL_MS, lastMs * DEPTH_BACKOFF),
+    );
   };
   try {
     const started = performance.now();

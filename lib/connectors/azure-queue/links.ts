@@ -53,7 +53,11 @@ export async function pruneSends(sql: postgres.Sql, sourceId: string): Promise<v
  * The redrives the received messages are re-deaths of, by message id. One query when none of the
  * payloads was ever redriven (the usual case); a claim per message that was.
  */
-export async function claimLinks(sql: postgres.Sql, sourceId: string, messages: { messageId: string; payload: Uint8Array }[]): Promise<Map<string, RedriveLink>> {
+export async function claimLinks(
+  sql: postgres.Sql,
+  sourceId: string,
+  messages: { messageId: string; payload: Uint8Array }[],
+): Promise<Map<string, RedriveLink>> {
   const links = new Map<string, RedriveLink>();
   if (!messages.length) return links;
   const hashes = messages.map((m) => sha256(m.payload).toString('hex'));

@@ -90,7 +90,11 @@ export function toDeadLetter(
     const mapped = errorTextOf({}, payload, opts.errorText);
     error = mapped.from
       ? mapped
-      : { errorType: POISON_ERROR_TYPE, errorMessage: `Poison message on queue ${opts.queue}: ${payloadShape(payload)} (the message carries no exception)`, errorStack: null };
+      : {
+          errorType: POISON_ERROR_TYPE,
+          errorMessage: `Poison message on queue ${opts.queue}: ${payloadShape(payload)} (the message carries no exception)`,
+          errorStack: null,
+        };
   }
   const redriveCount = opts.link?.redriveCount ?? 0;
   const history: FailureEntry[] = [
@@ -138,12 +142,14 @@ export function redriveText(m: OutgoingRedrive, encoding: AzureEncoding): { text
     try {
       text = new TextDecoder('utf-8', { fatal: true }).decode(m.payload);
     } catch {
-      return { error: 'The payload is not UTF-8 text and the source sends text: set the source\'s encoding to base64 if the application reads base64' };
+      return { error: "The payload is not UTF-8 text and the source sends text: set the source's encoding to base64 if the application reads base64" };
     }
   }
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > AZURE_MAX_MESSAGE_BYTES) {
-    return { error: `The message is ${bytes.toLocaleString('en')} bytes${encoding === 'base64' ? ' as base64' : ''}; an Azure queue message may be at most 65,536` };
+    return {
+      error: `The message is ${bytes.toLocaleString('en')} bytes${encoding === 'base64' ? ' as base64' : ''}; an Azure queue message may be at most 65,536`,
+    };
   }
   return { text };
 }

@@ -40,7 +40,13 @@ export async function probeAzureQueue(source: ConnectorSource<AzureQueueConfig, 
     const traps = azureQueueTraps(source.config, target, oldest ?? null, new Date());
     const warnings = [...traps.filter((t) => t.severity === 'warning').map(trapLine), ...notes];
     const summary = `Queue "${queue}" exists: ${facts.depth} messages`;
-    return { ok: true, summary: warnings.length ? `${summary}; ${warnings.length} warning${warnings.length > 1 ? 's' : ''}` : summary, facts, traps, ...(warnings.length ? { warnings } : {}) };
+    return {
+      ok: true,
+      summary: warnings.length ? `${summary}; ${warnings.length} warning${warnings.length > 1 ? 's' : ''}` : summary,
+      facts,
+      traps,
+      ...(warnings.length ? { warnings } : {}),
+    };
   } catch (err) {
     const error = azureError(err, source).message;
     return { ok: false, summary: error, facts: { queue }, error };

@@ -41,7 +41,11 @@ export function azureQueueDestination(source: ConnectorSource<AzureQueueConfig, 
     async deliver(batch: OutgoingRedrive[], signal: AbortSignal): Promise<DeliveryResult[]> {
       const results: DeliveryResult[] = new Array(batch.length);
       if (!target || !client) {
-        return batch.map(() => ({ ok: false, error: `"${source.config.queue}" does not end in "-poison": set the target queue on the source`, failure: 'refused' }));
+        return batch.map(() => ({
+          ok: false,
+          error: `"${source.config.queue}" does not end in "-poison": set the target queue on the source`,
+          failure: 'refused',
+        }));
       }
       let queue;
       try {
@@ -53,11 +57,15 @@ export function azureQueueDestination(source: ConnectorSource<AzureQueueConfig, 
       const expiresAt = new Date(Date.now() + DEFAULT_TTL_MS);
       const links = new Map<number, SentRedrive>();
       texts.forEach((t, i) => {
-        if ('text' in t) links.set(i, { payloadSha256: sha256(batch[i]!.payload), originalId: batch[i]!.messageId, redriveCount: batch[i]!.redriveCount + 1, expiresAt });
+        if ('text' in t)
+          links.set(i, { payloadSha256: sha256(batch[i]!.payload), originalId: batch[i]!.messageId, redriveCount: batch[i]!.redriveCount + 1, expiresAt });
       });
       // Without the record a re-death is a new dead letter rather than the next generation: said, never a failed send.
       const recorded = recordSends(pg(), source.id, [...links.values()]).catch((err: unknown) => {
-        log.warn({ source: source.name, err: err instanceof Error ? err.message : String(err), sends: links.size }, 'Azure queue: recording redrive sends failed; their re-deaths will not be linked');
+        log.warn(
+          { source: source.name, err: err instanceof Error ? err.message : String(err), sends: links.size },
+          'Azure queue: recording redrive sends failed; their re-deaths will not be linked',
+        );
         return [] as string[];
       });
       let next = 0;
@@ -79,7 +87,9 @@ export function azureQueueDestination(source: ConnectorSource<AzureQueueConfig, 
       await Promise.all(Array.from({ length: Math.min(CONCURRENCY, batch.length) }, worker));
       const written = await recorded;
       const failed = [...links].filter(([i]) => !results[i]!.ok).map(([, l]) => l);
-      await forgetSends(pg(), written, failed).catch((err: unknown) => log.warn({ source: source.name, err: err instanceof Error ? err.message : String(err) }, 'Azure queue: forgetting failed sends failed'));
+      await forgetSends(pg(), written, failed).catch((err: unknown) =>
+        log.warn({ source: source.name, err: err instanceof Error ? err.message : String(err) }, 'Azure queue: forgetting failed sends failed'),
+      );
       if (!pruned) {
         pruned = true;
         await pruneSends(pg(), source.id).catch(() => undefined);

@@ -29,7 +29,9 @@ export function messageTtlTrap(queue: string, oldest: OldestMessage | null, now:
       `Messages in "${queue}" expire ${duration(ttl)} after they entered it (their time to live; Azure's default is 7 d)` +
       (near ? `, and the oldest expires in ${duration(Math.max(0, left))}: ` : ': ') +
       `a dead letter not imported by then is deleted by Azure with its evidence.`,
-    fix: near ? 'Resume or fix the import now; the messages cannot be given a longer time to live once sent.' : 'Keep the import running: a pause longer than the time to live loses messages.',
+    fix: near
+      ? 'Resume or fix the import now; the messages cannot be given a longer time to live once sent.'
+      : 'Keep the import running: a pause longer than the time to live loses messages.',
   };
 }
 

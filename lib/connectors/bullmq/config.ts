@@ -5,7 +5,12 @@ import { z } from 'zod';
 export const bullmqConfigSchema = z
   .object({
     /** The application's queue name (BullMQ refuses ":" in queue names). */
-    queue: z.string().trim().min(1).max(255).regex(/^[^:\s]+$/, 'a BullMQ queue name (no ":" or spaces)'),
+    queue: z
+      .string()
+      .trim()
+      .min(1)
+      .max(255)
+      .regex(/^[^:\s]+$/, 'a BullMQ queue name (no ":" or spaces)'),
     /** The application's BullMQ key prefix. */
     prefix: z.string().trim().min(1).max(100).regex(/^\S+$/, 'no spaces').default('bull'),
     /**
@@ -27,6 +32,11 @@ export const bullmqConfigSchema = z
 export type BullmqConfig = z.infer<typeof bullmqConfigSchema>;
 
 export const bullmqSecretSchema = z
-  .object({ url: z.string().trim().regex(/^rediss?:\/\/[^\s]+$/i, 'a redis:// or rediss:// URL') })
+  .object({
+    url: z
+      .string()
+      .trim()
+      .regex(/^rediss?:\/\/[^\s]+$/i, 'a redis:// or rediss:// URL'),
+  })
   .strict();
 export type BullmqSecret = z.infer<typeof bullmqSecretSchema>;

@@ -44,7 +44,11 @@ export function redisError(err: unknown, secret: BullmqSecret): ConnectorError {
   const text = scrubSecrets(err instanceof Error ? err.message : String(err), secret);
   const where = `Redis at ${redactUrl(secret.url)}`;
   if (/WRONGPASS|NOAUTH|invalid password|invalid username/i.test(text)) return new ConnectorError('auth', `${where} refused the credentials: ${text}`);
-  if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ECONNRESET|connect|Connection is closed|closed|offline queue|enableOfflineQueue|Stream isn't writeable/i.test(text)) {
+  if (
+    /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ECONNRESET|connect|Connection is closed|closed|offline queue|enableOfflineQueue|Stream isn't writeable/i.test(
+      text,
+    )
+  ) {
     return new ConnectorError('unreachable', `${where} is unreachable: ${text}`);
   }
   return new ConnectorError('refused', `${where}: ${text}`);

@@ -158,7 +158,10 @@ export async function runBullmqImport(source: ConnectorSource<BullmqConfig, Bull
   });
   try {
     if (!(await client.exists(keys.meta))) {
-      throw new ConnectorError('not_found', `No such BullMQ queue: "${config.queue}" with prefix "${config.prefix}" has no ${keys.meta} key on Redis at ${redactUrl(secret.url)}`);
+      throw new ConnectorError(
+        'not_found',
+        `No such BullMQ queue: "${config.queue}" with prefix "${config.prefix}" has no ${keys.meta} key on Redis at ${redactUrl(secret.url)}`,
+      );
     }
     // The "failed" events wake an idle import at once; without them (a trimmed or unreachable
     // stream) the import still looks every pollMs.
@@ -242,7 +245,10 @@ export async function runBullmqImport(source: ConnectorSource<BullmqConfig, Bull
       const partial = more || taken < found.length;
       if (partial && taken > 0) {
         const last = found[taken - 1]!;
-        const sameScore = found.slice(0, taken).filter((e) => e.score === last.score).map((e) => e.id);
+        const sameScore = found
+          .slice(0, taken)
+          .filter((e) => e.score === last.score)
+          .map((e) => e.id);
         const before = resume && resume.min === String(last.score) ? [...resume.atMin] : [];
         resume = { min: String(last.score), atMin: new Set([...before, ...sameScore]) };
       } else if (!partial) resume = null;
@@ -258,7 +264,14 @@ export async function runBullmqImport(source: ConnectorSource<BullmqConfig, Bull
         jobs.map(async (j, k) => {
           const [err, score] = scores[k] ?? [null, null];
           if (err || score === null || Number(score) !== j.score) return;
-          await queue.remove(j.id).catch((e: unknown) => log.warn({ source: source.name, jobId: j.id, error: redisError(e, secret).message }, 'imported job could not be removed; it stays in the failed set'));
+          await queue
+            .remove(j.id)
+            .catch((e: unknown) =>
+              log.warn(
+                { source: source.name, jobId: j.id, error: redisError(e, secret).message },
+                'imported job could not be removed; it stays in the failed set',
+              ),
+            );
         }),
       );
     }

@@ -37,7 +37,12 @@ export function removeOnFailDrops(r: RemoveOnFail): string | null {
 
 const names = (jobs: BullmqJobSeen[]) => {
   const distinct = [...new Set(jobs.map((j) => j.name))];
-  return distinct.slice(0, 5).map((n) => `"${n}"`).join(', ') + (distinct.length > 5 ? ` and ${distinct.length - 5} more` : '');
+  return (
+    distinct
+      .slice(0, 5)
+      .map((n) => `"${n}"`)
+      .join(', ') + (distinct.length > 5 ? ` and ${distinct.length - 5} more` : '')
+  );
 };
 
 export function bullmqTraps(queue: string, jobs: BullmqJobSeen[]): Trap[] {

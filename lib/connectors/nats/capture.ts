@@ -34,14 +34,20 @@ export async function ensureCaptureStream(jsm: JetStreamManager, stream: string,
   const subjects = [ADVISORY_SUBJECTS.maxDeliveries(stream, consumer), ADVISORY_SUBJECTS.terminated(stream, consumer)];
   const overlap = (err: unknown) => {
     if (/overlap/i.test(String((err as Error)?.message))) {
-      return new ConnectorError('config', `Cannot capture the advisories of "${stream}" > "${consumer}": another stream already takes subject ${subjects[0]} (Triage needs its own capture stream, ${name})`);
+      return new ConnectorError(
+        'config',
+        `Cannot capture the advisories of "${stream}" > "${consumer}": another stream already takes subject ${subjects[0]} (Triage needs its own capture stream, ${name})`,
+      );
     }
     return err;
   };
   try {
     const info = await jsm.streams.info(name);
     const missing = subjects.filter((s) => !info.config.subjects?.includes(s));
-    if (missing.length) await jsm.streams.update(name, { ...info.config, subjects: [...(info.config.subjects ?? []), ...missing] }).catch((err: unknown) => Promise.reject(overlap(err)));
+    if (missing.length)
+      await jsm.streams
+        .update(name, { ...info.config, subjects: [...(info.config.subjects ?? []), ...missing] })
+        .catch((err: unknown) => Promise.reject(overlap(err)));
     return name;
   } catch (err) {
     if (!isNotFound(err)) throw err;

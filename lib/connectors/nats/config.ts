@@ -29,7 +29,10 @@ export type NatsConfig = z.infer<typeof natsConfigSchema>;
 
 export const natsSecretSchema = z
   .object({
-    url: z.string().trim().regex(/^(nats|tls):\/\/[^\s]+$/i, 'a nats:// or tls:// URL'),
+    url: z
+      .string()
+      .trim()
+      .regex(/^(nats|tls):\/\/[^\s]+$/i, 'a nats:// or tls:// URL'),
     token: z.string().min(1).optional(),
     user: z.string().min(1).optional(),
     pass: z.string().min(1).optional(),

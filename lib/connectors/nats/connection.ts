@@ -64,7 +64,13 @@ export function natsError(err: unknown, secret: NatsSecret, where: { stream?: st
   if (name === 'JetStreamNotEnabled' || name === 'JetStreamNotEnabledForAccount' || /jetstream (is )?not enabled/i.test(msg)) {
     return new ConnectorError('config', `JetStream is not enabled on NATS at ${endpoint} (start nats-server with -js)`);
   }
-  if (name === 'ConnectionError' || name === 'ClosedConnectionError' || name === 'TimeoutError' || causeName === 'TimeoutError' || /connection (refused|closed)|timeout|ECONN|EHOSTUNREACH|ENOTFOUND|disconnect/i.test(msg)) {
+  if (
+    name === 'ConnectionError' ||
+    name === 'ClosedConnectionError' ||
+    name === 'TimeoutError' ||
+    causeName === 'TimeoutError' ||
+    /connection (refused|closed)|timeout|ECONN|EHOSTUNREACH|ENOTFOUND|disconnect/i.test(msg)
+  ) {
     return new ConnectorError('unreachable', `NATS at ${endpoint} is not reachable (${msg})`);
   }
   return new ConnectorError('refused', `NATS at ${endpoint}: ${msg}`);

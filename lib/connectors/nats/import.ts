@@ -73,7 +73,8 @@ export async function importFromNats(source: ConnectorSource<NatsConfig, NatsSec
     const parsed = batch.map((m) => ({ m, advisory: parseAdvisory(m.data) }));
     const dead = parsed.filter((p): p is { m: JsMsg; advisory: Advisory } => p.advisory !== null && isDeadLetterAdvisory(p.advisory));
     const unreadable = parsed.filter((p) => p.advisory === null);
-    if (unreadable.length) log.warn({ source: source.name, count: unreadable.length }, 'captured messages that are no JetStream advisory Triage knows; terminated');
+    if (unreadable.length)
+      log.warn({ source: source.name, count: unreadable.length }, 'captured messages that are no JetStream advisory Triage knows; terminated');
     let stored: (StoredMessage | null)[];
     try {
       stored = await Promise.all(dead.map((d) => storedMessage(jsm, stream, d.advisory.streamSeq)));
@@ -101,7 +102,11 @@ export async function importFromNats(source: ConnectorSource<NatsConfig, NatsSec
       dead.map(async (d, i) => {
         if (!stored[i]) return;
         await jsm.streams.deleteMessage(stream, d.advisory.streamSeq, false).catch((err: unknown) => {
-          if (!/no message found/i.test(String((err as Error)?.message))) log.warn({ source: source.name, seq: d.advisory.streamSeq, error: natsError(err, secret, where).message }, 'recorded message not deleted from the stream');
+          if (!/no message found/i.test(String((err as Error)?.message)))
+            log.warn(
+              { source: source.name, seq: d.advisory.streamSeq, error: natsError(err, secret, where).message },
+              'recorded message not deleted from the stream',
+            );
         });
       }),
     );

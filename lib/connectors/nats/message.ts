@@ -52,10 +52,12 @@ export function parseAdvisory(data: Uint8Array): Advisory | null {
   } catch {
     return null;
   }
-  const kind = a.type === 'io.nats.jetstream.advisory.v1.max_deliver' ? 'max_deliveries' : a.type === 'io.nats.jetstream.advisory.v1.terminated' ? 'terminated' : null;
+  const kind =
+    a.type === 'io.nats.jetstream.advisory.v1.max_deliver' ? 'max_deliveries' : a.type === 'io.nats.jetstream.advisory.v1.terminated' ? 'terminated' : null;
   const seq = Number(a.stream_seq);
   const timestamp = new Date(String(a.timestamp));
-  if (!kind || !Number.isSafeInteger(seq) || seq < 1 || typeof a.stream !== 'string' || typeof a.consumer !== 'string' || Number.isNaN(timestamp.getTime())) return null;
+  if (!kind || !Number.isSafeInteger(seq) || seq < 1 || typeof a.stream !== 'string' || typeof a.consumer !== 'string' || Number.isNaN(timestamp.getTime()))
+    return null;
   return {
     kind,
     id: String(a.id ?? ''),
@@ -172,8 +174,12 @@ export interface NatsRedrivePublish {
 export function redrivePublish(m: OutgoingRedrive): NatsRedrivePublish | { error: string } {
   // Where it came from, from the original's stored headers: an edited copy cannot send itself elsewhere.
   const nats = (m.origin[NATS_KEY] ?? {}) as Record<string, unknown>;
-  if (typeof nats.gone === 'string') return { error: `The message was gone from stream "${String(nats.stream)}" before Triage read it (sequence ${String(nats.seq)}): there is nothing to redrive` };
-  if (typeof nats.subject !== 'string' || typeof nats.stream !== 'string') return { error: 'This dead letter does not say which subject and stream it came from' };
+  if (typeof nats.gone === 'string')
+    return {
+      error: `The message was gone from stream "${String(nats.stream)}" before Triage read it (sequence ${String(nats.seq)}): there is nothing to redrive`,
+    };
+  if (typeof nats.subject !== 'string' || typeof nats.stream !== 'string')
+    return { error: 'This dead letter does not say which subject and stream it came from' };
   const headers: [string, string][] = [];
   const ours = new Set(Object.values(TRIAGE_HEADERS).map((h) => h.toLowerCase()));
   for (const [k, v] of Object.entries(m.headers ?? {})) {

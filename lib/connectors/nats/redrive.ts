@@ -51,7 +51,11 @@ export function natsDestination(source: ConnectorSource<NatsConfig, NatsSecret>)
       // No responders: no stream takes the subject any more (the client words it "jetstream is not enabled").
       if (e.name === 'JetStreamNotEnabled' && causes(e).includes('NoResponders')) {
         // Every message for that subject would fail the same way: a refusal of the redrive, with the fix.
-        return { ok: false, error: `No stream takes subject "${p.subject}" on NATS at ${endpoint}: create or restore stream "${p.stream}" with that subject`, failure: 'refused' };
+        return {
+          ok: false,
+          error: `No stream takes subject "${p.subject}" on NATS at ${endpoint}: create or restore stream "${p.stream}" with that subject`,
+          failure: 'refused',
+        };
       }
       if (e.name === 'JetStreamApiError') {
         return { ok: false, error: `JetStream refused the message for subject "${p.subject}": ${e.message}`, failure: 'message' };

@@ -37,7 +37,12 @@ export function captureRetentionTrap(s: NatsTrapSettings): Trap | null {
 export function natsTraps(s: NatsTrapSettings): Trap[] {
   const where = `Consumer "${s.consumer.name}" of stream "${s.stream.name}"`;
   return [
-    receiveLimitOne(where, 'max_deliver', s.consumer.maxDeliver, `Set max_deliver on consumer "${s.consumer.name}" to 3 or more, so a passing failure is redelivered.`),
+    receiveLimitOne(
+      where,
+      'max_deliver',
+      s.consumer.maxDeliver,
+      `Set max_deliver on consumer "${s.consumer.name}" to 3 or more, so a passing failure is redelivered.`,
+    ),
     captureRetentionTrap(s),
     // With a backoff list the waits between deliveries are its entries, not ack_wait.
     s.consumer.backoff

@@ -33,6 +33,11 @@ export const rabbitmqConfigSchema = z
 export type RabbitmqConfig = z.infer<typeof rabbitmqConfigSchema>;
 
 export const rabbitmqSecretSchema = z
-  .object({ url: z.string().trim().regex(/^amqps?:\/\/[^\s]+$/i, 'an amqp:// or amqps:// URL') })
+  .object({
+    url: z
+      .string()
+      .trim()
+      .regex(/^amqps?:\/\/[^\s]+$/i, 'an amqp:// or amqps:// URL'),
+  })
   .strict();
 export type RabbitmqSecret = z.infer<typeof rabbitmqSecretSchema>;

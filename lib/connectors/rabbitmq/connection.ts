@@ -24,7 +24,14 @@ export function amqpError(err: unknown, url: string, queue?: string): ConnectorE
   const e = err as { code?: string | number; message?: string };
   const msg = scrubSecrets(String(e?.message ?? err), { url });
   const w = where(url);
-  if (e?.code === 'ECONNREFUSED' || e?.code === 'EHOSTUNREACH' || e?.code === 'ENOTFOUND' || e?.code === 'ETIMEDOUT' || e?.code === 'ECONNRESET' || /connect ETIMEDOUT|socket.*timeout/i.test(msg)) {
+  if (
+    e?.code === 'ECONNREFUSED' ||
+    e?.code === 'EHOSTUNREACH' ||
+    e?.code === 'ENOTFOUND' ||
+    e?.code === 'ETIMEDOUT' ||
+    e?.code === 'ECONNRESET' ||
+    /connect ETIMEDOUT|socket.*timeout/i.test(msg)
+  ) {
     return new ConnectorError('unreachable', `RabbitMQ at ${w.endpoint} is not reachable (${e.code ?? 'timeout'})`);
   }
   if (/ACCESS[-_]REFUSED|403/.test(msg) && /login|auth|PLAIN|AMQPLAIN|credentials/i.test(msg)) {
@@ -34,7 +41,10 @@ export function amqpError(err: unknown, url: string, queue?: string): ConnectorE
     return new ConnectorError('not_found', `RabbitMQ at ${w.endpoint} has no virtual host "${w.vhost}" (or user "${w.user}" may not use it)`);
   }
   if (e?.code === 404 || /NOT[-_]FOUND/.test(msg)) {
-    return new ConnectorError('not_found', queue ? `Queue "${queue}" does not exist on virtual host "${w.vhost}" of ${w.endpoint}` : `RabbitMQ at ${w.endpoint}: ${msg}`);
+    return new ConnectorError(
+      'not_found',
+      queue ? `Queue "${queue}" does not exist on virtual host "${w.vhost}" of ${w.endpoint}` : `RabbitMQ at ${w.endpoint}: ${msg}`,
+    );
   }
   if (e?.code === 403 || /ACCESS[-_]REFUSED/.test(msg)) {
     return new ConnectorError('auth', `User "${w.user}" may not do this on virtual host "${w.vhost}": ${msg}`);

@@ -107,10 +107,12 @@ export async function importFromRabbitmq(source: ConnectorSource<RabbitmqConfig,
         }
         writes++;
         const recorded = sink.record(b.deadLetters);
-        void recorded.catch(() => undefined).finally(() => {
-          writes--;
-          pump();
-        });
+        void recorded
+          .catch(() => undefined)
+          .finally(() => {
+            writes--;
+            pump();
+          });
         acking = acking.then(() => settleBatch(b, recorded));
       }
     };

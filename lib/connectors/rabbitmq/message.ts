@@ -146,7 +146,10 @@ export function firstDeath(headers: Record<string, unknown>, deaths = xDeathOf(h
 export function derivedMessageId(payload: Uint8Array, first: XDeathEntry | null, headers: Record<string, unknown> = {}): string {
   const sha = createHash('sha256').update(payload).digest('hex');
   if (first) return `sha256:${sha}:${first.time ? first.time.getTime() / 1000 : 0}:${first.count}`;
-  const h = createHash('sha256').update(JSON.stringify(toJson(headers))).digest('hex').slice(0, 16);
+  const h = createHash('sha256')
+    .update(JSON.stringify(toJson(headers)))
+    .digest('hex')
+    .slice(0, 16);
   return `sha256:${sha}:h${h}`;
 }
 
@@ -159,7 +162,10 @@ const nonNegativeInt = (v: unknown): number | null => {
 const COPIED_PROPERTIES = ['deliveryMode', 'priority', 'type', 'appId', 'userId', 'replyTo', 'expiration', 'contentEncoding', 'clusterId'] as const;
 
 /** A delivered dead letter as Triage records it. */
-export function toDeadLetter(msg: Pick<ConsumeMessage, 'content' | 'properties' | 'fields'>, opts: { errorText?: ErrorTextMapping; now?: Date } = {}): NewDeadLetter {
+export function toDeadLetter(
+  msg: Pick<ConsumeMessage, 'content' | 'properties' | 'fields'>,
+  opts: { errorText?: ErrorTextMapping; now?: Date } = {},
+): NewDeadLetter {
   const p = msg.properties;
   const rawHeaders = (p.headers ?? {}) as Record<string, unknown>;
   const deaths = xDeathOf(rawHeaders);

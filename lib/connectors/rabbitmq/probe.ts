@@ -14,7 +14,10 @@ import { rabbitmqTraps, rabbitQueueSettings, sourceQueuesOf, type ManagementQueu
 const MANAGEMENT_TIMEOUT_MS = 5_000;
 
 /** What the management API showed: facts for the report, and the settings the traps are checked on. */
-async function management(source: ConnectorSource<RabbitmqConfig, RabbitmqSecret>, signal?: AbortSignal): Promise<{ facts: ProbeReport['facts']; settings: RabbitSettingsRead }> {
+async function management(
+  source: ConnectorSource<RabbitmqConfig, RabbitmqSecret>,
+  signal?: AbortSignal,
+): Promise<{ facts: ProbeReport['facts']; settings: RabbitSettingsRead }> {
   const base = source.config.managementUrl!.replace(/\/+$/, '');
   const amqpUrl = new URL(source.secret.url);
   // The AMQP credentials are a write-only secret: they go to the broker's own host only, so the
@@ -80,7 +83,13 @@ export async function probeRabbitmq(source: ConnectorSource<RabbitmqConfig, Rabb
     };
     const traps = rabbitmqTraps(read.settings);
     const warnings = traps.filter((t) => t.severity === 'warning').map(trapLine);
-    return { ok: true, summary: `Queue "${queue}" exists: ${q.messageCount} messages, ${q.consumerCount} consumers`, facts, traps, ...(warnings.length ? { warnings } : {}) };
+    return {
+      ok: true,
+      summary: `Queue "${queue}" exists: ${q.messageCount} messages, ${q.consumerCount} consumers`,
+      facts,
+      traps,
+      ...(warnings.length ? { warnings } : {}),
+    };
   } catch (err) {
     const error = amqpError(err, url, queue).message;
     return { ok: false, summary: error, facts: { endpoint: describeEndpoint(url), queue }, error };

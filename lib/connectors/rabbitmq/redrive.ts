@@ -74,13 +74,22 @@ export function rabbitmqDestination(source: ConnectorSource<RabbitmqConfig, Rabb
             const closed = /closed/i.test(String((err as Error)?.message ?? err));
             const refusal = closed ? publishRefusal(closedBy.get(confirm), route.exchange) : null;
             if (refusal) resolve({ ok: false, error: refusal, failure: 'refused' });
-            else resolve({ ok: false, error: closed ? `RabbitMQ connection lost during the publish` : `RabbitMQ refused the message (nack)`, failure: closed ? 'infrastructure' : 'message' });
+            else
+              resolve({
+                ok: false,
+                error: closed ? `RabbitMQ connection lost during the publish` : `RabbitMQ refused the message (nack)`,
+                failure: closed ? 'infrastructure' : 'message',
+              });
           } else resolve({ ok: true, acknowledged: false });
         });
       } catch (err) {
         // amqplib throws synchronously for a closed channel, or for headers past its 64 KiB table buffer.
         const closed = /closed/i.test(String((err as Error)?.message ?? err));
-        resolve({ ok: false, error: closed ? 'RabbitMQ connection lost' : `Cannot publish: ${(err as Error)?.message ?? String(err)}`, failure: closed ? 'infrastructure' : 'message' });
+        resolve({
+          ok: false,
+          error: closed ? 'RabbitMQ connection lost' : `Cannot publish: ${(err as Error)?.message ?? String(err)}`,
+          failure: closed ? 'infrastructure' : 'message',
+        });
       }
     });
   }

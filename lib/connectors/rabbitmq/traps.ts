@@ -55,10 +55,13 @@ export function sourceQueuesOf(dlq: string, boundExchanges: readonly string[], q
   return queues
     .filter((q) => q.name !== dlq)
     .map(rabbitQueueSettings)
-    .filter((s) => s.deadLetterExchange !== null && (s.deadLetterExchange === '' ? s.deadLetterRoutingKey === dlq : boundExchanges.includes(s.deadLetterExchange)));
+    .filter(
+      (s) => s.deadLetterExchange !== null && (s.deadLetterExchange === '' ? s.deadLetterRoutingKey === dlq : boundExchanges.includes(s.deadLetterExchange)),
+    );
 }
 
-const AT_LEAST_ONCE_FIX = 'x-dead-letter-strategy at-least-once and x-overflow reject-publish: the broker then keeps each message until the dead-letter queue has confirmed it';
+const AT_LEAST_ONCE_FIX =
+  'x-dead-letter-strategy at-least-once and x-overflow reject-publish: the broker then keeps each message until the dead-letter queue has confirmed it';
 
 /** RabbitMQ dead-letters at most once unless a quorum queue asks for at-least-once with reject-publish (seed 000, "Pitfalls"). */
 export function atMostOnceTrap(s: RabbitQueueSettings): Trap | null {
@@ -96,7 +99,8 @@ export function atMostOnceTrap(s: RabbitQueueSettings): Trap | null {
 export function dlqTtlTrap(dlq: RabbitQueueSettings, source: RabbitQueueSettings): Trap | null {
   if (dlq.messageTtlMs === null) return null;
   if (source.messageTtlMs !== null && dlq.messageTtlMs > source.messageTtlMs) return null;
-  const sourceTtl = source.messageTtlMs === null ? 'no x-message-ttl: it keeps messages until they are consumed' : `x-message-ttl ${duration(source.messageTtlMs / 1000)}`;
+  const sourceTtl =
+    source.messageTtlMs === null ? 'no x-message-ttl: it keeps messages until they are consumed' : `x-message-ttl ${duration(source.messageTtlMs / 1000)}`;
   return {
     code: 'dlq_retention_not_longer',
     severity: 'warning',
@@ -124,7 +128,12 @@ export function rabbitmqTraps(read: RabbitSettingsRead): Trap[] {
   for (const s of read.sources) {
     traps.push(
       s.type === 'quorum'
-        ? receiveLimitOne(`Quorum queue "${s.name}"`, 'x-delivery-limit', s.deliveryLimit, `Set x-delivery-limit on "${s.name}" (its argument or the delivery-limit policy key) to 3 or more, so a passing failure is retried.`)
+        ? receiveLimitOne(
+            `Quorum queue "${s.name}"`,
+            'x-delivery-limit',
+            s.deliveryLimit,
+            `Set x-delivery-limit on "${s.name}" (its argument or the delivery-limit policy key) to 3 or more, so a passing failure is retried.`,
+          )
         : null,
       atMostOnceTrap(s),
       dlqTtlTrap(read.dlq, s),

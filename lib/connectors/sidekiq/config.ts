@@ -8,7 +8,13 @@ export const sidekiqConfigSchema = z
      * The application's redis-namespace, if it uses one: its keys are then "<namespace>:dead",
      * "<namespace>:queue:<name>"… Without one, Sidekiq's keys are at the top of the Redis database.
      */
-    namespace: z.string().trim().min(1).max(100).regex(/^[^\s:]+(:[^\s:]+)*$/, 'a redis-namespace name (no spaces, no leading or trailing ":")').optional(),
+    namespace: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .regex(/^[^\s:]+(:[^\s:]+)*$/, 'a redis-namespace name (no spaces, no leading or trailing ":")')
+      .optional(),
     /**
      * After a dead job's row committed, remove it from the dead set. Off by default: the job stays,
      * so Sidekiq's Web UI (its Dead tab, Retry, Delete) keeps working.
@@ -27,7 +33,12 @@ export const sidekiqConfigSchema = z
      * its configuration, not in Redis): the dead set's cap and age limit, checked for traps.
      */
     deadMaxJobs: z.number().int().min(1).max(100_000_000).default(10_000),
-    deadTimeoutSeconds: z.number().int().min(1).max(100 * 365 * 86_400).default(180 * 86_400),
+    deadTimeoutSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(100 * 365 * 86_400)
+      .default(180 * 86_400),
     /** Dead jobs per write to Postgres. */
     batchSize: z.number().int().min(1).max(5_000).default(1_000),
     /** When idle, look at the dead set this often. */
@@ -42,7 +53,12 @@ export const sidekiqConfigSchema = z
 export type SidekiqConfig = z.infer<typeof sidekiqConfigSchema>;
 
 export const sidekiqSecretSchema = z
-  .object({ url: z.string().trim().regex(/^rediss?:\/\/[^\s]+$/i, 'a redis:// or rediss:// URL') })
+  .object({
+    url: z
+      .string()
+      .trim()
+      .regex(/^rediss?:\/\/[^\s]+$/i, 'a redis:// or rediss:// URL'),
+  })
   .strict();
 export type SidekiqSecret = z.infer<typeof sidekiqSecretSchema>;
 

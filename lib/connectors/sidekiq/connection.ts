@@ -37,7 +37,12 @@ export async function probeReport(secret: SidekiqSecret, name: string, probe: (c
     });
   } catch (err) {
     const error = redisError(err, secret).message;
-    return { ok: false, summary: error, facts: err instanceof ConnectorError && err.kind === 'not_found' ? { reachable, exists: false } : { reachable }, error };
+    return {
+      ok: false,
+      summary: error,
+      facts: err instanceof ConnectorError && err.kind === 'not_found' ? { reachable, exists: false } : { reachable },
+      error,
+    };
   }
 }
 

@@ -229,7 +229,8 @@ export async function runSidekiqImport(source: ConnectorSource<SidekiqConfig, Si
           seen.add(e.id);
           if (retryKnown.has(e.id)) continue;
           const d = deadLetterOfEntry(e, 'retry', false);
-          if ((d.headers?.['sidekiq.retry_count'] as number | null) === null || (d.headers!['sidekiq.retry_count'] as number) < config.retryCountAtLeast) continue;
+          if ((d.headers?.['sidekiq.retry_count'] as number | null) === null || (d.headers!['sidekiq.retry_count'] as number) < config.retryCountAtLeast)
+            continue;
           batch.push(d);
           taken.push(e.id);
           if (batch.length >= config.batchSize) await flush();

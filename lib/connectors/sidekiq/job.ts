@@ -100,7 +100,10 @@ export function deadLetterOfEntry(entry: SetEntry, set: 'dead' | 'retry', remove
   // Retries used up (or retry: 0) is Sidekiq's "max receives"; a job killed by hand (the Web UI's
   // Kill) carries no error of its own. Still retrying: past the count the source set.
   const reason = set === 'retry' || errorType ? 'MaxReceives' : 'Manual';
-  const history = errorType || errorMessage ? [{ reason, errorType, errorMessage, count: 1, firstAt: (timeOf(job?.failed_at) ?? at).toISOString(), lastAt: at.toISOString() }] : [];
+  const history =
+    errorType || errorMessage
+      ? [{ reason, errorType, errorMessage, count: 1, firstAt: (timeOf(job?.failed_at) ?? at).toISOString(), lastAt: at.toISOString() }]
+      : [];
   return {
     messageId: messageIdOf(job, entry.member),
     payload: entry.member,
@@ -177,8 +180,7 @@ export function topLevelMembers(text: string): [key: string, raw: string][] | nu
       else if (c === '{' || c === '[') {
         depth++;
         i++;
-      }
-      else if (c === '}' || c === ']') {
+      } else if (c === '}' || c === ']') {
         if (depth === 0) break;
         depth--;
         i++;

@@ -15,7 +15,12 @@ export function probeSidekiq(source: ConnectorSource<SidekiqConfig, SidekiqSecre
   const keys = keysOf(config);
   return probeReport(secret, `${source.name}:probe`, async (client) => {
     await assertSidekiqThere(client, config, secret);
-    const [dead, retry, queues, processes] = await Promise.all([client.zcard(keys.dead), client.zcard(keys.retry), client.smembers(keys.queues), client.scard(keys.processes)]);
+    const [dead, retry, queues, processes] = await Promise.all([
+      client.zcard(keys.dead),
+      client.zcard(keys.retry),
+      client.smembers(keys.queues),
+      client.scard(keys.processes),
+    ]);
     const facts = { reachable: true, exists: true, dead, retry, queues: queues.sort().join(', ') || null, processes };
     const noRetry = new Set<string>();
     for (const m of await client.zrevrange(keys.dead, 0, JOBS_SEEN - 1)) {
@@ -26,7 +31,13 @@ export function probeSidekiq(source: ConnectorSource<SidekiqConfig, SidekiqSecre
         // not a job: the import records it as it is
       }
     }
-    const traps = sidekiqTraps(`Sidekiq's dead set ${keys.dead}`, { deadMaxJobs: config.deadMaxJobs, deadTimeoutSeconds: config.deadTimeoutSeconds, dead, removeAfterImport: config.removeAfterImport, noRetryClasses: [...noRetry] });
+    const traps = sidekiqTraps(`Sidekiq's dead set ${keys.dead}`, {
+      deadMaxJobs: config.deadMaxJobs,
+      deadTimeoutSeconds: config.deadTimeoutSeconds,
+      dead,
+      removeAfterImport: config.removeAfterImport,
+      noRetryClasses: [...noRetry],
+    });
     const warnings = traps.filter((t) => t.severity === 'warning').map(trapLine);
     const summary = `Sidekiq found: ${dead} dead, ${retry} retrying, ${queues.length} queues, ${processes} processes`;
     return { ok: true, summary, facts, traps, ...(warnings.length ? { warnings } : {}) };

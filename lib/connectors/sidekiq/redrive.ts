@@ -35,7 +35,9 @@ redis.call('LPUSH', KEYS[2], ARGV[3])
 return removed
 `;
 
-type RetryNowClient = Redis & { sidekiqRetryNow(set: string, queue: string, queues: string, score: string, jid: string, job: string, name: string, mustBeThere: string): Promise<number> };
+type RetryNowClient = Redis & {
+  sidekiqRetryNow(set: string, queue: string, queues: string, score: string, jid: string, job: string, name: string, mustBeThere: string): Promise<number>;
+};
 
 const str = (v: unknown) => (typeof v === 'string' && v.length ? v : null);
 
@@ -43,7 +45,12 @@ async function redriveOne(client: RetryNowClient, config: SidekiqConfig, item: O
   const keys = keysOf(config);
   const o = item.origin;
   const job = redrivenJob(item.payload, item.redriveCount + 1, new Date());
-  if (job === null) return { ok: false, failure: 'message', error: `Sidekiq job ${item.messageId} is not a JSON object, so Sidekiq could not run it: edit it into one to redrive it` };
+  if (job === null)
+    return {
+      ok: false,
+      failure: 'message',
+      error: `Sidekiq job ${item.messageId} is not a JSON object, so Sidekiq could not run it: edit it into one to redrive it`,
+    };
   const queue = str(o['sidekiq.queue']) ?? 'default';
   const inRetry = o['sidekiq.set'] === 'retry';
   // Left in the set at import (the header, stored then; absent on older dead letters: pushed as
@@ -51,10 +58,23 @@ async function redriveOne(client: RetryNowClient, config: SidekiqConfig, item: O
   // have removed it).
   const mustBeThere = o[REMOVED_HEADER] === false && (inRetry || !config.removeAfterImport);
   const set = inRetry ? keys.retry : keys.dead;
-  const taken = await client.sidekiqRetryNow(set, keys.queue(queue), keys.queues, str(o['sidekiq.score']) ?? '', str(o['sidekiq.jid']) ?? item.messageId, job, queue, mustBeThere ? '1' : '');
+  const taken = await client.sidekiqRetryNow(
+    set,
+    keys.queue(queue),
+    keys.queues,
+    str(o['sidekiq.score']) ?? '',
+    str(o['sidekiq.jid']) ?? item.messageId,
+    job,
+    queue,
+    mustBeThere ? '1' : '',
+  );
   if (taken === -1) {
     const where = inRetry ? 'retry set' : 'dead set';
-    return { ok: false, failure: 'message', error: `Sidekiq job ${item.messageId} is no longer in Sidekiq's ${where} (retried or deleted in Sidekiq since the import): nothing was sent, so it does not run twice` };
+    return {
+      ok: false,
+      failure: 'message',
+      error: `Sidekiq job ${item.messageId} is no longer in Sidekiq's ${where} (retried or deleted in Sidekiq since the import): nothing was sent, so it does not run twice`,
+    };
   }
   // Sidekiq tells nothing of a job's success; its next death is imported as the next generation.
   return { ok: true, acknowledged: false };

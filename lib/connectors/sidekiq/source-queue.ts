@@ -33,7 +33,9 @@ export function readSidekiqSourceQueue(source: ConnectorSource<SidekiqConfig, Si
     const ms = at > 1e11 ? at : at * 1000;
     const oldestAgeSeconds = Number.isFinite(ms) && ms > 0 ? Math.max(0, Math.round((Date.now() - ms) / 1000)) : null;
     let consumers = 0;
-    const infos = identities.length ? await client.pipeline(identities.map((id) => ['hget', `${config.namespace ? `${config.namespace}:` : ''}${id}`, 'info'])).exec() : [];
+    const infos = identities.length
+      ? await client.pipeline(identities.map((id) => ['hget', `${config.namespace ? `${config.namespace}:` : ''}${id}`, 'info'])).exec()
+      : [];
     for (const [err, info] of infos ?? []) {
       try {
         const queues = !err && typeof info === 'string' ? (JSON.parse(info) as { queues?: unknown }).queues : null;

@@ -33,12 +33,27 @@ export function sidekiqTraps(where: string, s: SidekiqSeen): Trap[] {
   ];
   const fix = `Keep at least ${DEAD_KEEP_MIN_COUNT} dead jobs for at least ${duration(DEAD_KEEP_MIN_SECONDS)} (Sidekiq's dead_max_jobs and dead_timeout_in_seconds), or set this source to remove jobs after import so the dead set never fills.`;
   if (s.deadMaxJobs < DEAD_KEEP_MIN_COUNT) {
-    traps.push({ code: 'failed_jobs_removed', severity: 'warning', message: `${where}: dead_max_jobs ${s.deadMaxJobs} keeps only the newest ${s.deadMaxJobs} dead jobs: a burst of more deaths while the import is paused or down trims jobs before Triage reads them.`, fix });
+    traps.push({
+      code: 'failed_jobs_removed',
+      severity: 'warning',
+      message: `${where}: dead_max_jobs ${s.deadMaxJobs} keeps only the newest ${s.deadMaxJobs} dead jobs: a burst of more deaths while the import is paused or down trims jobs before Triage reads them.`,
+      fix,
+    });
   } else if (!s.removeAfterImport && s.dead >= s.deadMaxJobs * DEAD_FULL_SHARE) {
-    traps.push({ code: 'failed_jobs_removed', severity: 'warning', message: `${where}: the dead set holds ${s.dead} of its dead_max_jobs ${s.deadMaxJobs}: each further death trims the oldest, and a burst while the import is paused trims jobs Triage has not read.`, fix });
+    traps.push({
+      code: 'failed_jobs_removed',
+      severity: 'warning',
+      message: `${where}: the dead set holds ${s.dead} of its dead_max_jobs ${s.deadMaxJobs}: each further death trims the oldest, and a burst while the import is paused trims jobs Triage has not read.`,
+      fix,
+    });
   }
   if (s.deadTimeoutSeconds < DEAD_KEEP_MIN_SECONDS) {
-    traps.push({ code: 'dlq_retention_not_longer', severity: 'warning', message: `${where}: dead_timeout_in_seconds ${s.deadTimeoutSeconds} (${duration(s.deadTimeoutSeconds)}) drops dead jobs before a paused or broken import is fixed.`, fix });
+    traps.push({
+      code: 'dlq_retention_not_longer',
+      severity: 'warning',
+      message: `${where}: dead_timeout_in_seconds ${s.deadTimeoutSeconds} (${duration(s.deadTimeoutSeconds)}) drops dead jobs before a paused or broken import is fixed.`,
+      fix,
+    });
   }
   if (s.noRetryClasses.length) {
     const names = s.noRetryClasses.slice(0, 5).join(', ') + (s.noRetryClasses.length > 5 ? ` and ${s.noRetryClasses.length - 5} more` : '');

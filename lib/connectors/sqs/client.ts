@@ -67,9 +67,12 @@ export function sqsError(err: unknown, source: ConnectorSource<SqsConfig, SqsSec
   const text = scrubSecrets(String(e?.message ?? err), source.secret);
   const endpoint = source.config.endpoint ?? `SQS in ${source.config.region ?? regionOfQueueUrl(queueUrl) ?? 'the default region'}`;
   if (NETWORK.test(`${name} ${e?.code ?? ''} ${text}`)) return new ConnectorError('unreachable', `${endpoint} is not reachable (${e?.code ?? name})`);
-  if (/QueueDoesNotExist|NonExistentQueue/i.test(`${name} ${e?.Code ?? ''}`)) return new ConnectorError('not_found', `Queue "${queueNameOf(queueUrl)}" does not exist at ${endpoint}`);
-  if (/CredentialsProviderError/i.test(name)) return new ConnectorError('auth', `No AWS credentials: set an access key on the source or in the worker's environment`);
-  if (/InvalidClientTokenId|SignatureDoesNotMatch|UnrecognizedClient|ExpiredToken|InvalidSecurity/i.test(name)) return new ConnectorError('auth', `${endpoint} refused the credentials (${name})`);
+  if (/QueueDoesNotExist|NonExistentQueue/i.test(`${name} ${e?.Code ?? ''}`))
+    return new ConnectorError('not_found', `Queue "${queueNameOf(queueUrl)}" does not exist at ${endpoint}`);
+  if (/CredentialsProviderError/i.test(name))
+    return new ConnectorError('auth', `No AWS credentials: set an access key on the source or in the worker's environment`);
+  if (/InvalidClientTokenId|SignatureDoesNotMatch|UnrecognizedClient|ExpiredToken|InvalidSecurity/i.test(name))
+    return new ConnectorError('auth', `${endpoint} refused the credentials (${name})`);
   if (/AccessDenied/i.test(name)) return new ConnectorError('auth', `Not allowed on queue "${queueNameOf(queueUrl)}": ${text}`);
   if (e?.$fault === 'server' || (e?.$metadata?.httpStatusCode ?? 0) >= 500 || /Throttl|ServiceUnavailable/i.test(name)) {
     return new ConnectorError('unreachable', `${endpoint} is unavailable (${name}): ${text}`);

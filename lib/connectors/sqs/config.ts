@@ -17,14 +17,23 @@ export const sqsConfigSchema = z
     /** An SQS-compatible endpoint (http://localhost:4566); else the SDK's endpoint for the region. */
     endpoint: z.string().trim().url().max(1000).optional(),
     /** Else the region in the queue URL (sqs.<region>.amazonaws.com), else the SDK's environment. */
-    region: z.string().trim().regex(/^[a-z0-9-]{2,40}$/, 'a region like eu-west-1').optional(),
+    region: z
+      .string()
+      .trim()
+      .regex(/^[a-z0-9-]{2,40}$/, 'a region like eu-west-1')
+      .optional(),
     /** Long-poll wait of each receive (SQS allows 0–20 s; 20 keeps an idle queue to 3 requests a minute). */
     waitTimeSeconds: z.number().int().min(0).max(20).default(20),
     /**
      * How long a received message stays hidden while Triage writes it. After a crash it reappears
      * after this; a failed write releases it at once.
      */
-    visibilityTimeoutSeconds: z.number().int().min(1).max(12 * 3600).default(120),
+    visibilityTimeoutSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(12 * 3600)
+      .default(120),
     /** Receives running at once (each returns at most 10 messages). */
     pollers: z.number().int().min(1).max(32).default(4),
     /** Dead letters per write to Postgres. */

@@ -173,7 +173,8 @@ function lambdaDestination(body: string): Unwrapped | string {
   const ctx = record.requestContext;
   if (!isObject(ctx)) return 'the record has no requestContext';
   if (typeof ctx.condition !== 'string' || !LAMBDA_CONDITIONS.has(ctx.condition)) return 'requestContext.condition is not a failure condition';
-  if (!Number.isInteger(ctx.approximateInvokeCount) || (ctx.approximateInvokeCount as number) < 0) return 'requestContext.approximateInvokeCount is not a count';
+  if (!Number.isInteger(ctx.approximateInvokeCount) || (ctx.approximateInvokeCount as number) < 0)
+    return 'requestContext.approximateInvokeCount is not a count';
   if (typeof ctx.functionArn !== 'string' || !ctx.functionArn.startsWith('arn:')) return 'requestContext.functionArn is not an ARN';
   if (!('requestPayload' in record)) return 'the record has no requestPayload';
   const span = topLevelValueSpan(body, 'requestPayload');

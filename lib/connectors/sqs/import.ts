@@ -5,7 +5,13 @@
 // released at once (visibility 0), never left hidden. A few receives run at once and feed one writer,
 // which records up to batchSize per transaction; receives wait while 2 × batchSize messages are
 // received and not yet deleted, so a slow Postgres slows the receives (backpressure).
-import { ChangeMessageVisibilityBatchCommand, DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityBatchCommand,
+  DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  type Message,
+} from '@aws-sdk/client-sqs';
 import type { NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
 import { log } from '@/lib/log';
 import { ConnectorError, type ConnectorSource, type ImportSink } from '../types';
@@ -63,7 +69,12 @@ export async function importFromSqs(source: ConnectorSource<SqsConfig, SqsSecret
               Entries: chunk.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle!, VisibilityTimeout: 0 })),
             }),
           )
-          .catch((err: unknown) => log.warn({ err: sqsError(err, source).message, source: source.name }, 'SQS: releasing unwritten messages failed; they reappear after the visibility timeout')),
+          .catch((err: unknown) =>
+            log.warn(
+              { err: sqsError(err, source).message, source: source.name },
+              'SQS: releasing unwritten messages failed; they reappear after the visibility timeout',
+            ),
+          ),
       ),
     );
   };
@@ -132,9 +143,12 @@ export async function importFromSqs(source: ConnectorSource<SqsConfig, SqsSecret
   const deleteAll = async (messages: Message[]) => {
     await Promise.all(
       chunksOf10(messages).map(async (chunk) => {
-        const res = await client.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: chunk.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
+        const res = await client.send(
+          new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: chunk.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }),
+        );
         // Not deleted: it reappears after the visibility timeout and the unique key absorbs it.
-        if (res.Failed?.length) log.warn({ source: source.name, failed: res.Failed.map((f) => `${f.Code}: ${f.Message}`) }, 'SQS: some recorded messages were not deleted');
+        if (res.Failed?.length)
+          log.warn({ source: source.name, failed: res.Failed.map((f) => `${f.Code}: ${f.Message}`) }, 'SQS: some recorded messages were not deleted');
       }),
     );
   };

@@ -91,7 +91,8 @@ export function toDeadLetter(
   const payload = wrapped ? wrapped.payload : Buffer.from(body, 'utf8');
   const found = errorTextOf(Object.fromEntries(Object.entries(messageAttrs).map(([k, v]) => [k, v.StringValue ?? null])), payload, opts.errorText);
   // The service's own report of the failure wins; SNS carries none, so the source's mapping may still find one.
-  const error = wrapped?.errorType || wrapped?.errorMessage ? { errorType: wrapped.errorType, errorMessage: wrapped.errorMessage, errorStack: wrapped.errorStack } : found;
+  const error =
+    wrapped?.errorType || wrapped?.errorMessage ? { errorType: wrapped.errorType, errorMessage: wrapped.errorMessage, errorStack: wrapped.errorStack } : found;
   const originalId = messageAttrs[TRIAGE_ATTRIBUTES.originalId]?.StringValue;
   const redriveCount = nonNegativeInt(messageAttrs[TRIAGE_ATTRIBUTES.redriveCount]?.StringValue) ?? 0;
   const now = opts.now ?? new Date();
@@ -179,6 +180,9 @@ export function redriveEntry(
   }
   const size =
     m.payload.byteLength +
-    Object.entries(attributes).reduce((n, [k, a]) => n + k.length + (a.DataType?.length ?? 0) + (a.StringValue ? Buffer.byteLength(a.StringValue) : (a.BinaryValue?.byteLength ?? 0)), 0);
+    Object.entries(attributes).reduce(
+      (n, [k, a]) => n + k.length + (a.DataType?.length ?? 0) + (a.StringValue ? Buffer.byteLength(a.StringValue) : (a.BinaryValue?.byteLength ?? 0)),
+      0,
+    );
   return { entry, size };
 }

@@ -18,7 +18,11 @@ async function attributes(client: SQSClient, url: string, names: string[], signa
 }
 
 /** The source queues of the DLQ: the configured one, else what SQS lists (an emulator may not implement it). */
-async function sourceQueues(client: SQSClient, source: ConnectorSource<SqsConfig, SqsSecret>, signal?: AbortSignal): Promise<{ urls: string[]; note?: string }> {
+async function sourceQueues(
+  client: SQSClient,
+  source: ConnectorSource<SqsConfig, SqsSecret>,
+  signal?: AbortSignal,
+): Promise<{ urls: string[]; note?: string }> {
   if (source.config.sourceQueueUrl) return { urls: [source.config.sourceQueueUrl] };
   try {
     const res = await client.send(new ListDeadLetterSourceQueuesCommand({ QueueUrl: source.config.queueUrl }), { abortSignal: signal });
@@ -33,8 +37,17 @@ export async function probeSqs(source: ConnectorSource<SqsConfig, SqsSecret>, si
   const dlqName = queueNameOf(queueUrl);
   const client = sqsClient(source);
   try {
-    const dlq = await attributes(client, queueUrl, ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'MessageRetentionPeriod', 'FifoQueue'], signal);
-    const dlqSettings = { name: dlqName, retentionSeconds: Number(dlq.MessageRetentionPeriod ?? DEFAULT_RETENTION_SECONDS), fifo: dlq.FifoQueue === 'true' || isFifoQueue(queueUrl) };
+    const dlq = await attributes(
+      client,
+      queueUrl,
+      ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'MessageRetentionPeriod', 'FifoQueue'],
+      signal,
+    );
+    const dlqSettings = {
+      name: dlqName,
+      retentionSeconds: Number(dlq.MessageRetentionPeriod ?? DEFAULT_RETENTION_SECONDS),
+      fifo: dlq.FifoQueue === 'true' || isFifoQueue(queueUrl),
+    };
     const facts: ProbeReport['facts'] = {
       queue: dlqName,
       exists: true,
@@ -48,7 +61,11 @@ export async function probeSqs(source: ConnectorSource<SqsConfig, SqsSecret>, si
     if (sources.note) facts.sourceQueues = sources.note;
     else facts.sourceQueues = sources.urls.length ? sources.urls.map(queueNameOf).join(', ') : 'none (no queue has this DLQ in its redrive policy)';
     if (!source.config.sourceQueueUrl && sources.urls.length !== 1) {
-      notes.push(sources.urls.length > 1 ? 'Several queues dead-letter into this DLQ: a redrive needs the source queue set on the source' : 'Triage cannot tell the source queue: set it on the source for redrives');
+      notes.push(
+        sources.urls.length > 1
+          ? 'Several queues dead-letter into this DLQ: a redrive needs the source queue set on the source'
+          : 'Triage cannot tell the source queue: set it on the source for redrives',
+      );
     }
     const read: SqsSourceQueueSettings[] = [];
     for (const url of sources.urls) {
@@ -73,7 +90,13 @@ export async function probeSqs(source: ConnectorSource<SqsConfig, SqsSecret>, si
     const traps = sqsTraps(dlqSettings, read);
     const warnings = [...traps.filter((t) => t.severity === 'warning').map(trapLine), ...notes];
     const summary = `Queue "${dlqName}" exists: ${facts.depth} messages, ${facts.inFlight} in flight`;
-    return { ok: true, summary: warnings.length ? `${summary}; ${warnings.length} warning${warnings.length > 1 ? 's' : ''}` : summary, facts, traps, ...(warnings.length ? { warnings } : {}) };
+    return {
+      ok: true,
+      summary: warnings.length ? `${summary}; ${warnings.length} warning${warnings.length > 1 ? 's' : ''}` : summary,
+      facts,
+      traps,
+      ...(warnings.length ? { warnings } : {}),
+    };
   } catch (err) {
     const error = sqsError(err, source).message;
     return { ok: false, summary: error, facts: { queue: dlqName }, error };

@@ -39,7 +39,14 @@ export function sqsDestination(source: ConnectorSource<SqsConfig, SqsSecret>): R
       if (urls.length !== 1) {
         // Lambda, EventBridge and SNS send to their DLQ themselves: no redrive policy names a queue for them.
         const fix = 'set the source queue URL on the source (for AWS failure records: a queue that triggers the function), or its redrive URL';
-        throw Object.assign(new Error(urls.length ? `${urls.length} queues dead-letter into "${queueNameOf(source.config.queueUrl)}": ${fix}` : `No queue dead-letters into "${queueNameOf(source.config.queueUrl)}": ${fix}`), { name: 'TriageNoTarget' });
+        throw Object.assign(
+          new Error(
+            urls.length
+              ? `${urls.length} queues dead-letter into "${queueNameOf(source.config.queueUrl)}": ${fix}`
+              : `No queue dead-letters into "${queueNameOf(source.config.queueUrl)}": ${fix}`,
+          ),
+          { name: 'TriageNoTarget' },
+        );
       }
       return urls[0]!;
     });
@@ -53,7 +60,11 @@ export function sqsDestination(source: ConnectorSource<SqsConfig, SqsSecret>): R
       const byId = new Map(chunk.map((c) => [c.entry.Id!, c.index]));
       for (const ok of res.Successful ?? []) results[byId.get(ok.Id!)!] = { ok: true, acknowledged: false };
       for (const f of res.Failed ?? []) {
-        results[byId.get(f.Id!)!] = { ok: false, error: `SQS refused the message (${f.Code}): ${f.Message ?? ''}`.trim(), failure: f.SenderFault ? 'message' : 'infrastructure' };
+        results[byId.get(f.Id!)!] = {
+          ok: false,
+          error: `SQS refused the message (${f.Code}): ${f.Message ?? ''}`.trim(),
+          failure: f.SenderFault ? 'message' : 'infrastructure',
+        };
       }
       // An entry SQS answered neither way: not known to be sent, so sent again later.
       for (const c of chunk) results[c.index] ??= { ok: false, error: 'SQS did not answer for this message', failure: 'infrastructure' };
@@ -81,7 +92,9 @@ export function sqsDestination(source: ConnectorSource<SqsConfig, SqsSecret>): R
   }
 
   return {
-    description: source.config.sourceQueueUrl ? `SQS queue "${queueNameOf(source.config.sourceQueueUrl)}"` : `SQS, the source queue of "${queueNameOf(source.config.queueUrl)}"`,
+    description: source.config.sourceQueueUrl
+      ? `SQS queue "${queueNameOf(source.config.sourceQueueUrl)}"`
+      : `SQS, the source queue of "${queueNameOf(source.config.queueUrl)}"`,
     failures: 'infrastructure',
     // A FIFO dead-letter queue's sources are FIFO too: one batch at a time keeps each group's order.
     maxInFlight: [source.config.queueUrl, source.config.sourceQueueUrl].some((u) => u && isFifoQueue(u)) ? 1 : undefined,

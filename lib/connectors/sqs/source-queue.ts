@@ -19,12 +19,17 @@ export async function readSqsSourceQueue(source: ConnectorSource<SqsConfig, SqsS
         });
       const urls = listed.queueUrls ?? [];
       if (urls.length !== 1) {
-        throw new ConnectorError('config', `${urls.length ? 'Several queues dead-letter' : 'No queue dead-letters'} into "${queueNameOf(source.config.queueUrl)}": set the source queue URL on the source`);
+        throw new ConnectorError(
+          'config',
+          `${urls.length ? 'Several queues dead-letter' : 'No queue dead-letters'} into "${queueNameOf(source.config.queueUrl)}": set the source queue URL on the source`,
+        );
       }
       url = urls[0]!;
     }
     const res = await client
-      .send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }), { abortSignal: signal })
+      .send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }), {
+        abortSignal: signal,
+      })
       .catch((err: unknown) => {
         throw sqsError(err, source, url);
       });

@@ -63,7 +63,12 @@ export function sqsTraps(dlq: SqsQueueSettings, sources: SqsSourceQueueSettings[
   const traps: (Trap | null)[] = [];
   for (const s of sources) {
     traps.push(
-      receiveLimitOne(`The redrive policy of "${s.name}"`, 'maxReceiveCount', s.maxReceiveCount, `Set maxReceiveCount in the RedrivePolicy of "${s.name}" to 3 or more, so a passing failure is retried.`),
+      receiveLimitOne(
+        `The redrive policy of "${s.name}"`,
+        'maxReceiveCount',
+        s.maxReceiveCount,
+        `Set maxReceiveCount in the RedrivePolicy of "${s.name}" to 3 or more, so a passing failure is retried.`,
+      ),
       dlqRetentionTrap(dlq, s),
       s.maxReceiveCount === null
         ? null

@@ -54,7 +54,12 @@ export const notificationsHistory: SourceHistory = {
     events.push({
       at: dueAt,
       what: 'notifications: reminders scheduled five weeks ago come due',
-      run: (ctx) => ctx.park('notifications', deliver, [0, 1, 2].map((i) => ({ message: notice(48_100 + i, 9_500 + i, scheduledAt, 'reminder-scheduled'), at: new Date(dueAt.getTime() + i * MINUTE) }))),
+      run: (ctx) =>
+        ctx.park(
+          'notifications',
+          deliver,
+          [0, 1, 2].map((i) => ({ message: notice(48_100 + i, 9_500 + i, scheduledAt, 'reminder-scheduled'), at: new Date(dueAt.getTime() + i * MINUTE) })),
+        ),
     });
 
     const review = async (ctx: PastContext) => {
@@ -62,9 +67,16 @@ export const notificationsHistory: SourceHistory = {
       const ids = missing.filter((m) => m.at.getTime() < due).map((m) => m.id);
       if (ids.length === 0) return;
       missing.splice(0, missing.length, ...missing.filter((m) => m.at.getTime() >= due));
-      await decideSelection(ctx.actor, 'archive', { ids: ids.map(String) }, 'weekly review: the members were deleted before their notices went out; nothing left to send', ctx.clock);
+      await decideSelection(
+        ctx.actor,
+        'archive',
+        { ids: ids.map(String) },
+        'weekly review: the members were deleted before their notices went out; nothing left to send',
+        ctx.clock,
+      );
     };
-    for (const daysAgo of [24, 17, 10]) events.push({ at: new Date(span.end.getTime() - daysAgo * DAY + 8 * HOUR), what: 'notifications: weekly review', run: review });
+    for (const daysAgo of [24, 17, 10])
+      events.push({ at: new Date(span.end.getTime() - daysAgo * DAY + 8 * HOUR), what: 'notifications: weekly review', run: review });
 
     events.push({
       at: new Date(span.end.getTime() - 15 * DAY + 4 * HOUR),

@@ -37,7 +37,13 @@ export const ordersHistory: SourceHistory = {
     const archive = async (ctx: PastContext) => {
       const ids = open.splice(0);
       if (ids.length === 0) return;
-      await decideSelection(ctx.actor, 'archive', { ids: ids.map(String) }, 'gift orders are not supported by handler v1; the customers were asked to order again without the gift note', ctx.clock);
+      await decideSelection(
+        ctx.actor,
+        'archive',
+        { ids: ids.map(String) },
+        'gift orders are not supported by handler v1; the customers were asked to order again without the gift note',
+        ctx.clock,
+      );
     };
     for (let t = span.start.getTime() + 3 * DAY + 9 * HOUR; t < span.end.getTime() - DAY; t += 3 * DAY) {
       events.push({ at: new Date(t), what: 'orders: support archives the gift orders', run: archive });
@@ -47,11 +53,22 @@ export const ordersHistory: SourceHistory = {
     const cardAt = at(span, 20 * DAY + 5 * HOUR);
     const card = order(30_999, cardAt, { note: 'please charge card 4111 1111 1111 1111 exp 09/29' });
     let cardId: bigint | undefined;
-    events.push({ at: cardAt, what: 'orders: an order with a card number in its note', run: async (ctx) => ([cardId] = await ctx.park('orders', deliver, [{ message: card, at: cardAt }])) });
+    events.push({
+      at: cardAt,
+      what: 'orders: an order with a card number in its note',
+      run: async (ctx) => ([cardId] = await ctx.park('orders', deliver, [{ message: card, at: cardAt }])),
+    });
     events.push({
       at: new Date(cardAt.getTime() + 3 * HOUR),
       what: 'orders: the lead discards the card number',
-      run: (ctx) => decideDeadLetter(ctx.actor, 'discard', String(cardId), 'a card number in the order note: payload deleted (PCI DSS), the customer was asked to order again', ctx.clock),
+      run: (ctx) =>
+        decideDeadLetter(
+          ctx.actor,
+          'discard',
+          String(cardId),
+          'a card number in the order note: payload deleted (PCI DSS), the customer was asked to order again',
+          ctx.clock,
+        ),
     });
     return events;
   },

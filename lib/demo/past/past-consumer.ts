@@ -39,8 +39,7 @@ export function pastConsumer(world: PastWorld) {
   const clock = manualClock(new Date(0));
   const handlers = demoHandlersIn({
     handlerVersion: async () => world.handlerVersion,
-    outageUntil: async (downstream) =>
-      world.outages.find((o) => o.downstream === downstream && o.from <= clock.now() && clock.now() < o.until)?.until ?? null,
+    outageUntil: async (downstream) => world.outages.find((o) => o.downstream === downstream && o.from <= clock.now() && clock.now() < o.until)?.until ?? null,
     clock,
   });
 

@@ -32,7 +32,10 @@ export const paymentsHistory: SourceHistory = {
   busy: (span) => {
     const o = outageOf(span);
     const redriven = new Date(o.from.getTime() + REDRIVE_AFTER + MINUTE);
-    return [{ start: o.from, end: new Date(o.until.getTime() + 10 * MINUTE) }, { start: redriven, end: redriven }];
+    return [
+      { start: o.from, end: new Date(o.until.getTime() + 10 * MINUTE) },
+      { start: redriven, end: redriven },
+    ];
   },
   events(span) {
     const outage = outageOf(span);

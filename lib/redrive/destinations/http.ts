@@ -24,7 +24,10 @@ export function httpDestination(opts: { url: string; secret: string | null; time
       return status >= 200 && status < 300 ? { ok: true, acknowledged: true } : { ok: false, error: `HTTP ${status}` };
     } catch (err) {
       const name = err instanceof Error ? err.name : '';
-      return { ok: false, error: name === 'TimeoutError' ? `timeout after ${timeoutMs} ms` : `request failed: ${err instanceof Error ? err.message : String(err)}` };
+      return {
+        ok: false,
+        error: name === 'TimeoutError' ? `timeout after ${timeoutMs} ms` : `request failed: ${err instanceof Error ? err.message : String(err)}`,
+      };
     }
   }
   return {

@@ -29,7 +29,7 @@ export interface OutgoingRedrive {
 }
 
 export type DeliveryResult =
-  | { ok: true; /** the destination answered for the consumer (HTTP 2xx); else the outcome comes later */ acknowledged: boolean }
+  | { ok: true /** the destination answered for the consumer (HTTP 2xx); else the outcome comes later */; acknowledged: boolean }
   | {
       ok: false;
       error: string;
@@ -76,7 +76,8 @@ export function destinationFor(source: DestinationSource, opts: { httpTimeoutMs?
   if (source.kind === 'builtin') return builtinDestination(source.name);
   if (isConnectorKind(source.kind)) {
     const { connector, source: connectorSource } = connectorSourceOf(source);
-    if (connector.redrivesToUrl && source.redriveUrl) return httpDestination({ url: source.redriveUrl, secret: source.redriveSecret, timeoutMs: opts.httpTimeoutMs });
+    if (connector.redrivesToUrl && source.redriveUrl)
+      return httpDestination({ url: source.redriveUrl, secret: source.redriveSecret, timeoutMs: opts.httpTimeoutMs });
     return connector.redriveDestination(connectorSource);
   }
   if (!source.redriveUrl) throw new Error(`Source "${source.name}" has no redrive URL`);

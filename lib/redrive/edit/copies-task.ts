@@ -60,7 +60,14 @@ export interface CopiesSource {
 export const copiesOf = (copies: EditedCopy[]): CopiesSource => ({ count: copies.length, write: (put) => put(copies) });
 
 /** Lock the origin, refuse a second active task (409), create the task, store the versions and items page by page. */
-export async function createCopiesTask(tx: Tx, actor: Principal, source: SelectedSource, copies: CopiesSource, o: CopiesTaskOptions, clock: Clock): Promise<CopiesTask> {
+export async function createCopiesTask(
+  tx: Tx,
+  actor: Principal,
+  source: SelectedSource,
+  copies: CopiesSource,
+  o: CopiesTaskOptions,
+  clock: Clock,
+): Promise<CopiesTask> {
   if (copies.count === 0) throw new AppError('unprocessable', 'Nothing to redrive: no dead letter has an edited copy');
   await tx.$executeRaw`SELECT 1 FROM sources WHERE id = ${source.id}::uuid FOR UPDATE`;
   const active = await tx.redriveTask.findFirst({ where: { sourceId: source.id, status: { in: ACTIVE_STATUSES } }, select: { id: true, status: true } });

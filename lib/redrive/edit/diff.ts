@@ -25,7 +25,8 @@ export function clip(v: unknown): unknown {
   return s !== undefined && s.length > MAX_VALUE_CHARS ? `${s.slice(0, MAX_VALUE_CHARS)}… (${s.length} chars)` : v;
 }
 
-const key = (base: string, k: string | number) => (typeof k === 'number' ? `${base}[${k}]` : /^[A-Za-z_$][\w$-]*$/.test(k) ? `${base}.${k}` : `${base}['${k}']`);
+const key = (base: string, k: string | number) =>
+  typeof k === 'number' ? `${base}[${k}]` : /^[A-Za-z_$][\w$-]*$/.test(k) ? `${base}.${k}` : `${base}['${k}']`;
 
 export function jsonChanges(before: unknown, after: unknown, path = '$', out: PayloadChange[] = []): PayloadChange[] {
   if (out.length > MAX_CHANGES) return out;
@@ -94,7 +95,10 @@ export function headerChanges(before: Record<string, unknown>, after: Record<str
   return out;
 }
 
-export function editDiff(before: { payload: Uint8Array; headers: Record<string, unknown> }, after: { payload: Uint8Array; headers: Record<string, unknown> }): EditDiff {
+export function editDiff(
+  before: { payload: Uint8Array; headers: Record<string, unknown> },
+  after: { payload: Uint8Array; headers: Record<string, unknown> },
+): EditDiff {
   return { payload: payloadDiff(before.payload, after.payload), headers: headerChanges(before.headers, after.headers) };
 }
 

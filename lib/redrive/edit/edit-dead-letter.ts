@@ -31,12 +31,18 @@ export const editInput = z
   .object({
     /** The new payload as text (UTF-8), or `payloadBase64` for bytes that are not. */
     payload: z.string().optional(),
-    payloadBase64: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'base64').optional(),
+    payloadBase64: z
+      .string()
+      .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'base64')
+      .optional(),
     /** The new headers, whole; absent: the original's. */
     headers: headersSchema.optional(),
     reason: reasonSchema,
     /** The reveal event (POST …/reveal) that lets a masked payload be edited. */
-    revealId: z.string().regex(/^\d{1,19}$/).optional(),
+    revealId: z
+      .string()
+      .regex(/^\d{1,19}$/)
+      .optional(),
     /** Another source of the same kind whose allow-list names this one. */
     destination: z.string().min(1).max(200).optional(),
     ratePerSecond: z.number().int().min(1).max(MAX_RATE).default(DEFAULT_RATE),
@@ -93,9 +99,11 @@ export async function editDeadLetter(actor: Principal, idParam: string, input: E
       if (masked && !isSystem(actor) && !(await activeReveal(actor, idParam, i.revealId))) {
         throw forbidden('This payload is masked: reveal it (payload.reveal, with a reason) before editing it');
       }
-      const payload = i.payloadBase64 !== undefined ? Buffer.from(i.payloadBase64, 'base64') : i.payload !== undefined ? Buffer.from(i.payload, 'utf8') : original;
+      const payload =
+        i.payloadBase64 !== undefined ? Buffer.from(i.payloadBase64, 'base64') : i.payload !== undefined ? Buffer.from(i.payload, 'utf8') : original;
       const [limit] = await tx.$queryRaw<{ bytes: number }[]>`SELECT payload_limit_bytes AS bytes FROM sources WHERE id = ${d.sourceId}::uuid`;
-      if (limit && payload.length > limit.bytes) throw new AppError('payload_too_large', `The edited payload is ${payload.length} bytes; the source takes up to ${limit.bytes}`);
+      if (limit && payload.length > limit.bytes)
+        throw new AppError('payload_too_large', `The edited payload is ${payload.length} bytes; the source takes up to ${limit.bytes}`);
       const headersBefore = asHeaders(d.headers);
       const headersAfter = i.headers ?? headersBefore;
       assertOwnedHeadersKept(headersBefore, headersAfter);
@@ -179,7 +187,9 @@ export const EditedView = z.object({
   originalSha256: z.string(),
   diff: z
     .unknown()
-    .describe('payload: { kind: json, changes: [{ op, path, before?, after? }], truncated } | { kind: text, removed, added } | { kind: bytes }; headers: [{ name, before, after }]'),
+    .describe(
+      'payload: { kind: json, changes: [{ op, path, before?, after? }], truncated } | { kind: text, removed, added } | { kind: bytes }; headers: [{ name, before, after }]',
+    ),
   waitsFor: z.string().nullable().describe('Why it waits for a second person; null: it does not'),
   task: RedriveTaskDetail,
 });
@@ -197,10 +207,24 @@ export async function listDeadLetterVersions(actor: Principal, idParam: string):
   const rows = await db().deadLetterVersion.findMany({
     where: { deadLetterId: id },
     orderBy: { version: 'desc' },
-    select: { id: true, version: true, payloadSha256: true, payloadSize: true, contentType: true, createdById: true, createdAt: true, diff: true, transform: true, items: { select: { taskId: true } } },
+    select: {
+      id: true,
+      version: true,
+      payloadSha256: true,
+      payloadSize: true,
+      contentType: true,
+      createdById: true,
+      createdAt: true,
+      diff: true,
+      transform: true,
+      items: { select: { taskId: true } },
+    },
   });
   const policy = { sensitive: d.sensitive, paths: sensitivePathsOf(d.paths) };
-  const users = await db().user.findMany({ where: { id: { in: rows.map((r) => r.createdById).filter((x): x is string => !!x) } }, select: { id: true, email: true } });
+  const users = await db().user.findMany({
+    where: { id: { in: rows.map((r) => r.createdById).filter((x): x is string => !!x) } },
+    select: { id: true, email: true },
+  });
   const email = new Map(users.map((u) => [u.id, u.email]));
   return rows.map((r) => ({
     id: r.id.toString(),

@@ -107,7 +107,13 @@ async function* openRows(tx: Tx, r: ResolvedSelection, hooks: TransformHooks): A
       FROM dead_letters d WHERE d.source_id = ${r.source.id}::uuid AND d.status = 'open' AND ${r.where} ${cursor}
       ORDER BY d.dead_at, d.id LIMIT ${PAGE}`;
     if (keys.length === 0) return;
-    const kept = keys.slice(0, takeWithinBytes(keys.map((k) => k.bytes), maxBytes));
+    const kept = keys.slice(
+      0,
+      takeWithinBytes(
+        keys.map((k) => k.bytes),
+        maxBytes,
+      ),
+    );
     // Inside the caller's transaction: the rows sized are the rows read.
     const rows: Row[] = await tx.$queryRaw`
       SELECT d.id, d.message_id AS "messageId", d.payload, d.content_type AS "contentType", d.headers, d.sensitive
@@ -135,7 +141,14 @@ interface Evaluated {
  * Walk the selection and transform each dead letter. With `put`, each page's copies are handed over
  * before the next page is read (and dropped after): memory holds one page, not the selection.
  */
-async function evaluate(tx: Tx, r: ResolvedSelection, spec: TransformSpec, paths: string[], hooks: TransformHooks, put?: (copies: EditedCopy[]) => Promise<void>): Promise<Evaluated> {
+async function evaluate(
+  tx: Tx,
+  r: ResolvedSelection,
+  spec: TransformSpec,
+  paths: string[],
+  hooks: TransformHooks,
+  put?: (copies: EditedCopy[]) => Promise<void>,
+): Promise<Evaluated> {
   const out: Evaluated = { applies: 0, cannotApply: [], cannotApplyCount: 0, total: 0, samples: [] };
   const decoder = new TextDecoder();
   for await (const page of openRows(tx, r, hooks)) {
@@ -158,7 +171,13 @@ async function evaluate(tx: Tx, r: ResolvedSelection, spec: TransformSpec, paths
           return m.state === 'clear' ? decoder.decode(b) : m.state === 'masked' ? (m.json ?? decoder.decode(m.bytes)) : `(hidden: ${m.why})`;
         };
         const changes = maskChanges(res.changes, d.payload!, res.payload, { sensitive: d.sensitive, paths });
-        out.samples.push({ id: d.id.toString(), messageId: d.messageId, before: show(d.payload!), after: show(res.payload), changes: maskJson([...changes, ...res.headerChanges]) });
+        out.samples.push({
+          id: d.id.toString(),
+          messageId: d.messageId,
+          before: show(d.payload!),
+          after: show(res.payload),
+          changes: maskJson([...changes, ...res.headerChanges]),
+        });
       }
       out.applies++;
       if (put) {
@@ -167,7 +186,10 @@ async function evaluate(tx: Tx, r: ResolvedSelection, spec: TransformSpec, paths
           payload: res.payload,
           contentType: d.contentType,
           headers: res.headers,
-          diff: maskEditDiff(editDiff({ payload: d.payload!, headers }, { payload: res.payload, headers: res.headers }), d.payload!, res.payload, { sensitive: d.sensitive, paths }),
+          diff: maskEditDiff(editDiff({ payload: d.payload!, headers }, { payload: res.payload, headers: res.headers }), d.payload!, res.payload, {
+            sensitive: d.sensitive,
+            paths,
+          }),
           transform: spec,
         });
       }
@@ -207,7 +229,10 @@ export async function previewTransform(
         cannotApply: e.cannotApply,
         samples: e.samples,
         needsApproval:
-          waitsFor(actor, applies, await startedRecently(tx, actor, r.source.id, new Date()), { approvalThreshold: r.source.approvalThreshold, editThreshold: policy.editApprovalThreshold }) !== null,
+          waitsFor(actor, applies, await startedRecently(tx, actor, r.source.id, new Date()), {
+            approvalThreshold: r.source.approvalThreshold,
+            editThreshold: policy.editApprovalThreshold,
+          }) !== null,
         editApprovalThreshold: policy.editApprovalThreshold,
       };
     },
@@ -221,7 +246,12 @@ export interface TransformResult extends CopiesTask {
   cannotApply: CannotApply[];
 }
 
-export async function startTransform(actor: Principal, input: TransformInput, clock: Clock = systemClock, hooks: TransformHooks = {}): Promise<TransformResult> {
+export async function startTransform(
+  actor: Principal,
+  input: TransformInput,
+  clock: Clock = systemClock,
+  hooks: TransformHooks = {},
+): Promise<TransformResult> {
   authorize(actor, 'deadletters.edit');
   const i = transformInput.parse(input);
   const result = await db().$transaction(
@@ -279,7 +309,9 @@ export async function startTransform(actor: Principal, input: TransformInput, cl
             cannotApply: e.cannotApplyCount,
             destination: destination?.name ?? null,
             // The first few copies' hashes and diffs; every one is on its version row.
-            versions: copies.versions.slice(0, 20).map((v, k) => ({ deadLetterId: v.deadLetterId.toString(), sha256: v.sha256, diff: maskJson(firstDiffs[k]) })),
+            versions: copies.versions
+              .slice(0, 20)
+              .map((v, k) => ({ deadLetterId: v.deadLetterId.toString(), sha256: v.sha256, diff: maskJson(firstDiffs[k]) })),
           },
           result: copies.waitsFor ?? undefined,
         },

@@ -83,7 +83,7 @@ export function applyTransform(payload: Uint8Array, headers: Record<string, unkn
 
 function applySteps(payload: Uint8Array, headers: Record<string, unknown>, spec: TransformSpec): TransformResult {
   const needsJson = spec.some((s) => s.op !== 'header');
-  let doc: unknown ;
+  let doc: unknown;
   if (needsJson) {
     const parsed = parseJsonPayload(payload);
     if (!parsed) return { ok: false, why: 'not JSON' };

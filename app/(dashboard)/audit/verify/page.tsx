@@ -27,8 +27,8 @@ export default async function VerifyPage({ searchParams }: { searchParams: Promi
       </p>
       <div className="card">
         <p>
-          Recomputes every event&apos;s hash in order, checks each links to the one before, and holds the table to the signed checkpoints
-          kept outside it, which catch a cut tail or a recomputed chain.
+          Recomputes every event&apos;s hash in order, checks each links to the one before, and holds the table to the signed checkpoints kept outside it, which
+          catch a cut tail or a recomputed chain.
         </p>
         <form method="get" action="/audit/verify">
           <input type="hidden" name="run" value="1" />

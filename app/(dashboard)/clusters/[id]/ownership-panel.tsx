@@ -30,18 +30,24 @@ export function OwnershipPanel({ clusterId, ownership, canEdit, people }: { clus
           {STATUS_LABEL[ownership.status]}
         </span>{' '}
         <span data-testid="ownership-assignee">{ownership.assignee ? `assigned to ${ownership.assignee}` : 'unassigned'}</span>
-        {ownership.holdUntil ? <span data-testid="ownership-hold"> · on hold until {new Date(ownership.holdUntil).toISOString().slice(0, 16).replace('T', ' ')} UTC</span> : null}
+        {ownership.holdUntil ? (
+          <span data-testid="ownership-hold"> · on hold until {new Date(ownership.holdUntil).toISOString().slice(0, 16).replace('T', ' ')} UTC</span>
+        ) : null}
         {ownership.fixVersion ? <span> · fixed in {ownership.fixVersion}</span> : null}
         {ownership.ticketUrl ? (
           <>
             {' '}
-            · <a href={ownership.ticketUrl} rel="noreferrer noopener" target="_blank" data-testid="ownership-ticket">ticket</a>
+            ·{' '}
+            <a href={ownership.ticketUrl} rel="noreferrer noopener" target="_blank" data-testid="ownership-ticket">
+              ticket
+            </a>
           </>
         ) : null}
       </p>
       {ownership.regressedAt ? (
         <p className="error" role="status" data-testid="ownership-regression">
-          Regression: new dead letters arrived after it was resolved ({new Date(ownership.regressedAt).toISOString().slice(0, 16).replace('T', ' ')} UTC); reopened.
+          Regression: new dead letters arrived after it was resolved ({new Date(ownership.regressedAt).toISOString().slice(0, 16).replace('T', ' ')} UTC);
+          reopened.
         </p>
       ) : null}
       {canEdit ? (

@@ -99,7 +99,8 @@ function ClusterFacts({ cluster }: { cluster: ClusterDetail }) {
         </dd>
         <dt>Dead letters</dt>
         <dd>
-          <strong data-testid="cluster-open">{n(cluster.openCount)}</strong> open of <strong data-testid="cluster-count">{n(cluster.count)}</strong> · {n(cluster.ratePerHour)}
+          <strong data-testid="cluster-open">{n(cluster.openCount)}</strong> open of <strong data-testid="cluster-count">{n(cluster.count)}</strong> ·{' '}
+          {n(cluster.ratePerHour)}
           /h now <Sparkline values={cluster.sparkline} title="last 24 hours" />
         </dd>
         <dt>Seen</dt>

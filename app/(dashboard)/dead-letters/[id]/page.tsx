@@ -22,7 +22,11 @@ import styles from '../dead-letters.module.css';
 type Params = { id: string };
 type Search = { view?: string; reveal?: string };
 
-async function load(actor: Actor, id: string, reveal: string | undefined): Promise<{ d: DeadLetterDetail; revealed: boolean } | { tombstone: DeadLetterTombstoneView }> {
+async function load(
+  actor: Actor,
+  id: string,
+  reveal: string | undefined,
+): Promise<{ d: DeadLetterDetail; revealed: boolean } | { tombstone: DeadLetterTombstoneView }> {
   try {
     // Headers and error text are masked (lib/masking) until this reader has revealed the dead letter.
     const revealed = await activeReveal(actor, id, reveal);
@@ -104,10 +108,9 @@ function Decision({ actor, d, reveal }: { actor: Actor; d: DeadLetterDetail; rev
         </p>
       ) : d.heldBy ? (
         <p data-testid="held-by">
-          Held by{' '}
-          <Link href={`/redrives/${d.heldBy.taskId}`}>redrive task {d.heldBy.taskId.slice(0, 8)}</Link> ({d.heldBy.status.replace('_', ' ')}
-          {d.heldBy.pausedReason ? `: ${d.heldBy.pausedReason}` : ''}). It stays on the age clock until the task sends it; cancel or
-          finish the task to decide it otherwise.
+          Held by <Link href={`/redrives/${d.heldBy.taskId}`}>redrive task {d.heldBy.taskId.slice(0, 8)}</Link> ({d.heldBy.status.replace('_', ' ')}
+          {d.heldBy.pausedReason ? `: ${d.heldBy.pausedReason}` : ''}). It stays on the age clock until the task sends it; cancel or finish the task to decide
+          it otherwise.
         </p>
       ) : (
         <p className="muted">Undecided: redrive it after the fix, or archive or discard it on purpose.</p>
@@ -239,7 +242,12 @@ function ErrorAndMetadata({ d }: { d: DeadLetterDetail }) {
     <div className={styles.columns}>
       <div className="card">
         <h2 style={{ marginTop: 0 }}>Error</h2>
-        <Meta rows={[['Type', d.errorType], ['Message', d.errorMessage]]} />
+        <Meta
+          rows={[
+            ['Type', d.errorType],
+            ['Message', d.errorMessage],
+          ]}
+        />
         {d.errorStack ? <pre>{d.errorStack}</pre> : null}
         <h2>Failure history</h2>
         {/* Focusable: on a phone it scrolls inside its own box, which a keyboard must reach. */}

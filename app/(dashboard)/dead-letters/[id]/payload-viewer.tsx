@@ -31,18 +31,34 @@ export function PayloadViewer({ view, mode, hrefFor }: { view: PayloadView; mode
         </span>
       </div>
       {view.jsonNote && shown === 'text' ? <p className={styles.note}>{view.jsonNote}</p> : null}
-      {shown === 'json' ? <pre className={styles.payload} data-testid="payload-json">{view.json}</pre> : null}
+      {shown === 'json' ? (
+        <pre className={styles.payload} data-testid="payload-json">
+          {view.json}
+        </pre>
+      ) : null}
       {shown === 'text' ? (
         <>
           {!view.utf8 ? <p className={styles.note}>Not valid UTF-8: invalid sequences are shown as �. The hex view and the download are exact.</p> : null}
-          {view.textTruncated ? <p className={styles.note}>Showing the first {kib(TEXT_VIEW_BYTES)} of {kib(view.size)}; download for the rest.</p> : null}
-          <pre className={styles.payload} data-testid="payload-text">{view.size === 0 ? '(empty payload)' : view.text}</pre>
+          {view.textTruncated ? (
+            <p className={styles.note}>
+              Showing the first {kib(TEXT_VIEW_BYTES)} of {kib(view.size)}; download for the rest.
+            </p>
+          ) : null}
+          <pre className={styles.payload} data-testid="payload-text">
+            {view.size === 0 ? '(empty payload)' : view.text}
+          </pre>
         </>
       ) : null}
       {shown === 'hex' ? (
         <>
-          {view.hexTruncated ? <p className={styles.note}>Showing the first {kib(HEX_VIEW_BYTES)} of {kib(view.size)}; download for the rest.</p> : null}
-          <pre className={styles.payload} data-testid="payload-hex">{view.size === 0 ? '(empty payload)' : view.hex}</pre>
+          {view.hexTruncated ? (
+            <p className={styles.note}>
+              Showing the first {kib(HEX_VIEW_BYTES)} of {kib(view.size)}; download for the rest.
+            </p>
+          ) : null}
+          <pre className={styles.payload} data-testid="payload-hex">
+            {view.size === 0 ? '(empty payload)' : view.hex}
+          </pre>
         </>
       ) : null}
     </div>

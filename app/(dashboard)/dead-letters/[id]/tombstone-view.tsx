@@ -22,8 +22,8 @@ export function TombstoneView({ t }: { t: DeadLetterTombstoneView }) {
       </h1>
       <div className="card" data-testid="tombstone">
         <p>
-          Dropped by retention on <strong>{t.droppedAt}</strong>: every dead letter of its partition (its month, or a migrated table&apos;s
-          older months) was decided and past retention. Its payload, headers, error text and failure history went with it; this tombstone and the audit trail are what is kept.
+          Dropped by retention on <strong>{t.droppedAt}</strong>: every dead letter of its partition (its month, or a migrated table&apos;s older months) was
+          decided and past retention. Its payload, headers, error text and failure history went with it; this tombstone and the audit trail are what is kept.
         </p>
         <Meta
           rows={[
@@ -36,7 +36,12 @@ export function TombstoneView({ t }: { t: DeadLetterTombstoneView }) {
             ['Error type', t.errorType],
             ['Dead', t.deadAt],
             ['Expired', t.expiresAt],
-            ['Decided', t.decision.decidedAt ? `${t.status} by ${t.decision.decidedBy?.email ?? 'system'} at ${t.decision.decidedAt}: “${t.decision.reason ?? ''}”` : null],
+            [
+              'Decided',
+              t.decision.decidedAt
+                ? `${t.status} by ${t.decision.decidedBy?.email ?? 'system'} at ${t.decision.decidedAt}: “${t.decision.reason ?? ''}”`
+                : null,
+            ],
             ['Payload', `${bytes(t.payloadSize)}, SHA-256 ${t.sha256}`],
             ['Dropped', t.droppedAt],
           ]}

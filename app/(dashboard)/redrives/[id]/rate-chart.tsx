@@ -16,10 +16,32 @@ export function RateChart({ points, rate }: { points: RatePoint[]; rate: number 
         <YAxis allowDecimals={false} fontSize={11} width={48} />
         <Tooltip labelFormatter={(t) => `${String(t)} s`} />
         <Legend />
-        <ReferenceLine y={rate} stroke={SERIES_COLORS.muted} strokeDasharray="4 4" label={{ value: `${rate}/s requested`, fontSize: 11, position: 'insideTopRight' }} />
-        <Line name="acknowledged/s" dataKey="acknowledged" stroke={SERIES_COLORS.ok} strokeWidth={4} legendType="plainline" dot={false} isAnimationActive={false} />
+        <ReferenceLine
+          y={rate}
+          stroke={SERIES_COLORS.muted}
+          strokeDasharray="4 4"
+          label={{ value: `${rate}/s requested`, fontSize: 11, position: 'insideTopRight' }}
+        />
+        <Line
+          name="acknowledged/s"
+          dataKey="acknowledged"
+          stroke={SERIES_COLORS.ok}
+          strokeWidth={4}
+          legendType="plainline"
+          dot={false}
+          isAnimationActive={false}
+        />
         <Line name="dead again/s" dataKey="deadAgain" stroke={SERIES_COLORS.bad} strokeWidth={2} legendType="plainline" dot={false} isAnimationActive={false} />
-        <Line name="sent/s" dataKey="sent" stroke={SERIES_COLORS.accent} strokeWidth={2} strokeDasharray="6 4" legendType="plainline" dot={false} isAnimationActive={false} />
+        <Line
+          name="sent/s"
+          dataKey="sent"
+          stroke={SERIES_COLORS.accent}
+          strokeWidth={2}
+          strokeDasharray="6 4"
+          legendType="plainline"
+          dot={false}
+          isAnimationActive={false}
+        />
       </LineChart>
     </ResponsiveContainer>
   );

@@ -90,12 +90,7 @@ export function TaskLive({
       <h1>
         {task.edit ? (task.edit.kind === 'edit' ? 'Redrive of an edited copy from ' : 'Redrive of transformed copies from ') : 'Redrive of '}
         {task.source.name}
-        {task.destination.id !== task.source.id ? (
-          <span data-testid="redrive-route">
-            {' '}
-            → {task.destination.name}
-          </span>
-        ) : null}{' '}
+        {task.destination.id !== task.source.id ? <span data-testid="redrive-route"> → {task.destination.name}</span> : null}{' '}
         <span className={`badge ${STATUS_BADGE[task.status]}`} data-testid="redrive-status">
           {task.status.replace('_', ' ')}
         </span>
@@ -107,18 +102,21 @@ export function TaskLive({
       ) : null}
       {awaitingOutcomes(task) ? (
         <p data-testid="awaiting-outcomes">
-          <strong>Running — awaiting outcomes:</strong> everything is sent; {c.awaitingOutcome} still inside the {formatDuration(task.outcomeWindowSeconds)} outcome
-          window. Each counts as dead again if it comes back dead, else as no death seen when its window ends
+          <strong>Running — awaiting outcomes:</strong> everything is sent; {c.awaitingOutcome} still inside the {formatDuration(task.outcomeWindowSeconds)}{' '}
+          outcome window. Each counts as dead again if it comes back dead, else as no death seen when its window ends
           {dueAt ? (
             <>
               {' '}
-              (the last at {when(new Date(dueAt).toISOString())}{now !== null ? `, ${formatDuration((dueAt - now) / 1000)} left` : ''})
+              (the last at {when(new Date(dueAt).toISOString())}
+              {now !== null ? `, ${formatDuration((dueAt - now) / 1000)} left` : ''})
             </>
           ) : null}
           ; the task completes then.
         </p>
       ) : null}
-      {task.status === 'pending_approval' ? <p className="muted">Waits for a lead&apos;s or admin&apos;s approval (not its starter&apos;s) before anything is sent.</p> : null}
+      {task.status === 'pending_approval' ? (
+        <p className="muted">Waits for a lead&apos;s or admin&apos;s approval (not its starter&apos;s) before anything is sent.</p>
+      ) : null}
       <section className="card">
         <ProgressBar counts={c} legend />
         {/* As many counts a row as fit (nine on a wide screen, three on a phone). */}
@@ -154,8 +152,8 @@ export function TaskLive({
         ) : null}
         {cluster ? (
           <p className="muted" data-testid="cluster-outcome">
-            <Link href={`/clusters/${cluster.id}`}>This cluster</Link> over {cluster.tasks} redrive{cluster.tasks === 1 ? '' : 's'}: {cluster.acknowledged} acknowledged,{' '}
-            {cluster.noDeathSeen} no death seen, {cluster.deadAgain} dead again of {cluster.sent} sent ({cluster.verdict}).
+            <Link href={`/clusters/${cluster.id}`}>This cluster</Link> over {cluster.tasks} redrive{cluster.tasks === 1 ? '' : 's'}: {cluster.acknowledged}{' '}
+            acknowledged, {cluster.noDeathSeen} no death seen, {cluster.deadAgain} dead again of {cluster.sent} sent ({cluster.verdict}).
           </p>
         ) : null}
         {task.drift > 0 ? (
@@ -191,9 +189,7 @@ export function TaskLive({
             </p>
             {task.edit.cannotApplyCount ? (
               <details open data-testid="cannot-apply">
-                <summary>
-                  {task.edit.cannotApplyCount} the transform cannot apply to: not sent, still open
-                </summary>
+                <summary>{task.edit.cannotApplyCount} the transform cannot apply to: not sent, still open</summary>
                 <ul>
                   {(task.edit.cannotApply ?? []).map((x) => (
                     <li key={x.id}>
@@ -207,10 +203,14 @@ export function TaskLive({
         ) : null}
         <p className="muted" data-testid="outcome-window">
           Outcome window {formatDuration(task.outcomeWindowSeconds)}
-          {task.canary ? ` (the canary's ${formatDuration(task.canaryWindowSeconds)})` : ''}: a sent message neither acknowledged nor dead again by then
-          counts as no death seen.
+          {task.canary ? ` (the canary's ${formatDuration(task.canaryWindowSeconds)})` : ''}: a sent message neither acknowledged nor dead again by then counts
+          as no death seen.
         </p>
-        {series.data && series.data.points.length > 0 ? <RateChart points={series.data.points} rate={task.ratePerSecond} /> : <p className="muted">Nothing sent yet.</p>}
+        {series.data && series.data.points.length > 0 ? (
+          <RateChart points={series.data.points} rate={task.ratePerSecond} />
+        ) : (
+          <p className="muted">Nothing sent yet.</p>
+        )}
       </section>
       <section className="card">
         <h2 style={{ marginTop: 0 }}>Task</h2>

@@ -40,7 +40,13 @@ export default async function NewRedrivePage({ searchParams }: { searchParams: P
     );
   }
   const destinations = await redriveDestinations(actor);
-  const clusterTemplate = 'cluster' in selection ? await getCluster(actor, selection.cluster).then((c) => c.template, () => null) : null;
+  const clusterTemplate =
+    'cluster' in selection
+      ? await getCluster(actor, selection.cluster).then(
+          (c) => c.template,
+          () => null,
+        )
+      : null;
   return (
     <>
       <h1>Start a redrive</h1>

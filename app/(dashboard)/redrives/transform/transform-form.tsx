@@ -40,11 +40,14 @@ export function TransformForm({ selection }: { selection: RedriveSelectionInput 
     }
   }
 
-  const onPreview = () => run(async () => setPreview(await apiCall<TransformPreview>('/api/v1/redrives/transform/preview', { body: { selection, transform: steps() } })));
+  const onPreview = () =>
+    run(async () => setPreview(await apiCall<TransformPreview>('/api/v1/redrives/transform/preview', { body: { selection, transform: steps() } })));
   const onStart = (e: FormEvent) => {
     e.preventDefault();
     return run(async () => {
-      const r = await apiCall<{ task: { id: string } }>('/api/v1/redrives/transform', { body: { selection, transform: steps(), reason, ratePerSecond: Number(rate) } });
+      const r = await apiCall<{ task: { id: string } }>('/api/v1/redrives/transform', {
+        body: { selection, transform: steps(), reason, ratePerSecond: Number(rate) },
+      });
       router.push(`/redrives/${r.task.id}`);
     });
   };
@@ -52,7 +55,8 @@ export function TransformForm({ selection }: { selection: RedriveSelectionInput 
   return (
     <form ref={formRef} className="card" onSubmit={onStart} data-testid="transform-form">
       <label>
-        Transform steps (JSON): {'{ "op": "set", "path", "value" }'}, {'{ "op": "rename", "path", "to" }'}, {'{ "op": "remove", "path" }'}, {'{ "op": "header", "name", "value" }'}
+        Transform steps (JSON): {'{ "op": "set", "path", "value" }'}, {'{ "op": "rename", "path", "to" }'}, {'{ "op": "remove", "path" }'},{' '}
+        {'{ "op": "header", "name", "value" }'}
         <textarea
           name="transform"
           rows={8}
@@ -73,8 +77,9 @@ export function TransformForm({ selection }: { selection: RedriveSelectionInput 
       {preview ? (
         <section data-testid="transform-preview">
           <p>
-            Applies to <strong data-testid="transform-applies">{preview.applies}</strong> of {preview.total} open dead letters of <strong>{preview.source.name}</strong>;{' '}
-            <strong data-testid="transform-cannot-count">{preview.cannotApplyCount}</strong> it cannot apply to (listed, not sent).
+            Applies to <strong data-testid="transform-applies">{preview.applies}</strong> of {preview.total} open dead letters of{' '}
+            <strong>{preview.source.name}</strong>; <strong data-testid="transform-cannot-count">{preview.cannotApplyCount}</strong> it cannot apply to (listed,
+            not sent).
             {preview.needsApproval ? ' The task waits for a second person (another lead of the team, or an admin).' : ''}
           </p>
           {preview.cannotApply.length ? (
@@ -99,7 +104,14 @@ export function TransformForm({ selection }: { selection: RedriveSelectionInput 
           </label>
           <label>
             Reason
-            <LimitedInput name="reason" required limit={1000} value={reason} onChange={(e) => setReason(e.target.value)} placeholder="e.g. schema v2: gift removed" />
+            <LimitedInput
+              name="reason"
+              required
+              limit={1000}
+              value={reason}
+              onChange={(e) => setReason(e.target.value)}
+              placeholder="e.g. schema v2: gift removed"
+            />
           </label>
           <button type="submit" disabled={pending || preview.applies === 0}>
             {preview.needsApproval ? 'Ask for approval' : 'Start the redrive of the transformed copies'}

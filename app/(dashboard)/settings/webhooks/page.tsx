@@ -12,7 +12,6 @@ import { createWebhookAction, deleteWebhookAction, setWebhookEnabledAction, test
 import { WebhookForm } from './webhook-form';
 import { LimitedInput } from '@/components/limited-input';
 
-
 export default async function WebhooksPage({ searchParams }: { searchParams: Promise<{ webhook?: string }> }) {
   const actor = await pageActor('sources.policy');
   const only = (await searchParams).webhook;
@@ -29,9 +28,8 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
     <>
       <h1>Team webhooks</h1>
       <p className="muted">
-        Alarm transitions of your team&apos;s sources are POSTed here as Slack-compatible JSON (<code>{'{ text, blocks }'}</code>), signed with
-        HMAC-SHA256 over <code>timestamp.body</code> in <code>X-Triage-Signature</code> (timestamp in <code>X-Triage-Timestamp</code>), retried
-        with backoff.
+        Alarm transitions of your team&apos;s sources are POSTed here as Slack-compatible JSON (<code>{'{ text, blocks }'}</code>), signed with HMAC-SHA256 over{' '}
+        <code>timestamp.body</code> in <code>X-Triage-Signature</code> (timestamp in <code>X-Triage-Timestamp</code>), retried with backoff.
       </p>
       <table data-testid="webhooks-table">
         <thead>

@@ -14,5 +14,7 @@ export function WebhookForm({
   testId?: string;
   className?: string;
 }) {
-  return <ActionForm {...props} buttonClassName={className} extra={(state) => (state.secret ? <code data-testid="webhook-secret">{state.secret}</code> : null)} />;
+  return (
+    <ActionForm {...props} buttonClassName={className} extra={(state) => (state.secret ? <code data-testid="webhook-secret">{state.secret}</code> : null)} />
+  );
 }

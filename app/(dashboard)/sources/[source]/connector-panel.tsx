@@ -18,7 +18,8 @@ function location(kind: string, settings: Record<string, unknown>): string {
   return String(settings.queue ?? '?');
 }
 
-const at = (d: Date | null) => (d ? `${d.toISOString().replace('T', ' ').slice(0, 19)} UTC (${formatDuration((Date.now() - d.getTime()) / 1000)} ago)` : 'never');
+const at = (d: Date | null) =>
+  d ? `${d.toISOString().replace('T', ' ').slice(0, 19)} UTC (${formatDuration((Date.now() - d.getTime()) / 1000)} ago)` : 'never';
 
 export function ConnectorPanel({ actor, source }: { actor: Actor; source: SourceDetail }) {
   const c = source.connector!;
@@ -46,7 +47,9 @@ export function ConnectorPanel({ actor, source }: { actor: Actor; source: Source
           <tbody>
             <tr>
               <th>Last successful poll</th>
-              <td className="time" data-testid="health-last-success">{at(h?.lastSuccessAt ?? null)}</td>
+              <td className="time" data-testid="health-last-success">
+                {at(h?.lastSuccessAt ?? null)}
+              </td>
             </tr>
             <tr>
               <th>Imported</th>

@@ -33,8 +33,12 @@ export const saveGroupingRulesAction = action(
   },
 );
 
-export const reapplyGroupingRulesAction = action('sources.grouping', z.object({ source: form.text, reason: form.text }), async ({ source, reason }, { actor }) => {
-  const run = await startRegroup(actor, source, { reason });
-  revalidatePath(`/sources/${source}`);
-  return { message: `Re-applying to ${run.total.toLocaleString('en')} open dead letters, in batches.` };
-});
+export const reapplyGroupingRulesAction = action(
+  'sources.grouping',
+  z.object({ source: form.text, reason: form.text }),
+  async ({ source, reason }, { actor }) => {
+    const run = await startRegroup(actor, source, { reason });
+    revalidatePath(`/sources/${source}`);
+    return { message: `Re-applying to ${run.total.toLocaleString('en')} open dead letters, in batches.` };
+  },
+);

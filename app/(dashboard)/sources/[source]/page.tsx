@@ -66,7 +66,11 @@ export default async function SourcePage({ params, searchParams }: { params: Pro
 
       <h2>Alarm history</h2>
       <AlarmEventsTable events={events} testId="alarm-history" />
-      {events.length === 0 ? <p className="muted">No alarm transitions yet.</p> : <Link href={`/alarms?source=${encodeURIComponent(source.name)}`}>All transitions →</Link>}
+      {events.length === 0 ? (
+        <p className="muted">No alarm transitions yet.</p>
+      ) : (
+        <Link href={`/alarms?source=${encodeURIComponent(source.name)}`}>All transitions →</Link>
+      )}
     </>
   );
 }

@@ -19,8 +19,8 @@ export async function RedriveRulesPanel({ actor, source, teamId }: { actor: Acto
     <section className="card" data-testid="redrive-rules">
       <h2>Redrive rules</h2>
       <p className="muted">
-        A rule starts an ordinary redrive task for its author (rate, canary, circuit breaker and approvals apply), one at a time per source, and
-        disables itself when its task trips the breaker.
+        A rule starts an ordinary redrive task for its author (rate, canary, circuit breaker and approvals apply), one at a time per source, and disables itself
+        when its task trips the breaker.
       </p>
       {rules.length ? (
         <table>
@@ -49,7 +49,11 @@ export async function RedriveRulesPanel({ actor, source, teamId }: { actor: Acto
                 <td>
                   <span className={`badge ${r.enabled ? 'good' : 'warn'}`}>{r.enabled ? 'enabled' : 'disabled'}</span>
                   {!r.enabled && r.disabledReason ? <div data-testid="rule-disabled-reason">Why: {r.disabledReason}</div> : null}
-                  {r.lastResult ? <div className="muted" data-testid="rule-last-result">{r.lastResult}</div> : null}
+                  {r.lastResult ? (
+                    <div className="muted" data-testid="rule-last-result">
+                      {r.lastResult}
+                    </div>
+                  ) : null}
                 </td>
                 <td>{r.lastRunAt ? r.lastRunAt.replace('T', ' ').slice(0, 19) : '—'}</td>
                 <td>{r.lastTaskId ? <Link href={`/redrives/${r.lastTaskId}`}>{r.lastTaskId.slice(0, 8)}</Link> : '—'}</td>

@@ -2,12 +2,16 @@
 import { api } from '@/lib/auth/guard';
 import { clusterListQuery, listClusters, ClusterPage } from '@/lib/clustering/list-clusters';
 
-export const GET = api('deadletters.read', {
-  summary: 'List clusters, newest wave first (keyset pages)',
-  tags: ['clusters'],
-  responses: { 200: { description: 'A page', view: ClusterPage } },
-  errors: [400],
-  query: clusterListQuery,
-}, async ({ actor, query: { cursor, limit, ...filters } }) => {
-  return Response.json(await listClusters(actor, filters, cursor ?? null, { limit }));
-});
+export const GET = api(
+  'deadletters.read',
+  {
+    summary: 'List clusters, newest wave first (keyset pages)',
+    tags: ['clusters'],
+    responses: { 200: { description: 'A page', view: ClusterPage } },
+    errors: [400],
+    query: clusterListQuery,
+  },
+  async ({ actor, query: { cursor, limit, ...filters } }) => {
+    return Response.json(await listClusters(actor, filters, cursor ?? null, { limit }));
+  },
+);

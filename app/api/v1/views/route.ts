@@ -7,22 +7,35 @@ import { VIEW_PAGES } from '@/lib/views/pages';
 import { SavedViewListView, OneSavedView } from '@/lib/views/saved-views';
 
 // The page is checked by listViews against the pages it knows.
-const listQuery = z.object({ page: z.string().optional().describe(`One page's views: ${VIEW_PAGES.join(', ')}`) });
+const listQuery = z.object({
+  page: z
+    .string()
+    .optional()
+    .describe(`One page's views: ${VIEW_PAGES.join(', ')}`),
+});
 
-export const GET = api('views.manage', {
-  summary: "The caller's views, then those shared with their team",
-  tags: ['views'],
-  responses: { 200: { description: 'Views', view: SavedViewListView } },
-  query: listQuery,
-}, async ({ actor, query }) => Response.json({ views: await listViews(actor, query) }));
+export const GET = api(
+  'views.manage',
+  {
+    summary: "The caller's views, then those shared with their team",
+    tags: ['views'],
+    responses: { 200: { description: 'Views', view: SavedViewListView } },
+    query: listQuery,
+  },
+  async ({ actor, query }) => Response.json({ views: await listViews(actor, query) }),
+);
 
-export const POST = api('views.manage', {
-  summary: 'Save a view (views.manage; audited view.create)',
-  description: "The filters are parsed by the page's own filter schema: an unknown filter or a bad value is a 422 naming it. A view of the audit trail needs audit.read. shared: true shares it with the caller's team (a caller without a team: 403). A name is unique per user and page (409).",
-  tags: ['views'],
-  responses: { 201: { description: 'The view', view: OneSavedView } },
-  errors: [409],
-  body: createViewInput, maxBytes: 16 * 1024,
-}, async ({ actor, body }) =>
-  Response.json({ view: await createView(actor, body) }, { status: 201 }),
+export const POST = api(
+  'views.manage',
+  {
+    summary: 'Save a view (views.manage; audited view.create)',
+    description:
+      "The filters are parsed by the page's own filter schema: an unknown filter or a bad value is a 422 naming it. A view of the audit trail needs audit.read. shared: true shares it with the caller's team (a caller without a team: 403). A name is unique per user and page (409).",
+    tags: ['views'],
+    responses: { 201: { description: 'The view', view: OneSavedView } },
+    errors: [409],
+    body: createViewInput,
+    maxBytes: 16 * 1024,
+  },
+  async ({ actor, body }) => Response.json({ view: await createView(actor, body) }, { status: 201 }),
 );

@@ -3,21 +3,29 @@
 import { api } from '@/lib/auth/guard';
 import { createWebhook, listWebhooks, webhookInput, WebhookListView, CreatedWebhookView } from '@/lib/notifications/webhooks';
 
-export const GET = api('sources.policy', {
-  summary: 'List the webhooks of the teams the caller manages (lead, admin)',
-  tags: ['notifications'],
-  responses: { 200: { description: 'The webhooks', view: WebhookListView } },
-  
-}, async ({ actor }) => Response.json({ webhooks: await listWebhooks(actor) }));
+export const GET = api(
+  'sources.policy',
+  {
+    summary: 'List the webhooks of the teams the caller manages (lead, admin)',
+    tags: ['notifications'],
+    responses: { 200: { description: 'The webhooks', view: WebhookListView } },
+  },
+  async ({ actor }) => Response.json({ webhooks: await listWebhooks(actor) }),
+);
 
-export const POST = api('sources.policy', {
-  summary: 'Add a webhook (lead, admin)',
-  description: "A lead's webhook is for their own team; an admin names the team. The signing secret is in this answer only. Audited as webhook.create.",
-  tags: ['notifications'],
-  responses: { 201: { description: 'Created', view: CreatedWebhookView } },
-  errors: [400],
-  body: webhookInput, maxBytes: 16 * 1024,
-}, async ({ actor, body }) => {
-  const { webhook, secret } = await createWebhook(actor, body);
-  return Response.json({ webhook, secret }, { status: 201 });
-});
+export const POST = api(
+  'sources.policy',
+  {
+    summary: 'Add a webhook (lead, admin)',
+    description: "A lead's webhook is for their own team; an admin names the team. The signing secret is in this answer only. Audited as webhook.create.",
+    tags: ['notifications'],
+    responses: { 201: { description: 'Created', view: CreatedWebhookView } },
+    errors: [400],
+    body: webhookInput,
+    maxBytes: 16 * 1024,
+  },
+  async ({ actor, body }) => {
+    const { webhook, secret } = await createWebhook(actor, body);
+    return Response.json({ webhook, secret }, { status: 201 });
+  },
+);

@@ -37,14 +37,29 @@ function parseHex(text: string): Uint8Array | string {
 function DiffView({ diff }: { diff: EditDiff }) {
   const p = diff.payload;
   const lines: string[] = [];
-  if (p.kind === 'json') for (const c of p.changes) lines.push(`${c.op} ${c.path}${'before' in c ? `: ${JSON.stringify(c.before)}` : ''}${'after' in c ? ` → ${JSON.stringify(c.after)}` : ''}`);
+  if (p.kind === 'json')
+    for (const c of p.changes)
+      lines.push(`${c.op} ${c.path}${'before' in c ? `: ${JSON.stringify(c.before)}` : ''}${'after' in c ? ` → ${JSON.stringify(c.after)}` : ''}`);
   if (p.kind === 'text') lines.push(...p.removed.map((l) => `- ${l}`), ...p.added.map((l) => `+ ${l}`));
   if (p.kind === 'bytes' && p.changed) lines.push('the bytes changed');
   for (const h of diff.headers) lines.push(`header ${h.name}: ${JSON.stringify(h.before)} → ${JSON.stringify(h.after)}`);
-  return lines.length ? <pre data-testid="edit-diff">{lines.join('\n')}</pre> : <p className="muted" data-testid="edit-diff">No change yet.</p>;
+  return lines.length ? (
+    <pre data-testid="edit-diff">{lines.join('\n')}</pre>
+  ) : (
+    <p className="muted" data-testid="edit-diff">
+      No change yet.
+    </p>
+  );
 }
 
-export function EditForm(props: { id: string; source: string; originalBase64: string; headers: Record<string, unknown>; revealId?: string; destinations: string[] }) {
+export function EditForm(props: {
+  id: string;
+  source: string;
+  originalBase64: string;
+  headers: Record<string, unknown>;
+  revealId?: string;
+  destinations: string[];
+}) {
   const router = useRouter();
   const original = useMemo(() => fromBase64(props.originalBase64), [props.originalBase64]);
   const start = useMemo(() => initialMode(original), [original]);
@@ -77,7 +92,9 @@ export function EditForm(props: { id: string; source: string; originalBase64: st
     }
   }, [headersText]);
   const problem = typeof bytes === 'string' ? bytes : typeof headers === 'string' ? headers : null;
-  const diff = problem ? null : editDiff({ payload: original, headers: props.headers }, { payload: bytes as Uint8Array, headers: headers as Record<string, unknown> });
+  const diff = problem
+    ? null
+    : editDiff({ payload: original, headers: props.headers }, { payload: bytes as Uint8Array, headers: headers as Record<string, unknown> });
 
   async function submit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
@@ -135,7 +152,15 @@ export function EditForm(props: { id: string; source: string; originalBase64: st
       </fieldset>
       <label>
         Payload
-        <textarea name="payload" rows={14} cols={80} value={payload} onChange={(e) => setPayload(e.target.value)} spellCheck={false} aria-invalid={typeof bytes === 'string'} />
+        <textarea
+          name="payload"
+          rows={14}
+          cols={80}
+          value={payload}
+          onChange={(e) => setPayload(e.target.value)}
+          spellCheck={false}
+          aria-invalid={typeof bytes === 'string'}
+        />
       </label>
       {typeof bytes === 'string' ? (
         <p className="error" role="alert" data-testid="payload-invalid">
@@ -144,7 +169,15 @@ export function EditForm(props: { id: string; source: string; originalBase64: st
       ) : null}
       <label>
         Headers (JSON object)
-        <textarea name="headers" rows={6} cols={80} value={headersText} onChange={(e) => setHeadersText(e.target.value)} spellCheck={false} aria-invalid={typeof headers === 'string'} />
+        <textarea
+          name="headers"
+          rows={6}
+          cols={80}
+          value={headersText}
+          onChange={(e) => setHeadersText(e.target.value)}
+          spellCheck={false}
+          aria-invalid={typeof headers === 'string'}
+        />
       </label>
       {typeof headers === 'string' ? (
         <p className="error" role="alert">
@@ -168,7 +201,14 @@ export function EditForm(props: { id: string; source: string; originalBase64: st
       ) : null}
       <label>
         Reason
-        <LimitedInput name="reason" required limit={1000} value={reason} onChange={(e) => setReason(e.target.value)} placeholder="e.g. removed the field v1 rejects" />
+        <LimitedInput
+          name="reason"
+          required
+          limit={1000}
+          value={reason}
+          onChange={(e) => setReason(e.target.value)}
+          placeholder="e.g. removed the field v1 rejects"
+        />
       </label>
       <button type="submit" disabled={pending || Boolean(problem)}>
         Redrive the edited copy

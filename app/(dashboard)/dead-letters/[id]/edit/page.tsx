@@ -27,7 +27,9 @@ export default async function EditDeadLetterPage({ params, searchParams }: { par
   }
   const stored = d.payloadAvailable ? await getDeadLetterPayload(actor, id) : null;
   const revealed = stored ? await activeReveal(actor, id, sp.reveal) : false;
-  const masked = stored?.payload ? maskPayload(stored.payload, stored.policy).state !== 'clear' || JSON.stringify(maskJson(d.headers)) !== JSON.stringify(d.headers) : false;
+  const masked = stored?.payload
+    ? maskPayload(stored.payload, stored.policy).state !== 'clear' || JSON.stringify(maskJson(d.headers)) !== JSON.stringify(d.headers)
+    : false;
   const back = (
     <p>
       <Link href={`/dead-letters/${d.id}${revealed && sp.reveal ? `?reveal=${encodeURIComponent(sp.reveal)}` : ''}`}>← Dead letter {d.messageId}</Link>
@@ -48,7 +50,9 @@ export default async function EditDeadLetterPage({ params, searchParams }: { par
       <>
         {back}
         <h1>Edit and redrive</h1>
-        <p data-testid="edit-needs-reveal">This payload is masked for you. Reveal it first (your reason goes on the audit trail); the editor opens from the revealed page.</p>
+        <p data-testid="edit-needs-reveal">
+          This payload is masked for you. Reveal it first (your reason goes on the audit trail); the editor opens from the revealed page.
+        </p>
         <RevealForm id={d.id} />
       </>
     );
@@ -63,8 +67,8 @@ export default async function EditDeadLetterPage({ params, searchParams }: { par
         Edit and redrive <code>{d.messageId}</code>
       </h1>
       <p className="muted">
-        The edited copy is stored as a version of this dead letter with its own SHA-256; the original ({stored.size} bytes, SHA-256 <code>{stored.sha256}</code>) stays stored and
-        downloadable. Every edit is seen by a second person unless a lead of {d.source.name} changes that.
+        The edited copy is stored as a version of this dead letter with its own SHA-256; the original ({stored.size} bytes, SHA-256 <code>{stored.sha256}</code>
+        ) stays stored and downloadable. Every edit is seen by a second person unless a lead of {d.source.name} changes that.
       </p>
       <EditForm
         id={d.id}

@@ -2,11 +2,15 @@
 import { api, pathParams } from '@/lib/auth/guard';
 import { getCluster, ClusterDetail } from '@/lib/clustering/get-cluster';
 
-export const GET = api('deadletters.read', {
-  summary: 'One cluster: template, error type, top frame, per-source counts, samples, hourly trend',
-  tags: ['clusters'],
-  responses: { 200: { description: 'The cluster', view: ClusterDetail } },
-  params: pathParams('id'),
-}, async ({ actor, params }) => {
-  return Response.json(await getCluster(actor, params.id));
-});
+export const GET = api(
+  'deadletters.read',
+  {
+    summary: 'One cluster: template, error type, top frame, per-source counts, samples, hourly trend',
+    tags: ['clusters'],
+    responses: { 200: { description: 'The cluster', view: ClusterDetail } },
+    params: pathParams('id'),
+  },
+  async ({ actor, params }) => {
+    return Response.json(await getCluster(actor, params.id));
+  },
+);

@@ -8,16 +8,32 @@ import { DeadLetterGoneView } from '@/lib/deadletters/get-tombstone';
 
 const query = z.object({ reveal: z.string().optional().describe('A revealId from POST …/reveal: headers and error text clear') });
 
-export const GET = api('deadletters.read', {
-  summary: 'One dead letter: all metadata, sha256, payloadSize, status, failure history, decision',
-  description: "Headers, error text and decision reasons are masked (e-mails, IBANs, card numbers) for every role, as on the page, unless `reveal` names a recent reveal of yours (422 when it does not). A dead letter whose month retention dropped answers 410 with its tombstone (status, source, when it died, when it was dropped); another team's id answers 404 either way.",
-  tags: ['dead letters'],
-  responses: { 200: { description: 'The dead letter', view: DeadLetterDetail }, 410: { description: 'Dropped by retention (its month was decided and past retention): error.details.tombstone is what is kept of it', view: DeadLetterGoneView } },
-  params: pathParams('id'), query,
-}, async ({ actor, params, query: { reveal } }) => {
-  const clear = reveal !== undefined && (await activeReveal(actor, params.id, reveal));
-  if (reveal !== undefined && !clear) {
-    throw new AppError('unprocessable', `No recent reveal ${reveal} of this dead letter by you: POST /api/v1/dead-letters/${params.id}/reveal with { "reason": … } first`, { field: 'reveal' });
-  }
-  return Response.json(await getDeadLetter(actor, params.id, { clear }));
-});
+export const GET = api(
+  'deadletters.read',
+  {
+    summary: 'One dead letter: all metadata, sha256, payloadSize, status, failure history, decision',
+    description:
+      "Headers, error text and decision reasons are masked (e-mails, IBANs, card numbers) for every role, as on the page, unless `reveal` names a recent reveal of yours (422 when it does not). A dead letter whose month retention dropped answers 410 with its tombstone (status, source, when it died, when it was dropped); another team's id answers 404 either way.",
+    tags: ['dead letters'],
+    responses: {
+      200: { description: 'The dead letter', view: DeadLetterDetail },
+      410: {
+        description: 'Dropped by retention (its month was decided and past retention): error.details.tombstone is what is kept of it',
+        view: DeadLetterGoneView,
+      },
+    },
+    params: pathParams('id'),
+    query,
+  },
+  async ({ actor, params, query: { reveal } }) => {
+    const clear = reveal !== undefined && (await activeReveal(actor, params.id, reveal));
+    if (reveal !== undefined && !clear) {
+      throw new AppError(
+        'unprocessable',
+        `No recent reveal ${reveal} of this dead letter by you: POST /api/v1/dead-letters/${params.id}/reveal with { "reason": … } first`,
+        { field: 'reveal' },
+      );
+    }
+    return Response.json(await getDeadLetter(actor, params.id, { clear }));
+  },
+);

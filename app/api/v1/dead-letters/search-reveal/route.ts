@@ -3,13 +3,18 @@ import { api } from '@/lib/auth/guard';
 import { decisionInput } from '@/lib/deadletters/decide';
 import { REVEAL_TTL_SECONDS, revealSearch, RevealView } from '@/lib/deadletters/reveal-payload';
 
-export const POST = api('payload.reveal', {
-  summary: 'Search inside masked values for 15 minutes (payload.reveal; audited)',
-  description: 'Without it, `q` matches no masked value for any role (a match would tell whether a dead letter holds a value). The event records who, the reason and the team, never what is searched for. Matches are still shown masked.',
-  tags: ['dead letters'],
-  responses: { 201: { description: 'Granted for 15 minutes', view: RevealView } },
-  body: decisionInput,
-}, async ({ actor, body }) => {
-  const { eventId } = await revealSearch(actor, body.reason);
-  return Response.json({ revealId: eventId, expiresAt: new Date(Date.now() + REVEAL_TTL_SECONDS * 1000).toISOString() }, { status: 201 });
-});
+export const POST = api(
+  'payload.reveal',
+  {
+    summary: 'Search inside masked values for 15 minutes (payload.reveal; audited)',
+    description:
+      'Without it, `q` matches no masked value for any role (a match would tell whether a dead letter holds a value). The event records who, the reason and the team, never what is searched for. Matches are still shown masked.',
+    tags: ['dead letters'],
+    responses: { 201: { description: 'Granted for 15 minutes', view: RevealView } },
+    body: decisionInput,
+  },
+  async ({ actor, body }) => {
+    const { eventId } = await revealSearch(actor, body.reason);
+    return Response.json({ revealId: eventId, expiresAt: new Date(Date.now() + REVEAL_TTL_SECONDS * 1000).toISOString() }, { status: 201 });
+  },
+);

@@ -2,12 +2,16 @@
 import { api, pathParams } from '@/lib/auth/guard';
 import { getRedriveTask, redriveHistory, RedriveTaskWithHistoryView } from '@/lib/redrive';
 
-export const GET = api('deadletters.read', {
-  summary: 'A redrive task: status, counts, drift, verdict and its audit history',
-  tags: ['redrives'],
-  responses: { 200: { description: 'The task and its audit history', view: RedriveTaskWithHistoryView } },
-  params: pathParams('id'),
-}, async ({ actor, params }) => {
-  const [task, history] = await Promise.all([getRedriveTask(actor, params.id), redriveHistory(actor, params.id)]);
-  return Response.json({ ...task, history });
-});
+export const GET = api(
+  'deadletters.read',
+  {
+    summary: 'A redrive task: status, counts, drift, verdict and its audit history',
+    tags: ['redrives'],
+    responses: { 200: { description: 'The task and its audit history', view: RedriveTaskWithHistoryView } },
+    params: pathParams('id'),
+  },
+  async ({ actor, params }) => {
+    const [task, history] = await Promise.all([getRedriveTask(actor, params.id), redriveHistory(actor, params.id)]);
+    return Response.json({ ...task, history });
+  },
+);

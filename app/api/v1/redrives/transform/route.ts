@@ -3,17 +3,29 @@ import { api } from '@/lib/auth/guard';
 import { getRedriveTask } from '@/lib/redrive';
 import { startTransform, transformInput, TransformStartedView } from '@/lib/redrive/edit';
 
-export const POST = api('deadletters.edit', {
-  summary: 'Start a redrive task of transformed copies (support, lead, admin)',
-  description: 'Steps: set, rename or remove a JSON path; replace a header. Each copy is stored as a version of its dead letter with its own SHA-256; those the transform cannot apply to (not JSON, path missing) stay open, are listed on the task and are not sent. A transform of the source editApprovalThreshold dead letters or more (default 1) waits in pending_approval for another lead of the team or an admin. Audited as redrive.transform.',
-  tags: ['redrives'],
-  responses: { 201: { description: 'The task', view: TransformStartedView } },
-  errors: [400, 404, 409],
-  body: transformInput, maxBytes: 1 << 20,
-}, async ({ actor, body }) => {
-  const r = await startTransform(actor, body);
-  return Response.json(
-    { applies: r.applies, cannotApplyCount: r.cannotApplyCount, cannotApply: r.cannotApply, waitsFor: r.waitsFor, task: await getRedriveTask(actor, r.task.id) },
-    { status: 201, headers: { Location: `/api/v1/redrives/${r.task.id}` } },
-  );
-});
+export const POST = api(
+  'deadletters.edit',
+  {
+    summary: 'Start a redrive task of transformed copies (support, lead, admin)',
+    description:
+      'Steps: set, rename or remove a JSON path; replace a header. Each copy is stored as a version of its dead letter with its own SHA-256; those the transform cannot apply to (not JSON, path missing) stay open, are listed on the task and are not sent. A transform of the source editApprovalThreshold dead letters or more (default 1) waits in pending_approval for another lead of the team or an admin. Audited as redrive.transform.',
+    tags: ['redrives'],
+    responses: { 201: { description: 'The task', view: TransformStartedView } },
+    errors: [400, 404, 409],
+    body: transformInput,
+    maxBytes: 1 << 20,
+  },
+  async ({ actor, body }) => {
+    const r = await startTransform(actor, body);
+    return Response.json(
+      {
+        applies: r.applies,
+        cannotApplyCount: r.cannotApplyCount,
+        cannotApply: r.cannotApply,
+        waitsFor: r.waitsFor,
+        task: await getRedriveTask(actor, r.task.id),
+      },
+      { status: 201, headers: { Location: `/api/v1/redrives/${r.task.id}` } },
+    );
+  },
+);

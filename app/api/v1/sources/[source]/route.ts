@@ -6,21 +6,32 @@ import { connectionPatch, updateSourceConnection } from '@/lib/sources/update-co
 
 const params = pathParams('source');
 
-export const GET = api('deadletters.read', {
-  summary: "One source: its settings (never a secret) and, for a connector source, its import's health",
-  tags: ['connectors'],
-  responses: { 200: { description: 'The source', view: SourceAnswer } },
-  params,
-}, async ({ actor, params }) => Response.json({ source: await getSource(actor, params.source) }));
+export const GET = api(
+  'deadletters.read',
+  {
+    summary: "One source: its settings (never a secret) and, for a connector source, its import's health",
+    tags: ['connectors'],
+    responses: { 200: { description: 'The source', view: SourceAnswer } },
+    params,
+  },
+  async ({ actor, params }) => Response.json({ source: await getSource(actor, params.source) }),
+);
 
-export const PATCH = api('admin.manage', {
-  summary: "Change a connector source's connection or replace its credentials (admin)",
-  description: 'Settings sent are merged into the stored ones (null removes one) and checked whole by the connector; secret fields sent replace the stored ones, those left out are kept. The import restarts with them within CONNECTOR_DISCOVERY_MS. Audited as source.connection.update, credentials redacted.',
-  tags: ['connectors'],
-  responses: { 200: { description: 'Saved (changed: false when nothing differed)', view: ConnectionChangedView } },
-  errors: [400],
-  params, body: connectionPatch, maxBytes: 64 * 1024,
-}, async ({ actor, params, body }) => {
-  const { source, changed } = await updateSourceConnection(actor, params.source, body);
-  return Response.json({ source: await getSource(actor, source.id), changed });
-});
+export const PATCH = api(
+  'admin.manage',
+  {
+    summary: "Change a connector source's connection or replace its credentials (admin)",
+    description:
+      'Settings sent are merged into the stored ones (null removes one) and checked whole by the connector; secret fields sent replace the stored ones, those left out are kept. The import restarts with them within CONNECTOR_DISCOVERY_MS. Audited as source.connection.update, credentials redacted.',
+    tags: ['connectors'],
+    responses: { 200: { description: 'Saved (changed: false when nothing differed)', view: ConnectionChangedView } },
+    errors: [400],
+    params,
+    body: connectionPatch,
+    maxBytes: 64 * 1024,
+  },
+  async ({ actor, params, body }) => {
+    const { source, changed } = await updateSourceConnection(actor, params.source, body);
+    return Response.json({ source: await getSource(actor, source.id), changed });
+  },
+);

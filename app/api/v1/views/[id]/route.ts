@@ -7,31 +7,43 @@ import { OneSavedView } from '@/lib/views/saved-views';
 
 const params = pathParams('id');
 
-export const GET = api('views.manage', {
-  summary: 'One view',
-  description: 'Only views the caller sees: their own and those shared with their team; any other id answers 404.',
-  tags: ['views'],
-  responses: { 200: { description: 'The view', view: OneSavedView } },
-  params,
-}, async ({ actor, params }) => Response.json({ view: await getView(actor, params.id) }));
-
-export const PATCH = api('views.manage', {
-  summary: "Rename, re-filter, share or unshare one's own view (audited view.update)",
-  description: "A teammate's shared view: 403 (only its owner changes it).",
-  tags: ['views'],
-  responses: { 200: { description: 'The view now', view: OneSavedView } },
-  errors: [409],
-  params, body: updateViewInput, maxBytes: 16 * 1024,
-}, async ({ actor, params, body }) =>
-  Response.json({ view: await updateView(actor, params.id, body) }),
+export const GET = api(
+  'views.manage',
+  {
+    summary: 'One view',
+    description: 'Only views the caller sees: their own and those shared with their team; any other id answers 404.',
+    tags: ['views'],
+    responses: { 200: { description: 'The view', view: OneSavedView } },
+    params,
+  },
+  async ({ actor, params }) => Response.json({ view: await getView(actor, params.id) }),
 );
 
-export const DELETE = api('views.manage', {
-  summary: "Delete one's own view (audited view.delete)",
-  tags: ['views'],
-  responses: { 204: { description: 'Deleted' } },
-  params,
-}, async ({ actor, params }) => {
-  await deleteView(actor, params.id);
-  return new Response(null, { status: 204 });
-});
+export const PATCH = api(
+  'views.manage',
+  {
+    summary: "Rename, re-filter, share or unshare one's own view (audited view.update)",
+    description: "A teammate's shared view: 403 (only its owner changes it).",
+    tags: ['views'],
+    responses: { 200: { description: 'The view now', view: OneSavedView } },
+    errors: [409],
+    params,
+    body: updateViewInput,
+    maxBytes: 16 * 1024,
+  },
+  async ({ actor, params, body }) => Response.json({ view: await updateView(actor, params.id, body) }),
+);
+
+export const DELETE = api(
+  'views.manage',
+  {
+    summary: "Delete one's own view (audited view.delete)",
+    tags: ['views'],
+    responses: { 204: { description: 'Deleted' } },
+    params,
+  },
+  async ({ actor, params }) => {
+    await deleteView(actor, params.id);
+    return new Response(null, { status: 204 });
+  },
+);

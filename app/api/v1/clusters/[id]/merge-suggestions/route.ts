@@ -2,11 +2,15 @@
 import { api, pathParams } from '@/lib/auth/guard';
 import { mergeSuggestions, MergeSuggestionsView } from '@/lib/clustering/merge-suggestions';
 
-export const GET = api('clusters.merge', {
-  summary: 'Clusters of the same error type and frame whose templates differ only in positions proven variable elsewhere (lead, admin)',
-  tags: ['clusters'],
-  responses: { 200: { description: 'Suggestions', view: MergeSuggestionsView } },
-  params: pathParams('id'),
-}, async ({ actor, params }) => {
-  return Response.json({ suggestions: await mergeSuggestions(actor, params.id) });
-});
+export const GET = api(
+  'clusters.merge',
+  {
+    summary: 'Clusters of the same error type and frame whose templates differ only in positions proven variable elsewhere (lead, admin)',
+    tags: ['clusters'],
+    responses: { 200: { description: 'Suggestions', view: MergeSuggestionsView } },
+    params: pathParams('id'),
+  },
+  async ({ actor, params }) => {
+    return Response.json({ suggestions: await mergeSuggestions(actor, params.id) });
+  },
+);

@@ -2,9 +2,13 @@
 import { api, pathParams } from '@/lib/auth/guard';
 import { listDeadLetterVersions, DeadLetterVersionsView } from '@/lib/redrive/edit';
 
-export const GET = api('deadletters.read', {
-  summary: 'The edited copies of a dead letter, newest first',
-  tags: ['dead letters'],
-  responses: { 200: { description: 'Versions', view: DeadLetterVersionsView } },
-  params: pathParams('id'),
-}, async ({ actor, params }) => Response.json({ versions: await listDeadLetterVersions(actor, params.id) }));
+export const GET = api(
+  'deadletters.read',
+  {
+    summary: 'The edited copies of a dead letter, newest first',
+    tags: ['dead letters'],
+    responses: { 200: { description: 'Versions', view: DeadLetterVersionsView } },
+    params: pathParams('id'),
+  },
+  async ({ actor, params }) => Response.json({ versions: await listDeadLetterVersions(actor, params.id) }),
+);

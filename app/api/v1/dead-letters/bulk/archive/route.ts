@@ -3,9 +3,13 @@ import { api } from '@/lib/auth/guard';
 import { decideSelection, DECISIONS } from '@/lib/deadletters/decide';
 import { bulkDecisionRoute } from '@/lib/deadletters/http';
 
-export const POST = api(DECISIONS.archive.permission, {
-  summary: 'Archive a selection (support, lead, admin)',
-  ...bulkDecisionRoute,
-}, async ({ actor, body }) => {
-  return Response.json(await decideSelection(actor, 'archive', body.selection, body.reason));
-});
+export const POST = api(
+  DECISIONS.archive.permission,
+  {
+    summary: 'Archive a selection (support, lead, admin)',
+    ...bulkDecisionRoute,
+  },
+  async ({ actor, body }) => {
+    return Response.json(await decideSelection(actor, 'archive', body.selection, body.reason));
+  },
+);

@@ -6,12 +6,16 @@ import { DECISIONS, previewDecision, selectionSchema, DecisionPreview } from '@/
 
 const previewInput = z.object({ decision: z.enum(['archive', 'discard']), selection: selectionSchema });
 
-export const POST = api('deadletters.read', {
-  summary: 'How many dead letters a bulk decision would touch now',
-  tags: ['dead letters'],
-  responses: { 200: { description: 'The count', view: DecisionPreview } },
-  body: previewInput,
-}, async ({ actor, body: { decision, selection } }) => {
-  authorize(actor, DECISIONS[decision].permission);
-  return Response.json(await previewDecision(actor, decision, selection));
-});
+export const POST = api(
+  'deadletters.read',
+  {
+    summary: 'How many dead letters a bulk decision would touch now',
+    tags: ['dead letters'],
+    responses: { 200: { description: 'The count', view: DecisionPreview } },
+    body: previewInput,
+  },
+  async ({ actor, body: { decision, selection } }) => {
+    authorize(actor, DECISIONS[decision].permission);
+    return Response.json(await previewDecision(actor, decision, selection));
+  },
+);

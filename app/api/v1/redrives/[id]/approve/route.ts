@@ -3,11 +3,15 @@ import { api } from '@/lib/auth/guard';
 import { approveRedrive, getRedriveTask } from '@/lib/redrive';
 import { taskCommandRoute } from '@/lib/redrive/http';
 
-export const POST = api('redrive.approve', {
-  summary: 'Approve (lead, admin)',
-  description: 'Four eyes: never by the person who started it (403). Audited as redrive.approve.',
-  ...taskCommandRoute,
-}, async ({ actor, params, body }) => {
-  await approveRedrive(actor, params.id, body);
-  return Response.json(await getRedriveTask(actor, params.id));
-});
+export const POST = api(
+  'redrive.approve',
+  {
+    summary: 'Approve (lead, admin)',
+    description: 'Four eyes: never by the person who started it (403). Audited as redrive.approve.',
+    ...taskCommandRoute,
+  },
+  async ({ actor, params, body }) => {
+    await approveRedrive(actor, params.id, body);
+    return Response.json(await getRedriveTask(actor, params.id));
+  },
+);

@@ -2,11 +2,15 @@
 import { api, pathParams } from '@/lib/auth/guard';
 import { redriveSeries, RedriveSeriesView } from '@/lib/redrive';
 
-export const GET = api('deadletters.read', {
-  summary: 'Sends and outcomes per second (the rate chart)',
-  tags: ['redrives'],
-  responses: { 200: { description: 'Points, oldest first', view: RedriveSeriesView } },
-  params: pathParams('id'),
-}, async ({ actor, params }) => {
-  return Response.json({ points: await redriveSeries(actor, params.id) });
-});
+export const GET = api(
+  'deadletters.read',
+  {
+    summary: 'Sends and outcomes per second (the rate chart)',
+    tags: ['redrives'],
+    responses: { 200: { description: 'Points, oldest first', view: RedriveSeriesView } },
+    params: pathParams('id'),
+  },
+  async ({ actor, params }) => {
+    return Response.json({ points: await redriveSeries(actor, params.id) });
+  },
+);

@@ -9,30 +9,40 @@ import { INGEST_BATCH_REQUEST } from '@/lib/openapi/media';
 const params = pathParams('source');
 
 // NDJSON is read line by line as it arrives, so the body stays raw here; lib/ingest caps and parses it.
-export const POST = api('ingest-token', {
-  summary: 'Ingest a batch of dead letters',
-  description: `JSON \`{ "deadLetters": [...] }\` or NDJSON (one dead letter a line). At most ${INGEST_MAX_BATCH} dead letters and ${INGEST_MAX_BODY_BYTES} bytes of body per request; each payload at most the source's payload limit (default 10 MiB). The answer lists every input in order.`,
-  tags: ['ingest'],
-  responses: { 200: { description: 'Stored (or already there)', view: IngestBatchAnswer } },
-  errors: [400, 413, 415, 503],
-  openapi: { requestBody: INGEST_BATCH_REQUEST },
-  params, body: 'raw',
-}, async ({ req, params }) => {
-  return Response.json({ items: await ingestBatch(req, params.source) });
-});
+export const POST = api(
+  'ingest-token',
+  {
+    summary: 'Ingest a batch of dead letters',
+    description: `JSON \`{ "deadLetters": [...] }\` or NDJSON (one dead letter a line). At most ${INGEST_MAX_BATCH} dead letters and ${INGEST_MAX_BODY_BYTES} bytes of body per request; each payload at most the source's payload limit (default 10 MiB). The answer lists every input in order.`,
+    tags: ['ingest'],
+    responses: { 200: { description: 'Stored (or already there)', view: IngestBatchAnswer } },
+    errors: [400, 413, 415, 503],
+    openapi: { requestBody: INGEST_BATCH_REQUEST },
+    params,
+    body: 'raw',
+  },
+  async ({ req, params }) => {
+    return Response.json({ items: await ingestBatch(req, params.source) });
+  },
+);
 
-export const GET = api('deadletters.read', {
-  summary: 'List dead letters of one source',
-  tags: ['dead letters'],
-  responses: { 200: { description: 'A page', view: DeadLetterPageWithCount } },
-  errors: [400],
-  // The path names the source: ?source= is not a parameter here.
-  params, query: deadLetterListQuery.omit({ source: true }),
-}, async ({ actor, params, query: { cursor, limit, count: withCount, reveal, ...q } }) => {
-  const filters = { ...q, source: [params.source] };
-  const [page, count] = await Promise.all([
-    listDeadLetters(actor, filters, cursor ?? null, { limit, reveal }),
-    withCount ? countDeadLetters(actor, filters, { reveal }) : undefined,
-  ]);
-  return Response.json(count ? { ...page, count } : page);
-});
+export const GET = api(
+  'deadletters.read',
+  {
+    summary: 'List dead letters of one source',
+    tags: ['dead letters'],
+    responses: { 200: { description: 'A page', view: DeadLetterPageWithCount } },
+    errors: [400],
+    // The path names the source: ?source= is not a parameter here.
+    params,
+    query: deadLetterListQuery.omit({ source: true }),
+  },
+  async ({ actor, params, query: { cursor, limit, count: withCount, reveal, ...q } }) => {
+    const filters = { ...q, source: [params.source] };
+    const [page, count] = await Promise.all([
+      listDeadLetters(actor, filters, cursor ?? null, { limit, reveal }),
+      withCount ? countDeadLetters(actor, filters, { reveal }) : undefined,
+    ]);
+    return Response.json(count ? { ...page, count } : page);
+  },
+);

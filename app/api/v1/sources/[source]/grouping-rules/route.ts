@@ -5,20 +5,31 @@ import { getGroupingRules, setGroupingRules, setGroupingRulesInput, GroupingRule
 
 const params = pathParams('source');
 
-export const GET = api('deadletters.read', {
-  summary: "The source's grouping rules and their version",
-  tags: ['sources'],
-  responses: { 200: { description: 'The rules', view: GroupingRulesView } },
-  params,
-}, async ({ actor, params }) => Response.json(await getGroupingRules(actor, params.source)));
+export const GET = api(
+  'deadletters.read',
+  {
+    summary: "The source's grouping rules and their version",
+    tags: ['sources'],
+    responses: { 200: { description: 'The rules', view: GroupingRulesView } },
+    params,
+  },
+  async ({ actor, params }) => Response.json(await getGroupingRules(actor, params.source)),
+);
 
-export const PUT = api('sources.grouping', {
-  summary: 'Replace the grouping rules (lead of the owning team, admin)',
-  description: 'Added to the default grouping (error type, template, top frame) of new dead letters: the values of payload JSON paths and headers become part of the fingerprint, and token positions of the template are treated as variable. Open dead letters keep their clusters until the rules are re-applied. Audited as source.grouping with before and after.',
-  tags: ['sources'],
-  responses: { 200: { description: 'Saved', view: GroupingRulesView } },
-  errors: [400],
-  params, body: setGroupingRulesInput, maxBytes: 16 * 1024,
-}, async ({ actor, params, body }) => {
-  return Response.json(await setGroupingRules(actor, params.source, body));
-});
+export const PUT = api(
+  'sources.grouping',
+  {
+    summary: 'Replace the grouping rules (lead of the owning team, admin)',
+    description:
+      'Added to the default grouping (error type, template, top frame) of new dead letters: the values of payload JSON paths and headers become part of the fingerprint, and token positions of the template are treated as variable. Open dead letters keep their clusters until the rules are re-applied. Audited as source.grouping with before and after.',
+    tags: ['sources'],
+    responses: { 200: { description: 'Saved', view: GroupingRulesView } },
+    errors: [400],
+    params,
+    body: setGroupingRulesInput,
+    maxBytes: 16 * 1024,
+  },
+  async ({ actor, params, body }) => {
+    return Response.json(await setGroupingRules(actor, params.source, body));
+  },
+);

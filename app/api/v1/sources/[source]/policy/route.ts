@@ -5,21 +5,32 @@ import { getSourcePolicy, policyInput, updateSourcePolicy, PolicyReadView, Polic
 
 const params = pathParams('source');
 
-export const GET = api('deadletters.read', {
-  summary: "The source's policy (retention, age deadline, retry budget, redrive limits, rate alarm thresholds), with warnings",
-  tags: ['sources'],
-  responses: { 200: { description: 'The policy', view: PolicyReadView } },
-  params,
-}, async ({ actor, params }) => Response.json(await getSourcePolicy(actor, params.source)));
+export const GET = api(
+  'deadletters.read',
+  {
+    summary: "The source's policy (retention, age deadline, retry budget, redrive limits, rate alarm thresholds), with warnings",
+    tags: ['sources'],
+    responses: { 200: { description: 'The policy', view: PolicyReadView } },
+    params,
+  },
+  async ({ actor, params }) => Response.json(await getSourcePolicy(actor, params.source)),
+);
 
-export const PATCH = api('sources.policy', {
-  summary: 'Change the policy (lead of the owning team, admin)',
-  description: 'Only the fields sent change. Refused (422) when the age deadline reaches the retention, when max receives × visibility timeout reaches it, or when the rate alarm threshold is not above its pending threshold. A new retention re-dates the expiry of open dead letters. Audited as source.policy.update with before and after.',
-  tags: ['sources'],
-  responses: { 200: { description: 'Saved, with warnings', view: PolicyAnswer } },
-  errors: [400],
-  params, body: policyInput, maxBytes: 16 * 1024,
-}, async ({ actor, params, body }) => {
-  const { source, warnings } = await updateSourcePolicy(actor, params.source, body);
-  return Response.json({ source, warnings });
-});
+export const PATCH = api(
+  'sources.policy',
+  {
+    summary: 'Change the policy (lead of the owning team, admin)',
+    description:
+      'Only the fields sent change. Refused (422) when the age deadline reaches the retention, when max receives × visibility timeout reaches it, or when the rate alarm threshold is not above its pending threshold. A new retention re-dates the expiry of open dead letters. Audited as source.policy.update with before and after.',
+    tags: ['sources'],
+    responses: { 200: { description: 'Saved, with warnings', view: PolicyAnswer } },
+    errors: [400],
+    params,
+    body: policyInput,
+    maxBytes: 16 * 1024,
+  },
+  async ({ actor, params, body }) => {
+    const { source, warnings } = await updateSourcePolicy(actor, params.source, body);
+    return Response.json({ source, warnings });
+  },
+);

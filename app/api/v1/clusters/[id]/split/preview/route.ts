@@ -2,11 +2,17 @@
 import { api, pathParams } from '@/lib/auth/guard';
 import { previewSplit, splitPreviewInput, SplitPreview } from '@/lib/clustering/split-cluster';
 
-export const POST = api('clusters.split', {
-  summary: 'Preview a split by a field: the parts and their counts (lead, admin); changes nothing',
-  tags: ['clusters'],
-  responses: { 200: { description: 'The parts', view: SplitPreview } },
-  params: pathParams('id'), body: splitPreviewInput, maxBytes: 16 * 1024,
-}, async ({ actor, params, body }) => {
-  return Response.json(await previewSplit(actor, params.id, body));
-});
+export const POST = api(
+  'clusters.split',
+  {
+    summary: 'Preview a split by a field: the parts and their counts (lead, admin); changes nothing',
+    tags: ['clusters'],
+    responses: { 200: { description: 'The parts', view: SplitPreview } },
+    params: pathParams('id'),
+    body: splitPreviewInput,
+    maxBytes: 16 * 1024,
+  },
+  async ({ actor, params, body }) => {
+    return Response.json(await previewSplit(actor, params.id, body));
+  },
+);
