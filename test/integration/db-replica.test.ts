@@ -13,6 +13,7 @@ import { closeRedis } from '@/lib/redis';
 import { closeIngestSql } from '@/lib/ingest/ingest-sql';
 import { recordDeadLetters, type NewDeadLetter, type RecordedDeadLetter } from '@/lib/deadletters/record-dead-letters';
 import { listDeadLetters } from '@/lib/deadletters/list-dead-letters';
+import { updateSourcePolicy } from '@/lib/sources/update-policy';
 import { getSlaBoard } from '@/lib/sla/sla-board';
 import { sourceCharts } from '@/lib/rollups/source-charts';
 import { renderMetrics } from '@/lib/metrics/render-metrics';
@@ -135,6 +136,24 @@ describe('reads on a streaming replica', () => {
     await waitFor('the author back on the standby', async () => inRecovery(await readDb(w.actors.support)), 30_000, 100);
     expect((await list('support')).deadLetters.find((d) => d.id === target)?.status).toBe('archived');
     expect(messageIds(await list('lead'))).toContain('m-99');
+  });
+
+  it("masks by the primary's source settings at once, while the standby has not replayed them", async () => {
+    await standbySql`SELECT pg_wal_replay_pause()`;
+    try {
+      const preview = async () => (await listDeadLetters(w.actors.lead, { source: ['orders'] })).deadLetters.find((d) => d.messageId === 'm-1');
+      expect((await preview())?.preview).toContain('"order":1');
+      // An admin marks the field sensitive (after a leak, say): the rows on the standby are the same,
+      // but who may see what is the primary's answer, not the lagging copy's.
+      await updateSourcePolicy(w.actors.admin, 'orders', { sensitivePaths: ['$.order'] });
+      expect(await inRecovery(await readDb(w.actors.lead))).toBe(true);
+      const after = await preview();
+      expect(after?.masked).toBe(true);
+      expect(after?.preview).toBeNull();
+    } finally {
+      await updateSourcePolicy(w.actors.admin, 'orders', { sensitivePaths: [] });
+      await standbySql`SELECT pg_wal_replay_resume()`;
+    }
   });
 
   it('sends reads to the primary, with a warning and a metric, while the standby is behind', async () => {
