@@ -103,7 +103,9 @@ export async function planQuery(
   opts: { maskedText?: boolean; sql?: postgres.Sql } = {},
 ): Promise<Plan> {
   const sql = opts.sql ?? pg();
-  const sources = await visibleSources(actor, permission, sql);
+  // Who may see which source and what is masked: the primary's answer, never a lagging copy's (an
+  // admin's new sensitive path holds at once); only the rows are read where `sql` reads.
+  const sources = await visibleSources(actor, permission, pg());
   const scopedToTeam = Object.keys(sourceScope(actor, permission)).length > 0;
   let restrict: string[] | null = scopedToTeam ? sources.map((s) => s.id) : null;
   if (filters.source) restrict = sources.filter((s) => filters.source!.includes(s.name)).map((s) => s.id);
