@@ -130,4 +130,28 @@ describe('redrive claims', () => {
       expect(i - j + 1).toBeLessThanOrEqual(330);
     }
   });
+  it('keeps a one-at-a-time destination in order after an outage: what failed goes before what was claimed after it', { timeout: 120_000 }, async () => {
+    const w = await world();
+    await park(w.orders, 40, { prefix: 'fifo' });
+    const task = await startRedrive({ ...SYSTEM, label: 'test' }, { selection: { source: w.orders.name }, ratePerSecond: 20 });
+    // An SQS FIFO queue takes one batch at a time so that its groups keep their order; its first
+    // delivery meets the queue away (the batch stays pending and goes again after the backoff).
+    const delivered: bigint[] = [];
+    let calls = 0;
+    const end = await runRedriveTask(task.id, {
+      destination: {
+        description: 'a FIFO queue',
+        failures: 'infrastructure',
+        maxInFlight: 1,
+        async deliver(batch) {
+          if (++calls === 1) return batch.map(() => ({ ok: false as const, failure: 'infrastructure' as const, error: 'queue away' }));
+          for (const item of batch) delivered.push(item.deadLetterId);
+          return batch.map(() => ({ ok: true as const, acknowledged: true }));
+        },
+      },
+    });
+    expect(end).toBe('completed');
+    const inSeqOrder = await db().redriveItem.findMany({ where: { taskId: task.id }, orderBy: { seq: 'asc' }, select: { deadLetterId: true } });
+    expect(delivered).toEqual(inSeqOrder.map((i) => i.deadLetterId));
+  });
 });
