@@ -379,6 +379,8 @@ async function runLeased(taskId: string, runner: string, options: RunnerOptions)
   let retrying = 0;
   let launchedAny = false;
   let laneError: { err: unknown } | undefined;
+  // An outage sent a one-at-a-time destination's batch back to pending: what was claimed after it is let go, to be claimed again.
+  let requeue = false;
   const seen = { acknowledged: task.acknowledged, deadAgain: task.deadAgain, noDeathSeen: task.noDeathSeen, sent: task.sent };
 
   // The task row, re-read every statusPollMs: a pause or cancel is seen within it, and the moving
@@ -387,11 +389,16 @@ async function runLeased(taskId: string, runner: string, options: RunnerOptions)
   const wake = new AbortController();
   let end = 'stopped' as RunEnd;
   let renewedAt = Date.now();
+  // Sends on their way are cut off only when another runner took the task over; a pause or a cancel
+  // lets them finish and settle, so that a message that reached the broker is counted as sent (cut
+  // off, it would count as unsent, go again on resume, and its consumer would drop the duplicate).
+  const cutOff = new AbortController();
   const observe = async () => {
     if (Date.now() - renewedAt >= RUNNER_RENEW_MS) {
       // Lost (it lapsed while this runner was cut off, and another took the task): stop claiming.
       if (!(await renewRunnerLease(taskId, runner))) {
         log.warn({ taskId }, 'redrive runner lease taken over by another runner; this one stops');
+        cutOff.abort();
         halted.abort();
         wake.abort();
         return;
@@ -496,7 +503,7 @@ async function runLeased(taskId: string, runner: string, options: RunnerOptions)
     let remaining = sendable;
     for (let attempt = 1; remaining.length > 0; attempt++) {
       const sentAt = attempt === 1 ? firstSentAt : dates.now();
-      const outcome: DeliveryResult[] = await destination.deliver(remaining, halted.signal);
+      const outcome: DeliveryResult[] = await destination.deliver(remaining, cutOff.signal);
       const done: Settled[] = [];
       const failed: { item: ClaimedItem; error: string }[] = [];
       const unavailable: { item: ClaimedItem; error: string }[] = [];
@@ -522,6 +529,8 @@ async function runLeased(taskId: string, runner: string, options: RunnerOptions)
         if (clock() >= unavailableUntil) unavailableInRow++;
         unavailableUntil = Math.max(unavailableUntil, clock() + infraBackoffMs(unavailableInRow));
         const error = unavailable[0]!.error;
+        // Order is kept only where one batch goes at a time (a FIFO queue): there, what was claimed after goes back.
+        if (maxInFlight === 1) requeue = true;
         log.warn({ taskId, error, items: unavailable.length, retryInMs: infraBackoffMs(unavailableInRow) }, 'redrive destination unavailable; retrying');
         await recordUnavailable(
           taskId,
@@ -609,6 +618,20 @@ async function runLeased(taskId: string, runner: string, options: RunnerOptions)
       if (now - lastChecks >= o.checkEveryMs) {
         lastChecks = now;
         if (!(await checks())) break;
+      }
+      // After an outage the lowest seq goes first again (a one-at-a-time destination keeps its
+      // order): once nothing is on its way, the items claimed ahead go back to be claimed anew.
+      if (requeue) {
+        if (claiming || lanes.size > 0) {
+          await settled(o.statusPollMs);
+          continue;
+        }
+        requeue = false;
+        for (const item of ready.splice(0)) {
+          inFlight.delete(item.seq);
+          heldBytes -= item.payload.byteLength;
+        }
+        drained = false;
       }
       if (now < unavailableUntil) {
         await sleep(Math.min(unavailableUntil - now, o.statusPollMs), wake.signal);
