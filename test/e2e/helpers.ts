@@ -18,7 +18,8 @@ export function triage(...args: string[]): Record<string, unknown> {
 
 /** A new browser context signed in through the sign-in form (not a stored state), and its page. */
 export async function signInThroughForm(browser: Browser, email: string, password: string, extraHTTPHeaders?: Record<string, string>) {
-  const context = await browser.newContext({ extraHTTPHeaders });
+  // Signed out whatever the spec's storageState: /sign-in sends a signed-in person to their home page.
+  const context = await browser.newContext({ extraHTTPHeaders, storageState: { cookies: [], origins: [] } });
   const page = await context.newPage();
   await page.goto('/sign-in');
   await page.getByLabel('E-mail').fill(email);
