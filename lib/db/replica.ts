@@ -158,6 +158,25 @@ export async function replicaVerdict(): Promise<Verdict> {
   return s.pending;
 }
 
+// What a server that stopped or went away under a query answers: its shutdown codes and the driver's.
+const GONE = new Set(['57P01', '57P02', '57P03', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE']);
+
+/**
+ * Whether `e` is a read that the replica failed by going away under it (it stopped between the check
+ * and the query): then the replica counts as down from now, and the read is worth once more, on the
+ * primary. False without a replica or for any other error.
+ */
+export function replicaReadFailed(e: unknown): boolean {
+  if (!env().DATABASE_REPLICA_URL) return false;
+  const code = e && typeof e === 'object' && 'code' in e ? String((e as { code: unknown }).code) : '';
+  if (!GONE.has(code)) return false;
+  const s = state();
+  const down: Verdict = { url: env().DATABASE_REPLICA_URL!, at: Date.now(), refuse: 'down', lagMs: null, replayed: null };
+  report(s.verdict, down);
+  s.verdict = down;
+  return true;
+}
+
 const writeKey = (userId: string) => `${env().QUEUE_PREFIX}:db-wrote:${userId}`;
 
 /**
