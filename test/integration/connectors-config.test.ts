@@ -6,12 +6,14 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
-import { createPersonalToken } from '@/lib/admin/tokens';
+import { createIngestToken, createPersonalToken } from '@/lib/admin/tokens';
+import { newToken } from '@/lib/auth/tokens';
 import { connectorSourceOf } from '@/lib/connectors';
 import { closeDb, db, pg } from '@/lib/db';
 import { env } from '@/lib/env';
 import { closeQueues } from '@/lib/queue';
 import * as sourcesRoute from '@/app/api/v1/sources/route';
+import * as ingestRoute from '@/app/api/v1/sources/[source]/dead-letters/route';
 import * as sourceRoute from '@/app/api/v1/sources/[source]/route';
 import * as testRoute from '@/app/api/v1/sources/[source]/connection-test/route';
 import * as pauseRoute from '@/app/api/v1/sources/[source]/import/pause/route';
@@ -239,5 +241,42 @@ describe('connector sources over the API', () => {
     // Nor the health rows the pages show.
     const health = await db().connectorHealth.findMany();
     expect(JSON.stringify(health.map((h) => h.lastError))).not.toContain(PASSWORD);
+  });
+  it("takes no ingest token and no ingested dead letter for a connector source: where its redrives go comes from its broker's own facts", async () => {
+    const created = await create({
+      name: 'routed-rmq',
+      team: 'commerce',
+      kind: 'rabbitmq',
+      connection: { queue: 'orders.dlq' },
+      secret: { url: URL_WITH_PASSWORD },
+    });
+    expect(created.status).toBe(201);
+    // A token for it is refused, saying why ...
+    await expect(createIngestToken(SYSTEM, 'routed-rmq')).rejects.toMatchObject({ code: 'unprocessable' });
+    // ... and one made before that rule (a row as the old code wrote it) ingests nothing: a forwarder
+    // holding it could otherwise write x-death headers that send a support engineer's redrive to an
+    // exchange of its choosing.
+    const t = newToken('ingest');
+    await db().apiToken.create({ data: { kind: 'ingest', tokenHash: t.hash, prefix: t.prefix, sourceId: created.json.id as string } });
+    const forged = {
+      deadLetters: [
+        {
+          messageId: 'forged-1',
+          payload: '{"pay":"attacker"}',
+          headers: { 'x-death': [{ queue: 'orders', reason: 'rejected', count: 1, exchange: 'billing', 'routing-keys': ['refund.all'] }] },
+        },
+      ],
+    };
+    const res = await ingestRoute.POST(
+      new Request('http://127.0.0.1:3000/api/v1/sources/routed-rmq/dead-letters', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(forged),
+      }),
+      { params: Promise.resolve({ source: 'routed-rmq' }) },
+    );
+    expect(res.status).toBe(422);
+    expect(await res.text()).toMatch(/connector/);
+    expect(await db().deadLetter.count({ where: { sourceId: created.json.id as string } })).toBe(0);
   });
 });
