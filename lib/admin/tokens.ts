@@ -4,6 +4,8 @@ import { auditActor, authorize, isSystem, type Principal } from '@/lib/auth';
 import { z } from 'zod';
 import { newToken, TOKEN_SCOPES, type TokenScope } from '@/lib/auth/tokens';
 import { AppError } from '@/lib/errors';
+import { connectorFedSource } from '@/lib/ingest/ingest-target';
+import { isConnectorKind } from '@/lib/connectors/types';
 import { findSource } from '@/lib/sources/find-source';
 
 /** Create an ingest token for a source; the token is returned once and only its hash is kept. */
@@ -11,6 +13,7 @@ export async function createIngestToken(actor: Principal, sourceName: string, na
   authorize(actor, 'admin.manage');
   return db().$transaction(async (tx) => {
     const source = await findSource(actor, sourceName, 'admin.manage', tx);
+    if (isConnectorKind(source.kind)) throw connectorFedSource(source.name, source.kind);
     const t = newToken('ingest');
     const row = await tx.apiToken.create({
       data: { kind: 'ingest', tokenHash: t.hash, prefix: t.prefix, name, sourceId: source.id, createdById: isSystem(actor) ? null : actor.userId },

@@ -4,7 +4,8 @@
 import type postgres from 'postgres';
 import { bearerToken, hashToken, TOKEN_PREFIX } from '@/lib/auth/tokens';
 import { groupingOf, type SourceGrouping } from '@/lib/clustering/grouping-rules';
-import { AppError } from '@/lib/errors';
+import { isConnectorKind } from '@/lib/connectors/types';
+import { AppError, unprocessable } from '@/lib/errors';
 
 export interface IngestTarget {
   id: string;
@@ -17,6 +18,15 @@ export interface IngestTarget {
 }
 
 const SOURCE_NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/;
+
+/**
+ * A connector source's dead letters come from its broker alone: the broker's own headers (x-death, a
+ * Sidekiq queue, an SQS envelope) say where its redrives go, so a forwarder may not write them.
+ */
+export const connectorFedSource = (name: string, kind: string) =>
+  unprocessable(`Source "${name}" is fed by its ${kind} connector, not by the ingest API: ingest tokens are for sources of kind ingest`, {
+    field: 'source',
+  });
 
 /** The source behind `/sources/{name}/…` if this Authorization header carries one of its live ingest tokens. */
 export async function ingestTarget(sql: postgres.Sql, sourceName: string, authorization: string | null): Promise<IngestTarget> {
@@ -31,11 +41,12 @@ export async function ingestTarget(sql: postgres.Sql, sourceName: string, author
       payload_limit_bytes: number;
       grouping_rules: unknown;
       grouping_version: number;
+      kind: string;
       token_id: string | null;
       stale: boolean | null;
     }[]
   >`
-    SELECT s.id, s.name, s.team_id, s.retention_seconds, s.payload_limit_bytes, s.grouping_rules, s.grouping_version, t.id AS token_id,
+    SELECT s.id, s.name, s.team_id, s.retention_seconds, s.payload_limit_bytes, s.grouping_rules, s.grouping_version, s.kind::text AS kind, t.id AS token_id,
            (t.last_used_at IS NULL OR t.last_used_at < now() - interval '1 minute') AS stale
     FROM sources s
     LEFT JOIN api_tokens t ON t.token_hash = ${token ? hashToken(token) : ''} AND t.kind = 'ingest'
@@ -48,6 +59,7 @@ export async function ingestTarget(sql: postgres.Sql, sourceName: string, author
       'WWW-Authenticate': 'Bearer realm="ingest"',
     });
   }
+  if (isConnectorKind(s.kind)) throw connectorFedSource(s.name, s.kind);
   if (s.stale) await sql`UPDATE api_tokens SET last_used_at = now() WHERE id = ${s.token_id}`;
   return {
     id: s.id,
