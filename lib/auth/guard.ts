@@ -8,7 +8,7 @@ import { env } from '@/lib/env';
 import { readJsonBody } from '@/lib/http';
 import { assertStorableText } from '@/lib/text-input';
 import { log } from '@/lib/log';
-import { markWrite, replicaReadFailed } from '@/lib/db/replica';
+import { markWrite } from '@/lib/db/replica';
 import { issueList } from '@/lib/zod-issues';
 import { assertAssistantAllowed } from '@/lib/assistant/access';
 import { actorFromPersonalToken, actorFromSession, authorize, unauthorized, type Actor } from './actor';
@@ -194,14 +194,7 @@ export function api<
         body = spec.body.parse(raw);
       }
       try {
-        const input = { req, actor, params, query, body } as RouteInput<A, P, Q, B>;
-        try {
-          return await handler(input);
-        } catch (e) {
-          // A read whose replica stopped under it: once more, on the primary (the replica now counts as down).
-          if ((req.method === 'GET' || req.method === 'HEAD') && replicaReadFailed(e)) return await handler(input);
-          throw e;
-        }
+        return await handler({ req, actor, params, query, body } as RouteInput<A, P, Q, B>);
       } finally {
         // The caller's next reads must see what this request wrote (lib/db/replica.ts).
         if (req.method !== 'GET' && req.method !== 'HEAD') await markWrite(actor);

@@ -3,7 +3,7 @@
 // sources. Its members are the dead-letter list with clusterId (lib/deadletters/list-dead-letters).
 import { authorize, type Principal } from '@/lib/auth';
 import { systemClock, type Clock } from '@/lib/clock';
-import { readDb } from '@/lib/db/replica';
+import { readDb, retriedOnPrimary } from '@/lib/db/replica';
 import { headSql, maskedHead, maskErrorText } from '@/lib/masking';
 import { z } from 'zod';
 import { DEAD_LETTER_STATUSES, type DeadLetterStatus } from '@/lib/enums';
@@ -61,7 +61,7 @@ const SAMPLE_CHARS = 1000;
 /** Recent members looked at per status for distinct sample messages. */
 const SAMPLE_WINDOW = 20;
 
-export async function getCluster(actor: Principal, id: string, opts: { clock?: Clock } = {}): Promise<ClusterDetail> {
+async function getClusterOnce(actor: Principal, id: string, opts: { clock?: Clock } = {}): Promise<ClusterDetail> {
   authorize(actor, 'deadletters.read');
   const now = (opts.clock ?? systemClock).now();
   const scope = await clusterScope(actor);
@@ -140,3 +140,6 @@ export async function getCluster(actor: Principal, id: string, opts: { clock?: C
     trend,
   };
 }
+
+/** getCluster, once more on the primary if the replica goes away under it (lib/db/replica.ts). */
+export const getCluster = retriedOnPrimary(getClusterOnce);

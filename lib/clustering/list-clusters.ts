@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { Principal } from '@/lib/auth';
 import { authorize } from '@/lib/auth';
 import { systemClock, type Clock } from '@/lib/clock';
-import { readDb } from '@/lib/db/replica';
+import { readDb, retriedOnPrimary } from '@/lib/db/replica';
 import { AppError } from '@/lib/errors';
 import { isoTime } from '@/lib/wire';
 import { maskErrorText } from '@/lib/masking';
@@ -119,7 +119,7 @@ interface Row {
 }
 
 /** One page of clusters, newest wave first. `cursor` is the previous page's nextCursor. */
-export async function listClusters(
+async function listClustersOnce(
   actor: Principal,
   filters: ClusterFiltersInput = {},
   cursor?: string | null,
@@ -237,3 +237,6 @@ export function clusterFiltersToSearchParams(filters: Partial<ClusterFilters>): 
   }
   return p;
 }
+
+/** listClusters, once more on the primary if the replica goes away under it (lib/db/replica.ts). */
+export const listClusters = retriedOnPrimary(listClustersOnce);

@@ -177,6 +177,22 @@ export function replicaReadFailed(e: unknown): boolean {
   return true;
 }
 
+/**
+ * A read function that runs once more, on the primary, when the replica went away under it (it
+ * stopped between the check and the query): the pages, the API and the assistant then answer from
+ * the primary, never with an error. Only for functions that write nothing.
+ */
+export function retriedOnPrimary<A extends unknown[], R>(read: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  return async (...args) => {
+    try {
+      return await read(...args);
+    } catch (e) {
+      if (replicaReadFailed(e)) return read(...args);
+      throw e;
+    }
+  };
+}
+
 const writeKey = (userId: string) => `${env().QUEUE_PREFIX}:db-wrote:${userId}`;
 
 /**

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { authorize, type Principal } from '@/lib/auth';
 import { DEAD_LETTER_REASONS, DEAD_LETTER_STATUSES } from '@/lib/enums';
 import type postgres from 'postgres';
-import { readDb } from '@/lib/db/replica';
+import { readDb, retriedOnPrimary } from '@/lib/db/replica';
 import { isoTime } from '@/lib/wire';
 import { headSql, maskedHead, maskText, verdictMasked } from '@/lib/masking';
 import { payloadText } from '@/lib/search';
@@ -105,7 +105,7 @@ export const MAX_PAGE_SIZE = 500;
  * One page of dead letters matching `filters`, newest (or oldest) first. `cursor` is the previous
  * page's nextCursor. Team-scoped roles see their team's sources only.
  */
-export async function listDeadLetters(
+async function listDeadLettersOnce(
   actor: Principal,
   filters: DeadLetterFiltersInput,
   cursor?: string | Cursor | null,
@@ -161,7 +161,7 @@ function previewOf(r: SummaryRow): string | null {
  * How many dead letters match: exact up to `cap` (default 10,000), else `{ count: cap, capped: true }`
  * ("10,000+"), so a count never scans millions of rows. `cap: null` counts exactly.
  */
-export async function countDeadLetters(
+async function countDeadLettersOnce(
   actor: Principal,
   filters: DeadLetterFiltersInput,
   opts: { cap?: number | null; sql?: postgres.Sql } & MaskedSearch = {},
@@ -178,3 +178,9 @@ export async function countDeadLetters(
   const n = rows[0]?.n ?? 0;
   return cap !== null && n > cap ? { count: cap, capped: true } : { count: n, capped: false };
 }
+
+/** listDeadLetters, once more on the primary if the replica goes away under it (lib/db/replica.ts). */
+export const listDeadLetters = retriedOnPrimary(listDeadLettersOnce);
+
+/** countDeadLetters, once more on the primary if the replica goes away under it (lib/db/replica.ts). */
+export const countDeadLetters = retriedOnPrimary(countDeadLettersOnce);

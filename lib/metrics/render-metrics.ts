@@ -153,10 +153,14 @@ export async function renderMetrics(actor: Principal, clock: Clock = systemClock
     heartbeatAge.set({ kind: k.kind }, k.ageSeconds);
     workerUp.set({ kind: k.kind }, k.stale ? 0 : 1);
   }
-  // The write budget, as every process shares it (lib/admission); absent while Redis does not answer.
-  const budget = await writeBudget()
-    .stats()
-    .catch(() => null);
+  // The write budget, as every process shares it (lib/admission); absent while it is off (nothing to
+  // show, and no Redis round trip on every scrape) or Redis does not answer.
+  const budget =
+    writeBudget().size === 0
+      ? null
+      : await writeBudget()
+          .stats()
+          .catch(() => null);
   if (budget) {
     gauge('triage_write_budget_size', 'Write work admitted at once across processes (WRITE_BUDGET)', []).set(budget.size);
     gauge('triage_write_budget_in_use', 'Write leases held now, across processes', []).set(budget.inUse);

@@ -1,7 +1,7 @@
 // The data behind a source's charts, all from what the maintenance worker keeps (per-minute
 // rollups and snapshots, the age stats), so a chart costs a few hundred rows at any table size.
 import { pg } from '@/lib/db';
-import { readDb } from '@/lib/db/replica';
+import { readDb, retriedOnPrimary } from '@/lib/db/replica';
 import type { Principal } from '@/lib/auth';
 import { DAY, HOUR, MINUTE, systemClock, type Clock } from '@/lib/clock';
 import { DEAD_LETTER_REASONS } from '@/lib/deadletters/record-dead-letters';
@@ -112,7 +112,7 @@ export async function clusterSparks(sourceId: string, now: Date, limit = 8, sql 
 }
 
 /** Everything a source page charts, for a source the actor may read. */
-export async function sourceCharts(actor: Principal, sourceRef: string, opts: { clock?: Clock; range?: ChartRange } = {}) {
+async function sourceChartsOnce(actor: Principal, sourceRef: string, opts: { clock?: Clock; range?: ChartRange } = {}) {
   const now = (opts.clock ?? systemClock).now();
   const range = opts.range ?? '24h';
   const source = await findSource(actor, sourceRef, 'deadletters.read');
@@ -125,3 +125,6 @@ export async function sourceCharts(actor: Principal, sourceRef: string, opts: { 
   ]);
   return { source, range, rate, depth, histogram, clusters };
 }
+
+/** sourceCharts, once more on the primary if the replica goes away under it (lib/db/replica.ts). */
+export const sourceCharts = retriedOnPrimary(sourceChartsOnce);

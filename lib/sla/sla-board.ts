@@ -3,7 +3,7 @@
 // anyone decides them, the depth trend, and for a connector source its source queue as last read. Reads one stored stats row per source (refreshed every
 // 15 s by the maintenance worker), so it costs the same at a thousand or a million dead letters.
 import { db, pg } from '@/lib/db';
-import { readDb } from '@/lib/db/replica';
+import { readDb, retriedOnPrimary } from '@/lib/db/replica';
 import { sourceScope, type Principal } from '@/lib/auth';
 import { DAY, MINUTE, systemClock, type Clock } from '@/lib/clock';
 import { sourceQueueReadings, type SourceQueueView } from '@/lib/connectors/source-queue-view';
@@ -35,7 +35,7 @@ export interface SlaRow {
 
 const ageSeconds = (now: Date, at: Date | null) => (at ? Math.max(0, Math.round((now.getTime() - at.getTime()) / 1000)) : null);
 
-export async function getSlaBoard(actor: Principal, opts: { clock?: Clock; trendDays?: 7 | 30; sourceIds?: string[] } = {}): Promise<SlaRow[]> {
+async function getSlaBoardOnce(actor: Principal, opts: { clock?: Clock; trendDays?: 7 | 30; sourceIds?: string[] } = {}): Promise<SlaRow[]> {
   const now = (opts.clock ?? systemClock).now();
   const trendDays = opts.trendDays ?? 7;
   const sources = await db().source.findMany({
@@ -112,3 +112,6 @@ export async function depthTrend(sourceIds: string[], now: Date, days: number, s
   }
   return out;
 }
+
+/** getSlaBoard, once more on the primary if the replica goes away under it (lib/db/replica.ts). */
+export const getSlaBoard = retriedOnPrimary(getSlaBoardOnce);
