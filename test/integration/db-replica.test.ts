@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type postgres from 'postgres';
 import { closeDb, createPg, pg } from '@/lib/db';
-import { readDb, replicaVerdict } from '@/lib/db/replica';
+import { parseLsn, readDb, replicaVerdict } from '@/lib/db/replica';
 import { env } from '@/lib/env';
 import { log } from '@/lib/log';
 import { closeRedis } from '@/lib/redis';
@@ -171,6 +171,50 @@ describe('reads on a streaming replica', () => {
       expect(metrics).toMatch(/triage_db_primary_reads_total\{reason="lag"\} [1-9]/);
     } finally {
       warn.mockRestore();
+      await standbySql`SELECT pg_wal_replay_resume()`.catch(() => {});
+      Object.assign(env(), { DATABASE_REPLICA_MAX_LAG_MS: 300_000 });
+    }
+    await waitFor('back on the standby', async () => inRecovery(await readDb(w.actors.lead)), 30_000, 100);
+  });
+
+  it('stays on the standby while the primary is idle past the lag limit: lag is how long it has been behind', async () => {
+    Object.assign(env(), { DATABASE_REPLICA_MAX_LAG_MS: 3_000 });
+    try {
+      // Idle: the standby's last replayed commit is older than the limit (on the standby's own clock).
+      await waitFor(
+        'a primary idle past the limit',
+        async () =>
+          (
+            await standbySql<{ idle: boolean }[]>`
+              SELECT clock_timestamp() - pg_last_xact_replay_timestamp() > interval '3500 milliseconds' AS idle`
+          )[0]!.idle,
+        30_000,
+        100,
+      );
+      await waitFor('the standby caught up', async () => (await replicaVerdict()).lagMs === 0, 30_000, 100);
+      // WAL without a commit, as an idle primary writes it (a checkpoint, a standby snapshot), not yet
+      // replayed: replay is paused to hold open the moment a check can land in.
+      await standbySql`SELECT pg_wal_replay_pause()`;
+      await pg()`CHECKPOINT`;
+      const written = parseLsn((await pg()<{ lsn: string }[]>`SELECT pg_current_wal_flush_lsn()::text AS lsn`)[0]!.lsn)!;
+      const since = Date.now();
+      const behind = await waitFor(
+        'a check that sees the standby behind',
+        async () => {
+          const v = await replicaVerdict();
+          return v.at >= since && (v.refuse === 'down' || (v.replayed !== null && v.replayed < written)) ? v : undefined;
+        },
+        30_000,
+        50,
+      );
+      expect(behind.refuse).toBeNull();
+      expect(behind.lagMs).toBeLessThan(3_000);
+      expect(await inRecovery(await readDb(w.actors.lead))).toBe(true);
+      expect((await renderMetrics(w.actors.admin)).body).toMatch(/^triage_db_replica_lag_seconds [0-2](\.\d+)?$/m);
+      // Still behind past the limit: that is lag, and reads go to the primary.
+      await waitFor('the lag seen', async () => (await replicaVerdict()).refuse === 'lag', 30_000, 100);
+      expect(await inRecovery(await readDb(w.actors.lead))).toBe(false);
+    } finally {
       await standbySql`SELECT pg_wal_replay_resume()`.catch(() => {});
       Object.assign(env(), { DATABASE_REPLICA_MAX_LAG_MS: 300_000 });
     }
