@@ -21,6 +21,12 @@ import { GET as getList } from '@/app/api/v1/dead-letters/route';
 import { GET as getExport } from '@/app/api/v1/dead-letters/export/route';
 import { GET as getClusters } from '@/app/api/v1/clusters/route';
 import { POST as postArchive } from '@/app/api/v1/dead-letters/[id]/archive/route';
+import * as mcpRoute from '@/app/api/mcp/route';
+import { createPersonalToken } from '@/lib/admin/tokens';
+import { setAssistantRoles } from '@/lib/assistant/access';
+import { SYSTEM } from '@/lib/auth';
+import { callTool, connectAssistant } from '../support/assistant';
+import { serveRoutes } from '../support/serve-routes';
 import { startPrivatePostgres, startPrivateReplica, type PrivatePostgres } from '../support/private-postgres';
 import { waitFor } from '../support/wait-for';
 import { ctx, getRequest, jsonRequest, world, type World } from './deadletters-world';
@@ -154,6 +160,35 @@ describe('reads on a streaming replica', () => {
       await updateSourcePolicy(w.actors.admin, 'orders', { sensitivePaths: [] });
       await standbySql`SELECT pg_wal_replay_resume()`;
     }
+  });
+
+  it("an assistant's read-only tool call leaves its person on the standby; its decision sends them to the primary", async () => {
+    await setAssistantRoles({ ...SYSTEM, label: 'test' }, { roles: ['lead'] });
+    const token = (await createPersonalToken(SYSTEM, 'lead@example.com', 'assistant', { scopes: ['assistant'] })).token;
+    const served = await serveRoutes({ '/api/mcp': mcpRoute });
+    const client = await connectAssistant(served.url, token);
+    try {
+      await standbySql`SELECT pg_wal_replay_pause()`;
+      // The primary moves on: a read-your-writes mark taken from now on is past the paused standby.
+      await recordDeadLetters(w.sources.orders, [dl(200)]);
+      expect(await inRecovery(await readDb(w.actors.lead))).toBe(true);
+
+      const read = await callTool(client, 'search_dead_letters', { source: 'orders' });
+      expect(read.isError).toBeFalsy();
+      expect(await inRecovery(await readDb(w.actors.lead))).toBe(true);
+
+      const target = orders[1]!.id;
+      const archived = await callTool(client, 'archive_dead_letter', { id: target, reason: 'handled by the assistant' });
+      expect(archived.isError).toBeFalsy();
+      // Its person sees the assistant's decision at once: their reads go to the primary.
+      expect(await inRecovery(await readDb(w.actors.lead))).toBe(false);
+      expect((await list('lead')).deadLetters.find((d) => d.id === target)?.status).toBe('archived');
+    } finally {
+      await standbySql`SELECT pg_wal_replay_resume()`.catch(() => {});
+      await client.close();
+      await served.close();
+    }
+    await waitFor('the person back on the standby', async () => inRecovery(await readDb(w.actors.lead)), 30_000, 100);
   });
 
   it('sends reads to the primary, with a warning and a metric, while the standby is behind', async () => {
