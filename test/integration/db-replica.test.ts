@@ -169,8 +169,8 @@ describe('reads on a streaming replica', () => {
     const client = await connectAssistant(served.url, token);
     try {
       await standbySql`SELECT pg_wal_replay_pause()`;
-      // The primary moves on: a read-your-writes mark taken from now on is past the paused standby.
-      await recordDeadLetters(w.sources.orders, [dl(200)]);
+      // The primary's WAL moves on: a read-your-writes mark taken from now on is past the paused standby.
+      await pg()`CHECKPOINT`;
       expect(await inRecovery(await readDb(w.actors.lead))).toBe(true);
 
       const read = await callTool(client, 'search_dead_letters', { source: 'orders' });
@@ -254,6 +254,100 @@ describe('reads on a streaming replica', () => {
       Object.assign(env(), { DATABASE_REPLICA_MAX_LAG_MS: 300_000 });
     }
     await waitFor('back on the standby', async () => inRecovery(await readDb(w.actors.lead)), 30_000, 100);
+  });
+
+  // The standby's dead_letters held by a lock: taken on the primary, replayed, then replay paused
+  // before its release, so a read of the table on the standby waits (and the primary's does not).
+  const lockOnStandby = async () => {
+    const own = createPg(primary!.url, 1);
+    let release: () => void = () => undefined;
+    let locked: (lsn: string) => void = () => undefined;
+    const lockedAt = new Promise<string>((r) => (locked = r));
+    const held = own.begin(async (sql) => {
+      await sql`LOCK TABLE dead_letters IN ACCESS EXCLUSIVE MODE`;
+      locked((await sql<{ lsn: string }[]>`SELECT pg_current_wal_insert_lsn()::text AS lsn`)[0]!.lsn);
+      await new Promise<void>((r) => (release = r));
+    });
+    const lsn = await lockedAt;
+    await waitFor(
+      'the lock replayed',
+      async () => (await standbySql<{ ok: boolean }[]>`SELECT pg_last_wal_replay_lsn() >= ${lsn}::pg_lsn AS ok`)[0]!.ok,
+      30_000,
+      50,
+    );
+    await standbySql`SELECT pg_wal_replay_pause()`;
+    await waitFor('replay paused', async () => (await standbySql<{ s: string }[]>`SELECT pg_get_wal_replay_pause_state() AS s`)[0]!.s === 'paused');
+    release();
+    await held;
+    await own.end();
+  };
+  const waitingOnStandby = async () =>
+    (
+      await standbySql<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid()`
+    )[0]!.n > 0;
+  const stopStandby = async () => {
+    await standbySql.end({ timeout: 1 });
+    standby!.stop();
+  };
+  const startStandby = async () => {
+    standby!.start();
+    standbySql = createPg(standby!.url, 1);
+    await waitFor('back on the standby after its restart', async () => inRecovery(await readDb(w.actors.auditor)), 60_000, 200);
+  };
+
+  it('an export whose standby stops before it has sent a byte is read from the primary instead', async () => {
+    await lockOnStandby();
+    try {
+      const res = await getExport(getRequest('/api/v1/dead-letters/export?format=csv&source=orders', w.tokens.personal.auditor), ctx({}));
+      expect(res.status).toBe(200);
+      await waitFor('its first batch waiting on the standby', waitingOnStandby, 30_000, 50);
+      await stopStandby();
+      const rows = (await res.text()).split('\r\n').filter(Boolean);
+      expect(rows[0]).toMatch(/^"id","source"/);
+      expect(rows).toHaveLength(1 + Number(res.headers.get('x-total-count')));
+    } finally {
+      await startStandby();
+    }
+  });
+
+  it('an export whose standby stops after rows went out ends in an error that says so, not a short file', async () => {
+    const many = await recordDeadLetters(
+      w.sources.payments,
+      Array.from({ length: 600 }, (_, i) => ({ ...dl(1_000 + i), messageId: `p-${i}` })),
+    );
+    expect(many).toHaveLength(600);
+    const res = await getExport(getRequest('/api/v1/dead-letters/export?format=ndjson&source=payments', w.tokens.personal.auditor), ctx({}));
+    expect(res.status).toBe(200);
+    const total = Number(res.headers.get('x-total-count'));
+    expect(total).toBe(600);
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    // The first batch (500 rows) is read from the standby and sent ...
+    const first = await reader.read();
+    expect(first.done).toBe(false);
+    text += decoder.decode(first.value, { stream: true });
+    await lockOnStandby();
+    try {
+      // ... the next one waits on the standby, which then stops.
+      const rest = (async () => {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) return 'ended';
+          text += decoder.decode(value, { stream: true });
+        }
+      })().catch((e: unknown) => e);
+      await waitFor('its second batch waiting on the standby', waitingOnStandby, 30_000, 50);
+      await stopStandby();
+      const outcome = await rest;
+      expect(outcome).toBeInstanceOf(Error);
+      expect((outcome as Error).message).toMatch(/cut off after 500 of 600 rows/);
+      expect((outcome as Error).message).toMatch(/export again/i);
+      expect(text.split('\n').filter(Boolean)).toHaveLength(500);
+    } finally {
+      await startStandby();
+    }
   });
 
   it('sends reads to the primary when the standby stops, and the pages still answer', async () => {
