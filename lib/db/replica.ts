@@ -9,7 +9,7 @@
 // audit chain), never come here: they use db() / pg() / the transaction's tx, on the primary.
 //
 // Read-your-writes: after a person's request that may have written (a non-GET API call, a server
-// action), markWrite() stores the primary's WAL insert position, taken after the commit, in Redis
+// action, an assistant's tool call that acts), markWrite() stores the primary's WAL insert position, taken after the commit, in Redis
 // under that user for 10 minutes (so every app machine sees it). That person's reads go to the
 // primary until the replica's replayed position, read by the lag check, has passed it: exact, not a
 // guessed time window, and one Redis GET per read, no replica round trip.
