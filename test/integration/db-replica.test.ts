@@ -109,6 +109,11 @@ describe('reads on a streaming replica', () => {
   };
   const messageIds = (p: Page) => p.deadLetters.map((d) => d.messageId).sort();
   const inRecovery = async (sql: Awaited<ReturnType<typeof readDb>>) => (await sql<{ r: boolean }[]>`SELECT pg_is_in_recovery() AS r`)[0]!.r;
+  // Replay resumed and the generous lag limit back, after a test that paused or lowered them.
+  const resumeReplay = async () => {
+    await standbySql`SELECT pg_wal_replay_resume()`.catch(() => {});
+    Object.assign(env(), { DATABASE_REPLICA_MAX_LAG_MS: 300_000 });
+  };
 
   it('reads from the standby, writes to the primary, and shows a person their own decision at once', async () => {
     expect(await inRecovery(await readDb(w.actors.lead))).toBe(true);
@@ -206,8 +211,7 @@ describe('reads on a streaming replica', () => {
       expect(metrics).toMatch(/triage_db_primary_reads_total\{reason="lag"\} [1-9]/);
     } finally {
       warn.mockRestore();
-      await standbySql`SELECT pg_wal_replay_resume()`.catch(() => {});
-      Object.assign(env(), { DATABASE_REPLICA_MAX_LAG_MS: 300_000 });
+      await resumeReplay();
     }
     await waitFor('back on the standby', async () => inRecovery(await readDb(w.actors.lead)), 30_000, 100);
   });
@@ -250,8 +254,7 @@ describe('reads on a streaming replica', () => {
       await waitFor('the lag seen', async () => (await replicaVerdict()).refuse === 'lag', 30_000, 100);
       expect(await inRecovery(await readDb(w.actors.lead))).toBe(false);
     } finally {
-      await standbySql`SELECT pg_wal_replay_resume()`.catch(() => {});
-      Object.assign(env(), { DATABASE_REPLICA_MAX_LAG_MS: 300_000 });
+      await resumeReplay();
     }
     await waitFor('back on the standby', async () => inRecovery(await readDb(w.actors.lead)), 30_000, 100);
   });
