@@ -226,6 +226,16 @@ export class WriteBudget {
     let released = false;
     let lost = false;
     let renewing = false;
+    // Taken again, unless the holder gave the lease back meanwhile (then what was taken goes back too).
+    const retake = async () => {
+      if (released) return;
+      const taken = await this.takeInRedis(id);
+      if (taken === 'taken' && released) {
+        this.orphans.add(id);
+        await this.reclaimOrphans();
+      }
+      lost = taken !== 'taken';
+    };
     // Renewed a third of the way through its life: a write longer than a lease keeps its share. A
     // renewal that finds the lease gone counts the loss and tries to take the share again (through
     // the budget, like any acquire); until then `lost` tells the holder, and `ensure` waits for it.
@@ -233,14 +243,14 @@ export class WriteBudget {
       if (renewing || released) return;
       renewing = true;
       try {
-        if (lost) lost = (await this.takeInRedis(id)) === 'full';
+        if (lost) await retake();
         else if (!(await this.renew(id))) {
           lost = true;
           log.warn({ writer }, 'write admission: a lease expired under its holder (a stall longer than WRITE_BUDGET_LEASE_MS); taking it again');
           await this.redis()
             .hincrby(this.statsKey, `lost:${writer}`, 1)
             .catch((err: unknown) => this.redisWarning(err));
-          lost = (await this.takeInRedis(id)) === 'full';
+          await retake();
         }
       } finally {
         renewing = false;
@@ -258,8 +268,11 @@ export class WriteBudget {
           if (!lost) return true;
           // The renewal timer may be taking it right now: one taker at a time.
           if (renewing) return null;
-          lost = (await this.takeInRedis(id)) === 'full';
-          return lost ? null : true;
+          const got = await this.takeInRedis(id);
+          if (got === 'full') return null;
+          // Redis not answering: the write goes through unbounded, as an acquire's would.
+          lost = got !== 'taken';
+          return true;
         }, opts);
         return taken === true && !released;
       },
