@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { env } from '@/lib/env';
 import { log } from '@/lib/log';
+import type { RedisOptions } from 'ioredis';
 import { redisConnection, type RedisClient } from '@/lib/redis';
 
 export const WRITERS = ['ingest', 'connectors', 'sweeper', 'indexer'] as const;
@@ -20,13 +21,23 @@ export type Writer = (typeof WRITERS)[number];
 export interface WriteLease {
   /** Give the share back (idempotent); counts the time this writer waited into the stats. */
   release(): Promise<void>;
+  /** True while Redis no longer holds this lease (it expired under a stalled holder) and it is not yet taken again. */
+  readonly lost: boolean;
+  /**
+   * Before each further write under this lease: true at once while it is held; after a loss, waits
+   * (as `acquire` does) until the share is taken again, or false when `signal` aborts first (stop).
+   */
+  ensure(opts?: { signal?: AbortSignal }): Promise<boolean>;
 }
 
 export interface AdmissionStats {
   size: number;
   inUse: number;
-  /** Per writer: admissions that had to wait, refusals (given up), and seconds spent waiting. */
-  writers: Record<Writer, { waits: number; refusals: number; throttledSeconds: number }>;
+  /**
+   * Per writer: admissions that had to wait, refusals (given up), seconds spent waiting, and leases
+   * found expired by their own renewal (the holder had stalled past WRITE_BUDGET_LEASE_MS).
+   */
+  writers: Record<Writer, { waits: number; refusals: number; throttledSeconds: number; lostLeases: number }>;
 }
 
 // Drop expired leases, then take one if fewer than ARGV[2] are live. Redis's clock, not each
@@ -39,16 +50,26 @@ if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), ARGV[3])
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]) * 2)
 return 1`;
-// Extend a live lease; 0 when it had already expired (a stalled event loop): it is taken again.
+// Extend a live lease; 0 when it had already expired (a stalled event loop), gone or not yet swept:
+// an expired share may already be someone else's, so it is taken again only through ACQUIRE.
 const RENEW = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local expiry = redis.call('ZSCORE', KEYS[1], ARGV[2])
+if not expiry or tonumber(expiry) <= now then
+  redis.call('ZREM', KEYS[1], ARGV[2])
+  return 0
+end
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]) * 2)
-return redis.call('ZADD', KEYS[1], 'XX', 'CH', now + tonumber(ARGV[1]), ARGV[2])`;
+redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[1]), ARGV[2])
+return 1`;
 const IN_USE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 return redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf')`;
+
+/** The options of the budget's own Redis connection (a test opens one alike to hold it up). */
+export const ADMISSION_REDIS_OPTIONS: RedisOptions = { maxRetriesPerRequest: 1, commandTimeout: 1_000 };
 
 const FIRST_BACKOFF_MS = 20;
 const MAX_BACKOFF_MS = 500;
@@ -69,6 +90,11 @@ export class WriteBudget {
   private client: RedisClient | null;
   private readonly ownClient: boolean;
   private lastRedisWarning = 0;
+  /**
+   * Lease ids whose acquire or release got no answer in time: Redis may still have granted (or kept)
+   * them, so they are removed as soon as Redis answers again rather than left to expire.
+   */
+  private orphans = new Set<string>();
 
   constructor(opts: { size?: number; leaseMs?: number; redis?: RedisClient; prefix?: string } = {}) {
     this.size = opts.size ?? defaultWriteBudget();
@@ -83,7 +109,7 @@ export class WriteBudget {
 
   private redis(): RedisClient {
     // A command timeout: Redis away costs a write a second at most, never a hang.
-    this.client ??= redisConnection('producer', { maxRetriesPerRequest: 1, commandTimeout: 1_000 });
+    this.client ??= redisConnection('producer', ADMISSION_REDIS_OPTIONS);
     return this.client;
   }
 
@@ -102,24 +128,20 @@ export class WriteBudget {
       return this.lease(writer, 'unbounded', 0);
     }
     const started = performance.now();
-    let backoff = FIRST_BACKOFF_MS;
-    for (;;) {
-      if (opts.signal?.aborted) return this.refused(writer, started);
-      const lease = await this.takeOnce();
-      if (lease) return this.lease(writer, lease, performance.now() - started);
-      const left = (opts.maxWaitMs ?? Infinity) - (performance.now() - started);
-      if (left <= 0) return this.refused(writer, started);
-      await this.pause(Math.min(left, backoff * (0.5 + Math.random())), opts.signal);
-      backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
-    }
+    const lease = await this.waitFor(() => this.takeOnce(), opts);
+    if (lease) return this.lease(writer, lease, performance.now() - started);
+    return this.refused(writer, started);
   }
 
-  /** `work` under a lease, waiting for one; null when `signal` aborted first (the work did not run). */
-  async run<T>(writer: Writer, work: () => Promise<T>, opts: { signal?: AbortSignal } = {}): Promise<{ value: T } | null> {
+  /**
+   * `work` under a lease, waiting for one; null when `signal` aborted first (the work did not run).
+   * Work of several writes calls `lease.ensure()` before each.
+   */
+  async run<T>(writer: Writer, work: (lease: WriteLease) => Promise<T>, opts: { signal?: AbortSignal } = {}): Promise<{ value: T } | null> {
     const lease = await this.acquire(writer, opts);
     if (!lease) return null;
     try {
-      return { value: await work() };
+      return { value: await work(lease) };
     } finally {
       await lease.release();
     }
@@ -130,7 +152,10 @@ export class WriteBudget {
     const [inUse, raw] = await Promise.all([this.redis().eval(IN_USE, 1, this.leasesKey) as Promise<number>, this.redis().hgetall(this.statsKey)]);
     const num = (k: string) => Number(raw[k] ?? 0);
     const writers = Object.fromEntries(
-      WRITERS.map((w) => [w, { waits: num(`waits:${w}`), refusals: num(`refusals:${w}`), throttledSeconds: num(`throttled_ms:${w}`) / 1000 }]),
+      WRITERS.map((w) => [
+        w,
+        { waits: num(`waits:${w}`), refusals: num(`refusals:${w}`), throttledSeconds: num(`throttled_ms:${w}`) / 1000, lostLeases: num(`lost:${w}`) },
+      ]),
     ) as AdmissionStats['writers'];
     return { size: this.size, inUse: Number(inUse), writers };
   }
@@ -140,29 +165,117 @@ export class WriteBudget {
     this.client = null;
   }
 
+  /** `take` until it gives something, backing off (woken by this process's releases); null once out of time or aborted. */
+  private async waitFor<T>(take: () => Promise<T | null>, opts: { maxWaitMs?: number; signal?: AbortSignal }): Promise<T | null> {
+    const started = performance.now();
+    let backoff = FIRST_BACKOFF_MS;
+    for (;;) {
+      if (opts.signal?.aborted) return null;
+      const taken = await take();
+      if (taken) return taken;
+      const left = (opts.maxWaitMs ?? Infinity) - (performance.now() - started);
+      if (left <= 0) return null;
+      await this.pause(Math.min(left, backoff * (0.5 + Math.random())), opts.signal);
+      backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+    }
+  }
+
   /** One try: this process's share first (no round trip when it is full), then Redis's. */
   private async takeOnce(): Promise<string | 'unbounded' | null> {
     if (this.local >= this.size) return null;
     this.local++;
     const id = randomUUID();
-    try {
-      const ok = await this.redis().eval(ACQUIRE, 1, this.leasesKey, this.leaseMs, this.size, id);
-      if (Number(ok) === 1) return id;
-    } catch (err) {
-      this.redisWarning(err);
-      return 'unbounded';
-    }
+    const taken = await this.takeInRedis(id);
+    if (taken === 'taken') return id;
+    if (taken === 'no answer') return 'unbounded';
     this.local--;
     return null;
   }
 
+  /**
+   * ACQUIRE for `id`. No answer in time (a timeout, a dropped connection): Redis may have run it
+   * anyway, so the id is reclaimed at once (a ZREM on the same connection runs after it) and again on
+   * later calls until Redis confirms, never left taking a share for a whole lease.
+   */
+  private async takeInRedis(id: string): Promise<'taken' | 'full' | 'no answer'> {
+    await this.reclaimOrphans();
+    try {
+      const ok = await this.redis().eval(ACQUIRE, 1, this.leasesKey, this.leaseMs, this.size, id);
+      return Number(ok) === 1 ? 'taken' : 'full';
+    } catch (err) {
+      this.redisWarning(err);
+      this.orphans.add(id);
+      void this.reclaimOrphans();
+      return 'no answer';
+    }
+  }
+
+  private async reclaimOrphans(): Promise<void> {
+    if (this.orphans.size === 0) return;
+    const ids = [...this.orphans];
+    try {
+      await this.redis().zrem(this.leasesKey, ...ids);
+      for (const id of ids) this.orphans.delete(id);
+    } catch (err) {
+      this.redisWarning(err);
+    }
+  }
+
   private lease(writer: Writer, id: string | 'unbounded', waitedMs: number): WriteLease {
     const waited = waitedMs >= 1 ? Math.round(waitedMs) : 0;
-    // Renewed a third of the way through its life: a write longer than a lease keeps its share.
-    const timer = id === 'unbounded' ? undefined : setInterval(() => void this.renew(id), Math.max(50, Math.floor(this.leaseMs / 3)));
-    timer?.unref();
     let released = false;
+    let lost = false;
+    let renewing = false;
+    // Taken again, unless the holder gave the lease back meanwhile (then what was taken goes back too).
+    const retake = async () => {
+      if (released) return;
+      const taken = await this.takeInRedis(id);
+      if (taken === 'taken' && released) {
+        this.orphans.add(id);
+        await this.reclaimOrphans();
+      }
+      lost = taken !== 'taken';
+    };
+    // Renewed a third of the way through its life: a write longer than a lease keeps its share. A
+    // renewal that finds the lease gone counts the loss and tries to take the share again (through
+    // the budget, like any acquire); until then `lost` tells the holder, and `ensure` waits for it.
+    const renew = async () => {
+      if (renewing || released) return;
+      renewing = true;
+      try {
+        if (lost) await retake();
+        else if (!(await this.renew(id))) {
+          lost = true;
+          log.warn({ writer }, 'write admission: a lease expired under its holder (a stall longer than WRITE_BUDGET_LEASE_MS); taking it again');
+          await this.redis()
+            .hincrby(this.statsKey, `lost:${writer}`, 1)
+            .catch((err: unknown) => this.redisWarning(err));
+          await retake();
+        }
+      } finally {
+        renewing = false;
+      }
+    };
+    const timer = id === 'unbounded' ? undefined : setInterval(() => void renew(), Math.max(50, Math.floor(this.leaseMs / 3)));
+    timer?.unref();
     return {
+      get lost() {
+        return lost;
+      },
+      ensure: async (opts = {}) => {
+        if (!lost) return !released;
+        const taken = await this.waitFor(async () => {
+          if (!lost) return true;
+          // The renewal timer may be taking it right now: one taker at a time.
+          if (renewing) return null;
+          const got = await this.takeInRedis(id);
+          if (got === 'full') return null;
+          // Redis not answering: the write goes through unbounded, as an acquire's would.
+          lost = got !== 'taken';
+          return true;
+        }, opts);
+        return taken === true && !released;
+      },
       release: async () => {
         if (released) return;
         released = true;
@@ -174,16 +287,22 @@ export class WriteBudget {
         const m = this.redis().multi();
         if (id !== 'unbounded') m.zrem(this.leasesKey, id);
         if (waited) m.hincrby(this.statsKey, `waits:${writer}`, 1).hincrby(this.statsKey, `throttled_ms:${writer}`, waited);
-        await m.exec().catch((err: unknown) => this.redisWarning(err));
+        await m.exec().catch((err: unknown) => {
+          // Not given back for sure: reclaimed on a later call rather than left for a whole lease.
+          if (id !== 'unbounded') this.orphans.add(id);
+          this.redisWarning(err);
+        });
       },
     };
   }
 
-  private async renew(id: string): Promise<void> {
+  /** False when Redis no longer held the lease; true when renewed, or when Redis does not answer (nothing known). */
+  private async renew(id: string): Promise<boolean> {
     try {
-      await this.redis().eval(RENEW, 1, this.leasesKey, this.leaseMs, id);
+      return Number(await this.redis().eval(RENEW, 1, this.leasesKey, this.leaseMs, id)) === 1;
     } catch (err) {
       this.redisWarning(err);
+      return true;
     }
   }
 

@@ -5,6 +5,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z, ZodError } from 'zod';
 import type { Actor } from '@/lib/auth';
+import { markWrite } from '@/lib/db/replica';
 import { AppError } from '@/lib/errors';
 import { log } from '@/lib/log';
 import { issueList, issueText } from '@/lib/zod-issues';
@@ -64,6 +65,10 @@ export function createAssistantServer(actor: Actor): McpServer {
       return toolResult(await runTool(actor, t, req.params.arguments));
     } catch (e) {
       return toolError(e);
+    } finally {
+      // A decision (committed, or not): its person's next reads must see it (lib/db/replica.ts). A
+      // read writes nothing, so it leaves them on the replica.
+      if (t.action) await markWrite(actor);
     }
   });
   mcp.registerResource(

@@ -10,6 +10,7 @@ import { readDb, retriedOnPrimary } from '@/lib/db/replica';
 import { AppError } from '@/lib/errors';
 import { isoTime } from '@/lib/wire';
 import { maskErrorText } from '@/lib/masking';
+import { errorTypeFilter } from '@/lib/deadletters/filters';
 import { likePattern } from '@/lib/deadletters/query';
 import { OWNER_FILTERS, OWNERSHIP_STATUSES, type OwnershipStatus } from '@/lib/ownership/statuses';
 import { ClusterVerdict, clusterVerdict } from '@/lib/alarms/cluster-verdict';
@@ -32,7 +33,7 @@ const sourceNames = z.preprocess(
 export const clusterFilters = z
   .object({
     source: sourceNames.optional().describe('Source names'),
-    errorType: z.string().trim().min(1).max(255).optional().describe('Exact error type'),
+    errorType: errorTypeFilter,
     q: z.string().trim().min(1).max(200).optional().describe('Text in the template'),
     state: z.enum(['open', 'all']).default('open').describe('open: clusters with open dead letters (default); all: every cluster'),
     owner: z.enum(OWNER_FILTERS).optional().describe('mine: assigned to the caller; unassigned; on_hold'),

@@ -9,16 +9,21 @@
 // audit chain), never come here: they use db() / pg() / the transaction's tx, on the primary.
 //
 // Read-your-writes: after a person's request that may have written (a non-GET API call, a server
-// action), markWrite() stores the primary's WAL insert position, taken after the commit, in Redis
+// action, an assistant's tool call that acts), markWrite() stores the primary's WAL insert position, taken after the commit, in Redis
 // under that user for 10 minutes (so every app machine sees it). That person's reads go to the
 // primary until the replica's replayed position, read by the lag check, has passed it: exact, not a
 // guessed time window, and one Redis GET per read, no replica round trip.
 //
-// The lag check: the primary's flushed WAL position, then the replica's replayed one. Caught up (its
-// replay at or past the primary's): lag 0; otherwise the time since the last transaction it replayed
-// committed, which overstates the lag of a primary idle but for WAL without commits (it errs towards
-// the primary). Each process checks at most every DATABASE_REPLICA_CHECK_MS, and again at once when
-// a replica connection closes (the replica stopped or restarted).
+// The lag check, as operators measure it: the primary's flushed WAL position, then the replica's
+// replayed one. Caught up (its replay at or past the primary's): lag 0. Behind: how long it has been
+// behind, i.e. since this process first saw the primary past the replica's replay position (each
+// check keeps the primary's position and time). Not the time since the last replayed commit: an idle
+// primary still writes WAL without commits (checkpoints, standby snapshots), and a check landing
+// before the replica replays it would read minutes of "lag" and send reads to the primary for
+// nothing. Only when this process has no check that bounds it (its first, or a replica behind for
+// longer than the kept history) does the time since the last replayed commit stand in, erring towards
+// the primary. Each process checks at most every DATABASE_REPLICA_CHECK_MS, and again at once when a
+// replica connection closes (the replica stopped or restarted).
 import { Counter, Gauge, Registry } from 'prom-client';
 import type postgres from 'postgres';
 import type { Principal } from '@/lib/auth';
@@ -41,8 +46,20 @@ interface Verdict {
 
 const CHECK_TIMEOUT_MS = 2_000;
 const WRITE_MARK_SECONDS = 600;
+// The primary's positions kept to time a replica's lag: enough for the lag limit (300 s at most) at
+// the shortest check interval; older ones are dropped.
+const HISTORY_MS = 600_000;
+const HISTORY_MAX = 4_096;
 
-const g = globalThis as unknown as { __triageReplica?: { verdict?: Verdict; pending?: Promise<Verdict>; metrics: ReplicaMetrics } };
+/** The primary's flushed WAL position at a check, and when. */
+interface PrimarySample {
+  lsn: bigint;
+  at: number;
+}
+
+const g = globalThis as unknown as {
+  __triageReplica?: { verdict?: Verdict; pending?: Promise<Verdict>; metrics: ReplicaMetrics; history: PrimarySample[] };
+};
 
 interface ReplicaMetrics {
   registry: Registry;
@@ -55,6 +72,7 @@ function state() {
   if (!g.__triageReplica) {
     const registry = new Registry();
     g.__triageReplica = {
+      history: [],
       metrics: {
         registry,
         up: new Gauge({
@@ -116,7 +134,7 @@ async function measure(url: string): Promise<Verdict> {
     const r = await Promise.race([probe, timeout]);
     if (!r.standby) return { url, at, refuse: 'not_standby', lagMs: null, replayed: null };
     const replayed = parseLsn(r.replayed);
-    const lagMs = replayed !== null && replayed >= r.primary ? 0 : Math.max(0, r.since_ms ?? Infinity);
+    const lagMs = replayLag(state().history, { lsn: r.primary, at }, replayed, r.since_ms);
     return { url, at, refuse: lagMs > maxLag ? 'lag' : null, lagMs, replayed };
   } catch (e) {
     log.debug({ err: e }, 'replica check failed');
@@ -124,6 +142,26 @@ async function measure(url: string): Promise<Verdict> {
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * The replica's lag at `now` (the primary's position at this check, added to `history`): 0 when it
+ * has replayed up to the primary; else the time since the first kept check that saw the primary past
+ * its replay position, when an earlier kept check shows it was not past it then; else (nothing bounds
+ * it) the time since its last replayed commit.
+ */
+export function replayLag(history: PrimarySample[], now: PrimarySample, replayed: bigint | null, sinceCommitMs: number | null): number {
+  while (history.length > 0 && (history.length >= HISTORY_MAX || now.at - history[0]!.at > HISTORY_MS)) history.shift();
+  history.push(now);
+  if (replayed !== null && replayed >= now.lsn) return 0;
+  if (replayed !== null) {
+    // The newest check at which the replica had (since) replayed all the primary had then written:
+    // what it lacks was written after it, first seen by the next check.
+    for (let i = history.length - 2; i >= 0; i--) {
+      if (history[i]!.lsn <= replayed) return Math.max(0, now.at - history[i + 1]!.at);
+    }
+  }
+  return Math.max(0, sinceCommitMs ?? Infinity);
 }
 
 function report(before: Verdict | undefined, now: Verdict): void {

@@ -6,7 +6,7 @@
 // masked for roles without payload.reveal (lib/masking).
 import { z } from 'zod';
 import { db } from '@/lib/db';
-import { readDb } from '@/lib/db/replica';
+import { readDb, replicaReadFailed } from '@/lib/db/replica';
 import { append } from '@/lib/audit';
 import { auditActor, authorize, sourceScope, type Principal } from '@/lib/auth';
 import { csvRow } from '@/lib/export/csv';
@@ -14,7 +14,8 @@ import { canReveal, maskDeadLetterText, maskErrorText, maskStoredPayload } from 
 import { deadLetterFilters, type Cursor, type DeadLetterFiltersInput } from './filters';
 import { planQuery, selectByIds, selectPage, whereAll } from './query';
 import { takeWithinBytes } from '@/lib/db/byte-bound';
-import { forbidden } from '@/lib/errors';
+import { AppError, forbidden } from '@/lib/errors';
+import { log } from '@/lib/log';
 import { countDeadLetters } from './list-dead-letters';
 
 export const exportOptions = z.object({
@@ -220,7 +221,7 @@ export async function exportDeadLetters(
     });
   });
 
-  const plan = await planQuery(actor, filters, 'deadletters.read', { sql: await readDb(actor) });
+  let plan = await planQuery(actor, filters, 'deadletters.read', { sql: await readDb(actor) });
   // Unless it reveals, records pass through lib/masking in Node (headers and error text whose stored
   // verdict is not clear, and payloads); a reveal's Postgres builds whole.
   const maskInNode = !reveal;
@@ -295,6 +296,27 @@ export async function exportDeadLetters(
     };
   };
 
+  // A replica that stops under a batch: before any byte went out the export starts over on the
+  // primary (readDb answers it now) and the download is whole. After, the rows sent cannot be taken
+  // back: the stream errors (the download fails, never a short file that looks complete) and says why.
+  let sentRows = 0;
+  const batchAfter = async (after: Cursor | undefined) => {
+    try {
+      return await nextBatch(after);
+    } catch (e) {
+      if (!replicaReadFailed(e)) throw e;
+      if (sentRows === 0) {
+        plan = await planQuery(actor, filters, 'deadletters.read', { sql: await readDb(actor) });
+        return nextBatch(after);
+      }
+      log.warn({ sent: sentRows, count }, 'export cut off: the replica it read from stopped');
+      throw new AppError(
+        'unavailable',
+        `This export was cut off after ${sentRows} of ${count} rows: the database replica it read from stopped. Export again (it reads from the primary until the replica is back).`,
+      );
+    }
+  };
+
   let cursor: Cursor | undefined;
   let started = false;
   let done = false;
@@ -304,7 +326,7 @@ export async function exportDeadLetters(
       if (!started && opts.format === 'csv') out += csvRow(csvColumns.map(([h]) => h));
       started = true;
       if (!done) {
-        const { rows, payloadBytes, more, last } = await nextBatch(cursor);
+        const { rows, payloadBytes, more, last } = await batchAfter(cursor);
         hooks.onBatch?.({ rows: rows.length, payloadBytes });
         for (const r of rows) {
           out += line(r);
@@ -315,6 +337,7 @@ export async function exportDeadLetters(
             out = '';
           }
         }
+        sentRows += rows.length;
         if (last) cursor = last;
         done = !more;
       }

@@ -20,12 +20,23 @@ const oneOrMany = <T extends z.ZodType>(item: T) =>
     z.array(item).max(100),
   );
 
+// The error-type filter of the dead-letter and cluster lists: a part of the type in any case, as the
+// page's free-text "Error type" box invites ("timeout" finds SocketTimeoutException); the dead-letter
+// query resolves it to the exact types it matches before its index branches (lib/deadletters/query.ts).
+export const errorTypeFilter = z
+  .string()
+  .trim()
+  .min(1)
+  .max(255)
+  .optional()
+  .describe('A part of the error type, any case ("timeout" matches SocketTimeoutException); % and _ match themselves');
+
 export const deadLetterFilters = z
   .object({
     source: oneOrMany(z.string().min(1).max(63)).optional().describe('Source names'),
     status: oneOrMany(z.enum(DEAD_LETTER_STATUSES)).optional().describe('Statuses, comma-separated'),
     reason: oneOrMany(z.enum(DEAD_LETTER_REASONS)).optional().describe('Reasons, comma-separated'),
-    errorType: z.string().trim().min(1).max(255).optional().describe('Exact error type'),
+    errorType: errorTypeFilter,
     clusterId: z.uuid().optional().describe('Members of one cluster'),
     messageId: z.string().min(1).max(1024).optional().describe('Exact message id'),
     from: z.coerce.date().optional().describe('Dead at or after (ISO 8601)'),

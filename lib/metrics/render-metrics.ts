@@ -168,10 +168,15 @@ export async function renderMetrics(actor: Principal, clock: Clock = systemClock
     const waits = counter('triage_write_budget_waits_total', 'Admissions that waited for the write budget, by writer');
     const refusals = counter('triage_write_budget_refusals_total', 'Write work refused or given up for want of budget (ingest: a 503), by writer');
     const throttled = counter('triage_write_budget_throttled_seconds_total', 'Time writers spent waiting for the write budget, by writer');
+    const lost = counter(
+      'triage_write_budget_lost_leases_total',
+      'Write leases found expired under a stalled holder (taken again before its next write), by writer',
+    );
     for (const [writer, w] of Object.entries(budget.writers)) {
       waits.inc({ writer }, w.waits);
       refusals.inc({ writer }, w.refusals);
       throttled.inc({ writer }, w.throttledSeconds);
+      lost.inc({ writer }, w.lostLeases);
     }
   }
   // This process's replica routing (lib/db/replica.ts), when a replica is configured.

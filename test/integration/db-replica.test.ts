@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type postgres from 'postgres';
 import { closeDb, createPg, pg } from '@/lib/db';
-import { readDb, replicaVerdict } from '@/lib/db/replica';
+import { parseLsn, readDb, replicaVerdict } from '@/lib/db/replica';
 import { env } from '@/lib/env';
 import { log } from '@/lib/log';
 import { closeRedis } from '@/lib/redis';
@@ -21,6 +21,12 @@ import { GET as getList } from '@/app/api/v1/dead-letters/route';
 import { GET as getExport } from '@/app/api/v1/dead-letters/export/route';
 import { GET as getClusters } from '@/app/api/v1/clusters/route';
 import { POST as postArchive } from '@/app/api/v1/dead-letters/[id]/archive/route';
+import * as mcpRoute from '@/app/api/mcp/route';
+import { createPersonalToken } from '@/lib/admin/tokens';
+import { setAssistantRoles } from '@/lib/assistant/access';
+import { SYSTEM } from '@/lib/auth';
+import { callTool, connectAssistant } from '../support/assistant';
+import { serveRoutes } from '../support/serve-routes';
 import { startPrivatePostgres, startPrivateReplica, type PrivatePostgres } from '../support/private-postgres';
 import { waitFor } from '../support/wait-for';
 import { ctx, getRequest, jsonRequest, world, type World } from './deadletters-world';
@@ -103,6 +109,11 @@ describe('reads on a streaming replica', () => {
   };
   const messageIds = (p: Page) => p.deadLetters.map((d) => d.messageId).sort();
   const inRecovery = async (sql: Awaited<ReturnType<typeof readDb>>) => (await sql<{ r: boolean }[]>`SELECT pg_is_in_recovery() AS r`)[0]!.r;
+  // Replay resumed and the generous lag limit back, after a test that paused or lowered them.
+  const resumeReplay = async () => {
+    await standbySql`SELECT pg_wal_replay_resume()`.catch(() => {});
+    Object.assign(env(), { DATABASE_REPLICA_MAX_LAG_MS: 300_000 });
+  };
 
   it('reads from the standby, writes to the primary, and shows a person their own decision at once', async () => {
     expect(await inRecovery(await readDb(w.actors.lead))).toBe(true);
@@ -156,6 +167,35 @@ describe('reads on a streaming replica', () => {
     }
   });
 
+  it("an assistant's read-only tool call leaves its person on the standby; its decision sends them to the primary", async () => {
+    await setAssistantRoles({ ...SYSTEM, label: 'test' }, { roles: ['lead'] });
+    const token = (await createPersonalToken(SYSTEM, 'lead@example.com', 'assistant', { scopes: ['assistant'] })).token;
+    const served = await serveRoutes({ '/api/mcp': mcpRoute });
+    const client = await connectAssistant(served.url, token);
+    try {
+      await standbySql`SELECT pg_wal_replay_pause()`;
+      // The primary's WAL moves on: a read-your-writes mark taken from now on is past the paused standby.
+      await pg()`CHECKPOINT`;
+      expect(await inRecovery(await readDb(w.actors.lead))).toBe(true);
+
+      const read = await callTool(client, 'search_dead_letters', { source: 'orders' });
+      expect(read.isError).toBeFalsy();
+      expect(await inRecovery(await readDb(w.actors.lead))).toBe(true);
+
+      const target = orders[1]!.id;
+      const archived = await callTool(client, 'archive_dead_letter', { id: target, reason: 'handled by the assistant' });
+      expect(archived.isError).toBeFalsy();
+      // Its person sees the assistant's decision at once: their reads go to the primary.
+      expect(await inRecovery(await readDb(w.actors.lead))).toBe(false);
+      expect((await list('lead')).deadLetters.find((d) => d.id === target)?.status).toBe('archived');
+    } finally {
+      await standbySql`SELECT pg_wal_replay_resume()`.catch(() => {});
+      await client.close();
+      await served.close();
+    }
+    await waitFor('the person back on the standby', async () => inRecovery(await readDb(w.actors.lead)), 30_000, 100);
+  });
+
   it('sends reads to the primary, with a warning and a metric, while the standby is behind', async () => {
     const warn = vi.spyOn(log, 'warn');
     try {
@@ -171,10 +211,146 @@ describe('reads on a streaming replica', () => {
       expect(metrics).toMatch(/triage_db_primary_reads_total\{reason="lag"\} [1-9]/);
     } finally {
       warn.mockRestore();
-      await standbySql`SELECT pg_wal_replay_resume()`.catch(() => {});
-      Object.assign(env(), { DATABASE_REPLICA_MAX_LAG_MS: 300_000 });
+      await resumeReplay();
     }
     await waitFor('back on the standby', async () => inRecovery(await readDb(w.actors.lead)), 30_000, 100);
+  });
+
+  it('stays on the standby while the primary is idle past the lag limit: lag is how long it has been behind', async () => {
+    Object.assign(env(), { DATABASE_REPLICA_MAX_LAG_MS: 3_000 });
+    try {
+      // Idle: the standby's last replayed commit is older than the limit (on the standby's own clock).
+      await waitFor(
+        'a primary idle past the limit',
+        async () =>
+          (
+            await standbySql<{ idle: boolean }[]>`
+              SELECT clock_timestamp() - pg_last_xact_replay_timestamp() > interval '3500 milliseconds' AS idle`
+          )[0]!.idle,
+        30_000,
+        100,
+      );
+      await waitFor('the standby caught up', async () => (await replicaVerdict()).lagMs === 0, 30_000, 100);
+      // WAL without a commit, as an idle primary writes it (a checkpoint, a standby snapshot), not yet
+      // replayed: replay is paused to hold open the moment a check can land in.
+      await standbySql`SELECT pg_wal_replay_pause()`;
+      await pg()`CHECKPOINT`;
+      const written = parseLsn((await pg()<{ lsn: string }[]>`SELECT pg_current_wal_flush_lsn()::text AS lsn`)[0]!.lsn)!;
+      const since = Date.now();
+      const behind = await waitFor(
+        'a check that sees the standby behind',
+        async () => {
+          const v = await replicaVerdict();
+          return v.at >= since && (v.refuse === 'down' || (v.replayed !== null && v.replayed < written)) ? v : undefined;
+        },
+        30_000,
+        50,
+      );
+      expect(behind.refuse).toBeNull();
+      expect(behind.lagMs).toBeLessThan(3_000);
+      expect(await inRecovery(await readDb(w.actors.lead))).toBe(true);
+      expect((await renderMetrics(w.actors.admin)).body).toMatch(/^triage_db_replica_lag_seconds [0-2](\.\d+)?$/m);
+      // Still behind past the limit: that is lag, and reads go to the primary.
+      await waitFor('the lag seen', async () => (await replicaVerdict()).refuse === 'lag', 30_000, 100);
+      expect(await inRecovery(await readDb(w.actors.lead))).toBe(false);
+    } finally {
+      await resumeReplay();
+    }
+    await waitFor('back on the standby', async () => inRecovery(await readDb(w.actors.lead)), 30_000, 100);
+  });
+
+  // The standby's dead_letters held by a lock: taken on the primary, replayed, then replay paused
+  // before its release, so a read of the table on the standby waits (and the primary's does not).
+  const lockOnStandby = async () => {
+    const own = createPg(primary!.url, 1);
+    let release: () => void = () => undefined;
+    let locked: (lsn: string) => void = () => undefined;
+    const lockedAt = new Promise<string>((r) => (locked = r));
+    const held = own.begin(async (sql) => {
+      await sql`LOCK TABLE dead_letters IN ACCESS EXCLUSIVE MODE`;
+      locked((await sql<{ lsn: string }[]>`SELECT pg_current_wal_insert_lsn()::text AS lsn`)[0]!.lsn);
+      await new Promise<void>((r) => (release = r));
+    });
+    const lsn = await lockedAt;
+    await waitFor(
+      'the lock replayed',
+      async () => (await standbySql<{ ok: boolean }[]>`SELECT pg_last_wal_replay_lsn() >= ${lsn}::pg_lsn AS ok`)[0]!.ok,
+      30_000,
+      50,
+    );
+    await standbySql`SELECT pg_wal_replay_pause()`;
+    await waitFor('replay paused', async () => (await standbySql<{ s: string }[]>`SELECT pg_get_wal_replay_pause_state() AS s`)[0]!.s === 'paused');
+    release();
+    await held;
+    await own.end();
+  };
+  const waitingOnStandby = async () =>
+    (
+      await standbySql<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid()`
+    )[0]!.n > 0;
+  const stopStandby = async () => {
+    await standbySql.end({ timeout: 1 });
+    standby!.stop();
+  };
+  const startStandby = async () => {
+    standby!.start();
+    standbySql = createPg(standby!.url, 1);
+    await waitFor('back on the standby after its restart', async () => inRecovery(await readDb(w.actors.auditor)), 60_000, 200);
+  };
+
+  it('an export whose standby stops before it has sent a byte is read from the primary instead', async () => {
+    await lockOnStandby();
+    try {
+      const res = await getExport(getRequest('/api/v1/dead-letters/export?format=csv&source=orders', w.tokens.personal.auditor), ctx({}));
+      expect(res.status).toBe(200);
+      await waitFor('its first batch waiting on the standby', waitingOnStandby, 30_000, 50);
+      await stopStandby();
+      const rows = (await res.text()).split('\r\n').filter(Boolean);
+      expect(rows[0]).toMatch(/^"id","source"/);
+      expect(rows).toHaveLength(1 + Number(res.headers.get('x-total-count')));
+    } finally {
+      await startStandby();
+    }
+  });
+
+  it('an export whose standby stops after rows went out ends in an error that says so, not a short file', async () => {
+    const many = await recordDeadLetters(
+      w.sources.payments,
+      Array.from({ length: 600 }, (_, i) => ({ ...dl(1_000 + i), messageId: `p-${i}` })),
+    );
+    expect(many).toHaveLength(600);
+    const res = await getExport(getRequest('/api/v1/dead-letters/export?format=ndjson&source=payments', w.tokens.personal.auditor), ctx({}));
+    expect(res.status).toBe(200);
+    const total = Number(res.headers.get('x-total-count'));
+    expect(total).toBe(600);
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    // The first batch (500 rows) is read from the standby and sent ...
+    const first = await reader.read();
+    expect(first.done).toBe(false);
+    text += decoder.decode(first.value, { stream: true });
+    await lockOnStandby();
+    try {
+      // ... the next one waits on the standby, which then stops.
+      const rest = (async () => {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) return 'ended';
+          text += decoder.decode(value, { stream: true });
+        }
+      })().catch((e: unknown) => e);
+      await waitFor('its second batch waiting on the standby', waitingOnStandby, 30_000, 50);
+      await stopStandby();
+      const outcome = await rest;
+      expect(outcome).toBeInstanceOf(Error);
+      expect((outcome as Error).message).toMatch(/cut off after 500 of 600 rows/);
+      expect((outcome as Error).message).toMatch(/export again/i);
+      expect(text.split('\n').filter(Boolean)).toHaveLength(500);
+    } finally {
+      await startStandby();
+    }
   });
 
   it('sends reads to the primary when the standby stops, and the pages still answer', async () => {

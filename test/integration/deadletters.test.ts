@@ -123,6 +123,31 @@ describe('reading and deciding dead letters', () => {
     expect((await list('support', 'q=ab')).status).toBe(422);
   });
 
+  it('the error-type filter matches a part of the type in any case, as the OpenAPI document says', async () => {
+    await recordDeadLetters(w.sources.orders, [dl(40, { errorType: 'SocketTimeoutException' }), dl(41, { errorType: 'Rate%Limit' })]);
+    const ids = (p: Page) => p.deadLetters.map((d) => d.messageId).sort();
+    // A part of the type, any case: "timeout" finds Timeout and SocketTimeoutException alike.
+    const part = await list('support', 'errorType=timeout&count=true&limit=500');
+    expect(part.status).toBe(200);
+    expect(part.body.count).toEqual({ count: 13, capped: false });
+    expect(ids(part.body)).toContain('m-40');
+    expect(ids((await list('support', 'source=orders&status=open&errorType=SOCKETTIMEOUT')).body)).toEqual(['m-40']);
+    // % and _ are the text typed, not wildcards.
+    expect(ids((await list('support', 'errorType=%25')).body)).toEqual(['m-41']);
+    expect(ids((await list('support', 'errorType=Time_ut')).body)).toEqual([]);
+
+    const doc = (await getOpenApi().json()) as {
+      paths: Record<string, { get?: { parameters?: { name: string; description?: string }[] } }>;
+    };
+    const param = doc.paths['/api/v1/dead-letters']!.get!.parameters!.find((p) => p.name === 'errorType');
+    expect(param?.description).toMatch(/part of the error type/i);
+    expect(param?.description).toMatch(/any case/i);
+    expect(param?.description).not.toMatch(/exact/i);
+    // The cluster list's filter of the same name matches the same way (ILIKE on the cluster's type).
+    const clusters = doc.paths['/api/v1/clusters']!.get!.parameters!.find((p) => p.name === 'errorType');
+    expect(clusters?.description).toBe(param?.description);
+  });
+
   it("scopes reads to the team: another team's dead letter is a 404, the auditor sees all", async () => {
     expect((await list('support', 'source=payments')).body.deadLetters).toEqual([]);
     expect((await list('support', '')).body.deadLetters.every((d) => d.source === 'orders')).toBe(true);

@@ -11,7 +11,7 @@ vi.hoisted(() => {
 });
 
 import { SYSTEM } from '@/lib/auth';
-import { WriteBudget, writeBudget, type WriteLease } from '@/lib/admission';
+import { ADMISSION_REDIS_OPTIONS, WriteBudget, writeBudget, type WriteLease } from '@/lib/admission';
 import { recordAdmitted } from '@/lib/connectors/supervisor';
 import { closeDb, db, pg } from '@/lib/db';
 import { ReplaceablePool } from '@/lib/db/stall-guard';
@@ -194,6 +194,85 @@ describe('write admission', () => {
       await lease.release();
     } finally {
       await budget.close();
+    }
+  });
+
+  it('an acquire whose reply misses its timeout leaves no lease behind once Redis has run it', async () => {
+    // The budget's own kind of connection, held on the server by a blocking pop: the acquire queued
+    // behind it runs in Redis (and grants the share) only after its 1 s timeout has given up.
+    const client = redisConnection('producer', ADMISSION_REDIS_OPTIONS);
+    const pusher = redisConnection('producer');
+    redises.push(client, pusher);
+    const slow = new WriteBudget({ size: 1, redis: client });
+    const key = `${process.env.QUEUE_PREFIX}:admission-test:block`;
+    const blocking = client.blpop(key, 30).catch(() => null);
+    const started = performance.now();
+    const lease = await slow.tryAcquire('ingest');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(900);
+    // Redis did not answer in time: the write goes through unbounded, as documented.
+    expect(lease).not.toBeNull();
+    // Let the connection go: Redis now runs the given-up acquire, then whatever followed it; a ping
+    // sent now is answered after all of it.
+    await pusher.lpush(key, 'go');
+    await blocking;
+    await client.ping();
+    // The lease Redis granted late is given back at once, not left for WRITE_BUDGET_LEASE_MS (30 s).
+    expect((await other.stats()).inUse).toBe(0);
+    await hold();
+    await lease!.release();
+  });
+
+  it('a holder whose lease expired takes it again before its next write, counted as lost', async () => {
+    const leaseMs = 300;
+    const budget = new WriteBudget({ size: 1, leaseMs });
+    const rival = new WriteBudget({ size: 1, leaseMs });
+    try {
+      await rival.stats(); // connected, so its acquire below reaches Redis before any renewal
+      const lease = await budget.tryAcquire('sweeper');
+      expect(lease).not.toBeNull();
+      // A stalled event loop: no renewal runs for two lease lives, so Redis lets the lease go ...
+      const until = Date.now() + leaseMs * 2;
+      while (Date.now() < until) {
+        // busy: the stall itself
+      }
+      // ... and another process takes the share meanwhile.
+      const theirs = await rival.tryAcquire('ingest');
+      expect(theirs).not.toBeNull();
+      await waitFor('the loss seen by the renewal', async () => lease!.lost, 10_000);
+      // Before its next write the holder waits for the share again, and gets it once it is free.
+      let held: boolean | null = null;
+      const ensuring = lease!.ensure().then((ok) => (held = ok));
+      const metrics = (await renderMetrics(SYSTEM)).body;
+      expect(metrics).toMatch(/^triage_write_budget_lost_leases_total\{writer="sweeper"\} 1$/m);
+      expect(held).toBeNull();
+      expect((await rival.stats()).inUse).toBe(1);
+      await theirs!.release();
+      await ensuring;
+      expect(held).toBe(true);
+      expect(lease!.lost).toBe(false);
+      expect((await rival.stats()).inUse).toBe(1);
+      expect(await rival.tryAcquire('ingest')).toBeNull();
+      await lease!.release();
+      expect((await rival.stats()).inUse).toBe(0);
+
+      // Stopped while it waits: no share, and it says so.
+      const second = await budget.tryAcquire('sweeper');
+      const end = Date.now() + leaseMs * 2;
+      while (Date.now() < end) {
+        // busy: the stall itself
+      }
+      const again = await rival.tryAcquire('ingest');
+      expect(again).not.toBeNull();
+      await waitFor('the loss seen by the renewal', async () => second!.lost, 10_000);
+      const stop = new AbortController();
+      const given = second!.ensure({ signal: stop.signal });
+      stop.abort();
+      expect(await given).toBe(false);
+      await second!.release();
+      await again!.release();
+    } finally {
+      await budget.close();
+      await rival.close();
     }
   });
 });

@@ -1,7 +1,7 @@
 // The replica's settings and the WAL positions read-your-writes compares (lib/db/replica.ts).
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { parseLsn } from '@/lib/db/replica';
+import { parseLsn, replayLag } from '@/lib/db/replica';
 
 function replicaEnv(extra: Record<string, string>): { status: number | null; out: string; err: string } {
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'development', TRIAGE_STATE_DIR: '.triage/test' };
@@ -21,6 +21,26 @@ describe('WAL positions', () => {
     expect(parseLsn('1/0')! > parseLsn('0/FFFFFFFF')!).toBe(true);
     expect(parseLsn('16/B374D848')).toBe((0x16n << 32n) + 0xb374d848n);
     expect(parseLsn(null)).toBeNull();
+  });
+});
+
+describe('replay lag', () => {
+  it('is 0 when caught up, and how long the primary has been past the replay position when not', () => {
+    const history: { lsn: bigint; at: number }[] = [];
+    // Caught up at 0 s; the last commit replayed an hour ago counts for nothing.
+    expect(replayLag(history, { lsn: 100n, at: 0 }, 100n, 3_600_000)).toBe(0);
+    expect(replayLag(history, { lsn: 100n, at: 2_000 }, 100n, 3_602_000)).toBe(0);
+    // WAL without a commit (a checkpoint): first seen past the replica at 4 s.
+    expect(replayLag(history, { lsn: 140n, at: 4_000 }, 100n, 3_604_000)).toBe(0);
+    expect(replayLag(history, { lsn: 140n, at: 6_500 }, 100n, 3_606_500)).toBe(2_500);
+    // It replays part of it: still short of the position first seen at 4 s.
+    expect(replayLag(history, { lsn: 160n, at: 7_000 }, 120n, 3_607_000)).toBe(3_000);
+    expect(replayLag(history, { lsn: 160n, at: 8_000 }, 160n, 3_608_000)).toBe(0);
+  });
+
+  it('falls back on the time since the last replayed commit when no earlier check bounds it', () => {
+    expect(replayLag([], { lsn: 140n, at: 1_000 }, 100n, 42_000)).toBe(42_000);
+    expect(replayLag([], { lsn: 140n, at: 1_000 }, null, null)).toBe(Number.POSITIVE_INFINITY);
   });
 });
 

@@ -6,7 +6,6 @@ import { assistantActor } from '@/lib/assistant/access';
 import { createAssistantServer } from '@/lib/assistant/server';
 import { errorResponse } from '@/lib/auth/guard';
 import { bearerToken } from '@/lib/auth/tokens';
-import { markWrite } from '@/lib/db/replica';
 import { AppError } from '@/lib/errors';
 
 /** A JSON-RPC request to the assistant is small: tool arguments, never a payload. */
@@ -27,8 +26,6 @@ export async function POST(req: Request): Promise<Response> {
       return await transport.handleRequest(req);
     } finally {
       await server.close();
-      // Any tool call may have been a decision: the person's next reads must see it (lib/db/replica.ts).
-      await markWrite(actor);
     }
   } catch (e) {
     const res = errorResponse(e);
