@@ -106,7 +106,7 @@ describe.each(ROUTES.map((e) => [routeKey(e), e] as const))('%s', (_key, e) => {
       const how = e.described ? '' : ' (the bare call: say how to call it validly in CALLS, test/security/endpoints.ts)';
       expect(res.status, `${role} ${routeKey(e)}${how}`).toBeGreaterThanOrEqual(200);
       expect(res.status, `${role} ${routeKey(e)}${how}`).toBeLessThan(300);
-      expect(written, 'audit events written').toBe(expectedAudits(e));
+      expect(written, `audit events written${how}`).toBe(expectedAudits(e));
     } else {
       expect(res.status, `${role} ${routeKey(e)}`).toBe(403);
       expect(written, 'a refused call writes nothing').toBe(0);
