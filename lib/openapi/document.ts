@@ -72,6 +72,9 @@ function operation(e: RegistryEntry): Record<string, unknown> {
     summary: spec.summary,
     ...(spec.description ? { description: spec.description } : {}),
     security: e.permission === 'ingest-token' ? [{ ingestToken: [] }] : [{ apiToken: [] }, { session: [] }],
+    // What api() checks, from the one permission map: callers can tell which role may call it, and the
+    // browser security suite walks the served document rather than a list of its own.
+    'x-permission': e.permission,
     ...(params.length ? { parameters: params } : {}),
     ...(body ? { requestBody: body } : {}),
     responses: { ...responses, ...errorAnswers },

@@ -1,7 +1,9 @@
 // The security suite in the browser, against the production build: what needs a real session cookie
 // (cross-site requests, server actions, sign-out, demotion), the headers, and inert rendering.
 // The role × route matrix with API tokens runs in vitest (test/security/route-matrix.test.ts); both
-// are generated from the same registry (test/security/endpoints.ts) and permission map.
+// walk the API's one registry: vitest imports it, this spec reads the OpenAPI document the app
+// serves from it (route modules load only inside Next), so a new route is walked here without an
+// edit. How to call each validly is test/security/endpoints.ts.
 import { expect, test, type APIRequestContext } from '@playwright/test';
 import { ROLES, scopeFor, SYSTEM, type Role } from '@/lib/auth';
 import { createUser, updateUser } from '@/lib/admin/users';
@@ -10,11 +12,43 @@ import { closeDb, db } from '@/lib/db';
 import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
 import { env } from '@/lib/env';
 import { DEMO_PASSWORD } from '../../prisma/seed';
-import { ACTIONS, EXEMPT_ACTIONS, ROUTES, actionKey, actionLabel, isMutating, routeKey, urlPath, type RouteEntry } from '../security/endpoints';
+import {
+  ACTIONS,
+  EXEMPT_ACTIONS,
+  actionKey,
+  actionLabel,
+  isMutating,
+  routeEntries,
+  routeKey,
+  urlPath,
+  type Operation,
+  type RouteEntry,
+} from '../security/endpoints';
 import { ACTING, loadFixtures, unique, type Fixtures } from '../security/fixtures';
 import { builtActions, callAction } from '../security/server-actions';
 import { signInThroughForm, stateFile } from './helpers';
 
+/** Every operation of the served OpenAPI document that names its permission (x-permission): the registry's. */
+async function servedOperations(): Promise<Operation[]> {
+  // Tests are declared when this file loads, after the app is up (Playwright starts its webServer first).
+  const url = `http://127.0.0.1:${process.env.E2E_PORT ?? 3100}/api/v1/openapi.json`;
+  const res = await fetch(url).catch((e: Error) => {
+    throw new Error(`the security spec walks the routes of the served ${url}, and the app did not answer: ${e.message}`);
+  });
+  if (!res.ok) throw new Error(`${url}: ${res.status}`);
+  const doc = (await res.json()) as { paths: Record<string, Record<string, { 'x-permission'?: string }>> };
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([, op]) => op['x-permission'] !== undefined)
+      .map(([method, op]) => ({
+        method: method.toUpperCase() as Operation['method'],
+        path: path.replace(/\{(\w+)\}/g, ':$1'),
+        permission: op['x-permission'] as Operation['permission'],
+      })),
+  );
+}
+
+const ROUTES = routeEntries(await servedOperations());
 const MUTATING = ROUTES.filter(isMutating);
 const BYPASS = { 'x-middleware-subrequest': 'middleware:middleware:middleware:middleware:middleware' };
 let fx: Fixtures;

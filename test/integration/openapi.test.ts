@@ -12,7 +12,8 @@ import { closeDb } from '@/lib/db';
 import { QUEUES, closeQueues, producerQueue } from '@/lib/queue';
 import { GET as getOpenApi } from '@/app/api/v1/openapi/route';
 import { resetDatabase } from '../support/db';
-import { ROUTES, isMutating, routeKey, urlPath, type RouteEntry } from '../security/endpoints';
+import { isMutating, routeKey, urlPath, type RouteEntry } from '../security/endpoints';
+import { ROUTES } from '../security/registry';
 import { ACTING, seedFixtures, type Fixtures } from '../security/fixtures';
 
 const ROOT = join(process.cwd(), 'app', 'api');
@@ -85,7 +86,6 @@ describe('OpenAPI document', () => {
   });
 });
 
-type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
 type Media = Record<string, { schema?: unknown }>;
 type Described = { responses?: Record<string, { content?: Media }> };
 
@@ -125,7 +125,7 @@ describe('every JSON body a route answers matches the document', () => {
   it.each(ROUTES.map((e) => [routeKey(e), e] as const))('%s', async (_key, e) => {
     const as = fx.users[ACTING[caller(e)]]!;
     const spec = await e.call(fx, as);
-    const handler = (await e.module())[e.method] as Handler;
+    const handler = e.handler;
     const body = spec.body === undefined || !isMutating(e) ? undefined : JSON.stringify(spec.body);
     const res = await handler(
       new Request(`http://127.0.0.1:3000${urlPath(e, spec)}`, {

@@ -1,16 +1,22 @@
-// The security suite's registry: every route handler and every server action, with the permission
-// it requires from the one permission map (lib/auth/permissions.ts) and how to make a valid call
-// against the fixtures. The matrix (role × entry → allowed exactly as PERMISSIONS says, else 403),
-// the audit count, cross-team 404s and the cross-site checks are all generated from it, and a
-// completeness test fails when a route or action exists under app/ without an entry here.
+// The security suite's entry points: every route handler and every server action, with the
+// permission it requires from the one permission map (lib/auth/permissions.ts) and how to make a
+// valid call against the fixtures. The matrix (role × entry → allowed exactly as PERMISSIONS says,
+// else 403), the audit count, cross-team 404s and the cross-site checks are all generated from it,
+// and a completeness test fails when a route or action exists under app/ without an entry.
 //
-// Adding an endpoint is one entry in ROUTES (or ACTIONS), next to its neighbours, e.g.
-//   route('POST', '/api/v1/clusters/:id/split', 'clusters.merge', () => import('@/app/api/v1/clusters/[id]/split/route'),
-//     clusterIn(own), { crossTeam: clusterIn(other) }),
+// The routes are the API's one registry (lib/openapi/routes.ts: each api() handler with its method,
+// path and permission), never a list of this suite's own: vitest reads the registry, the browser
+// suite the OpenAPI document the app serves from it (each operation's x-permission). A new route is
+// walked as every role without an edit here. This file adds only what the registry cannot say, in
+// CALLS, keyed by 'METHOD /path', e.g.
+//   calls('POST /api/v1/clusters/:id/split', clusterIn(own), { crossTeam: clusterIn(other) }),
 // `call` builds a valid request against fresh data of the caller's own team (fixtures.ts has the
-// builders); `crossTeam` the same against the other team's data (expect 404); `audits` when an
-// allowed call writes other than one event (reads: 0). A route outside the permission map goes
-// into EXEMPT_ROUTES with the reason.
+// builders; without an entry the call is bare: no body, and each :param a value that names nothing,
+// which a route that takes input answers with a 4xx, so its allowed roles fail until it has one);
+// `crossTeam` the same against the other team's data (expect 404); `audits` when an allowed call
+// writes other than one event (reads: 0); `scope: 'all'` when only roles with the 'all' scope of
+// the permission may call it; `permission` when the handler checks more than api() was given.
+// Routes outside the permission map go into EXEMPT_ROUTES with the reason.
 import { createPersonalToken } from '@/lib/admin/tokens';
 import { createUser } from '@/lib/admin/users';
 import { SYSTEM, type Permission } from '@/lib/auth';
@@ -48,23 +54,34 @@ export interface CallSpec {
   query?: Record<string, string>;
 }
 
-export type RouteModule = Record<string, unknown>;
-
-export interface RouteEntry {
+/** An operation of the API's registry: its method, path template and what api() checks. */
+export interface Operation {
   method: Method;
   /** As under app/: /api/v1/sources/:id for app/api/v1/sources/[id]/route.ts. */
   path: string;
+  permission: Requirement | 'ingest-token';
+}
+
+export interface RouteEntry extends Operation {
   permission: Requirement;
   /** Only roles with the 'all' scope of the permission may call it (e.g. verifying the whole chain). */
   scope?: 'all';
-  module: () => Promise<RouteModule>;
   /** A valid call by `as` on data `as` may touch (its own team's). */
   call: (fx: Fixtures, as: FixtureUser) => Promise<CallSpec>;
   /** A call by `as` on another team's object: a team-scoped role must get 404, never 403 or the object. */
   crossTeam?: (fx: Fixtures, as: FixtureUser) => Promise<CallSpec>;
   /** Audit events an allowed call writes: 1 for a mutation (default), 0 for a read (default). */
   audits?: number;
+  /** False when CALLS has no entry for it: the call is the bare one. */
+  described: boolean;
 }
+
+/** What the registry cannot say about a route: how to call it validly (and across teams), what it audits. */
+export type CallBuilder = Pick<RouteEntry, 'call'> &
+  Partial<Pick<RouteEntry, 'crossTeam' | 'audits' | 'scope'>> & {
+    /** The permission the call's input needs, where the handler checks more than api() was given. */
+    permission?: Requirement;
+  };
 
 export interface ActionEntry {
   /** File under app/ that declares 'use server'. */
@@ -83,18 +100,11 @@ export interface Exempt {
 }
 
 const MUTATING = new Set<Method>(['POST', 'PUT', 'PATCH', 'DELETE']);
-export const isMutating = (e: RouteEntry) => MUTATING.has(e.method);
+export const isMutating = (e: Operation) => MUTATING.has(e.method);
 export const expectedAudits = (e: RouteEntry) => e.audits ?? (isMutating(e) ? 1 : 0);
 
-function route(
-  method: Method,
-  path: string,
-  permission: Requirement,
-  module: () => Promise<RouteModule>,
-  call: RouteEntry['call'] = async () => ({}),
-  more: Partial<Pick<RouteEntry, 'crossTeam' | 'audits' | 'scope'>> = {},
-): RouteEntry {
-  return { method, path, permission, module, call, ...more };
+function calls(key: string, call: RouteEntry['call'] = async () => ({}), more: Omit<CallBuilder, 'call'> = {}): [string, CallBuilder] {
+  return [key, { call, ...more }];
 }
 
 const newUserBody = () => ({ email: `${unique('user')}@triage.local`, role: 'support', team: 'commerce', password: 'a-long-password' });
@@ -143,109 +153,67 @@ const viewOf = (whose: typeof self, body?: () => unknown) => async (fx: Fixtures
 // Each call changes the deadline, so each one is a change (and an audit event).
 const newDeadline = () => ({ ageDeadlineSeconds: 5 * 86400 + Math.floor(Math.random() * 86400) });
 
-export const ROUTES: RouteEntry[] = [
+/** By the registry's route key ('METHOD /path'). */
+export const CALLS = new Map<string, CallBuilder>([
   // Admin
-  route('GET', '/api/v1/users', 'admin.manage', () => import('@/app/api/v1/users/route')),
-  route(
-    'POST',
-    '/api/v1/users',
-    'admin.manage',
-    () => import('@/app/api/v1/users/route'),
-    async () => ({ body: newUserBody() }),
-  ),
-  route('GET', '/api/v1/sources', 'deadletters.read', () => import('@/app/api/v1/sources/route')),
-  route(
-    'POST',
-    '/api/v1/sources',
-    'admin.manage',
-    () => import('@/app/api/v1/sources/route'),
-    async () => ({
-      body: { name: unique('src'), team: 'commerce', kind: 'builtin' },
-    }),
-  ),
+  calls('GET /api/v1/users'),
+  calls('POST /api/v1/users', async () => ({ body: newUserBody() })),
+  calls('GET /api/v1/sources'),
+  calls('POST /api/v1/sources', async () => ({
+    body: { name: unique('src'), team: 'commerce', kind: 'builtin' },
+  })),
 
   // Audit trail
-  route('GET', '/api/v1/audit/verify', 'audit.read', () => import('@/app/api/v1/audit/verify/route'), undefined, { scope: 'all' }),
-  route(
-    'POST',
-    '/api/v1/audit/breaks/:id/acknowledge',
-    'admin.manage',
-    () => import('@/app/api/v1/audit/breaks/[id]/acknowledge/route'),
-    async () => ({
-      params: { id: await newAuditBreak() },
-      body: { reason },
-    }),
-  ),
-  route(
-    'GET',
-    '/api/v1/audit/export',
-    'audit.read',
-    () => import('@/app/api/v1/audit/export/route'),
-    async () => ({ query: { format: 'ndjson', action: 'source.' } }),
-    {
-      audits: 1,
-    },
-  ),
+  calls('GET /api/v1/audit/verify', undefined, { scope: 'all' }),
+  calls('POST /api/v1/audit/breaks/:id/acknowledge', async () => ({
+    params: { id: await newAuditBreak() },
+    body: { reason },
+  })),
+  calls('GET /api/v1/audit/export', async () => ({ query: { format: 'ndjson', action: 'source.' } }), {
+    audits: 1,
+  }),
 
   // Dead letters
-  route('GET', '/api/metrics', 'deadletters.read', () => import('@/app/api/metrics/route')),
-  route('GET', '/api/v1/dead-letters', 'deadletters.read', () => import('@/app/api/v1/dead-letters/route')),
-  route(
-    'GET',
-    '/api/v1/dead-letters/export',
-    'deadletters.read',
-    () => import('@/app/api/v1/dead-letters/export/route'),
+  calls('GET /api/metrics'),
+  calls('GET /api/v1/dead-letters'),
+  calls(
+    'GET /api/v1/dead-letters/export',
     async (fx, as) => ({
       query: { format: 'ndjson', source: own(fx, as).name },
     }),
     { audits: 1 },
   ),
   // A revealing export of an empty selection: nothing revealed, so the export's own event only.
-  route(
-    'POST',
-    '/api/v1/dead-letters/export',
-    'payload.reveal',
-    () => import('@/app/api/v1/dead-letters/export/route'),
-    async (fx, as) => ({
-      query: { format: 'ndjson', source: own(fx, as).name, messageId: 'no-such-message' },
-      body: { revealReason: reason },
-    }),
-  ),
-  route('GET', '/api/v1/dead-letters/:id', 'deadletters.read', () => import('@/app/api/v1/dead-letters/[id]/route'), deadLetterIn(own), {
+  calls('POST /api/v1/dead-letters/export', async (fx, as) => ({
+    query: { format: 'ndjson', source: own(fx, as).name, messageId: 'no-such-message' },
+    body: { revealReason: reason },
+  })),
+  calls('GET /api/v1/dead-letters/:id', deadLetterIn(own), {
     crossTeam: deadLetterIn(other),
   }),
-  route('GET', '/api/v1/dead-letters/:id/payload', 'deadletters.read', () => import('@/app/api/v1/dead-letters/[id]/payload/route'), deadLetterIn(own), {
+  calls('GET /api/v1/dead-letters/:id/payload', deadLetterIn(own), {
     crossTeam: deadLetterIn(other),
   }),
-  route('POST', '/api/v1/dead-letters/:id/archive', 'deadletters.archive', () => import('@/app/api/v1/dead-letters/[id]/archive/route'), deadLetterIn(own), {
+  calls('POST /api/v1/dead-letters/:id/archive', deadLetterIn(own), {
     crossTeam: deadLetterIn(other),
   }),
-  route('POST', '/api/v1/dead-letters/:id/discard', 'deadletters.discard', () => import('@/app/api/v1/dead-letters/[id]/discard/route'), deadLetterIn(own), {
+  calls('POST /api/v1/dead-letters/:id/discard', deadLetterIn(own), {
     crossTeam: deadLetterIn(other),
   }),
-  route('POST', '/api/v1/dead-letters/:id/reveal', 'payload.reveal', () => import('@/app/api/v1/dead-letters/[id]/reveal/route'), deadLetterIn(own), {
+  calls('POST /api/v1/dead-letters/:id/reveal', deadLetterIn(own), {
     crossTeam: deadLetterIn(other),
   }),
-  route(
-    'POST',
-    '/api/v1/dead-letters/search-reveal',
-    'payload.reveal',
-    () => import('@/app/api/v1/dead-letters/search-reveal/route'),
-    async () => ({
-      body: { reason },
-    }),
-  ),
-  route('POST', '/api/v1/dead-letters/:id/edit', 'deadletters.edit', () => import('@/app/api/v1/dead-letters/[id]/edit/route'), editIn(own), {
+  calls('POST /api/v1/dead-letters/search-reveal', async () => ({
+    body: { reason },
+  })),
+  calls('POST /api/v1/dead-letters/:id/edit', editIn(own), {
     crossTeam: editIn(other),
   }),
-  route('GET', '/api/v1/dead-letters/:id/versions', 'deadletters.read', () => import('@/app/api/v1/dead-letters/[id]/versions/route'), deadLetterIn(own), {
+  calls('GET /api/v1/dead-letters/:id/versions', deadLetterIn(own), {
     crossTeam: deadLetterIn(other),
   }),
-  route(
-    'GET',
-    '/api/v1/dead-letters/:id/versions/:version/payload',
-    'deadletters.read',
-    () => import('@/app/api/v1/dead-letters/[id]/versions/[version]/payload/route'),
+  calls(
+    'GET /api/v1/dead-letters/:id/versions/:version/payload',
     async (fx, as) => ({
       params: { id: await newEditedDeadLetter(own(fx, as)), version: '1' },
     }),
@@ -253,47 +221,29 @@ export const ROUTES: RouteEntry[] = [
       crossTeam: async (fx, as) => ({ params: { id: await newEditedDeadLetter(other(fx, as)), version: '1' } }),
     },
   ),
-  route(
-    'POST',
-    '/api/v1/dead-letters/bulk/archive',
-    'deadletters.archive',
-    () => import('@/app/api/v1/dead-letters/bulk/archive/route'),
-    async (fx, as) => ({
-      body: { selection: { ids: [await newDeadLetter(own(fx, as))] }, reason },
-    }),
-  ),
-  route(
-    'POST',
-    '/api/v1/dead-letters/bulk/discard',
-    'deadletters.discard',
-    () => import('@/app/api/v1/dead-letters/bulk/discard/route'),
-    async (fx, as) => ({
-      body: { selection: { ids: [await newDeadLetter(own(fx, as))] }, reason },
-    }),
-  ),
+  calls('POST /api/v1/dead-letters/bulk/archive', async (fx, as) => ({
+    body: { selection: { ids: [await newDeadLetter(own(fx, as))] }, reason },
+  })),
+  calls('POST /api/v1/dead-letters/bulk/discard', async (fx, as) => ({
+    body: { selection: { ids: [await newDeadLetter(own(fx, as))] }, reason },
+  })),
   // A read (a count), but of what the caller would be allowed to decide: the decision's permission.
-  route(
-    'POST',
-    '/api/v1/dead-letters/bulk/preview',
-    'deadletters.archive',
-    () => import('@/app/api/v1/dead-letters/bulk/preview/route'),
+  calls(
+    'POST /api/v1/dead-letters/bulk/preview',
     async (fx, as) => ({
       body: { decision: 'archive', selection: { ids: [await newDeadLetter(own(fx, as))] } },
     }),
-    { audits: 0 },
+    { audits: 0, permission: 'deadletters.archive' },
   ),
 
   // Clusters
-  route('GET', '/api/v1/clusters', 'deadletters.read', () => import('@/app/api/v1/clusters/route')),
-  route('GET', '/api/v1/clusters/:id', 'deadletters.read', () => import('@/app/api/v1/clusters/[id]/route'), clusterIn(own), { crossTeam: clusterIn(other) }),
-  route('POST', '/api/v1/clusters/:id/archive', 'deadletters.archive', () => import('@/app/api/v1/clusters/[id]/archive/route'), clusterIn(own), {
+  calls('GET /api/v1/clusters'),
+  calls('GET /api/v1/clusters/:id', clusterIn(own), { crossTeam: clusterIn(other) }),
+  calls('POST /api/v1/clusters/:id/archive', clusterIn(own), {
     crossTeam: clusterIn(other),
   }),
-  route(
-    'POST',
-    '/api/v1/clusters/:id/merge',
-    'clusters.merge',
-    () => import('@/app/api/v1/clusters/[id]/merge/route'),
+  calls(
+    'POST /api/v1/clusters/:id/merge',
     async (fx, as) => ({
       params: { id: await newCluster(own(fx, as)) },
       body: { into: await newCluster(own(fx, as)), reason },
@@ -302,11 +252,8 @@ export const ROUTES: RouteEntry[] = [
       crossTeam: async (fx, as) => ({ params: { id: await newCluster(other(fx, as)) }, body: { into: await newCluster(other(fx, as)), reason } }),
     },
   ),
-  route(
-    'POST',
-    '/api/v1/clusters/:id/split/preview',
-    'clusters.split',
-    () => import('@/app/api/v1/clusters/[id]/split/preview/route'),
+  calls(
+    'POST /api/v1/clusters/:id/split/preview',
     async (fx, as) => ({
       params: { id: await newSplittableCluster(own(fx, as)) },
       body: { by: { field: 'payload', path: '$.type' } },
@@ -316,11 +263,8 @@ export const ROUTES: RouteEntry[] = [
       audits: 0,
     },
   ),
-  route(
-    'POST',
-    '/api/v1/clusters/:id/split',
-    'clusters.split',
-    () => import('@/app/api/v1/clusters/[id]/split/route'),
+  calls(
+    'POST /api/v1/clusters/:id/split',
     async (fx, as) => ({
       params: { id: await newSplittableCluster(own(fx, as)) },
       body: { by: { field: 'payload', path: '$.type' }, reason },
@@ -329,11 +273,8 @@ export const ROUTES: RouteEntry[] = [
       crossTeam: async (fx, as) => ({ params: { id: await newSplittableCluster(other(fx, as)) }, body: { by: { field: 'payload', path: '$.type' }, reason } }),
     },
   ),
-  route(
-    'POST',
-    '/api/v1/clusters/:id/unmerge',
-    'clusters.split',
-    () => import('@/app/api/v1/clusters/[id]/unmerge/route'),
+  calls(
+    'POST /api/v1/clusters/:id/unmerge',
     async (fx, as) => ({
       params: { id: await newMergedCluster(own(fx, as)) },
       body: { reason },
@@ -342,17 +283,14 @@ export const ROUTES: RouteEntry[] = [
       crossTeam: async (fx, as) => ({ params: { id: await newMergedCluster(other(fx, as)) }, body: { reason } }),
     },
   ),
-  route('GET', '/api/v1/clusters/:id/merge-suggestions', 'clusters.merge', () => import('@/app/api/v1/clusters/[id]/merge-suggestions/route'), clusterIn(own), {
+  calls('GET /api/v1/clusters/:id/merge-suggestions', clusterIn(own), {
     crossTeam: clusterIn(other),
   }),
-  route('GET', '/api/v1/clusters/:id/ownership', 'deadletters.read', () => import('@/app/api/v1/clusters/[id]/ownership/route'), clusterIn(own), {
+  calls('GET /api/v1/clusters/:id/ownership', clusterIn(own), {
     crossTeam: clusterIn(other),
   }),
-  route(
-    'PATCH',
-    '/api/v1/clusters/:id/ownership',
-    'clusters.own',
-    () => import('@/app/api/v1/clusters/[id]/ownership/route'),
+  calls(
+    'PATCH /api/v1/clusters/:id/ownership',
     async (fx, as) => ({
       params: { id: await newCluster(own(fx, as)) },
       body: { status: 'investigating', note: reason },
@@ -361,11 +299,8 @@ export const ROUTES: RouteEntry[] = [
       crossTeam: async (fx, as) => ({ params: { id: await newCluster(other(fx, as)) }, body: { status: 'investigating' } }),
     },
   ),
-  route(
-    'POST',
-    '/api/v1/clusters/:id/notes',
-    'clusters.own',
-    () => import('@/app/api/v1/clusters/[id]/notes/route'),
+  calls(
+    'POST /api/v1/clusters/:id/notes',
     async (fx, as) => ({
       params: { id: await newCluster(own(fx, as)) },
       body: { body: reason },
@@ -376,133 +311,82 @@ export const ROUTES: RouteEntry[] = [
   ),
 
   // Redrives
-  route('GET', '/api/v1/redrives', 'deadletters.read', () => import('@/app/api/v1/redrives/route')),
-  route(
-    'POST',
-    '/api/v1/redrives',
-    'deadletters.redrive',
-    () => import('@/app/api/v1/redrives/route'),
-    async (fx, as) => ({
-      body: { selection: { ids: [await newDeadLetter(await newSource(own(fx, as)))] }, ratePerSecond: 1, reason },
-    }),
-  ),
-  route(
-    'GET',
-    '/api/v1/redrives/preview',
-    'deadletters.redrive',
-    () => import('@/app/api/v1/redrives/preview/route'),
-    async (fx, as) => ({
-      query: { ids: await newDeadLetter(own(fx, as)) },
-    }),
-  ),
-  route(
-    'POST',
-    '/api/v1/redrives/transform',
-    'deadletters.edit',
-    () => import('@/app/api/v1/redrives/transform/route'),
-    async (fx, as) => ({
-      body: { selection: { ids: [await newDeadLetter(await newSource(own(fx, as)))] }, transform: GIFT_REMOVED, reason },
-    }),
-  ),
+  calls('GET /api/v1/redrives'),
+  calls('POST /api/v1/redrives', async (fx, as) => ({
+    body: { selection: { ids: [await newDeadLetter(await newSource(own(fx, as)))] }, ratePerSecond: 1, reason },
+  })),
+  calls('GET /api/v1/redrives/preview', async (fx, as) => ({
+    query: { ids: await newDeadLetter(own(fx, as)) },
+  })),
+  calls('POST /api/v1/redrives/transform', async (fx, as) => ({
+    body: { selection: { ids: [await newDeadLetter(await newSource(own(fx, as)))] }, transform: GIFT_REMOVED, reason },
+  })),
   // A read of what would change, by those who may make the change.
-  route(
-    'POST',
-    '/api/v1/redrives/transform/preview',
-    'deadletters.edit',
-    () => import('@/app/api/v1/redrives/transform/preview/route'),
+  calls(
+    'POST /api/v1/redrives/transform/preview',
     async (fx, as) => ({
       body: { selection: { ids: [await newDeadLetter(own(fx, as))] }, transform: GIFT_REMOVED },
     }),
     { audits: 0 },
   ),
-  route('GET', '/api/v1/redrives/:id', 'deadletters.read', () => import('@/app/api/v1/redrives/[id]/route'), taskIn(own), { crossTeam: taskIn(other) }),
-  route('GET', '/api/v1/redrives/:id/series', 'deadletters.read', () => import('@/app/api/v1/redrives/[id]/series/route'), taskIn(own), {
+  calls('GET /api/v1/redrives/:id', taskIn(own), { crossTeam: taskIn(other) }),
+  calls('GET /api/v1/redrives/:id/series', taskIn(own), {
     crossTeam: taskIn(other),
   }),
-  route('POST', '/api/v1/redrives/:id/pause', 'deadletters.redrive', () => import('@/app/api/v1/redrives/[id]/pause/route'), taskIn(own), {
+  calls('POST /api/v1/redrives/:id/pause', taskIn(own), {
     crossTeam: taskIn(other),
   }),
-  route('POST', '/api/v1/redrives/:id/resume', 'deadletters.redrive', () => import('@/app/api/v1/redrives/[id]/resume/route'), taskIn(own, 'paused'), {
+  calls('POST /api/v1/redrives/:id/resume', taskIn(own, 'paused'), {
     crossTeam: taskIn(other, 'paused'),
   }),
-  route('POST', '/api/v1/redrives/:id/cancel', 'deadletters.redrive', () => import('@/app/api/v1/redrives/[id]/cancel/route'), taskIn(own), {
+  calls('POST /api/v1/redrives/:id/cancel', taskIn(own), {
     crossTeam: taskIn(other),
   }),
-  route('POST', '/api/v1/redrives/:id/approve', 'redrive.approve', () => import('@/app/api/v1/redrives/[id]/approve/route'), taskIn(own, 'pending_approval'), {
+  calls('POST /api/v1/redrives/:id/approve', taskIn(own, 'pending_approval'), {
     crossTeam: taskIn(other, 'pending_approval'),
   }),
 
   // Sources
-  route('GET', '/api/v1/sources/:source/dead-letters', 'deadletters.read', () => import('@/app/api/v1/sources/[source]/dead-letters/route'), sourceIn(own)),
-  route('GET', '/api/v1/sources/:source/alarms', 'deadletters.read', () => import('@/app/api/v1/sources/[source]/alarms/route'), sourceIn(own), {
+  calls('GET /api/v1/sources/:source/dead-letters', sourceIn(own)),
+  calls('GET /api/v1/sources/:source/alarms', sourceIn(own), {
     crossTeam: sourceIn(other),
   }),
-  route('GET', '/api/v1/sources/:source/policy', 'deadletters.read', () => import('@/app/api/v1/sources/[source]/policy/route'), sourceIn(own), {
+  calls('GET /api/v1/sources/:source/policy', sourceIn(own), {
     crossTeam: sourceIn(other),
   }),
-  route('PATCH', '/api/v1/sources/:source/policy', 'sources.policy', () => import('@/app/api/v1/sources/[source]/policy/route'), sourceIn(own, newDeadline), {
+  calls('PATCH /api/v1/sources/:source/policy', sourceIn(own, newDeadline), {
     crossTeam: sourceIn(other, newDeadline),
   }),
-  route('GET', '/api/v1/sources/:source', 'deadletters.read', () => import('@/app/api/v1/sources/[source]/route'), connectorIn(own), {
+  calls('GET /api/v1/sources/:source', connectorIn(own), {
     crossTeam: connectorIn(other),
   }),
-  route(
-    'PATCH',
-    '/api/v1/sources/:source',
-    'admin.manage',
-    () => import('@/app/api/v1/sources/[source]/route'),
+  calls(
+    'PATCH /api/v1/sources/:source',
     connectorIn(own, {}, () => ({
       connection: { prefetch: 100 + Math.floor(Math.random() * 900), sourceQueue: 'sec.work' },
     })),
   ),
   // A read of the broker (nothing changes), by those who operate the import.
-  route(
-    'POST',
-    '/api/v1/sources/:source/connection-test',
-    'sources.import',
-    () => import('@/app/api/v1/sources/[source]/connection-test/route'),
-    connectorIn(own),
-    {
-      crossTeam: connectorIn(other),
-      audits: 0,
-    },
-  ),
-  route(
-    'POST',
-    '/api/v1/sources/:source/import/pause',
-    'sources.import',
-    () => import('@/app/api/v1/sources/[source]/import/pause/route'),
+  calls('POST /api/v1/sources/:source/connection-test', connectorIn(own), {
+    crossTeam: connectorIn(other),
+    audits: 0,
+  }),
+  calls(
+    'POST /api/v1/sources/:source/import/pause',
     connectorIn(own, {}, () => ({ reason })),
     {
       crossTeam: connectorIn(other),
     },
   ),
-  route(
-    'POST',
-    '/api/v1/sources/:source/import/resume',
-    'sources.import',
-    () => import('@/app/api/v1/sources/[source]/import/resume/route'),
-    connectorIn(own, { paused: true }),
-    {
-      crossTeam: connectorIn(other, { paused: true }),
-    },
-  ),
-  route(
-    'GET',
-    '/api/v1/sources/:source/grouping-rules',
-    'deadletters.read',
-    () => import('@/app/api/v1/sources/[source]/grouping-rules/route'),
-    sourceIn(own),
-    {
-      crossTeam: sourceIn(other),
-    },
-  ),
+  calls('POST /api/v1/sources/:source/import/resume', connectorIn(own, { paused: true }), {
+    crossTeam: connectorIn(other, { paused: true }),
+  }),
+  calls('GET /api/v1/sources/:source/grouping-rules', sourceIn(own), {
+    crossTeam: sourceIn(other),
+  }),
   // A fresh source each time: rules on a shared fixture source would regroup the other entries' dead letters.
-  route(
-    'PUT',
-    '/api/v1/sources/:source/grouping-rules',
-    'sources.grouping',
-    () => import('@/app/api/v1/sources/[source]/grouping-rules/route'),
+  calls(
+    'PUT /api/v1/sources/:source/grouping-rules',
     async (fx, as) => ({
       params: { source: (await newSource(own(fx, as))).name },
       body: { rules: { groupBy: [{ field: 'payload', path: '$.type' }] }, reason },
@@ -514,54 +398,31 @@ export const ROUTES: RouteEntry[] = [
       }),
     },
   ),
-  route('GET', '/api/v1/sources/:source/redrive-rules', 'deadletters.read', () => import('@/app/api/v1/sources/[source]/redrive-rules/route'), sourceIn(own), {
+  calls('GET /api/v1/sources/:source/redrive-rules', sourceIn(own), {
     crossTeam: sourceIn(other),
   }),
-  route(
-    'POST',
-    '/api/v1/sources/:source/redrive-rules',
-    'redrive.rules',
-    () => import('@/app/api/v1/sources/[source]/redrive-rules/route'),
+  calls(
+    'POST /api/v1/sources/:source/redrive-rules',
     sourceIn(own, () => ({ name: unique('rule'), kind: 'on_resolved' })),
     {
       crossTeam: sourceIn(other, () => ({ name: unique('rule'), kind: 'on_resolved' })),
     },
   ),
-  route(
-    'PATCH',
-    '/api/v1/sources/:source/redrive-rules/:rule',
-    'redrive.rules',
-    () => import('@/app/api/v1/sources/[source]/redrive-rules/[rule]/route'),
+  calls(
+    'PATCH /api/v1/sources/:source/redrive-rules/:rule',
     ruleIn(own, () => ({ ratePerSecond: 12 })),
     {
       crossTeam: ruleIn(other, () => ({ ratePerSecond: 12 })),
     },
   ),
-  route(
-    'DELETE',
-    '/api/v1/sources/:source/redrive-rules/:rule',
-    'redrive.rules',
-    () => import('@/app/api/v1/sources/[source]/redrive-rules/[rule]/route'),
-    ruleIn(own),
-    {
-      crossTeam: ruleIn(other),
-    },
-  ),
-  route(
-    'GET',
-    '/api/v1/sources/:source/grouping-rules/reapply',
-    'deadletters.read',
-    () => import('@/app/api/v1/sources/[source]/grouping-rules/reapply/route'),
-    sourceIn(own),
-    {
-      crossTeam: sourceIn(other),
-    },
-  ),
-  route(
-    'POST',
-    '/api/v1/sources/:source/grouping-rules/reapply',
-    'sources.grouping',
-    () => import('@/app/api/v1/sources/[source]/grouping-rules/reapply/route'),
+  calls('DELETE /api/v1/sources/:source/redrive-rules/:rule', ruleIn(own), {
+    crossTeam: ruleIn(other),
+  }),
+  calls('GET /api/v1/sources/:source/grouping-rules/reapply', sourceIn(own), {
+    crossTeam: sourceIn(other),
+  }),
+  calls(
+    'POST /api/v1/sources/:source/grouping-rules/reapply',
     async (fx, as) => ({
       params: { source: (await newSource(own(fx, as))).name },
       body: { reason },
@@ -572,49 +433,34 @@ export const ROUTES: RouteEntry[] = [
   ),
 
   // Saved views: a view of the caller's own, or (crossTeam) another team's shared one, which is a 404.
-  route('GET', '/api/v1/views', 'views.manage', () => import('@/app/api/v1/views/route')),
-  route(
-    'POST',
-    '/api/v1/views',
-    'views.manage',
-    () => import('@/app/api/v1/views/route'),
-    async () => ({
-      body: { page: 'dead_letters', name: unique('view'), filters: 'status=open' },
-    }),
-  ),
-  route('GET', '/api/v1/views/:id', 'views.manage', () => import('@/app/api/v1/views/[id]/route'), viewOf(self), { crossTeam: viewOf(otherTeamsUser) }),
-  route(
-    'PATCH',
-    '/api/v1/views/:id',
-    'views.manage',
-    () => import('@/app/api/v1/views/[id]/route'),
+  calls('GET /api/v1/views'),
+  calls('POST /api/v1/views', async () => ({
+    body: { page: 'dead_letters', name: unique('view'), filters: 'status=open' },
+  })),
+  calls('GET /api/v1/views/:id', viewOf(self), { crossTeam: viewOf(otherTeamsUser) }),
+  calls(
+    'PATCH /api/v1/views/:id',
     viewOf(self, () => ({ name: unique('renamed') })),
     {
       crossTeam: viewOf(otherTeamsUser, () => ({ name: unique('renamed') })),
     },
   ),
-  route('DELETE', '/api/v1/views/:id', 'views.manage', () => import('@/app/api/v1/views/[id]/route'), viewOf(self), { crossTeam: viewOf(otherTeamsUser) }),
+  calls('DELETE /api/v1/views/:id', viewOf(self), { crossTeam: viewOf(otherTeamsUser) }),
 
   // Webhooks
-  route('GET', '/api/v1/webhooks', 'sources.policy', () => import('@/app/api/v1/webhooks/route')),
-  route(
-    'POST',
-    '/api/v1/webhooks',
-    'sources.policy',
-    () => import('@/app/api/v1/webhooks/route'),
-    async () => ({
-      body: { url: 'http://127.0.0.1:9/hook', team: 'commerce' },
-    }),
-  ),
-  route('PATCH', '/api/v1/webhooks/:id', 'sources.policy', () => import('@/app/api/v1/webhooks/[id]/route'), webhookIn(own, { enabled: false }), {
+  calls('GET /api/v1/webhooks'),
+  calls('POST /api/v1/webhooks', async () => ({
+    body: { url: 'http://127.0.0.1:9/hook', team: 'commerce' },
+  })),
+  calls('PATCH /api/v1/webhooks/:id', webhookIn(own, { enabled: false }), {
     crossTeam: webhookIn(other, { enabled: false }),
   }),
-  route('DELETE', '/api/v1/webhooks/:id', 'sources.policy', () => import('@/app/api/v1/webhooks/[id]/route'), webhookIn(own), { crossTeam: webhookIn(other) }),
-  route('POST', '/api/v1/webhooks/:id/test', 'sources.policy', () => import('@/app/api/v1/webhooks/[id]/test/route'), webhookIn(own), {
+  calls('DELETE /api/v1/webhooks/:id', webhookIn(own), { crossTeam: webhookIn(other) }),
+  calls('POST /api/v1/webhooks/:id/test', webhookIn(own), {
     crossTeam: webhookIn(other),
   }),
-  route('GET', '/api/v1/webhooks/:id/deliveries', 'sources.policy', () => import('@/app/api/v1/webhooks/[id]/deliveries/route'), webhookIn(own)),
-];
+  calls('GET /api/v1/webhooks/:id/deliveries', webhookIn(own)),
+]);
 
 /** Routes outside the permission map, and why. */
 export const EXEMPT_ROUTES: Record<string, Exempt> = {
@@ -629,6 +475,30 @@ export const EXEMPT_ROUTES: Record<string, Exempt> = {
   'GET /api/mcp': { why: 'the MCP transport: 405, no stream is kept' },
   'DELETE /api/mcp': { why: 'the MCP transport: 405, no session is kept' },
 };
+
+export const routeKey = (e: { method: string; path: string }) => `${e.method} ${e.path}`;
+
+/** A value for a path parameter that names no row: the call of a route CALLS does not describe. */
+const NOTHING = '0';
+const bareCall = (path: string) => async (): Promise<CallSpec> => {
+  const names = [...path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
+  return names.length ? { params: Object.fromEntries(names.map((n) => [n, NOTHING])) } : {};
+};
+
+/**
+ * The registry's operations (from lib/openapi/routes.ts, or from the served document) as entries of
+ * the matrix: those a user calls (not an ingest token's, not exempt), each with its CALLS entry or
+ * else the bare call. Anything else an operation carries (vitest: its handler) is kept.
+ */
+export function routeEntries<O extends Operation>(operations: O[]): (O & RouteEntry)[] {
+  return operations
+    .filter((o) => o.permission !== 'ingest-token' && !(routeKey(o) in EXEMPT_ROUTES))
+    .map((o) => {
+      const described = CALLS.get(routeKey(o));
+      const { call = bareCall(o.path), permission = o.permission as Requirement, ...more } = described ?? {};
+      return { ...o, ...more, permission, call, described: described !== undefined };
+    });
+}
 
 const ADMIN = 'app/(dashboard)/admin/actions.ts';
 const DEAD_LETTERS = 'app/(dashboard)/dead-letters/actions.ts';
@@ -864,12 +734,11 @@ export const EXEMPT_ACTIONS: Record<string, Exempt> = {
   'app/(dashboard)/actions.ts#signOutAction': { why: "ends the caller's own session; the sign-out replay test covers it" },
 };
 
-export const routeKey = (e: { method: string; path: string }) => `${e.method} ${e.path}`;
 export const actionKey = (e: { file: string; name: string }) => `${e.file}#${e.name}`;
 export const actionLabel = (e: ActionEntry) => (e.variant ? `${e.name} (${e.variant})` : e.name);
 
 /** The URL path for a call: the template with its params filled in, plus the query. */
-export function urlPath(e: RouteEntry, spec: CallSpec): string {
+export function urlPath(e: Operation, spec: CallSpec): string {
   const path = e.path.replace(/:(\w+)/g, (_, k: string) => {
     const v = spec.params?.[k];
     if (v === undefined) throw new Error(`${routeKey(e)}: no value for :${k}`);

@@ -9,10 +9,9 @@ import { verifyChain } from '@/lib/audit';
 import { closeDb, db } from '@/lib/db';
 import { QUEUES, closeQueues, producerQueue } from '@/lib/queue';
 import { resetDatabase } from '../support/db';
-import { ROUTES, isMutating, routeKey, urlPath, type CallSpec, type RouteEntry } from './endpoints';
+import { isMutating, routeKey, urlPath, type CallSpec, type RouteEntry } from './endpoints';
+import { ROUTES, type Route } from './registry';
 import { ACTING, seedFixtures, type Fixtures } from './fixtures';
-
-type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
 let fx: Fixtures;
 beforeAll(async () => {
@@ -53,8 +52,8 @@ function caller(e: RouteEntry): Role | undefined {
   }) as Role | undefined;
 }
 
-async function invoke(e: RouteEntry, spec: CallSpec, role: Role, raw?: string) {
-  const handler = (await e.module())[e.method] as Handler;
+async function invoke(e: Route, spec: CallSpec, role: Role, raw?: string) {
+  const handler = e.handler;
   const body = raw ?? (spec.body === undefined || !isMutating(e) ? undefined : JSON.stringify(spec.body));
   const res = await handler(
     new Request(`http://127.0.0.1:3000${urlPath(e, spec)}`, {
