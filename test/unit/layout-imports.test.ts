@@ -1,7 +1,7 @@
 // docs/layout.md's rule: a page never imports from a sibling route; what two routes share lives in
 // components/. A relative import in a page's tree may reach its own folder or an ancestor's, never
 // across. (app/api is outside the rule: /openapi.json re-exports /openapi's handler on purpose.)
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -115,7 +115,7 @@ function libGraph(): Map<string, Map<string, string>> {
     const edges = graph.get(from) ?? graph.set(from, new Map()).get(from)!;
     for (const [, spec] of readFileSync(file, 'utf8').matchAll(SPECIFIER)) {
       const target = spec!.startsWith('@/lib/') ? join(root, spec!.slice(2)) : spec!.startsWith('.') ? resolve(dirname(file), spec!) : null;
-      if (!target || !target.startsWith(lib + sep)) continue;
+      if (!target?.startsWith(lib + sep)) continue;
       const to = libUnit(target);
       if (to !== from && !edges.has(to)) edges.set(to, relative(root, file));
     }
@@ -128,13 +128,7 @@ describe('lib/ layers', () => {
   const rank = (unit: string) => LAYERS.indexOf(LIB_LAYER[unit]!);
 
   it('places every folder and top-level file of lib/ in a layer, and no more', () => {
-    const units = [
-      ...new Set(
-        readdirSync(lib)
-          .filter((e) => statSync(join(lib, e)).isDirectory() || /\.(tsx?|mts|mjs)$/.test(e))
-          .map((e) => libUnit(join(lib, e, statSync(join(lib, e)).isDirectory() ? 'x' : ''))),
-      ),
-    ];
+    const units = [...new Set(sourceFiles(lib).map(libUnit))];
     expect(units.filter((u) => !(u in LIB_LAYER)).sort()).toEqual([]);
     expect(
       Object.keys(LIB_LAYER)
