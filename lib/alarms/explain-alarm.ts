@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { systemClock, type Clock } from '@/lib/clock';
 import { ERROR_CLASSES } from '@/lib/clustering/error-classes';
 import type { Principal } from '@/lib/auth';
-import { findSource } from '@/lib/sources/find-source';
+import { findSource } from '@/lib/model/find-source';
 import { isoTime } from '@/lib/wire';
 import { recentArrivals } from './evaluate-alarms';
 import { AlarmView, listAlarmStates } from './list-alarms';

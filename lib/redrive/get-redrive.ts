@@ -1,7 +1,7 @@
 // Read side of redrive tasks (never mutates): one task with its counts and drift, the list, the
 // approval queue, the per-second series for the rate chart, and "did the redrive work?" per cluster.
 import { z } from 'zod';
-import { SOURCE_KINDS, type SourceKind } from '@/lib/sources/source-kind';
+import { SOURCE_KINDS, type SourceKind } from '@/lib/model/source-kind';
 import { REDRIVE_TASK_STATUSES, RULE_KINDS, type RuleKind } from '@/lib/enums';
 import { isoTime } from '@/lib/wire';
 import { Prisma } from '@/generated/prisma/client';

@@ -1,7 +1,7 @@
 // Start a redrive task (SQS StartMessageMoveTask, safer): the selection is frozen into items in seq
 // order in the same transaction as the task, its audit event and the 409 check, so the preview's
 // count is what the task covers and what arrives later is drift, not included.
-import { SOURCE_KINDS } from '@/lib/sources/source-kind';
+import { SOURCE_KINDS } from '@/lib/model/source-kind';
 import { z } from 'zod';
 import type { RedriveTask } from '@/generated/prisma/client';
 import { db } from '@/lib/db';

@@ -7,7 +7,7 @@ import { DAY, HOUR, MINUTE, systemClock, type Clock } from '@/lib/clock';
 import { DEAD_LETTER_REASONS } from '@/lib/deadletters/record-dead-letters';
 import { computeAgeStats, AGE_BUCKETS } from '@/lib/sla/age-stats';
 import { STATS_MAX_AGE_MS } from '@/lib/sla/sla-board';
-import { findSource } from '@/lib/sources/find-source';
+import { findSource } from '@/lib/model/find-source';
 import { hourlySeries } from '@/lib/clustering/cluster-hours';
 
 export const CHART_RANGES = {

@@ -10,7 +10,7 @@ import { createUser, updateUser } from '@/lib/admin/users';
 import { createIngestToken, createPersonalToken, revokeToken } from '@/lib/admin/tokens';
 import { isConnectorKind } from '@/lib/connectors/types';
 import { createSource } from '@/lib/sources/create-source';
-import { SOURCE_KINDS } from '@/lib/sources/source-kind';
+import { SOURCE_KINDS } from '@/lib/model/source-kind';
 import { updateSourceConnection } from '@/lib/sources/update-connection';
 import { AppError } from '@/lib/errors';
 import { connectionFromForm } from './connection-kinds';

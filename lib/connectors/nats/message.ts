@@ -9,7 +9,7 @@
 // the original one, inside the stream's duplicate window, would make JetStream drop the redrive as a
 // duplicate without a word.
 import type { DeadLetterReason, FailureEntry, NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
-import type { OutgoingRedrive } from '@/lib/redrive/destinations';
+import type { OutgoingRedrive } from '@/lib/model/redrive-destination';
 import { errorTextOf, type ErrorTextMapping } from '../error-text';
 
 /** Headers Triage writes on a redriven message. */

@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import type { ConsumeMessage, Options } from 'amqplib';
 import type { DeadLetterReason, FailureEntry, NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
-import type { OutgoingRedrive } from '@/lib/redrive/destinations';
+import type { OutgoingRedrive } from '@/lib/model/redrive-destination';
 import { errorTextOf, type ErrorTextMapping } from '../error-text';
 
 /** Headers Triage writes on a redriven message. */
