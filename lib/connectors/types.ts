@@ -3,7 +3,7 @@
 // is a redrive destination (run by the redrive engine, lib/redrive/destinations). One folder per
 // broker under lib/connectors/, registered in lib/connectors/index.ts.
 import type { z } from 'zod';
-import type { NewDeadLetter, RecordedDeadLetter } from '@/lib/deadletters/record-dead-letters';
+import type { NewDeadLetter, RecordedDeadLetter } from '@/lib/model/dead-letter';
 import type { RedriveDestination } from '@/lib/model/redrive-destination';
 import type { ConnectorSecret } from './secrets';
 import type { Trap } from './traps';

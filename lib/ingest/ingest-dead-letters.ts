@@ -4,7 +4,7 @@
 import type postgres from 'postgres';
 import { AppError } from '@/lib/errors';
 import { z } from 'zod';
-import { RecordedDeadLetter, recordDeadLetters, type NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
+import { RecordedDeadLetter, recordDeadLetters, type NewDeadLetter } from '@/lib/intake/record-dead-letters';
 import { ingestSql, unavailableIfTransient } from './ingest-sql';
 import { ingestTarget, type IngestTarget } from './ingest-target';
 import { toNewDeadLetter } from './ingest-item';

@@ -10,7 +10,7 @@ import { db } from '@/lib/db';
 import { authorize, sourceScope, type Principal } from '@/lib/auth';
 import { notFound } from '@/lib/errors';
 import { clusterCondition, filterMatches, redriveSelection } from './selection';
-import { lastResumedAt, outcomesAround } from './outcomes';
+import { lastResumedAt, outcomesAround } from '@/lib/intake/redrive-outcomes';
 
 import { ACTIVE_REDRIVE_STATUSES } from '@/lib/enums';
 

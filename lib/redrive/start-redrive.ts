@@ -12,7 +12,7 @@ import { systemClock, type Clock } from '@/lib/clock';
 import { redriveTraps } from '@/lib/connectors/trap-check';
 import { TrapView } from '@/lib/connectors/traps';
 import { ACTIVE_STATUSES } from './get-redrive';
-import { holdDeadLetters } from './dead-letter-status';
+import { holdDeadLetters } from '@/lib/intake/dead-letter-status';
 import { nudgeRedrive } from './nudge';
 import { startedRecently, waitsFor } from './four-eyes';
 import { RAMP_STEP_SECONDS } from './rate-plan';

@@ -11,7 +11,7 @@
 // cannot apply its late result: the message was already handed to another delivery.
 import { UnrecoverableError, type Job } from 'bullmq';
 import { backoffDelay, classifyError, fullJitter } from '@/lib/broker';
-import { MAX_ERROR_MESSAGE_CHARS, type DeadLetterReason, type FailureEntry } from '@/lib/deadletters/record-dead-letters';
+import { MAX_ERROR_MESSAGE_CHARS, type DeadLetterReason, type FailureEntry } from '@/lib/model/dead-letter';
 import { env } from '@/lib/env';
 import { producerQueue, QUEUES } from '@/lib/queue';
 import { CATALOG } from '@/lib/queue/catalog';

@@ -7,7 +7,7 @@ import { ROLES, scopeFor, SYSTEM, type Role } from '@/lib/auth';
 import { createUser, updateUser } from '@/lib/admin/users';
 import { append, SYSTEM_ACTOR } from '@/lib/audit';
 import { closeDb, db } from '@/lib/db';
-import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { env } from '@/lib/env';
 import { DEMO_PASSWORD } from '../../prisma/seed';
 import { ACTIONS, EXEMPT_ACTIONS, ROUTES, actionKey, actionLabel, isMutating, routeKey, urlPath, type RouteEntry } from '../security/endpoints';

@@ -8,7 +8,7 @@ import { rateWindowMs, recentArrivals } from '@/lib/alarms/evaluate-alarms';
 import { RULES } from '@/lib/alarms/rules';
 import { MINUTE, SECOND } from '@/lib/clock';
 import { closeDb, pg } from '@/lib/db';
-import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { closeQueues } from '@/lib/queue';
 import { resetDatabase } from '../support/db';
 import { deadLetter, demoWorld } from './sla-fixtures';

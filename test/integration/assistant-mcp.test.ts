@@ -16,7 +16,7 @@ import { auditEventViews } from '@/lib/audit/present';
 import { exportAuditEvents } from '@/lib/audit/export';
 import { verifyChain } from '@/lib/audit';
 import { closeDb, db } from '@/lib/db';
-import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { revealPayload } from '@/lib/deadletters/reveal-payload';
 import { closeQueues } from '@/lib/queue';
 import { drainBacklog } from '@/lib/search';

@@ -16,7 +16,7 @@ import { SYSTEM } from '@/lib/auth';
 import { DAY, MINUTE, manualClock } from '@/lib/clock';
 import { closeDb, db } from '@/lib/db';
 import { closeDeadLetters } from '@/lib/deadletters/close-dead-letters';
-import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { closeIngestSql } from '@/lib/ingest/ingest-sql';
 import { toDeadLetter } from '@/lib/connectors/rabbitmq/message';
 import { closeQueues, producerQueue, queuePrefix, QUEUES } from '@/lib/queue';

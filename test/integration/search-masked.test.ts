@@ -5,7 +5,7 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { closeDb, db } from '@/lib/db';
 import { closeIngestSql } from '@/lib/ingest/ingest-sql';
-import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { GET as getList } from '@/app/api/v1/dead-letters/route';
 import { POST as postSearchReveal } from '@/app/api/v1/dead-letters/search-reveal/route';
 import { GET as getExport, POST as postExport } from '@/app/api/v1/dead-letters/export/route';
