@@ -1,7 +1,10 @@
 // Request-body helpers for route handlers: content type checked, size bounded, clear errors.
 import { AppError } from './errors';
-import { readCapped } from './ingest/read-body';
+import { readCapped } from './read-body';
 import { assertStorableText } from './text-input';
+
+/** A command's body ({ reason? }: pause, resume, cancel, approve): optional (an empty POST is fine), small. */
+export const COMMAND_MAX_BYTES = 16 << 10;
 
 /**
  * The JSON body, at most `maxBytes`: read as a stream and refused (413) as soon as it passes the

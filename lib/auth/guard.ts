@@ -10,7 +10,7 @@ import { assertStorableText } from '@/lib/text-input';
 import { log } from '@/lib/log';
 import { markWrite } from '@/lib/db/replica';
 import { issueList } from '@/lib/zod-issues';
-import { assertAssistantAllowed } from '@/lib/assistant/access';
+import { assertAssistantAllowed } from './assistant-access';
 import { actorFromPersonalToken, actorFromSession, authorize, unauthorized, type Actor } from './actor';
 import { auth } from './next-auth';
 import type { Permission } from './permissions';

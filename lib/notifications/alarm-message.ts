@@ -1,6 +1,6 @@
 // The Slack-compatible body of an alarm notification: `text` for any receiver (and Slack's
 // notification preview), `blocks` for Slack's richer layout.
-import { formatDuration } from '@/lib/sla/duration';
+import { formatDuration } from '@/lib/duration';
 import type { AlarmKind, AlarmLevel } from '@/lib/alarms/rules';
 
 export interface AlarmTransition {

@@ -18,7 +18,7 @@ import { CATALOG } from '@/lib/queue/catalog';
 import { createQueueWorker } from '@/lib/queue/worker';
 import { redisConnection, type RedisClient } from '@/lib/redis';
 import { DeadLetterSweeper, type ParkEvidence } from './dead-letter-sweeper';
-import { toReceivedMessage, type ReceivedMessage } from './envelope';
+import { toReceivedMessage, type ReceivedMessage } from '@/lib/queue/envelope';
 import { addFailure, countedDeliveries, describeError, firstFailedAt, lastFailure, readHistory, TIMEOUT_FAILURE, type Failure } from './failure-history';
 import { cachedPolicy, sourcePolicy, type RuntimePolicy } from './policy';
 

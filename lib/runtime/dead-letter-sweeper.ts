@@ -13,7 +13,7 @@ import { writeBudget, type WriteBudget } from '@/lib/admission';
 import { stallGuard } from '@/lib/db/stall-guard';
 import { log } from '@/lib/log';
 import { recordRedriveOutcome, type RedriveOutcome } from '@/lib/intake/redrive-outcomes';
-import { decodeBody, envelopeSchema } from './envelope';
+import { decodeBody, envelopeSchema } from '@/lib/queue/envelope';
 import { QUARANTINE_SET } from './quarantine';
 
 /** What the consumer knew when it parked a message, carried as the failed job's failedReason. */

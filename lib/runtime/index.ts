@@ -3,6 +3,6 @@
 // redriven message's outcome to it (lib/redrive/outcomes).
 export { consume, type Consumer, type ConsumeOptions, type MessageHandler } from './consume';
 export { runConsumers, type ConsumerHost, type HandlerRegistry, type SourceHandler } from './consumer-host';
-export { TRIAGE_HEADERS, jobIdFor, type ReceivedMessage } from './envelope';
+export { TRIAGE_HEADERS, jobIdFor, type ReceivedMessage } from '@/lib/queue/envelope';
 export { sourcePolicy, type RuntimePolicy } from './policy';
 export { redriveToSource, send, sendMany, type OutgoingMessage, type RedriveMessage, type RedriveSent, type SendOptions } from './send';

@@ -8,7 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as approveRoute from '@/app/api/v1/redrives/[id]/approve/route';
 import * as deadLetterRoute from '@/app/api/v1/dead-letters/[id]/route';
-import { setAssistantRoles } from '@/lib/assistant/access';
+import { setAssistantRoles } from '@/lib/auth/assistant-access';
 import { ASSISTANT_TOOLS } from '@/lib/assistant/tools';
 import { RUNBOOK_URI } from '@/lib/assistant/runbook';
 import { ROLES, SYSTEM } from '@/lib/auth';

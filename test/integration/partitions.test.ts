@@ -31,7 +31,7 @@ import {
 } from '@/lib/retention/partitions';
 import { sweepExpired } from '@/lib/retention/sweep-expired';
 import { DeadLetterSweeper } from '@/lib/runtime/dead-letter-sweeper';
-import { encodeBody, jobIdFor, type Envelope } from '@/lib/runtime/envelope';
+import { encodeBody, jobIdFor, type Envelope } from '@/lib/queue/envelope';
 import { getSlaBoard } from '@/lib/sla/sla-board';
 import { computeAgeStats } from '@/lib/sla/age-stats';
 import { POST as postBatch } from '@/app/api/v1/sources/[source]/dead-letters/route';

@@ -12,7 +12,7 @@ import { GET as getExport, POST as postExport } from '@/app/api/v1/dead-letters/
 import { drainBacklog } from '@/lib/search';
 import { POST as postReveal } from '@/app/api/v1/dead-letters/[id]/reveal/route';
 import { createPersonalToken } from '@/lib/admin/tokens';
-import { setAssistantRoles } from '@/lib/assistant/access';
+import { setAssistantRoles } from '@/lib/auth/assistant-access';
 import { SYSTEM } from '@/lib/auth';
 import { resetDatabase } from '../support/db';
 import { ctx, getRequest, jsonRequest, world, type Who, type World } from './deadletters-world';

@@ -4,7 +4,7 @@ import { revalidatePath } from 'next/cache';
 import { z } from 'zod';
 import { action, form, type ActionContext, type ActionReply } from '@/lib/auth/action';
 import { ROLES, type Role } from '@/lib/auth/permissions';
-import { setAssistantRoles } from '@/lib/assistant/access';
+import { setAssistantRoles } from '@/lib/auth/assistant-access';
 import { createTeam } from '@/lib/admin/teams';
 import { createUser, updateUser } from '@/lib/admin/users';
 import { createIngestToken, createPersonalToken, revokeToken } from '@/lib/admin/tokens';
