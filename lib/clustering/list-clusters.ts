@@ -11,10 +11,10 @@ import { AppError } from '@/lib/errors';
 import { isoTime } from '@/lib/wire';
 import { maskErrorText } from '@/lib/masking';
 import { likePattern } from '@/lib/deadletters/query';
-import { OWNER_FILTERS, OWNERSHIP_STATUSES, type OwnershipStatus } from '@/lib/ownership/statuses';
-import { ClusterVerdict, clusterVerdict } from '@/lib/alarms/cluster-verdict';
+import { OWNER_FILTERS, OWNERSHIP_STATUSES, type OwnershipStatus } from '@/lib/model/ownership-statuses';
+import { ClusterVerdict, clusterVerdict } from './cluster-verdict';
 import { clusterScope } from './cluster-scope';
-import { ERROR_CLASSES, type ErrorClass } from './error-classes';
+import { ERROR_CLASSES, type ErrorClass } from '@/lib/model/error-classes';
 import { hourlySeries, ratePerHour } from './cluster-hours';
 
 // A query string says "a,b" or repeats the key; JSON says ["a", "b"] or "a".

@@ -5,8 +5,8 @@
 // recent (lib/alarms/cluster-verdict.ts), or their source's alarms say outage (lib/alarms/rules.ts).
 import { z } from 'zod';
 import type { Tx } from '@/lib/db';
-import { ClusterVerdict, clusterVerdict, outageQuietMs } from '@/lib/alarms/cluster-verdict';
-import { ERROR_CLASSES, type ErrorClass } from '@/lib/clustering/error-classes';
+import { ClusterVerdict, clusterVerdict, outageQuietMs } from '@/lib/clustering/cluster-verdict';
+import { ERROR_CLASSES, type ErrorClass } from '@/lib/model/error-classes';
 import { isoTime } from '@/lib/wire';
 import type { ResolvedSelection } from './selection';
 

@@ -5,7 +5,7 @@
 // put window edges inside seconds.
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { rateWindowMs, recentArrivals } from '@/lib/alarms/evaluate-alarms';
-import { RULES } from '@/lib/alarms/rules';
+import { RULES } from '@/lib/model/alarm-rules';
 import { MINUTE, SECOND } from '@/lib/clock';
 import { closeDb, pg } from '@/lib/db';
 import { recordDeadLetters } from '@/lib/intake/record-dead-letters';

@@ -4,7 +4,7 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
 import { listAlarmStates } from '@/lib/alarms/list-alarms';
-import { HINTS } from '@/lib/alarms/rules';
+import { HINTS } from '@/lib/model/alarm-rules';
 import { DAY, HOUR, MINUTE, SECOND, manualClock } from '@/lib/clock';
 import { closeDb, db } from '@/lib/db';
 import { recordDeadLetters } from '@/lib/intake/record-dead-letters';

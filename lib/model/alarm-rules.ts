@@ -7,7 +7,7 @@ import { MINUTE, HOUR } from '@/lib/clock';
 import { formatDuration } from '@/lib/duration';
 
 import type { ALARM_KINDS, ALARM_LEVELS } from '@/lib/enums';
-import type { ErrorClass } from '@/lib/clustering/error-classes';
+import type { ErrorClass } from '@/lib/model/error-classes';
 
 export type AlarmKind = (typeof ALARM_KINDS)[number];
 export type AlarmLevel = (typeof ALARM_LEVELS)[number];
