@@ -1,4 +1,4 @@
-// Poison or outage from what the errors say (lib/clustering/error-classes.ts): every entry of every
+// Poison or outage from what the errors say (lib/model/error-classes.ts): every entry of every
 // runtime's table has examples written in that runtime's own words, each classified by that entry.
 import { describe, expect, it } from 'vitest';
 import { classifyError, httpStatuses, matchesType, typeName, type ErrorToClassify } from '@/lib/clustering/classify-error';
