@@ -5,7 +5,7 @@ import { redirect } from 'next/navigation';
 import { z, ZodError } from 'zod';
 import { AppError, forbidden } from '@/lib/errors';
 import { env } from '@/lib/env';
-import { readJsonBody } from '@/lib/http';
+import { readJsonBody } from '@/lib/request-body';
 import { assertStorableText } from '@/lib/text-input';
 import { log } from '@/lib/log';
 import { markWrite } from '@/lib/db/replica';

@@ -8,7 +8,7 @@ import { RecordedDeadLetter, recordDeadLetters, type NewDeadLetter } from '@/lib
 import { ingestSql, unavailableIfTransient } from './ingest-sql';
 import { ingestTarget, type IngestTarget } from './ingest-target';
 import { toNewDeadLetter } from './ingest-item';
-import { readCapped, readLines } from '@/lib/read-body';
+import { readCapped, readLines } from '@/lib/request-body';
 import { TRIAGE_HEADERS } from '@/lib/queue/envelope';
 import { writeBudget, type WriteBudget } from '@/lib/admission';
 import { env } from '@/lib/env';

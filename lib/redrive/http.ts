@@ -1,7 +1,7 @@
 // HTTP shapes of the redrive routes: the preview's query string, the cap of command bodies (which may be empty).
 import { z } from 'zod';
 import { AppError } from '@/lib/errors';
-import { COMMAND_MAX_BYTES } from '@/lib/http';
+import { COMMAND_MAX_BYTES } from '@/lib/request-body';
 import { redriveCommandInput } from './control-redrive';
 import { RedriveTaskDetail } from './get-redrive';
 import type { RedriveSelectionInput } from './selection';
