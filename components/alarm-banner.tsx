@@ -2,7 +2,7 @@
 // runbook's first step. Drop it on any page about one source: <AlarmBanner actor={…} sourceId={…} />.
 import type { Principal } from '@/lib/auth';
 import { listAlarmStates } from '@/lib/alarms/list-alarms';
-import { formatDuration } from '@/lib/sla/duration';
+import { formatDuration } from '@/lib/duration';
 import styles from './alarm-banner.module.css';
 
 export async function AlarmBanner({ actor, sourceId }: { actor: Principal; sourceId: string }) {

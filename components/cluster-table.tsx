@@ -8,7 +8,7 @@ import { OwnershipCell } from './ownership-cell';
 
 const n = (v: number) => v.toLocaleString('en');
 
-/** Poison or outage, as the alarms say it (lib/alarms/cluster-verdict.ts). */
+/** Poison or outage, as the alarms say it (lib/clustering/cluster-verdict.ts). */
 const VERDICT: Record<ClusterSummary['verdict'], { tone: string; title: string }> = {
   outage: { tone: 'bad', title: 'transient errors that still arrive: check the downstream; do not redrive while they keep arriving' },
   'outage, errors stopped': { tone: 'warn', title: 'transient errors that stopped arriving: redrive once the downstream is confirmed healthy, rate-limited' },

@@ -2,7 +2,7 @@
 // dead-letter filters (status, reason, search, sort) wherever a page offers them.
 import type { ReactNode } from 'react';
 import { DEAD_LETTER_STATUSES } from '@/lib/deadletters/filters';
-import { DEAD_LETTER_REASONS } from '@/lib/deadletters/record-dead-letters';
+import { DEAD_LETTER_REASONS } from '@/lib/intake/record-dead-letters';
 import styles from './filter-fields.module.css';
 
 export function FilterForm({ testId, className, children }: { testId?: string; className?: string; children: ReactNode }) {

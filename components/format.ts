@@ -1,5 +1,5 @@
 // Small display helpers of the pages: ages, sizes, UTC times, dead-letter status badges.
-import { formatDuration } from '@/lib/sla/duration';
+import { formatDuration } from '@/lib/duration';
 
 /** How long ago `iso` was, in the one duration format of every page ("59 s", "1 min", "1 h 5 min", "2 d 3 h"). */
 export function age(iso: string, now = Date.now()): string {

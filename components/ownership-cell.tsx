@@ -1,6 +1,6 @@
 // A cluster row's ownership in the inbox and /clusters: status, assignee, hold end, regression.
 import type { ClusterSummary } from '@/lib/clustering/list-clusters';
-import { STATUS_LABEL } from '@/lib/ownership/statuses';
+import { STATUS_LABEL } from '@/lib/model/ownership-statuses';
 
 export function OwnershipCell({ ownership }: { ownership: ClusterSummary['ownership'] }) {
   return (

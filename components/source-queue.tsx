@@ -2,7 +2,7 @@
 // what is in flight, who consumes, how old the oldest is, and whether the figures are stale. Read
 // from the stored reading (lib/connectors/source-queue.ts), never from the broker.
 import type { SourceQueueView } from '@/lib/connectors/source-queue-view';
-import { formatDuration } from '@/lib/sla/duration';
+import { formatDuration } from '@/lib/duration';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 

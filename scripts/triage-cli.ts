@@ -12,7 +12,7 @@ import { createIngestToken, createPersonalToken } from '@/lib/admin/tokens';
 import { createSource, redactedSecret } from '@/lib/sources/create-source';
 import { setImportPaused } from '@/lib/connectors/pause-import';
 import { updateSourcePolicy, type PolicyInput } from '@/lib/sources/update-policy';
-import { formatDuration, parseDuration } from '@/lib/sla/duration';
+import { formatDuration, parseDuration } from '@/lib/duration';
 import { readFileSync } from 'node:fs';
 import { editDeadLetter, previewTransform, startTransform } from '@/lib/redrive/edit';
 import { getRedriveTask, listRedriveTasks, startRedrive, type RedriveSelectionInput, type RedriveTaskView } from '@/lib/redrive';
@@ -25,7 +25,7 @@ import { REDRIVE_TASK_STATUSES } from '@/lib/enums';
 import { createRedriveRule, deleteRedriveRule, listRedriveRules, updateRedriveRule, type RedriveRuleView, type RuleKind } from '@/lib/redrive-rules';
 import { createView, deleteView, listViews, updateView, type SavedViewView } from '@/lib/views';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { assistantActor, setAssistantRoles } from '@/lib/assistant/access';
+import { assistantActor, setAssistantRoles } from '@/lib/auth/assistant-access';
 import { createAssistantServer } from '@/lib/assistant/server';
 import { addClusterNote, getOwnership, updateOwnership, type Ownership, type OwnershipInput } from '@/lib/ownership/ownership';
 

@@ -2,7 +2,7 @@
 // Open dead letters and the oldest one's age over time: a backlog that ages without shrinking is
 // the SLA breach coming. The age is in seconds and written as every page writes ages.
 import { CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { formatDuration } from '@/lib/sla/duration';
+import { formatDuration } from '@/lib/duration';
 import { SERIES_COLORS, ageTicks, utcTick } from './chart-format';
 
 export function DepthAgeChart({ data, withDate }: { data: { t: string; open: number | null; oldestAgeSeconds: number | null }[]; withDate: boolean }) {

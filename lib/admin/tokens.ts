@@ -6,7 +6,7 @@ import { newToken, TOKEN_SCOPES, type TokenScope } from '@/lib/auth/tokens';
 import { AppError } from '@/lib/errors';
 import { connectorFedSource } from '@/lib/ingest/ingest-target';
 import { isConnectorKind } from '@/lib/connectors/types';
-import { findSource } from '@/lib/sources/find-source';
+import { findSource } from '@/lib/model/find-source';
 
 /** Create an ingest token for a source; the token is returned once and only its hash is kept. */
 export async function createIngestToken(actor: Principal, sourceName: string, name?: string) {

@@ -8,7 +8,7 @@ import { maskText } from '@/lib/masking';
 import { systemClock, type Clock } from '@/lib/clock';
 import { refreshAgeStats, type AgeStats } from '@/lib/sla/age-stats';
 import { DEAD_LETTER_STATUSES } from '@/lib/enums';
-import type { ErrorClass } from '@/lib/clustering/error-classes';
+import type { ErrorClass } from '@/lib/model/error-classes';
 import { alarmMessage, type AlarmTransition } from '@/lib/notifications/alarm-message';
 import { isConnectorKind } from '@/lib/connectors/types';
 import { staleness } from '@/lib/connectors/source-queue-view';
@@ -32,7 +32,7 @@ import {
   type AlarmLevel,
   type RecentArrivals,
   type SourceObservation,
-} from './rules';
+} from '@/lib/model/alarm-rules';
 
 // Serialises evaluations: two workers (or a worker and a test) never both move the same alarm.
 const ALARMS_LOCK_KEY = 7_201_000_007;

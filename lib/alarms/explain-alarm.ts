@@ -5,13 +5,13 @@
 // between two tables and changes no figure.
 import { z } from 'zod';
 import { systemClock, type Clock } from '@/lib/clock';
-import { ERROR_CLASSES } from '@/lib/clustering/error-classes';
+import { ERROR_CLASSES } from '@/lib/model/error-classes';
 import type { Principal } from '@/lib/auth';
-import { findSource } from '@/lib/sources/find-source';
+import { findSource } from '@/lib/model/find-source';
 import { isoTime } from '@/lib/wire';
 import { recentArrivals } from './evaluate-alarms';
 import { AlarmView, listAlarmStates } from './list-alarms';
-import { classify, HINTS, keptLabel, type AlarmLabel } from './rules';
+import { classify, HINTS, keptLabel, type AlarmLabel } from '@/lib/model/alarm-rules';
 
 export const EXPLANATION_BASES = ['arrivals of the last hour', 'kept from the rate alarm', 'nothing arrived'] as const;
 

@@ -4,8 +4,8 @@ import { db } from '@/lib/db';
 import { ALARM_KINDS, ALARM_LEVELS } from '@/lib/enums';
 import { dateTime } from '@/lib/wire';
 import { sourceScope, type Principal } from '@/lib/auth';
-import { findSource } from '@/lib/sources/find-source';
-import { HINTS, type AlarmLabel } from './rules';
+import { findSource } from '@/lib/model/find-source';
+import { HINTS, type AlarmLabel } from '@/lib/model/alarm-rules';
 
 const LEVEL_ORDER = { ALARM: 0, PENDING: 1, OK: 2 } as const;
 

@@ -1,7 +1,7 @@
 // The on-call runbook an assistant reads (an MCP resource), and the "triage this alarm" prompt that
-// walks it with the tools. The verdicts' advice is the alarms' own (HINTS in lib/alarms/rules.ts),
+// walks it with the tools. The verdicts' advice is the alarms' own (HINTS in lib/model/alarm-rules.ts),
 // so the assistant says what the alarm banner and the webhooks say.
-import { HINTS } from '@/lib/alarms/rules';
+import { HINTS } from '@/lib/model/alarm-rules';
 
 export const RUNBOOK_URI = 'triage://runbook';
 

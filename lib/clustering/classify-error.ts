@@ -3,7 +3,7 @@
 // error says); then an HTTP status the message reports; then the words of the message, transient
 // ones first (a gateway's "503 Service Unavailable" page parsed as JSON is still an outage); then the
 // broker's reason. Nothing matched: unknown. Decided once, at write time, for every reader.
-import { ERROR_RULES, HTTP_PERMANENT_STATUS, HTTP_TRANSIENT_STATUS, REASON_CLASSES, type ErrorClass, type ErrorRule } from './error-classes';
+import { ERROR_RULES, HTTP_PERMANENT_STATUS, HTTP_TRANSIENT_STATUS, REASON_CLASSES, type ErrorClass, type ErrorRule } from '@/lib/model/error-classes';
 
 export interface ClassifiedError {
   class: ErrorClass;

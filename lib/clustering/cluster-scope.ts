@@ -7,7 +7,7 @@ import { sourceScope, type Permission, type Principal } from '@/lib/auth';
 import { pg } from '@/lib/db';
 import { visibleSources, type VisibleSource } from '@/lib/deadletters/query';
 import { notFound } from '@/lib/errors';
-import type { ErrorClass } from './error-classes';
+import type { ErrorClass } from '@/lib/model/error-classes';
 
 export interface ClusterScope {
   sources: VisibleSource[];

@@ -8,9 +8,9 @@ import { headSql, maskedHead, maskErrorText } from '@/lib/masking';
 import { z } from 'zod';
 import { DEAD_LETTER_STATUSES, type DeadLetterStatus } from '@/lib/enums';
 import { isoTime } from '@/lib/wire';
-import { ClusterVerdict, clusterVerdict } from '@/lib/alarms/cluster-verdict';
+import { ClusterVerdict, clusterVerdict } from './cluster-verdict';
 import { clusterScope, findCluster } from './cluster-scope';
-import { ERROR_CLASSES } from './error-classes';
+import { ERROR_CLASSES } from '@/lib/model/error-classes';
 import { HourlySeries, hourlySeries, ratePerHour } from './cluster-hours';
 import { ClusterSource, SPARKLINE_HOURS } from './list-clusters';
 

@@ -4,4 +4,4 @@ export { topInAppFrame, type StackFrame } from './stack-frame';
 export { TemplateMerger, type MergedCluster, type TemplateEntry, type TemplateMergerOptions } from './template-merger';
 export { clusterBatch, type ClusterBatchOptions } from './cluster-batch';
 export { classifyError, type ClassifiedError, type ErrorToClassify } from './classify-error';
-export { ERROR_CLASSES, type ErrorClass } from './error-classes';
+export { ERROR_CLASSES, type ErrorClass } from '@/lib/model/error-classes';

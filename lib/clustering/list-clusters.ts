@@ -12,10 +12,10 @@ import { isoTime } from '@/lib/wire';
 import { maskErrorText } from '@/lib/masking';
 import { errorTypeFilter } from '@/lib/deadletters/filters';
 import { likePattern } from '@/lib/deadletters/query';
-import { OWNER_FILTERS, OWNERSHIP_STATUSES, type OwnershipStatus } from '@/lib/ownership/statuses';
-import { ClusterVerdict, clusterVerdict } from '@/lib/alarms/cluster-verdict';
+import { OWNER_FILTERS, OWNERSHIP_STATUSES, type OwnershipStatus } from '@/lib/model/ownership-statuses';
+import { ClusterVerdict, clusterVerdict } from './cluster-verdict';
 import { clusterScope } from './cluster-scope';
-import { ERROR_CLASSES, type ErrorClass } from './error-classes';
+import { ERROR_CLASSES, type ErrorClass } from '@/lib/model/error-classes';
 import { hourlySeries, ratePerHour } from './cluster-hours';
 
 // A query string says "a,b" or repeats the key; JSON says ["a", "b"] or "a".

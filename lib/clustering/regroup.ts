@@ -12,7 +12,7 @@ import { append } from '@/lib/audit';
 import { auditActor, authorize, isSystem, type Principal } from '@/lib/auth';
 import { db, type Tx } from '@/lib/db';
 import { reasonSchema } from '@/lib/deadletters/decide';
-import { findSource } from '@/lib/sources/find-source';
+import { findSource } from '@/lib/model/find-source';
 import { prismaQuery } from './absorb-clusters';
 import { fingerprint } from './fingerprint';
 import { applyGrouping, groupingOf, hasPayloadRule, type RuledFingerprint } from './grouping-rules';

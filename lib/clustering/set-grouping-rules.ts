@@ -8,7 +8,7 @@ import { append } from '@/lib/audit';
 import { auditActor, authorize, type Principal } from '@/lib/auth';
 import { db } from '@/lib/db';
 import { reasonSchema } from '@/lib/deadletters/decide';
-import { findSource } from '@/lib/sources/find-source';
+import { findSource } from '@/lib/model/find-source';
 import { groupingOf, groupingRulesSchema } from './grouping-rules';
 
 export const setGroupingRulesInput = z

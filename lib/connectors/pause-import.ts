@@ -6,8 +6,8 @@ import { db } from '@/lib/db';
 import { append } from '@/lib/audit';
 import { auditActor, authorize, type Principal } from '@/lib/auth';
 import { unprocessable } from '@/lib/errors';
-import { COMMAND_MAX_BYTES } from '@/lib/redrive/http';
-import { findSource } from '@/lib/sources/find-source';
+import { COMMAND_MAX_BYTES } from '@/lib/request-body';
+import { findSource } from '@/lib/model/find-source';
 import { isConnectorKind } from './types';
 
 /** The body of POST …/import/pause and …/resume. */

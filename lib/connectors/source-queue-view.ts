@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { db } from '@/lib/db';
 import { MINUTE, systemClock } from '@/lib/clock';
-import { noConsumerSeen } from '@/lib/alarms/rules';
+import { noConsumerSeen } from '@/lib/model/alarm-rules';
 import { dateTime } from '@/lib/wire';
 
 /** A reading not refreshed for this long is stale (the maintenance worker is behind or down). */

@@ -11,7 +11,7 @@ import postgres from 'postgres';
 import { sessionTimeouts, pg } from '@/lib/db';
 import { ReplaceablePool, stallGuard } from '@/lib/db/stall-guard';
 import { writeBudget, type WriteBudget } from '@/lib/admission';
-import { recordDeadLetters, type NewDeadLetter, type RecordedDeadLetter, type SourcePolicy } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters, type NewDeadLetter, type RecordedDeadLetter, type SourcePolicy } from '@/lib/intake/record-dead-letters';
 import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 import { log } from '@/lib/log';

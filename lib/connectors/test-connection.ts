@@ -4,10 +4,10 @@
 // the answer: errors pass through scrubSecrets. A read of the broker, so nothing is audited.
 import { z } from 'zod';
 import { authorize, type Principal } from '@/lib/auth';
-import { SOURCE_KINDS } from '@/lib/sources/source-kind';
+import { SOURCE_KINDS } from '@/lib/model/source-kind';
 import { dateTime } from '@/lib/wire';
 import { AppError, unprocessable } from '@/lib/errors';
-import { findSource } from '@/lib/sources/find-source';
+import { findSource } from '@/lib/model/find-source';
 import { connectorSourceOf } from './index';
 import { scrubSecrets } from './secrets';
 import { TrapView } from './traps';

@@ -3,7 +3,7 @@
 // costs the page at most that, and says "could not check" instead of failing the page.
 import type { Principal } from '@/lib/auth';
 import { AppError } from '@/lib/errors';
-import { findSource } from '@/lib/sources/find-source';
+import { findSource } from '@/lib/model/find-source';
 import { connectorSourceOf } from './index';
 import { sqsConfigSchema } from './sqs/config';
 import { sqsRedriveTraps } from './sqs/traps';

@@ -4,7 +4,7 @@
 // reference texts (seed 000 "Pitfalls", seed 004 §5 and §11): what goes wrong, then what to change,
 // naming the setting as the broker names it.
 import { z } from 'zod';
-import { formatDuration } from '@/lib/sla/duration';
+import { formatDuration } from '@/lib/duration';
 
 export const TRAP_CODES = [
   'receive_limit_one',

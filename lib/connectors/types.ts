@@ -3,17 +3,15 @@
 // is a redrive destination (run by the redrive engine, lib/redrive/destinations). One folder per
 // broker under lib/connectors/, registered in lib/connectors/index.ts.
 import type { z } from 'zod';
-import type { NewDeadLetter, RecordedDeadLetter } from '@/lib/deadletters/record-dead-letters';
-import type { RedriveDestination } from '@/lib/redrive/destinations';
+import type { NewDeadLetter, RecordedDeadLetter } from '@/lib/model/dead-letter';
+import type { RedriveDestination } from '@/lib/model/redrive-destination';
 import type { ConnectorSecret } from './secrets';
 import type { Trap } from './traps';
 
-export const CONNECTOR_KINDS = ['rabbitmq', 'bullmq', 'sqs', 'nats', 'sidekiq', 'azure_queue'] as const;
-export type ConnectorKind = (typeof CONNECTOR_KINDS)[number];
+import type { ConnectorKind } from '@/lib/model/source-kind';
 
-export function isConnectorKind(kind: string): kind is ConnectorKind {
-  return (CONNECTOR_KINDS as readonly string[]).includes(kind);
-}
+// The kinds are part of the model (a source's kind), so that what sits below the connectors can name them.
+export { CONNECTOR_KINDS, isConnectorKind, type ConnectorKind } from '@/lib/model/source-kind';
 
 /** A connector source as a connector sees it: its settings parsed, its secrets decrypted. */
 export interface ConnectorSource<Config, Secret extends ConnectorSecret = ConnectorSecret> {

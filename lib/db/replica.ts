@@ -26,7 +26,6 @@
 // replica connection closes (the replica stopped or restarted).
 import { Counter, Gauge, Registry } from 'prom-client';
 import type postgres from 'postgres';
-import type { Principal } from '@/lib/auth';
 import { pg, replicaPg } from '@/lib/db';
 import { env } from '@/lib/env';
 import { log } from '@/lib/log';
@@ -230,6 +229,9 @@ export function retriedOnPrimary<A extends unknown[], R>(read: (...args: A) => P
     }
   };
 }
+
+/** Who reads, as far as routing cares: a person (their own writes) or the system. A lib/auth Principal is one. */
+type Principal = { userId: string } | { system: true };
 
 const writeKey = (userId: string) => `${env().QUEUE_PREFIX}:db-wrote:${userId}`;
 

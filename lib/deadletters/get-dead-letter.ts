@@ -7,7 +7,7 @@ import { notFound } from '@/lib/errors';
 import { z } from 'zod';
 import { ACTIVE_REDRIVE_STATUSES, DEAD_LETTER_REASONS, DEAD_LETTER_STATUSES, type DeadLetterStatus } from '@/lib/enums';
 import { isoTime } from '@/lib/wire';
-import { FailureEntry } from './record-dead-letters';
+import { FailureEntry } from '@/lib/model/dead-letter';
 import { DeadLetterHistory, deadLetterHistory, droppedByRetention, getDeadLetterTombstone } from './get-tombstone';
 import { maskDeadLetterText, maskErrorText, maskStoredPayload, sensitivePathsOf, verdictMasked, type MaskedPayload, type PayloadPolicy } from '@/lib/masking';
 

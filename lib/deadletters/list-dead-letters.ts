@@ -12,7 +12,7 @@ import { payloadText } from '@/lib/search';
 import { decodeCursor, deadLetterFilters, encodeCursor, type Cursor, type DeadLetterFiltersInput, type DeadLetterStatus } from './filters';
 import { planQuery, selectPage, whereAll } from './query';
 import { requireSearchReveal } from './reveal-payload';
-import type { DeadLetterReason } from './record-dead-letters';
+import type { DeadLetterReason } from '@/lib/model/dead-letter';
 
 /** How much of an error message the list carries (a row opens to show it; the dead letter has it whole). */
 export const LIST_ERROR_CHARS = 500;

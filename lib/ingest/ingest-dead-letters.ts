@@ -4,12 +4,12 @@
 import type postgres from 'postgres';
 import { AppError } from '@/lib/errors';
 import { z } from 'zod';
-import { RecordedDeadLetter, recordDeadLetters, type NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
+import { RecordedDeadLetter, recordDeadLetters, type NewDeadLetter } from '@/lib/intake/record-dead-letters';
 import { ingestSql, unavailableIfTransient } from './ingest-sql';
 import { ingestTarget, type IngestTarget } from './ingest-target';
 import { toNewDeadLetter } from './ingest-item';
-import { readCapped, readLines } from './read-body';
-import { TRIAGE_HEADERS } from '@/lib/runtime/envelope';
+import { readCapped, readLines } from '@/lib/request-body';
+import { TRIAGE_HEADERS } from '@/lib/queue/envelope';
 import { writeBudget, type WriteBudget } from '@/lib/admission';
 import { env } from '@/lib/env';
 

@@ -3,7 +3,7 @@
 // and field, so a forwarder can fix the one bad message in a batch of thousands.
 import { z } from 'zod';
 import { AppError } from '@/lib/errors';
-import { DEAD_LETTER_REASONS, type NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
+import { DEAD_LETTER_REASONS, type NewDeadLetter } from '@/lib/model/dead-letter';
 
 const INT32_MAX = 2_147_483_647;
 const INT64_MAX = 9_223_372_036_854_775_807n;

@@ -1,4 +1,4 @@
-// The masking verdict of a dead letter, decided once at write time (lib/deadletters/record-dead-letters.ts)
+// The masking verdict of a dead letter, decided once at write time (lib/intake/record-dead-letters.ts)
 // and recomputed when its source's sensitive paths change (./recompute-verdicts.ts): whether its payload,
 // and whether its headers or error text, hold anything a role without payload.reveal may not see.
 // Search, lists, the API, exports and the viewer read the stored verdict, so they agree.

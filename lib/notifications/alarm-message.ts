@@ -1,7 +1,7 @@
 // The Slack-compatible body of an alarm notification: `text` for any receiver (and Slack's
 // notification preview), `blocks` for Slack's richer layout.
-import { formatDuration } from '@/lib/sla/duration';
-import type { AlarmKind, AlarmLevel } from '@/lib/alarms/rules';
+import { formatDuration } from '@/lib/duration';
+import type { AlarmKind, AlarmLevel } from '@/lib/model/alarm-rules';
 
 export interface AlarmTransition {
   sourceId: string;

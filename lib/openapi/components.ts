@@ -11,7 +11,7 @@ import { selectionSchema } from '@/lib/deadletters/decide';
 import { DeadLetterDetail } from '@/lib/deadletters/get-dead-letter';
 import { DeadLetterGoneView, DeadLetterTombstoneView } from '@/lib/deadletters/get-tombstone';
 import { DeadLetterPageWithCount, DeadLetterSummary } from '@/lib/deadletters/list-dead-letters';
-import { RecordedDeadLetter } from '@/lib/deadletters/record-dead-letters';
+import { RecordedDeadLetter } from '@/lib/intake/record-dead-letters';
 import { HealthView } from '@/lib/health';
 import { ingestBatchSchema, ingestDeadLetterSchema } from '@/lib/ingest/ingest-item';
 import { DeliveryView, WebhookView } from '@/lib/notifications/webhooks';

@@ -1,6 +1,6 @@
 // The OpenAPI tags: one per area of the API, in the document's order. Route specs name their tag
 // (lib/auth/guard.ts RouteSpec.tags); what each area is about cannot be derived, so it is said here.
-import { OWNERSHIP_STATUSES } from '@/lib/ownership/statuses';
+import { OWNERSHIP_STATUSES } from '@/lib/model/ownership-statuses';
 
 export const TAGS: { name: string; description: string }[] = [
   { name: 'ingest', description: 'How external systems forward their dead letters. Idempotent on (source, messageId); a batch is all-or-nothing.' },

@@ -11,10 +11,10 @@ import { db, pg, type Tx } from '@/lib/db';
 import { env } from '@/lib/env';
 import { unprocessable } from '@/lib/errors';
 import { isoTime } from '@/lib/wire';
-import { OWNERSHIP_STATUSES, type OwnershipStatus } from './statuses';
+import { OWNERSHIP_STATUSES, type OwnershipStatus } from '@/lib/model/ownership-statuses';
 import { createDeliveries, enqueueAfterCommit, type DeliveryRef } from '@/lib/notifications/deliveries';
 
-export { OWNERSHIP_STATUSES, STATUS_LABEL, type OwnershipStatus } from './statuses';
+export { OWNERSHIP_STATUSES, STATUS_LABEL, type OwnershipStatus } from '@/lib/model/ownership-statuses';
 
 const note = z.string().trim().min(1, 'a note cannot be empty').max(4000);
 

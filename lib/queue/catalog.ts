@@ -5,7 +5,7 @@
 import type { JobsOptions } from 'bullmq';
 import { z } from 'zod';
 import { MINUTE, SECOND } from '@/lib/clock';
-import { envelopeSchema } from '@/lib/runtime/envelope';
+import { envelopeSchema } from './envelope';
 import { JOBS, type QUEUES } from './index';
 
 /** A queue of the catalog: a key of QUEUES (`source` is one queue per built-in source). */

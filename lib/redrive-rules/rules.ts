@@ -11,7 +11,7 @@ import { db, type Tx } from '@/lib/db';
 import { isoTime } from '@/lib/wire';
 import { notFound, unprocessable, AppError } from '@/lib/errors';
 import { MAX_RATE } from '@/lib/redrive/start-redrive';
-import { findSource } from '@/lib/sources/find-source';
+import { findSource } from '@/lib/model/find-source';
 
 import { RULE_KINDS, type RuleKind } from '@/lib/enums';
 

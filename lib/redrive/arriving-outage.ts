@@ -2,11 +2,11 @@
 // while an outage's errors keep arriving). One rule for every selection kind (ids, cluster, filter,
 // source), read by the preview's warning and by the start, which then wants a lead's confirmation:
 // the selected open dead letters include some of a cluster whose latest arrival is transient and
-// recent (lib/alarms/cluster-verdict.ts), or their source's alarms say outage (lib/alarms/rules.ts).
+// recent (lib/clustering/cluster-verdict.ts), or their source's alarms say outage (lib/model/alarm-rules.ts).
 import { z } from 'zod';
 import type { Tx } from '@/lib/db';
-import { ClusterVerdict, clusterVerdict, outageQuietMs } from '@/lib/alarms/cluster-verdict';
-import { ERROR_CLASSES, type ErrorClass } from '@/lib/clustering/error-classes';
+import { ClusterVerdict, clusterVerdict, outageQuietMs } from '@/lib/clustering/cluster-verdict';
+import { ERROR_CLASSES, type ErrorClass } from '@/lib/model/error-classes';
 import { isoTime } from '@/lib/wire';
 import type { ResolvedSelection } from './selection';
 

@@ -9,7 +9,7 @@ import { AppError, notFound } from '@/lib/errors';
 import { systemClock, type Clock } from '@/lib/clock';
 import { ACTIVE_REDRIVE_STATUSES } from '@/lib/enums';
 import { countsOf } from './get-redrive';
-import { holdDeadLetters, releaseUnsent } from './dead-letter-status';
+import { holdDeadLetters, releaseUnsent } from '@/lib/intake/dead-letter-status';
 import { nudgeRedrive } from './nudge';
 import { TASK_LOCK_CLASS } from './task-lock';
 import { assertMayApprove } from './four-eyes';

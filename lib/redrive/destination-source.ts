@@ -4,7 +4,7 @@
 import type { Tx } from '@/lib/db';
 import type { Principal } from '@/lib/auth';
 import { AppError } from '@/lib/errors';
-import { findSource } from '@/lib/sources/find-source';
+import { findSource } from '@/lib/model/find-source';
 import type { SelectedSource } from './selection';
 import { destinationWords } from './destination-words';
 

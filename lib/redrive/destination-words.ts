@@ -1,7 +1,7 @@
 // Where a redrive sends its messages, in the words of the source's kind: the preview, the task page
 // and the audit trail say the same thing. Pure (the task page is a client component).
 import { redactUrl } from '@/lib/outbound/redact-url';
-import type { SourceKind } from '@/lib/sources/source-kind';
+import type { SourceKind } from '@/lib/model/source-kind';
 
 const CONNECTOR_WORDS: Record<Exclude<SourceKind, 'builtin' | 'ingest'>, string> = {
   rabbitmq: 'RabbitMQ: the exchange and routing key each message died from (or the target queue set on the source)',

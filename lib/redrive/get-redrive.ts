@@ -1,7 +1,7 @@
 // Read side of redrive tasks (never mutates): one task with its counts and drift, the list, the
 // approval queue, the per-second series for the rate chart, and "did the redrive work?" per cluster.
 import { z } from 'zod';
-import { SOURCE_KINDS, type SourceKind } from '@/lib/sources/source-kind';
+import { SOURCE_KINDS, type SourceKind } from '@/lib/model/source-kind';
 import { REDRIVE_TASK_STATUSES, RULE_KINDS, type RuleKind } from '@/lib/enums';
 import { isoTime } from '@/lib/wire';
 import { Prisma } from '@/generated/prisma/client';
@@ -10,7 +10,7 @@ import { db } from '@/lib/db';
 import { authorize, sourceScope, type Principal } from '@/lib/auth';
 import { notFound } from '@/lib/errors';
 import { clusterCondition, filterMatches, redriveSelection } from './selection';
-import { lastResumedAt, outcomesAround } from './outcomes';
+import { lastResumedAt, outcomesAround } from '@/lib/intake/redrive-outcomes';
 
 import { ACTIVE_REDRIVE_STATUSES } from '@/lib/enums';
 

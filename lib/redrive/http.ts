@@ -1,6 +1,7 @@
 // HTTP shapes of the redrive routes: the preview's query string, the cap of command bodies (which may be empty).
 import { z } from 'zod';
 import { AppError } from '@/lib/errors';
+import { COMMAND_MAX_BYTES } from '@/lib/request-body';
 import { redriveCommandInput } from './control-redrive';
 import { RedriveTaskDetail } from './get-redrive';
 import type { RedriveSelectionInput } from './selection';
@@ -42,9 +43,6 @@ export const selectionQuery = z
     source: z.string().optional().describe('Short form: a source name (with cluster: that source of the cluster)'),
   })
   .transform((q) => selectionFromQuery(new URLSearchParams(Object.entries(q).filter((kv): kv is [string, string] => kv[1] !== undefined))));
-
-/** A command's body ({ reason? }): optional (an empty POST is fine), small. */
-export const COMMAND_MAX_BYTES = 16 << 10;
 
 /** What the task commands' route specs share (pause, resume, cancel, approve): each adds its summary. */
 export const taskCommandRoute = {

@@ -22,5 +22,5 @@ export {
   type ClusterRedriveOutcome,
 } from './get-redrive';
 export { redriveSelection, MAX_FILTER_SELECTION, type RedriveSelection, type RedriveSelectionInput } from './selection';
-export { recordRedriveOutcome, type RedriveOutcome } from './outcomes';
+export { recordRedriveOutcome, type RedriveOutcome } from '@/lib/intake/redrive-outcomes';
 export { signRedrive, verifyRedriveSignature, REDRIVE_HEADERS } from './signature';

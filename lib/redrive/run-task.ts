@@ -15,9 +15,9 @@ import { closeDeadLetters } from '@/lib/deadletters/close-dead-letters';
 import { log } from '@/lib/log';
 import { evaluateBreaker, BREAKER_DEFAULTS, CANARY_REASON_PREFIX } from './breaker';
 import { autoPauseRedrive, failRedrive, finishRedrive, markRunning } from './control-redrive';
-import { HELD_STATUSES, releaseUnsent, reopenDeadLetters } from './dead-letter-status';
+import { HELD_STATUSES, releaseUnsent, reopenDeadLetters } from '@/lib/intake/dead-letter-status';
 import { destinationFor, type DeliveryResult, type DestinationSource, type OutgoingRedrive, type RedriveDestination } from './destinations';
-import { detectDeadAgain, finalizeOutcomes, lastResumedAt } from './outcomes';
+import { detectDeadAgain, finalizeOutcomes, lastResumedAt } from '@/lib/intake/redrive-outcomes';
 import { Pacer, type RatePlan } from './rate-plan';
 import { releaseRunnerLease, renewRunnerLease, RUNNER_RENEW_MS, takeRunnerLease } from './runner-lease';
 

@@ -1,14 +1,14 @@
 // What a redrive covers: ids, a cluster, a filter, or all open dead letters of a source. A
 // selection resolves to ONE source (the destination is always the message's own source queue, and
 // a source has one active task at a time) and is frozen at start into the task's items.
-import type { SourceKind } from '@/lib/sources/source-kind';
+import type { SourceKind } from '@/lib/model/source-kind';
 import { z } from 'zod';
 import { Prisma } from '@/generated/prisma/client';
 import type { Tx } from '@/lib/db';
 import { sourceScope, type Permission, type Principal } from '@/lib/auth';
 import { AppError, notFound, unprocessable } from '@/lib/errors';
 import { deadLetterFilters, type DeadLetterFilters } from '@/lib/deadletters/filters';
-import { findSource } from '@/lib/sources/find-source';
+import { findSource } from '@/lib/model/find-source';
 import { planQuery, whereAll } from '@/lib/deadletters/query';
 
 const deadLetterId = z.union([z.string().regex(/^\d{1,19}$/, 'a dead letter id'), z.number().int().positive()]).transform(String);

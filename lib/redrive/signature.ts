@@ -1,7 +1,7 @@
 // Triage-Signature for HTTP redrive receivers, Stripe-style: `t=<unix seconds>,v1=<hex HMAC-SHA256
 // of "<t>.<body>">`. The timestamp in the signed text lets a receiver refuse replays.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { TRIAGE_HEADERS } from '@/lib/runtime/envelope';
+import { TRIAGE_HEADERS } from '@/lib/queue/envelope';
 
 export function signRedrive(secret: string, body: Uint8Array, unixSeconds: number): string {
   const mac = createHmac('sha256', secret).update(`${unixSeconds}.`).update(body).digest('hex');

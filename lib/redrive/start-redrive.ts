@@ -1,7 +1,7 @@
 // Start a redrive task (SQS StartMessageMoveTask, safer): the selection is frozen into items in seq
 // order in the same transaction as the task, its audit event and the 409 check, so the preview's
 // count is what the task covers and what arrives later is drift, not included.
-import { SOURCE_KINDS } from '@/lib/sources/source-kind';
+import { SOURCE_KINDS } from '@/lib/model/source-kind';
 import { z } from 'zod';
 import type { RedriveTask } from '@/generated/prisma/client';
 import { db } from '@/lib/db';
@@ -12,7 +12,7 @@ import { systemClock, type Clock } from '@/lib/clock';
 import { redriveTraps } from '@/lib/connectors/trap-check';
 import { TrapView } from '@/lib/connectors/traps';
 import { ACTIVE_STATUSES } from './get-redrive';
-import { holdDeadLetters } from './dead-letter-status';
+import { holdDeadLetters } from '@/lib/intake/dead-letter-status';
 import { nudgeRedrive } from './nudge';
 import { startedRecently, waitsFor } from './four-eyes';
 import { RAMP_STEP_SECONDS } from './rate-plan';

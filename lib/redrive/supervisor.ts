@@ -12,7 +12,7 @@ import { QUEUES } from '@/lib/queue';
 import { processJob } from '@/lib/queue/process-job';
 import { createQueueWorker } from '@/lib/queue/worker';
 import { redisConnection } from '@/lib/redis';
-import { detectDeadAgain, finalizeOutcomes } from './outcomes';
+import { detectDeadAgain, finalizeOutcomes } from '@/lib/intake/redrive-outcomes';
 import { runRedriveTask, type RunnerOptions } from './run-task';
 import { TASK_LOCK_CLASS } from './task-lock';
 

@@ -4,10 +4,10 @@ import { pg } from '@/lib/db';
 import { readDb, retriedOnPrimary } from '@/lib/db/replica';
 import type { Principal } from '@/lib/auth';
 import { DAY, HOUR, MINUTE, systemClock, type Clock } from '@/lib/clock';
-import { DEAD_LETTER_REASONS } from '@/lib/deadletters/record-dead-letters';
+import { DEAD_LETTER_REASONS } from '@/lib/model/dead-letter';
 import { computeAgeStats, AGE_BUCKETS } from '@/lib/sla/age-stats';
 import { STATS_MAX_AGE_MS } from '@/lib/sla/sla-board';
-import { findSource } from '@/lib/sources/find-source';
+import { findSource } from '@/lib/model/find-source';
 import { hourlySeries } from '@/lib/clustering/cluster-hours';
 
 export const CHART_RANGES = {

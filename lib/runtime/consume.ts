@@ -11,14 +11,14 @@
 // cannot apply its late result: the message was already handed to another delivery.
 import { UnrecoverableError, type Job } from 'bullmq';
 import { backoffDelay, classifyError, fullJitter } from '@/lib/broker';
-import { MAX_ERROR_MESSAGE_CHARS, type DeadLetterReason, type FailureEntry } from '@/lib/deadletters/record-dead-letters';
+import { MAX_ERROR_MESSAGE_CHARS, type DeadLetterReason, type FailureEntry } from '@/lib/model/dead-letter';
 import { env } from '@/lib/env';
 import { producerQueue, QUEUES } from '@/lib/queue';
 import { CATALOG } from '@/lib/queue/catalog';
 import { createQueueWorker } from '@/lib/queue/worker';
 import { redisConnection, type RedisClient } from '@/lib/redis';
 import { DeadLetterSweeper, type ParkEvidence } from './dead-letter-sweeper';
-import { toReceivedMessage, type ReceivedMessage } from './envelope';
+import { toReceivedMessage, type ReceivedMessage } from '@/lib/queue/envelope';
 import { addFailure, countedDeliveries, describeError, firstFailedAt, lastFailure, readHistory, TIMEOUT_FAILURE, type Failure } from './failure-history';
 import { cachedPolicy, sourcePolicy, type RuntimePolicy } from './policy';
 

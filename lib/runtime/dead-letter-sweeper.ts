@@ -8,12 +8,12 @@
 import { Job, type Queue } from 'bullmq';
 import type { RedisClient } from '@/lib/redis';
 import { z } from 'zod';
-import { DEAD_LETTER_REASONS, recordDeadLetters, type FailureEntry, type NewDeadLetter, type SourcePolicy } from '@/lib/deadletters/record-dead-letters';
+import { DEAD_LETTER_REASONS, recordDeadLetters, type FailureEntry, type NewDeadLetter, type SourcePolicy } from '@/lib/intake/record-dead-letters';
 import { writeBudget, type WriteBudget } from '@/lib/admission';
 import { stallGuard } from '@/lib/db/stall-guard';
 import { log } from '@/lib/log';
-import { recordRedriveOutcome, type RedriveOutcome } from '@/lib/redrive/outcomes';
-import { decodeBody, envelopeSchema } from './envelope';
+import { recordRedriveOutcome, type RedriveOutcome } from '@/lib/intake/redrive-outcomes';
+import { decodeBody, envelopeSchema } from '@/lib/queue/envelope';
 import { QUARANTINE_SET } from './quarantine';
 
 /** What the consumer knew when it parked a message, carried as the failed job's failedReason. */

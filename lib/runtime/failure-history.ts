@@ -1,7 +1,7 @@
 // A message's failure history, kept on its job between deliveries and stored on its dead letter.
 // Compressed by (reason, error) with a count, as RabbitMQ's x-death is, so a message that fails
 // the same way a hundred times carries one entry, not a hundred.
-import type { FailureEntry } from '@/lib/deadletters/record-dead-letters';
+import type { FailureEntry } from '@/lib/model/dead-letter';
 
 /** Why one delivery failed: the handler threw and the message was retried, or it timed out. */
 export type DeliveryFailure = 'Retried' | 'Timeout';

@@ -1,6 +1,6 @@
 // A source's broker policy as the runtime applies it, read from Postgres (the lead owns it there)
 // and cached briefly so a policy change reaches running consumers without a restart.
-import type { SourceKind } from '@/lib/sources/source-kind';
+import type { SourceKind } from '@/lib/model/source-kind';
 import { pg } from '@/lib/db';
 import { AppError } from '@/lib/errors';
 

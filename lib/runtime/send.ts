@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '@/lib/errors';
 import { enqueueBulk } from '@/lib/queue/enqueue';
-import { encodeBody, jobIdFor, type Envelope } from './envelope';
+import { encodeBody, jobIdFor, type Envelope } from '@/lib/queue/envelope';
 import { sourcePolicy } from './policy';
 
 // Attempts, backoff and retention of a message job are its catalog entry's (lib/queue/catalog.ts).

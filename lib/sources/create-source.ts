@@ -11,7 +11,7 @@ import { encryptSecret, redactUrl, type ConnectorSecret } from '@/lib/connectors
 import { AppError, unprocessable } from '@/lib/errors';
 import { systemClock, type Clock } from '@/lib/clock';
 import { issueText } from '@/lib/zod-issues';
-import { SOURCE_KINDS } from './source-kind';
+import { SOURCE_KINDS } from '@/lib/model/source-kind';
 
 export const sourceInput = z.object({
   // Source names become BullMQ queue names and URL segments: keep them plain.

@@ -7,7 +7,7 @@ import { ConnectorHealthView, ErrorTextStatus, connectorHealth, errorTextStatus 
 import type { ErrorTextMapping } from '@/lib/connectors/error-text';
 import { SourceQueueView, sourceQueueReadings } from '@/lib/connectors/source-queue-view';
 import { isConnectorKind } from '@/lib/connectors/types';
-import { findSource } from './find-source';
+import { findSource } from '@/lib/model/find-source';
 import { SourceView, sourceView } from './source-view';
 
 export const SourceDetail = SourceView.extend({

@@ -8,7 +8,7 @@ import type { Source } from '@/generated/prisma/client';
 import { isConnectorKind } from '@/lib/connectors/types';
 import { sensitivePathsOf } from '@/lib/masking';
 import { dateTime } from '@/lib/wire';
-import { SOURCE_KINDS } from './source-kind';
+import { SOURCE_KINDS } from '@/lib/model/source-kind';
 import { redactUrl } from '@/lib/outbound/redact-url';
 
 export const SourceView = z.object({

@@ -11,7 +11,7 @@ import { auditActor, authorize, type Principal } from '@/lib/auth';
 import { isConnectorKind } from '@/lib/connectors/types';
 import { decryptSecret, encryptSecret } from '@/lib/connectors/secrets';
 import { unprocessable } from '@/lib/errors';
-import { findSource } from './find-source';
+import { findSource } from '@/lib/model/find-source';
 import { connectionOf, redactedSecret } from './create-source';
 
 export const connectionPatch = z

@@ -7,10 +7,10 @@ import { auditActor, authorize, isSystem, scopeFor, type Principal } from '@/lib
 import { AppError, unprocessable } from '@/lib/errors';
 import { assertOutboundUrl } from '@/lib/outbound/outbound-url';
 import { redactUrl } from '@/lib/outbound/redact-url';
-import { findSource } from './find-source';
+import { findSource } from '@/lib/model/find-source';
 import { sensitivePathsOf, sensitivePathsSchema } from '@/lib/masking';
 import { recomputeProgress } from '@/lib/masking/recompute-verdicts';
-import { formatDuration } from '@/lib/sla/duration';
+import { formatDuration } from '@/lib/duration';
 import { systemClock, type Clock } from '@/lib/clock';
 
 const DAY_S = 86_400;

@@ -3,7 +3,7 @@
 // page writes them back, so a saved view cannot carry a filter the page does not know.
 import { ZodError } from 'zod';
 import type { Permission } from '@/lib/auth';
-import { AUDIT_FILTER_KEYS, auditFilterFromSearch, auditFilterToSearch } from '@/lib/audit/filter';
+import { AUDIT_FILTER_KEYS, auditFilterFromSearch, auditFilterToSearch } from '@/lib/audit-trail/filter';
 import { CLUSTER_FILTER_KEYS, clusterFiltersFromSearchParams, clusterFiltersToSearchParams } from '@/lib/clustering/list-clusters';
 import { FILTER_KEYS, filtersFromSearchParams, filtersToSearchParams } from '@/lib/deadletters/filters';
 import { unprocessable } from '@/lib/errors';

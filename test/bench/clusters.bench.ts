@@ -65,7 +65,7 @@ async function child(): Promise<void> {
   const { pg, closeDb } = await import('@/lib/db');
   const { listClusters } = await import('@/lib/clustering/list-clusters');
   const { getCluster } = await import('@/lib/clustering/get-cluster');
-  const { recordDeadLetters } = await import('@/lib/deadletters/record-dead-letters');
+  const { recordDeadLetters } = await import('@/lib/intake/record-dead-letters');
   const { hourlySeries } = await import('@/lib/clustering/cluster-hours');
   const { randomUUID } = await import('node:crypto');
   const db = pg();

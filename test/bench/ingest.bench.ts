@@ -228,7 +228,7 @@ async function child(): Promise<void> {
   const { createTeam } = await import('@/lib/admin/teams');
   const { createIngestToken } = await import('@/lib/admin/tokens');
   const { createSource } = await import('@/lib/sources/create-source');
-  const { sha256Hex } = await import('@/lib/deadletters/record-dead-letters');
+  const { sha256Hex } = await import('@/lib/intake/record-dead-letters');
   const { binaryCopyChunks } = await import('@/lib/db/copy-binary');
   const { drainBacklog } = await import('@/lib/search');
   const { env } = await import('@/lib/env');

@@ -47,7 +47,7 @@ async function child(work: Work): Promise<void> {
   const { SYSTEM } = await import('@/lib/auth');
   const { createTeam } = await import('@/lib/admin/teams');
   const { createSource } = await import('@/lib/sources/create-source');
-  const { recordDeadLetters } = await import('@/lib/deadletters/record-dead-letters');
+  const { recordDeadLetters } = await import('@/lib/intake/record-dead-letters');
   const { closeDb, db } = await import('@/lib/db');
   const { closeQueues } = await import('@/lib/queue');
   const log = (m: string) => process.stderr.write(`[memory bench ${work}] ${m}\n`);

@@ -34,7 +34,7 @@ async function child(): Promise<void> {
   const { SYSTEM } = await import('@/lib/auth');
   const { createTeam } = await import('@/lib/admin/teams');
   const { createSource } = await import('@/lib/sources/create-source');
-  const { recordDeadLetters } = await import('@/lib/deadletters/record-dead-letters');
+  const { recordDeadLetters } = await import('@/lib/intake/record-dead-letters');
   const { closeDb, db } = await import('@/lib/db');
   const { closeQueues, producerQueue, QUEUES } = await import('@/lib/queue');
   const { startRedrive } = await import('@/lib/redrive');

@@ -60,7 +60,7 @@ async function child(): Promise<void> {
   const { closeDb, db, pg } = await import('@/lib/db');
   const { ReplaceablePool } = await import('@/lib/db/stall-guard');
   const { closeQueues } = await import('@/lib/queue');
-  const { recordDeadLetters } = await import('@/lib/deadletters/record-dead-letters');
+  const { recordDeadLetters } = await import('@/lib/intake/record-dead-letters');
   const { sidekiqConfigSchema } = await import('@/lib/connectors/sidekiq/config');
   const { MAX_WRITES } = await import('@/lib/connectors/sidekiq/import');
   const { deadLetterOfEntry } = await import('@/lib/connectors/sidekiq/job');

@@ -229,7 +229,7 @@ async function child(): Promise<void> {
   const { SYSTEM } = await import('@/lib/auth');
   const { systemClock } = await import('@/lib/clock');
   const { binaryCopyChunks } = await import('@/lib/db/copy-binary');
-  const { sha256Hex } = await import('@/lib/deadletters/record-dead-letters');
+  const { sha256Hex } = await import('@/lib/intake/record-dead-letters');
   const { fingerprint } = await import('@/lib/clustering');
   const { listClusters } = await import('@/lib/clustering/list-clusters');
   const { getCluster } = await import('@/lib/clustering/get-cluster');

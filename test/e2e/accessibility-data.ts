@@ -5,7 +5,7 @@ import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
 import { ROLES, SYSTEM, type Role } from '@/lib/auth';
 import { db } from '@/lib/db';
 import { decideDeadLetter } from '@/lib/deadletters/decide';
-import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { createWebhook } from '@/lib/notifications/webhooks';
 import { startRedrive } from '@/lib/redrive/start-redrive';
 import { computeRollups } from '@/lib/rollups/compute-rollups';

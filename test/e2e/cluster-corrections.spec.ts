@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { expect, test } from '@playwright/test';
 import { SYSTEM } from '@/lib/auth';
 import { closeDb, db } from '@/lib/db';
-import { recordDeadLetters, type NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters, type NewDeadLetter } from '@/lib/intake/record-dead-letters';
 import { createSource } from '@/lib/sources/create-source';
 import { stateFile } from './helpers';
 

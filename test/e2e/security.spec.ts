@@ -9,7 +9,7 @@ import { ROLES, scopeFor, SYSTEM, type Role } from '@/lib/auth';
 import { createUser, updateUser } from '@/lib/admin/users';
 import { append, SYSTEM_ACTOR } from '@/lib/audit';
 import { closeDb, db } from '@/lib/db';
-import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { env } from '@/lib/env';
 import { DEMO_PASSWORD } from '../../prisma/seed';
 import {

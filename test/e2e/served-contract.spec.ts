@@ -6,7 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { expect, test, type APIRequestContext, type APIResponse, type PlaywrightWorkerArgs } from '@playwright/test';
 import { ROLES, scopeFor, type Permission, type Role } from '@/lib/auth';
 import { closeDb } from '@/lib/db';
-import { recordDeadLetters, type NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters, type NewDeadLetter } from '@/lib/intake/record-dead-letters';
 import { ACTING, loadFixtures, newSource, type FixtureSource, type Fixtures } from '../security/fixtures';
 import { stateFile } from './helpers';
 

@@ -7,7 +7,7 @@ import { randomInt } from 'node:crypto';
 import { expect, test, type Page } from '@playwright/test';
 import { SYSTEM } from '@/lib/auth';
 import { closeDb, db } from '@/lib/db';
-import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { createSource } from '@/lib/sources/create-source';
 import { as } from './helpers';
 

@@ -5,7 +5,7 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { DAY, HOUR, MINUTE } from '@/lib/clock';
 import { closeDb, pg } from '@/lib/db';
-import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { closeQueues } from '@/lib/queue';
 import { computeAgeStats, refreshAgeStats, type AgeStats } from '@/lib/sla/age-stats';
 import { resetDatabase } from '../support/db';

@@ -5,10 +5,10 @@
 // put window edges inside seconds.
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { rateWindowMs, recentArrivals } from '@/lib/alarms/evaluate-alarms';
-import { RULES } from '@/lib/alarms/rules';
+import { RULES } from '@/lib/model/alarm-rules';
 import { MINUTE, SECOND } from '@/lib/clock';
 import { closeDb, pg } from '@/lib/db';
-import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { closeQueues } from '@/lib/queue';
 import { resetDatabase } from '../support/db';
 import { deadLetter, demoWorld } from './sla-fixtures';

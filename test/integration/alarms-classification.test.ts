@@ -4,10 +4,10 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
 import { listAlarmStates } from '@/lib/alarms/list-alarms';
-import { HINTS } from '@/lib/alarms/rules';
+import { HINTS } from '@/lib/model/alarm-rules';
 import { DAY, HOUR, MINUTE, SECOND, manualClock } from '@/lib/clock';
 import { closeDb, db } from '@/lib/db';
-import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { closeQueues } from '@/lib/queue';
 import { resetDatabase } from '../support/db';
 import { deadLetter, demoWorld } from './sla-fixtures';

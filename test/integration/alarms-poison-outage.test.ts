@@ -8,7 +8,7 @@ import { listAlarmStates } from '@/lib/alarms/list-alarms';
 import { getCluster } from '@/lib/clustering/get-cluster';
 import { listClusters } from '@/lib/clustering/list-clusters';
 import { MINUTE, SECOND, manualClock } from '@/lib/clock';
-import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { createWebhook } from '@/lib/notifications/webhooks';
 import { webhookTestLifecycle } from './webhook-support';
 import { deadLetter, demoWorld, webhookReceiver } from './sla-fixtures';

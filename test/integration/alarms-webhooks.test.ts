@@ -6,7 +6,7 @@ import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
 import { listAlarmEvents, listAlarmStates } from '@/lib/alarms/list-alarms';
 import { DAY, MINUTE, SECOND, manualClock } from '@/lib/clock';
 import { db } from '@/lib/db';
-import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyWebhookSignature } from '@/lib/notifications/signature';
 import { createWebhook, listDeliveries } from '@/lib/notifications/webhooks';
 import { sweepExpired } from '@/lib/retention/sweep-expired';

@@ -3,11 +3,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Actor } from '@/lib/auth';
 import { append, SYSTEM_ACTOR, type AuditInput } from '@/lib/audit';
-import { exportAuditEvents, type AuditExportFormat } from '@/lib/audit/export';
-import { auditFilterFromSearch, type AuditFilter } from '@/lib/audit/filter';
-import { getAuditEvent, listAuditActions, listAuditEvents } from '@/lib/audit/list-events';
-import { auditEventViews } from '@/lib/audit/present';
-import { getRedriveHistory } from '@/lib/audit/redrive-history';
+import { exportAuditEvents, type AuditExportFormat } from '@/lib/audit-trail/export';
+import { auditFilterFromSearch, type AuditFilter } from '@/lib/audit-trail/filter';
+import { getAuditEvent, listAuditActions, listAuditEvents } from '@/lib/audit-trail/list-events';
+import { auditEventViews } from '@/lib/audit-trail/present';
+import { getRedriveHistory } from '@/lib/audit-trail/redrive-history';
 import { closeDb, db } from '@/lib/db';
 import { AppError } from '@/lib/errors';
 import { parseCsvRows } from '../support/csv';

@@ -1,6 +1,6 @@
 // Dead letters of one cause in a fixtures source (test/security/fixtures.ts), for the cluster tests.
 import { db } from '@/lib/db';
-import { recordDeadLetters, type NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters, type NewDeadLetter } from '@/lib/intake/record-dead-letters';
 import type { Fixtures, FixtureSource } from '../security/fixtures';
 
 /** Records dead letters in a fixtures source, with the fixtures' retention. */

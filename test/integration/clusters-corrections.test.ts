@@ -4,7 +4,7 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { MINUTE } from '@/lib/clock';
 import { closeDb, db } from '@/lib/db';
-import type { NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
+import type { NewDeadLetter } from '@/lib/intake/record-dead-letters';
 import { getCluster } from '@/lib/clustering/get-cluster';
 import { mergeClusters } from '@/lib/clustering/merge-clusters';
 import { mergeSuggestions } from '@/lib/clustering/merge-suggestions';

@@ -4,7 +4,7 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { ZodError } from 'zod';
 import { manualClock, HOUR, MINUTE } from '@/lib/clock';
 import { closeDb, db, pg } from '@/lib/db';
-import type { NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
+import type { NewDeadLetter } from '@/lib/intake/record-dead-letters';
 import { listDeadLetters } from '@/lib/deadletters/list-dead-letters';
 import { archiveCluster } from '@/lib/clustering/archive-cluster';
 import { lockClustersFollowingMerges } from '@/lib/clustering/follow-merges';

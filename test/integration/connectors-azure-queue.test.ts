@@ -12,7 +12,7 @@ import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connec
 import { testConnection } from '@/lib/connectors/test-connection';
 import { sourceTrapCheck } from '@/lib/connectors/trap-check';
 import { closeDb, db, pg } from '@/lib/db';
-import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { closeQueues } from '@/lib/queue';
 import { startRedrive } from '@/lib/redrive';
 import { startRedriveSupervisor, type RedriveSupervisor } from '@/lib/redrive/supervisor';

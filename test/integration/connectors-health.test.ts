@@ -14,7 +14,7 @@ import { renderMetrics } from '@/lib/metrics/render-metrics';
 import { createWebhook } from '@/lib/notifications/webhooks';
 import { createSource } from '@/lib/sources/create-source';
 import { getSource } from '@/lib/sources/get-source';
-import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { webhookTestLifecycle } from './webhook-support';
 import { demoWorld, webhookReceiver } from './sla-fixtures';
 

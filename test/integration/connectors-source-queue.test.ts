@@ -15,7 +15,7 @@ import { SYSTEM } from '@/lib/auth';
 import { createTeam } from '@/lib/admin/teams';
 import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
 import { listAlarmStates } from '@/lib/alarms/list-alarms';
-import { RULES } from '@/lib/alarms/rules';
+import { RULES } from '@/lib/model/alarm-rules';
 import { SECOND, manualClock, type Clock } from '@/lib/clock';
 import { encryptSecret } from '@/lib/connectors/secrets';
 import { readSourceQueues } from '@/lib/connectors/source-queue';

@@ -13,7 +13,7 @@ import { ensureCaptureStream } from '@/lib/connectors/nats/capture';
 import { testConnection } from '@/lib/connectors/test-connection';
 import { trapLine } from '@/lib/connectors/traps';
 import { closeDb } from '@/lib/db';
-import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { closeQueues } from '@/lib/queue';
 import { previewRedrive } from '@/lib/redrive';
 import { createSource } from '@/lib/sources/create-source';

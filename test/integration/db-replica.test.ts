@@ -11,7 +11,7 @@ import { env } from '@/lib/env';
 import { log } from '@/lib/log';
 import { closeRedis } from '@/lib/redis';
 import { closeIngestSql } from '@/lib/ingest/ingest-sql';
-import { recordDeadLetters, type NewDeadLetter, type RecordedDeadLetter } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters, type NewDeadLetter, type RecordedDeadLetter } from '@/lib/intake/record-dead-letters';
 import { listDeadLetters } from '@/lib/deadletters/list-dead-letters';
 import { updateSourcePolicy } from '@/lib/sources/update-policy';
 import { getSlaBoard } from '@/lib/sla/sla-board';

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { closeDb, db } from '@/lib/db';
 import { verifyChain } from '@/lib/audit';
 import { closeIngestSql } from '@/lib/ingest/ingest-sql';
-import { recordDeadLetters, type NewDeadLetter, type RecordedDeadLetter } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters, type NewDeadLetter, type RecordedDeadLetter } from '@/lib/intake/record-dead-letters';
 import { countDeadLetters, listDeadLetters } from '@/lib/deadletters/list-dead-letters';
 import { closeDeadLetters } from '@/lib/deadletters/close-dead-letters';
 import { GET as getList } from '@/app/api/v1/dead-letters/route';

@@ -9,7 +9,7 @@ import { renderMetrics } from '@/lib/metrics/render-metrics';
 import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
 import { HOUR, SECOND, systemClock } from '@/lib/clock';
 import { closeDb, db } from '@/lib/db';
-import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { closeQueues } from '@/lib/queue';
 import { computeRollups } from '@/lib/rollups/compute-rollups';
 import { drainBacklog } from '@/lib/search';

@@ -19,7 +19,7 @@ import { assignGenerations, heldOf } from '@/lib/connectors/bullmq/import';
 import { closeDb, db } from '@/lib/db';
 import { closeDeadLetters } from '@/lib/deadletters/close-dead-letters';
 import type { DeadLetterTombstoneView } from '@/lib/deadletters/get-tombstone';
-import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { closeIngestSql } from '@/lib/ingest/ingest-sql';
 import { dropExpiredPartitions, ensurePartitions, listPartitions, maintainPartitions } from '@/lib/retention/partitions';
 import { sweepExpired } from '@/lib/retention/sweep-expired';

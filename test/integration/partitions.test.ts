@@ -16,7 +16,7 @@ import { SYSTEM } from '@/lib/auth';
 import { DAY, MINUTE, manualClock } from '@/lib/clock';
 import { closeDb, db } from '@/lib/db';
 import { closeDeadLetters } from '@/lib/deadletters/close-dead-letters';
-import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { closeIngestSql } from '@/lib/ingest/ingest-sql';
 import { toDeadLetter } from '@/lib/connectors/rabbitmq/message';
 import { closeQueues, producerQueue, queuePrefix, QUEUES } from '@/lib/queue';
@@ -31,7 +31,7 @@ import {
 } from '@/lib/retention/partitions';
 import { sweepExpired } from '@/lib/retention/sweep-expired';
 import { DeadLetterSweeper } from '@/lib/runtime/dead-letter-sweeper';
-import { encodeBody, jobIdFor, type Envelope } from '@/lib/runtime/envelope';
+import { encodeBody, jobIdFor, type Envelope } from '@/lib/queue/envelope';
 import { getSlaBoard } from '@/lib/sla/sla-board';
 import { computeAgeStats } from '@/lib/sla/age-stats';
 import { POST as postBatch } from '@/app/api/v1/sources/[source]/dead-letters/route';

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { SYSTEM } from '@/lib/auth';
 import { createTeam } from '@/lib/admin/teams';
 import { createSource } from '@/lib/sources/create-source';
-import { recordDeadLetters, type NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters, type NewDeadLetter } from '@/lib/intake/record-dead-letters';
 import { closeDb, db, pg } from '@/lib/db';
 import { backlogSize, drainBacklog } from '@/lib/search';
 import { resetDatabase } from '../support/db';

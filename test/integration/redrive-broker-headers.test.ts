@@ -6,7 +6,7 @@ import { ZodError } from 'zod';
 import { closeDb, db } from '@/lib/db';
 import { closeQueues } from '@/lib/queue';
 import { AppError } from '@/lib/errors';
-import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { editDeadLetter, previewTransform } from '@/lib/redrive/edit';
 import { resetDatabase } from '../support/db';
 import { world, type World } from './redrive-support';

@@ -11,7 +11,7 @@ import { updateSourcePolicy } from '@/lib/sources/update-policy';
 import { closeDb, db } from '@/lib/db';
 import { closeQueues } from '@/lib/queue';
 import { AppError } from '@/lib/errors';
-import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { revealPayload } from '@/lib/deadletters/reveal-payload';
 import { approveRedrive, getRedriveTask, startRedrive } from '@/lib/redrive';
 import { editDeadLetter, listDeadLetterVersions, previewTransform, startTransform } from '@/lib/redrive/edit';

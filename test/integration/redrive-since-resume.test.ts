@@ -4,7 +4,7 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { MINUTE } from '@/lib/clock';
 import { closeDb, pg } from '@/lib/db';
-import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { closeQueues } from '@/lib/queue';
 import { getRedriveTask, pauseRedrive, resumeRedrive, startRedrive } from '@/lib/redrive';
 import { resetDatabase } from '../support/db';

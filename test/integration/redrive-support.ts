@@ -12,7 +12,7 @@ import { SYSTEM, type Actor } from '@/lib/auth';
 import { createTeam } from '@/lib/admin/teams';
 import { createUser } from '@/lib/admin/users';
 import { createSource } from '@/lib/sources/create-source';
-import { recordDeadLetters, type NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters, type NewDeadLetter } from '@/lib/intake/record-dead-letters';
 import { db } from '@/lib/db';
 import { env } from '@/lib/env';
 import { QUEUES, producerQueue } from '@/lib/queue';

@@ -15,8 +15,8 @@ import {
   startRedrive,
 } from '@/lib/redrive';
 import { startRedriveSupervisor, type RedriveSupervisor } from '@/lib/redrive/supervisor';
-import { detectDeadAgain } from '@/lib/redrive/outcomes';
-import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { detectDeadAgain } from '@/lib/intake/redrive-outcomes';
+import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { drainBacklog } from '@/lib/search';
 import { resetDatabase } from '../support/db';
 import { waitFor } from './runtime-support';

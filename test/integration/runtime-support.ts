@@ -12,7 +12,7 @@ import { env } from '@/lib/env';
 import { UnrecoverableError, Worker } from 'bullmq';
 import { closeQueues, QUEUES, producerQueue, queuePrefix } from '@/lib/queue';
 import { redisConnection } from '@/lib/redis';
-import { encodeBody, jobIdFor, type Envelope } from '@/lib/runtime/envelope';
+import { encodeBody, jobIdFor, type Envelope } from '@/lib/queue/envelope';
 import { resetDatabase } from '../support/db';
 import { waitFor } from '../support/wait-for';
 

@@ -5,14 +5,14 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { closeDb, db } from '@/lib/db';
 import { closeIngestSql } from '@/lib/ingest/ingest-sql';
-import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { GET as getList } from '@/app/api/v1/dead-letters/route';
 import { POST as postSearchReveal } from '@/app/api/v1/dead-letters/search-reveal/route';
 import { GET as getExport, POST as postExport } from '@/app/api/v1/dead-letters/export/route';
 import { drainBacklog } from '@/lib/search';
 import { POST as postReveal } from '@/app/api/v1/dead-letters/[id]/reveal/route';
 import { createPersonalToken } from '@/lib/admin/tokens';
-import { setAssistantRoles } from '@/lib/assistant/access';
+import { setAssistantRoles } from '@/lib/auth/assistant-access';
 import { SYSTEM } from '@/lib/auth';
 import { resetDatabase } from '../support/db';
 import { ctx, getRequest, jsonRequest, world, type Who, type World } from './deadletters-world';

@@ -3,7 +3,7 @@ import { SYSTEM } from '@/lib/auth';
 import { createTeam } from '@/lib/admin/teams';
 import { createUser } from '@/lib/admin/users';
 import { createSource } from '@/lib/sources/create-source';
-import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { listDeadLetters } from '@/lib/deadletters/list-dead-letters';
 import { closeDb, pg } from '@/lib/db';
 import { drainBacklog, payloadText } from '@/lib/search';

@@ -3,7 +3,7 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { DAY, HOUR, MINUTE, manualClock } from '@/lib/clock';
 import { closeDb, db } from '@/lib/db';
-import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { refreshAgeStats } from '@/lib/sla/age-stats';
 import { getSlaBoard } from '@/lib/sla/sla-board';
 import { sweepExpired } from '@/lib/retention/sweep-expired';

@@ -6,7 +6,7 @@ import { SYSTEM, type Actor } from '@/lib/auth';
 import { createTeam } from '@/lib/admin/teams';
 import { createUser } from '@/lib/admin/users';
 import { createSource } from '@/lib/sources/create-source';
-import type { NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
+import type { NewDeadLetter } from '@/lib/intake/record-dead-letters';
 
 export async function demoWorld() {
   const commerce = await createTeam(SYSTEM, { name: 'commerce' });

@@ -8,7 +8,7 @@ import { listAlarmStates } from '@/lib/alarms/list-alarms';
 import { MINUTE, manualClock } from '@/lib/clock';
 import { closeDb, pg } from '@/lib/db';
 import { getDeadLetter } from '@/lib/deadletters/get-dead-letter';
-import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { renderMetrics } from '@/lib/metrics/render-metrics';
 import { closeQueues } from '@/lib/queue';
 import { pauseRedrive, resumeRedrive, startRedrive } from '@/lib/redrive';

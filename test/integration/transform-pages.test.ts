@@ -3,7 +3,7 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { closeDb, db } from '@/lib/db';
 import { closeQueues } from '@/lib/queue';
-import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { previewTransform, startTransform } from '@/lib/redrive/edit';
 import { resetDatabase } from '../support/db';
 import { world, type World } from './redrive-support';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
 import { closeDb, db } from '@/lib/db';
 import { closeQueues } from '@/lib/queue';
-import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { revealPayload } from '@/lib/deadletters/reveal-payload';
 import { editDeadLetter, listDeadLetterVersions } from '@/lib/redrive/edit';
 import { createSource } from '@/lib/sources/create-source';

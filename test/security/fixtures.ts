@@ -7,7 +7,7 @@ import { createPersonalToken } from '@/lib/admin/tokens';
 import { append } from '@/lib/audit';
 import { db } from '@/lib/db';
 import { mergeClusters } from '@/lib/clustering/merge-clusters';
-import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { createWebhook } from '@/lib/notifications/webhooks';
 import { startRedrive } from '@/lib/redrive/start-redrive';
 import { createRedriveRule } from '@/lib/redrive-rules';

@@ -13,7 +13,7 @@ import { ASSISTANT_TOOLS } from '@/lib/assistant/tools';
 import { ROLES, type Role } from '@/lib/auth';
 import { closeDb, db } from '@/lib/db';
 import { decideDeadLetter } from '@/lib/deadletters/decide';
-import { recordDeadLetters } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { revealPayload } from '@/lib/deadletters/reveal-payload';
 import { canReveal } from '@/lib/masking';
 import { closeQueues } from '@/lib/queue';

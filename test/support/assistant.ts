@@ -3,7 +3,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createPersonalToken } from '@/lib/admin/tokens';
-import { setAssistantRoles } from '@/lib/assistant/access';
+import { setAssistantRoles } from '@/lib/auth/assistant-access';
 import * as mcpRoute from '@/app/api/mcp/route';
 import { ROLES, SYSTEM, type Role } from '@/lib/auth';
 import { QUEUES, producerQueue } from '@/lib/queue';

@@ -11,7 +11,7 @@ import {
   targetLevel,
   transientStillArriving,
   type SourceObservation,
-} from '@/lib/alarms/rules';
+} from '@/lib/model/alarm-rules';
 
 const t = (ms: number) => new Date(Date.UTC(2026, 2, 2) + ms);
 const obs = (o: Partial<SourceObservation>): SourceObservation => ({ openCount: 0, oldestAgeMs: null, ageDeadlineMs: 7 * DAY, rateCount: 0, ...o });

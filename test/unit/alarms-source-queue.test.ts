@@ -11,7 +11,7 @@ import {
   sourceQueueProblem,
   targetLevel,
   type SourceQueueObservation,
-} from '@/lib/alarms/rules';
+} from '@/lib/model/alarm-rules';
 import { staleness, SOURCE_QUEUE_STALE_MS } from '@/lib/connectors/source-queue-view';
 import { alarmMessage } from '@/lib/notifications/alarm-message';
 

@@ -1,7 +1,7 @@
 // What the redrive preview, the task page and the audit trail say about where messages go: for every
 // source kind, the broker they really go to, never another kind's words.
 import { describe, expect, it } from 'vitest';
-import { SOURCE_KINDS } from '@/lib/sources/source-kind';
+import { SOURCE_KINDS } from '@/lib/model/source-kind';
 import { describeDestination } from '@/lib/redrive/destination-source';
 
 const words = (kind: (typeof SOURCE_KINDS)[number], redriveUrl: string | null = null) => describeDestination({ kind, name: 'shipments', redriveUrl });

@@ -1,8 +1,8 @@
-// Poison or outage from what the errors say (lib/clustering/error-classes.ts): every entry of every
+// Poison or outage from what the errors say (lib/model/error-classes.ts): every entry of every
 // runtime's table has examples written in that runtime's own words, each classified by that entry.
 import { describe, expect, it } from 'vitest';
 import { classifyError, httpStatuses, matchesType, typeName, type ErrorToClassify } from '@/lib/clustering/classify-error';
-import { ERROR_RULES, REASON_CLASSES, type ErrorRule } from '@/lib/clustering/error-classes';
+import { ERROR_RULES, REASON_CLASSES, type ErrorRule } from '@/lib/model/error-classes';
 
 type Example = ErrorToClassify;
 const t = (type: string, message = 'failed'): Example => ({ type, message });

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { age } from '@/components/format';
 import { ageTicks } from '@/components/charts/chart-format';
-import { formatDuration } from '@/lib/sla/duration';
+import { formatDuration } from '@/lib/duration';
 
 const MIN = 60;
 const H = 3600;

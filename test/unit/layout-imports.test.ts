@@ -31,3 +31,149 @@ describe('app/ layout', () => {
     expect(crossings).toEqual([]);
   });
 });
+
+// docs/layout.md's layers of lib/: every folder (or top-level file) of lib/ is placed in one layer,
+// and imports point down or across, never up. Across one layer they may not make a cycle; no two
+// units of lib/ import each other. A new folder fails the first check until it is placed here.
+const LAYERS = ['core', 'model', 'domain', 'intake', 'adapters', 'capabilities', 'surfaces'] as const;
+type Layer = (typeof LAYERS)[number];
+
+const LIB_LAYER: Record<string, Layer> = {
+  // core: the plumbing every capability stands on; knows no dead letter or source.
+  admission: 'core',
+  audit: 'core',
+  auth: 'core',
+  broker: 'core',
+  clock: 'core',
+  db: 'core',
+  'db-url': 'core',
+  duration: 'core',
+  enums: 'core',
+  env: 'core',
+  'env-secrets': 'core',
+  errors: 'core',
+  export: 'core',
+  log: 'core',
+  masking: 'core',
+  outbound: 'core',
+  'plain-issues': 'core',
+  'query-keys': 'core',
+  queue: 'core',
+  'request-body': 'core',
+  redis: 'core',
+  search: 'core',
+  'text-input': 'core',
+  wire: 'core',
+  workers: 'core',
+  'zod-issues': 'core',
+  // model: what a source and a dead letter are, and the ports adapters implement.
+  deadletters: 'model',
+  model: 'model',
+  // domain: what happens to a dead letter once written; the writer calls into it.
+  clustering: 'domain',
+  notifications: 'domain',
+  ownership: 'domain',
+  // intake: the writers of dead-letter rows.
+  intake: 'intake',
+  // adapters: the broker runtime and the connectors, one per broker kind.
+  connectors: 'adapters',
+  runtime: 'adapters',
+  // capabilities: what pages, routes and workers call.
+  admin: 'capabilities',
+  alarms: 'capabilities',
+  'audit-trail': 'capabilities',
+  health: 'capabilities',
+  ingest: 'capabilities',
+  redrive: 'capabilities',
+  'redrive-rules': 'capabilities',
+  retention: 'capabilities',
+  rollups: 'capabilities',
+  sla: 'capabilities',
+  sources: 'capabilities',
+  views: 'capabilities',
+  // surfaces: what describes or drives all of the above.
+  assistant: 'surfaces',
+  demo: 'surfaces',
+  metrics: 'surfaces',
+  openapi: 'surfaces',
+};
+
+const SPECIFIER = /(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g;
+const lib = join(root, 'lib');
+
+function libUnit(path: string): string {
+  const [first, ...rest] = relative(lib, path).split(sep);
+  return rest.length > 0 ? first! : first!.replace(/\.(d\.)?(tsx?|mts|mjs)$/, '');
+}
+
+/** unit → the units it imports, each with one file that does (for the message). */
+function libGraph(): Map<string, Map<string, string>> {
+  const graph = new Map<string, Map<string, string>>();
+  for (const file of sourceFiles(lib)) {
+    const from = libUnit(file);
+    const edges = graph.get(from) ?? graph.set(from, new Map()).get(from)!;
+    for (const [, spec] of readFileSync(file, 'utf8').matchAll(SPECIFIER)) {
+      const target = spec!.startsWith('@/lib/') ? join(root, spec!.slice(2)) : spec!.startsWith('.') ? resolve(dirname(file), spec!) : null;
+      if (!target?.startsWith(lib + sep)) continue;
+      const to = libUnit(target);
+      if (to !== from && !edges.has(to)) edges.set(to, relative(root, file));
+    }
+  }
+  return graph;
+}
+
+describe('lib/ layers', () => {
+  const graph = libGraph();
+  const rank = (unit: string) => LAYERS.indexOf(LIB_LAYER[unit]!);
+
+  it('places every folder and top-level file of lib/ in a layer, and no more', () => {
+    const units = [...new Set(sourceFiles(lib).map(libUnit))];
+    expect(units.filter((u) => !(u in LIB_LAYER)).sort()).toEqual([]);
+    expect(
+      Object.keys(LIB_LAYER)
+        .filter((u) => !units.includes(u))
+        .sort(),
+    ).toEqual([]);
+  });
+
+  it('imports nothing from a higher layer', () => {
+    const upward: string[] = [];
+    for (const [from, edges] of graph)
+      for (const [to, file] of edges) if (rank(to) > rank(from)) upward.push(`${from} (${LIB_LAYER[from]}) → ${to} (${LIB_LAYER[to]}): ${file}`);
+    expect(upward.sort()).toEqual([]);
+  });
+
+  it('has no two units importing each other, and no cycle', () => {
+    const mutual: string[] = [];
+    for (const [from, edges] of graph)
+      for (const [to, file] of edges) if (from < to && graph.get(to)?.has(from)) mutual.push(`${from} ↔ ${to}: ${file}, ${graph.get(to)!.get(from)}`);
+    expect(mutual.sort()).toEqual([]);
+    // Tarjan's strongly connected components: any of more than one unit is a cycle.
+    const index = new Map<string, number>();
+    const low = new Map<string, number>();
+    const stack: string[] = [];
+    const cycles: string[] = [];
+    const visit = (v: string) => {
+      index.set(v, index.size);
+      low.set(v, index.get(v)!);
+      stack.push(v);
+      for (const w of graph.get(v)?.keys() ?? []) {
+        if (!index.has(w)) {
+          visit(w);
+          low.set(v, Math.min(low.get(v)!, low.get(w)!));
+        } else if (stack.includes(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+      }
+      if (low.get(v) === index.get(v)) {
+        const component: string[] = [];
+        let w: string;
+        do {
+          w = stack.pop()!;
+          component.push(w);
+        } while (w !== v);
+        if (component.length > 1) cycles.push(component.sort().join(' '));
+      }
+    };
+    for (const v of graph.keys()) if (!index.has(v)) visit(v);
+    expect(cycles).toEqual([]);
+  });
+});

@@ -1,7 +1,7 @@
 // The one rule of a redrive into an arriving outage (lib/redrive/arriving-outage.ts), on the
 // evidence any selection kind yields: the clusters its dead letters belong to, its source's alarms.
 import { describe, expect, it } from 'vitest';
-import { outageQuietMs } from '@/lib/alarms/cluster-verdict';
+import { outageQuietMs } from '@/lib/clustering/cluster-verdict';
 import { outageOf } from '@/lib/redrive/arriving-outage';
 
 const now = new Date('2026-12-05T12:00:00Z');

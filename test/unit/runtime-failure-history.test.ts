@@ -9,7 +9,7 @@ import {
   readHistory,
   TIMEOUT_FAILURE,
 } from '@/lib/runtime/failure-history';
-import { jobIdFor } from '@/lib/runtime/envelope';
+import { jobIdFor } from '@/lib/queue/envelope';
 
 const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
 const e503 = { errorType: 'HttpError', errorMessage: 'downstream answered 503' };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, parseDuration } from '@/lib/sla/duration';
+import { formatDuration, parseDuration } from '@/lib/duration';
 
 describe('durations', () => {
   it('reads as the two largest units', () => {

@@ -3,7 +3,7 @@ import { ROLES } from '@/lib/auth';
 import { pageActor } from '@/lib/auth/guard';
 import { listTeams } from '@/lib/admin/teams';
 import { listTokens } from '@/lib/admin/tokens';
-import { assistantRoles } from '@/lib/assistant/access';
+import { assistantRoles } from '@/lib/auth/assistant-access';
 import { listUsers } from '@/lib/admin/users';
 import Link from 'next/link';
 import { registeredConnectorKinds } from '@/lib/connectors';

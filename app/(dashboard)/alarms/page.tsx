@@ -2,7 +2,7 @@
 import Link from 'next/link';
 import { pageActor } from '@/lib/auth/guard';
 import { listAlarmEvents, listAlarmStates } from '@/lib/alarms/list-alarms';
-import { formatDuration } from '@/lib/sla/duration';
+import { formatDuration } from '@/lib/duration';
 import { listSources } from '@/lib/sources/list-sources';
 import { AlarmEventsTable } from '@/components/alarm-events-table';
 import { utc } from '@/components/format';

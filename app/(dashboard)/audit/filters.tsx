@@ -1,6 +1,6 @@
 // The trail's filter form: a plain GET form, so a filtered view is a link one can share.
 import { SourceSelect } from '@/components/filter-fields';
-import type { AuditFilter } from '@/lib/audit/filter';
+import type { AuditFilter } from '@/lib/audit-trail/filter';
 import styles from './audit.module.css';
 
 const local = (d: Date | undefined) => (d ? d.toISOString().slice(0, 16) : '');

@@ -2,10 +2,10 @@
 // sees their own team's events. With targetType=redrive_task&targetId=… it is that task's history.
 import { authorize, can } from '@/lib/auth';
 import { pageActor } from '@/lib/auth/guard';
-import { AUDIT_FILTER_KEYS, auditFilterSchema, auditFilterToSearch, type AuditFilter } from '@/lib/audit/filter';
-import { AUDIT_PAGE_SIZE, listAuditActions, listAuditEvents } from '@/lib/audit/list-events';
-import { auditEventViews } from '@/lib/audit/present';
-import { REDRIVE_TASK_TARGET } from '@/lib/audit/redrive-history';
+import { AUDIT_FILTER_KEYS, auditFilterSchema, auditFilterToSearch, type AuditFilter } from '@/lib/audit-trail/filter';
+import { AUDIT_PAGE_SIZE, listAuditActions, listAuditEvents } from '@/lib/audit-trail/list-events';
+import { auditEventViews } from '@/lib/audit-trail/present';
+import { REDRIVE_TASK_TARGET } from '@/lib/audit-trail/redrive-history';
 import { listSources } from '@/lib/sources/list-sources';
 import { SaveViewForm } from '@/components/save-view-form';
 import { OpenedView } from '@/components/opened-view';

@@ -1,7 +1,7 @@
 // A redrive task's history on the trail page: what the task was, and who did what to it, in order.
 import type { Principal } from '@/lib/auth';
-import { auditEventViews } from '@/lib/audit/present';
-import { getRedriveHistory } from '@/lib/audit/redrive-history';
+import { auditEventViews } from '@/lib/audit-trail/present';
+import { getRedriveHistory } from '@/lib/audit-trail/redrive-history';
 import { maskJson, maskText } from '@/lib/masking';
 import styles from './audit.module.css';
 

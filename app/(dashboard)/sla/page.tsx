@@ -2,7 +2,7 @@
 import Link from 'next/link';
 import { can } from '@/lib/auth';
 import { pageActor } from '@/lib/auth/guard';
-import { formatDuration } from '@/lib/sla/duration';
+import { formatDuration } from '@/lib/duration';
 import { getSlaBoard } from '@/lib/sla/sla-board';
 import { Sparkline } from '@/components/charts/sparkline';
 import { SourceQueueFigures } from '@/components/source-queue';

@@ -2,7 +2,7 @@
 import Link from 'next/link';
 import { pageActor } from '@/lib/auth/guard';
 import { getSlaBoard } from '@/lib/sla/sla-board';
-import { formatDuration } from '@/lib/sla/duration';
+import { formatDuration } from '@/lib/duration';
 
 export default async function SourcesPage() {
   const actor = await pageActor('deadletters.read');

@@ -2,7 +2,7 @@
 //   person's assistant: Authorization: Bearer <a personal token with the assistant scope>, of a role an admin allowed
 // GET, DELETE /api/mcp — 405: no session is kept and nothing is sent unasked, so there is no stream to open or end
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { assistantActor } from '@/lib/assistant/access';
+import { assistantActor } from '@/lib/auth/assistant-access';
 import { createAssistantServer } from '@/lib/assistant/server';
 import { errorResponse } from '@/lib/auth/guard';
 import { bearerToken } from '@/lib/auth/tokens';

@@ -8,8 +8,8 @@
 // "$azure". Functions put no exception into a poison message: without the source's own error-text
 // mapping (JSON paths), the error is "PoisonMessage" with the queue and the payload's shape, so
 // clusters group by those.
-import type { FailureEntry, NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
-import type { OutgoingRedrive } from '@/lib/redrive/destinations';
+import type { FailureEntry, NewDeadLetter } from '@/lib/model/dead-letter';
+import type { OutgoingRedrive } from '@/lib/model/redrive-destination';
 import { errorTextOf, type ErrorTextMapping } from '../error-text';
 
 /** The headers key holding an Azure message's facts (Triage's, never sent). */

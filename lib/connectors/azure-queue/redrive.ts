@@ -7,7 +7,7 @@
 // has committed before any consumer (or Functions' move to the poison queue) can see it.
 import { pg } from '@/lib/db';
 import { log } from '@/lib/log';
-import type { DeliveryResult, OutgoingRedrive, RedriveDestination } from '@/lib/redrive/destinations';
+import type { DeliveryResult, OutgoingRedrive, RedriveDestination } from '@/lib/model/redrive-destination';
 import type { ConnectorSource } from '../types';
 import { targetQueueOf, type AzureQueueConfig, type AzureQueueSecret } from './config';
 import { azureError, isInfrastructureError, queueClient } from './client';

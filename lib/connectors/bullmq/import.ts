@@ -9,7 +9,7 @@
 // becomes the next generation; rereading a failure already recorded adds nothing.
 import { QueueEvents } from 'bullmq';
 import { pg } from '@/lib/db';
-import type { NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
+import type { NewDeadLetter } from '@/lib/model/dead-letter';
 import { log } from '@/lib/log';
 import type { ConnectorSource, ImportSink } from '../types';
 import { ConnectorError } from '../types';

@@ -2,7 +2,7 @@
 // data's stored JSON text, byte for byte (BullMQ writes JSON.stringify(data)); the error text is the
 // job's own: failedReason and the stack of each attempt.
 import { Job, type JobsOptions } from 'bullmq';
-import type { FailureEntry, NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
+import type { FailureEntry, NewDeadLetter } from '@/lib/model/dead-letter';
 
 /** A failed job read from Redis: its id, its score in the failed set, its hash fields as bytes. */
 export interface FailedJob {

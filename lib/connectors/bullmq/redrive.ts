@@ -6,7 +6,7 @@
 // failure's generation and count are derived there), so the copy carries nothing of Triage's.
 import { Job, type JobsOptions, type Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { DeliveryResult, OutgoingRedrive, RedriveDestination } from '@/lib/redrive/destinations';
+import type { DeliveryResult, OutgoingRedrive, RedriveDestination } from '@/lib/model/redrive-destination';
 import type { ConnectorSource } from '../types';
 import type { BullmqConfig, BullmqSecret } from './config';
 import { appQueue, isConnectionError, openRedis, redisError } from './connection';

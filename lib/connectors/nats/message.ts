@@ -8,8 +8,8 @@
 // Redrive publishes the same bytes and headers to the original subject with a new `Nats-Msg-Id`:
 // the original one, inside the stream's duplicate window, would make JetStream drop the redrive as a
 // duplicate without a word.
-import type { DeadLetterReason, FailureEntry, NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
-import type { OutgoingRedrive } from '@/lib/redrive/destinations';
+import type { DeadLetterReason, FailureEntry, NewDeadLetter } from '@/lib/model/dead-letter';
+import type { OutgoingRedrive } from '@/lib/model/redrive-destination';
 import { errorTextOf, type ErrorTextMapping } from '../error-text';
 
 /** Headers Triage writes on a redriven message. */

@@ -9,7 +9,7 @@
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import { log } from '@/lib/log';
-import type { DeliveryResult, OutgoingRedrive, RedriveDestination } from '@/lib/redrive/destinations';
+import type { DeliveryResult, OutgoingRedrive, RedriveDestination } from '@/lib/model/redrive-destination';
 import { deliveryFailureOf, type ConnectorSource } from '../types';
 import type { NatsConfig, NatsSecret } from './config';
 import { connectNats, endpointOf, natsError } from './connection';

@@ -4,7 +4,7 @@
 // and the unique key (source, message id, generation) absorbs the second write. The prefetch is the
 // backpressure: while Postgres is slow no acknowledgement goes out, so the broker sends no more.
 import type { Channel, ConsumeMessage } from 'amqplib';
-import type { NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
+import type { NewDeadLetter } from '@/lib/model/dead-letter';
 import { log } from '@/lib/log';
 import type { ErrorTextMapping } from '../error-text';
 import { ConnectorError, type ConnectorSource, type ImportSink } from '../types';

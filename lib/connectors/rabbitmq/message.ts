@@ -9,8 +9,8 @@
 // publisher-set x-death), plus Triage's redrive count.
 import { createHash } from 'node:crypto';
 import type { ConsumeMessage, Options } from 'amqplib';
-import type { DeadLetterReason, FailureEntry, NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
-import type { OutgoingRedrive } from '@/lib/redrive/destinations';
+import type { DeadLetterReason, FailureEntry, NewDeadLetter } from '@/lib/model/dead-letter';
+import type { OutgoingRedrive } from '@/lib/model/redrive-destination';
 import { errorTextOf, type ErrorTextMapping } from '../error-text';
 
 /** Headers Triage writes on a redriven message. */

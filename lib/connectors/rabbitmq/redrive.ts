@@ -7,7 +7,7 @@
 // redrive itself (the task pauses and says what to fix).
 import type { ChannelModel, ConfirmChannel, Message } from 'amqplib';
 import { log } from '@/lib/log';
-import type { DeliveryResult, OutgoingRedrive, RedriveDestination } from '@/lib/redrive/destinations';
+import type { DeliveryResult, OutgoingRedrive, RedriveDestination } from '@/lib/model/redrive-destination';
 import { deliveryFailureOf, type ConnectorSource } from '../types';
 import type { RabbitmqConfig, RabbitmqSecret } from './config';
 import { amqpError, connectAmqp, describeEndpoint, where } from './connection';

@@ -14,7 +14,7 @@
 // redrive (which clears them) is the next generation, as the BullMQ connector counts them.
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
+import type { NewDeadLetter } from '@/lib/model/dead-letter';
 import { assignGenerations, heldOf } from '../bullmq/import';
 import { redactUrl } from '../secrets';
 import type { ConnectorSource, ImportSink } from '../types';

@@ -3,7 +3,7 @@
 // id is the jid; the redrive writes it back as Sidekiq's "Retry Now" would (./redrive.ts).
 import { createHash } from 'node:crypto';
 import { inflateSync } from 'node:zlib';
-import type { NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
+import type { NewDeadLetter } from '@/lib/model/dead-letter';
 
 /** A member of a sorted set read from Redis: its bytes and its score as Redis printed it. */
 export interface SetEntry {

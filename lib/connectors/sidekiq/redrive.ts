@@ -6,7 +6,7 @@
 // Triage's redrive count. Where it goes back to is read from the original's stored headers. A job
 // the source left in the set and that is gone from it was retried or deleted in Sidekiq: not pushed.
 import type { Redis } from 'ioredis';
-import type { DeliveryResult, OutgoingRedrive, RedriveDestination } from '@/lib/redrive/destinations';
+import type { DeliveryResult, OutgoingRedrive, RedriveDestination } from '@/lib/model/redrive-destination';
 import type { ConnectorSource } from '../types';
 import { keysOf, type SidekiqConfig, type SidekiqSecret } from './config';
 import { openRedis, redisError } from './connection';

@@ -12,7 +12,7 @@ import {
   ReceiveMessageCommand,
   type Message,
 } from '@aws-sdk/client-sqs';
-import type { NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
+import type { NewDeadLetter } from '@/lib/model/dead-letter';
 import { log } from '@/lib/log';
 import { ConnectorError, type ConnectorSource, type ImportSink } from '../types';
 import type { SqsConfig, SqsSecret } from './config';

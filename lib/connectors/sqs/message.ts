@@ -7,8 +7,8 @@
 // DLQ's message id under the reserved key "$sqs". Redrive sends the same body and attributes plus
 // Triage's original id and redrive count (SQS gives every sent message a new id).
 import type { MessageAttributeValue, Message, SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs';
-import type { FailureEntry, NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
-import type { OutgoingRedrive } from '@/lib/redrive/destinations';
+import type { FailureEntry, NewDeadLetter } from '@/lib/model/dead-letter';
+import type { OutgoingRedrive } from '@/lib/model/redrive-destination';
 import { errorTextOf, type ErrorTextMapping } from '../error-text';
 import { ENVELOPE_KEY, unwrapEnvelope, type SqsEnvelopeSetting } from './envelope';
 

@@ -5,7 +5,7 @@
 // message's failure; a network error, throttling or a server fault is the infrastructure's (the
 // runner waits and retries; the breaker does not count it).
 import { GetQueueUrlCommand, ListDeadLetterSourceQueuesCommand, SendMessageBatchCommand, type SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs';
-import type { DeliveryResult, OutgoingRedrive, RedriveDestination } from '@/lib/redrive/destinations';
+import type { DeliveryResult, OutgoingRedrive, RedriveDestination } from '@/lib/model/redrive-destination';
 import type { ConnectorSource } from '../types';
 import type { SqsConfig, SqsSecret } from './config';
 import { isFifoQueue, isInfrastructureError, queueNameOf, sqsClient, sqsError } from './client';

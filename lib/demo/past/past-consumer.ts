@@ -6,7 +6,7 @@
 // with the handler's own error, stack and failure history.
 import { backoffDelay, classifyError } from '@/lib/broker';
 import { manualClock, type Clock } from '@/lib/clock';
-import type { FailureEntry, NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
+import type { FailureEntry, NewDeadLetter } from '@/lib/model/dead-letter';
 import type { DeliveryResult, RedriveDestination } from '@/lib/redrive/destinations';
 import { addFailure, describeError, type Failure } from '@/lib/runtime/failure-history';
 import { demoHandlersIn, type Downstream } from '../handlers';

@@ -9,7 +9,7 @@ import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
 import type { Principal } from '@/lib/auth';
 import { DAY, HOUR, MINUTE, type Clock } from '@/lib/clock';
 import { db } from '@/lib/db';
-import { recordDeadLetters, type NewDeadLetter } from '@/lib/deadletters/record-dead-letters';
+import { recordDeadLetters, type NewDeadLetter } from '@/lib/intake/record-dead-letters';
 import { sweepExpired } from '@/lib/retention/sweep-expired';
 import { computeRollups } from '@/lib/rollups/compute-rollups';
 import { refreshAgeStats } from '@/lib/sla/age-stats';

@@ -11,7 +11,7 @@ import { isSystem, type Principal } from '@/lib/auth';
 import { AppError } from '@/lib/errors';
 import type { Clock } from '@/lib/clock';
 import { ACTIVE_STATUSES } from '../get-redrive';
-import { holdDeadLetters } from '../dead-letter-status';
+import { holdDeadLetters } from '@/lib/intake/dead-letter-status';
 import { startedRecently, waitsFor as fourEyes } from '../four-eyes';
 import type { SelectedSource } from '../selection';
 

@@ -15,7 +15,7 @@ import { activeReveal } from '@/lib/deadletters/reveal-payload';
 import { RedriveTaskDetail } from '../get-redrive';
 import { nudgeRedrive } from '../nudge';
 import { isoTime } from '@/lib/wire';
-import { findSource } from '@/lib/sources/find-source';
+import { findSource } from '@/lib/model/find-source';
 import { DEFAULT_CANARY_WINDOW_SECONDS, DEFAULT_OUTCOME_WINDOW_SECONDS, DEFAULT_RATE, MAX_RATE } from '../start-redrive';
 import { resolveDestination } from '../destination-source';
 import { copiesOf, createCopiesTask, sha256, type CopiesTask } from './copies-task';

@@ -3,8 +3,8 @@
 import { notFound } from 'next/navigation';
 import { pageActor } from '@/lib/auth/guard';
 import { eventHash } from '@/lib/audit';
-import { getAuditEvent } from '@/lib/audit/list-events';
-import { auditEventViews } from '@/lib/audit/present';
+import { getAuditEvent } from '@/lib/audit-trail/list-events';
+import { auditEventViews } from '@/lib/audit-trail/present';
 import { db } from '@/lib/db';
 import { AppError } from '@/lib/errors';
 import styles from '../audit.module.css';

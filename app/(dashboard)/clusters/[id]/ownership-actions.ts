@@ -5,7 +5,7 @@ import { revalidatePath } from 'next/cache';
 import { z } from 'zod';
 import { action, form } from '@/lib/auth/action';
 import { addClusterNote, updateOwnership, type OwnershipInput } from '@/lib/ownership/ownership';
-import { OWNERSHIP_STATUSES } from '@/lib/ownership/statuses';
+import { OWNERSHIP_STATUSES } from '@/lib/model/ownership-statuses';
 
 function refresh(id: string) {
   revalidatePath(`/clusters/${id}`);

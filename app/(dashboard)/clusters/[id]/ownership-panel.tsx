@@ -2,7 +2,7 @@
 // The cluster's ownership: who is on it, its status (on hold needs a note and an end date), ticket
 // and fix version, and its note thread. Posts to ownership-actions.ts.
 import { useState } from 'react';
-import { OWNERSHIP_STATUSES, STATUS_LABEL, type OwnershipStatus } from '@/lib/ownership/statuses';
+import { OWNERSHIP_STATUSES, STATUS_LABEL, type OwnershipStatus } from '@/lib/model/ownership-statuses';
 import { FormStatus } from '@/components/form-status';
 import { addClusterNoteAction, updateOwnershipAction } from './ownership-actions';
 import { useActionForm } from '@/components/use-action-form';

@@ -10,7 +10,7 @@ import type { ClusterRedriveOutcome } from '@/lib/redrive';
 import { ProgressBar } from '@/components/redrive/progress-bar';
 import { redriveApi, type TaskWithHistory } from '@/components/redrive/redrive-api';
 import { CommandButtons } from '../command-buttons';
-import { formatDuration } from '@/lib/sla/duration';
+import { formatDuration } from '@/lib/duration';
 import { awaitingOutcomes, outcomeWords, STATUS_BADGE, VERDICT_BADGE } from '../format';
 import { RateChart } from './rate-chart';
 import { SelectionWords } from '@/components/redrive/selection-words';

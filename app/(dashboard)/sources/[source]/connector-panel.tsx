@@ -4,7 +4,7 @@
 import Link from 'next/link';
 import { Suspense } from 'react';
 import { can, canForTeam, type Actor } from '@/lib/auth';
-import { formatDuration } from '@/lib/sla/duration';
+import { formatDuration } from '@/lib/duration';
 import type { SourceDetail } from '@/lib/sources/get-source';
 import { ImportSwitch, TestConnection } from '@/components/connector-forms';
 import { ConnectorTraps } from './connector-traps';

@@ -6,7 +6,7 @@ import { pageActor } from '@/lib/auth/guard';
 import { listAlarmEvents } from '@/lib/alarms/list-alarms';
 import { AppError } from '@/lib/errors';
 import { isChartRange, sourceCharts, CHART_RANGES, type ChartRange } from '@/lib/rollups/source-charts';
-import { formatDuration } from '@/lib/sla/duration';
+import { formatDuration } from '@/lib/duration';
 import { getSource } from '@/lib/sources/get-source';
 import { getSourcePolicy } from '@/lib/sources/update-policy';
 import { AlarmBanner } from '@/components/alarm-banner';

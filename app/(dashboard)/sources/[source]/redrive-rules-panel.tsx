@@ -3,7 +3,7 @@
 import Link from 'next/link';
 import { canForTeam, type Actor } from '@/lib/auth';
 import { listRedriveRules, type RedriveRuleView } from '@/lib/redrive-rules';
-import { formatDuration } from '@/lib/sla/duration';
+import { formatDuration } from '@/lib/duration';
 import { NewRedriveRuleForm, RedriveRuleControls } from './redrive-rules-forms';
 
 function when(r: RedriveRuleView): string {

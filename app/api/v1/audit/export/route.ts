@@ -1,6 +1,6 @@
 // GET /api/v1/audit/export?format=csv|ndjson&actor=&action=&source=&targetType=&targetId=&from=&to= — stream the filtered trail (audited)
 import { api } from '@/lib/auth/guard';
-import { auditExportQuery, exportAuditEvents } from '@/lib/audit/export';
+import { auditExportQuery, exportAuditEvents } from '@/lib/audit-trail/export';
 import { EXPORT_ROWS } from '@/lib/openapi/media';
 
 export const GET = api(

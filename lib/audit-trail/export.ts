@@ -5,10 +5,10 @@ import { z } from 'zod';
 import { db } from '@/lib/db';
 import { auditActor, type Principal } from '@/lib/auth';
 import { csvRow } from '@/lib/export/csv';
-import { append } from './append';
+import { append } from '@/lib/audit/append';
 import { AppError } from '@/lib/errors';
 import { auditFilterSchema, auditFilterToSearch, auditTeamScope, auditWhere, type AuditFilter } from './filter';
-import { AUDIT_EXPORT_COLUMNS, auditEventViews, type AuditEventView } from './present';
+import { AUDIT_EXPORT_COLUMNS, auditEventViews, type AuditEventView } from '@/lib/audit-trail/present';
 
 export const AUDIT_EXPORT_FORMATS = ['csv', 'ndjson'] as const;
 export type AuditExportFormat = (typeof AUDIT_EXPORT_FORMATS)[number];

@@ -2,7 +2,7 @@
 // its events in order (who started, approved, paused, resumed, cancelled; how it finished).
 import { db } from '@/lib/db';
 import { sourceScope, type Principal } from '@/lib/auth';
-import { listAuditEvents } from './list-events';
+import { listAuditEvents } from '@/lib/audit-trail/list-events';
 
 export const REDRIVE_TASK_TARGET = 'redrive_task';
 

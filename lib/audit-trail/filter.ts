@@ -5,7 +5,7 @@ import type { Prisma } from '@/generated/prisma/client';
 import { db } from '@/lib/db';
 import { authorize, isSystem, type Principal } from '@/lib/auth';
 import { AppError } from '@/lib/errors';
-import { findSource } from '@/lib/sources/find-source';
+import { findSource } from '@/lib/model/find-source';
 
 const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 const text = (max: number) => z.preprocess(blankToUndefined, z.string().trim().max(max).optional());

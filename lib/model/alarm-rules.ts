@@ -4,10 +4,10 @@
 // permanent than transient ones poison. Only when most errors name no cause does volume decide ("how
 // many, and how fast?"): a wave with one dominant cause is a probable outage, a trickle probable poison.
 import { MINUTE, HOUR } from '@/lib/clock';
-import { formatDuration } from '@/lib/sla/duration';
+import { formatDuration } from '@/lib/duration';
 
 import type { ALARM_KINDS, ALARM_LEVELS } from '@/lib/enums';
-import type { ErrorClass } from '@/lib/clustering/error-classes';
+import type { ErrorClass } from '@/lib/model/error-classes';
 
 export type AlarmKind = (typeof ALARM_KINDS)[number];
 export type AlarmLevel = (typeof ALARM_LEVELS)[number];

@@ -16,8 +16,6 @@ import { hash } from 'node:crypto';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import type postgres from 'postgres';
-import { z } from 'zod';
-import { isoTime } from '@/lib/wire';
 import { classifyError, fingerprintCache, type Fingerprint } from '@/lib/clustering';
 import { applyGrouping, groupingOf, NO_GROUPING, type RuledFingerprint, type SourceGrouping } from '@/lib/clustering/grouping-rules';
 import { postgresQuery } from '@/lib/clustering/absorb-clusters';
@@ -29,51 +27,17 @@ import { reopenRegressions } from '@/lib/ownership/regressions';
 import { binaryCopyChunks, type CopyColumn, type CopyType } from '@/lib/db/copy-binary';
 import { payloadVerdict, sensitivePathsOf, textVerdict } from '@/lib/masking';
 
-import type { DeadLetterReason } from '@/lib/enums';
+import { MAX_ERROR_MESSAGE_CHARS, MAX_STACK_CHARS, type NewDeadLetter, type RecordedDeadLetter } from '@/lib/model/dead-letter';
 
-export { DEAD_LETTER_REASONS, type DeadLetterReason } from '@/lib/enums';
-
-/** RabbitMQ x-death style: one entry per (reason, error), with a count. */
-export const FailureEntry = z.object({
-  reason: z.string(),
-  errorType: z.string().nullable(),
-  errorMessage: z.string().nullable(),
-  count: z.int(),
-  firstAt: isoTime,
-  lastAt: isoTime,
-  queue: z.string().optional().describe('Where a broker says it happened (RabbitMQ x-death: the queue, exchange and routing keys)'),
-  exchange: z.string().optional(),
-  routingKeys: z.array(z.string()).optional(),
-});
-export type FailureEntry = z.infer<typeof FailureEntry>;
-
-export interface NewDeadLetter {
-  messageId: string;
-  generation?: number;
-  payload: Uint8Array;
-  contentType?: string | null;
-  headers?: Record<string, unknown>;
-  reason: DeadLetterReason;
-  errorType?: string | null;
-  errorMessage?: string | null;
-  errorStack?: string | null;
-  receiveCount?: number;
-  redriveCount?: number;
-  enqueuedAt?: Date | null;
-  firstFailedAt?: Date | null;
-  lastFailedAt?: Date | null;
-  deadAt?: Date;
-  consumerName?: string | null;
-  consumerVersion?: string | null;
-  correlationId?: string | null;
-  idempotencyKey?: string | null;
-  orderingKey?: string | null;
-  partition?: number | null;
-  offset?: bigint | number | null;
-  failureHistory?: FailureEntry[];
-  /** The whole payload is sensitive: masked for everyone until revealed (see lib/deadletters/sensitive.ts). */
-  sensitive?: boolean;
-}
+export {
+  DEAD_LETTER_REASONS,
+  FailureEntry,
+  MAX_ERROR_MESSAGE_CHARS,
+  MAX_STACK_CHARS,
+  RecordedDeadLetter,
+  type DeadLetterReason,
+  type NewDeadLetter,
+} from '@/lib/model/dead-letter';
 
 export interface SourcePolicy {
   id: string;
@@ -82,16 +46,6 @@ export interface SourcePolicy {
   grouping?: SourceGrouping;
 }
 
-export const RecordedDeadLetter = z.object({
-  messageId: z.string(),
-  id: z.string().describe('Dead-letter id (a decimal string)'),
-  sha256: z.string().describe('SHA-256 of the stored payload bytes, hex'),
-  created: z.boolean().describe('false: this message id was already stored (idempotent retry)'),
-});
-export type RecordedDeadLetter = z.infer<typeof RecordedDeadLetter>;
-
-export const MAX_STACK_CHARS = 8_000;
-export const MAX_ERROR_MESSAGE_CHARS = 4_000;
 /** From this many rows on, COPY through the temp table beats one multi-row INSERT. */
 const COPY_THRESHOLD = 64;
 

@@ -2,7 +2,7 @@
 import { db, pg } from '@/lib/db';
 import type { Principal } from '@/lib/auth';
 import { notFound } from '@/lib/errors';
-import { auditTeamScope, auditWhere, type AuditFilter } from './filter';
+import { auditTeamScope, auditWhere, type AuditFilter } from '@/lib/audit-trail/filter';
 
 export const AUDIT_PAGE_SIZE = 50;
 

@@ -2,8 +2,8 @@
 // when it arrived: the inbox's badge and the redrive page's warning say what the source's alarms say.
 import { z } from 'zod';
 import { env } from '@/lib/env';
-import type { ErrorClass } from '@/lib/clustering/error-classes';
-import { RULES } from './rules';
+import type { ErrorClass } from '@/lib/model/error-classes';
+import { RULES } from '@/lib/model/alarm-rules';
 
 export const CLUSTER_VERDICTS = ['outage', 'outage, errors stopped', 'poison', 'unknown'] as const;
 export const ClusterVerdict = z
