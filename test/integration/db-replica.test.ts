@@ -23,7 +23,7 @@ import { GET as getClusters } from '@/app/api/v1/clusters/route';
 import { POST as postArchive } from '@/app/api/v1/dead-letters/[id]/archive/route';
 import * as mcpRoute from '@/app/api/mcp/route';
 import { createPersonalToken } from '@/lib/admin/tokens';
-import { setAssistantRoles } from '@/lib/assistant/access';
+import { setAssistantRoles } from '@/lib/auth/assistant-access';
 import { SYSTEM } from '@/lib/auth';
 import { callTool, connectAssistant } from '../support/assistant';
 import { serveRoutes } from '../support/serve-routes';
