@@ -16,12 +16,23 @@ function appUrl(extra: Record<string, string>): string {
   return r.stdout.trim();
 }
 
+// Each case starts a Node process with tsx, which takes seconds on a loaded machine.
+const SPAWN_TIMEOUT = 30_000;
+
 describe('APP_URL', () => {
-  it('defaults to the port the app serves on', () => {
-    expect(appUrl({ PORT: '3100' })).toBe('http://localhost:3100');
-  });
-  it('is 3000 without PORT, and APP_URL when set wins', () => {
-    expect(appUrl({})).toBe('http://localhost:3000');
-    expect(appUrl({ PORT: '3100', APP_URL: 'https://triage.example.com' })).toBe('https://triage.example.com');
-  });
+  it(
+    'defaults to the port the app serves on',
+    () => {
+      expect(appUrl({ PORT: '3100' })).toBe('http://localhost:3100');
+    },
+    SPAWN_TIMEOUT,
+  );
+  it(
+    'is 3000 without PORT, and APP_URL when set wins',
+    () => {
+      expect(appUrl({})).toBe('http://localhost:3000');
+      expect(appUrl({ PORT: '3100', APP_URL: 'https://triage.example.com' })).toBe('https://triage.example.com');
+    },
+    SPAWN_TIMEOUT,
+  );
 });
