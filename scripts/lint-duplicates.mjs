@@ -1,9 +1,13 @@
-// `npm run lint`: the copy-paste check (jscpd, settings in .jscpd.json). Fails when it counts more
-// repeated blocks than the ratchet `maxClones` kept in that file, and prints each one, so a change
-// that pastes a block fails here; a change that removes some is told to lower the ratchet.
+// `npm run lint`: the copy-paste check (jscpd, settings in .jscpd.json). It counts pairs of places
+// that share a run of 6+ lines of the same shape: the same text, or the same code with other names,
+// strings and numbers (jscpd's ignoreIdentifiers and ignoreLiterals), import lines left out. Two files
+// that share several runs are one pair, as a reader sees them. Fails when there are more pairs than
+// the ratchet `maxPairs` kept in that file, and prints each pair, so a change that pastes a block
+// fails here; a change that removes some is told to lower the ratchet.
 // Usage: node scripts/lint-duplicates.mjs [--root DIR]   (DIR defaults to the repo; its .jscpd.json is read)
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,19 +16,21 @@ const repo = fileURLToPath(new URL('..', import.meta.url));
 const rootArg = process.argv.indexOf('--root');
 const root = path.resolve(rootArg > 0 ? process.argv[rootArg + 1] : repo);
 const configPath = path.join(root, '.jscpd.json');
-const config = JSON.parse(readFileSync(configPath, 'utf8'));
-if (!Number.isInteger(config.maxClones)) {
-  console.error(`✗ ${configPath}: "maxClones" (the ratchet) must be an integer`);
+const { maxPairs, path: paths = ['.'], ...settings } = JSON.parse(readFileSync(configPath, 'utf8'));
+if (!Number.isInteger(maxPairs)) {
+  console.error(`✗ ${configPath}: "maxPairs" (the ratchet) must be an integer`);
   process.exit(2);
 }
-// jscpd stops on a path that does not exist; a folder of the list may not be there yet.
-const paths = (config.path ?? ['.']).filter((p) => existsSync(path.join(root, p)));
+// jscpd knows no ratchet: it gets the settings alone, and only the paths that exist.
+const present = paths.filter((p) => existsSync(path.join(root, p)));
 
-// The repo's pinned jscpd, also for a --root elsewhere (its package exports no bin path to resolve).
-const bin = path.join(repo, 'node_modules/jscpd/bin/jscpd');
+// The repo's pinned jscpd, also for a --root elsewhere.
+const bin = createRequire(path.join(repo, 'package.json')).resolve('jscpd/run-jscpd.js');
 const out = mkdtempSync(path.join(os.tmpdir(), 'triage-jscpd-'));
 try {
-  const r = spawnSync(process.execPath, [bin, '--config', configPath, '--reporters', 'json', '--output', out, '--silent', ...paths], {
+  const config = path.join(out, 'jscpd.json');
+  writeFileSync(config, JSON.stringify(settings));
+  const r = spawnSync(process.execPath, [bin, '--config', config, '--reporters', 'json', '--output', out, '--no-colors', '--absolute', ...present], {
     cwd: root,
     encoding: 'utf8',
   });
@@ -34,19 +40,36 @@ try {
     process.exit(2);
   }
   const { duplicates } = JSON.parse(readFileSync(reportPath, 'utf8'));
+  // One pair per two files (or one file with itself): its longest shared run, and how many more.
+  // A list of literals matches itself one line down: a run that overlaps its own copy is data, not a copy.
+  const pairs = new Map();
+  for (const d of duplicates) {
+    for (const f of [d.firstFile, d.secondFile]) f.name = path.relative(root, f.name);
+    const [a, b] = [d.firstFile, d.secondFile].sort((x, y) => x.name.localeCompare(y.name) || x.start - y.start);
+    if (a.name === b.name && b.start <= a.end) continue;
+    const key = `${a.name}\n${b.name}`;
+    const seen = pairs.get(key);
+    if (!seen) pairs.set(key, { a, b, lines: d.lines, kind: d.kind, runs: 1 });
+    else {
+      seen.runs++;
+      if (d.lines > seen.lines) Object.assign(seen, { a, b, lines: d.lines, kind: d.kind });
+    }
+  }
   const at = (f) => `${f.name}:${f.start}-${f.end}`;
-  const lines = duplicates.map((d) => `${d.lines} lines: ${at(d.firstFile)}  ~  ${at(d.secondFile)}`).sort();
+  const lines = [...pairs.values()]
+    .sort((x, y) => y.lines - x.lines || at(x.a).localeCompare(at(y.a)))
+    .map((p) => `${p.lines} lines: ${at(p.a)}  ~  ${at(p.b)}${p.kind === 'exact' ? '' : ' (shape)'}${p.runs > 1 ? ` (+${p.runs - 1} more runs)` : ''}`);
   for (const line of lines) console.log(line);
-  const count = duplicates.length;
-  const max = config.maxClones;
-  if (count > max) {
+  const count = pairs.size;
+  const min = settings.minLines ?? 5;
+  if (count > maxPairs) {
     console.error(
-      `\n✗ ${count} repeated blocks of ${config.minLines ?? 5}+ lines, above the ratchet of ${max} (.jscpd.json "maxClones"): share the new one instead of copying it`,
+      `\n✗ ${count} pairs of places sharing ${min}+ lines of the same shape, above the ratchet of ${maxPairs} (.jscpd.json "maxPairs"): share the new code instead of copying it`,
     );
     process.exit(1);
   }
-  console.log(`\n✓ ${count} repeated blocks of ${config.minLines ?? 5}+ lines (ratchet ${max})`);
-  if (count < max) console.log(`  below the ratchet: lower "maxClones" in .jscpd.json to ${count}`);
+  console.log(`\n✓ ${count} pairs of places sharing ${min}+ lines of the same shape (ratchet ${maxPairs})`);
+  if (count < maxPairs) console.log(`  below the ratchet: lower "maxPairs" in .jscpd.json to ${count}`);
 } finally {
   rmSync(out, { recursive: true, force: true });
 }

@@ -1,6 +1,7 @@
 // The copy-paste lint step (scripts/lint-duplicates.mjs, `npm run lint`): it passes at the ratchet
-// and fails, naming both places, once a change adds a repeated block. Run on a temp tree with its own
-// .jscpd.json, as the repo's settings would be.
+// and fails, naming both places, once a change adds a repeated block, the same text or the same code
+// with its names and values changed. Run on a temp tree with its own .jscpd.json, as the repo's
+// settings would be.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -20,16 +21,27 @@ export function summarize(rows: { status: string; count: number }[]) {
 }
 `;
 
+// The same code with other names and values: a copy all the same.
+const renamed = block
+  .replace(/summarize/g, 'tally')
+  .replace(/totals/g, 'byKind')
+  .replace(/status/g, 'kind')
+  .replace(/previous/g, 'before')
+  .replace(/ordered/g, 'sorted')
+  .replace(/share/g, 'part')
+  .replace('?? 0', '?? 1');
+
 let dir: string | undefined;
 afterEach(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
   dir = undefined;
 });
 
-function tree(files: Record<string, string>, maxClones: number): string {
+function tree(files: Record<string, string>, maxPairs: number): string {
   dir = mkdtempSync(path.join(os.tmpdir(), 'lint-duplicates-'));
-  // "absent" is in the list as components/ is before it exists: the script skips it.
-  writeFileSync(path.join(dir, '.jscpd.json'), JSON.stringify({ minLines: 6, path: ['src', 'absent'], reporters: ['json'], maxClones }));
+  // "absent" is in the list as a folder may be before it exists: the script skips it.
+  const settings = { minLines: 6, minTokens: 50, mode: 'weak', ignoreIdentifiers: true, ignoreLiterals: true, path: ['src', 'absent'], maxPairs };
+  writeFileSync(path.join(dir, '.jscpd.json'), JSON.stringify(settings));
   for (const [name, text] of Object.entries(files)) {
     mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
     writeFileSync(path.join(dir, name), text);
@@ -44,19 +56,33 @@ describe('lint-duplicates', { timeout: 60_000 }, () => {
   it('passes a tree at its ratchet', () => {
     const r = lint(tree({ 'src/a.ts': block, 'src/b.ts': 'export const b = 1;\n' }, 0));
     expect(r.status).toBe(0);
-    expect(r.stdout).toContain('0 repeated blocks of 6+ lines (ratchet 0)');
+    expect(r.stdout).toContain('0 pairs of places sharing 6+ lines of the same shape (ratchet 0)');
   });
 
   it('fails once a change copies a block, and prints both places', () => {
     const r = lint(tree({ 'src/a.ts': block, 'src/b.ts': `// copied\n${block}` }, 0));
     expect(r.status).toBe(1);
     expect(r.stdout).toMatch(/\d+ lines: src\/a\.ts:\d+-\d+ {2}~ {2}src\/b\.ts:\d+-\d+/);
-    expect(r.stderr).toContain('1 repeated blocks of 6+ lines, above the ratchet of 0');
+    expect(r.stderr).toContain('1 pairs of places sharing 6+ lines of the same shape, above the ratchet of 0');
+  });
+
+  it('fails on a copy whose names and values were changed, and says it is alike in shape', () => {
+    const r = lint(tree({ 'src/a.ts': block, 'src/b.ts': renamed }, 0));
+    expect(r.status).toBe(1);
+    expect(r.stdout).toMatch(/\d+ lines: src\/a\.ts:\d+-\d+ {2}~ {2}src\/b\.ts:\d+-\d+ \(shape\)/);
+  });
+
+  it('counts two files that share several runs as one pair', () => {
+    const twice = `${block}\nexport const gap = [1, 2, 3].map(String).join('-');\n${block.replace('summarize', 'again')}`;
+    const r = lint(tree({ 'src/a.ts': twice, 'src/b.ts': `${block}\n${block.replace('summarize', 'again')}` }, 10));
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/src\/a\.ts:\d+-\d+ {2}~ {2}src\/b\.ts:\d+-\d+/);
+    expect(r.stdout.match(/src\/a\.ts:\d+-\d+ {2}~ {2}src\/b\.ts/g)).toHaveLength(1);
   });
 
   it('tells to lower a ratchet that is above the count', () => {
     const r = lint(tree({ 'src/a.ts': block }, 3));
     expect(r.status).toBe(0);
-    expect(r.stdout).toContain('lower "maxClones" in .jscpd.json to 0');
+    expect(r.stdout).toContain('lower "maxPairs" in .jscpd.json to 0');
   });
 });
