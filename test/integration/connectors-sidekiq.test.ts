@@ -364,8 +364,8 @@ describe('Sidekiq connector', () => {
     for (const r of results.slice(1)) {
       expect(r).toMatchObject({
         ok: false,
-        failure: 'message',
-        error: expect.stringMatching(/no longer in Sidekiq's dead set .*retried or deleted in Sidekiq.*nothing was sent/i),
+        failure: 'gone',
+        error: expect.stringMatching(/no longer in Sidekiq's dead set .*retried, deleted or trimmed by Sidekiq.*nothing was sent/i),
       });
     }
     // Only the kept one went to the queue (after the Web UI's own push), and left the dead set.
