@@ -3,6 +3,12 @@
 // open counts; deciding them 'redriven' is closeDeadLetters' (lib/deadletters), which keeps the counts.
 import type { Tx } from '@/lib/db';
 
+/**
+ * How an item skipped because its message was gone from the source's broker says so (a Sidekiq job
+ * retried, deleted or trimmed in Sidekiq since the import): its dead letter goes back to open.
+ */
+export const GONE_PREFIX = 'GoneFromSource:';
+
 /** A redriven dead letter is decided from 'redriving' (or 'open', when a cancel let go of it in flight). */
 export const HELD_STATUSES = ['open', 'redriving'] as const;
 

@@ -32,9 +32,12 @@ export type DeliveryResult =
        * Whose failure this item's is; when absent, the destination's `failures`. 'refused': the
        * destination refuses the redrive itself (no such queue, access denied, an action the server
        * does not know, no known target): not an outage, so the task pauses and `error` says what to
-       * set; the item stays pending for when it is fixed.
+       * set; the item stays pending for when it is fixed. 'gone': the message is no longer where the
+       * source keeps it (a Sidekiq job retried, deleted or trimmed in Sidekiq since the import), so
+       * nothing was sent and nothing should be: the item is skipped with `error` as its reason, its
+       * dead letter stays open, and the breaker does not count it (the destination is healthy).
        */
-      failure?: 'message' | 'infrastructure' | 'refused';
+      failure?: 'message' | 'infrastructure' | 'refused' | 'gone';
     };
 
 export interface RedriveDestination {

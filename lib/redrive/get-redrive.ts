@@ -10,6 +10,7 @@ import { db } from '@/lib/db';
 import { authorize, sourceScope, type Principal } from '@/lib/auth';
 import { notFound } from '@/lib/errors';
 import { clusterCondition, filterMatches, redriveSelection } from './selection';
+import { GONE_PREFIX } from '@/lib/intake/dead-letter-status';
 import { lastResumedAt, outcomesAround } from '@/lib/intake/redrive-outcomes';
 
 import { ACTIVE_REDRIVE_STATUSES } from '@/lib/enums';
@@ -27,7 +28,7 @@ export const RedriveCountsView = z.object({
     .describe(
       'Sent, neither acknowledged nor dead again by the end of the outcome window: final, a success for the canary and the breaker, never "acknowledged"',
     ),
-  skipped: z.int().describe('Past the source maxRedrives (a loop), or no longer open when the task started'),
+  skipped: z.int().describe("Past the source maxRedrives (a loop), no longer open when the task started, or gone from the source's broker (nothing sent)"),
   failed: z.int().describe('HTTP destinations: undelivered after every retry'),
   pending: z.int().describe('Not sent yet'),
   awaitingOutcome: z.int().describe('Sent, neither acknowledged nor dead again yet, inside the outcome window'),
@@ -169,6 +170,11 @@ const OutcomeCountsView = z.object({ sent: z.int(), acknowledged: z.int(), deadA
 export const RedriveTaskDetail = RedriveTaskView.extend({
   drift: z.int().describe('Open dead letters matching the selection that arrived after it was frozen: shown, not included'),
   loops: z.int().describe("Items skipped because their dead letters were past the source's maxRedrives"),
+  gone: z
+    .int()
+    .describe(
+      "Items skipped because their message was gone from the source's broker (a Sidekiq job retried, deleted or trimmed in Sidekiq since the import): nothing was sent, so it does not run twice",
+    ),
   outcomesDueAt: isoTime
     .nullable()
     .describe('Running with everything sent: when the last item awaiting an outcome becomes final, and so when the task completes unless it pauses'),
@@ -197,8 +203,9 @@ export type RedriveTaskDetail = z.infer<typeof RedriveTaskDetail>;
 export async function getRedriveTask(actor: Principal, id: string): Promise<RedriveTaskDetail> {
   const task = await findTaskInScope(actor, id);
   const who = await emails([task.createdById, task.approvedById]);
-  const [loops] = await db().$queryRaw<{ n: bigint }[]>`
-    SELECT count(*) AS n FROM redrive_items WHERE task_id = ${task.id}::uuid AND state = 'skipped' AND error LIKE 'RedriveLoop%'`;
+  const [skipped] = await db().$queryRaw<{ loops: bigint; gone: bigint }[]>`
+    SELECT count(*) FILTER (WHERE error LIKE 'RedriveLoop%') AS loops, count(*) FILTER (WHERE starts_with(error, ${GONE_PREFIX})) AS gone
+    FROM redrive_items WHERE task_id = ${task.id}::uuid AND state = 'skipped'`;
   // The newest send awaiting an outcome (an index probe: redrive_items_awaiting_idx).
   const [last] = await db().$queryRaw<{ at: Date | null }[]>`
     SELECT max(sent_at) AS at FROM redrive_items WHERE task_id = ${task.id}::uuid AND state = 'sent'`;
@@ -206,7 +213,8 @@ export async function getRedriveTask(actor: Principal, id: string): Promise<Redr
   return {
     ...view(task, who),
     drift: await driftOf(actor, task),
-    loops: Number(loops?.n ?? 0),
+    loops: Number(skipped?.loops ?? 0),
+    gone: Number(skipped?.gone ?? 0),
     outcomesDueAt,
     canaryItem: task.canary ? await canaryItemOf(task.id) : null,
     sinceResume: await sinceResumeOf(task.id),

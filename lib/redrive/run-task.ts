@@ -15,7 +15,7 @@ import { closeDeadLetters } from '@/lib/deadletters/close-dead-letters';
 import { log } from '@/lib/log';
 import { evaluateBreaker, BREAKER_DEFAULTS, CANARY_REASON_PREFIX } from './breaker';
 import { autoPauseRedrive, failRedrive, finishRedrive, markRunning } from './control-redrive';
-import { HELD_STATUSES, releaseUnsent, reopenDeadLetters } from '@/lib/intake/dead-letter-status';
+import { GONE_PREFIX, HELD_STATUSES, releaseUnsent, reopenDeadLetters } from '@/lib/intake/dead-letter-status';
 import { destinationFor, type DeliveryResult, type DestinationSource, type OutgoingRedrive, type RedriveDestination } from './destinations';
 import { detectDeadAgain, finalizeOutcomes, lastResumedAt } from '@/lib/intake/redrive-outcomes';
 import { Pacer, type RatePlan } from './rate-plan';
@@ -511,6 +511,7 @@ async function runLeased(taskId: string, runner: string, options: RunnerOptions)
       remaining.forEach((item, k) => {
         const r: DeliveryResult = outcome[k] ?? { ok: false, error: 'the destination gave no result for this message', failure: 'infrastructure' };
         if (r.ok) done.push({ seq: item.seq, state: r.acknowledged ? 'acknowledged' : 'sent', sentAt, error: null });
+        else if (r.failure === 'gone') done.push({ seq: item.seq, state: 'skipped', sentAt: null, error: `${GONE_PREFIX} ${r.error}` });
         else if (r.failure === 'refused') refused ??= r.error;
         else if ((r.failure ?? destination.failures) === 'infrastructure') unavailable.push({ item, error: r.error });
         else failed.push({ item, error: r.error });

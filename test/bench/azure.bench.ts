@@ -2,23 +2,32 @@
 // committed through recordDeadLetters, then deleted by pop receipt) against a plain SDK loop that
 // receives and deletes the same number of messages with the same number of receives at once, on the
 // same Azurite, in the same run (target ≥ 0.5×); and redrive pacing measured at a reader of the
-// target queue (target ±5% of the requested rate). Runs Azurite from test/peers/azurite (installed on
-// first use), in memory.
+// target queue (target ±5% of the requested rate; BENCH_AZURE_RATES to ask others), beside a plain
+// SDK sendMessage loop with the runner's batches in flight at once: Azurite's own ceiling, which tells
+// a pacing figure limited by the emulator from one limited by the runner. Runs Azurite from
+// test/peers/azurite (installed on first use), in memory.
 //   npx tsx test/bench/run.ts azure
 import type { BenchResult } from './run';
 import { measureRedrivePacing, redrivePacingResults, type RedriveFigure } from './connector-redrive';
 import { runBenchChild, runWhenFlagged } from './support';
 
 const CHILD_FLAG = '--azure-bench-child';
-const IMPORT_N = 1_000;
 const POLLERS = 4;
 // Azurite answers a few hundred requests a second on an idle core and far fewer on the shared machine:
 // the rates stay well under that, so the figure is the redrive's pacing, not the emulator's ceiling.
-const REDRIVE_RATES = [10, 25];
+const REDRIVE_RATES = (process.env.BENCH_AZURE_RATES ?? '10,25').split(',').map(Number);
 const REDRIVE_SECONDS = 6;
+// Enough dead letters for every rate's redrive.
+const IMPORT_N = Math.max(
+  1_000,
+  REDRIVE_RATES.reduce((a, r) => a + r * REDRIVE_SECONDS, 0),
+);
+/** The redrive runner's batches in flight at once (lib/redrive/run-task.ts MAX_IN_FLIGHT). */
+const SENDS_AT_ONCE = 8;
 
 interface Measured {
   plainPerSecond: number;
+  plainSendPerSecond: number;
   importPerSecond: number;
   redrive: RedriveFigure[];
 }
@@ -84,10 +93,24 @@ async function child(): Promise<void> {
   reading = false;
   await reader;
 
+  // The emulator's ceiling for the redrive: a plain SDK sendMessage loop, as many at once as the
+  // runner's batches in flight, into a queue of its own.
+  const sends = await queues(azurite);
+  const plainSends = texts().slice(0, 600);
+  let sentNext = 0;
+  const sendStart = performance.now();
+  await Promise.all(
+    Array.from({ length: SENDS_AT_ONCE }, async () => {
+      for (let i = sentNext++; i < plainSends.length; i = sentNext++) await sends.target.sendMessage(plainSends[i]!);
+    }),
+  );
+  const plainSendPerSecond = plainSends.length / ((performance.now() - sendStart) / 1000);
+  process.stderr.write(`plain sendMessage, ${SENDS_AT_ONCE} at once: ${plainSendPerSecond.toFixed(0)} msg/s\n`);
+
   await azurite.stop();
   await closeQueues();
   await closeDb();
-  process.stdout.write(`${JSON.stringify({ plainPerSecond, importPerSecond, redrive } satisfies Measured)}\n`);
+  process.stdout.write(`${JSON.stringify({ plainPerSecond, plainSendPerSecond, importPerSecond, redrive } satisfies Measured)}\n`);
 }
 
 export async function run(): Promise<BenchResult[]> {
@@ -102,6 +125,11 @@ export async function run(): Promise<BenchResult[]> {
       met: m.importPerSecond >= 0.5 * m.plainPerSecond,
     },
     ...redrivePacingResults('azure_queue', 'msg/s', m.redrive),
+    {
+      name: `connectors.azure_queue plain @azure/storage-queue sendMessage loop, ${SENDS_AT_ONCE} at once (the emulator's ceiling for a redrive; information)`,
+      value: Number(m.plainSendPerSecond.toFixed(0)),
+      unit: 'msg/s',
+    },
   ];
 }
 

@@ -13,7 +13,7 @@ import { connectorSourceOf, ConnectorError } from '@/lib/connectors';
 import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { db, pg } from '@/lib/db';
 import { env } from '@/lib/env';
-import { startRedrive } from '@/lib/redrive';
+import { getRedriveTask, startRedrive } from '@/lib/redrive';
 import { destinationFor } from '@/lib/redrive/destinations';
 import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
 import { connectorTestLifecycle, killChildren, killConnectorsWhileImporting, outgoingOf, waitFor } from './connectors-rabbitmq-support';
@@ -35,6 +35,26 @@ const sha = (b: Uint8Array | string) => createHash('sha256').update(b).digest('h
 const count = (sourceId: string, generation?: number) => db().deadLetter.count({ where: { sourceId, ...(generation === undefined ? {} : { generation }) } });
 const health = (sourceId: string) => db().connectorHealth.findUnique({ where: { sourceId } });
 const json = (b: Uint8Array) => JSON.parse(Buffer.from(b).toString('utf8')) as Record<string, unknown>;
+
+/**
+ * Sidekiq's own API (Debian's ruby-sidekiq) removing dead jobs: Retry Now (SortedEntry#retry) on the
+ * RETRY jids, Delete on the DELETE jids, then a job killed with dead_max_jobs DEAD_MAX_JOBS, which trims
+ * the set as every death does (DeadSet#kill keeps the newest dead_max_jobs - 1).
+ */
+const SIDEKIQ_API_REMOVES = `
+require 'json'
+require 'securerandom'
+require 'sidekiq'
+require 'sidekiq/api'
+Sidekiq.configure_client { |c| c.redis = { url: ENV.fetch('REDIS_URL') } }
+dead = Sidekiq::DeadSet.new
+ENV.fetch('RETRY').split(',').each { |jid| dead.find_job(jid).retry }
+ENV.fetch('DELETE').split(',').each { |jid| dead.find_job(jid).delete }
+Sidekiq.options[:dead_max_jobs] = Integer(ENV.fetch('DEAD_MAX_JOBS'))
+now = Time.now.to_f
+dead.kill(JSON.generate('class' => 'PoisonJob', 'args' => [{ 'n' => -1 }], 'retry' => 0, 'queue' => 'orders', 'jid' => SecureRandom.hex(12),
+  'created_at' => now, 'enqueued_at' => now, 'failed_at' => now, 'error_class' => 'ArgumentError', 'error_message' => 'order -1 has no customer'), notify_failure: false)
+`;
 
 let redis: PrivateRedis;
 let sidekiq: SidekiqProcess | undefined;
@@ -344,8 +364,8 @@ describe('Sidekiq connector', () => {
     for (const r of results.slice(1)) {
       expect(r).toMatchObject({
         ok: false,
-        failure: 'message',
-        error: expect.stringMatching(/no longer in Sidekiq's dead set .*retried or deleted in Sidekiq.*nothing was sent/i),
+        failure: 'gone',
+        error: expect.stringMatching(/no longer in Sidekiq's dead set .*retried, deleted or trimmed by Sidekiq.*nothing was sent/i),
       });
     }
     // Only the kept one went to the queue (after the Web UI's own push), and left the dead set.
@@ -361,6 +381,78 @@ describe('Sidekiq connector', () => {
     expect(await d2.deliver([outgoingOf(rows.get(removed.jid)!)], new AbortController().signal)).toEqual([{ ok: true, acknowledged: false }]);
     await d2.close?.();
     expect((JSON.parse((await redis.client.lrange('b:queue:orders', 0, -1))[0]!) as { jid: string }).jid).toBe(removed.jid);
+  });
+
+  it('skips, without pushing or tripping the breaker, the jobs Sidekiq retried, deleted or trimmed from its dead set before the redrive', {
+    timeout: 180_000,
+  }, async () => {
+    const jobs = await killed(20);
+    await sidekiq!.stop();
+    sidekiq = undefined;
+    const source = await sidekiqSource(redis.url);
+    const actor = await supportActor();
+    running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 200, backoffBaseMs: 100 });
+    await waitFor('all imported', async () => (await count(source.id)) === 20, 60_000);
+    await running.connectors.stop();
+    running.connectors = undefined;
+
+    // Sidekiq's own API removes 12 of the 20: Retry Now on two, Delete on two, and a death with
+    // dead_max_jobs 10 trims the oldest 8 of the other 16 (the set keeps dead_max_jobs - 1).
+    const [retried, deleted] = [jobs.slice(0, 2).map((j) => j.jid), jobs.slice(2, 4).map((j) => j.jid)];
+    const ruby = spawnSync('ruby', ['-e', SIDEKIQ_API_REMOVES], {
+      cwd: root,
+      env: { ...process.env, REDIS_URL: redis.url, RETRY: retried.join(','), DELETE: deleted.join(','), DEAD_MAX_JOBS: '10', RUBYOPT: '-W0' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(ruby.status, ruby.stderr).toBe(0);
+    const imported = new Set(jobs.map((j) => j.jid));
+    const left = [...(await deadSet(redis.client)).keys()].filter((j) => imported.has(j));
+    expect(left).toHaveLength(8);
+    // Sidekiq's Retry Now put its two on the queue.
+    const queued = async () => (await redis.client.lrange('queue:orders', 0, -1)).map((t) => JSON.parse(t) as { jid: string; triage_redrive_count?: number });
+    expect((await queued()).map((j) => j.jid).sort()).toEqual([...retried].sort());
+
+    running.redrives = await startRedriveSupervisor(RUNNER);
+    const rows = await db().deadLetter.findMany({ where: { sourceId: source.id }, select: { id: true, messageId: true } });
+    const t = await startRedrive(actor, { selection: { ids: rows.map((r) => r.id.toString()) }, ratePerSecond: 100 });
+    const settled = await waitFor(
+      'every item settled, or the task paused',
+      async () => {
+        const x = await db().redriveTask.findUniqueOrThrow({ where: { id: t.id } });
+        return x.sent + x.skipped + x.failed === 20 || x.status === 'paused' ? x : undefined;
+      },
+      60_000,
+    );
+    // The breaker did not count them: a healthy Sidekiq keeps its redrive running.
+    expect(settled.status).not.toBe('paused');
+    expect(settled.pausedReason).toBeNull();
+    expect(settled).toMatchObject({ sent: 8, skipped: 12, failed: 0 });
+
+    // Pushed: the 8 still in the dead set, once each; the 12 gone were not (Sidekiq's two retries are there once).
+    const after = await queued();
+    expect(
+      after
+        .filter((j) => j.triage_redrive_count === 1)
+        .map((j) => j.jid)
+        .sort(),
+    ).toEqual([...left].sort());
+    expect(after.map((j) => j.jid).sort()).toEqual([...left, ...retried].sort());
+    expect(await deadSet(redis.client).then((d) => [...d.keys()].filter((j) => imported.has(j)))).toEqual([]);
+
+    // Skipped with the reason, their dead letters open again.
+    const gone = jobs.map((j) => j.jid).filter((j) => !left.includes(j));
+    const items = await pg()<{ message_id: string; state: string; error: string | null; status: string }[]>`
+      SELECT d.message_id, i.state::text AS state, i.error, d.status::text AS status
+      FROM redrive_items i JOIN dead_letters d ON d.id = i.dead_letter_id WHERE i.task_id = ${t.id}::uuid`;
+    const skipped = items.filter((i) => i.state === 'skipped');
+    expect(skipped.map((i) => i.message_id).sort()).toEqual([...gone].sort());
+    for (const i of skipped) {
+      expect(i.error).toMatch(/no longer in Sidekiq's dead set .*retried, deleted or trimmed.*nothing was sent/i);
+      expect(i.status).toBe('open');
+    }
+    // The API says how many and why.
+    expect(await getRedriveTask(actor, t.id)).toMatchObject({ counts: { sent: 8, skipped: 12, failed: 0 }, gone: 12, loops: 0 });
   });
 
   it("imports retrying jobs past the source's retry count once, leaves them retrying, and redrives one out of the retry set", async () => {

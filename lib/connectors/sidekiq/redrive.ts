@@ -4,7 +4,8 @@
 // onto "queue:<name>", where Sidekiq's fetch reads it. The job's JSON keeps every field it had but
 // the failure's (./job.ts redrivenJob): a fresh retry count, a new failed_at at its next death, and
 // Triage's redrive count. Where it goes back to is read from the original's stored headers. A job
-// the source left in the set and that is gone from it was retried or deleted in Sidekiq: not pushed.
+// the source left in the set and that is gone from it was retried, deleted or trimmed in Sidekiq:
+// not pushed, and skipped (not failed) by the redrive.
 import type { Redis } from 'ioredis';
 import type { DeliveryResult, OutgoingRedrive, RedriveDestination } from '@/lib/model/redrive-destination';
 import type { ConnectorSource } from '../types';
@@ -16,7 +17,8 @@ import { redrivenJob, REMOVED_HEADER } from './job';
 // '1' when the job must still be in the set. Returns 1 when the job was taken out of the set, 0 when
 // it was no longer there but goes back to its queue (Triage removed it after import, or the fact is
 // unknown), -1 when it should have been there and is not: Sidekiq retried or deleted it since
-// (its Web UI), so pushing it would run it twice: nothing is pushed.
+// (its Web UI) or trimmed it (dead_max_jobs, dead_timeout_in_seconds), so pushing it would run it
+// twice, or run a job the application let go: nothing is pushed.
 const RETRY_NOW = `
 local removed = 0
 if ARGV[1] ~= '' then
@@ -70,10 +72,11 @@ async function redriveOne(client: RetryNowClient, config: SidekiqConfig, item: O
   );
   if (taken === -1) {
     const where = inRetry ? 'retry set' : 'dead set';
+    // Skipped, not failed: Sidekiq is healthy, so the redrive's breaker must not count it.
     return {
       ok: false,
-      failure: 'message',
-      error: `Sidekiq job ${item.messageId} is no longer in Sidekiq's ${where} (retried or deleted in Sidekiq since the import): nothing was sent, so it does not run twice`,
+      failure: 'gone',
+      error: `Sidekiq job ${item.messageId} is no longer in Sidekiq's ${where} (retried, deleted or trimmed by Sidekiq since the import): nothing was sent, so it does not run twice`,
     };
   }
   // Sidekiq tells nothing of a job's success; its next death is imported as the next generation.

@@ -244,6 +244,12 @@ export function TaskLive({
               <dd>{task.loops} skipped: already redriven the source&apos;s maximum number of times</dd>
             </>
           ) : null}
+          {task.gone > 0 ? (
+            <>
+              <dt className="muted">Gone from the source</dt>
+              <dd>{task.gone} skipped: no longer on the source&apos;s broker (retried, deleted or trimmed there since the import), so nothing was sent</dd>
+            </>
+          ) : null}
         </dl>
       </section>
       <section className="card" data-testid="redrive-audit">
