@@ -48,13 +48,14 @@ async function release(client: QueueClient, source: AzureQueueSource, messages: 
   );
 }
 
-async function deleteAll(client: QueueClient, source: AzureQueueSource, messages: DequeuedMessageItem[]): Promise<void> {
+/** Deletes recorded messages by their pop receipts (exported for its test against Azurite). */
+export async function deleteRecorded(client: QueueClient, sourceName: string, messages: DequeuedMessageItem[]): Promise<void> {
   await Promise.all(
     messages.map((m) =>
       client.deleteMessage(m.messageId, m.popReceipt).catch((err: unknown) => {
         // Its visibility ran out and another reader holds it now: it reappears, and the unique key absorbs it.
         if ((err as { statusCode?: number }).statusCode === 404) {
-          log.warn({ source: source.name, messageId: m.messageId }, 'Azure queue: a recorded message was not deleted (its pop receipt expired)');
+          log.warn({ source: sourceName, messageId: m.messageId }, 'Azure queue: a recorded message was not deleted (its pop receipt expired)');
           return;
         }
         throw err;
@@ -145,7 +146,7 @@ export async function importFromAzureQueue(source: AzureQueueSource, sink: Impor
         throw new ConnectorError('storage', `Recording ${messages.length} dead letters failed (${why}); they were released back to the queue`);
       }
       // Committed: now they may leave the queue.
-      await deleteAll(client, source, messages);
+      await deleteRecorded(client, source.name, messages);
     }
   };
 
