@@ -53,8 +53,10 @@ export async function deleteRecorded(client: QueueClient, sourceName: string, me
   await Promise.all(
     messages.map((m) =>
       client.deleteMessage(m.messageId, m.popReceipt).catch((err: unknown) => {
-        // Its visibility ran out and another reader holds it now: it reappears, and the unique key absorbs it.
-        if ((err as { statusCode?: number }).statusCode === 404) {
+        // Its visibility ran out: gone (404), or another reader holds it under a new receipt (400
+        // PopReceiptMismatch). Either way it is recorded; if it reappears, the unique key absorbs it.
+        const { statusCode, code } = err as { statusCode?: number; code?: string };
+        if (statusCode === 404 || (statusCode === 400 && code === 'PopReceiptMismatch')) {
           log.warn({ source: sourceName, messageId: m.messageId }, 'Azure queue: a recorded message was not deleted (its pop receipt expired)');
           return;
         }
