@@ -1,21 +1,15 @@
 // GET /api/v1/sources — sources the caller may read
 // POST /api/v1/sources — create a source (admin)
-import { api } from '@/lib/auth/guard';
+import { api, jsonRoute } from '@/lib/auth/guard';
 import { createSource, sourceInput, CreatedSourceView } from '@/lib/sources/create-source';
 import { listSourceViews, SourceListView } from '@/lib/sources/list-sources';
 
-export const GET = api(
-  'deadletters.read',
-  {
-    summary: 'List the sources the caller may read, by name',
-    description: "No secret is ever included: not the redrive secret, not a connector's credentials (only whether they are set).",
-    tags: ['sources'],
-    responses: { 200: { description: 'The sources', view: SourceListView } },
-  },
-  async ({ actor }) => {
-    return Response.json(await listSourceViews(actor));
-  },
-);
+export const GET = jsonRoute('deadletters.read', ({ actor }) => listSourceViews(actor), {
+  summary: 'List the sources the caller may read, by name',
+  description: "No secret is ever included: not the redrive secret, not a connector's credentials (only whether they are set).",
+  tags: ['sources'],
+  responses: { 200: { description: 'The sources', view: SourceListView } },
+});
 
 export const POST = api(
   'admin.manage',

@@ -1,20 +1,14 @@
 // GET /api/v1/users — list users (admin)
 // POST /api/v1/users — create a user (admin)
-import { api } from '@/lib/auth/guard';
+import { api, jsonRoute } from '@/lib/auth/guard';
 import { createUser, listUserViews, userInput, UserListView, CreatedUserView } from '@/lib/admin/users';
 
-export const GET = api(
-  'admin.manage',
-  {
-    summary: 'List users by e-mail (admin)',
-    description: 'Password hashes are never included.',
-    tags: ['admin'],
-    responses: { 200: { description: 'The users', view: UserListView } },
-  },
-  async () => {
-    return Response.json(await listUserViews());
-  },
-);
+export const GET = jsonRoute('admin.manage', () => listUserViews(), {
+  summary: 'List users by e-mail (admin)',
+  description: 'Password hashes are never included.',
+  tags: ['admin'],
+  responses: { 200: { description: 'The users', view: UserListView } },
+});
 
 export const POST = api(
   'admin.manage',

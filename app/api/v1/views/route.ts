@@ -1,7 +1,7 @@
 // GET /api/v1/views — the caller's saved views and those shared with their team (?page= to narrow)
 // POST /api/v1/views — save a view ({ page, name, filters, shared }); filters checked by the page's own schema
 import { z } from 'zod';
-import { api } from '@/lib/auth/guard';
+import { api, jsonRoute } from '@/lib/auth/guard';
 import { createView, createViewInput, listViews } from '@/lib/views';
 import { VIEW_PAGES } from '@/lib/views/pages';
 import { SavedViewListView, OneSavedView } from '@/lib/views/saved-views';
@@ -14,16 +14,12 @@ const listQuery = z.object({
     .describe(`One page's views: ${VIEW_PAGES.join(', ')}`),
 });
 
-export const GET = api(
-  'views.manage',
-  {
-    summary: "The caller's views, then those shared with their team",
-    tags: ['views'],
-    responses: { 200: { description: 'Views', view: SavedViewListView } },
-    query: listQuery,
-  },
-  async ({ actor, query }) => Response.json({ views: await listViews(actor, query) }),
-);
+export const GET = jsonRoute('views.manage', async ({ actor, query }) => ({ views: await listViews(actor, query) }), {
+  summary: "The caller's views, then those shared with their team",
+  tags: ['views'],
+  responses: { 200: { description: 'Views', view: SavedViewListView } },
+  query: listQuery,
+});
 
 export const POST = api(
   'views.manage',

@@ -1,20 +1,16 @@
 // GET /api/v1/sources/:source/policy — a source's policy (retention, deadline, retry budget), with warnings
 // PATCH /api/v1/sources/:source/policy — change it (lead of the owning team, admin); audited
-import { api, pathParams } from '@/lib/auth/guard';
+import { api, jsonRoute, pathParams } from '@/lib/auth/guard';
 import { getSourcePolicy, policyInput, updateSourcePolicy, PolicyReadView, PolicyAnswer } from '@/lib/sources/update-policy';
 
 const params = pathParams('source');
 
-export const GET = api(
-  'deadletters.read',
-  {
-    summary: "The source's policy (retention, age deadline, retry budget, redrive limits, rate alarm thresholds), with warnings",
-    tags: ['sources'],
-    responses: { 200: { description: 'The policy', view: PolicyReadView } },
-    params,
-  },
-  async ({ actor, params }) => Response.json(await getSourcePolicy(actor, params.source)),
-);
+export const GET = jsonRoute('deadletters.read', ({ actor, params }) => getSourcePolicy(actor, params.source), {
+  summary: "The source's policy (retention, age deadline, retry budget, redrive limits, rate alarm thresholds), with warnings",
+  tags: ['sources'],
+  responses: { 200: { description: 'The policy', view: PolicyReadView } },
+  params,
+});
 
 export const PATCH = api(
   'sources.policy',

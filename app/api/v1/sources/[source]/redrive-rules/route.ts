@@ -1,21 +1,17 @@
 // GET /api/v1/sources/:source/redrive-rules — the source's redrive rules, with their state and last run
 // POST /api/v1/sources/:source/redrive-rules — create one (a lead of the source's team, an admin); audited
-import { api, pathParams } from '@/lib/auth/guard';
+import { api, jsonRoute, pathParams } from '@/lib/auth/guard';
 import { createRedriveRule, createRuleInput, listRedriveRules } from '@/lib/redrive-rules';
 import { RedriveRuleListView, RedriveRuleView } from '@/lib/redrive-rules/rules';
 
 const params = pathParams('source');
 
-export const GET = api(
-  'deadletters.read',
-  {
-    summary: "The source's redrive rules, with their state, last run and the task they started",
-    tags: ['sources'],
-    responses: { 200: { description: 'The rules', view: RedriveRuleListView } },
-    params,
-  },
-  async ({ actor, params }) => Response.json({ rules: await listRedriveRules(actor, params.source) }),
-);
+export const GET = jsonRoute('deadletters.read', async ({ actor, params }) => ({ rules: await listRedriveRules(actor, params.source) }), {
+  summary: "The source's redrive rules, with their state, last run and the task they started",
+  tags: ['sources'],
+  responses: { 200: { description: 'The rules', view: RedriveRuleListView } },
+  params,
+});
 
 export const POST = api(
   'redrive.rules',

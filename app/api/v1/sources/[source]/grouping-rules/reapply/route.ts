@@ -1,20 +1,16 @@
 // GET /api/v1/sources/:source/grouping-rules/reapply — the latest re-application of the rules and its progress
 // POST /api/v1/sources/:source/grouping-rules/reapply — re-apply the rules to the open dead letters in batches, { reason } (lead, admin); audited
-import { api, pathParams } from '@/lib/auth/guard';
+import { api, jsonRoute, pathParams } from '@/lib/auth/guard';
 import { latestRegroup, startRegroup, startRegroupInput, LatestRegroupView, RegroupRunView } from '@/lib/clustering/regroup';
 
 const params = pathParams('source');
 
-export const GET = api(
-  'deadletters.read',
-  {
-    summary: 'The latest re-application of the rules, with its progress',
-    tags: ['sources'],
-    responses: { 200: { description: 'The run, or null', view: LatestRegroupView } },
-    params,
-  },
-  async ({ actor, params }) => Response.json({ run: await latestRegroup(actor, params.source) }),
-);
+export const GET = jsonRoute('deadletters.read', async ({ actor, params }) => ({ run: await latestRegroup(actor, params.source) }), {
+  summary: 'The latest re-application of the rules, with its progress',
+  tags: ['sources'],
+  responses: { 200: { description: 'The run, or null', view: LatestRegroupView } },
+  params,
+});
 
 export const POST = api(
   'sources.grouping',
