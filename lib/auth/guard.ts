@@ -206,14 +206,21 @@ export function api<
   return Object.assign(route, { route: { permission, spec: spec as AnyRouteSpec } });
 }
 
-/** api() for a handler whose answer is a JSON body (200): `answer` returns what to send. */
+/**
+ * api() for a handler whose answer is a JSON body: `answer` returns what to send, with the success
+ * status the spec declares (201 for a spec whose one success answer is 201), so the two cannot differ.
+ */
 export function jsonRoute<
   A extends RouteAuth,
   P extends z.ZodType | undefined = undefined,
   Q extends z.ZodType | undefined = undefined,
   B extends z.ZodType | 'raw' | undefined = undefined,
 >(permission: A, answer: (input: RouteInput<A, P, Q, B>) => Promise<unknown>, spec: RouteSpec<P, Q, B>): RouteHandler {
-  return api(permission, spec, async (input) => Response.json(await answer(input)));
+  const ok = Object.keys(spec.responses)
+    .map(Number)
+    .filter((status) => status >= 200 && status < 300);
+  const status = ok.length === 1 ? ok[0]! : 200;
+  return api(permission, spec, async (input) => Response.json(await answer(input), { status }));
 }
 
 /** api() for a command that answers 204 with no body (a delete). */

@@ -1,6 +1,6 @@
 // GET /api/v1/sources — sources the caller may read
 // POST /api/v1/sources — create a source (admin)
-import { api, jsonRoute } from '@/lib/auth/guard';
+import { jsonRoute } from '@/lib/auth/guard';
 import { createSource, sourceInput, CreatedSourceView } from '@/lib/sources/create-source';
 import { listSourceViews, SourceListView } from '@/lib/sources/list-sources';
 
@@ -11,8 +11,12 @@ export const GET = jsonRoute('deadletters.read', ({ actor }) => listSourceViews(
   responses: { 200: { description: 'The sources', view: SourceListView } },
 });
 
-export const POST = api(
+export const POST = jsonRoute(
   'admin.manage',
+  async ({ actor, body }) => {
+    const s = await createSource(actor, body);
+    return { id: s.id, name: s.name, kind: s.kind };
+  },
   {
     summary: 'Create a source (admin)',
     description:
@@ -21,9 +25,5 @@ export const POST = api(
     responses: { 201: { description: 'Created', view: CreatedSourceView } },
     errors: [400, 409],
     body: sourceInput,
-  },
-  async ({ actor, body }) => {
-    const s = await createSource(actor, body);
-    return Response.json({ id: s.id, name: s.name, kind: s.kind }, { status: 201 });
   },
 );

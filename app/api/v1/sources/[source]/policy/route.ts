@@ -1,6 +1,6 @@
 // GET /api/v1/sources/:source/policy — a source's policy (retention, deadline, retry budget), with warnings
 // PATCH /api/v1/sources/:source/policy — change it (lead of the owning team, admin); audited
-import { api, jsonRoute, pathParams } from '@/lib/auth/guard';
+import { jsonRoute, pathParams } from '@/lib/auth/guard';
 import { getSourcePolicy, policyInput, updateSourcePolicy, PolicyReadView, PolicyAnswer } from '@/lib/sources/update-policy';
 
 const params = pathParams('source');
@@ -12,8 +12,12 @@ export const GET = jsonRoute('deadletters.read', ({ actor, params }) => getSourc
   params,
 });
 
-export const PATCH = api(
+export const PATCH = jsonRoute(
   'sources.policy',
+  async ({ actor, params, body }) => {
+    const { source, warnings } = await updateSourcePolicy(actor, params.source, body);
+    return { source, warnings };
+  },
   {
     summary: 'Change the policy (lead of the owning team, admin)',
     description:
@@ -24,9 +28,5 @@ export const PATCH = api(
     params,
     body: policyInput,
     maxBytes: 16 * 1024,
-  },
-  async ({ actor, params, body }) => {
-    const { source, warnings } = await updateSourcePolicy(actor, params.source, body);
-    return Response.json({ source, warnings });
   },
 );
