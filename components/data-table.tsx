@@ -51,13 +51,7 @@ export function DataTable<T>({ rows, columns, rowKey, rowProps, testId, label, c
         </tr>
       </thead>
       <tbody>
-        {rows.length === 0 && empty ? (
-          <tr>
-            <td colSpan={shown.length} className="muted">
-              {empty}
-            </td>
-          </tr>
-        ) : null}
+        {rows.length === 0 && empty ? <EmptyRow columns={shown.length}>{empty}</EmptyRow> : null}
         {rows.map((row, index) => (
           <tr key={rowKey(row, index)} {...rowProps?.(row)}>
             {shown.map((c, i) => (
@@ -70,5 +64,16 @@ export function DataTable<T>({ rows, columns, rowKey, rowProps, testId, label, c
         ))}
       </tbody>
     </table>
+  );
+}
+
+/** A table's empty state: one muted row across its `columns`. */
+export function EmptyRow({ columns, children }: { columns: number; children: ReactNode }) {
+  return (
+    <tr>
+      <td colSpan={columns} className="muted">
+        {children}
+      </td>
+    </tr>
   );
 }
