@@ -2,6 +2,7 @@
 import Link from 'next/link';
 import type { ClusterSummary } from '@/lib/clustering/list-clusters';
 import { Sparkline } from './charts/sparkline';
+import { EmptyRow } from './data-table';
 import { age } from './format';
 import styles from './cluster-table.module.css';
 import { OwnershipCell } from './ownership-cell';
@@ -72,13 +73,7 @@ export function ClusterTable({ clusters, empty }: { clusters: ClusterSummary[]; 
             </td>
           </tr>
         ))}
-        {clusters.length === 0 ? (
-          <tr>
-            <td colSpan={9} className="muted">
-              {empty}
-            </td>
-          </tr>
-        ) : null}
+        {clusters.length === 0 ? <EmptyRow columns={9}>{empty}</EmptyRow> : null}
       </tbody>
     </table>
   );

@@ -4,6 +4,7 @@
 // error opens in place to be read whole, wrapped to the window's width.
 import Link from 'next/link';
 import type { DeadLetterSummary } from '@/lib/deadletters/list-dead-letters';
+import { EmptyRow } from './data-table';
 import { age, bytes, STATUS_BADGE } from './format';
 import styles from './dead-letter-rows.module.css';
 
@@ -86,13 +87,7 @@ export function DeadLetterRows({
               <td className={styles.nowrap}>{bytes(d.payloadSize)}</td>
             </tr>
           ))}
-          {deadLetters.length === 0 ? (
-            <tr>
-              <td colSpan={selectable ? 8 : 7} className="muted">
-                {empty}
-              </td>
-            </tr>
-          ) : null}
+          {deadLetters.length === 0 ? <EmptyRow columns={selectable ? 8 : 7}>{empty}</EmptyRow> : null}
         </tbody>
       </table>
     </div>

@@ -67,6 +67,16 @@ export function PayloadSearchInput({ value }: { value: string }) {
   );
 }
 
+/** The cluster lists' search (/clusters, /inbox): words of the error template. */
+export function TemplateSearchInput({ value }: { value: string }) {
+  return (
+    <label>
+      Template contains
+      <input type="search" name="q" defaultValue={value} />
+    </label>
+  );
+}
+
 const SORTS = [
   { value: 'newest', label: 'newest first' },
   { value: 'oldest', label: 'oldest first' },

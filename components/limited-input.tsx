@@ -47,3 +47,13 @@ export function LimitedInput({ limit, ...props }: Omit<InputHTMLAttributes<HTMLI
     </>
   );
 }
+
+/** The required reason of a form that holds it in its state (the redrives of edited and transformed copies). */
+export function ReasonField({ value, onChange, placeholder }: { value: string; onChange: (reason: string) => void; placeholder: string }) {
+  return (
+    <label>
+      Reason
+      <LimitedInput name="reason" required limit={1000} value={value} onChange={(e) => onChange(e.target.value)} placeholder={placeholder} />
+    </label>
+  );
+}

@@ -206,6 +206,54 @@ export function api<
   return Object.assign(route, { route: { permission, spec: spec as AnyRouteSpec } });
 }
 
+/**
+ * api() for a handler whose answer is a JSON body: `answer` returns what to send, with the success
+ * status the spec declares (201 for a spec whose one success answer is 201), so the two cannot differ.
+ */
+export function jsonRoute<
+  A extends RouteAuth,
+  P extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | 'raw' | undefined = undefined,
+>(permission: A, answer: (input: RouteInput<A, P, Q, B>) => Promise<unknown>, spec: RouteSpec<P, Q, B>): RouteHandler {
+  const ok = Object.keys(spec.responses)
+    .map(Number)
+    .filter((status) => status >= 200 && status < 300);
+  const status = ok.length === 1 ? ok[0]! : 200;
+  return api(permission, spec, async (input) => Response.json(await answer(input), { status }));
+}
+
+/** api() for a command that answers 204 with no body (a delete). */
+export function noContentRoute<A extends RouteAuth, P extends z.ZodType | undefined = undefined>(
+  permission: A,
+  command: (input: RouteInput<A, P, undefined, undefined>) => Promise<unknown>,
+  spec: RouteSpec<P, undefined, undefined>,
+): RouteHandler {
+  return api(permission, spec, async (input) => {
+    await command(input);
+    return new Response(null, { status: 204 });
+  });
+}
+
+/**
+ * One of a family of sibling routes (the redrive task commands, the import switch, the bulk decisions):
+ * `preset` is the spec they share, declared once in lib beside their function; `words` are this route's
+ * summary and description, which the preset leaves to each.
+ */
+export function familyRoute<
+  A extends RouteAuth,
+  P extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | 'raw' | undefined = undefined,
+>(
+  preset: Omit<RouteSpec<P, Q, B>, 'summary' | 'description'>,
+  permission: A,
+  handler: (input: RouteInput<A, P, Q, B>) => Promise<Response>,
+  words: { summary: string; description?: string },
+): RouteHandler {
+  return api(permission, { ...words, ...preset }, handler);
+}
+
 /** For server actions: same-origin check, session, permission. */
 export async function actionActor(permission?: Permission): Promise<Actor> {
   assertSameOrigin(await nextHeaders());

@@ -51,3 +51,9 @@ export const importSwitchRoute = {
   optionalBody: true,
   maxBytes: COMMAND_MAX_BYTES,
 };
+
+/** The pause and resume routes' handler (lib/auth/guard.ts familyRoute): set the switch, answer it. */
+export function answerImportSwitch(paused: boolean) {
+  return async ({ actor, params, body }: { actor: Principal; params: { source: string }; body: { reason?: string } }) =>
+    Response.json(await setImportPaused(actor, params.source, paused, body.reason));
+}

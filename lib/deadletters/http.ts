@@ -1,8 +1,9 @@
 // HTTP shapes shared by the dead-letter route handlers: list and download query strings, the payload download.
 import { z } from 'zod';
-import { BulkDecisionResult, DecisionResult, MAX_BULK, bulkDecisionInput, decisionInput } from './decide';
-import { deadLetterFilters } from './filters';
-import { MAX_PAGE_SIZE } from './list-dead-letters';
+import type { Principal } from '@/lib/auth';
+import { BulkDecisionResult, DecisionResult, MAX_BULK, bulkDecisionInput, decideSelection, decisionInput, type Decision } from './decide';
+import { deadLetterFilters, type DeadLetterFiltersInput } from './filters';
+import { countDeadLetters, listDeadLetters, DeadLetterPageWithCount, MAX_PAGE_SIZE } from './list-dead-letters';
 
 /** A list's query string: the filters, the keyset cursor, the page size; `count=true` adds a capped count. */
 export const deadLetterListQuery = deadLetterFilters.extend({
@@ -18,6 +19,24 @@ export const deadLetterListQuery = deadLetterFilters.extend({
     .optional()
     .describe('The id of your search reveal (POST /api/v1/dead-letters/search-reveal): text search then matches inside masked values too'),
 });
+
+/** What the dead-letter list routes' specs share (all sources, one source): each adds its summary and query. */
+export const deadLetterListRoute = {
+  tags: ['dead letters'],
+  responses: { 200: { description: 'A page', view: DeadLetterPageWithCount } },
+  errors: [400],
+};
+
+/** A list route's answer: the page its query asks for (`only`: filters the path sets), with the capped count when asked. */
+export async function deadLetterPage(actor: Principal, query: Omit<z.output<typeof deadLetterListQuery>, 'source'>, only: DeadLetterFiltersInput = {}) {
+  const { cursor, limit, count: withCount, reveal, ...q } = query;
+  const filters = { ...q, ...only };
+  const [page, count] = await Promise.all([
+    listDeadLetters(actor, filters, cursor ?? null, { limit, reveal }),
+    withCount ? countDeadLetters(actor, filters, { reveal }) : undefined,
+  ]);
+  return count ? { ...page, count } : page;
+}
 
 /** A payload download's query string: the id of a reveal POSTed before, for a masked payload. */
 export const revealQuery = z.object({ reveal: z.string().optional().describe('A recent reveal id of yours for this dead letter, from POST …/reveal') });
@@ -40,6 +59,12 @@ export const bulkDecisionRoute = {
   responses: { 200: { description: 'Decided', view: BulkDecisionResult } },
   body: bulkDecisionInput,
 };
+
+/** The bulk decision routes' handler (lib/auth/guard.ts familyRoute): decide the selection, answer how many. */
+export function answerBulkDecision(decision: Decision) {
+  return async ({ actor, body }: { actor: Principal; body: z.output<typeof bulkDecisionInput> }) =>
+    Response.json(await decideSelection(actor, decision, body.selection, body.reason));
+}
 
 // type/subtype with optional parameters, nothing else: anything odd is served as octet-stream.
 const MEDIA_TYPE = /^[\w!#$&^.+-]+\/[\w!#$&^.+-]+(\s*;\s*[\w!#$&^.+-]+=("[^"\\\r\n]*"|[\w!#$&^.+-]+))*$/;

@@ -1,9 +1,10 @@
 // HTTP shapes of the redrive routes: the preview's query string, the cap of command bodies (which may be empty).
 import { z } from 'zod';
+import type { Principal } from '@/lib/auth';
 import { AppError } from '@/lib/errors';
 import { COMMAND_MAX_BYTES } from '@/lib/request-body';
-import { redriveCommandInput } from './control-redrive';
-import { RedriveTaskDetail } from './get-redrive';
+import { redriveCommandInput, type RedriveCommandInput } from './control-redrive';
+import { getRedriveTask, RedriveTaskDetail } from './get-redrive';
 import type { RedriveSelectionInput } from './selection';
 
 /**
@@ -54,3 +55,11 @@ export const taskCommandRoute = {
   optionalBody: true,
   maxBytes: COMMAND_MAX_BYTES,
 };
+
+/** The task commands' handler (lib/auth/guard.ts familyRoute): run `command`, answer the task as it is now. */
+export function answerTask(command: (actor: Principal, id: string, input: RedriveCommandInput) => Promise<unknown>) {
+  return async ({ actor, params, body }: { actor: Principal; params: { id: string }; body: RedriveCommandInput }) => {
+    await command(actor, params.id, body);
+    return Response.json(await getRedriveTask(actor, params.id));
+  };
+}

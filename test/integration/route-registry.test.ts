@@ -28,7 +28,8 @@ const templateOf = (file: string) =>
 describe('the route registry', () => {
   it('lists every route file made by api(), under its folder path, and no other', () => {
     const made = routeFiles(API)
-      .filter((f) => /=\s*api\(/.test(readFileSync(f, 'utf8')))
+      // api() itself, or one of its shorthands in lib/auth/guard.ts (jsonRoute, noContentRoute, familyRoute).
+      .filter((f) => /=\s*(api|jsonRoute|noContentRoute|familyRoute)\(/.test(readFileSync(f, 'utf8')))
       .map(templateOf)
       .sort();
     expect(made.length).toBeGreaterThan(50);

@@ -22,6 +22,17 @@ export interface ConnectionKindForm {
   errorText: boolean;
 }
 
+/** What an import does with the broker's copy once its row committed: kept (`keep`) or removed (`remove`). */
+const afterImport = (name: string, keep: string, remove: string): ConnectionField => ({
+  name,
+  label: 'After import',
+  type: 'boolean',
+  options: [
+    { value: 'false', label: keep },
+    { value: 'true', label: remove },
+  ],
+});
+
 export const CONNECTION_FORMS: Partial<Record<ConnectorKind, ConnectionKindForm>> = {
   rabbitmq: {
     label: 'RabbitMQ dead-letter queue',
@@ -42,15 +53,7 @@ export const CONNECTION_FORMS: Partial<Record<ConnectorKind, ConnectionKindForm>
       { name: 'url', label: 'Redis URL (with credentials)', type: 'secret', required: true, placeholder: 'redis://:pass@host:6379/0' },
       { name: 'queue', label: 'Queue name', type: 'text', required: true, placeholder: 'emails' },
       { name: 'prefix', label: 'Key prefix', type: 'text', placeholder: 'bull' },
-      {
-        name: 'removeAfterImport',
-        label: 'After import',
-        type: 'boolean',
-        options: [
-          { value: 'false', label: 'leave the job in place (the app’s tools keep working)' },
-          { value: 'true', label: 'remove the job once its row committed' },
-        ],
-      },
+      afterImport('removeAfterImport', 'leave the job in place (the app’s tools keep working)', 'remove the job once its row committed'),
     ],
     errorText: false,
   },
@@ -63,15 +66,7 @@ export const CONNECTION_FORMS: Partial<Record<ConnectorKind, ConnectionKindForm>
       { name: 'retryCountAtLeast', label: 'Also import retrying jobs from this retry_count on (optional)', type: 'number', placeholder: 'dead set only' },
       { name: 'deadMaxJobs', label: 'The app’s dead_max_jobs', type: 'number', placeholder: '10000' },
       { name: 'deadTimeoutSeconds', label: 'The app’s dead_timeout_in_seconds', type: 'number', placeholder: '15552000' },
-      {
-        name: 'removeAfterImport',
-        label: 'After import',
-        type: 'boolean',
-        options: [
-          { value: 'false', label: 'leave the job in the dead set (Sidekiq’s Web UI keeps working)' },
-          { value: 'true', label: 'remove it from the dead set once its row committed' },
-        ],
-      },
+      afterImport('removeAfterImport', 'leave the job in the dead set (Sidekiq’s Web UI keeps working)', 'remove it from the dead set once its row committed'),
     ],
     errorText: false,
   },
@@ -147,15 +142,7 @@ export const CONNECTION_FORMS: Partial<Record<ConnectorKind, ConnectionKindForm>
       { name: 'pass', label: 'Password (optional)', type: 'secret' },
       { name: 'stream', label: 'Stream', type: 'text', required: true, placeholder: 'ORDERS' },
       { name: 'consumer', label: 'Durable consumer (with max_deliver)', type: 'text', required: true, placeholder: 'orders-worker' },
-      {
-        name: 'deleteAfterImport',
-        label: 'After import',
-        type: 'boolean',
-        options: [
-          { value: 'false', label: 'leave the message in the stream' },
-          { value: 'true', label: 'delete it from the stream once its row committed (work-queue streams)' },
-        ],
-      },
+      afterImport('deleteAfterImport', 'leave the message in the stream', 'delete it from the stream once its row committed (work-queue streams)'),
     ],
     errorText: true,
   },

@@ -13,6 +13,7 @@ import { createTeamAction, createTokenAction, createUserAction, revokeTokenActio
 import { CONNECTION_FORMS } from './connection-kinds';
 import { CreateSourceForm } from './create-source-form';
 import { AdminForm } from './forms';
+import { DataTable } from '@/components/data-table';
 import { LimitedInput } from '@/components/limited-input';
 
 type Users = Awaited<ReturnType<typeof listUsers>>;
@@ -65,6 +66,11 @@ function AssistantSection({ allowed }: { allowed: string[] }) {
   );
 }
 
+/** A user's role, picked from every role. */
+function RoleOptions() {
+  return ROLES.map((r) => <option key={r}>{r}</option>);
+}
+
 /** A user's team is picked from the teams, or none (an auditor or admin needs none). */
 function TeamOptions({ teams }: { teams: Teams }) {
   return (
@@ -83,44 +89,36 @@ function UsersSection({ users, teams }: { users: Users; teams: Teams }) {
   return (
     <>
       <h2>Users</h2>
-      <table data-testid="users-table">
-        <thead>
-          <tr>
-            <th>E-mail</th>
-            <th>Role</th>
-            <th>Team</th>
-            <th>Status</th>
-            <th>Change</th>
-          </tr>
-        </thead>
-        <tbody>
-          {users.map((u) => (
-            <tr key={u.id} data-email={u.email}>
-              <td>{u.email}</td>
-              <td>{u.role}</td>
-              <td>{u.team?.name ?? '—'}</td>
-              <td>{u.disabled ? <span className="badge bad">disabled</span> : <span className="badge good">active</span>}</td>
-              <td>
-                <AdminForm action={updateUserAction} submit="Save">
-                  <input type="hidden" name="userId" value={u.id} />
-                  <select name="role" defaultValue={u.role} aria-label="role">
-                    {ROLES.map((r) => (
-                      <option key={r}>{r}</option>
-                    ))}
-                  </select>
-                  <select name="team" defaultValue={u.team?.name ?? ''} aria-label="team">
-                    <TeamOptions teams={teams} />
-                  </select>
-                  <select name="disabled" defaultValue={String(u.disabled)} aria-label="status">
-                    <option value="false">active</option>
-                    <option value="true">disabled</option>
-                  </select>
-                </AdminForm>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DataTable
+        testId="users-table"
+        rows={users}
+        rowKey={(u) => u.id}
+        rowProps={(u) => ({ 'data-email': u.email })}
+        columns={[
+          { header: 'E-mail', cell: (u) => u.email },
+          { header: 'Role', cell: (u) => u.role },
+          { header: 'Team', cell: (u) => u.team?.name ?? '—' },
+          { header: 'Status', cell: (u) => (u.disabled ? <span className="badge bad">disabled</span> : <span className="badge good">active</span>) },
+          {
+            header: 'Change',
+            cell: (u) => (
+              <AdminForm action={updateUserAction} submit="Save">
+                <input type="hidden" name="userId" value={u.id} />
+                <select name="role" defaultValue={u.role} aria-label="role">
+                  <RoleOptions />
+                </select>
+                <select name="team" defaultValue={u.team?.name ?? ''} aria-label="team">
+                  <TeamOptions teams={teams} />
+                </select>
+                <select name="disabled" defaultValue={String(u.disabled)} aria-label="status">
+                  <option value="false">active</option>
+                  <option value="true">disabled</option>
+                </select>
+              </AdminForm>
+            ),
+          },
+        ]}
+      />
       <div className="card" style={{ marginTop: 12 }}>
         <AdminForm action={createUserAction} submit="Create user" testId="create-user">
           <label>
@@ -130,9 +128,7 @@ function UsersSection({ users, teams }: { users: Users; teams: Teams }) {
           <label>
             Role
             <select name="role">
-              {ROLES.map((r) => (
-                <option key={r}>{r}</option>
-              ))}
+              <RoleOptions />
             </select>
           </label>
           <label>
@@ -179,41 +175,30 @@ function SourcesSection({ sources, teams }: { sources: Sources; teams: Teams }) 
   return (
     <>
       <h2>Sources</h2>
-      <table>
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Team</th>
-            <th>Kind</th>
-            <th>Max receives</th>
-            <th>Max redrives</th>
-            <th>Connection</th>
-          </tr>
-        </thead>
-        <tbody>
-          {sources.map((s) => (
-            <tr key={s.id} data-source={s.name}>
-              <td>
-                <Link href={`/sources/${encodeURIComponent(s.name)}`}>{s.name}</Link>
-              </td>
-              <td>{s.team.name}</td>
-              <td>{s.kind}</td>
-              <td>{s.maxReceives}</td>
-              <td>{s.maxRedrives}</td>
-              <td>
-                {isConnectorKind(s.kind) ? (
-                  <>
-                    <Link href={`/admin/sources/${encodeURIComponent(s.name)}`}>edit connection</Link>
-                    {s.importPaused ? <span className="badge warn">import paused</span> : null}
-                  </>
-                ) : (
-                  '—'
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DataTable
+        rows={sources}
+        rowKey={(s) => s.id}
+        rowProps={(s) => ({ 'data-source': s.name })}
+        columns={[
+          { header: 'Name', cell: (s) => <Link href={`/sources/${encodeURIComponent(s.name)}`}>{s.name}</Link> },
+          { header: 'Team', cell: (s) => s.team.name },
+          { header: 'Kind', cell: (s) => s.kind },
+          { header: 'Max receives', cell: (s) => s.maxReceives },
+          { header: 'Max redrives', cell: (s) => s.maxRedrives },
+          {
+            header: 'Connection',
+            cell: (s) =>
+              isConnectorKind(s.kind) ? (
+                <>
+                  <Link href={`/admin/sources/${encodeURIComponent(s.name)}`}>edit connection</Link>
+                  {s.importPaused ? <span className="badge warn">import paused</span> : null}
+                </>
+              ) : (
+                '—'
+              ),
+          },
+        ]}
+      />
       <div className="card" style={{ marginTop: 12 }}>
         <CreateSourceForm teams={teams.map((t) => t.name)} connectorKinds={connectorKinds} />
       </div>
@@ -221,63 +206,52 @@ function SourcesSection({ sources, teams }: { sources: Sources; teams: Teams }) 
   );
 }
 
+/** Whom a token is for, picked by name: a source (an ingest token) or a user (a personal one). */
+function OwnerSelect({ label, name, options }: { label: string; name: string; options: [id: string, text: string][] }) {
+  return (
+    <label>
+      {label}
+      <select name={name} required>
+        {options.map(([id, text]) => (
+          <option key={id}>{text}</option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 function TokensSection({ tokens, sources, users }: { tokens: Awaited<ReturnType<typeof listTokens>>; sources: Sources; users: Users }) {
   return (
     <>
       <h2>Tokens</h2>
-      <table>
-        <thead>
-          <tr>
-            <th>Prefix</th>
-            <th>Kind</th>
-            <th>For</th>
-            <th>Created</th>
-            <th></th>
-          </tr>
-        </thead>
-        <tbody>
-          {tokens.map((t) => (
-            <tr key={t.id}>
-              <td>
-                <code>{t.prefix}…</code>
-              </td>
-              <td>{t.scopes.includes('assistant') ? `${t.kind}, assistant` : t.kind}</td>
-              <td>{t.source?.name ?? t.user?.email}</td>
-              <td>{t.createdAt.toISOString()}</td>
-              <td>
-                {t.revokedAt ? (
-                  <span className="badge bad">revoked</span>
-                ) : (
-                  <AdminForm action={revokeTokenAction} submit="Revoke">
-                    <input type="hidden" name="tokenId" value={t.id} />
-                  </AdminForm>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DataTable
+        rows={tokens}
+        rowKey={(t) => t.id}
+        columns={[
+          { header: 'Prefix', cell: (t) => <code>{t.prefix}…</code> },
+          { header: 'Kind', cell: (t) => (t.scopes.includes('assistant') ? `${t.kind}, assistant` : t.kind) },
+          { header: 'For', cell: (t) => t.source?.name ?? t.user?.email },
+          { header: 'Created', cell: (t) => t.createdAt.toISOString() },
+          {
+            header: '',
+            cell: (t) =>
+              t.revokedAt ? (
+                <span className="badge bad">revoked</span>
+              ) : (
+                <AdminForm action={revokeTokenAction} submit="Revoke">
+                  <input type="hidden" name="tokenId" value={t.id} />
+                </AdminForm>
+              ),
+          },
+        ]}
+      />
       <div className="card" style={{ marginTop: 12 }}>
         <AdminForm action={createTokenAction} submit="Create ingest token">
-          <label>
-            Source
-            <select name="source" required>
-              {sources.map((s) => (
-                <option key={s.id}>{s.name}</option>
-              ))}
-            </select>
-          </label>
+          <OwnerSelect label="Source" name="source" options={sources.map((s) => [s.id, s.name])} />
         </AdminForm>
         <div style={{ height: 8 }} />
         <AdminForm action={createTokenAction} submit="Create personal token">
-          <label>
-            User
-            <select name="user" required>
-              {users.map((u) => (
-                <option key={u.id}>{u.email}</option>
-              ))}
-            </select>
-          </label>
+          <OwnerSelect label="User" name="user" options={users.map((u) => [u.id, u.email])} />
           <label>
             <input type="checkbox" name="assistant" /> An assistant&apos;s token (MCP: audited &ldquo;via assistant&rdquo;, never reveals or approves)
           </label>

@@ -5,6 +5,7 @@ import { listAlarmEvents, listAlarmStates } from '@/lib/alarms/list-alarms';
 import { formatDuration } from '@/lib/duration';
 import { listSources } from '@/lib/sources/list-sources';
 import { AlarmEventsTable } from '@/components/alarm-events-table';
+import { DataTable } from '@/components/data-table';
 import { utc } from '@/components/format';
 
 const PAGE = 50;
@@ -34,38 +35,27 @@ export default async function AlarmsPage({ searchParams }: { searchParams: Promi
           </>
         ) : null}
       </p>
-      <table data-testid="alarm-states">
-        <thead>
-          <tr>
-            <th>Source</th>
-            <th>Alarm</th>
-            <th>State</th>
-            <th>Since</th>
-            <th>Value</th>
-            <th>What it suggests</th>
-          </tr>
-        </thead>
-        <tbody>
-          {states.map((a) => (
-            <tr key={`${a.sourceId}-${a.kind}`} data-source={a.sourceName} data-kind={a.kind}>
-              <td>
-                <Link href={`/sources/${encodeURIComponent(a.sourceName)}`}>{a.sourceName}</Link>
-              </td>
-              <td>{a.kind}</td>
-              <td>
-                <span className={`badge ${a.state}`}>{a.state}</span>
-              </td>
-              <td title={`${utc(a.since)} UTC`}>{formatDuration((now - a.since.getTime()) / 1000)} ago</td>
-              <td className="nowrap">
-                {a.detail
-                  ? `${['age', 'connector', 'redrive'].includes(a.kind) ? formatDuration(Number(a.detail.value)) : String(a.detail.value)} (${String(a.detail.threshold)})`
-                  : ''}
-              </td>
-              <td className="prose">{a.label ? `${a.label}: ${a.hint}` : ''}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DataTable
+        testId="alarm-states"
+        rows={states}
+        rowKey={(a) => `${a.sourceId}-${a.kind}`}
+        rowProps={(a) => ({ 'data-source': a.sourceName, 'data-kind': a.kind })}
+        columns={[
+          { header: 'Source', cell: (a) => <Link href={`/sources/${encodeURIComponent(a.sourceName)}`}>{a.sourceName}</Link> },
+          { header: 'Alarm', cell: (a) => a.kind },
+          { header: 'State', cell: (a) => <span className={`badge ${a.state}`}>{a.state}</span> },
+          { header: 'Since', td: (a) => ({ title: `${utc(a.since)} UTC` }), cell: (a) => `${formatDuration((now - a.since.getTime()) / 1000)} ago` },
+          {
+            header: 'Value',
+            className: 'nowrap',
+            cell: (a) =>
+              a.detail
+                ? `${['age', 'connector', 'redrive'].includes(a.kind) ? formatDuration(Number(a.detail.value)) : String(a.detail.value)} (${String(a.detail.threshold)})`
+                : '',
+          },
+          { header: 'What it suggests', className: 'prose', cell: (a) => (a.label ? `${a.label}: ${a.hint}` : '') },
+        ]}
+      />
       {states.length === 0 ? <p className="muted">No evaluation yet: the maintenance worker evaluates every 15 s.</p> : null}
 
       <h2>History</h2>

@@ -8,6 +8,7 @@ import { auditEventViews } from '@/lib/audit-trail/present';
 import { REDRIVE_TASK_TARGET } from '@/lib/audit-trail/redrive-history';
 import { listSources } from '@/lib/sources/list-sources';
 import { SaveViewForm } from '@/components/save-view-form';
+import { DataTable } from '@/components/data-table';
 import { OpenedView } from '@/components/opened-view';
 import { filterProblem } from '@/components/search-params';
 import { AuditFilters } from './filters';
@@ -77,41 +78,32 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
         )}
         <span className="muted">E-mails, IBANs and card numbers in details are masked for every role.</span>
       </div>
-      <table data-testid="audit-table">
-        <thead>
-          <tr>
-            <th>#</th>
-            <th>Time (UTC)</th>
-            <th>Actor</th>
-            <th>Action</th>
-            <th>Target</th>
-            <th>Source</th>
-            <th>Count</th>
-            <th>Reason / result</th>
-          </tr>
-        </thead>
-        <tbody>
-          {views.map((e) => (
-            <tr key={e.id} data-testid="audit-row" data-id={e.id}>
-              <td>
-                <a href={`/audit/${e.id}`}>{e.id}</a>
-              </td>
-              <td className="time">{e.at}</td>
-              <td>
+      <DataTable
+        testId="audit-table"
+        rows={views}
+        rowKey={(e) => e.id}
+        rowProps={(e) => ({ 'data-testid': 'audit-row', 'data-id': e.id })}
+        columns={[
+          { header: '#', cell: (e) => <a href={`/audit/${e.id}`}>{e.id}</a> },
+          { header: 'Time (UTC)', className: 'time', cell: (e) => e.at },
+          {
+            header: 'Actor',
+            cell: (e) => (
+              <>
                 {e.actorEmail}{' '}
                 <span className="muted">
                   ({e.actorRole}){e.actorVia ? ` via ${e.actorVia}` : ''}
                 </span>
-              </td>
-              <td>{e.action}</td>
-              <td>{e.targetType ? `${e.targetType} ${e.targetId ?? ''}` : ''}</td>
-              <td>{e.sourceId ? (sourceName.get(e.sourceId) ?? e.sourceId) : ''}</td>
-              <td>{e.count ?? ''}</td>
-              <td className={styles.cell}>{e.reason ?? e.result ?? ''}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+              </>
+            ),
+          },
+          { header: 'Action', cell: (e) => e.action },
+          { header: 'Target', cell: (e) => (e.targetType ? `${e.targetType} ${e.targetId ?? ''}` : '') },
+          { header: 'Source', cell: (e) => (e.sourceId ? (sourceName.get(e.sourceId) ?? e.sourceId) : '') },
+          { header: 'Count', cell: (e) => e.count ?? '' },
+          { header: 'Reason / result', className: styles.cell, cell: (e) => e.reason ?? e.result ?? '' },
+        ]}
+      />
       {views.length === 0 ? <p className="muted">No events match.</p> : null}
       <div className={styles.actions}>
         {before ? <a href={`/audit?${query}`}>← Newest</a> : null}

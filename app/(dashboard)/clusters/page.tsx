@@ -6,7 +6,7 @@ import { clusterFiltersToSearchParams } from '@/lib/clustering/list-clusters';
 import { listSources } from '@/lib/sources/list-sources';
 import { clusterPageFor } from '@/components/cluster-list';
 import { ClusterTable } from '@/components/cluster-table';
-import { FilterForm, SourceSelect } from '@/components/filter-fields';
+import { FilterForm, SourceSelect, TemplateSearchInput } from '@/components/filter-fields';
 import { KeysetPager } from '@/components/keyset-pager';
 import { Problem } from '@/components/problem';
 import { first, toParams, type SearchParams } from '@/components/search-params';
@@ -32,10 +32,7 @@ export default async function ClustersPage({ searchParams }: { searchParams: Pro
           Error type
           <input name="errorType" defaultValue={filters.errorType ?? ''} />
         </label>
-        <label>
-          Template contains
-          <input type="search" name="q" defaultValue={filters.q ?? ''} />
-        </label>
+        <TemplateSearchInput value={filters.q ?? ''} />
         <button type="submit">Apply</button>
         <Link href="/clusters">Reset</Link>
       </FilterForm>

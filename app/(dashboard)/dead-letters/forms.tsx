@@ -31,39 +31,63 @@ export function DecisionForm({ id, decision, label, danger }: { id: string; deci
   );
 }
 
-/** Reveal a masked payload: a reason, and an audit event. */
-export function RevealForm({ id }: { id: string }) {
-  const [state, formProps, pending] = useActionForm(revealAction, { keep: true });
+/** A reveal: one hidden value, a reason, and the audit event its action writes. */
+function RevealReasonForm({
+  action,
+  testId,
+  hidden,
+  label,
+  placeholder,
+  submit,
+}: {
+  action: typeof revealAction;
+  testId: string;
+  hidden: [name: string, value: string];
+  label: string;
+  placeholder: string;
+  submit: string;
+}) {
+  const [state, formProps, pending] = useActionForm(action, { keep: true });
   return (
-    <form {...formProps} className="inline" data-testid="reveal-form">
-      <input type="hidden" name="id" value={id} />
+    <form {...formProps} className="inline" data-testid={testId}>
+      <input type="hidden" name={hidden[0]} value={hidden[1]} />
       <label>
-        Reason to reveal
-        <LimitedInput name="reason" required limit={1000} placeholder="e.g. customer dispute #1234" />
+        {label}
+        <LimitedInput name="reason" required limit={1000} placeholder={placeholder} />
       </label>
       <button type="submit" disabled={pending} className="secondary">
-        Reveal
+        {submit}
       </button>
       <FormStatus state={state} />
     </form>
   );
 }
 
+/** Reveal a masked payload: a reason, and an audit event. */
+export function RevealForm({ id }: { id: string }) {
+  return (
+    <RevealReasonForm
+      action={revealAction}
+      testId="reveal-form"
+      hidden={['id', id]}
+      label="Reason to reveal"
+      placeholder="e.g. customer dispute #1234"
+      submit="Reveal"
+    />
+  );
+}
+
 /** Let this search match inside masked values for a while: a reason, and an audit event. */
 export function SearchRevealForm({ filter }: { filter: string }) {
-  const [state, formProps, pending] = useActionForm(searchRevealAction, { keep: true });
   return (
-    <form {...formProps} className="inline" data-testid="search-reveal-form">
-      <input type="hidden" name="filter" value={filter} />
-      <label>
-        Reason to search masked values
-        <LimitedInput name="reason" required limit={1000} placeholder="e.g. customer asks about their order" />
-      </label>
-      <button type="submit" disabled={pending} className="secondary">
-        Search masked values too
-      </button>
-      <FormStatus state={state} />
-    </form>
+    <RevealReasonForm
+      action={searchRevealAction}
+      testId="search-reveal-form"
+      hidden={['filter', filter]}
+      label="Reason to search masked values"
+      placeholder="e.g. customer asks about their order"
+      submit="Search masked values too"
+    />
   );
 }
 

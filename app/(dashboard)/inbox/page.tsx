@@ -5,7 +5,7 @@ import { clusterFiltersToSearchParams, type ClusterPage } from '@/lib/clustering
 import { listSources } from '@/lib/sources/list-sources';
 import { clusterPageFor } from '@/components/cluster-list';
 import { ClusterTable } from '@/components/cluster-table';
-import { FilterForm, SourceSelect } from '@/components/filter-fields';
+import { FilterForm, SourceSelect, TemplateSearchInput } from '@/components/filter-fields';
 import { KeysetPager } from '@/components/keyset-pager';
 import { OpenedView } from '@/components/opened-view';
 import { Problem } from '@/components/problem';
@@ -39,10 +39,7 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
             <option value="on_hold">on hold</option>
           </select>
         </label>
-        <label>
-          Template contains
-          <input type="search" name="q" defaultValue={filters.q ?? ''} />
-        </label>
+        <TemplateSearchInput value={filters.q ?? ''} />
         <button type="submit">Apply</button>
       </FilterForm>
       {problem ? (

@@ -1,5 +1,6 @@
 // /sources — the sources I may read, with their depth and raised alarms
 import Link from 'next/link';
+import { DataTable } from '@/components/data-table';
 import { pageActor } from '@/lib/auth/guard';
 import { getSlaBoard } from '@/lib/sla/sla-board';
 import { formatDuration } from '@/lib/duration';
@@ -10,40 +11,29 @@ export default async function SourcesPage() {
   return (
     <>
       <h1>Sources</h1>
-      <table data-testid="sources-table">
-        <thead>
-          <tr>
-            <th>Source</th>
-            <th>Team</th>
-            <th>Open</th>
-            <th>Deadline</th>
-            <th>Retention</th>
-            <th>Alarms</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((r) => (
-            <tr key={r.source.id}>
-              <td>
-                <Link href={`/sources/${encodeURIComponent(r.source.name)}`}>{r.source.name}</Link>
-              </td>
-              <td>{r.source.team}</td>
-              <td>{r.openCount}</td>
-              <td>{formatDuration(r.source.ageDeadlineSeconds)}</td>
-              <td>{formatDuration(r.source.retentionSeconds)}</td>
-              <td>
-                {r.alarms
-                  .filter((a) => a.state !== 'OK')
-                  .map((a) => (
-                    <span key={a.kind} className={`badge ${a.state}`}>
-                      {a.kind} {a.state}
-                    </span>
-                  ))}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DataTable
+        testId="sources-table"
+        rows={rows}
+        rowKey={(r) => r.source.id}
+        columns={[
+          { header: 'Source', cell: (r) => <Link href={`/sources/${encodeURIComponent(r.source.name)}`}>{r.source.name}</Link> },
+          { header: 'Team', cell: (r) => r.source.team },
+          { header: 'Open', cell: (r) => r.openCount },
+          { header: 'Deadline', cell: (r) => formatDuration(r.source.ageDeadlineSeconds) },
+          { header: 'Retention', cell: (r) => formatDuration(r.source.retentionSeconds) },
+          {
+            header: 'Alarms',
+            cell: (r) =>
+              r.alarms
+                .filter((a) => a.state !== 'OK')
+                .map((a) => (
+                  <span key={a.kind} className={`badge ${a.state}`}>
+                    {a.kind} {a.state}
+                  </span>
+                )),
+          },
+        ]}
+      />
     </>
   );
 }

@@ -12,6 +12,7 @@ import { AppError } from '@/lib/errors';
 import { assignablePeople, getOwnership } from '@/lib/ownership/ownership';
 import { Sparkline } from '@/components/charts/sparkline';
 import { DeadLetterRows } from '@/components/dead-letter-rows';
+import { DataTable } from '@/components/data-table';
 import { FilterForm, PayloadSearchInput, ReasonSelect, SortSelect, SourceSelect, StatusSelect } from '@/components/filter-fields';
 import { age } from '@/components/format';
 import { KeysetPager } from '@/components/keyset-pager';
@@ -141,28 +142,17 @@ function SourcesAndSamples({ cluster }: { cluster: ClusterDetail }) {
   return (
     <section className="card">
       <h2>Sources</h2>
-      <table data-testid="cluster-sources">
-        <thead>
-          <tr>
-            <th>Source</th>
-            <th className={styles.num}>Open</th>
-            <th className={styles.num}>Total</th>
-            <th>Last seen</th>
-          </tr>
-        </thead>
-        <tbody>
-          {cluster.sources.map((s) => (
-            <tr key={s.id}>
-              <td>
-                <Link href={`/dead-letters?${new URLSearchParams({ source: s.name, clusterId: cluster.id })}`}>{s.name}</Link>
-              </td>
-              <td className={styles.num}>{n(s.openCount)}</td>
-              <td className={styles.num}>{n(s.count)}</td>
-              <td className={styles.when}>{age(s.lastSeen)} ago</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DataTable
+        testId="cluster-sources"
+        rows={cluster.sources}
+        rowKey={(s) => s.id}
+        columns={[
+          { header: 'Source', cell: (s) => <Link href={`/dead-letters?${new URLSearchParams({ source: s.name, clusterId: cluster.id })}`}>{s.name}</Link> },
+          { header: 'Open', th: { className: styles.num }, className: styles.num, cell: (s) => n(s.openCount) },
+          { header: 'Total', th: { className: styles.num }, className: styles.num, cell: (s) => n(s.count) },
+          { header: 'Last seen', className: styles.when, cell: (s) => `${age(s.lastSeen)} ago` },
+        ]}
+      />
       <h2>Samples</h2>
       <ul className={styles.samples} data-testid="cluster-samples">
         {cluster.samples.map((s) => (

@@ -12,6 +12,7 @@ import { viewPayload, type PayloadMode, type PayloadView } from '@/lib/deadlette
 import { activeReveal } from '@/lib/deadletters/reveal-payload';
 import { listDeadLetterVersions, type DeadLetterVersionView } from '@/lib/redrive/edit';
 import { redriveHref } from '@/components/redrive/redrive-href';
+import { DataTable } from '@/components/data-table';
 import { DecisionForm, RevealForm } from '../forms';
 import { age, bytes, STATUS_BADGE, utc } from '@/components/format';
 import { AuditHistory, Meta } from './meta';
@@ -203,36 +204,26 @@ function Versions({ d, versions, masked, reveal }: { d: DeadLetterDetail; versio
         The original above stays as it arrived; each edit or transform stored a copy.
         {masked ? ' Sensitive versions download after a reveal of this dead letter.' : ''}
       </p>
-      <table>
-        <thead>
-          <tr>
-            <th>Version</th>
-            <th>Size</th>
-            <th>SHA-256</th>
-            <th>By</th>
-            <th>At</th>
-            <th></th>
-          </tr>
-        </thead>
-        <tbody>
-          {versions.map((v) => (
-            <tr key={v.id} data-testid={`version-${v.version}`}>
-              <td>v{v.version}</td>
-              <td>{bytes(v.size)}</td>
-              <td>
-                <code>{v.sha256}</code>
-              </td>
-              <td>{v.createdBy ?? '—'}</td>
-              <td className="time">{v.createdAt}</td>
-              <td>
-                <a href={versionHref(v.version)} download data-testid={`version-download-${v.version}`}>
-                  Download
-                </a>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DataTable
+        rows={versions}
+        rowKey={(v) => v.id}
+        rowProps={(v) => ({ 'data-testid': `version-${v.version}` })}
+        columns={[
+          { header: 'Version', cell: (v) => `v${v.version}` },
+          { header: 'Size', cell: (v) => bytes(v.size) },
+          { header: 'SHA-256', cell: (v) => <code>{v.sha256}</code> },
+          { header: 'By', cell: (v) => v.createdBy ?? '—' },
+          { header: 'At', className: 'time', cell: (v) => v.createdAt },
+          {
+            header: '',
+            cell: (v) => (
+              <a href={versionHref(v.version)} download data-testid={`version-download-${v.version}`}>
+                Download
+              </a>
+            ),
+          },
+        ]}
+      />
     </div>
   );
 }
@@ -250,32 +241,28 @@ function ErrorAndMetadata({ d }: { d: DeadLetterDetail }) {
         />
         {d.errorStack ? <pre>{d.errorStack}</pre> : null}
         <h2>Failure history</h2>
-        {/* Focusable: on a phone it scrolls inside its own box, which a keyboard must reach. */}
-        <table data-testid="failure-history" tabIndex={0} aria-label="Failure history">
-          <thead>
-            <tr>
-              <th>Reason</th>
-              <th>Error</th>
-              <th>Count</th>
-              <th>First (UTC)</th>
-              <th>Last (UTC)</th>
-            </tr>
-          </thead>
-          <tbody>
-            {d.failureHistory.map((f, i) => (
-              // biome-ignore lint/suspicious/noArrayIndexKey: the failure history is append-only and rendered whole; its entries have no id
-              <tr key={i}>
-                <td>{f.reason}</td>
-                <td className="prose">
+        <DataTable
+          testId="failure-history"
+          label="Failure history"
+          rows={d.failureHistory}
+          // The failure history is append-only and rendered whole; its entries have no id.
+          rowKey={(_, i) => i}
+          columns={[
+            { header: 'Reason', cell: (f) => f.reason },
+            {
+              header: 'Error',
+              className: 'prose',
+              cell: (f) => (
+                <>
                   {f.errorType} {f.errorMessage}
-                </td>
-                <td>{f.count}</td>
-                <td>{utc(new Date(f.firstAt))}</td>
-                <td>{utc(new Date(f.lastAt))}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+                </>
+              ),
+            },
+            { header: 'Count', cell: (f) => f.count },
+            { header: 'First (UTC)', cell: (f) => utc(new Date(f.firstAt)) },
+            { header: 'Last (UTC)', cell: (f) => utc(new Date(f.lastAt)) },
+          ]}
+        />
       </div>
       <div className="card">
         <h2 style={{ marginTop: 0 }}>Metadata</h2>

@@ -6,7 +6,7 @@ import { useRef, useState, type FormEvent } from 'react';
 import type { RedriveSelectionInput } from '@/lib/redrive';
 import type { TransformPreview } from '@/lib/redrive/edit';
 import { apiCall, apiFailureText } from '@/components/api-client';
-import { LimitedInput } from '@/components/limited-input';
+import { ReasonField } from '@/components/limited-input';
 
 const EXAMPLE = JSON.stringify([{ op: 'remove', path: '$.gift' }], null, 2);
 
@@ -102,17 +102,7 @@ export function TransformForm({ selection }: { selection: RedriveSelectionInput 
             Rate (messages/second)
             <input name="ratePerSecond" type="number" min={1} max={5000} required value={rate} onChange={(e) => setRate(e.target.value)} />
           </label>
-          <label>
-            Reason
-            <LimitedInput
-              name="reason"
-              required
-              limit={1000}
-              value={reason}
-              onChange={(e) => setReason(e.target.value)}
-              placeholder="e.g. schema v2: gift removed"
-            />
-          </label>
+          <ReasonField value={reason} onChange={setReason} placeholder="e.g. schema v2: gift removed" />
           <button type="submit" disabled={pending || preview.applies === 0}>
             {preview.needsApproval ? 'Ask for approval' : 'Start the redrive of the transformed copies'}
           </button>

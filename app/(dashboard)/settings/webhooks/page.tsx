@@ -7,6 +7,7 @@ import { pageActor } from '@/lib/auth/guard';
 import { listTeams } from '@/lib/admin/teams';
 import { AppError } from '@/lib/errors';
 import { listDeliveries, listWebhooks } from '@/lib/notifications/webhooks';
+import { DataTable } from '@/components/data-table';
 import { utc } from '@/components/format';
 import { createWebhookAction, deleteWebhookAction, setWebhookEnabledAction, testWebhookAction } from './actions';
 import { WebhookForm } from './webhook-form';
@@ -31,24 +32,19 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
         Alarm transitions of your team&apos;s sources are POSTed here as Slack-compatible JSON (<code>{'{ text, blocks }'}</code>), signed with HMAC-SHA256 over{' '}
         <code>timestamp.body</code> in <code>X-Triage-Signature</code> (timestamp in <code>X-Triage-Timestamp</code>), retried with backoff.
       </p>
-      <table data-testid="webhooks-table">
-        <thead>
-          <tr>
-            <th>URL</th>
-            <th>Team</th>
-            <th>Status</th>
-            <th />
-          </tr>
-        </thead>
-        <tbody>
-          {webhooks.map((w) => (
-            <tr key={w.id} data-url={w.url}>
-              <td>
-                <code>{w.url}</code>
-              </td>
-              <td>{w.team.name}</td>
-              <td>{w.enabled ? <span className="badge good">enabled</span> : <span className="badge">disabled</span>}</td>
-              <td>
+      <DataTable
+        testId="webhooks-table"
+        rows={webhooks}
+        rowKey={(w) => w.id}
+        rowProps={(w) => ({ 'data-url': w.url })}
+        columns={[
+          { header: 'URL', cell: (w) => <code>{w.url}</code> },
+          { header: 'Team', cell: (w) => w.team.name },
+          { header: 'Status', cell: (w) => (w.enabled ? <span className="badge good">enabled</span> : <span className="badge">disabled</span>) },
+          {
+            header: '',
+            cell: (w) => (
+              <>
                 <Link href={`/settings/webhooks?webhook=${w.id}#log`}>Delivery log</Link>{' '}
                 <WebhookForm action={testWebhookAction} submit="Send test">
                   <input type="hidden" name="id" value={w.id} />
@@ -60,11 +56,11 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
                 <WebhookForm action={deleteWebhookAction} submit="Delete" className="danger">
                   <input type="hidden" name="id" value={w.id} />
                 </WebhookForm>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+              </>
+            ),
+          },
+        ]}
+      />
       {webhooks.length === 0 ? <p className="muted">No webhooks yet: alarms show in the app only.</p> : null}
 
       <h2>Add a webhook</h2>
@@ -95,37 +91,24 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
           Deliveries to <code>{urls.get(only) ?? ''}</code> only · <Link href="/settings/webhooks#log">every webhook</Link>
         </p>
       ) : null}
-      {/* Focusable: on a phone it scrolls inside its own box, which a keyboard must reach. */}
-      <table data-testid="deliveries-table" tabIndex={0} aria-label="Delivery log">
-        <thead>
-          <tr>
-            <th>Time (UTC)</th>
-            <th>Webhook</th>
-            <th>Event</th>
-            <th>Status</th>
-            <th>Attempts</th>
-            <th>Response</th>
-            <th>Message</th>
-          </tr>
-        </thead>
-        <tbody>
-          {deliveries.map((d) => (
-            <tr key={d.id}>
-              <td>{utc(d.createdAt)}</td>
-              <td>
-                <code>{urls.get(d.webhookId) ?? ''}</code>
-              </td>
-              <td>{d.event}</td>
-              <td>
-                <span className={`badge ${d.status === 'delivered' ? 'good' : d.status === 'failed' ? 'bad' : 'warn'}`}>{d.status}</span>
-              </td>
-              <td>{d.attempts}</td>
-              <td>{d.responseStatus ?? d.error ?? ''}</td>
-              <td className="prose">{d.text}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DataTable
+        testId="deliveries-table"
+        label="Delivery log"
+        rows={deliveries}
+        rowKey={(d) => d.id}
+        columns={[
+          { header: 'Time (UTC)', cell: (d) => utc(d.createdAt) },
+          { header: 'Webhook', cell: (d) => <code>{urls.get(d.webhookId) ?? ''}</code> },
+          { header: 'Event', cell: (d) => d.event },
+          {
+            header: 'Status',
+            cell: (d) => <span className={`badge ${d.status === 'delivered' ? 'good' : d.status === 'failed' ? 'bad' : 'warn'}`}>{d.status}</span>,
+          },
+          { header: 'Attempts', cell: (d) => d.attempts },
+          { header: 'Response', cell: (d) => d.responseStatus ?? d.error ?? '' },
+          { header: 'Message', className: 'prose', cell: (d) => d.text },
+        ]}
+      />
     </>
   );
 }

@@ -4,6 +4,7 @@ import Link from 'next/link';
 import { canForTeam, type Actor } from '@/lib/auth';
 import { listRedriveRules, type RedriveRuleView } from '@/lib/redrive-rules';
 import { formatDuration } from '@/lib/duration';
+import { DataTable } from '@/components/data-table';
 import { NewRedriveRuleForm, RedriveRuleControls } from './redrive-rules-forms';
 
 function when(r: RedriveRuleView): string {
@@ -23,30 +24,26 @@ export async function RedriveRulesPanel({ actor, source, teamId }: { actor: Acto
         when its task trips the breaker.
       </p>
       {rules.length ? (
-        <table>
-          <thead>
-            <tr>
-              <th>Rule</th>
-              <th>When</th>
-              <th>Rate</th>
-              <th>State</th>
-              <th>Last run (UTC)</th>
-              <th>Task</th>
-              {mayEdit ? <th>Actions</th> : null}
-            </tr>
-          </thead>
-          <tbody>
-            {rules.map((r) => (
-              <tr key={r.id} data-testid={`redrive-rule-${r.name}`}>
-                <td>
+        <DataTable
+          rows={rules}
+          rowKey={(r) => r.id}
+          rowProps={(r) => ({ 'data-testid': `redrive-rule-${r.name}` })}
+          columns={[
+            {
+              header: 'Rule',
+              cell: (r) => (
+                <>
                   <strong>{r.name}</strong>
                   <div className="muted">by {r.author}</div>
-                </td>
-                <td>{when(r)}</td>
-                <td>
-                  {r.ratePerSecond}/s{r.canary ? ', canary first' : ''}
-                </td>
-                <td>
+                </>
+              ),
+            },
+            { header: 'When', cell: when },
+            { header: 'Rate', cell: (r) => `${r.ratePerSecond}/s${r.canary ? ', canary first' : ''}` },
+            {
+              header: 'State',
+              cell: (r) => (
+                <>
                   <span className={`badge ${r.enabled ? 'good' : 'warn'}`}>{r.enabled ? 'enabled' : 'disabled'}</span>
                   {!r.enabled && r.disabledReason ? <div data-testid="rule-disabled-reason">Why: {r.disabledReason}</div> : null}
                   {r.lastResult ? (
@@ -54,18 +51,14 @@ export async function RedriveRulesPanel({ actor, source, teamId }: { actor: Acto
                       {r.lastResult}
                     </div>
                   ) : null}
-                </td>
-                <td>{r.lastRunAt ? r.lastRunAt.replace('T', ' ').slice(0, 19) : '—'}</td>
-                <td>{r.lastTaskId ? <Link href={`/redrives/${r.lastTaskId}`}>{r.lastTaskId.slice(0, 8)}</Link> : '—'}</td>
-                {mayEdit ? (
-                  <td>
-                    <RedriveRuleControls source={source} rule={r.id} name={r.name} enabled={r.enabled} />
-                  </td>
-                ) : null}
-              </tr>
-            ))}
-          </tbody>
-        </table>
+                </>
+              ),
+            },
+            { header: 'Last run (UTC)', cell: (r) => (r.lastRunAt ? r.lastRunAt.replace('T', ' ').slice(0, 19) : '—') },
+            { header: 'Task', cell: (r) => (r.lastTaskId ? <Link href={`/redrives/${r.lastTaskId}`}>{r.lastTaskId.slice(0, 8)}</Link> : '—') },
+            mayEdit && { header: 'Actions', cell: (r) => <RedriveRuleControls source={source} rule={r.id} name={r.name} enabled={r.enabled} /> },
+          ]}
+        />
       ) : (
         <p className="muted">No redrive rules.</p>
       )}

@@ -2,7 +2,7 @@
 // POST /api/v1/redrives — start a redrive task: { selection: { ids | cluster | filter | source }, ratePerSecond, canary?, ramp?, reason?,
 //   outageConfirmed? (a lead, with a reason: dead letters of an outage whose errors still arrive) }
 import { z } from 'zod';
-import { api } from '@/lib/auth/guard';
+import { api, jsonRoute } from '@/lib/auth/guard';
 import { REDRIVE_TASK_STATUSES } from '@/lib/enums';
 import { getRedriveTask, listRedriveTasks, startRedrive, startRedriveInput, RedriveTaskPageView, RedriveTaskDetail } from '@/lib/redrive';
 
@@ -16,18 +16,12 @@ const listQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).optional().describe('Page size'),
 });
 
-export const GET = api(
-  'deadletters.read',
-  {
-    summary: 'List redrive tasks, newest first',
-    tags: ['redrives'],
-    responses: { 200: { description: 'A page', view: RedriveTaskPageView } },
-    query: listQuery,
-  },
-  async ({ actor, query }) => {
-    return Response.json(await listRedriveTasks(actor, query));
-  },
-);
+export const GET = jsonRoute('deadletters.read', ({ actor, query }) => listRedriveTasks(actor, query), {
+  summary: 'List redrive tasks, newest first',
+  tags: ['redrives'],
+  responses: { 200: { description: 'A page', view: RedriveTaskPageView } },
+  query: listQuery,
+});
 
 export const POST = api(
   'deadletters.redrive',

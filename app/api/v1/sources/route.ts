@@ -1,24 +1,22 @@
 // GET /api/v1/sources — sources the caller may read
 // POST /api/v1/sources — create a source (admin)
-import { api } from '@/lib/auth/guard';
+import { jsonRoute } from '@/lib/auth/guard';
 import { createSource, sourceInput, CreatedSourceView } from '@/lib/sources/create-source';
 import { listSourceViews, SourceListView } from '@/lib/sources/list-sources';
 
-export const GET = api(
-  'deadletters.read',
-  {
-    summary: 'List the sources the caller may read, by name',
-    description: "No secret is ever included: not the redrive secret, not a connector's credentials (only whether they are set).",
-    tags: ['sources'],
-    responses: { 200: { description: 'The sources', view: SourceListView } },
-  },
-  async ({ actor }) => {
-    return Response.json(await listSourceViews(actor));
-  },
-);
+export const GET = jsonRoute('deadletters.read', ({ actor }) => listSourceViews(actor), {
+  summary: 'List the sources the caller may read, by name',
+  description: "No secret is ever included: not the redrive secret, not a connector's credentials (only whether they are set).",
+  tags: ['sources'],
+  responses: { 200: { description: 'The sources', view: SourceListView } },
+});
 
-export const POST = api(
+export const POST = jsonRoute(
   'admin.manage',
+  async ({ actor, body }) => {
+    const s = await createSource(actor, body);
+    return { id: s.id, name: s.name, kind: s.kind };
+  },
   {
     summary: 'Create a source (admin)',
     description:
@@ -27,9 +25,5 @@ export const POST = api(
     responses: { 201: { description: 'Created', view: CreatedSourceView } },
     errors: [400, 409],
     body: sourceInput,
-  },
-  async ({ actor, body }) => {
-    const s = await createSource(actor, body);
-    return Response.json({ id: s.id, name: s.name, kind: s.kind }, { status: 201 });
   },
 );

@@ -6,7 +6,7 @@ import { useRouter } from 'next/navigation';
 import { useMemo, useState, type FormEvent } from 'react';
 import { editDiff, type EditDiff } from '@/lib/redrive/edit/diff';
 import { apiCall, apiFailureText } from '@/components/api-client';
-import { LimitedInput } from '@/components/limited-input';
+import { ReasonField } from '@/components/limited-input';
 
 type Mode = 'json' | 'text' | 'hex';
 
@@ -199,17 +199,7 @@ export function EditForm(props: {
           </select>
         </label>
       ) : null}
-      <label>
-        Reason
-        <LimitedInput
-          name="reason"
-          required
-          limit={1000}
-          value={reason}
-          onChange={(e) => setReason(e.target.value)}
-          placeholder="e.g. removed the field v1 rejects"
-        />
-      </label>
+      <ReasonField value={reason} onChange={setReason} placeholder="e.g. removed the field v1 rejects" />
       <button type="submit" disabled={pending || Boolean(problem)}>
         Redrive the edited copy
       </button>

@@ -1,16 +1,10 @@
 // GET /api/v1/clusters/{id} — one cluster: template, error type, top frame, per-source counts, samples and the hourly trend
-import { api, pathParams } from '@/lib/auth/guard';
+import { jsonRoute, pathParams } from '@/lib/auth/guard';
 import { getCluster, ClusterDetail } from '@/lib/clustering/get-cluster';
 
-export const GET = api(
-  'deadletters.read',
-  {
-    summary: 'One cluster: template, error type, top frame, per-source counts, samples, hourly trend',
-    tags: ['clusters'],
-    responses: { 200: { description: 'The cluster', view: ClusterDetail } },
-    params: pathParams('id'),
-  },
-  async ({ actor, params }) => {
-    return Response.json(await getCluster(actor, params.id));
-  },
-);
+export const GET = jsonRoute('deadletters.read', ({ actor, params }) => getCluster(actor, params.id), {
+  summary: 'One cluster: template, error type, top frame, per-source counts, samples, hourly trend',
+  tags: ['clusters'],
+  responses: { 200: { description: 'The cluster', view: ClusterDetail } },
+  params: pathParams('id'),
+});

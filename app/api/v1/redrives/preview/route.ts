@@ -1,18 +1,12 @@
 // GET /api/v1/redrives/preview — what a redrive would cover before it starts: count, loops to skip, approval, active task
-import { api } from '@/lib/auth/guard';
+import { jsonRoute } from '@/lib/auth/guard';
 import { previewRedrive, RedrivePreview } from '@/lib/redrive';
 import { selectionQuery } from '@/lib/redrive/http';
 
-export const GET = api(
-  'deadletters.redrive',
-  {
-    summary: 'What a redrive would cover, before it starts',
-    tags: ['redrives'],
-    responses: { 200: { description: 'The preview', view: RedrivePreview } },
-    errors: [400, 404],
-    query: selectionQuery,
-  },
-  async ({ actor, query }) => {
-    return Response.json(await previewRedrive(actor, query));
-  },
-);
+export const GET = jsonRoute('deadletters.redrive', ({ actor, query }) => previewRedrive(actor, query), {
+  summary: 'What a redrive would cover, before it starts',
+  tags: ['redrives'],
+  responses: { 200: { description: 'The preview', view: RedrivePreview } },
+  errors: [400, 404],
+  query: selectionQuery,
+});

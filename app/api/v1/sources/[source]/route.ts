@@ -1,24 +1,24 @@
 // GET /api/v1/sources/:source — one source: settings (never a secret), a connector's health
 // PATCH /api/v1/sources/:source — change a connector source's connection or replace its credentials (admin); audited
-import { api, pathParams } from '@/lib/auth/guard';
+import { jsonRoute, pathParams } from '@/lib/auth/guard';
 import { getSource, SourceAnswer, ConnectionChangedView } from '@/lib/sources/get-source';
 import { connectionPatch, updateSourceConnection } from '@/lib/sources/update-connection';
 
 const params = pathParams('source');
 
-export const GET = api(
-  'deadletters.read',
-  {
-    summary: "One source: its settings (never a secret) and, for a connector source, its import's health",
-    tags: ['connectors'],
-    responses: { 200: { description: 'The source', view: SourceAnswer } },
-    params,
-  },
-  async ({ actor, params }) => Response.json({ source: await getSource(actor, params.source) }),
-);
+export const GET = jsonRoute('deadletters.read', async ({ actor, params }) => ({ source: await getSource(actor, params.source) }), {
+  summary: "One source: its settings (never a secret) and, for a connector source, its import's health",
+  tags: ['connectors'],
+  responses: { 200: { description: 'The source', view: SourceAnswer } },
+  params,
+});
 
-export const PATCH = api(
+export const PATCH = jsonRoute(
   'admin.manage',
+  async ({ actor, params, body }) => {
+    const { source, changed } = await updateSourceConnection(actor, params.source, body);
+    return { source: await getSource(actor, source.id), changed };
+  },
   {
     summary: "Change a connector source's connection or replace its credentials (admin)",
     description:
@@ -29,9 +29,5 @@ export const PATCH = api(
     params,
     body: connectionPatch,
     maxBytes: 64 * 1024,
-  },
-  async ({ actor, params, body }) => {
-    const { source, changed } = await updateSourceConnection(actor, params.source, body);
-    return Response.json({ source: await getSource(actor, source.id), changed });
   },
 );

@@ -1,14 +1,10 @@
 // GET /api/v1/dead-letters/{id}/versions — the dead letter's edited copies: version, SHA-256, size, diff, tasks
-import { api, pathParams } from '@/lib/auth/guard';
+import { jsonRoute, pathParams } from '@/lib/auth/guard';
 import { listDeadLetterVersions, DeadLetterVersionsView } from '@/lib/redrive/edit';
 
-export const GET = api(
-  'deadletters.read',
-  {
-    summary: 'The edited copies of a dead letter, newest first',
-    tags: ['dead letters'],
-    responses: { 200: { description: 'Versions', view: DeadLetterVersionsView } },
-    params: pathParams('id'),
-  },
-  async ({ actor, params }) => Response.json({ versions: await listDeadLetterVersions(actor, params.id) }),
-);
+export const GET = jsonRoute('deadletters.read', async ({ actor, params }) => ({ versions: await listDeadLetterVersions(actor, params.id) }), {
+  summary: 'The edited copies of a dead letter, newest first',
+  tags: ['dead letters'],
+  responses: { 200: { description: 'Versions', view: DeadLetterVersionsView } },
+  params: pathParams('id'),
+});

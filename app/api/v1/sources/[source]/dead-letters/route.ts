@@ -1,8 +1,7 @@
 // POST /api/v1/sources/{source}/dead-letters — ingest a batch (application/json { deadLetters } or application/x-ndjson), ingest token
 // GET /api/v1/sources/{source}/dead-letters — dead letters of one source, as GET /api/v1/dead-letters?source={source}
-import { api, pathParams } from '@/lib/auth/guard';
-import { deadLetterListQuery } from '@/lib/deadletters/http';
-import { countDeadLetters, listDeadLetters, DeadLetterPageWithCount } from '@/lib/deadletters/list-dead-letters';
+import { api, jsonRoute, pathParams } from '@/lib/auth/guard';
+import { deadLetterListQuery, deadLetterListRoute, deadLetterPage } from '@/lib/deadletters/http';
 import { ingestBatch, IngestBatchAnswer, INGEST_MAX_BATCH, INGEST_MAX_BODY_BYTES } from '@/lib/ingest/ingest-dead-letters';
 import { INGEST_BATCH_REQUEST } from '@/lib/openapi/media';
 
@@ -26,23 +25,10 @@ export const POST = api(
   },
 );
 
-export const GET = api(
-  'deadletters.read',
-  {
-    summary: 'List dead letters of one source',
-    tags: ['dead letters'],
-    responses: { 200: { description: 'A page', view: DeadLetterPageWithCount } },
-    errors: [400],
-    // The path names the source: ?source= is not a parameter here.
-    params,
-    query: deadLetterListQuery.omit({ source: true }),
-  },
-  async ({ actor, params, query: { cursor, limit, count: withCount, reveal, ...q } }) => {
-    const filters = { ...q, source: [params.source] };
-    const [page, count] = await Promise.all([
-      listDeadLetters(actor, filters, cursor ?? null, { limit, reveal }),
-      withCount ? countDeadLetters(actor, filters, { reveal }) : undefined,
-    ]);
-    return Response.json(count ? { ...page, count } : page);
-  },
-);
+export const GET = jsonRoute('deadletters.read', ({ actor, params, query }) => deadLetterPage(actor, query, { source: [params.source] }), {
+  summary: 'List dead letters of one source',
+  ...deadLetterListRoute,
+  // The path names the source: ?source= is not a parameter here.
+  params,
+  query: deadLetterListQuery.omit({ source: true }),
+});

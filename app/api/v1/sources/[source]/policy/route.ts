@@ -1,23 +1,23 @@
 // GET /api/v1/sources/:source/policy — a source's policy (retention, deadline, retry budget), with warnings
 // PATCH /api/v1/sources/:source/policy — change it (lead of the owning team, admin); audited
-import { api, pathParams } from '@/lib/auth/guard';
+import { jsonRoute, pathParams } from '@/lib/auth/guard';
 import { getSourcePolicy, policyInput, updateSourcePolicy, PolicyReadView, PolicyAnswer } from '@/lib/sources/update-policy';
 
 const params = pathParams('source');
 
-export const GET = api(
-  'deadletters.read',
-  {
-    summary: "The source's policy (retention, age deadline, retry budget, redrive limits, rate alarm thresholds), with warnings",
-    tags: ['sources'],
-    responses: { 200: { description: 'The policy', view: PolicyReadView } },
-    params,
-  },
-  async ({ actor, params }) => Response.json(await getSourcePolicy(actor, params.source)),
-);
+export const GET = jsonRoute('deadletters.read', ({ actor, params }) => getSourcePolicy(actor, params.source), {
+  summary: "The source's policy (retention, age deadline, retry budget, redrive limits, rate alarm thresholds), with warnings",
+  tags: ['sources'],
+  responses: { 200: { description: 'The policy', view: PolicyReadView } },
+  params,
+});
 
-export const PATCH = api(
+export const PATCH = jsonRoute(
   'sources.policy',
+  async ({ actor, params, body }) => {
+    const { source, warnings } = await updateSourcePolicy(actor, params.source, body);
+    return { source, warnings };
+  },
   {
     summary: 'Change the policy (lead of the owning team, admin)',
     description:
@@ -28,9 +28,5 @@ export const PATCH = api(
     params,
     body: policyInput,
     maxBytes: 16 * 1024,
-  },
-  async ({ actor, params, body }) => {
-    const { source, warnings } = await updateSourcePolicy(actor, params.source, body);
-    return Response.json({ source, warnings });
   },
 );
