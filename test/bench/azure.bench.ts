@@ -9,7 +9,7 @@
 //   npx tsx test/bench/run.ts azure
 import type { BenchResult } from './run';
 import { measureRedrivePacing, redrivePacingResults, type RedriveFigure } from './connector-redrive';
-import { runBenchChild, runWhenFlagged } from './support';
+import { importAgainst, runBenchChild, runWhenFlagged } from './support';
 
 const CHILD_FLAG = '--azure-bench-child';
 const POLLERS = 4;
@@ -116,14 +116,12 @@ async function child(): Promise<void> {
 export async function run(): Promise<BenchResult[]> {
   const m = await runBenchChild<Measured>('azure', import.meta.url, CHILD_FLAG, { timeoutMs: 300_000 });
   return [
-    {
-      name: `connectors.azure_queue import ${IMPORT_N} poison messages into Postgres`,
-      value: Number(m.importPerSecond.toFixed(0)),
-      unit: 'msg/s',
-      baseline: { name: 'plain @azure/storage-queue receive+delete loop on the same Azurite', value: Number(m.plainPerSecond.toFixed(0)) },
-      target: '≥ 0.5× baseline',
-      met: m.importPerSecond >= 0.5 * m.plainPerSecond,
-    },
+    importAgainst(
+      `connectors.azure_queue import ${IMPORT_N} poison messages into Postgres`,
+      [m],
+      { name: 'plain @azure/storage-queue receive+delete loop on the same Azurite', rate: (r) => r.plainPerSecond },
+      { target: 0.5 },
+    ),
     ...redrivePacingResults('azure_queue', 'msg/s', m.redrive),
     {
       name: `connectors.azure_queue plain @azure/storage-queue sendMessage loop, ${SENDS_AT_ONCE} at once (the emulator's ceiling for a redrive; information)`,

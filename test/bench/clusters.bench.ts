@@ -8,7 +8,7 @@
 // 300 kin templates, against one with a known fingerprint.
 //   npx tsx test/bench/run.ts clusters
 import type { BenchResult } from './run';
-import { runBenchChild, runWhenFlagged, timeRuns } from './support';
+import { runBenchChild, runWhenFlagged, timed, type Timing } from './support';
 
 const CHILD_FLAG = '--clusters-bench-child';
 const DEAD_LETTERS = 1_000_000;
@@ -17,12 +17,6 @@ const CLUSTERS = 3_000;
 const SOURCES = 12;
 const RUNS = 60;
 const TARGET_MS = 100;
-
-interface Measured {
-  name: string;
-  p50: number;
-  p95: number;
-}
 
 const GENERATE = [
   `INSERT INTO teams (name) VALUES ('team-a'), ('team-b'), ('team-c')`,
@@ -56,11 +50,6 @@ const GENERATE = [
   `VACUUM ANALYZE`,
 ];
 
-async function time(name: string, runs: number, fn: () => Promise<unknown>): Promise<Measured> {
-  const { at } = await timeRuns(runs, 5, fn);
-  return { name, p50: at(0.5), p95: at(0.95) };
-}
-
 async function child(): Promise<void> {
   const { pg, closeDb } = await import('@/lib/db');
   const { listClusters } = await import('@/lib/clustering/list-clusters');
@@ -78,24 +67,24 @@ async function child(): Promise<void> {
   const auditor = { userId: randomUUID(), email: 'bench-auditor@triage.local', role: 'auditor' as const, teamId: null, via: 'token' as const };
   const [wave] = await db<{ id: string }[]>`SELECT id::text FROM bench_clusters WHERE n = 0`;
 
-  const out: Measured[] = [];
-  out.push(await time('clusters.list team scope, first page (50)', RUNS, () => listClusters(support, {})));
+  const out: Timing[] = [];
+  out.push(await timed('clusters.list team scope, first page (50)', RUNS, () => listClusters(support, {})));
   const first = await listClusters(support, {});
   const second = await listClusters(support, {}, first.nextCursor);
-  out.push(await time('clusters.list team scope, third page', RUNS, () => listClusters(support, {}, second.nextCursor)));
-  out.push(await time('clusters.list all teams (auditor), first page', RUNS, () => listClusters(auditor, {})));
-  out.push(await time('clusters.list team scope, filtered by source', RUNS, () => listClusters(support, { source: 'src-00' })));
-  out.push(await time('clusters.get the wave cluster (page data)', RUNS, () => getCluster(support, wave!.id)));
+  out.push(await timed('clusters.list team scope, third page', RUNS, () => listClusters(support, {}, second.nextCursor)));
+  out.push(await timed('clusters.list all teams (auditor), first page', RUNS, () => listClusters(auditor, {})));
+  out.push(await timed('clusters.list team scope, filtered by source', RUNS, () => listClusters(support, { source: 'src-00' })));
+  out.push(await timed('clusters.get the wave cluster (page data)', RUNS, () => getCluster(support, wave!.id)));
   // Baselines on the same data.
   const pageIds = first.clusters.map((c) => c.id);
   const teamSources = (await db<{ id: string }[]>`SELECT id::text FROM sources WHERE team_id = ${teamA!.id}`).map((s) => s.id);
   out.push(
-    await time('clusters.sparklines from cluster_hours (50 clusters, 24 h)', RUNS, () =>
+    await timed('clusters.sparklines from cluster_hours (50 clusters, 24 h)', RUNS, () =>
       hourlySeries(pageIds, { now: new Date(), hours: 24, restrict: teamSources }),
     ),
   );
   out.push(
-    await time(
+    await timed(
       'baseline: 24-h sparklines counted from dead_letters (50 clusters)',
       20,
       () =>
@@ -106,7 +95,7 @@ async function child(): Promise<void> {
     ),
   );
   out.push(
-    await time(
+    await timed(
       'baseline: list recounted from dead_letters (team scope)',
       5,
       () =>
@@ -127,14 +116,14 @@ async function child(): Promise<void> {
   });
   for (let i = 0; i < 300; i++) await recordDeadLetters(policy, [kin(i)]);
   let next = 300;
-  out.push(await time('ingest one dead letter, new fingerprint (second stage over 300 kin)', 30, () => recordDeadLetters(policy, [kin(next++)])));
-  out.push(await time('ingest one dead letter, known fingerprint', 30, () => recordDeadLetters(policy, [kin(0)])));
+  out.push(await timed('ingest one dead letter, new fingerprint (second stage over 300 kin)', 30, () => recordDeadLetters(policy, [kin(next++)])));
+  out.push(await timed('ingest one dead letter, known fingerprint', 30, () => recordDeadLetters(policy, [kin(0)])));
   await closeDb();
   process.stdout.write(`${JSON.stringify({ generatedSeconds, out })}\n`);
 }
 
 export async function run(): Promise<BenchResult[]> {
-  const { generatedSeconds, out } = await runBenchChild<{ generatedSeconds: number; out: Measured[] }>('clusters', import.meta.url, CHILD_FLAG, {
+  const { generatedSeconds, out } = await runBenchChild<{ generatedSeconds: number; out: Timing[] }>('clusters', import.meta.url, CHILD_FLAG, {
     timeoutMs: 300_000,
   });
   const round = (v: number) => Number(v.toFixed(2));

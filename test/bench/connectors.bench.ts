@@ -10,7 +10,7 @@
 import type { BenchResult } from './run';
 import { WORKER_NODE_FLAGS } from '../../scripts/lib/worker-flags.mjs';
 import { measureRedrivePacing, redrivePacingResults, type RedriveFigure } from './connector-redrive';
-import { runBenchChild, runWhenFlagged } from './support';
+import { importAgainst, runBenchChild, runWhenFlagged } from './support';
 
 const CHILD_FLAG = '--connectors-bench-child';
 const AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672/%2F';
@@ -190,18 +190,16 @@ export async function run(): Promise<BenchResult[]> {
   // The child imports as workers/connectors.ts does, with the worker's Node flags.
   const nodeArgs = WORKER_NODE_FLAGS['connectors.ts'];
   const m = await runBenchChild<Measured>('connectors', import.meta.url, CHILD_FLAG, { nodeArgs, timeoutMs: 300_000 });
-  const ratio = (r: Round) => r.importPerSecond / r.plainPerSecond;
-  const median = [...m.rounds].sort((a, b) => ratio(a) - ratio(b))[Math.floor(m.rounds.length / 2)]!;
-  const loads = m.rounds.map((r) => r.load.toFixed(1)).join(', ');
   return [
-    {
-      name: `connectors.rabbitmq import ${IMPORT_N} dead letters into Postgres (median ratio of ${m.rounds.length} interleaved rounds, ratios ${m.rounds.map((r) => ratio(r).toFixed(2)).join(' / ')}, load ${loads}; this process's CPU per message: import ${median.importCpuUs.toFixed(1)} µs, plain ${median.plainCpuUs.toFixed(1)} µs)`,
-      value: Number(median.importPerSecond.toFixed(0)),
-      unit: 'msg/s',
-      baseline: { name: 'plain amqplib consumer acking the same messages', value: Number(median.plainPerSecond.toFixed(0)) },
-      target: '≥ 0.5× baseline',
-      met: ratio(median) >= 0.5,
-    },
+    importAgainst(
+      `connectors.rabbitmq import ${IMPORT_N} dead letters into Postgres`,
+      m.rounds,
+      { name: 'plain amqplib consumer acking the same messages', rate: (r) => r.plainPerSecond },
+      {
+        target: 0.5,
+        detail: (median) => `this process's CPU per message: import ${median.importCpuUs.toFixed(1)} µs, plain ${median.plainCpuUs.toFixed(1)} µs`,
+      },
+    ),
     ...redrivePacingResults('rabbitmq', 'msg/s', m.redrive),
   ];
 }

@@ -15,15 +15,7 @@ import { clusterBatch } from '@/lib/clustering/cluster-batch';
 import { replayOnline } from '@/lib/clustering/replay-online';
 import { fingerprint, type ErrorInput } from '@/lib/clustering/fingerprint';
 import { readLabels, scoreGrouping } from '../support/grouping-accuracy';
-
-export interface BenchResult {
-  name: string;
-  value: number;
-  unit: string;
-  baseline?: { name: string; value: number };
-  target?: string;
-  met?: boolean;
-}
+import type { BenchResult } from './run';
 
 const FINGERPRINT_TARGET_MICROS = 15;
 const GA_TARGET = 0.98;

@@ -8,23 +8,10 @@
 //   npx tsx test/bench/run.ts list
 import type postgres from 'postgres';
 import type { BenchResult } from './run';
-import { runBenchChild, runWhenFlagged, timeRuns } from './support';
+import { runBenchChild, runWhenFlagged, p95Results, timed, type Timing } from './support';
 
 const CHILD_FLAG = '--list-bench-child';
 const TARGET_MS = 50;
-
-interface Timing {
-  name: string;
-  p95: number;
-  p50: number;
-  runs: number;
-  target: boolean;
-}
-
-async function timed(name: string, runs: number, fn: () => Promise<unknown>, target = true): Promise<Timing> {
-  const { at } = await timeRuns(runs, 5, fn);
-  return { name, p95: at(0.95), p50: at(0.5), runs, target };
-}
 
 async function child(): Promise<void> {
   const { closeDb } = await import('@/lib/db');
@@ -89,12 +76,7 @@ async function child(): Promise<void> {
 }
 
 export async function run(): Promise<BenchResult[]> {
-  return (await runBenchChild<Timing[]>('list', import.meta.url, CHILD_FLAG, { timeoutMs: 300_000 })).map((m) => ({
-    name: `${m.name}: p95 of ${m.runs} (p50 ${m.p50.toFixed(1)} ms)`,
-    value: Number(m.p95.toFixed(2)),
-    unit: 'ms',
-    ...(m.target ? { target: `p95 ≤ ${TARGET_MS} ms`, met: m.p95 <= TARGET_MS } : {}),
-  }));
+  return p95Results(await runBenchChild<Timing[]>('list', import.meta.url, CHILD_FLAG, { timeoutMs: 300_000 }), TARGET_MS, 2);
 }
 
 runWhenFlagged(CHILD_FLAG, child);

@@ -19,7 +19,7 @@ import { spawn } from 'node:child_process';
 import type { BenchResult } from './run';
 import { WORKER_NODE_FLAGS } from '../../scripts/lib/worker-flags.mjs';
 import { measureRedrivePacing, redrivePacingResults, type RedriveFigure } from './connector-redrive';
-import { runBenchChild, runWhenFlagged } from './support';
+import { importAgainst, runBenchChild, runWhenFlagged } from './support';
 
 const CHILD_FLAG = '--sidekiq-bench-child';
 const REDIS_URL = 'redis://127.0.0.1:6379';
@@ -231,18 +231,13 @@ async function child(): Promise<void> {
 
 export async function run(): Promise<BenchResult[]> {
   const m = await runBenchChild<Measured>('sidekiq', import.meta.url, CHILD_FLAG, { nodeArgs: WORKER_NODE_FLAGS['connectors.ts'], timeoutMs: 420_000 });
-  const loads = m.rounds.map((r) => r.load.toFixed(1)).join(', ');
-  const against = (key: 'plainPerSecond' | 'sidekiqPerSecond' | 'ceilingPerSecond', name: string, target?: number): BenchResult => {
-    const ratio = (r: Round) => r.importPerSecond / r[key];
-    const median = [...m.rounds].sort((a, b) => ratio(a) - ratio(b))[Math.floor(m.rounds.length / 2)]!;
-    return {
-      name: `connectors.sidekiq import ${IMPORT_N} dead jobs into Postgres, removed after, vs ${name} (median ratio of ${m.rounds.length} interleaved rounds, ratios ${m.rounds.map((r) => ratio(r).toFixed(2)).join(' / ')}, load ${loads})`,
-      value: Number(median.importPerSecond.toFixed(0)),
-      unit: 'jobs/s',
-      baseline: { name, value: Number(median[key].toFixed(0)) },
-      ...(target === undefined ? {} : { target: `≥ ${target}× baseline`, met: ratio(median) >= target }),
-    };
-  };
+  const against = (key: 'plainPerSecond' | 'sidekiqPerSecond' | 'ceilingPerSecond', name: string, target?: number): BenchResult =>
+    importAgainst(
+      `connectors.sidekiq import ${IMPORT_N} dead jobs into Postgres, removed after, vs ${name}`,
+      m.rounds,
+      { name, rate: (r) => r[key] },
+      { unit: 'jobs/s', target },
+    );
   return [
     against('sidekiqPerSecond', "Sidekiq's own client (ruby-sidekiq 6.4) reading and deleting the same jobs: JobSet#each { |job| job.delete }", 0.5),
     // Information only: Redis at memory speed is out of reach of any write to Postgres (see above).

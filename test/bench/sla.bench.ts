@@ -6,7 +6,7 @@
 // Runs in a child process with its own database and queue prefix (lib/env is read once per process).
 //   npx tsx test/bench/run.ts sla
 import type { BenchResult } from './run';
-import { dropDeadLetterIndexes, runBenchChild, runWhenFlagged, timeRuns } from './support';
+import { dropDeadLetterIndexes, runBenchChild, runWhenFlagged, p95Results, timed, type Timing } from './support';
 
 const CHILD_FLAG = '--sla-bench-child';
 const DEAD_LETTERS = 1_000_000;
@@ -14,18 +14,8 @@ const SOURCES = 10;
 const CLUSTERS = 200;
 const TARGET_MS = 100;
 
-interface Timing {
-  name: string;
-  p95: number;
-  p50: number;
-  runs: number;
-  target?: boolean;
-}
-
-async function timed(name: string, runs: number, fn: () => Promise<unknown>, target = true): Promise<Timing> {
-  const { at } = await timeRuns(runs, Math.min(3, runs), fn);
-  return { name, p95: at(0.95), p50: at(0.5), runs, target };
-}
+/** Warm-up runs: at most three, the maintenance steps are slow. */
+const time = (name: string, runs: number, fn: () => Promise<unknown>, target = true) => timed(name, runs, fn, target, Math.min(3, runs));
 
 async function child(): Promise<void> {
   const { db, closeDb } = await import('@/lib/db');
@@ -106,15 +96,15 @@ async function child(): Promise<void> {
   await pg`VACUUM ANALYZE dead_letter_rollups`;
   await pg`VACUUM ANALYZE source_snapshots`;
 
-  out.push(await timed('maintenance: age-stats refresh, all sources (every 15 s)', 5, () => refreshAgeStats(systemClock.now()), false));
-  out.push(await timed('maintenance: alarm evaluation incl. refresh (every 15 s)', 5, () => evaluateAlarms(systemClock), false));
-  out.push(await timed('maintenance: rollups, steady state (every 15 s)', 5, () => computeRollups(systemClock.now()), false));
-  out.push(await timed('SLA board fallback: stats computed on the spot, orders (400k open)', 5, () => computeAgeStats(systemClock.now(), [ids[0]!]), false));
+  out.push(await time('maintenance: age-stats refresh, all sources (every 15 s)', 5, () => refreshAgeStats(systemClock.now()), false));
+  out.push(await time('maintenance: alarm evaluation incl. refresh (every 15 s)', 5, () => evaluateAlarms(systemClock), false));
+  out.push(await time('maintenance: rollups, steady state (every 15 s)', 5, () => computeRollups(systemClock.now()), false));
+  out.push(await time('SLA board fallback: stats computed on the spot, orders (400k open)', 5, () => computeAgeStats(systemClock.now(), [ids[0]!]), false));
 
   // Pages read the stats the worker refreshes every 15 s: refresh before each group, as it would.
   const page = async (name: string, runs: number, fn: () => Promise<unknown>) => {
     await refreshAgeStats(systemClock.now());
-    return timed(name, runs, fn);
+    return time(name, runs, fn);
   };
   out.push(await page('SLA board, admin, all 10 sources, 30-day trend', 50, () => getSlaBoard(SYSTEM, { trendDays: 30 })));
   out.push(await page('SLA board, lead, own 5 sources, 7-day trend', 50, () => getSlaBoard(leadActor, { trendDays: 7 })));
@@ -143,12 +133,7 @@ async function child(): Promise<void> {
 
 export async function run(): Promise<BenchResult[]> {
   const timings = await runBenchChild<Timing[]>('sla', import.meta.url, CHILD_FLAG, { timeoutMs: 600_000 });
-  return timings.map((m) => ({
-    name: m.runs > 1 ? `${m.name}: p95 of ${m.runs} (p50 ${m.p50.toFixed(1)} ms)` : m.name,
-    value: Number(m.p95.toFixed(1)),
-    unit: 'ms',
-    ...(m.target ? { target: `p95 ≤ ${TARGET_MS} ms`, met: m.p95 <= TARGET_MS } : {}),
-  }));
+  return p95Results(timings, TARGET_MS, 1);
 }
 
 runWhenFlagged(CHILD_FLAG, child);

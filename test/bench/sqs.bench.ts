@@ -8,7 +8,7 @@
 // what receiving costs).
 //   npx tsx test/bench/run.ts sqs
 import type { BenchResult } from './run';
-import { runBenchChild, runWhenFlagged } from './support';
+import { importAgainst, runBenchChild, runWhenFlagged } from './support';
 
 const CHILD_FLAG = '--sqs-bench-child';
 const IMPORT_N = 5_000;
@@ -151,14 +151,12 @@ export async function run(): Promise<BenchResult[]> {
   const costs = await envelopeCost(m.plainPerSecond);
   return [
     ...costs,
-    {
-      name: `connectors.sqs import ${IMPORT_N} dead letters into Postgres`,
-      value: Number(m.importPerSecond.toFixed(0)),
-      unit: 'msg/s',
-      baseline: { name: 'plain SDK receive+delete loop on the same emulator', value: Number(m.plainPerSecond.toFixed(0)) },
-      target: '≥ 0.5× baseline',
-      met: m.importPerSecond >= 0.5 * m.plainPerSecond,
-    },
+    importAgainst(
+      `connectors.sqs import ${IMPORT_N} dead letters into Postgres`,
+      [m],
+      { name: 'plain SDK receive+delete loop on the same emulator', rate: (r) => r.plainPerSecond },
+      { target: 0.5 },
+    ),
   ];
 }
 

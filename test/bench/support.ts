@@ -1,10 +1,12 @@
 // The parent side every database bench shares: a fresh migrated database and Redis prefix, the bench
 // file re-run as a child process (so its pools, caches and memory figures are its own), the child's
-// last stdout line read as its JSON result, the database dropped afterwards.
+// last stdout line read as its JSON result, the database dropped afterwards. And the figures the
+// benches share: timed queries (p50, p95), an import's rate against its baseline (the median round).
 import { spawn } from 'node:child_process';
 import { type Agent, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import type postgres from 'postgres';
+import type { BenchResult } from './run';
 
 export async function runBenchChild<T>(
   name: string,
@@ -163,6 +165,67 @@ export async function timeRuns(runs: number, warmup: number, fn: () => Promise<u
   }
   ms.sort((a, b) => a - b);
   return { ms, at: (q) => ms[Math.min(ms.length - 1, Math.ceil(q * ms.length) - 1)]! };
+}
+
+/** What `timed` measured: a query's p50 and p95 (ms) over `runs`, and whether the page target applies to it. */
+export interface Timing {
+  name: string;
+  p95: number;
+  p50: number;
+  runs: number;
+  target: boolean;
+}
+
+/** `fn` timed `runs` times after `warmup` runs (timeRuns): its p50 and p95. */
+export async function timed(name: string, runs: number, fn: () => Promise<unknown>, target = true, warmup = 5): Promise<Timing> {
+  const { at } = await timeRuns(runs, warmup, fn);
+  return { name, p95: at(0.95), p50: at(0.5), runs, target };
+}
+
+/** Timings as results: each one's p95 (its p50 beside it in the name), against `targetMs` where the target applies. */
+export function p95Results(timings: Timing[], targetMs: number, digits: number): BenchResult[] {
+  return timings.map((m) => ({
+    name: m.runs > 1 ? `${m.name}: p95 of ${m.runs} (p50 ${m.p50.toFixed(1)} ms)` : m.name,
+    value: Number(m.p95.toFixed(digits)),
+    unit: 'ms',
+    ...(m.target ? { target: `p95 ≤ ${targetMs} ms`, met: m.p95 <= targetMs } : {}),
+  }));
+}
+
+/** The item with the median `by` (the upper one of an even count). */
+export function medianBy<T>(items: T[], by: (item: T) => number): T {
+  return [...items].sort((a, b) => by(a) - by(b))[Math.floor(items.length / 2)]!;
+}
+
+/**
+ * An import's rate against a baseline measured in the same run. Of several interleaved rounds the
+ * one with the median ratio is reported, each round's ratio and 1-minute load average in the name
+ * (on a shared machine a change in load hits both sides of a round: the ratio is the figure to
+ * read); `target` is the least ratio, `detail` more to say of the median round.
+ */
+export function importAgainst<R extends { importPerSecond: number; load?: number }>(
+  name: string,
+  rounds: R[],
+  baseline: { name: string; rate: (round: R) => number },
+  opts: { unit?: string; target?: number; detail?: (median: R) => string } = {},
+): BenchResult {
+  const ratio = (r: R) => r.importPerSecond / baseline.rate(r);
+  const median = medianBy(rounds, ratio);
+  const notes = [
+    ...(rounds.length > 1
+      ? [
+          `median ratio of ${rounds.length} interleaved rounds, ratios ${rounds.map((r) => ratio(r).toFixed(2)).join(' / ')}, load ${rounds.map((r) => (r.load ?? 0).toFixed(1)).join(', ')}`,
+        ]
+      : []),
+    ...(opts.detail ? [opts.detail(median)] : []),
+  ];
+  return {
+    name: notes.length > 0 ? `${name} (${notes.join('; ')})` : name,
+    value: Number(median.importPerSecond.toFixed(0)),
+    unit: opts.unit ?? 'msg/s',
+    baseline: { name: baseline.name, value: Number(baseline.rate(median).toFixed(0)) },
+    ...(opts.target === undefined ? {} : { target: `≥ ${opts.target}× baseline`, met: ratio(median) >= opts.target }),
+  };
 }
 
 /** A bench file re-run as its own child (runBenchChild) with `flag`: runs `main`, exit 1 on its error. */

@@ -2,13 +2,12 @@
 // the one pass over every open dead letter, after inserts, decisions, a redrive that reopens,
 // expiry changes, deletes, a deadline change and a transaction still open during the refresh, at
 // moments whose thresholds fall inside minutes full of dead letters.
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { freshDatabase } from '../support/lifecycle';
 import { DAY, HOUR, MINUTE } from '@/lib/clock';
-import { closeDb, pg } from '@/lib/db';
+import { pg } from '@/lib/db';
 import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
-import { closeQueues } from '@/lib/queue';
 import { computeAgeStats, refreshAgeStats, type AgeStats } from '@/lib/sla/age-stats';
-import { resetDatabase } from '../support/db';
 import { deadLetter, demoWorld } from './sla-fixtures';
 
 const T0 = new Date('2026-03-02T09:00:00Z');
@@ -36,11 +35,7 @@ const bulk = (sourceId: string, n: number, around: Date, tag: string) => pg()`
   CROSS JOIN LATERAL (SELECT ${around}::timestamptz + make_interval(secs => ((g * 7919) % 80000 - 40000) / 1000.0) AS dead_at) t`;
 
 describe('incremental age stats', () => {
-  beforeEach(resetDatabase);
-  afterAll(async () => {
-    await closeQueues();
-    await closeDb();
-  });
+  freshDatabase();
 
   it('equal the full pass after a mix of writes, at thresholds inside busy minutes', async () => {
     const { sources } = await demoWorld();

@@ -3,14 +3,13 @@
 // (inserts at any millisecond, cluster moves, deaths moved in time, deletes), the figures, per
 // cluster and per error class, equal a count of the dead letters themselves, at evaluation times that
 // put window edges inside seconds.
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { freshDatabase } from '../support/lifecycle';
 import { rateWindowMs, recentArrivals } from '@/lib/alarms/evaluate-alarms';
 import { RULES } from '@/lib/model/alarm-rules';
 import { MINUTE, SECOND } from '@/lib/clock';
-import { closeDb, pg } from '@/lib/db';
+import { pg } from '@/lib/db';
 import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
-import { closeQueues } from '@/lib/queue';
-import { resetDatabase } from '../support/db';
 import { deadLetter, demoWorld } from './sla-fixtures';
 
 type Figures = Record<string, { windows: number[]; transient: number[]; clusters: Record<string, number>; classes: Record<string, number> }>;
@@ -47,11 +46,7 @@ async function read(now: Date): Promise<Figures> {
 }
 
 describe('recent arrivals for the alarms', () => {
-  beforeEach(resetDatabase);
-  afterAll(async () => {
-    await closeQueues();
-    await closeDb();
-  });
+  freshDatabase();
 
   it('equal a count of the dead letters at every evaluation time, after moves, time changes and deletes', async () => {
     const { sources } = await demoWorld();

@@ -1,26 +1,21 @@
 // The runbook's first question, answered by the alarms: the demo's payments outage (a gateway
 // answering 503) is an outage, from what its errors say; the orders poison messages (a trickle of
 // parse, schema and validation errors) are poison. Also the age alarm against the deadline.
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { freshDatabase } from '../support/lifecycle';
 import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
 import { listAlarmStates } from '@/lib/alarms/list-alarms';
 import { HINTS } from '@/lib/model/alarm-rules';
 import { DAY, HOUR, MINUTE, SECOND, manualClock } from '@/lib/clock';
-import { closeDb, db } from '@/lib/db';
+import { db } from '@/lib/db';
 import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
-import { closeQueues } from '@/lib/queue';
-import { resetDatabase } from '../support/db';
 import { deadLetter, demoWorld } from './sla-fixtures';
 
 const T0 = new Date('2026-03-02T03:01:00Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
 
 describe('alarm classification', () => {
-  beforeEach(resetDatabase);
-  afterAll(async () => {
-    await closeQueues();
-    await closeDb();
-  });
+  freshDatabase();
 
   it('labels a payments wave of 503s an outage: check the downstream, no redrive while they arrive', async () => {
     const { users, sources } = await demoWorld();

@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { POST as postArchive } from '@/app/api/v1/dead-letters/[id]/archive/route';
 import { GET as getDeadLetters } from '@/app/api/v1/dead-letters/route';
 import { GET as getVerify } from '@/app/api/v1/audit/verify/route';
@@ -15,11 +15,12 @@ import { append, eventHash, SYSTEM_ACTOR, verifyChain, writeCheckpoint } from '@
 import { closeDb, db } from '@/lib/db';
 import { newDeadLetter, ownSource, seedFixtures, type Fixtures } from '../security/fixtures';
 import { resetDatabase } from '../support/db';
+import { freshDatabase } from '../support/lifecycle';
 import { asSuperuser } from '../support/audit';
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
-let fx: Fixtures;
+const fx = {} as Fixtures;
 
 /** A request as a script sends it: the body's bytes exactly as given (a JSON \ud800 escape stays an escape). */
 async function call(handler: unknown, as: string, url: string, opts: { params?: Record<string, string>; body?: string } = {}) {
@@ -37,11 +38,7 @@ async function appendOne(reason: string | null, after?: unknown) {
 }
 
 describe('tamper evidence against hostile text', () => {
-  beforeAll(async () => {
-    await resetDatabase();
-    fx = await seedFixtures();
-  });
-  afterAll(closeDb);
+  freshDatabase({ per: 'file', seed: async () => Object.assign(fx, await seedFixtures()) });
 
   it('refuses a reason with an unpaired surrogate or a NUL with a 422 naming the field, and writes nothing', async () => {
     const id = await newDeadLetter(ownSource(fx, fx.users['support@triage.local']!));
@@ -122,7 +119,7 @@ describe('verify past a break, checkpoints after it, acknowledged breaks', () =>
   let file: string;
   beforeEach(async () => {
     await resetDatabase();
-    fx = await seedFixtures();
+    Object.assign(fx, await seedFixtures());
     file = path.join(mkdtempSync(path.join(tmpdir(), 'triage-tamper-')), 'checkpoints.ndjson');
   });
   afterAll(closeDb);

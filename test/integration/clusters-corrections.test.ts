@@ -1,9 +1,10 @@
 // People correct the clustering, on the real database: split a cluster by a payload
 // field, undo a merge, grouping rules per source (new arrivals and a re-application in bulk), merge
 // suggestions, each audited and refused to the auditor and outside the lead's team.
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { freshDatabase } from '../support/lifecycle';
 import { MINUTE } from '@/lib/clock';
-import { closeDb, db } from '@/lib/db';
+import { db } from '@/lib/db';
 import type { NewDeadLetter } from '@/lib/intake/record-dead-letters';
 import { getCluster } from '@/lib/clustering/get-cluster';
 import { mergeClusters } from '@/lib/clustering/merge-clusters';
@@ -14,11 +15,10 @@ import { previewSplit, splitCluster } from '@/lib/clustering/split-cluster';
 import { undoMerge } from '@/lib/clustering/undo-merge';
 import { AppError } from '@/lib/errors';
 import { principal, seedFixtures, type Fixtures } from '../security/fixtures';
-import { resetDatabase } from '../support/db';
 import { clusterOf, record } from './cluster-support';
 
 const NOW = new Date('2026-11-20T10:30:00Z');
-let fx: Fixtures;
+const fx = {} as Fixtures;
 let seq = 0;
 
 const as = (email: string) => principal(fx.users[email]!);
@@ -55,11 +55,7 @@ async function refusal(p: Promise<unknown>): Promise<string> {
 }
 
 describe('correcting the clustering', () => {
-  beforeEach(async () => {
-    await resetDatabase();
-    fx = await seedFixtures();
-  });
-  afterAll(closeDb);
+  freshDatabase({ seed: async () => Object.assign(fx, await seedFixtures()) });
 
   it('splits a cluster by a payload field: the largest part keeps the id, the others link back, counts follow, audited', async () => {
     const { orders } = fx.sources;

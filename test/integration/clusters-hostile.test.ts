@@ -1,21 +1,21 @@
 // Cluster corrections from where an attacker stands: a split or a grouping rule by a payload field
 // that holds a sensitive value below it, a value Postgres cannot store as text, and a payload built
 // to make a path walk deep. None may show a masked value, refuse a batch or stall the ingest path.
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { freshDatabase } from '../support/lifecycle';
 import { MINUTE } from '@/lib/clock';
-import { closeDb, db } from '@/lib/db';
+import { db } from '@/lib/db';
 import type { NewDeadLetter } from '@/lib/intake/record-dead-letters';
 import { getCluster } from '@/lib/clustering/get-cluster';
 import { listClusters } from '@/lib/clustering/list-clusters';
 import { setGroupingRules } from '@/lib/clustering/set-grouping-rules';
 import { previewSplit, splitCluster } from '@/lib/clustering/split-cluster';
 import { principal, seedFixtures, type Fixtures } from '../security/fixtures';
-import { resetDatabase } from '../support/db';
 import { clusterOf, record } from './cluster-support';
 
 const NOW = new Date('2026-11-20T10:30:00Z');
 const SSN = '123-45-6789';
-let fx: Fixtures;
+const fx = {} as Fixtures;
 let seq = 0;
 
 const lead = () => principal(fx.users['lead@triage.local']!);
@@ -34,11 +34,7 @@ function poison(payload: string | unknown, message = 'unknown field "gift" in or
 }
 
 describe('cluster corrections under hostile input', () => {
-  beforeEach(async () => {
-    await resetDatabase();
-    fx = await seedFixtures();
-  });
-  afterAll(closeDb);
+  freshDatabase({ seed: async () => Object.assign(fx, await seedFixtures()) });
 
   it('a split by a field above a sensitive path shows no sensitive value: preview, clusters, audit', async () => {
     const { orders } = fx.sources;

@@ -1,9 +1,10 @@
 // Clusters in the product: the inbox list under team scope, the cluster page, the second stage at
 // ingest, archiving a whole cluster and a lead's merge, on the real database.
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { freshDatabase } from '../support/lifecycle';
 import { ZodError } from 'zod';
 import { manualClock, HOUR, MINUTE } from '@/lib/clock';
-import { closeDb, db, pg } from '@/lib/db';
+import { db, pg } from '@/lib/db';
 import type { NewDeadLetter } from '@/lib/intake/record-dead-letters';
 import { listDeadLetters } from '@/lib/deadletters/list-dead-letters';
 import { archiveCluster } from '@/lib/clustering/archive-cluster';
@@ -13,12 +14,11 @@ import { listClusters } from '@/lib/clustering/list-clusters';
 import { mergeClusters } from '@/lib/clustering/merge-clusters';
 import { AppError } from '@/lib/errors';
 import { principal, seedFixtures, type Fixtures } from '../security/fixtures';
-import { resetDatabase } from '../support/db';
 import { clusterOf, record } from './cluster-support';
 
 const NOW = new Date('2026-11-20T10:30:00Z');
 const clock = manualClock(NOW);
-let fx: Fixtures;
+const fx = {} as Fixtures;
 let seq = 0;
 
 const as = (email: string) => principal(fx.users[email]!);
@@ -50,11 +50,7 @@ async function refusal(p: Promise<unknown>): Promise<string> {
 }
 
 describe('clusters', () => {
-  beforeEach(async () => {
-    await resetDatabase();
-    fx = await seedFixtures();
-  });
-  afterAll(closeDb);
+  freshDatabase({ seed: async () => Object.assign(fx, await seedFixtures()) });
 
   describe('the inbox list', () => {
     it('shows open clusters of my team, newest wave first, with counts, rate and a 24-hour sparkline', async () => {

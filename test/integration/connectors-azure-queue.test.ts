@@ -3,22 +3,20 @@
 // imports them (write, then delete by pop receipt), a redrive sends the exact bytes back to the
 // function's queue, where a function host that fails poison messages moves them to `-poison` again,
 // and they come back as the next generation.
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cliCreateSource } from '../support/cli';
 import { SYSTEM } from '@/lib/auth';
 import { connectorSourceOf } from '@/lib/connectors';
-import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
+import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { testConnection } from '@/lib/connectors/test-connection';
 import { sourceTrapCheck } from '@/lib/connectors/trap-check';
-import { closeDb, db, pg } from '@/lib/db';
+import { db, pg } from '@/lib/db';
 import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
-import { closeQueues } from '@/lib/queue';
 import { startRedrive } from '@/lib/redrive';
-import { startRedriveSupervisor, type RedriveSupervisor } from '@/lib/redrive/supervisor';
+import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
 import { destinationFor } from '@/lib/redrive/destinations';
-import { resetDatabase } from '../support/db';
-import { outgoingOf, waitFor } from './connectors-rabbitmq-support';
+import { outgoingOf, waitFor, waitForTask, waitForDeadLetters, emulatorTestLifecycle } from './connectors-rabbitmq-support';
 import { azureSource, connectionString, depth, functionHost, queues, sendAll, startAzurite, type Azurite, type FunctionHost } from './connectors-azure-support';
 
 const N = 2_000;
@@ -40,38 +38,19 @@ const orderOf = (payload: Uint8Array): number | null => {
 };
 
 describe('Azure Storage queue connector', () => {
-  let azurite: Azurite;
-  let connectors: ConnectorSupervisor | undefined;
-  let redrives: RedriveSupervisor | undefined;
-  let host: FunctionHost | undefined;
-
-  beforeAll(async () => {
-    azurite = await startAzurite();
-  });
-  beforeEach(resetDatabase);
-  afterEach(async () => {
-    await host?.close();
-    await connectors?.stop();
-    await redrives?.stop();
-    host = connectors = redrives = undefined;
-  });
-  afterAll(async () => {
-    await azurite?.stop();
-    await closeQueues();
-    await closeDb();
-  });
+  const running = emulatorTestLifecycle<Azurite, FunctionHost>(startAzurite);
 
   it('imports 2,000 base64 poison messages byte-exact with their facts, redrives them, and the ones still failing come back as the next generation', {
     timeout: 300_000,
   }, async () => {
-    const q = await queues(azurite);
+    const q = await queues(running.server);
     const bytes = Array.from({ length: N }, (_, i) => order(i, q.run));
     const ids = await sendAll(q.poison, bytes.map(b64));
     const byId = new Map(ids.map((id, i) => [id, i]));
-    const source = await azureSource(q, 'orders-poison', azurite, { encoding: 'base64', errorText: { messagePath: '$.error' } });
-    connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
+    const source = await azureSource(q, 'orders-poison', running.server, { encoding: 'base64', errorText: { messagePath: '$.error' } });
+    running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
 
-    await waitFor(`${N} dead letters`, async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === N, 120_000, 250);
+    await waitForDeadLetters(source.id, N, 120_000);
     await waitFor('the poison queue empty (deleted after commit)', async () => (await depth(q.poison)) === 0, 30_000, 250);
 
     const rows = await pg()<
@@ -120,20 +99,20 @@ describe('Azure Storage queue connector', () => {
 
     // Version 2 of the function handles the even orders; the odd ones and the binary ones still fail,
     // and after 2 dequeues the host moves them to the poison queue as new messages.
-    host = functionHost(q, (m) => {
+    running.consumer = functionHost(q, (m) => {
       const n = orderOf(fromB64(m.messageText));
       return n !== null && n % 2 === 0;
     });
     const task = await startRedrive(SYSTEM, { selection: { source: source.name }, ratePerSecond: 2_000 });
     // Half come back dead on purpose: this test is about the connector, not the circuit breaker.
     await db().redriveTask.update({ where: { id: task.id }, data: { breakerThreshold: 1 } });
-    redrives = await startRedriveSupervisor({ reconcileMs: 500 });
+    running.redrives = await startRedriveSupervisor({ reconcileMs: 500 });
     const fixed = bytes.filter((b) => orderOf(b) !== null && orderOf(b)! % 2 === 0).length;
     const failing = N - fixed;
-    await waitFor('all sent', async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).sent === N, 120_000, 250);
-    await waitFor(`${fixed} handled by the fixed function`, async () => host!.succeeded.length === fixed, 120_000, 250);
+    await waitForTask(task.id, 'all sent', (x) => x.sent === N, 120_000);
+    await waitFor(`${fixed} handled by the fixed function`, async () => running.consumer!.succeeded.length === fixed, 120_000, 250);
     // The function read the exact bytes, base64 again as it expects.
-    const got = new Set(host.succeeded.map((m) => sha(fromB64(m.messageText))));
+    const got = new Set(running.consumer.succeeded.map((m) => sha(fromB64(m.messageText))));
     expect(rows.filter((r) => orderOf(r.payload) !== null && orderOf(r.payload)! % 2 === 0).every((r) => got.has(r.payload_sha256))).toBe(true);
 
     await waitFor(
@@ -148,12 +127,7 @@ describe('Azure Storage queue connector', () => {
     // The same dead letter (its first message id), the same bytes, one redrive later.
     expect(again.filter((r) => firstSha.get(r.message_id) !== r.payload_sha256 || r.redrive_count !== 1)).toEqual([]);
     expect(new Set(again.map((r) => r.message_id)).size).toBe(failing);
-    await waitFor(
-      'the task counts them dead again',
-      async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).deadAgain === failing,
-      60_000,
-      500,
-    );
+    await waitForTask(task.id, 'the task counts them dead again', (x) => x.deadAgain === failing);
     expect(await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).toMatchObject({ sent: N, deadAgain: failing, failed: 0 });
     expect(await db().deadLetter.count({ where: { sourceId: source.id } })).toBe(N + failing);
   });
@@ -161,24 +135,24 @@ describe('Azure Storage queue connector', () => {
   it("keeps a text queue's messages as their text, records a message that is not base64 as it is, and takes one at the 64 KiB limit whole", {
     timeout: 120_000,
   }, async () => {
-    const q = await queues(azurite);
+    const q = await queues(running.server);
     const atLimit = 'x'.repeat(64 * 1024);
     const texts = ['{"order":1}', 'plain words, not JSON', atLimit];
     const textIds = await sendAll(q.poison, texts, 1);
-    const textSource = await azureSource(q, 'orders-text', azurite);
-    connectors = await startConnectorSupervisor({ only: [textSource.id], discoveryMs: 500 });
-    await waitFor('3 dead letters', async () => (await db().deadLetter.count({ where: { sourceId: textSource.id } })) === 3, 60_000, 250);
+    const textSource = await azureSource(q, 'orders-text', running.server);
+    running.connectors = await startConnectorSupervisor({ only: [textSource.id], discoveryMs: 500 });
+    await waitForDeadLetters(textSource.id, 3);
     for (const [i, id] of textIds.entries()) {
       const d = await db().deadLetter.findFirstOrThrow({ where: { sourceId: textSource.id, messageId: id } });
       expect(Buffer.from(d.payload!).equals(Buffer.from(texts[i]!, 'utf8'))).toBe(true);
     }
-    await connectors.stop();
+    await running.connectors.stop();
 
     // A base64 source and a message someone wrote as plain text: kept exactly, with the reason.
-    const b = await queues(azurite);
+    const b = await queues(running.server);
     const [bad] = await sendAll(b.poison, ['not base64 at all!'], 1);
-    const b64Source = await azureSource(b, 'orders-b64', azurite, { encoding: 'base64' });
-    connectors = await startConnectorSupervisor({ only: [b64Source.id], discoveryMs: 500 });
+    const b64Source = await azureSource(b, 'orders-b64', running.server, { encoding: 'base64' });
+    running.connectors = await startConnectorSupervisor({ only: [b64Source.id], discoveryMs: 500 });
     const d = await waitFor(
       'the not-base64 message',
       async () => db().deadLetter.findFirst({ where: { sourceId: b64Source.id, messageId: bad! } }),
@@ -188,8 +162,8 @@ describe('Azure Storage queue connector', () => {
     expect(Buffer.from(d.payload!).toString('utf8')).toBe('not base64 at all!');
     expect(d).toMatchObject({ errorType: 'TriageNotBase64', errorMessage: expect.stringContaining('is not base64') });
     expect((d.headers as Record<string, Record<string, unknown>>).$azure).toMatchObject({ encoding: 'text' });
-    await connectors.stop();
-    connectors = undefined;
+    await running.connectors.stop();
+    running.connectors = undefined;
 
     // Redrive, per item: the 64 KiB text fits a text queue; as base64 it would not, and is refused alone.
     const letters = await db().deadLetter.findMany({ where: { sourceId: textSource.id }, orderBy: { id: 'asc' } });
@@ -217,11 +191,11 @@ describe('Azure Storage queue connector', () => {
   });
 
   it('says what is wrong: a wrong key, a missing queue, a poison queue without a target; never a crash loop', { timeout: 120_000 }, async () => {
-    const q = await queues(azurite);
+    const q = await queues(running.server);
     const wrongKey = Buffer.alloc(64, 7).toString('base64');
-    const refused = await azureSource(q, 'orders-wrong-key', azurite, {}, { connectionString: connectionString(azurite.endpoint, wrongKey) });
-    const missing = await azureSource({ ...q, poison: azurite.service.getQueueClient(`${q.run}-nowhere-poison`) }, 'orders-missing', azurite);
-    connectors = await startConnectorSupervisor({ only: [refused.id, missing.id], discoveryMs: 500 });
+    const refused = await azureSource(q, 'orders-wrong-key', running.server, {}, { connectionString: connectionString(running.server.endpoint, wrongKey) });
+    const missing = await azureSource({ ...q, poison: running.server.service.getQueueClient(`${q.run}-nowhere-poison`) }, 'orders-missing', running.server);
+    running.connectors = await startConnectorSupervisor({ only: [refused.id, missing.id], discoveryMs: 500 });
     const failing = async (id: string) =>
       waitFor('a failure on the source health', async () => {
         const h = await db().connectorHealth.findUnique({ where: { sourceId: id } });
@@ -240,26 +214,26 @@ describe('Azure Storage queue connector', () => {
     expect(JSON.stringify(t)).not.toContain(wrongKey);
 
     // A queue that is not `<name>-poison` and no target queue: a redrive pauses with what to set.
-    const plain = azurite.service.getQueueClient(`${q.run}-parked`);
+    const plain = running.server.service.getQueueClient(`${q.run}-parked`);
     await plain.create();
-    const noTarget = await azureSource({ ...q, poison: plain }, 'orders-no-target', azurite);
+    const noTarget = await azureSource({ ...q, poison: plain }, 'orders-no-target', running.server);
     const probe = await testConnection(SYSTEM, 'orders-no-target');
     expect(probe.warnings).toEqual([expect.stringContaining('does not end in "-poison": set the target queue on the source')]);
     await recordDeadLetters({ id: noTarget.id, retentionSeconds: 14 * 86400 }, [
       { messageId: 'parked-1', payload: Buffer.from('{"order":1}'), reason: 'MaxReceives' },
     ]);
     const task = await startRedrive(SYSTEM, { selection: { source: noTarget.name }, ratePerSecond: 1_000 });
-    redrives = await startRedriveSupervisor({ reconcileMs: 500 });
-    await waitFor('the task paused', async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).status === 'paused', 60_000, 250);
+    running.redrives = await startRedriveSupervisor({ reconcileMs: 500 });
+    await waitForTask(task.id, 'the task paused', (x) => x.status === 'paused');
     expect((await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).pausedReason).toMatch(/set the target queue on the source/);
   });
 
   it('test connection reports the depth, the target queue and the traps: time to live, no exception in a poison message, maxDequeueCount', {
     timeout: 60_000,
   }, async () => {
-    const q = await queues(azurite);
+    const q = await queues(running.server);
     await sendAll(q.poison, ['{"order":1}', '{"order":2}', '{"order":3}'], 1);
-    const source = await azureSource(q, 'orders-probe', azurite);
+    const source = await azureSource(q, 'orders-probe', running.server);
     const { connector, source: s } = connectorSourceOf(await db().source.findUniqueOrThrow({ where: { id: source.id } }));
     const report = await connector.probe(s);
     expect(report).toMatchObject({
@@ -279,19 +253,11 @@ describe('Azure Storage queue connector', () => {
   });
 
   it('the CLI creates a source from a connection string in the environment, and refuses one on the command line', { timeout: 120_000 }, async () => {
-    const q = await queues(azurite);
+    const q = await queues(running.server);
     await sendAll(q.poison, [b64(Buffer.from('{"order":1}'))], 1);
-    await azureSource(q, 'orders-seed', azurite);
-    const cs = connectionString(azurite.endpoint);
-    const cli = (args: string[], env: Record<string, string> = {}) =>
-      spawnSync(
-        process.execPath,
-        ['node_modules/tsx/dist/cli.mjs', 'scripts/triage-cli.ts', 'source', 'create', '--team', 'commerce', '--kind', 'azure-queue', ...args],
-        {
-          encoding: 'utf8',
-          env: { ...process.env, ...env },
-        },
-      );
+    await azureSource(q, 'orders-seed', running.server);
+    const cs = connectionString(running.server.endpoint);
+    const cli = (args: string[], env: Record<string, string> = {}) => cliCreateSource('azure-queue', args, env);
     const made = cli(
       ['--name', 'orders-cli', '--connection-string', 'env:AZ_CS', '--queue', q.poison.name, '--target-queue', q.target.name, '--encoding', 'base64', '--json'],
       { AZ_CS: cs },

@@ -2,12 +2,14 @@
 // a prefix of this run, removed afterwards; never FLUSHALL) and the real Postgres. A real BullMQ
 // application (Queue + Worker in this process) fails jobs; Triage imports them, redrives them, and
 // the application's next failures come back as the next generation.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Queue, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { outgoingRedrive } from '../support/outgoing';
+import { cliCreateSource } from '../support/cli';
 import { SYSTEM, type Actor } from '@/lib/auth';
 import { createTeam } from '@/lib/admin/teams';
 import { createUser } from '@/lib/admin/users';
@@ -21,6 +23,7 @@ import { destinationFor } from '@/lib/redrive/destinations';
 import { startRedriveSupervisor, type RedriveSupervisor } from '@/lib/redrive/supervisor';
 import { createSource } from '@/lib/sources/create-source';
 import { resetDatabase } from '../support/db';
+import { waitForFailing, waitForHealthyAgain, waitForTask } from './connectors-rabbitmq-support';
 import { waitFor } from './runtime-support';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -205,7 +208,7 @@ describe('BullMQ connector', () => {
     const t = await startRedrive(actor, { selection: { source: source.name }, ratePerSecond: 2_000, outcomeWindowSeconds: 15 });
     // One in four fails again on purpose: this test is about the connector, not the circuit breaker.
     await db().redriveTask.update({ where: { id: t.id }, data: { breakerThreshold: 1 } });
-    await waitFor('all sent', async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: t.id } })).sent === 2_000, 60_000);
+    await waitForTask(t.id, 'all sent', (x) => x.sent === 2_000);
     await waitFor('1,500 completed by the app', async () => a.completed.size === 1_500, 60_000);
     await waitFor(
       '500 dead again, as generation 1',
@@ -216,23 +219,9 @@ describe('BullMQ connector', () => {
     for (const d of again) expect((JSON.parse(Buffer.from(d.payload!).toString()) as { n: number }).n % 4).toBe(0);
     // Triage's count of its own redrives of the job: the loop guard's.
     expect(new Set(again.map((d) => d.redriveCount))).toEqual(new Set([1]));
-    const task = await waitFor(
-      'the task counts 500 dead again',
-      async () => {
-        const x = await db().redriveTask.findUniqueOrThrow({ where: { id: t.id } });
-        return x.deadAgain === 500 ? x : undefined;
-      },
-      30_000,
-    );
+    const task = await waitForTask(t.id, 'the task counts 500 dead again', (x) => x.deadAgain === 500, 30_000);
     expect(task).toMatchObject({ sent: 2_000, deadAgain: 500, failed: 0, skipped: 0 });
-    const final = await waitFor(
-      'the task completed',
-      async () => {
-        const x = await db().redriveTask.findUniqueOrThrow({ where: { id: t.id } });
-        return x.status === 'completed' ? x : undefined;
-      },
-      90_000,
-    );
+    const final = await waitForTask(t.id, 'the task completed', (x) => x.status === 'completed', 90_000);
     expect(final).toMatchObject({ sent: 2_000, deadAgain: 500, noDeathSeen: 1_500, acknowledged: 0 });
   }, 300_000);
 
@@ -267,7 +256,7 @@ describe('BullMQ connector', () => {
       expect(d.headers).toMatchObject({ 'bullmq.jobId': `triage-copy-${d.messageId}`, 'bullmq.name': 'order.placed' });
       expect(d.redriveCount).toBe(1);
     }
-    await waitFor('the task counts 50 dead again', async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: t.id } })).deadAgain === 50, 30_000);
+    await waitForTask(t.id, 'the task counts 50 dead again', (x) => x.deadAgain === 50, 30_000);
   });
 
   it('a source switched to remove-after-import removes the jobs it already recorded, recording nothing twice', async () => {
@@ -372,33 +361,7 @@ describe('BullMQ connector', () => {
     const a = await app(undefined, 1);
     await addJobs(a, 20);
     await waitFor('20 failed', async () => (await failedCount(a)) === 20);
-    const cli = spawnSync(
-      process.execPath,
-      [
-        'node_modules/tsx/dist/cli.mjs',
-        'scripts/triage-cli.ts',
-        'source',
-        'create',
-        '--name',
-        'cli-shop',
-        '--team',
-        'commerce',
-        '--kind',
-        'bullmq',
-        '--redis-url',
-        REDIS_URL,
-        '--queue',
-        a.queue.name,
-        '--prefix',
-        PREFIX,
-        '--json',
-      ],
-      {
-        cwd: root,
-        encoding: 'utf8',
-        env: { ...process.env, DATABASE_URL: env().DATABASE_URL, TRIAGE_STATE_DIR: env().TRIAGE_STATE_DIR, CONNECTOR_SECRET_KEY: env().CONNECTOR_SECRET_KEY },
-      },
-    );
+    const cli = cliCreateSource('bullmq', ['--name', 'cli-shop', '--redis-url', REDIS_URL, '--queue', a.queue.name, '--prefix', PREFIX, '--json']);
     expect(cli.status, cli.stderr).toBe(0);
     const created = JSON.parse(cli.stdout) as { id: string };
     const row = await db().source.findUniqueOrThrow({ where: { id: created.id } });
@@ -433,14 +396,7 @@ describe('BullMQ connector', () => {
     }
     expect(killed).toBeGreaterThanOrEqual(2);
     expect(await db().deadLetter.count({ where: { sourceId: source.id, generation: 0 } })).toBe(3_000);
-    const h = await waitFor(
-      'healthy again',
-      async () => {
-        const x = await health(source.id);
-        return x && x.consecutiveFailures === 0 && x.lastErrorAt && x.lastSuccessAt! > x.lastErrorAt ? x : undefined;
-      },
-      15_000,
-    );
+    const h = await waitForHealthyAgain(source.id);
     expect(h.lastError).toMatch(/Redis at redis:\/\/127\.0\.0\.1:6379.*(unreachable|closed)/);
   });
 
@@ -474,14 +430,7 @@ describe('BullMQ connector', () => {
       /No such BullMQ queue/,
     );
     supervisor = await startConnectorSupervisor({ only: [down.id, missing.id], discoveryMs: 200, backoffBaseMs: 100, backoffCapMs: 500 });
-    const [hd, hm] = await waitFor(
-      'both errors on the health',
-      async () => {
-        const [hd, hm] = [await health(down.id), await health(missing.id)];
-        return (hd?.consecutiveFailures ?? 0) >= 2 && (hm?.consecutiveFailures ?? 0) >= 2 ? [hd!, hm!] : undefined;
-      },
-      15_000,
-    );
+    const [hd, hm] = await waitForFailing([down.id, missing.id]);
     expect(hd.lastError).toMatch(/unreachable/);
     expect(hd.lastError).not.toContain('s3cret-pass');
     expect(hm.lastError).toMatch(/No such BullMQ queue/);
@@ -517,19 +466,8 @@ describe('BullMQ connector', () => {
     await addJobs(a, 2); // n = 0 fails, n = 1 completes
     await waitFor('one failed, one completed', async () => (await failedCount(a)) === 1 && a.completed.size === 1);
     const source = await bullmqSource(a.queue.name);
-    const item = (messageId: string) => ({
-      deadLetterId: 1n,
-      messageId,
-      payload: Buffer.from('{"n":1}'),
-      contentType: 'application/json',
-      headers: { 'bullmq.name': 'order.placed' },
-      origin: { 'bullmq.name': 'order.placed' },
-      redriveCount: 0,
-      enqueuedAt: null,
-      orderingKey: null,
-      idempotencyKey: null,
-      correlationId: null,
-    });
+    const item = (messageId: string) =>
+      outgoingRedrive({ messageId, payload: Buffer.from('{"n":1}'), contentType: 'application/json', headers: { 'bullmq.name': 'order.placed' } });
     const row = await db().source.findUniqueOrThrow({ where: { id: source.id } });
     const destination = destinationFor({ ...row, kind: 'bullmq' });
     const [completedId] = [...a.completed];

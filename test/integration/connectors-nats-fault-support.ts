@@ -6,7 +6,7 @@ import { readerName } from '@/lib/connectors/nats/capture';
 import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { db } from '@/lib/db';
 import { waitFor } from './connectors-rabbitmq-support';
-import { admin, connectorSource, publish, streamMessages, workConsumer, type WorkStream } from './connectors-nats-support';
+import { admin, connectorSource, publish, streamExists, streamMessages, workConsumer, type WorkStream } from './connectors-nats-support';
 
 export const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 export const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -20,15 +20,7 @@ export async function deadLettered(
 ): Promise<{ sourceId: string; sent: Map<string, string> }> {
   const source = await connectorSource(w, name, { connection: { batchSize: opts.batchSize ?? 250 }, ...(opts.url ? { secret: { url: opts.url } } : {}) });
   const first = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
-  await waitFor(
-    'the capture stream',
-    async () =>
-      (await admin()).jsm.streams.info(w.capture).then(
-        () => true,
-        () => false,
-      ),
-    20_000,
-  );
+  await waitFor('the capture stream', () => streamExists(w.capture), 20_000);
   await first.stop();
   const sent = new Map<string, string>();
   const messages = Array.from({ length: N }, (_, i) => {

@@ -5,9 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
+import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { db } from '@/lib/db';
-import { connectorTestLifecycle, expectImportedOnce, killChildren, spawnConnectors, waitFor } from './connectors-rabbitmq-support';
+import { faultTestLifecycle, expectImportedOnce, spawnConnectors, waitFor } from './connectors-rabbitmq-support';
 import { deleteWorkStreams, workStream } from './connectors-nats-support';
 import { deadLettered, imported, N, pause, unread } from './connectors-nats-fault-support';
 
@@ -43,13 +43,7 @@ async function cuttableProxy(): Promise<{ url: string; cut(): number; close(): P
 }
 
 describe('NATS JetStream connector under faults', () => {
-  let connectors: ConnectorSupervisor | undefined;
-  connectorTestLifecycle(async () => {
-    await connectors?.stop();
-    connectors = undefined;
-    await killChildren();
-    await deleteWorkStreams();
-  });
+  const running = faultTestLifecycle(deleteWorkStreams);
 
   it('loses nothing and writes nothing twice while the connectors process is SIGKILLed repeatedly', { timeout: 240_000 }, async () => {
     const w = await workStream({ maxDeliver: 2 });
@@ -83,7 +77,7 @@ describe('NATS JetStream connector under faults', () => {
     const proxy = await cuttableProxy();
     try {
       const { sourceId, sent } = await deadLettered(w, `cut-${randomBytes(3).toString('hex')}`, { batchSize: 25, url: proxy.url });
-      connectors = await startConnectorSupervisor({ only: [sourceId], discoveryMs: 500, backoffBaseMs: 200, backoffCapMs: 2_000 });
+      running.connectors = await startConnectorSupervisor({ only: [sourceId], discoveryMs: 500, backoffBaseMs: 200, backoffCapMs: 2_000 });
       let cuts = 0;
       for (let round = 0; round < 3 && (await imported(sourceId)) < N; round++) {
         await waitFor('connected and importing', async () => (await imported(sourceId)) > round * 200, 60_000, 50);

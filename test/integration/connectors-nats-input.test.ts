@@ -5,9 +5,9 @@
 // the stream before Triage read its advisory is recorded as a tombstone that a redrive refuses; a
 // work-queue source deletes what it recorded; a batch whose commit failed is nak'ed and comes back
 // at once; the redrive destination says per item whose failure it is.
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { cliCreateSource } from '../support/cli';
 import { connectorSourceOf } from '@/lib/connectors';
 import { readerName } from '@/lib/connectors/nats/capture';
 import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
@@ -20,6 +20,7 @@ import {
   deleteWorkStreams,
   NATS_URL,
   publish,
+  streamExists,
   streamMessages,
   workConsumer,
   workStream,
@@ -29,11 +30,6 @@ import {
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const text = (s: string) => new TextEncoder().encode(s);
-const captureExists = async (name: string) =>
-  (await admin()).jsm.streams.info(name).then(
-    () => true,
-    () => false,
-  );
 
 async function destinationOf(sourceId: string) {
   const { connector, source } = connectorSourceOf(await db().source.findUniqueOrThrow({ where: { id: sourceId } }));
@@ -84,33 +80,11 @@ describe('NATS JetStream connector: bad input and odd cases', () => {
     }
     expect(child.child.exitCode).toBeNull();
     // Nothing was created for a pair that does not exist.
-    expect(await captureExists(w.capture)).toBe(false);
+    expect(await streamExists(w.capture)).toBe(false);
 
     // The CLI contract: the running worker takes the new source up (creating its capture stream) within 10 s.
     const created = Date.now();
-    const cli = spawnSync(
-      process.execPath,
-      [
-        'node_modules/tsx/dist/cli.mjs',
-        'scripts/triage-cli.ts',
-        'source',
-        'create',
-        '--name',
-        'orders-cli',
-        '--team',
-        'commerce',
-        '--kind',
-        'nats',
-        '--url',
-        NATS_URL,
-        '--stream',
-        w.stream,
-        '--consumer',
-        w.consumer,
-        '--json',
-      ],
-      { encoding: 'utf8', env: process.env },
-    );
+    const cli = cliCreateSource('nats', ['--name', 'orders-cli', '--url', NATS_URL, '--stream', w.stream, '--consumer', w.consumer, '--json']);
     expect(cli.stderr).toBe('');
     expect(JSON.parse(cli.stdout)).toMatchObject({
       name: 'orders-cli',
@@ -118,7 +92,7 @@ describe('NATS JetStream connector: bad input and odd cases', () => {
       connection: { stream: w.stream, consumer: w.consumer, deleteAfterImport: false },
       secret: { url: NATS_URL },
     });
-    await waitFor('the capture stream', () => captureExists(w.capture), 10_000, 200);
+    await waitFor('the capture stream', () => streamExists(w.capture), 10_000, 200);
     expect(Date.now() - created).toBeLessThan(10_000);
     const { probe } = await destinationOf(JSON.parse(cli.stdout).id as string);
     expect(await probe()).toMatchObject({ ok: true, facts: { exists: true, maxDeliver: 3, numPending: 0, captureStream: w.capture } });
@@ -143,7 +117,7 @@ describe('NATS JetStream connector: bad input and odd cases', () => {
     const w = await workStream({ workQueue: true, maxDeliver: 2 });
     const source = await connectorSource(w, 'work-queue', { connection: { deleteAfterImport: true } });
     running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
-    await waitFor('the capture stream', () => captureExists(w.capture), 20_000);
+    await waitFor('the capture stream', () => streamExists(w.capture), 20_000);
     await running.connectors.stop();
     running.connectors = undefined;
 
@@ -217,7 +191,7 @@ describe('NATS JetStream connector: bad input and odd cases', () => {
       BEGIN IF NEW.message_id LIKE 'refused-%' THEN RAISE EXCEPTION 'disk full (test)'; END IF; RETURN NEW; END $$`);
     await pg().unsafe(`CREATE TRIGGER nats_test_refuse BEFORE INSERT ON dead_letters FOR EACH ROW EXECUTE FUNCTION nats_test_refuse()`);
     running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500, backoffBaseMs: 200, backoffCapMs: 1_000 });
-    await waitFor('the capture stream', () => captureExists(w.capture), 20_000);
+    await waitFor('the capture stream', () => streamExists(w.capture), 20_000);
     running.consumer = await workConsumer(w, () => 'nak');
     await publish(w, [{ n: 1, data: text('{"r":1}'), msgId: 'refused-1' }]);
 

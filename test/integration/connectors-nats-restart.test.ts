@@ -5,20 +5,14 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
+import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { db } from '@/lib/db';
-import { connectorTestLifecycle, expectImportedOnce, killChildren, waitFor } from './connectors-rabbitmq-support';
+import { faultTestLifecycle, expectImportedOnce, waitFor } from './connectors-rabbitmq-support';
 import { deleteWorkStreams, workStream } from './connectors-nats-support';
 import { deadLettered, imported, listening, N, pause, unread } from './connectors-nats-fault-support';
 
 describe('NATS JetStream connector through a server restart', () => {
-  let connectors: ConnectorSupervisor | undefined;
-  connectorTestLifecycle(async () => {
-    await connectors?.stop();
-    connectors = undefined;
-    await killChildren();
-    await deleteWorkStreams();
-  });
+  const running = faultTestLifecycle(deleteWorkStreams);
 
   // Restarts the machine's nats-server, which other test runs share: only in CI, or when asked for.
   const restartAllowed = Boolean(process.env.CI) || process.env.TRIAGE_TEST_NATS_RESTART === '1';
@@ -26,7 +20,7 @@ describe('NATS JetStream connector through a server restart', () => {
     const w = await workStream({ maxDeliver: 2 });
     // Small batches: the import is still running when the server goes.
     const { sourceId, sent } = await deadLettered(w, `restart-${randomBytes(3).toString('hex')}`, { batchSize: 10 });
-    connectors = await startConnectorSupervisor({ only: [sourceId], discoveryMs: 500, backoffBaseMs: 500, backoffCapMs: 5_000 });
+    running.connectors = await startConnectorSupervisor({ only: [sourceId], discoveryMs: 500, backoffBaseMs: 500, backoffCapMs: 5_000 });
     await waitFor('import under way', async () => (await imported(sourceId)) > 0, 30_000, 20);
     expect(await imported(sourceId)).toBeLessThan(N);
     try {

@@ -131,4 +131,13 @@ export async function streamMessages(name: string): Promise<number> {
   );
 }
 
+/** Whether a stream exists (a source's capture stream is created on the connector's first start). */
+export async function streamExists(name: string): Promise<boolean> {
+  const { jsm } = await admin();
+  return jsm.streams.info(name).then(
+    () => true,
+    () => false,
+  );
+}
+
 export const order = (n: number, run: string) => new TextEncoder().encode(JSON.stringify({ order: n, run, note: 'x'.repeat(n % 40) }));

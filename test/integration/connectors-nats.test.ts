@@ -12,13 +12,13 @@ import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { db, pg } from '@/lib/db';
 import { startRedrive } from '@/lib/redrive';
 import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
-import { connectorTestLifecycle, waitFor } from './connectors-rabbitmq-support';
+import { connectorTestLifecycle, waitFor, waitForTask } from './connectors-rabbitmq-support';
 import {
-  admin,
   connectorSource,
   deleteWorkStreams,
   order,
   publish,
+  streamExists,
   streamMessages,
   workConsumer,
   workStream,
@@ -37,15 +37,7 @@ describe('NATS JetStream connector', () => {
     const w = await workStream({ maxDeliver: 3 });
     const source = await connectorSource(w, 'orders-nats');
     running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
-    await waitFor(
-      'the capture stream, created on first start',
-      async () =>
-        (await admin()).jsm.streams.info(w.capture).then(
-          () => true,
-          () => false,
-        ),
-      20_000,
-    );
+    await waitFor('the capture stream, created on first start', () => streamExists(w.capture), 20_000);
 
     // Handler v1: every tenth order is poison (terminated at once), the others are nak'ed to max_deliver.
     running.consumer = await workConsumer(w, (m) => (n(m) % 10 === 0 ? 'term' : 'nak'));
@@ -131,7 +123,7 @@ describe('NATS JetStream connector', () => {
     });
     running.redrives = await startRedriveSupervisor({ reconcileMs: 500 });
     const task = await startRedrive(SYSTEM, { selection: { source: source.name }, ratePerSecond: 1_000 });
-    await waitFor('all sent', async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).sent === 400, 60_000, 250);
+    await waitForTask(task.id, 'all sent', (x) => x.sent === 400);
     await waitFor('100 acknowledged by the fixed consumer', async () => acked.size === 100, 60_000, 250);
     await waitFor('300 next-generation dead letters', async () => (await count(1)) === 300, 90_000, 250);
 
@@ -159,12 +151,7 @@ describe('NATS JetStream connector', () => {
       $nats: { subject: `${w.subject}.6` },
     });
 
-    await waitFor(
-      'the task counts 300 dead again',
-      async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).deadAgain === 300,
-      60_000,
-      500,
-    );
+    await waitForTask(task.id, 'the task counts 300 dead again', (x) => x.deadAgain === 300);
     expect(await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).toMatchObject({ sent: 400, deadAgain: 300, failed: 0 });
   });
 });

@@ -11,14 +11,13 @@ import { startPgProxy, type PgProxy } from '../support/pg-proxy';
 import { startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres';
 import {
   connectorSource,
-  connectorTestLifecycle,
+  faultTestLifecycle,
   deadLettered,
   deleteTopologies,
   depth,
   expectImportedOnce,
   FAULT_N as N,
   imported,
-  killChildren,
   spawnConnectors,
   topology,
   waitFor,
@@ -40,10 +39,7 @@ describe('RabbitMQ connector through a Postgres write with no answer', () => {
     await proxy?.close();
     server?.destroy();
   });
-  connectorTestLifecycle(async () => {
-    await killChildren();
-    await deleteTopologies();
-  });
+  faultTestLifecycle(deleteTopologies);
 
   it('gives up on a hung write, resumes by itself, loses nothing and writes nothing twice', { timeout: 240_000 }, async () => {
     const t = await topology();

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
-import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
+import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { startRedrive } from '@/lib/redrive';
 import { db } from '@/lib/db';
@@ -14,14 +14,13 @@ import {
   admin,
   closeConnections,
   connectorSource,
-  connectorTestLifecycle,
+  faultTestLifecycle,
   deadLettered,
   deleteTopologies,
   depth,
   expectImportedOnce,
   FAULT_N as N,
   imported,
-  killChildren,
   killConnectorsWhileImporting,
   spawnConnectors,
   topology,
@@ -31,13 +30,7 @@ import {
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('RabbitMQ connector under faults', () => {
-  let connectors: ConnectorSupervisor | undefined;
-  connectorTestLifecycle(async () => {
-    await connectors?.stop();
-    connectors = undefined;
-    await killChildren();
-    await deleteTopologies();
-  });
+  const running = faultTestLifecycle(deleteTopologies);
 
   it('loses nothing and writes nothing twice while the connectors process is SIGKILLed repeatedly', { timeout: 240_000 }, async () => {
     const t = await topology();
@@ -79,7 +72,7 @@ describe('RabbitMQ connector under faults', () => {
     const sent = await deadLettered(t);
     const name = `close-${randomBytes(3).toString('hex')}`;
     const source = await connectorSource(t, name, { connection: { batchSize: 200, prefetch: 400 } });
-    connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500, backoffBaseMs: 200, backoffCapMs: 2_000 });
+    running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500, backoffBaseMs: 200, backoffCapMs: 2_000 });
 
     let closed = 0;
     for (let round = 0; round < 4 && (await imported(source.id)) < N; round++) {

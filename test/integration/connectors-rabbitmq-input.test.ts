@@ -9,11 +9,13 @@ import type { AddressInfo } from 'node:net';
 import { createHash, randomBytes } from 'node:crypto';
 import type { ConsumeMessage } from 'amqplib';
 import { describe, expect, it } from 'vitest';
+import { outgoingRedrive } from '../support/outgoing';
 import { GET as listSourcesApi } from '@/app/api/v1/sources/route';
 import { createPersonalToken } from '@/lib/admin/tokens';
 import { createUser } from '@/lib/admin/users';
 import { SYSTEM } from '@/lib/auth';
 import { connectorSourceOf } from '@/lib/connectors';
+import type { OutgoingRedrive } from '@/lib/redrive/destinations';
 import { setImportPaused } from '@/lib/connectors/pause-import';
 import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { db, pg } from '@/lib/db';
@@ -35,6 +37,10 @@ import {
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A one-byte redrive carrying `headers`: what the broker answers depends on where it goes, not on what. */
+const oneByte = (deadLetterId: bigint, messageId: string, headers: Record<string, unknown>): OutgoingRedrive =>
+  outgoingRedrive({ deadLetterId, messageId, payload: Buffer.from('x'), headers });
 
 describe('RabbitMQ connector: bad input and exact bytes', () => {
   const running = connectorTestLifecycle<WorkConsumer>(async () => {
@@ -204,26 +210,7 @@ describe('RabbitMQ connector: bad input and exact bytes', () => {
 
     // Unroutable (nothing bound to the original exchange any more) is the message's failure.
     await ch.unbindQueue(t.work, t.exchange, t.routingKey);
-    const [unroutable] = await destination.deliver(
-      [
-        {
-          ...{
-            deadLetterId: bigRow.id,
-            messageId: 'big',
-            payload: Buffer.from('x'),
-            contentType: null,
-            headers: bigRow.headers as Record<string, unknown>,
-            origin: bigRow.headers as Record<string, unknown>,
-            redriveCount: 0,
-            enqueuedAt: null,
-            orderingKey: null,
-            idempotencyKey: null,
-            correlationId: null,
-          },
-        },
-      ],
-      new AbortController().signal,
-    );
+    const [unroutable] = await destination.deliver([oneByte(bigRow.id, 'big', bigRow.headers as Record<string, unknown>)], new AbortController().signal);
     expect(unroutable).toEqual({
       ok: false,
       error: `Unroutable: no queue is bound to exchange "${t.exchange}" with routing key "${t.routingKey}"`,
@@ -253,24 +240,9 @@ describe('RabbitMQ connector: bad input and exact bytes', () => {
     // A broker that is down is the infrastructure's failure.
     const downRow = await connectorSource(t, 'down-redrive', { url: 'amqp://guest:guest@127.0.0.1:1/%2F' });
     const down = connectorSourceOf(await db().source.findUniqueOrThrow({ where: { id: downRow.id } }));
-    const [refused] = await down.connector.redriveDestination(down.source).deliver(
-      [
-        {
-          deadLetterId: 1n,
-          messageId: 'x',
-          payload: Buffer.from('x'),
-          contentType: null,
-          headers: bigRow.headers as Record<string, unknown>,
-          origin: bigRow.headers as Record<string, unknown>,
-          redriveCount: 0,
-          enqueuedAt: null,
-          orderingKey: null,
-          idempotencyKey: null,
-          correlationId: null,
-        },
-      ],
-      new AbortController().signal,
-    );
+    const [refused] = await down.connector
+      .redriveDestination(down.source)
+      .deliver([oneByte(1n, 'x', bigRow.headers as Record<string, unknown>)], new AbortController().signal);
     expect(refused).toMatchObject({ ok: false, failure: 'infrastructure', error: expect.stringMatching(/not reachable/) });
   });
 });

@@ -5,17 +5,16 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'vitest';
-import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
+import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
 import {
   connectorSource,
-  connectorTestLifecycle,
+  faultTestLifecycle,
   deadLettered,
   deleteTopologies,
   depth,
   expectImportedOnce,
   FAULT_N as N,
   imported,
-  killChildren,
   topology,
   waitFor,
 } from './connectors-rabbitmq-support';
@@ -23,13 +22,7 @@ import {
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('RabbitMQ connector through a server restart', () => {
-  let connectors: ConnectorSupervisor | undefined;
-  connectorTestLifecycle(async () => {
-    await connectors?.stop();
-    connectors = undefined;
-    await killChildren();
-    await deleteTopologies();
-  });
+  const running = faultTestLifecycle(deleteTopologies);
 
   // Restarts the machine's RabbitMQ, which other test runs share: only in CI, or when asked for.
   const restartAllowed = Boolean(process.env.CI) || process.env.TRIAGE_TEST_RABBITMQ_RESTART === '1';
@@ -37,7 +30,7 @@ describe('RabbitMQ connector through a server restart', () => {
     const t = await topology();
     const sent = await deadLettered(t);
     const source = await connectorSource(t, `restart-${randomBytes(3).toString('hex')}`, { connection: { batchSize: 200, prefetch: 400 } });
-    connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500, backoffBaseMs: 500, backoffCapMs: 5_000 });
+    running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500, backoffBaseMs: 500, backoffCapMs: 5_000 });
     await waitFor('import under way', async () => (await imported(source.id)) > 0, 30_000, 50);
     try {
       execFileSync('rabbitmqctl', ['stop_app'], { timeout: 60_000 });

@@ -7,18 +7,17 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import amqp, { type Channel, type ChannelModel, type ConsumeMessage } from 'amqplib';
-import { afterAll, afterEach, beforeEach, expect } from 'vitest';
-import type { DeadLetter } from '@/generated/prisma/client';
+import { afterEach, beforeAll, expect } from 'vitest';
+import type { ConnectorHealth, DeadLetter, RedriveTask } from '@/generated/prisma/client';
 import { SYSTEM } from '@/lib/auth';
 import { createTeam } from '@/lib/admin/teams';
 import { createSource } from '@/lib/sources/create-source';
 import type { ConnectorSupervisor } from '@/lib/connectors/supervisor';
-import { closeDb, db, pg } from '@/lib/db';
+import { db, pg } from '@/lib/db';
 import { env } from '@/lib/env';
-import { closeQueues } from '@/lib/queue';
 import type { OutgoingRedrive } from '@/lib/redrive/destinations';
 import type { RedriveSupervisor } from '@/lib/redrive/supervisor';
-import { resetDatabase } from '../support/db';
+import { freshDatabase } from '../support/lifecycle';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 export const AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672/%2F';
@@ -225,7 +224,7 @@ export function closeConnections(prefix: string): number {
   return n;
 }
 
-// ---- shared by every connector suite (RabbitMQ, NATS, SQS) ------------------------------------
+// ---- shared by every connector suite (RabbitMQ, NATS, SQS, Azure, BullMQ, Sidekiq) --------------
 
 /** What a connector test starts and the suite stops after each test: the connectors, the redrive supervisor, a broker consumer. */
 export interface Running<C extends { close(): Promise<void> }> {
@@ -238,9 +237,40 @@ export interface Running<C extends { close(): Promise<void> }> {
  * A connector suite's hooks: a reset database before each test; after it, what the test left in
  * `running` stopped (consumer, connectors, redrives), then `afterEachTest`; pools closed at the end.
  */
-export function connectorTestLifecycle<C extends { close(): Promise<void> }>(afterEachTest: () => Promise<void>): Running<C> {
+export function connectorTestLifecycle<C extends { close(): Promise<void> }>(afterEachTest: () => Promise<void> = async () => {}): Running<C> {
   const running: Running<C> = {};
-  beforeEach(resetDatabase);
+  connectorHooks(running, afterEachTest);
+  return running;
+}
+
+/**
+ * connectorTestLifecycle on a broker the suite runs itself (an emulator in its own process): `start`
+ * before the first test, the server in `running.server`, stopped after the last test.
+ */
+export function emulatorTestLifecycle<S extends { stop(): Promise<void> }, C extends { close(): Promise<void> }>(
+  start: () => Promise<S>,
+  afterEachTest: () => Promise<void> = async () => {},
+): Running<C> & { server: S } {
+  const running = {} as Running<C> & { server: S };
+  beforeAll(async () => {
+    running.server = await start();
+  });
+  connectorHooks(running, afterEachTest, async () => {
+    await running.server?.stop();
+  });
+  return running;
+}
+
+/** connectorTestLifecycle of the fault suites: after each test, the connectors children killed, then `cleanUp` (the broker's names). */
+export function faultTestLifecycle(cleanUp: () => Promise<void>): Running<{ close(): Promise<void> }> {
+  return connectorTestLifecycle(async () => {
+    await killChildren();
+    await cleanUp();
+  });
+}
+
+function connectorHooks<C extends { close(): Promise<void> }>(running: Running<C>, afterEachTest: () => Promise<void>, stopServer?: () => Promise<void>): void {
+  freshDatabase({ close: stopServer });
   afterEach(async () => {
     await running.consumer?.close();
     await running.connectors?.stop();
@@ -248,11 +278,48 @@ export function connectorTestLifecycle<C extends { close(): Promise<void> }>(aft
     running.consumer = running.connectors = running.redrives = undefined;
     await afterEachTest();
   });
-  afterAll(async () => {
-    await closeQueues();
-    await closeDb();
-  });
-  return running;
+}
+
+/** Waits until the redrive task `id` is `done`: resolves with the task as it was then. */
+export async function waitForTask(id: string, what: string, done: (task: RedriveTask) => boolean, timeoutMs = 60_000): Promise<RedriveTask> {
+  return waitFor(
+    what,
+    async () => {
+      const task = await db().redriveTask.findUniqueOrThrow({ where: { id } });
+      return done(task) && task;
+    },
+    timeoutMs,
+    250,
+  );
+}
+
+/** Waits until the source's connector health shows a success after its last error: resolves with that health. */
+export async function waitForHealthyAgain(sourceId: string, timeoutMs = 15_000): Promise<ConnectorHealth> {
+  return waitFor(
+    'healthy again',
+    async () => {
+      const x = await db().connectorHealth.findUnique({ where: { sourceId } });
+      return x && x.consecutiveFailures === 0 && x.lastErrorAt && x.lastSuccessAt! > x.lastErrorAt ? x : undefined;
+    },
+    timeoutMs,
+  );
+}
+
+/** Waits until each source's connector health counts two failures in a row or more: resolves with their healths, in order. */
+export async function waitForFailing<const T extends readonly string[]>(sourceIds: T, timeoutMs = 15_000): Promise<{ [K in keyof T]: ConnectorHealth }> {
+  return waitFor(
+    sourceIds.length === 2 ? 'both errors on the health' : 'the errors on the health',
+    async () => {
+      const healths = await Promise.all(sourceIds.map((sourceId) => db().connectorHealth.findUnique({ where: { sourceId } })));
+      return healths.every((h) => (h?.consecutiveFailures ?? 0) >= 2) && (healths as { [K in keyof T]: ConnectorHealth });
+    },
+    timeoutMs,
+  );
+}
+
+/** Waits until the source holds exactly `n` dead letters (polled every 250 ms). */
+export async function waitForDeadLetters(sourceId: string, n: number, timeoutMs = 60_000): Promise<void> {
+  await waitFor(`${n.toLocaleString('en')} dead letter${n === 1 ? '' : 's'}`, async () => (await imported(sourceId)) === n, timeoutMs, 250);
 }
 
 /** Exactly `total` dead letters of the source, one per message id, each with the bytes sent, each counted into a cluster once. */

@@ -18,6 +18,8 @@ import {
   publish,
   topology,
   waitFor,
+  waitForTask,
+  waitForDeadLetters,
   workConsumer,
   type WorkConsumer,
 } from './connectors-rabbitmq-support';
@@ -52,7 +54,7 @@ describe('RabbitMQ connector', () => {
         options: { messageId: m.id, contentType: 'application/json', correlationId: `corr-${m.id}`, timestamp: 1_700_000_000, headers: { 'x-tenant': 'acme' } },
       })),
     );
-    await waitFor('2,000 dead letters', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 2_000, 120_000, 250);
+    await waitForDeadLetters(source.id, 2_000, 120_000);
     await waitFor('the DLQ drained (acknowledged after commit)', async () => (await depth(t.dlq)) === 0);
 
     const rows = await pg()<
@@ -124,14 +126,12 @@ describe('RabbitMQ connector', () => {
     // Three in four come back dead on purpose: this test is about the connector, not the circuit breaker.
     await db().redriveTask.update({ where: { id: task.id }, data: { breakerThreshold: 1 } });
     running.redrives = await startRedriveSupervisor({ reconcileMs: 500 });
-    await waitFor('all sent', async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).sent === 2_000, 60_000, 250).catch(
-      async (e: unknown) => {
-        const t2 = await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } });
-        const states = await db().redriveItem.groupBy({ by: ['state'], where: { taskId: task.id }, _count: true });
-        const errors = await db().redriveItem.findMany({ where: { taskId: task.id, error: { not: null } }, select: { error: true }, take: 3 });
-        throw new Error(`${String(e)}: ${JSON.stringify({ status: t2.status, sent: t2.sent, paused: t2.pausedReason, states, errors })}`);
-      },
-    );
+    await waitForTask(task.id, 'all sent', (x) => x.sent === 2_000).catch(async (e: unknown) => {
+      const t2 = await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } });
+      const states = await db().redriveItem.groupBy({ by: ['state'], where: { taskId: task.id }, _count: true });
+      const errors = await db().redriveItem.findMany({ where: { taskId: task.id, error: { not: null } }, select: { error: true }, take: 3 });
+      throw new Error(`${String(e)}: ${JSON.stringify({ status: t2.status, sent: t2.sent, paused: t2.pausedReason, states, errors })}`);
+    });
     await waitFor('500 acknowledged by the fixed consumer', async () => acked.size === 500, 60_000, 250);
     await waitFor(
       '1,500 next-generation dead letters',
@@ -153,22 +153,9 @@ describe('RabbitMQ connector', () => {
     expect(sample.headers['x-triage-redrive-count']).toBe(1);
     expect(sample.headers['x-tenant']).toBe('acme');
 
-    await waitFor(
-      'the task counts 1,500 dead again',
-      async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).deadAgain === 1_500,
-      60_000,
-      500,
-    );
+    await waitForTask(task.id, 'the task counts 1,500 dead again', (x) => x.deadAgain === 1_500);
     // The fixed ones were never seen dead again within the window: no death seen, never "acknowledged".
-    const final = await waitFor(
-      'the task completed',
-      async () => {
-        const x = await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } });
-        return x.status === 'completed' ? x : undefined;
-      },
-      90_000,
-      500,
-    );
+    const final = await waitForTask(task.id, 'the task completed', (x) => x.status === 'completed', 90_000);
     expect(final).toMatchObject({ sent: 2_000, deadAgain: 1_500, noDeathSeen: 500, acknowledged: 0, failed: 0 });
     expect(await db().deadLetter.count({ where: { sourceId: source.id, generation: 0, status: 'redriven' } })).toBe(2_000);
   });
@@ -184,7 +171,7 @@ describe('RabbitMQ connector', () => {
       t.routingKey,
       sent.map((m) => ({ content: m.content, options: { messageId: m.id } })),
     );
-    await waitFor('2,000 dead letters', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 2_000, 150_000, 250);
+    await waitForDeadLetters(source.id, 2_000, 150_000);
 
     const rows = await pg()<
       { message_id: string; payload_sha256: string; reason: string; receive_count: number; failure_history: Record<string, unknown>[] }[]

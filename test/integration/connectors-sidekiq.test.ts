@@ -6,17 +6,26 @@ import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliCreateSource } from '../support/cli';
 import { SYSTEM, type Actor } from '@/lib/auth';
 import { createTeam } from '@/lib/admin/teams';
 import { createUser } from '@/lib/admin/users';
 import { connectorSourceOf, ConnectorError } from '@/lib/connectors';
 import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { db, pg } from '@/lib/db';
-import { env } from '@/lib/env';
 import { getRedriveTask, startRedrive } from '@/lib/redrive';
 import { destinationFor } from '@/lib/redrive/destinations';
 import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
-import { connectorTestLifecycle, killChildren, killConnectorsWhileImporting, outgoingOf, waitFor } from './connectors-rabbitmq-support';
+import {
+  connectorTestLifecycle,
+  killChildren,
+  killConnectorsWhileImporting,
+  outgoingOf,
+  waitFor,
+  waitForFailing,
+  waitForHealthyAgain,
+  waitForTask,
+} from './connectors-rabbitmq-support';
 import {
   deadSet,
   enqueue,
@@ -154,7 +163,7 @@ describe('Sidekiq connector', () => {
     running.redrives = await startRedriveSupervisor(RUNNER);
     const t = await startRedrive(actor, { selection: { source: source.name }, ratePerSecond: 2_000, outcomeWindowSeconds: 15 });
     await db().redriveTask.update({ where: { id: t.id }, data: { breakerThreshold: 1 } });
-    await waitFor('all sent', async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: t.id } })).sent === 2_000, 60_000);
+    await waitForTask(t.id, 'all sent', (x) => x.sent === 2_000);
     await waitFor('1,500 run by Sidekiq', async () => (await redis.client.scard('triage_test:done')) === 1_500, 60_000, 200);
     await waitFor('500 dead again, as generation 1', async () => (await count(source.id, 1)) === 500, 60_000, 200);
     // Out of the dead set: only the 500 new deaths are in it.
@@ -168,14 +177,7 @@ describe('Sidekiq connector', () => {
       expect(job).toMatchObject({ retry_count: job.class === 'PoisonJob' ? 0 : 1, triage_redrive_count: 1 });
       expect(d.redriveCount).toBe(1);
     }
-    const final = await waitFor(
-      'the task completed',
-      async () => {
-        const x = await db().redriveTask.findUniqueOrThrow({ where: { id: t.id } });
-        return x.status === 'completed' ? x : undefined;
-      },
-      90_000,
-    );
+    const final = await waitForTask(t.id, 'the task completed', (x) => x.status === 'completed', 90_000);
     expect(final).toMatchObject({ sent: 2_000, deadAgain: 500, noDeathSeen: 1_500, failed: 0 });
   });
 
@@ -211,14 +213,7 @@ describe('Sidekiq connector', () => {
     await redis.start();
     await waitFor('3,000 imported', async () => (await count(source.id)) === 3_000, 60_000, 200);
     expect(await count(source.id, 0)).toBe(3_000);
-    const h = await waitFor(
-      'healthy again',
-      async () => {
-        const x = await health(source.id);
-        return x && x.consecutiveFailures === 0 && x.lastErrorAt && x.lastSuccessAt! > x.lastErrorAt ? x : undefined;
-      },
-      15_000,
-    );
+    const h = await waitForHealthyAgain(source.id);
     expect(h.lastError).toMatch(/Redis at redis:\/\/127\.0\.0\.1:\d+\/? (is unreachable|closed)/);
   });
 
@@ -262,14 +257,7 @@ describe('Sidekiq connector', () => {
     await expect(w.c.connector.openImport(w.c.source, sink, new AbortController().signal)).rejects.toMatchObject({ kind: 'auth' });
     await expect(n.c.connector.openImport(n.c.source, sink, new AbortController().signal)).rejects.toBeInstanceOf(ConnectorError);
     running.connectors = await startConnectorSupervisor({ only: [wrong.id, namespaced.id], discoveryMs: 200, backoffBaseMs: 100, backoffCapMs: 500 });
-    const [hw, hn] = await waitFor(
-      'both errors on the health',
-      async () => {
-        const [hw, hn] = [await health(wrong.id), await health(namespaced.id)];
-        return (hw?.consecutiveFailures ?? 0) >= 2 && (hn?.consecutiveFailures ?? 0) >= 2 ? [hw!, hn!] : undefined;
-      },
-      15_000,
-    );
+    const [hw, hn] = await waitForFailing([wrong.id, namespaced.id]);
     expect(hw.lastError).toMatch(/refused the credentials/);
     expect(hw.lastError).not.toContain('s3cret-wrong');
     expect(hn.lastError).toMatch(/No Sidekiq found/);
@@ -517,31 +505,7 @@ describe('Sidekiq connector', () => {
     const text = JSON.stringify(job).replace('12345678901234567000', '12345678901234567890');
     await createTeam(SYSTEM, { name: 'commerce' });
     await redis.client.multi().sadd('app1:queues', 'mail').zadd('app1:dead', '1700086400.8', text).exec();
-    const cli = spawnSync(
-      process.execPath,
-      [
-        'node_modules/tsx/dist/cli.mjs',
-        'scripts/triage-cli.ts',
-        'source',
-        'create',
-        '--name',
-        'cli-rails',
-        '--team',
-        'commerce',
-        '--kind',
-        'sidekiq',
-        '--redis-url',
-        redis.url,
-        '--namespace',
-        'app1',
-        '--json',
-      ],
-      {
-        cwd: root,
-        encoding: 'utf8',
-        env: { ...process.env, DATABASE_URL: env().DATABASE_URL, TRIAGE_STATE_DIR: env().TRIAGE_STATE_DIR, CONNECTOR_SECRET_KEY: env().CONNECTOR_SECRET_KEY },
-      },
-    );
+    const cli = cliCreateSource('sidekiq', ['--name', 'cli-rails', '--redis-url', redis.url, '--namespace', 'app1', '--json']);
     expect(cli.status, cli.stderr).toBe(0);
     const created = JSON.parse(cli.stdout) as { id: string; kind: string };
     expect(created.kind).toBe('sidekiq');

@@ -4,18 +4,16 @@
 // sends the event, byte for byte, to the source's target: the queue that triggers the function, or
 // its redrive URL. Never the wrapper.
 import { CreateQueueCommand, ReceiveMessageCommand, SendMessageCommand, type Message } from '@aws-sdk/client-sqs';
-import { spawnSync } from 'node:child_process';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cliCreateSource } from '../support/cli';
 import { SYSTEM, type Actor } from '@/lib/auth';
-import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
-import { closeDb, db, pg } from '@/lib/db';
-import { closeQueues } from '@/lib/queue';
+import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
+import { db, pg } from '@/lib/db';
 import { startRedrive } from '@/lib/redrive';
-import { startRedriveSupervisor, type RedriveSupervisor } from '@/lib/redrive/supervisor';
+import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
 import { getDeadLetter } from '@/lib/deadletters/get-dead-letter';
 import { createTeam } from '@/lib/admin/teams';
 import { createUser } from '@/lib/admin/users';
-import { resetDatabase } from '../support/db';
 import {
   LAMBDA_EVENT_TEXT,
   LAMBDA_TIMEOUT_RECORD,
@@ -25,7 +23,7 @@ import {
   snsDlqNotification,
   type AwsShape,
 } from '../support/aws-envelopes';
-import { waitFor } from './connectors-rabbitmq-support';
+import { waitFor, waitForTask, waitForDeadLetters, emulatorTestLifecycle } from './connectors-rabbitmq-support';
 import { RECEIVER_SECRET, receiver, type Receiver } from './redrive-support';
 import { queues, sqsSource, startEmulator, type Emulator } from './connectors-sqs-support';
 
@@ -64,35 +62,16 @@ type Row = {
 };
 
 describe('SQS connector: AWS failure records', () => {
-  let emu: Emulator;
-  let connectors: ConnectorSupervisor | undefined;
-  let redrives: RedriveSupervisor | undefined;
-  let http: Receiver | undefined;
-
-  beforeAll(async () => {
-    emu = await startEmulator();
-  });
-  beforeEach(resetDatabase);
-  afterEach(async () => {
-    await connectors?.stop();
-    await redrives?.stop();
-    await http?.close();
-    connectors = redrives = http = undefined;
-  });
-  afterAll(async () => {
-    await emu?.stop();
-    await closeQueues();
-    await closeDb();
-  });
+  const running = emulatorTestLifecycle<Emulator, Receiver>(startEmulator);
 
   it("imports each documented shape as its event with its error, and redrives the events to the function's queue byte for byte", {
     timeout: 180_000,
   }, async () => {
-    const q = await queues(emu.client);
+    const q = await queues(running.server.client);
     // Lambda, EventBridge and SNS send to the DLQ themselves: no redrive policy names it, so the
     // queue that triggers the function is the source's target.
-    const trigger = (await emu.client.send(new CreateQueueCommand({ QueueName: `${q.run}-trigger` }))).QueueUrl!;
-    const source = await sqsSource(q, 'orders-aws', emu.endpoint, { sourceQueueUrl: trigger });
+    const trigger = (await running.server.client.send(new CreateQueueCommand({ QueueName: `${q.run}-trigger` }))).QueueUrl!;
+    const source = await sqsSource(q, 'orders-aws', running.server.endpoint, { sourceQueueUrl: trigger });
     const shapes = {
       lambda: lambdaDestinationRecord(),
       lambdaDlq: lambdaDlqMessage(),
@@ -105,9 +84,9 @@ describe('SQS connector: AWS failure records', () => {
           .replace('Process exited', 'jane.doe@example.com: process exited'),
       },
     };
-    for (const shape of Object.values(shapes)) await put(emu, q.dlq, shape);
-    connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
-    await waitFor('6 dead letters', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 6, 60_000, 250);
+    for (const shape of Object.values(shapes)) await put(running.server, q.dlq, shape);
+    running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
+    await waitForDeadLetters(source.id, 6);
 
     const rows = await pg()<Row[]>`
       SELECT message_id, payload, error_type, error_message, error_stack, receive_count, consumer_name, headers, content_type FROM dead_letters WHERE source_id = ${source.id}::uuid`;
@@ -155,9 +134,9 @@ describe('SQS connector: AWS failure records', () => {
     expect(detail.errorMessage).not.toContain('jane.doe@example.com');
 
     const task = await startRedrive(SYSTEM, { selection: { source: source.name }, ratePerSecond: 1_000 });
-    redrives = await startRedriveSupervisor({ reconcileMs: 500 });
-    await waitFor('all 6 sent', async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).sent === 6, 60_000, 250);
-    const back = await drain(emu, trigger, 6);
+    running.redrives = await startRedriveSupervisor({ reconcileMs: 500 });
+    await waitForTask(task.id, 'all 6 sent', (x) => x.sent === 6);
+    const back = await drain(running.server, trigger, 6);
     const bodies = back.map((m) => m.Body);
     // The events, never a wrapper: the Lambda event exactly as it sat in the record.
     expect(bodies.sort()).toEqual(
@@ -170,48 +149,28 @@ describe('SQS connector: AWS failure records', () => {
   });
 
   it("redrives a Lambda record to the source's redrive URL (the function's endpoint): the event, byte for byte, signed", { timeout: 120_000 }, async () => {
-    const q = await queues(emu.client);
-    http = await receiver();
-    const source = await sqsSource(q, 'orders-lambda-url', emu.endpoint, { sourceQueueUrl: undefined, envelope: 'lambda-destination' });
-    await db().source.update({ where: { id: source.id }, data: { redriveUrl: http.url, redriveSecret: RECEIVER_SECRET } });
-    await put(emu, q.dlq, lambdaDestinationRecord());
-    connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
-    await waitFor('1 dead letter', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 1, 60_000, 250);
+    const q = await queues(running.server.client);
+    running.consumer = await receiver();
+    const source = await sqsSource(q, 'orders-lambda-url', running.server.endpoint, { sourceQueueUrl: undefined, envelope: 'lambda-destination' });
+    await db().source.update({ where: { id: source.id }, data: { redriveUrl: running.consumer.url, redriveSecret: RECEIVER_SECRET } });
+    await put(running.server, q.dlq, lambdaDestinationRecord());
+    running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
+    await waitForDeadLetters(source.id, 1);
     const [row] = await db().deadLetter.findMany({ where: { sourceId: source.id }, select: { messageId: true } });
 
     const task = await startRedrive(SYSTEM, { selection: { source: source.name }, ratePerSecond: 1_000 });
-    redrives = await startRedriveSupervisor({ reconcileMs: 500 });
-    await waitFor('delivered', async () => http!.deliveries.length === 1, 60_000, 250);
-    const [d] = http.deliveries;
+    running.redrives = await startRedriveSupervisor({ reconcileMs: 500 });
+    await waitFor('delivered', async () => running.consumer!.deliveries.length === 1, 60_000, 250);
+    const [d] = running.consumer.deliveries;
     expect(d!.body.equals(Buffer.from(LAMBDA_EVENT_TEXT, 'utf8'))).toBe(true);
     expect(d).toMatchObject({ signed: true, contentType: 'application/json', messageId: row!.messageId, redriveCount: '1' });
-    await waitFor('the task done', async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).status === 'completed', 60_000, 250);
+    await waitForTask(task.id, 'the task done', (x) => x.status === 'completed');
   });
 
   it('CLI: source create --kind sqs --envelope names the wrapper; an unknown one is refused by name', { timeout: 60_000 }, async () => {
     await createTeam(SYSTEM, { name: 'commerce' }).catch(() => undefined);
     const create = (name: string, envelope: string) =>
-      spawnSync(
-        process.execPath,
-        [
-          'node_modules/tsx/dist/cli.mjs',
-          'scripts/triage-cli.ts',
-          'source',
-          'create',
-          '--name',
-          name,
-          '--team',
-          'commerce',
-          '--kind',
-          'sqs',
-          '--queue-url',
-          'https://sqs.us-east-1.amazonaws.com/123456789012/orders-dlq',
-          '--envelope',
-          envelope,
-          '--json',
-        ],
-        { encoding: 'utf8' },
-      );
+      cliCreateSource('sqs', ['--name', name, '--queue-url', 'https://sqs.us-east-1.amazonaws.com/123456789012/orders-dlq', '--envelope', envelope, '--json']);
     const ok = create('orders-eventbridge', 'eventbridge');
     expect(ok.status).toBe(0);
     expect(JSON.parse(ok.stdout)).toMatchObject({ kind: 'sqs', connection: { envelope: 'eventbridge' } });

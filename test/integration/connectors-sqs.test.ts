@@ -2,22 +2,20 @@
 // SDK consumer fails messages past maxReceiveCount, the emulator's redrive policy moves them to the
 // DLQ, Triage imports them (write, then delete), and a redrive sends them back to the source queue.
 import { CreateQueueCommand, SendMessageBatchCommand, type MessageAttributeValue } from '@aws-sdk/client-sqs';
-import { spawnSync } from 'node:child_process';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cliCreateSource } from '../support/cli';
 import { SYSTEM } from '@/lib/auth';
 import { createTeam } from '@/lib/admin/teams';
 import { connectorSourceOf } from '@/lib/connectors';
 import { sourceTrapCheck } from '@/lib/connectors/trap-check';
 import { testConnection } from '@/lib/connectors/test-connection';
-import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
-import { closeDb, db, pg } from '@/lib/db';
+import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
+import { db, pg } from '@/lib/db';
 import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
-import { closeQueues } from '@/lib/queue';
 import { startRedrive } from '@/lib/redrive';
 import { destinationFor } from '@/lib/redrive/destinations';
-import { startRedriveSupervisor, type RedriveSupervisor } from '@/lib/redrive/supervisor';
-import { resetDatabase } from '../support/db';
-import { waitFor } from './connectors-rabbitmq-support';
+import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
+import { outgoingOf, waitFor, waitForTask, waitForDeadLetters, emulatorTestLifecycle } from './connectors-rabbitmq-support';
 import { consumer, queueCounts, queues, sqsSource, startEmulator, type Consumer, type Emulator } from './connectors-sqs-support';
 
 const orderNo = (body: string | undefined) => (JSON.parse(body ?? '{}') as { order: number }).order;
@@ -44,42 +42,23 @@ async function send(
 }
 
 describe('SQS connector', () => {
-  let emu: Emulator;
-  let connectors: ConnectorSupervisor | undefined;
-  let redrives: RedriveSupervisor | undefined;
-  let app: Consumer | undefined;
-
-  beforeAll(async () => {
-    emu = await startEmulator();
-  });
-  beforeEach(resetDatabase);
-  afterEach(async () => {
-    await app?.close();
-    await connectors?.stop();
-    await redrives?.stop();
-    app = connectors = redrives = undefined;
-  });
-  afterAll(async () => {
-    await emu?.stop();
-    await closeQueues();
-    await closeDb();
-  });
+  const running = emulatorTestLifecycle<Emulator, Consumer>(startEmulator);
 
   it('imports what a consumer failed past maxReceiveCount with receive count and send time, empties the DLQ, and redrives it back', {
     timeout: 180_000,
   }, async () => {
-    const q = await queues(emu.client, { maxReceiveCount: 2 });
-    const source = await sqsSource(q, 'orders-sqs', emu.endpoint);
-    connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
+    const q = await queues(running.server.client, { maxReceiveCount: 2 });
+    const source = await sqsSource(q, 'orders-sqs', running.server.endpoint);
+    running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
 
     // Handler v1 fails every order: after 2 receives SQS moves each to the DLQ.
     const sentAt = new Map<string, string>();
-    app = consumer(emu.client, q.source, (m) => {
+    running.consumer = consumer(running.server.client, q.source, (m) => {
       sentAt.set(m.MessageId!, m.Attributes!.SentTimestamp!);
       return 'fail';
     });
     await send(
-      emu,
+      running.server,
       q.source,
       Array.from({ length: 40 }, (_, i) => ({
         body: JSON.stringify({ order: i, giftWrap: i % 2 === 1 }),
@@ -90,9 +69,9 @@ describe('SQS connector', () => {
         },
       })),
     );
-    await waitFor('40 dead letters', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 40, 90_000, 250);
+    await waitForDeadLetters(source.id, 40, 90_000);
     await waitFor('the DLQ empty (deleted after commit)', async () => {
-      const c = await queueCounts(emu.client, q.dlq);
+      const c = await queueCounts(running.server.client, q.dlq);
       return c.visible === 0 && c.inFlight === 0;
     });
 
@@ -130,9 +109,9 @@ describe('SQS connector', () => {
     expect(health).toMatchObject({ importedTotal: 40n, consecutiveFailures: 0, lastError: null });
 
     // Handler v2 fixes the orders without gift wrap; the others fail again.
-    await app.close();
+    await running.consumer.close();
     const deleted = new Map<string, Record<string, MessageAttributeValue>>();
-    app = consumer(emu.client, q.source, (m) => {
+    running.consumer = consumer(running.server.client, q.source, (m) => {
       if (orderNo(m.Body) % 2 === 0) {
         deleted.set(m.MessageAttributes?.['triage-original-id']?.StringValue ?? '(none)', m.MessageAttributes ?? {});
         return 'delete';
@@ -142,8 +121,8 @@ describe('SQS connector', () => {
     const task = await startRedrive(SYSTEM, { selection: { source: source.name }, ratePerSecond: 1_000 });
     // Half come back dead on purpose: this test is about the connector, not the circuit breaker.
     await db().redriveTask.update({ where: { id: task.id }, data: { breakerThreshold: 1 } });
-    redrives = await startRedriveSupervisor({ reconcileMs: 500 });
-    await waitFor('all sent', async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).sent === 40, 60_000, 250);
+    running.redrives = await startRedriveSupervisor({ reconcileMs: 500 });
+    await waitForTask(task.id, 'all sent', (x) => x.sent === 40);
     await waitFor('20 deleted by the fixed consumer', async () => deleted.size === 20, 60_000, 250);
     // The consumer saw the original id, and the message's own attributes with their types.
     const evens = rows.filter((r) => orderNo(r.payload.toString()) % 2 === 0).map((r) => r.message_id);
@@ -163,40 +142,35 @@ describe('SQS connector', () => {
       SELECT message_id, redrive_count, payload FROM dead_letters WHERE source_id = ${source.id}::uuid AND generation = 1`;
     const odds = new Set(rows.filter((r) => orderNo(r.payload.toString()) % 2 === 1).map((r) => r.message_id));
     expect(again.every((r) => odds.has(r.message_id) && r.redrive_count === 1)).toBe(true);
-    await waitFor(
-      'the task counts 20 dead again',
-      async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).deadAgain === 20,
-      60_000,
-      500,
-    );
+    await waitForTask(task.id, 'the task counts 20 dead again', (x) => x.deadAgain === 20);
     expect(await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).toMatchObject({ sent: 40, deadAgain: 20, failed: 0 });
   });
 
   it('keeps a FIFO message group through import and redrive, with a new deduplication id', { timeout: 120_000 }, async () => {
-    const q = await queues(emu.client, { fifo: true, maxReceiveCount: 1 });
-    const source = await sqsSource(q, 'orders-fifo', emu.endpoint);
-    connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
-    app = consumer(emu.client, q.source, () => 'fail');
+    const q = await queues(running.server.client, { fifo: true, maxReceiveCount: 1 });
+    const source = await sqsSource(q, 'orders-fifo', running.server.endpoint);
+    running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
+    running.consumer = consumer(running.server.client, q.source, () => 'fail');
     await send(
-      emu,
+      running.server,
       q.source,
       Array.from({ length: 6 }, (_, i) => ({ body: JSON.stringify({ order: i }), group: i < 3 ? 'customer-a' : 'customer-b', dedup: `order-${i}` })),
     );
-    await waitFor('6 dead letters', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 6, 60_000, 250);
+    await waitForDeadLetters(source.id, 6);
     const rows = await db().deadLetter.findMany({ where: { sourceId: source.id }, select: { orderingKey: true, idempotencyKey: true, payload: true } });
     for (const r of rows) {
       const i = orderNo(Buffer.from(r.payload!).toString());
       expect(r).toMatchObject({ orderingKey: i < 3 ? 'customer-a' : 'customer-b', idempotencyKey: `order-${i}` });
     }
 
-    await app.close();
+    await running.consumer.close();
     const back: { order: number; group?: string; dedup?: string }[] = [];
-    app = consumer(emu.client, q.source, (m) => {
+    running.consumer = consumer(running.server.client, q.source, (m) => {
       back.push({ order: orderNo(m.Body), group: m.Attributes?.MessageGroupId, dedup: m.Attributes?.MessageDeduplicationId });
       return 'delete';
     });
     const task = await startRedrive(SYSTEM, { selection: { source: source.name }, ratePerSecond: 1_000 });
-    redrives = await startRedriveSupervisor({ reconcileMs: 500 });
+    running.redrives = await startRedriveSupervisor({ reconcileMs: 500 });
     await waitFor('all 6 received back', async () => back.length === 6, 60_000, 250);
     expect((await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).sent).toBe(6);
     for (const b of back) {
@@ -215,39 +189,24 @@ describe('SQS connector', () => {
     timeout: 120_000,
   }, async () => {
     // The source queue takes at most 1 KiB; one dead letter is larger (the queue's limit was lowered since).
-    const q = await queues(emu.client, { maxReceiveCount: 1, sourceMaxSize: 1024 });
-    const source = await sqsSource(q, 'orders-refused', emu.endpoint);
+    const q = await queues(running.server.client, { maxReceiveCount: 1, sourceMaxSize: 1024 });
+    const source = await sqsSource(q, 'orders-refused', running.server.endpoint);
     const ten = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`attr${i}`, { DataType: 'String', StringValue: `v${i}` }]));
-    await send(emu, q.dlq, [
+    await send(running.server, q.dlq, [
       { body: JSON.stringify({ order: 0 }), attributes: ten },
       { body: JSON.stringify({ order: 1, note: 'x'.repeat(2000) }) },
       { body: JSON.stringify({ order: 2 }) },
     ]);
-    connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
-    await waitFor('3 dead letters', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 3, 60_000, 250);
-    await connectors.stop();
-    connectors = undefined;
+    running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
+    await waitForDeadLetters(source.id, 3);
+    await running.connectors.stop();
+    running.connectors = undefined;
 
     const row = await db().source.findUniqueOrThrow({ where: { id: source.id } });
     const destination = destinationFor(row);
     const letters = await db().deadLetter.findMany({ where: { sourceId: source.id } });
     letters.sort((a, b) => orderNo(Buffer.from(a.payload!).toString()) - orderNo(Buffer.from(b.payload!).toString()));
-    const results = await destination.deliver(
-      letters.map((d) => ({
-        deadLetterId: d.id,
-        messageId: d.messageId,
-        payload: d.payload!,
-        contentType: d.contentType,
-        headers: d.headers as Record<string, unknown>,
-        origin: d.headers as Record<string, unknown>,
-        redriveCount: d.redriveCount,
-        enqueuedAt: d.enqueuedAt,
-        orderingKey: d.orderingKey,
-        idempotencyKey: d.idempotencyKey,
-        correlationId: d.correlationId,
-      })),
-      new AbortController().signal,
-    );
+    const results = await destination.deliver(letters.map(outgoingOf), new AbortController().signal);
     await destination.close?.();
     expect(results[0]).toMatchObject({ ok: false, failure: 'message', error: expect.stringContaining('has 10 message attributes; SQS allows 10') });
     expect(results[1]).toMatchObject({
@@ -258,31 +217,31 @@ describe('SQS connector', () => {
     expect(results[2]).toEqual({ ok: true, acknowledged: false });
     // Only the one that fitted reached the queue: never one without Triage's attributes.
     const got: { order: number; original?: string }[] = [];
-    app = consumer(emu.client, q.source, (m) => {
+    running.consumer = consumer(running.server.client, q.source, (m) => {
       got.push({ order: orderNo(m.Body), original: m.MessageAttributes?.['triage-original-id']?.StringValue });
       return 'delete';
     });
     await waitFor('the sent one received', async () => got.length === 1);
     // Nothing visible and nothing in flight: the consumer has had all the queue will ever hold.
     await waitFor('the source queue empty', async () => {
-      const c = await queueCounts(emu.client, q.source);
+      const c = await queueCounts(running.server.client, q.source);
       return c.visible === 0 && c.inFlight === 0;
     });
     expect(got).toEqual([{ order: 2, original: letters[2]!.messageId }]);
   });
 
   it('a redrive whose source queue SQS cannot name pauses with what to set, instead of retrying in silence', { timeout: 120_000 }, async () => {
-    const q = await queues(emu.client);
+    const q = await queues(running.server.client);
     // A DLQ no source queue points at, and no source queue URL on the source: Triage cannot tell where
     // its messages go back to (ListDeadLetterSourceQueues finds none, or the server has no such action).
-    const orphan = (await emu.client.send(new CreateQueueCommand({ QueueName: `${q.run}-orphan` }))).QueueUrl!;
-    const source = await sqsSource({ ...q, dlq: orphan }, 'orphan', emu.endpoint, { sourceQueueUrl: undefined });
+    const orphan = (await running.server.client.send(new CreateQueueCommand({ QueueName: `${q.run}-orphan` }))).QueueUrl!;
+    const source = await sqsSource({ ...q, dlq: orphan }, 'orphan', running.server.endpoint, { sourceQueueUrl: undefined });
     await recordDeadLetters({ id: source.id, retentionSeconds: 14 * 86400 }, [
       { messageId: 'orphan-1', payload: Buffer.from('{"order":1}'), reason: 'MaxReceives' },
     ]);
     const task = await startRedrive(SYSTEM, { selection: { source: source.name }, ratePerSecond: 1_000 });
-    redrives = await startRedriveSupervisor({ reconcileMs: 500 });
-    await waitFor('the task paused', async () => (await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } })).status === 'paused', 60_000, 250);
+    running.redrives = await startRedriveSupervisor({ reconcileMs: 500 });
+    await waitForTask(task.id, 'the task paused', (x) => x.status === 'paused');
     const paused = await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } });
     expect(paused.pausedReason).toMatch(/set the source queue URL on the source/);
     expect(paused).toMatchObject({ sent: 0, failed: 0 });
@@ -291,10 +250,10 @@ describe('SQS connector', () => {
   });
 
   it('warns when the DLQ keeps messages no longer than its source queue (the retention trap)', async () => {
-    const trap = await queues(emu.client, { sourceRetention: 345_600, dlqRetention: 345_600 });
-    const fine = await queues(emu.client, { sourceRetention: 345_600, dlqRetention: 1_209_600 });
-    const trapped = await sqsSource(trap, 'orders-trap', emu.endpoint);
-    const kept = await sqsSource(fine, 'orders-kept', emu.endpoint);
+    const trap = await queues(running.server.client, { sourceRetention: 345_600, dlqRetention: 345_600 });
+    const fine = await queues(running.server.client, { sourceRetention: 345_600, dlqRetention: 1_209_600 });
+    const trapped = await sqsSource(trap, 'orders-trap', running.server.endpoint);
+    const kept = await sqsSource(fine, 'orders-kept', running.server.endpoint);
 
     const probe = async (id: string) => {
       const { connector, source } = connectorSourceOf(await db().source.findUniqueOrThrow({ where: { id } }));
@@ -327,31 +286,31 @@ describe('SQS connector', () => {
   });
 
   it('releases a batch whose commit failed at once, not after the visibility timeout', { timeout: 120_000 }, async () => {
-    const q = await queues(emu.client);
+    const q = await queues(running.server.client);
     // Hidden for 10 minutes if it were not released.
-    const source = await sqsSource(q, 'orders-release', emu.endpoint, { visibilityTimeoutSeconds: 600, pollers: 1 });
+    const source = await sqsSource(q, 'orders-release', running.server.endpoint, { visibilityTimeoutSeconds: 600, pollers: 1 });
     // Postgres itself refuses the write.
     await pg().unsafe(
       `CREATE OR REPLACE FUNCTION test_refuse_dead_letters() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$`,
     );
     await pg().unsafe(`CREATE TRIGGER test_refuse BEFORE INSERT ON dead_letters FOR EACH ROW EXECUTE FUNCTION test_refuse_dead_letters()`);
     try {
-      await send(emu, q.dlq, [{ body: JSON.stringify({ order: 1 }) }, { body: JSON.stringify({ order: 2 }) }]);
-      connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500, backoffBaseMs: 60_000, backoffCapMs: 60_000 });
+      await send(running.server, q.dlq, [{ body: JSON.stringify({ order: 1 }) }, { body: JSON.stringify({ order: 2 }) }]);
+      running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500, backoffBaseMs: 60_000, backoffCapMs: 60_000 });
       const health = await waitFor('the failed write on the source health', async () => {
         const h = await db().connectorHealth.findUnique({ where: { sourceId: source.id } });
         return h?.lastError ? h : null;
       });
       expect(health.lastError).toContain('released back to the queue');
       // Backing off for a minute: nothing else receives them, yet they are visible now.
-      expect(await queueCounts(emu.client, q.dlq)).toEqual({ visible: 2, inFlight: 0 });
+      expect(await queueCounts(running.server.client, q.dlq)).toEqual({ visible: 2, inFlight: 0 });
     } finally {
-      await connectors?.stop();
-      connectors = undefined;
+      await running.connectors?.stop();
+      running.connectors = undefined;
       await pg().unsafe(`DROP TRIGGER IF EXISTS test_refuse ON dead_letters`);
     }
     expect(await db().deadLetter.count({ where: { sourceId: source.id } })).toBe(0);
-    connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
+    running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
     await waitFor(
       'both imported once the database takes them',
       async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 2,
@@ -361,27 +320,19 @@ describe('SQS connector', () => {
   });
 
   it('CLI: source create --kind sqs is picked up by the running connectors within 10 s; the keys are stored encrypted only', { timeout: 60_000 }, async () => {
-    const q = await queues(emu.client);
+    const q = await queues(running.server.client);
     await createTeam(SYSTEM, { name: 'commerce' }).catch(() => undefined);
-    connectors = await startConnectorSupervisor({ discoveryMs: 500 });
+    running.connectors = await startConnectorSupervisor({ discoveryMs: 500 });
     const secretKey = 'cli-secret-key-9f8e7d6c';
-    const cli = spawnSync(
-      process.execPath,
+    const cli = cliCreateSource(
+      'sqs',
       [
-        'node_modules/tsx/dist/cli.mjs',
-        'scripts/triage-cli.ts',
-        'source',
-        'create',
         '--name',
         'orders-cli',
-        '--team',
-        'commerce',
-        '--kind',
-        'sqs',
         '--queue-url',
         q.dlq,
         '--endpoint',
-        emu.endpoint,
+        running.server.endpoint,
         '--region',
         'us-east-1',
         '--access-key-id',
@@ -390,7 +341,7 @@ describe('SQS connector', () => {
         'env:TEST_SQS_SECRET_KEY',
         '--json',
       ],
-      { encoding: 'utf8', env: { ...process.env, TEST_SQS_SECRET_KEY: secretKey } },
+      { TEST_SQS_SECRET_KEY: secretKey },
     );
     expect(cli.stderr).not.toContain(secretKey);
     expect(cli.status).toBe(0);
@@ -398,7 +349,7 @@ describe('SQS connector', () => {
     expect(created).toMatchObject({
       name: 'orders-cli',
       kind: 'sqs',
-      connection: { queueUrl: q.dlq, endpoint: emu.endpoint, region: 'us-east-1' },
+      connection: { queueUrl: q.dlq, endpoint: running.server.endpoint, region: 'us-east-1' },
       secret: { accessKeyId: 'set', secretAccessKey: 'set' },
     });
     expect(cli.stdout).not.toContain(secretKey);
@@ -406,7 +357,7 @@ describe('SQS connector', () => {
     expect(stored[0]!.row).not.toContain(secretKey);
 
     const started = Date.now();
-    await send(emu, q.dlq, [{ body: JSON.stringify({ order: 1 }) }]);
+    await send(running.server, q.dlq, [{ body: JSON.stringify({ order: 1 }) }]);
     await waitFor(
       'imported by the running worker',
       async () => (await db().deadLetter.count({ where: { source: { name: 'orders-cli' } } })) === 1,

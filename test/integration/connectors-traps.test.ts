@@ -5,19 +5,17 @@
 import { createServer, type AddressInfo } from 'node:net';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshDatabase } from '../support/lifecycle';
 import { SYSTEM } from '@/lib/auth';
 import { createTeam } from '@/lib/admin/teams';
 import { sourceTrapCheck } from '@/lib/connectors/trap-check';
 import { ensureCaptureStream } from '@/lib/connectors/nats/capture';
 import { testConnection } from '@/lib/connectors/test-connection';
 import { trapLine } from '@/lib/connectors/traps';
-import { closeDb } from '@/lib/db';
 import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
-import { closeQueues } from '@/lib/queue';
 import { previewRedrive } from '@/lib/redrive';
 import { createSource } from '@/lib/sources/create-source';
-import { resetDatabase } from '../support/db';
 import { admin as natsAdmin, connectorSource as natsSource, deleteWorkStreams, workStream } from './connectors-nats-support';
 import { connectorSource as rabbitSource, deleteTopologies, topology } from './connectors-rabbitmq-support';
 import { queues, sqsSource, startEmulator, type Emulator } from './connectors-sqs-support';
@@ -25,11 +23,7 @@ import { queues, sqsSource, startEmulator, type Emulator } from './connectors-sq
 const DAY_MS = 86_400_000;
 const codes = (r: { traps?: { code: string }[] }) => (r.traps ?? []).map((t) => t.code);
 
-beforeEach(resetDatabase);
-afterAll(async () => {
-  await closeQueues();
-  await closeDb();
-});
+freshDatabase();
 
 describe('RabbitMQ', () => {
   afterAll(deleteTopologies);

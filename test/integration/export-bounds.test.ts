@@ -1,11 +1,10 @@
 // Export memory (memory bounded): a bulk export with payloads reads its rows in batches
 // bounded by payload bytes, as the redrive claim does, not 500 full payloads a query.
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { freshDatabase } from '../support/lifecycle';
 import { SYSTEM } from '@/lib/auth';
-import { closeDb, db } from '@/lib/db';
-import { closeQueues } from '@/lib/queue';
+import { db } from '@/lib/db';
 import { exportDeadLetters, exportOptions } from '@/lib/deadletters/export-dead-letters';
-import { resetDatabase } from '../support/db';
 import { park, world } from './redrive-support';
 
 const MiB = 1 << 20;
@@ -13,11 +12,7 @@ const MiB = 1 << 20;
 const BOUND = 8 * MiB;
 
 describe('export byte bounds', () => {
-  beforeEach(resetDatabase);
-  afterAll(async () => {
-    await closeQueues();
-    await closeDb();
-  });
+  freshDatabase();
 
   it('reads an export of 12 dead letters of 3 MiB in batches of at most 8 MiB of payload, and streams every one', { timeout: 120_000 }, async () => {
     const w = await world();

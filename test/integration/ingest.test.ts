@@ -1,14 +1,14 @@
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { freshDatabase } from '../support/lifecycle';
 import { createHash } from 'node:crypto';
 import { SYSTEM } from '@/lib/auth';
 import { revokeToken } from '@/lib/admin/tokens';
-import { closeDb, db } from '@/lib/db';
+import { db } from '@/lib/db';
 import { AppError } from '@/lib/errors';
-import { createIngestSql, closeIngestSql } from '@/lib/ingest/ingest-sql';
+import { createIngestSql } from '@/lib/ingest/ingest-sql';
 import { ingestBatch, INGEST_MAX_BODY_BYTES } from '@/lib/ingest/ingest-dead-letters';
 import { POST as postBatch } from '@/app/api/v1/sources/[source]/dead-letters/route';
 import { POST as postRaw } from '@/app/api/v1/sources/[source]/dead-letters/raw/route';
-import { resetDatabase } from '../support/db';
 import { b64, BASE, ctx, jsonRequest, world, type World } from './deadletters-world';
 
 const sha = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
@@ -22,15 +22,8 @@ type Items = { items: { messageId: string; id: string; sha256: string; created: 
 type ErrorBody = { error: { code: string; message: string; details?: Record<string, unknown> } };
 
 describe('ingest API', () => {
-  let w: World;
-  beforeEach(async () => {
-    await resetDatabase();
-    w = await world();
-  });
-  afterAll(async () => {
-    await closeIngestSql();
-    await closeDb();
-  });
+  const w = {} as World;
+  freshDatabase({ seed: async () => Object.assign(w, await world()) });
 
   it('stores a JSON batch byte-exact, answers in order, and a retried batch creates nothing new', async () => {
     const odd = Uint8Array.from([0xff, 0x00, 0xfe, 0x41]);

@@ -1,8 +1,8 @@
 // Masking holds on every path: attacks by a role without payload.reveal (the auditor),
 // through the route handlers an HTTP client reaches, and what a role with reveal must do to see.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeDb, db } from '@/lib/db';
-import { closeIngestSql } from '@/lib/ingest/ingest-sql';
+import { describe, expect, it } from 'vitest';
+import { freshDatabase } from '../support/lifecycle';
+import { db } from '@/lib/db';
 import { drainBacklog } from '@/lib/search';
 import { revealSearch } from '@/lib/deadletters/reveal-payload';
 import { GET as getList } from '@/app/api/v1/dead-letters/route';
@@ -20,19 +20,11 @@ import { GET as getSource } from '@/app/api/v1/sources/[source]/route';
 import { GET as getSources } from '@/app/api/v1/sources/route';
 import { GET as getRedrivePreview } from '@/app/api/v1/redrives/preview/route';
 import { POST as postRedrive } from '@/app/api/v1/redrives/route';
-import { resetDatabase } from '../support/db';
 import { b64, BASE, ctx, getRequest, jsonRequest, world, type Who, type World } from './deadletters-world';
 
-let w: World;
+const w = {} as World;
 
-beforeAll(async () => {
-  await resetDatabase();
-  w = await world();
-});
-afterAll(async () => {
-  await closeIngestSql();
-  await closeDb();
-});
+freshDatabase({ per: 'file', seed: async () => Object.assign(w, await world()) });
 
 type Listed = { id: string; messageId: string; masked: boolean };
 

@@ -1,19 +1,18 @@
 // The metrics a Prometheus scraper gets with a personal API token: the sources its user may read,
 // open counts, oldest ages, totals by reason, alarm states and redrive progress. (The route itself,
 // app/api/metrics, is the guard plus renderMetrics; the browser suite scrapes it over HTTP.)
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { freshDatabase } from '../support/lifecycle';
 import { SYSTEM } from '@/lib/auth';
 import { createPersonalToken } from '@/lib/admin/tokens';
 import { actorFromPersonalToken } from '@/lib/auth/actor';
 import { renderMetrics } from '@/lib/metrics/render-metrics';
 import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
 import { HOUR, SECOND, systemClock } from '@/lib/clock';
-import { closeDb, db } from '@/lib/db';
+import { db } from '@/lib/db';
 import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
-import { closeQueues } from '@/lib/queue';
 import { computeRollups } from '@/lib/rollups/compute-rollups';
 import { drainBacklog } from '@/lib/search';
-import { resetDatabase } from '../support/db';
 import { deadLetter, demoWorld } from './sla-fixtures';
 
 async function scrape(token: string) {
@@ -30,11 +29,7 @@ function value(text: string, sample: string): number | undefined {
 }
 
 describe('/api/metrics', () => {
-  beforeEach(resetDatabase);
-  afterAll(async () => {
-    await closeQueues();
-    await closeDb();
-  });
+  freshDatabase();
 
   it('serves a scraper the sources its token’s user may read, current as of the last evaluation', async () => {
     const { sources } = await demoWorld();

@@ -1,8 +1,9 @@
 // Ownership of a cause: assign, hold, resolve, notes; the inbox filters; the regression reopen; the
 // team webhook on assignment. (The role matrix for each endpoint and action is in test/security.)
 import { spawnSync } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeDb, db } from '@/lib/db';
+import { describe, expect, it } from 'vitest';
+import { freshDatabase } from '../support/lifecycle';
+import { db } from '@/lib/db';
 import { listClusters } from '@/lib/clustering/list-clusters';
 import { addClusterNote, getOwnership, updateOwnership } from '@/lib/ownership/ownership';
 import { manualClock } from '@/lib/clock';
@@ -10,10 +11,9 @@ import { createWebhook } from '@/lib/notifications/webhooks';
 import { SYSTEM } from '@/lib/auth';
 import * as ownershipRoute from '@/app/api/v1/clusters/[id]/ownership/route';
 import { principal, seedFixtures, type Fixtures } from '../security/fixtures';
-import { resetDatabase } from '../support/db';
 import { poisonCluster } from './cluster-support';
 
-let fx: Fixtures;
+const fx = {} as Fixtures;
 const as = (email: string) => principal(fx.users[email]!);
 const DAY = 86_400_000;
 
@@ -32,11 +32,7 @@ async function patch(email: string, id: string, body: unknown) {
 }
 
 describe('ownership of a cause', () => {
-  beforeAll(async () => {
-    await resetDatabase();
-    fx = await seedFixtures();
-  });
-  afterAll(closeDb);
+  freshDatabase({ per: 'file', seed: async () => Object.assign(fx, await seedFixtures()) });
 
   it('assigns, audits and notifies the assignee team webhook in the same transaction', async () => {
     const c = await poison('orders', 'quota exceeded', 2);

@@ -12,15 +12,15 @@
 import { Ajv2020 } from 'ajv/dist/2020';
 import { createElement } from 'react';
 import { renderToString } from 'react-dom/server';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { freshDatabase } from '../support/lifecycle';
 import { SYSTEM } from '@/lib/auth';
 import { DAY, manualClock } from '@/lib/clock';
 import { assignGenerations, heldOf } from '@/lib/connectors/bullmq/import';
-import { closeDb, db } from '@/lib/db';
+import { db } from '@/lib/db';
 import { closeDeadLetters } from '@/lib/deadletters/close-dead-letters';
 import type { DeadLetterTombstoneView } from '@/lib/deadletters/get-tombstone';
 import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
-import { closeIngestSql } from '@/lib/ingest/ingest-sql';
 import { dropExpiredPartitions, ensurePartitions, listPartitions, maintainPartitions } from '@/lib/retention/partitions';
 import { sweepExpired } from '@/lib/retention/sweep-expired';
 import { getSlaBoard } from '@/lib/sla/sla-board';
@@ -29,7 +29,6 @@ import { GET as getPayload } from '@/app/api/v1/dead-letters/[id]/payload/route'
 import { GET as getOpenApi } from '@/app/api/v1/openapi/route';
 import { POST as postBatch } from '@/app/api/v1/sources/[source]/dead-letters/route';
 import { TombstoneView } from '@/app/(dashboard)/dead-letters/[id]/tombstone-view';
-import { partitionNames, resetDatabase, restorePartitions } from '../support/db';
 import { b64, ctx, getRequest, jsonRequest, world } from './deadletters-world';
 import { deadLetter, demoWorld } from './sla-fixtures';
 
@@ -39,16 +38,7 @@ const monthStart = (t: Date, n = 0) => new Date(Date.UTC(t.getUTCFullYear(), t.g
 const yyyymm = (t: Date) => `${t.getUTCFullYear()}${String(t.getUTCMonth() + 1).padStart(2, '0')}`;
 
 describe('tombstones of dropped months', () => {
-  let before: Set<string>;
-  beforeAll(async () => {
-    before = await partitionNames();
-  });
-  beforeEach(resetDatabase);
-  afterAll(async () => {
-    await restorePartitions(before);
-    await closeIngestSql();
-    await closeDb();
-  });
+  freshDatabase({ partitions: true });
 
   it("a message redriven again after its previous generation's month was dropped keeps its redrive count (the loop guard)", async () => {
     const w = await world();

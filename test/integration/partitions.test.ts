@@ -10,16 +10,16 @@
 //   and cluster counts and the SLA board's retention counts are what they were; a month a task awaiting
 //   approval holds stays, and one a crash left detached is finished (tombstones, audit, drop) next run.
 import { UnrecoverableError, Worker } from 'bullmq';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { freshDatabase } from '../support/lifecycle';
 import type { ConsumeMessage } from 'amqplib';
 import { SYSTEM } from '@/lib/auth';
 import { DAY, MINUTE, manualClock } from '@/lib/clock';
-import { closeDb, db } from '@/lib/db';
+import { db } from '@/lib/db';
 import { closeDeadLetters } from '@/lib/deadletters/close-dead-letters';
 import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
-import { closeIngestSql } from '@/lib/ingest/ingest-sql';
 import { toDeadLetter } from '@/lib/connectors/rabbitmq/message';
-import { closeQueues, producerQueue, queuePrefix, QUEUES } from '@/lib/queue';
+import { producerQueue, queuePrefix, QUEUES } from '@/lib/queue';
 import { redisConnection } from '@/lib/redis';
 import {
   ANALYZE_PARENT_EVERY_MS,
@@ -35,7 +35,6 @@ import { encodeBody, jobIdFor, type Envelope } from '@/lib/queue/envelope';
 import { getSlaBoard } from '@/lib/sla/sla-board';
 import { computeAgeStats } from '@/lib/sla/age-stats';
 import { POST as postBatch } from '@/app/api/v1/sources/[source]/dead-letters/route';
-import { partitionNames, resetDatabase, restorePartitions } from '../support/db';
 import { b64, ctx, jsonRequest, world } from './deadletters-world';
 import { dropTestQueues, testSource, waitFor } from './runtime-support';
 import { deadLetter, demoWorld } from './sla-fixtures';
@@ -45,18 +44,7 @@ const partitionOf = async (id: bigint | string) =>
   (await db().$queryRawUnsafe<{ p: string }[]>(`SELECT tableoid::regclass::text AS p FROM dead_letters WHERE id = $1`, BigInt(id)))[0]?.p;
 
 describe('partitioned dead letters', () => {
-  let before: Set<string>;
-  beforeAll(async () => {
-    before = await partitionNames();
-  });
-  beforeEach(resetDatabase);
-  afterAll(async () => {
-    await restorePartitions(before);
-    await dropTestQueues();
-    await closeQueues();
-    await closeIngestSql();
-    await closeDb();
-  });
+  freshDatabase({ partitions: true, close: dropTestQueues });
 
   it('the migration left a partitioned table: months ahead of now, a default, ids unique through the key table', async () => {
     const parts = await listPartitions();

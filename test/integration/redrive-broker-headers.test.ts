@@ -1,17 +1,16 @@
 // A redrive goes where the original came from. The broker's own headers (x-death, x-original-*,
 // $nats, $sqs, $amqp, Nats-*, bullmq.*, Triage's) cannot be changed by an edit or a transform (422
 // naming the header), and an application header still can.
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { freshDatabase } from '../support/lifecycle';
 import { ZodError } from 'zod';
-import { closeDb, db } from '@/lib/db';
-import { closeQueues } from '@/lib/queue';
+import { db } from '@/lib/db';
 import { AppError } from '@/lib/errors';
 import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { editDeadLetter, previewTransform } from '@/lib/redrive/edit';
-import { resetDatabase } from '../support/db';
 import { world, type World } from './redrive-support';
 
-let w: World;
+const w = {} as World;
 
 const BROKER_HEADERS = {
   'x-tenant': 'acme',
@@ -47,14 +46,7 @@ async function refusal(p: Promise<unknown>): Promise<{ status: number; message: 
 }
 
 describe("a copy cannot change the broker's own headers", () => {
-  beforeEach(async () => {
-    await resetDatabase();
-    w = await world();
-  });
-  afterAll(async () => {
-    await closeQueues();
-    await closeDb();
-  });
+  freshDatabase({ seed: async () => Object.assign(w, await world()) });
 
   it('an edit that changes, adds or removes a broker header is a 422 naming it, and writes nothing', async () => {
     const id = await parked();

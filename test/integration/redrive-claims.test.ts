@@ -1,23 +1,18 @@
 // The redrive runner's claims (no item sent twice, memory bounded): a task whose
 // destination cannot be built fails with a reason instead of being retried forever, and a claim
 // holds a bounded number of payload bytes, not a number of rows.
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { freshDatabase } from '../support/lifecycle';
 import { SYSTEM } from '@/lib/auth';
-import { closeDb, db } from '@/lib/db';
-import { closeQueues } from '@/lib/queue';
+import { db } from '@/lib/db';
 import { startRedrive } from '@/lib/redrive';
 import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
 import { destinationFor } from '@/lib/redrive/destinations';
 import { runRedriveTask } from '@/lib/redrive/run-task';
-import { resetDatabase } from '../support/db';
 import { park, receiver, world } from './redrive-support';
 
 describe('redrive claims', () => {
-  beforeEach(resetDatabase);
-  afterAll(async () => {
-    await closeQueues();
-    await closeDb();
-  });
+  freshDatabase();
 
   it('fails a task whose redrive URL was cleared, with the reason, its dead letters open again, and takes it up no more', { timeout: 60_000 }, async () => {
     const w = await world();

@@ -49,13 +49,15 @@ async function failure(p: Promise<unknown>): Promise<{ status: number; message: 
 
 const task = (id: string) => db().redriveTask.findUniqueOrThrow({ where: { id } });
 
-describe('edit and redrive', () => {
+/**
+ * Each group's hooks: a reset database with the world, then `people` (the group's extra actors), and
+ * a redrive supervisor per test, stopped after it with the test's consumers.
+ */
+function redriveHooks(people: () => Promise<void> = async () => {}) {
   beforeEach(async () => {
     await resetDatabase();
     w = await world();
-    auditor = await person('auditor@test.local', 'auditor');
-    admin = await person('admin@test.local', 'admin');
-    financeLead = await person('finance-lead@test.local', 'lead', 'finance');
+    await people();
     supervisor = await startRedriveSupervisor(RUNNER);
   });
   afterEach(async () => {
@@ -63,6 +65,14 @@ describe('edit and redrive', () => {
     for (const c of consumers) await c.close();
     consumers = [];
     supervisor = undefined;
+  });
+}
+
+describe('edit and redrive', () => {
+  redriveHooks(async () => {
+    auditor = await person('auditor@test.local', 'auditor');
+    admin = await person('admin@test.local', 'admin');
+    financeLead = await person('finance-lead@test.local', 'lead', 'finance');
   });
   afterAll(async () => {
     await closeQueues();
@@ -164,17 +174,9 @@ describe('edit and redrive', () => {
 });
 
 describe('bulk transform', () => {
-  beforeEach(async () => {
-    await resetDatabase();
-    w = await world();
+  redriveHooks(async () => {
     auditor = await person('auditor@test.local', 'auditor');
     financeLead = await person('finance-lead@test.local', 'lead', 'finance');
-    supervisor = await startRedriveSupervisor(RUNNER);
-  });
-  afterEach(async () => {
-    await supervisor?.stop();
-    for (const c of consumers) await c.close();
-    consumers = [];
   });
 
   it('previews samples and the count, lists those it cannot apply to, and sends only the transformed copies', async () => {
@@ -247,16 +249,7 @@ describe('bulk transform', () => {
 });
 
 describe('redrive to another source', () => {
-  beforeEach(async () => {
-    await resetDatabase();
-    w = await world();
-    supervisor = await startRedriveSupervisor(RUNNER);
-  });
-  afterEach(async () => {
-    await supervisor?.stop();
-    for (const c of consumers) await c.close();
-    consumers = [];
-  });
+  redriveHooks();
 
   it('is refused without the allow-list entry, works with it, and links the outcomes by message id', async () => {
     const dest = await createSource(SYSTEM, { name: `orders-v2-${Date.now()}`, team: 'commerce', kind: 'builtin' });

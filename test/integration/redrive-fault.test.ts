@@ -1,23 +1,18 @@
 // Fault test: 10,000 dead letters redriven at 200/s while the redrive worker process is SIGKILLed
 // twice. The task completes, nothing is lost, and the only duplicates are items that were in flight
 // at a kill, each delivered again with the same original message id.
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { freshDatabase } from '../support/lifecycle';
 import { SYSTEM } from '@/lib/auth';
-import { closeDb, db } from '@/lib/db';
-import { closeQueues } from '@/lib/queue';
+import { db } from '@/lib/db';
 import { startRedrive } from '@/lib/redrive';
-import { resetDatabase } from '../support/db';
 import { waitFor } from './runtime-support';
 import { completedTask, deliveredMessages, deliveriesPerMessage, park, spawnRedriveWorker, withReceiverAndWorkers, world } from './redrive-support';
 
 const TOTAL = 10_000;
 
 describe('redrive under worker crashes', () => {
-  beforeEach(resetDatabase);
-  afterAll(async () => {
-    await closeQueues();
-    await closeDb();
-  });
+  freshDatabase();
 
   it('completes with 0 lost and duplicates only from the batches in flight at each SIGKILL', { timeout: 240_000 }, async () => {
     await withReceiverAndWorkers(async (http, workers) => {

@@ -1,10 +1,9 @@
 // The task page's rate chart reads redriveSeries: sends and outcomes per second. A line needs two
 // points, and a second without activity is a zero, not a straight line drawn across the gap.
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { closeDb, db } from '@/lib/db';
-import { closeQueues } from '@/lib/queue';
+import { describe, expect, it } from 'vitest';
+import { freshDatabase } from '../support/lifecycle';
+import { db } from '@/lib/db';
 import { redriveSeries, startRedrive } from '@/lib/redrive';
-import { resetDatabase } from '../support/db';
 import { park, world } from './redrive-support';
 
 /** Marks the task's items sent (and acknowledged) at the given instants, as the runner would. */
@@ -17,11 +16,7 @@ async function sentAt(taskId: string, instants: Date[]) {
 }
 
 describe('redrive rate series', () => {
-  beforeEach(resetDatabase);
-  afterAll(async () => {
-    await closeQueues();
-    await closeDb();
-  });
+  freshDatabase();
 
   it('draws a redrive that finished inside one second as a rise from zero and back', async () => {
     const w = await world();

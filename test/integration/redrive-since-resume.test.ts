@@ -1,13 +1,12 @@
 // "Did it work?" after a fix: a task whose canary died before the fix, paused, then resumed, is
 // judged on what was sent since the latest resume, with what came before it counted apart (the
 // canary's death is not the fix's). The sends and outcomes are written as the runner writes them.
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { freshDatabase } from '../support/lifecycle';
 import { MINUTE } from '@/lib/clock';
-import { closeDb, pg } from '@/lib/db';
+import { pg } from '@/lib/db';
 import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
-import { closeQueues } from '@/lib/queue';
 import { getRedriveTask, pauseRedrive, resumeRedrive, startRedrive } from '@/lib/redrive';
-import { resetDatabase } from '../support/db';
 import { deadLetter, demoWorld } from './sla-fixtures';
 
 /** Items `seqs` sent at `sentAt` with outcome `state`, and the task's counters with them. */
@@ -19,11 +18,7 @@ async function settle(taskId: string, seqs: number[], state: 'acknowledged' | 'd
 }
 
 describe('did it work, after a resume', () => {
-  beforeEach(resetDatabase);
-  afterAll(async () => {
-    await closeQueues();
-    await closeDb();
-  });
+  freshDatabase();
 
   it('counts the outcomes since the latest resume apart from those before it', async () => {
     const { users, sources } = await demoWorld();

@@ -1,13 +1,12 @@
 // The rollups counted from the new rows only (dead_letter_rollup_pending): after any mix of writes
 // they equal a full recount of dead_letters, a transaction that commits after a run with a lower id
 // is counted by the next, and no row is counted twice.
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { freshDatabase } from '../support/lifecycle';
 import { HOUR, MINUTE } from '@/lib/clock';
-import { closeDb, pg } from '@/lib/db';
+import { pg } from '@/lib/db';
 import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
-import { closeQueues } from '@/lib/queue';
 import { computeRollups } from '@/lib/rollups/compute-rollups';
-import { resetDatabase } from '../support/db';
 import { deadLetter, demoWorld } from './sla-fixtures';
 
 const T0 = new Date('2026-03-02T09:00:00Z');
@@ -38,11 +37,7 @@ async function stored() {
 }
 
 describe('incremental rollups', () => {
-  beforeEach(resetDatabase);
-  afterAll(async () => {
-    await closeQueues();
-    await closeDb();
-  });
+  freshDatabase();
 
   it('equal a full recount after ingests, bulk loads, late arrivals and decisions, and count a late commit once', async () => {
     const { sources } = await demoWorld();

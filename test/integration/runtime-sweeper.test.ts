@@ -3,17 +3,17 @@
 // are (a NUL in a message id) neither starve the ones behind them nor stay stuck in Redis. The
 // failed jobs are real: a plain BullMQ worker fails them, as a consumer that crashed after parking
 // them would leave them; Postgres and Redis are the real ones.
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { freshDatabase } from '../support/lifecycle';
 import { randomBytes } from 'node:crypto';
 import { SYSTEM } from '@/lib/auth';
 import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
 import { listAlarmStates } from '@/lib/alarms/list-alarms';
-import { closeDb, db } from '@/lib/db';
-import { closeQueues, producerQueue, QUEUES } from '@/lib/queue';
+import { db } from '@/lib/db';
+import { producerQueue, QUEUES } from '@/lib/queue';
 import { redisConnection, type RedisClient } from '@/lib/redis';
 import { consume, type Consumer } from '@/lib/runtime';
 import { DeadLetterSweeper } from '@/lib/runtime/dead-letter-sweeper';
-import { resetDatabase } from '../support/db';
 import { dropTestQueues, failedJobs, testSource, waitFor } from './runtime-support';
 
 const KiB = 1024;
@@ -26,16 +26,11 @@ const consumers: Consumer[] = [];
 const sweepers: DeadLetterSweeper[] = [];
 
 describe('dead-letter sweeper', () => {
-  beforeEach(resetDatabase);
+  freshDatabase({ close: dropTestQueues });
   afterEach(async () => {
     await Promise.all(sweepers.splice(0).map((s) => s.stop()));
     await Promise.all(consumers.splice(0).map((c) => c.close()));
     await Promise.all(redises.splice(0).map((r) => r.quit()));
-  });
-  afterAll(async () => {
-    await dropTestQueues();
-    await closeQueues();
-    await closeDb();
   });
 
   it('holds and writes parked bodies bounded by bytes: 40 messages of 256 KiB with a 1 MiB budget', async () => {

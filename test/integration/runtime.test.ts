@@ -1,11 +1,10 @@
 // The broker runtime on real Redis and Postgres: what a user of a source queue would check.
 import { createHash } from 'node:crypto';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { freshDatabase } from '../support/lifecycle';
 import { PermanentError } from '@/lib/broker';
-import { closeDb, db, pg } from '@/lib/db';
-import { closeQueues } from '@/lib/queue';
+import { db, pg } from '@/lib/db';
 import { consume, redriveToSource, send, sendMany, TRIAGE_HEADERS, type Consumer, type ReceivedMessage } from '@/lib/runtime';
-import { resetDatabase } from '../support/db';
 import { createTestTables, dropTestQueues, inFlight, killConsumers, spawnConsumer, testSource, waitFor } from './runtime-support';
 
 const text = (s: string) => new TextEncoder().encode(s);
@@ -27,15 +26,10 @@ async function consumeWith(source: string, handle: (m: ReceivedMessage) => Promi
 const deadLetters = (sourceId: string) => db().deadLetter.findMany({ where: { sourceId }, orderBy: [{ messageId: 'asc' }, { generation: 'asc' }] });
 
 describe('broker runtime', () => {
-  beforeEach(resetDatabase);
+  freshDatabase({ close: dropTestQueues });
   afterEach(async () => {
     await killConsumers();
     await Promise.all(consumers.splice(0).map((c) => c.close()));
-  });
-  afterAll(async () => {
-    await dropTestQueues();
-    await closeQueues();
-    await closeDb();
   });
 
   it('acknowledges messages with their exact bytes (non-UTF-8, empty) and keeps nothing in Redis', async () => {

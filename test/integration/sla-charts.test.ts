@@ -1,25 +1,20 @@
 // The rollups behind the charts: exact per-minute counts (late arrivals included), all-time totals
 // that never go backwards, depth snapshots, the age histogram and per-cluster sparklines.
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { freshDatabase } from '../support/lifecycle';
 import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
 import { HOUR, MINUTE, manualClock } from '@/lib/clock';
-import { closeDb, db } from '@/lib/db';
+import { db } from '@/lib/db';
 import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
-import { closeQueues } from '@/lib/queue';
 import { computeRollups } from '@/lib/rollups/compute-rollups';
 import { sourceCharts } from '@/lib/rollups/source-charts';
-import { resetDatabase } from '../support/db';
 import { deadLetter, demoWorld } from './sla-fixtures';
 
 const T0 = new Date('2026-03-02T09:00:00Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
 
 describe('rollups and charts', () => {
-  beforeEach(resetDatabase);
-  afterAll(async () => {
-    await closeQueues();
-    await closeDb();
-  });
+  freshDatabase();
 
   it('counts dead letters per minute and reason exactly, late arrivals included, and keeps monotonic totals', async () => {
     const { users, sources } = await demoWorld();

@@ -2,30 +2,25 @@
 // paused before it sent anything, as a canary that died would leave it) stay in every open, age,
 // breach and expiry figure: the SLA board, the metrics and the alarms count them, their age runs on,
 // they breach on time, and each one's page says which task holds it and in what state.
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { freshDatabase } from '../support/lifecycle';
 import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
 import { listAlarmStates } from '@/lib/alarms/list-alarms';
 import { MINUTE, manualClock } from '@/lib/clock';
-import { closeDb, pg } from '@/lib/db';
+import { pg } from '@/lib/db';
 import { getDeadLetter } from '@/lib/deadletters/get-dead-letter';
 import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { renderMetrics } from '@/lib/metrics/render-metrics';
-import { closeQueues } from '@/lib/queue';
 import { pauseRedrive, resumeRedrive, startRedrive } from '@/lib/redrive';
 import { computeAgeStats, refreshAgeStats } from '@/lib/sla/age-stats';
 import { getSlaBoard } from '@/lib/sla/sla-board';
 import { alarmMessage } from '@/lib/notifications/alarm-message';
-import { resetDatabase } from '../support/db';
 import { deadLetter, demoWorld } from './sla-fixtures';
 
 const at = (t0: Date, ms: number) => new Date(t0.getTime() + ms);
 
 describe('dead letters held by a redrive task', () => {
-  beforeEach(resetDatabase);
-  afterAll(async () => {
-    await closeQueues();
-    await closeDb();
-  });
+  freshDatabase();
 
   it('stay on the clock: counted, aged and breached on time on the board, in the metrics and the alarms', async () => {
     const { users, sources } = await demoWorld();

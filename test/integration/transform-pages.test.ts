@@ -1,26 +1,18 @@
 // A bulk transform reads the selection in pages bounded by bytes, like export batches and redrive
 // claims: a page of large payloads is cut to the bound, never 500 of them whole.
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { closeDb, db } from '@/lib/db';
-import { closeQueues } from '@/lib/queue';
+import { describe, expect, it } from 'vitest';
+import { freshDatabase } from '../support/lifecycle';
+import { db } from '@/lib/db';
 import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { previewTransform, startTransform } from '@/lib/redrive/edit';
-import { resetDatabase } from '../support/db';
 import { world, type World } from './redrive-support';
 
-let w: World;
+const w = {} as World;
 const PAYLOAD = 100 * 1024;
 const BOUND = 300 * 1024;
 
 describe('bulk transform pages', () => {
-  beforeEach(async () => {
-    await resetDatabase();
-    w = await world();
-  });
-  afterAll(async () => {
-    await closeQueues();
-    await closeDb();
-  });
+  freshDatabase({ seed: async () => Object.assign(w, await world()) });
 
   it('are bounded by bytes, and every dead letter is still read once', async () => {
     const blob = 'x'.repeat(PAYLOAD);

@@ -3,10 +3,10 @@
 // limits, owner-only changes, each change audited. And the download of an edited version, with the
 // original's reveal rules. (The role matrix of every endpoint and action is in test/security.)
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { freshDatabase } from '../support/lifecycle';
 import { SYSTEM } from '@/lib/auth';
-import { closeDb, db } from '@/lib/db';
-import { closeQueues } from '@/lib/queue';
+import { db } from '@/lib/db';
 import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { revealPayload } from '@/lib/deadletters/reveal-payload';
 import { editDeadLetter, listDeadLetterVersions } from '@/lib/redrive/edit';
@@ -15,9 +15,8 @@ import * as viewsRoute from '@/app/api/v1/views/route';
 import * as viewRoute from '@/app/api/v1/views/[id]/route';
 import * as versionRoute from '@/app/api/v1/dead-letters/[id]/versions/[version]/payload/route';
 import { principal, seedFixtures, unique, type Fixtures } from '../security/fixtures';
-import { resetDatabase } from '../support/db';
 
-let fx: Fixtures;
+const fx = {} as Fixtures;
 const SUPPORT = 'support@triage.local';
 const LEAD = 'lead@triage.local';
 const AUDITOR = 'auditor@triage.local';
@@ -50,14 +49,7 @@ const events = (targetId: string) => db().auditEvent.findMany({ where: { targetT
 const counts = async () => ({ views: await db().savedView.count(), audit: await db().auditEvent.count() });
 
 describe('saved views', () => {
-  beforeAll(async () => {
-    await resetDatabase();
-    fx = await seedFixtures();
-  });
-  afterAll(async () => {
-    await closeQueues();
-    await closeDb();
-  });
+  freshDatabase({ per: 'file', seed: async () => Object.assign(fx, await seedFixtures()) });
 
   it("a support engineer's inbox view shared with the team is seen and opened by the team's lead, not by an auditor or another team", async () => {
     const name = unique('on hold of orders');

@@ -25,3 +25,12 @@ export function webhookTestLifecycle(): { startWorker(opts: Parameters<typeof we
   });
   return { startWorker: (opts) => (worker = webhookWorker(opts)) };
 }
+
+/** Resolves once one of `worker`'s jobs has failed its last attempt. */
+export function lastAttemptFailed(worker: Worker): Promise<void> {
+  return new Promise<void>((resolve) =>
+    worker.on('failed', (job) => {
+      if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) resolve();
+    }),
+  );
+}

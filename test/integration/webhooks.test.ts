@@ -6,7 +6,7 @@ import { deliverWebhook, redeliverPending } from '@/lib/notifications/deliveries
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyWebhookSignature } from '@/lib/notifications/signature';
 import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, sendTestWebhook, updateWebhook } from '@/lib/notifications/webhooks';
 import { demoWorld, webhookReceiver } from './sla-fixtures';
-import { webhookTestLifecycle } from './webhook-support';
+import { lastAttemptFailed, webhookTestLifecycle } from './webhook-support';
 
 describe('team webhooks', () => {
   const webhooks = webhookTestLifecycle();
@@ -77,11 +77,7 @@ describe('team webhooks', () => {
       data: { webhookId: webhook.id, event: 'alarm.transition', body: { text: 'lost' }, createdAt: new Date(Date.now() - 5 * 60_000) },
     });
     const worker = webhooks.startWorker({ backoffBaseMs: 1 });
-    const failedForGood = new Promise<void>((resolve) =>
-      worker.on('failed', (job) => {
-        if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) resolve();
-      }),
-    );
+    const failedForGood = lastAttemptFailed(worker);
     expect(await redeliverPending(new Date())).toEqual({ requeued: 1, abandoned: 0 });
     await failedForGood;
     const row = await db().webhookDelivery.findUniqueOrThrow({ where: { id: lost.id } });
@@ -111,11 +107,7 @@ describe('team webhooks', () => {
     // Saved before the guard existed, or a name re-pointed since: the send checks again.
     await db().webhook.update({ where: { id: webhook.id }, data: { url: 'http://169.254.169.254/latest/meta-data/' } });
     const worker = webhooks.startWorker({ backoffBaseMs: 1 });
-    const failedForGood = new Promise<void>((resolve) =>
-      worker.on('failed', (job) => {
-        if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) resolve();
-      }),
-    );
+    const failedForGood = lastAttemptFailed(worker);
     await sendTestWebhook(users.lead, webhook.id);
     await failedForGood;
     const [log] = await listDeliveries(users.lead);

@@ -2,6 +2,7 @@
 // or not, the error a poison message lacks), a dead letter back as text within Azure's 64 KiB, the
 // settings (target queue of a -poison queue, names Azure accepts), and the traps.
 import { describe, expect, it } from 'vitest';
+import { outgoingRedrive } from '../support/outgoing';
 import { azureQueueConfigSchema, azureQueueSecretSchema, targetQueueOf } from '@/lib/connectors/azure-queue/config';
 import { payloadOf, payloadShape, redriveText, toDeadLetter, type AzureMessage } from '@/lib/connectors/azure-queue/message';
 import { azureQueueTraps, messageTtlTrap } from '@/lib/connectors/azure-queue/traps';
@@ -16,20 +17,7 @@ const msg = (text: string, over: Partial<AzureMessage> = {}): AzureMessage => ({
   messageText: text,
   ...over,
 });
-const out = (payload: Buffer, over: Partial<OutgoingRedrive> = {}): OutgoingRedrive => ({
-  deadLetterId: 1n,
-  messageId: 'm-1',
-  payload,
-  contentType: null,
-  headers: {},
-  origin: {},
-  redriveCount: 0,
-  enqueuedAt: null,
-  orderingKey: null,
-  idempotencyKey: null,
-  correlationId: null,
-  ...over,
-});
+const out = (payload: Buffer, over: Partial<OutgoingRedrive> = {}): OutgoingRedrive => outgoingRedrive({ payload, ...over });
 
 describe('Azure queue message → dead letter', () => {
   it('decodes base64 to the exact bytes and keeps the facts under $azure', () => {

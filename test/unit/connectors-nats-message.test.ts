@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { outgoingRedrive } from '../support/outgoing';
 import { isDeadLetterAdvisory, parseAdvisory, redrivePublish, toDeadLetter, type StoredMessage } from '@/lib/connectors/nats/message';
 import { captureStreamName } from '@/lib/connectors/nats/capture';
 import { natsConfigSchema, natsSecretSchema } from '@/lib/connectors/nats/config';
@@ -89,57 +90,21 @@ describe('NATS JetStream message mapping', () => {
   it('keeps a message gone from the stream as a tombstone, which a redrive refuses', () => {
     const d = toDeadLetter(parseAdvisory(json(maxDeliver))!, null);
     expect(d).toMatchObject({ messageId: 'ORDERS:42', payload: new Uint8Array(0), receiveCount: 5, enqueuedAt: null });
-    const out = redrivePublish({
-      deadLetterId: 9n,
-      messageId: d.messageId,
-      payload: d.payload,
-      contentType: null,
-      headers: d.headers!,
-      origin: d.headers!,
-      redriveCount: 0,
-      enqueuedAt: null,
-      orderingKey: null,
-      idempotencyKey: null,
-      correlationId: null,
-    });
+    const out = redrivePublish(outgoingRedrive({ deadLetterId: 9n, messageId: d.messageId, payload: d.payload, headers: d.headers! }));
     expect(out).toEqual({ error: 'The message was gone from stream "ORDERS" before Triage read it (sequence 42): there is nothing to redrive' });
   });
 
   it("redrives to the subject and stream the original came from, whatever an edited copy's headers say", () => {
     const d = toDeadLetter(parseAdvisory(json(maxDeliver))!, stored);
     const forged = { ...d.headers!, $nats: { ...(d.headers!.$nats as Record<string, unknown>), subject: 'payments.refund', stream: 'PAYMENTS' } };
-    const out = redrivePublish({
-      deadLetterId: 77n,
-      messageId: d.messageId,
-      payload: d.payload,
-      contentType: null,
-      headers: forged,
-      origin: d.headers!,
-      redriveCount: 0,
-      enqueuedAt: null,
-      orderingKey: null,
-      idempotencyKey: null,
-      correlationId: null,
-    });
+    const out = redrivePublish(outgoingRedrive({ deadLetterId: 77n, messageId: d.messageId, payload: d.payload, headers: forged, origin: d.headers! }));
     if ('error' in out) throw new Error(out.error);
     expect(out).toMatchObject({ subject: 'orders.created.eu', stream: 'ORDERS' });
   });
 
   it('redrives to the original subject with the original headers, a new Nats-Msg-Id, and is recognised as the next generation', () => {
     const d = toDeadLetter(parseAdvisory(json(maxDeliver))!, stored);
-    const out = redrivePublish({
-      deadLetterId: 77n,
-      messageId: d.messageId,
-      payload: d.payload,
-      contentType: null,
-      headers: d.headers!,
-      origin: d.headers!,
-      redriveCount: 0,
-      enqueuedAt: null,
-      orderingKey: null,
-      idempotencyKey: null,
-      correlationId: null,
-    });
+    const out = redrivePublish(outgoingRedrive({ deadLetterId: 77n, messageId: d.messageId, payload: d.payload, headers: d.headers! }));
     if ('error' in out) throw new Error(out.error);
     expect(out).toMatchObject({ subject: 'orders.created.eu', stream: 'ORDERS', msgId: 'triage-77-1' });
     // The stream's own instructions (dedupe id, expected sequence) are not replayed.

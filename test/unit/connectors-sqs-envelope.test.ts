@@ -2,6 +2,7 @@
 // documented shape is read into the original event and its error, `auto` never takes a plain event
 // for a wrapper, and hostile bodies are kept as they are.
 import { describe, expect, it } from 'vitest';
+import { outgoingRedrive } from '../support/outgoing';
 import { ENVELOPE_KEY, topLevelValueSpan, unwrapEnvelope } from '@/lib/connectors/sqs/envelope';
 import { redriveEntry, toDeadLetter } from '@/lib/connectors/sqs/message';
 import type { OutgoingRedrive } from '@/lib/redrive/destinations';
@@ -200,17 +201,5 @@ describe('topLevelValueSpan', () => {
 });
 
 function outgoing(d: ReturnType<typeof toDeadLetter>): OutgoingRedrive {
-  return {
-    deadLetterId: 1n,
-    messageId: d.messageId,
-    payload: d.payload,
-    contentType: d.contentType ?? null,
-    headers: d.headers ?? {},
-    origin: d.headers ?? {},
-    redriveCount: 0,
-    enqueuedAt: null,
-    orderingKey: null,
-    idempotencyKey: null,
-    correlationId: null,
-  };
+  return outgoingRedrive({ messageId: d.messageId, payload: d.payload, contentType: d.contentType ?? null, headers: d.headers ?? {} });
 }

@@ -1,26 +1,15 @@
 // The SQS mapping (lib/connectors/sqs/message.ts) and settings, without a server: what a received
 // message becomes, and what a redrive sends.
 import { describe, expect, it } from 'vitest';
+import { outgoingRedrive } from '../support/outgoing';
 import { regionOfQueueUrl, queueNameOf, isFifoQueue } from '@/lib/connectors/sqs/client';
 import { sqsConfigSchema, sqsSecretSchema } from '@/lib/connectors/sqs/config';
 import { redriveEntry, toDeadLetter } from '@/lib/connectors/sqs/message';
 import { dlqRetentionTrap } from '@/lib/connectors/sqs/traps';
 import type { OutgoingRedrive } from '@/lib/redrive/destinations';
 
-const outgoing = (headers: Record<string, unknown>, extra: Partial<OutgoingRedrive> = {}): OutgoingRedrive => ({
-  deadLetterId: 42n,
-  messageId: 'm-1',
-  payload: Buffer.from('{"order":1}'),
-  contentType: null,
-  headers,
-  origin: headers,
-  redriveCount: 0,
-  enqueuedAt: null,
-  orderingKey: null,
-  idempotencyKey: null,
-  correlationId: null,
-  ...extra,
-});
+const outgoing = (headers: Record<string, unknown>, extra: Partial<OutgoingRedrive> = {}): OutgoingRedrive =>
+  outgoingRedrive({ deadLetterId: 42n, payload: Buffer.from('{"order":1}'), headers, ...extra });
 
 describe('SQS connector mapping', () => {
   it('maps a received message: attributes typed, system attributes, ids, times, FIFO keys', () => {

@@ -1,6 +1,7 @@
 // The connector layer's pure parts: secrets at rest and their redaction, the error-text conventions,
 // the reconnect backoff, and the RabbitMQ message mapping (x-death, ids, headers both ways).
 import { describe, expect, it } from 'vitest';
+import { outgoingRedrive } from '../support/outgoing';
 import { errorTextOf } from '@/lib/connectors/error-text';
 import { decryptSecret, encryptSecret, redactUrl, scrubSecrets } from '@/lib/connectors/secrets';
 import { reconnectDelay } from '@/lib/connectors/supervisor';
@@ -132,19 +133,17 @@ describe('RabbitMQ message mapping', () => {
     expect(redriveRoute(d.headers!, 'orders.fixed')).toEqual({ exchange: '', routingKey: 'orders.fixed', cc: [] });
     expect(redriveRoute({ 'x-original-exchange': 'shop', 'x-original-routingKey': 'k' }, undefined)).toEqual({ exchange: 'shop', routingKey: 'k', cc: [] });
     expect(redriveRoute({}, undefined)).toBeNull();
-    const { content, options } = redrivePublish({
-      deadLetterId: 42n,
-      messageId: d.messageId,
-      payload: d.payload,
-      contentType: 'application/json',
-      headers: d.headers!,
-      origin: d.headers!,
-      redriveCount: 0,
-      enqueuedAt: d.enqueuedAt ?? null,
-      orderingKey: null,
-      idempotencyKey: null,
-      correlationId: 'c-1',
-    });
+    const { content, options } = redrivePublish(
+      outgoingRedrive({
+        deadLetterId: 42n,
+        messageId: d.messageId,
+        payload: d.payload,
+        contentType: 'application/json',
+        headers: d.headers!,
+        enqueuedAt: d.enqueuedAt ?? null,
+        correlationId: 'c-1',
+      }),
+    );
     expect(content.toString()).toBe('{"order":1}');
     expect(Object.keys(options.headers)).toEqual(['x-raw', 'x-triage-redrive-count', 'x-triage-dead-letter-id']);
     expect(Buffer.compare(options.headers['x-raw'], Buffer.from([0xff, 0x00]))).toBe(0);

@@ -5,6 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { outgoingRedrive } from '../support/outgoing';
 import type { OutboundPolicy } from '@/lib/outbound/outbound-url';
 import { httpDestination } from '@/lib/redrive/destinations/http';
 import type { OutgoingRedrive } from '@/lib/redrive/destinations';
@@ -21,19 +22,8 @@ async function listen(handler: Parameters<typeof createServer>[1]): Promise<numb
   return (server.address() as AddressInfo).port;
 }
 
-const message = (n: number): OutgoingRedrive => ({
-  deadLetterId: BigInt(n),
-  messageId: `m-${n}`,
-  payload: Buffer.from(`{"n":${n}}`),
-  contentType: 'application/json',
-  headers: {},
-  origin: {},
-  redriveCount: 0,
-  enqueuedAt: null,
-  orderingKey: null,
-  idempotencyKey: null,
-  correlationId: null,
-});
+const message = (n: number): OutgoingRedrive =>
+  outgoingRedrive({ deadLetterId: BigInt(n), messageId: `m-${n}`, payload: Buffer.from(`{"n":${n}}`), contentType: 'application/json' });
 
 describe('redrive over HTTP', () => {
   it('resolves the name once and connects to the address it checked, whatever the name says later', async () => {
