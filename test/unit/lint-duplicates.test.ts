@@ -37,10 +37,20 @@ afterEach(() => {
   dir = undefined;
 });
 
-function tree(files: Record<string, string>, maxPairs: number): string {
+function tree(files: Record<string, string>, maxPairs: number, maxRuns = maxPairs): string {
   dir = mkdtempSync(path.join(os.tmpdir(), 'lint-duplicates-'));
   // "absent" is in the list as a folder may be before it exists: the script skips it.
-  const settings = { minLines: 6, minTokens: 50, mode: 'weak', ignoreIdentifiers: true, ignoreLiterals: true, path: ['src', 'absent'], maxPairs };
+  const settings = {
+    minLines: 6,
+    minTokens: 50,
+    mode: 'weak',
+    ignoreIdentifiers: true,
+    ignoreLiterals: true,
+    crossFormats: 'js-ts',
+    path: ['src', 'absent'],
+    maxPairs,
+    maxRuns,
+  };
   writeFileSync(path.join(dir, '.jscpd.json'), JSON.stringify(settings));
   for (const [name, text] of Object.entries(files)) {
     mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
@@ -56,14 +66,14 @@ describe('lint-duplicates', { timeout: 60_000 }, () => {
   it('passes a tree at its ratchet', () => {
     const r = lint(tree({ 'src/a.ts': block, 'src/b.ts': 'export const b = 1;\n' }, 0));
     expect(r.status).toBe(0);
-    expect(r.stdout).toContain('0 pairs of places sharing 6+ lines of the same shape (ratchet 0)');
+    expect(r.stdout).toContain('0 pairs of places (0 runs) sharing 6+ lines of the same shape (ratchet 0 pairs, 0 runs)');
   });
 
   it('fails once a change copies a block, and prints both places', () => {
     const r = lint(tree({ 'src/a.ts': block, 'src/b.ts': `// copied\n${block}` }, 0));
     expect(r.status).toBe(1);
     expect(r.stdout).toMatch(/\d+ lines: src\/a\.ts:\d+-\d+ {2}~ {2}src\/b\.ts:\d+-\d+/);
-    expect(r.stderr).toContain('1 pairs of places sharing 6+ lines of the same shape, above the ratchet of 0');
+    expect(r.stderr).toContain('1 pairs of places (1 runs) sharing 6+ lines of the same shape, above the ratchet of 0 pairs');
   });
 
   it('fails on a copy whose names and values were changed, and says it is alike in shape', () => {
@@ -74,15 +84,34 @@ describe('lint-duplicates', { timeout: 60_000 }, () => {
 
   it('counts two files that share several runs as one pair', () => {
     const twice = `${block}\nexport const gap = [1, 2, 3].map(String).join('-');\n${block.replace('summarize', 'again')}`;
-    const r = lint(tree({ 'src/a.ts': twice, 'src/b.ts': `${block}\n${block.replace('summarize', 'again')}` }, 10));
+    const r = lint(tree({ 'src/a.ts': twice, 'src/b.ts': `${block}\n${block.replace('summarize', 'again')}` }, 10, 10));
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/src\/a\.ts:\d+-\d+ {2}~ {2}src\/b\.ts:\d+-\d+/);
     expect(r.stdout.match(/src\/a\.ts:\d+-\d+ {2}~ {2}src\/b\.ts/g)).toHaveLength(1);
+  });
+
+  it('fails on a block pasted into two files that already share one: a new run, not a new pair', () => {
+    const pasted = `\nexport const wrap = (xs: number[]) => {\n  const out: number[] = [];\n  for (const x of xs) {\n    if (x > 10) out.push(x * 2);\n    else out.push(x + 1);\n  }\n  out.sort((a, b) => a - b);\n  return out.filter((x) => x % 3 !== 0);\n};\n`;
+    const before = lint(tree({ 'src/a.ts': block, 'src/b.ts': block }, 1, 1));
+    expect(before.status).toBe(0);
+    const r = lint(tree({ 'src/a.ts': block + pasted, 'src/b.ts': `${block}\nexport const gap = 1;\n${pasted}` }, 1, 1));
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/1 pairs of places \(2 runs\)/);
+  });
+
+  it('compares TypeScript with TSX and JavaScript modules', () => {
+    const js = block.replace(': { status: string; count: number }[]', '').replace('<string, number>', '');
+    const r = lint(tree({ 'src/a.ts': block, 'src/b.mjs': js }, 0));
+    expect(r.status).toBe(1);
+    expect(r.stdout).toMatch(/src\/a\.ts:\d+-\d+ {2}~ {2}src\/b\.mjs/);
+    const tsx = lint(tree({ 'src/a.ts': block, 'src/b.tsx': block }, 0));
+    expect(tsx.status).toBe(1);
   });
 
   it('tells to lower a ratchet that is above the count', () => {
     const r = lint(tree({ 'src/a.ts': block }, 3));
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('lower "maxPairs" in .jscpd.json to 0');
+    expect(r.stdout).toContain('lower "maxRuns" in .jscpd.json to 0');
   });
 });
