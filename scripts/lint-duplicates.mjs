@@ -1,9 +1,11 @@
 // `npm run lint`: the copy-paste check (jscpd, settings in .jscpd.json). It counts pairs of places
 // that share a run of 6+ lines of the same shape: the same text, or the same code with other names,
 // strings and numbers (jscpd's ignoreIdentifiers and ignoreLiterals), import lines left out. Two files
-// that share several runs are one pair, as a reader sees them. Fails when there are more pairs than
-// the ratchet `maxPairs` kept in that file, and prints each pair, so a change that pastes a block
-// fails here; a change that removes some is told to lower the ratchet.
+// that share several runs are one pair, as a reader sees them; .ts, .tsx, .js and .mjs files are
+// compared with each other (crossFormats js-ts). Fails when there are more pairs than the ratchet
+// `maxPairs`, or more runs than `maxRuns` (a block pasted into two files that already share one is a
+// new run, not a new pair), both kept in that file, and prints each pair, so a change that pastes a
+// block fails here; a change that removes some is told to lower the ratchets.
 // Usage: node scripts/lint-duplicates.mjs [--root DIR]   (DIR defaults to the repo; its .jscpd.json is read)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,9 +18,9 @@ const repo = fileURLToPath(new URL('..', import.meta.url));
 const rootArg = process.argv.indexOf('--root');
 const root = path.resolve(rootArg > 0 ? process.argv[rootArg + 1] : repo);
 const configPath = path.join(root, '.jscpd.json');
-const { maxPairs, path: paths = ['.'], ...settings } = JSON.parse(readFileSync(configPath, 'utf8'));
-if (!Number.isInteger(maxPairs)) {
-  console.error(`✗ ${configPath}: "maxPairs" (the ratchet) must be an integer`);
+const { maxPairs, maxRuns, path: paths = ['.'], ...settings } = JSON.parse(readFileSync(configPath, 'utf8'));
+if (!Number.isInteger(maxPairs) || !Number.isInteger(maxRuns)) {
+  console.error(`✗ ${configPath}: "maxPairs" and "maxRuns" (the ratchets) must be integers`);
   process.exit(2);
 }
 // jscpd knows no ratchet: it gets the settings alone, and only the paths that exist.
@@ -43,10 +45,12 @@ try {
   // One pair per two files (or one file with itself): its longest shared run, and how many more.
   // A list of literals matches itself one line down: a run that overlaps its own copy is data, not a copy.
   const pairs = new Map();
+  let runs = 0;
   for (const d of duplicates) {
     for (const f of [d.firstFile, d.secondFile]) f.name = path.relative(root, f.name);
     const [a, b] = [d.firstFile, d.secondFile].sort((x, y) => x.name.localeCompare(y.name) || x.start - y.start);
     if (a.name === b.name && b.start <= a.end) continue;
+    runs++;
     const key = `${a.name}\n${b.name}`;
     const seen = pairs.get(key);
     if (!seen) pairs.set(key, { a, b, lines: d.lines, kind: d.kind, runs: 1 });
@@ -62,14 +66,16 @@ try {
   for (const line of lines) console.log(line);
   const count = pairs.size;
   const min = settings.minLines ?? 5;
-  if (count > maxPairs) {
+  const what = `${count} pairs of places (${runs} runs) sharing ${min}+ lines of the same shape`;
+  if (count > maxPairs || runs > maxRuns) {
     console.error(
-      `\n✗ ${count} pairs of places sharing ${min}+ lines of the same shape, above the ratchet of ${maxPairs} (.jscpd.json "maxPairs"): share the new code instead of copying it`,
+      `\n✗ ${what}, above the ratchet of ${maxPairs} pairs and ${maxRuns} runs (.jscpd.json "maxPairs", "maxRuns"): share the new code instead of copying it`,
     );
     process.exit(1);
   }
-  console.log(`\n✓ ${count} pairs of places sharing ${min}+ lines of the same shape (ratchet ${maxPairs})`);
+  console.log(`\n✓ ${what} (ratchet ${maxPairs} pairs, ${maxRuns} runs)`);
   if (count < maxPairs) console.log(`  below the ratchet: lower "maxPairs" in .jscpd.json to ${count}`);
+  if (runs < maxRuns) console.log(`  below the ratchet: lower "maxRuns" in .jscpd.json to ${runs}`);
 } finally {
   rmSync(out, { recursive: true, force: true });
 }
