@@ -11,7 +11,7 @@ function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const path = join(dir, e.name);
     if (e.isDirectory()) return sourceFiles(path);
-    return /\.(tsx?|mjs)$/.test(e.name) ? [path] : [];
+    return /\.(tsx?|mts|mjs)$/.test(e.name) ? [path] : [];
   });
 }
 
@@ -98,7 +98,12 @@ const LIB_LAYER: Record<string, Layer> = {
   openapi: 'surfaces',
 };
 
-const SPECIFIER = /(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g;
+// Every form a module names another in: `from '…'`, `import '…'`, `import('…')` with any quote (a
+// template literal without a substitution included), and `require('…')`.
+const SPECIFIER = /(?:\bfrom|\bimport|\brequire)\s*\(?\s*(['"`])([^'"`$]+)\1/g;
+const specifiers = (text: string) => [...text.matchAll(SPECIFIER)].map((m) => m[2]!);
+// The one lib/ file that may import from app/: the route registry reads the route modules it describes.
+const LIB_READS_APP = new Set(['lib/openapi/routes.ts']);
 const lib = join(root, 'lib');
 
 function libUnit(path: string): string {
@@ -112,7 +117,7 @@ function libGraph(): Map<string, Map<string, string>> {
   for (const file of sourceFiles(lib)) {
     const from = libUnit(file);
     const edges = graph.get(from) ?? graph.set(from, new Map()).get(from)!;
-    for (const [, spec] of readFileSync(file, 'utf8').matchAll(SPECIFIER)) {
+    for (const spec of specifiers(readFileSync(file, 'utf8'))) {
       const target = spec!.startsWith('@/lib/') ? join(root, spec!.slice(2)) : spec!.startsWith('.') ? resolve(dirname(file), spec!) : null;
       if (!target?.startsWith(lib + sep)) continue;
       const to = libUnit(target);
@@ -124,6 +129,28 @@ function libGraph(): Map<string, Map<string, string>> {
 
 describe('lib/ layers', () => {
   const graph = libGraph();
+
+  it('reads every form of import', () => {
+    const text = [
+      "import { a } from '@/lib/a';",
+      "export * from './b';",
+      "import type { C } from '../c';",
+      "import '@/lib/d';",
+      "await import('@/lib/e');",
+      'await import(`@/lib/f`);',
+      "const g = require('@/lib/g');",
+      'await import(`@/lib/${name}`);',
+    ].join('\n');
+    expect(specifiers(text)).toEqual(['@/lib/a', './b', '../c', '@/lib/d', '@/lib/e', '@/lib/f', '@/lib/g']);
+  });
+
+  it('imports nothing from app/ or components/ (the route registry aside)', () => {
+    const up: string[] = [];
+    for (const file of sourceFiles(lib))
+      for (const spec of specifiers(readFileSync(file, 'utf8')))
+        if (/^@\/(app|components)\//.test(spec) && !LIB_READS_APP.has(relative(root, file))) up.push(`${relative(root, file)} → ${spec}`);
+    expect(up).toEqual([]);
+  });
   const rank = (unit: string) => LAYERS.indexOf(LIB_LAYER[unit]!);
 
   it('places every folder and top-level file of lib/ in a layer, and no more', () => {
