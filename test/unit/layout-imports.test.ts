@@ -90,7 +90,7 @@ const LIB_LAYER: Record<string, Layer> = {
   rollups: 'capabilities',
   sla: 'capabilities',
   sources: 'capabilities',
-  views: 'capabilities',
+  'saved-views': 'capabilities',
   // surfaces: what describes or drives all of the above.
   assistant: 'surfaces',
   demo: 'surfaces',
