@@ -103,7 +103,7 @@ async function start() {
 
 runWorkerProcess({
   name: 'maintenance worker',
-  // Its bulk statements get the longer bulk timeout (lib/db.ts).
+  // Its bulk statements get the longer bulk timeout (lib/db/pools.ts).
   timeouts: 'bulk',
   heartbeat: 'maintenance',
   start,

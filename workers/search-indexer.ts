@@ -5,7 +5,7 @@ import { startSearchIndexer } from '@/lib/search';
 
 runWorkerProcess({
   name: 'search indexer',
-  // Its bulk statements get the longer bulk timeout (lib/db.ts).
+  // Its bulk statements get the longer bulk timeout (lib/db/pools.ts).
   timeouts: 'bulk',
   heartbeat: 'search-indexer',
   start: () => startSearchIndexer(),

@@ -30,7 +30,7 @@ export interface WorkerContext {
 export interface WorkerProcessSpec<T> {
   /** In the log lines: "<name> stopping", "<name> failed to start". */
   name: string;
-  /** Statement timeouts of this process's Postgres sessions (lib/db.ts setWorkerTimeouts). */
+  /** Statement timeouts of this process's Postgres sessions (lib/db/pools.ts setWorkerTimeouts). */
   timeouts: 'worker' | 'bulk';
   /** The heartbeat kind this process writes; none for the demo's producers. */
   heartbeat?: WorkerKind;
@@ -50,7 +50,7 @@ export interface WorkerProcessSpec<T> {
 export const DEFAULT_GRACE_MS = 60_000;
 
 export function runWorkerProcess<T>(spec: WorkerProcessSpec<T>): void {
-  // Before any query: every session of this process carries the worker timeouts (a query gets an error, not a hang: lib/db.ts).
+  // Before any query: every session of this process carries the worker timeouts (a query gets an error, not a hang: lib/db/pools.ts).
   setWorkerTimeouts(spec.timeouts);
   let heartbeat: Heartbeat | undefined;
   let stopping = false;
