@@ -1,6 +1,6 @@
 // The search indexer: makes new dead letters findable by payload and error text within about a
 // second, in bulk and off the ingest path (lib/search). Several may run; they share the backlog.
-import { runWorkerProcess } from '@/lib/workers/run-worker-process';
+import { runWorkerProcess } from '@/lib/worker-runner/run-worker-process';
 import { startSearchIndexer } from '@/lib/search';
 
 runWorkerProcess({

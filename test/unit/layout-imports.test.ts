@@ -64,7 +64,7 @@ const LIB_LAYER: Record<string, Layer> = {
   search: 'core',
   'text-input': 'core',
   wire: 'core',
-  workers: 'core',
+  'worker-runner': 'core',
   'zod-issues': 'core',
   // model: what a source and a dead letter are, and the ports adapters implement.
   deadletters: 'model',

@@ -1,6 +1,6 @@
 // The one runner of every process in workers/ (formbricks packages/jobs "runtime"): the environment
 // is checked at boot (check-env.ts, imported first), the Postgres sessions get the worker timeouts
-// before any query, the process starts, beats (lib/workers/heartbeat.ts), says "ready", and on the
+// before any query, the process starts, beats (lib/worker-runner/heartbeat.ts), says "ready", and on the
 // first SIGTERM or SIGINT stops once: the work in hand finishes, then the heartbeat row, the queues
 // and the pools are closed. A stop that hangs past graceMs is cut short. The exit code says which:
 // EXIT below, and 78 for an invalid environment.
