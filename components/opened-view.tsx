@@ -1,7 +1,7 @@
 // The name of the saved view a page was opened from (?view=), so a teammate sees whose filters these are.
 import type { Actor } from '@/lib/auth';
 import { AppError } from '@/lib/errors';
-import { getView } from '@/lib/views';
+import { getView } from '@/lib/saved-views';
 
 export async function OpenedView({ actor, id }: { actor: Actor; id: string | undefined }) {
   if (!id) return null;

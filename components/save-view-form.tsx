@@ -2,7 +2,7 @@
 // The "Save view" form of the dead-letter list, the inbox and the audit trail. Its action belongs to
 // the /views route, which owns saved views.
 import { saveViewAction } from '@/app/(dashboard)/views/actions';
-import type { ViewPage } from '@/lib/views/pages';
+import type { ViewPage } from '@/lib/saved-views/pages';
 import { FormStatus } from '@/components/form-status';
 import { useActionForm } from '@/components/use-action-form';
 import { LimitedInput } from '@/components/limited-input';

@@ -61,7 +61,7 @@ const schema = z.object({
   // The consumer worker: messages handled at once per source, and how often it looks for new sources.
   CONSUMER_CONCURRENCY: z.coerce.number().int().positive().default(10),
   CONSUMER_DISCOVERY_MS: z.coerce.number().int().positive().default(5_000),
-  // Worker processes' Postgres sessions (lib/db.ts, setWorkerTimeouts): a statement that waits longer
+  // Worker processes' Postgres sessions (lib/db/pools.ts, setWorkerTimeouts): a statement that waits longer
   // (on a lock, on a server that stopped answering) fails with an error instead of hanging its handler;
   // the maintenance worker and the search indexer run bulk statements under the longer bulk timeout.
   // A session left idle inside a transaction this long is ended by Postgres, its locks released.

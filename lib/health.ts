@@ -1,10 +1,10 @@
 // Readiness of what Triage stands on. Redis must not evict keys: BullMQ keeps locks and job state
 // there, and an evicting policy silently loses them. Workers: every kind with a heartbeat on
-// record is expected, and health is not ok while one is stale (lib/workers/heartbeat.ts).
+// record is expected, and health is not ok while one is stale (lib/worker-runner/heartbeat.ts).
 import { z } from 'zod';
 import { db } from './db';
 import { redis } from './redis';
-import { WorkerKindHealth, workerHeartbeats } from './workers/heartbeat';
+import { WorkerKindHealth, workerHeartbeats } from './worker-runner/heartbeat';
 
 const check = z.object({ ok: z.boolean(), error: z.string().optional() });
 const operatorOnly = 'Only for an admin (token or session)';

@@ -23,7 +23,7 @@ import { closeQueues } from '@/lib/queue';
 import { AppError } from '@/lib/errors';
 import { REDRIVE_TASK_STATUSES } from '@/lib/enums';
 import { createRedriveRule, deleteRedriveRule, listRedriveRules, updateRedriveRule, type RedriveRuleView, type RuleKind } from '@/lib/redrive-rules';
-import { createView, deleteView, listViews, updateView, type SavedViewView } from '@/lib/views';
+import { createView, deleteView, listViews, updateView, type SavedViewView } from '@/lib/saved-views';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { assistantActor, setAssistantRoles } from '@/lib/auth/assistant-access';
 import { createAssistantServer } from '@/lib/assistant/server';

@@ -1,7 +1,7 @@
 // The connectors process: imports the dead letters of every connector source (RabbitMQ, BullMQ…)
 // from its broker into Triage, write then acknowledge. The work is in lib/connectors; this file
-// starts it and shuts it down cleanly (lib/workers/run-worker-process.ts).
-import { runWorkerProcess } from '@/lib/workers/run-worker-process';
+// starts it and shuts it down cleanly (lib/worker-runner/run-worker-process.ts).
+import { runWorkerProcess } from '@/lib/worker-runner/run-worker-process';
 import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
 
 runWorkerProcess({

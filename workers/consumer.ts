@@ -1,7 +1,7 @@
 // The broker runtime's process: one consumer per built-in source with a handler (the demo's),
 // new sources picked up while running. After a Redis restart the connections come back by
 // themselves (ioredis retries forever, BullMQ workers resume). SIGTERM: finish what is in hand.
-import { runWorkerProcess } from '@/lib/workers/run-worker-process';
+import { runWorkerProcess } from '@/lib/worker-runner/run-worker-process';
 import { demoHandlers } from '@/lib/demo';
 import { env } from '@/lib/env';
 import { runConsumers } from '@/lib/runtime';

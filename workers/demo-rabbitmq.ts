@@ -2,7 +2,7 @@
 // to the local RabbitMQ and consumed Spring-style, poison ones dead-lettered with exception headers,
 // which the connectors worker imports into the source "shipments-rmq" (lib/demo/rabbitmq.ts). When
 // RabbitMQ is not reachable, it says so once and runs without that source, trying again now and then.
-import { runWorkerProcess } from '@/lib/workers/run-worker-process';
+import { runWorkerProcess } from '@/lib/worker-runner/run-worker-process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { redactUrl } from '@/lib/connectors/secrets';
 import { ensureDemoRabbitmqSource, startDemoRabbitmq, type DemoRabbitmq } from '@/lib/demo/rabbitmq';

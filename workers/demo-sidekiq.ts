@@ -9,7 +9,7 @@ import { redactUrl } from '@/lib/connectors/secrets';
 import { DEMO_SIDEKIQ, enqueueDemoMails, ensureDemoSidekiqSource, sidekiqInstalled, startDemoSidekiq } from '@/lib/demo/sidekiq';
 import { env } from '@/lib/env';
 import { log } from '@/lib/log';
-import { runWorkerProcess } from '@/lib/workers/run-worker-process';
+import { runWorkerProcess } from '@/lib/worker-runner/run-worker-process';
 
 const ENQUEUE_EVERY_MS = 5_000;
 const RETRY_CONNECT_MS = 60_000;

@@ -1,7 +1,7 @@
 // The demo producer (`npm run demo` starts it; the browser tests do not): a steady trickle of
 // orders, payments and notifications with a little poison, and now and then an outage of the
 // payment gateway with the wave of payments that piles up during it. Volumes stay modest.
-import { runWorkerProcess } from '@/lib/workers/run-worker-process';
+import { runWorkerProcess } from '@/lib/worker-runner/run-worker-process';
 import { produceDemoBatch } from '@/lib/demo';
 import { log } from '@/lib/log';
 

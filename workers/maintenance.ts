@@ -5,7 +5,7 @@
 // themselves. The schedules are the catalog's (lib/queue/catalog.ts `every`). BullMQ job schedulers
 // make each run happen once however many of these processes are up, and are put back when a Redis
 // restart forgot them; the work is in lib/.
-import { runWorkerProcess } from '@/lib/workers/run-worker-process';
+import { runWorkerProcess } from '@/lib/worker-runner/run-worker-process';
 import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
 import { readSourceQueues } from '@/lib/connectors/source-queue';
 import { writeCheckpoint } from '@/lib/audit/checkpoint';
@@ -103,7 +103,7 @@ async function start() {
 
 runWorkerProcess({
   name: 'maintenance worker',
-  // Its bulk statements get the longer bulk timeout (lib/db.ts).
+  // Its bulk statements get the longer bulk timeout (lib/db/pools.ts).
   timeouts: 'bulk',
   heartbeat: 'maintenance',
   start,

@@ -1,7 +1,7 @@
 // The redrive process: runs redrive tasks at their rate, resumable from Postgres after a crash or a
 // Redis restart. The work is in lib/redrive; this file starts it and shuts it down cleanly
-// (lib/workers/run-worker-process.ts).
-import { runWorkerProcess } from '@/lib/workers/run-worker-process';
+// (lib/worker-runner/run-worker-process.ts).
+import { runWorkerProcess } from '@/lib/worker-runner/run-worker-process';
 import { QUEUES } from '@/lib/queue';
 import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
 

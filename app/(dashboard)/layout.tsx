@@ -2,7 +2,7 @@ import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { can } from '@/lib/auth';
 import { pageActor } from '@/lib/auth/guard';
-import { listViews } from '@/lib/views';
+import { listViews } from '@/lib/saved-views';
 import { NavMenu } from '@/components/nav-menu';
 import { signOutAction } from './actions';
 

@@ -2,7 +2,7 @@
 // way by /redrives/new and /redrives/transform: a selection, or the reason there is none.
 import { AppError } from '@/lib/errors';
 import type { RedriveSelectionInput } from '@/lib/redrive';
-import { selectionFromQuery } from '@/lib/redrive/http';
+import { selectionFromQuery } from '@/lib/redrive/route-shapes';
 
 export function selectionFromPage(sp: Record<string, string | undefined>): { selection: RedriveSelectionInput | null; problem: string | null } {
   try {

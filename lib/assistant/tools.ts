@@ -12,7 +12,7 @@ import { getCluster } from '@/lib/clustering/get-cluster';
 import { clusterListQuery, listClusters } from '@/lib/clustering/list-clusters';
 import { decideDeadLetter, decisionInput, reasonSchema } from '@/lib/deadletters/decide';
 import { getDeadLetter } from '@/lib/deadletters/get-dead-letter';
-import { deadLetterListQuery } from '@/lib/deadletters/http';
+import { deadLetterListQuery } from '@/lib/deadletters/route-shapes';
 import { countDeadLetters, listDeadLetters } from '@/lib/deadletters/list-dead-letters';
 import { getRedriveTask, previewRedrive, redriveHistory, startRedrive, startRedriveInput } from '@/lib/redrive';
 import { getSlaBoard } from '@/lib/sla/sla-board';

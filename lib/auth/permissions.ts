@@ -33,7 +33,7 @@ export const PERMISSIONS = {
   'clusters.own': { support: 'team', lead: 'team', admin: 'all' },
   // Saved views: save, rename, share and delete one's own views of the pages one may open.
   // Every role may; sharing goes to the saver's own team only, so a teamless auditor or admin keeps
-  // views private (lib/views).
+  // views private (lib/saved-views).
   'views.manage': { support: 'team', lead: 'team', auditor: 'all', admin: 'all' },
   'audit.read': { lead: 'team', auditor: 'all', admin: 'all' },
   'admin.manage': { admin: 'all' },

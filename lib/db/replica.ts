@@ -26,7 +26,7 @@
 // replica connection closes (the replica stopped or restarted).
 import { Counter, Gauge, Registry } from 'prom-client';
 import type postgres from 'postgres';
-import { pg, replicaPg } from '@/lib/db';
+import { pg, replicaPg } from './pools';
 import { env } from '@/lib/env';
 import { log } from '@/lib/log';
 import { redis } from '@/lib/redis';

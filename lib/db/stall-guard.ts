@@ -6,7 +6,7 @@
 // answer that will never come is given up. Whoever gives up must be safe to do the work again: the
 // dead-letter writes are idempotent by key.
 import type postgres from 'postgres';
-import { createPg } from '@/lib/db';
+import { createPg } from './pools';
 import { env } from '@/lib/env';
 
 export class StalledError extends Error {}

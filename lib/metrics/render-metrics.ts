@@ -13,7 +13,7 @@ import { writeBudget } from '@/lib/admission';
 import { backlogSize } from '@/lib/search';
 import { computeAgeStats } from '@/lib/sla/age-stats';
 import { STATS_MAX_AGE_MS } from '@/lib/sla/sla-board';
-import { workerHeartbeats } from '@/lib/workers/heartbeat';
+import { workerHeartbeats } from '@/lib/worker-runner/heartbeat';
 
 const ALARM_VALUE = { OK: 0, PENDING: 1, ALARM: 2 } as const;
 

@@ -24,7 +24,7 @@ import { SourceListView } from '@/lib/sources/list-sources';
 import { SourceView } from '@/lib/sources/source-view';
 import { connectionPatch } from '@/lib/sources/update-connection';
 import { PolicyAnswer, PolicyReadView, policyInput } from '@/lib/sources/update-policy';
-import { OneSavedView, SavedViewListView, SavedViewView } from '@/lib/views/saved-views';
+import { OneSavedView, SavedViewListView, SavedViewView } from '@/lib/saved-views/saved-views';
 
 /** Response views: JSON Schema of what the route writes ('output'). */
 export const VIEW_COMPONENTS: Record<string, z.ZodType> = {

@@ -6,7 +6,7 @@ import type { JobsOptions } from 'bullmq';
 import { z } from 'zod';
 import { MINUTE, SECOND } from '@/lib/clock';
 import { envelopeSchema } from './envelope';
-import { JOBS, type QUEUES } from './index';
+import { JOBS, type QUEUES } from './queues';
 
 /** A queue of the catalog: a key of QUEUES (`source` is one queue per built-in source). */
 export type QueueKey = keyof typeof QUEUES;

@@ -3,7 +3,7 @@
 // Payloads are typed here and parsed by the worker (processJob), which must not trust Redis anyway.
 import type { Queue } from 'bullmq';
 import { CATALOG, jobOptions, type CatalogKey, type JobInput } from './catalog';
-import { QUEUES, producerQueue } from './index';
+import { QUEUES, producerQueue } from './queues';
 
 export interface EnqueueOptions {
   jobId?: string;

@@ -5,7 +5,7 @@
 import { Worker, type Processor, type WorkerOptions } from 'bullmq';
 import { log } from '@/lib/log';
 import { redisConnection, type RedisClient } from '@/lib/redis';
-import { queuePrefix } from './index';
+import { queuePrefix } from './queues';
 
 export interface QueueWorkerOptions extends Omit<WorkerOptions, 'connection' | 'prefix'> {
   /** A connection the caller closes itself; by default a new worker connection. */

@@ -10,7 +10,7 @@ import { createWebhook } from '@/lib/notifications/webhooks';
 import { startRedrive } from '@/lib/redrive/start-redrive';
 import { computeRollups } from '@/lib/rollups/compute-rollups';
 import { createSource } from '@/lib/sources/create-source';
-import { createView } from '@/lib/views';
+import { createView } from '@/lib/saved-views';
 import { ACTING } from '../security/fixtures';
 import { principal } from './principal';
 

@@ -12,7 +12,7 @@ import { decideDeadLetter } from '@/lib/deadletters/decide';
 import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { addClusterNote, updateOwnership } from '@/lib/ownership/ownership';
 import { createSource } from '@/lib/sources/create-source';
-import { createView } from '@/lib/views';
+import { createView } from '@/lib/saved-views';
 import { serverActions } from '../security/inventory';
 import { ACTING } from '../security/fixtures';
 import { expectFitsWidth, PHONE, stateFile } from './helpers';

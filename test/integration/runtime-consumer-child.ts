@@ -8,7 +8,7 @@ import { log } from '@/lib/log';
 import { closeQueues } from '@/lib/queue';
 import { runConsumers, type ReceivedMessage } from '@/lib/runtime';
 
-// Before any query: every session of this process carries the worker timeouts (a query gets an error, not a hang: lib/db.ts).
+// Before any query: every session of this process carries the worker timeouts (a query gets an error, not a hang: lib/db/pools.ts).
 setWorkerTimeouts('worker');
 
 async function handle(m: ReceivedMessage): Promise<void> {

@@ -12,7 +12,7 @@ import { createWebhook } from '@/lib/notifications/webhooks';
 import { startRedrive } from '@/lib/redrive/start-redrive';
 import { createRedriveRule } from '@/lib/redrive-rules';
 import { createSource } from '@/lib/sources/create-source';
-import { createView } from '@/lib/views';
+import { createView } from '@/lib/saved-views';
 import { DEMO_SOURCES, DEMO_USERS, seed } from '../../prisma/seed';
 import { asSuperuser } from '../support/audit';
 

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { outgoingRedrive } from '../support/outgoing';
 import type { OutboundPolicy } from '@/lib/outbound/outbound-url';
-import { httpDestination } from '@/lib/redrive/destinations/http';
+import { httpDestination } from '@/lib/redrive/destinations/http-destination';
 import type { OutgoingRedrive } from '@/lib/redrive/destinations';
 
 const servers: Server[] = [];

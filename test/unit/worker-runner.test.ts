@@ -1,11 +1,11 @@
-// The worker runner (lib/workers/run-worker-process.ts) in real child processes: "ready" once
+// The worker runner (lib/worker-runner/run-worker-process.ts) in real child processes: "ready" once
 // started; SIGTERM (and a second signal while stopping) runs stop once and exits 0; a stop that
 // hangs is cut short after graceMs with its own exit code; a start or a stop that throws, and an
 // invalid environment, say so by their exit codes.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
-import { EXIT } from '@/lib/workers/run-worker-process';
+import { EXIT } from '@/lib/worker-runner/run-worker-process';
 
 interface Child {
   ready: Promise<void>;

@@ -1,10 +1,10 @@
 'use server';
-// Saved-view server actions: the action client (guard, form, errors), then lib/views, as the API.
+// Saved-view server actions: the action client (guard, form, errors), then lib/saved-views, as the API.
 import { revalidatePath } from 'next/cache';
 import { z } from 'zod';
 import { action, form } from '@/lib/auth/action';
-import { createView, deleteView, updateView } from '@/lib/views';
-import { VIEW_PAGES } from '@/lib/views/pages';
+import { createView, deleteView, updateView } from '@/lib/saved-views';
+import { VIEW_PAGES } from '@/lib/saved-views/pages';
 
 // The nav lists the views from the next render.
 const refresh = () => revalidatePath('/', 'layout');

@@ -2,7 +2,7 @@
 import Link from 'next/link';
 import { DataTable } from '@/components/data-table';
 import { pageActor } from '@/lib/auth/guard';
-import { listViews, VIEW_PAGE } from '@/lib/views';
+import { listViews, VIEW_PAGE } from '@/lib/saved-views';
 import { DeleteViewForm, EditViewForm } from './forms';
 
 export default async function ViewsPage() {

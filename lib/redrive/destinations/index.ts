@@ -5,7 +5,7 @@
 import { connectorSourceOf, isConnectorKind } from '@/lib/connectors';
 import type { DestinationSource, RedriveDestination } from '@/lib/model/redrive-destination';
 import { builtinDestination } from './builtin';
-import { httpDestination } from './http';
+import { httpDestination } from './http-destination';
 
 export type { DeliveryResult, DestinationSource, OutgoingRedrive, RedriveDestination } from '@/lib/model/redrive-destination';
 

@@ -2,7 +2,7 @@
 import { notFound, redirect } from 'next/navigation';
 import { pageActor } from '@/lib/auth/guard';
 import { AppError } from '@/lib/errors';
-import { getView, type SavedViewView } from '@/lib/views';
+import { getView, type SavedViewView } from '@/lib/saved-views';
 
 export default async function OpenViewPage({ params }: { params: Promise<{ id: string }> }) {
   const actor = await pageActor('views.manage');

@@ -2,9 +2,9 @@
 // POST /api/v1/views — save a view ({ page, name, filters, shared }); filters checked by the page's own schema
 import { z } from 'zod';
 import { jsonRoute } from '@/lib/auth/guard';
-import { createView, createViewInput, listViews } from '@/lib/views';
-import { VIEW_PAGES } from '@/lib/views/pages';
-import { SavedViewListView, OneSavedView } from '@/lib/views/saved-views';
+import { createView, createViewInput, listViews } from '@/lib/saved-views';
+import { VIEW_PAGES } from '@/lib/saved-views/pages';
+import { SavedViewListView, OneSavedView } from '@/lib/saved-views/saved-views';
 
 // The page is checked by listViews against the pages it knows.
 const listQuery = z.object({

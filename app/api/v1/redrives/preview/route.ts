@@ -1,7 +1,7 @@
 // GET /api/v1/redrives/preview — what a redrive would cover before it starts: count, loops to skip, approval, active task
 import { jsonRoute } from '@/lib/auth/guard';
 import { previewRedrive, RedrivePreview } from '@/lib/redrive';
-import { selectionQuery } from '@/lib/redrive/http';
+import { selectionQuery } from '@/lib/redrive/route-shapes';
 
 export const GET = jsonRoute('deadletters.redrive', ({ actor, query }) => previewRedrive(actor, query), {
   summary: 'What a redrive would cover, before it starts',

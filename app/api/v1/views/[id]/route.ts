@@ -2,8 +2,8 @@
 // PATCH /api/v1/views/:id — rename, re-filter, share or unshare one's own view
 // DELETE /api/v1/views/:id — delete one's own view
 import { jsonRoute, noContentRoute, pathParams } from '@/lib/auth/guard';
-import { deleteView, getView, updateView, updateViewInput } from '@/lib/views';
-import { OneSavedView } from '@/lib/views/saved-views';
+import { deleteView, getView, updateView, updateViewInput } from '@/lib/saved-views';
+import { OneSavedView } from '@/lib/saved-views/saved-views';
 
 const params = pathParams('id');
 

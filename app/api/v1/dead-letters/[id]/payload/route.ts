@@ -1,7 +1,7 @@
 // GET /api/v1/dead-letters/{id}/payload — the exact payload bytes, as an attachment; a masked payload needs ?reveal= with the id of a reveal POSTed to /reveal
 import { api, pathParams } from '@/lib/auth/guard';
 import { getDeadLetterPayload, maskedView } from '@/lib/deadletters/get-dead-letter';
-import { gone, payloadResponse, revealQuery } from '@/lib/deadletters/http';
+import { gone, payloadResponse, revealQuery } from '@/lib/deadletters/route-shapes';
 import { requireRevealForDownload } from '@/lib/deadletters/reveal-payload';
 import { BYTES } from '@/lib/openapi/media';
 

@@ -1,7 +1,7 @@
 // POST /api/v1/redrives/{id}/pause — pause a running redrive task; body { reason? }
 import { familyRoute } from '@/lib/auth/guard';
 import { pauseRedrive } from '@/lib/redrive';
-import { answerTask, taskCommandRoute } from '@/lib/redrive/http';
+import { answerTask, taskCommandRoute } from '@/lib/redrive/route-shapes';
 
 export const POST = familyRoute(taskCommandRoute, 'deadletters.redrive', answerTask(pauseRedrive), {
   summary: 'Pause (support, lead, admin)',

@@ -1,7 +1,7 @@
 // POST /api/v1/sources/{source}/dead-letters — ingest a batch (application/json { deadLetters } or application/x-ndjson), ingest token
 // GET /api/v1/sources/{source}/dead-letters — dead letters of one source, as GET /api/v1/dead-letters?source={source}
 import { api, jsonRoute, pathParams } from '@/lib/auth/guard';
-import { deadLetterListQuery, deadLetterListRoute, deadLetterPage } from '@/lib/deadletters/http';
+import { deadLetterListQuery, deadLetterListRoute, deadLetterPage } from '@/lib/deadletters/route-shapes';
 import { ingestBatch, IngestBatchAnswer, INGEST_MAX_BATCH, INGEST_MAX_BODY_BYTES } from '@/lib/ingest/ingest-dead-letters';
 import { INGEST_BATCH_REQUEST } from '@/lib/openapi/media';
 

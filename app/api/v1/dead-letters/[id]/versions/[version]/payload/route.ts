@@ -1,6 +1,6 @@
 // GET /api/v1/dead-letters/{id}/versions/{version}/payload — an edited copy's exact bytes with its SHA-256; masked like the original (?reveal=)
 import { api, pathParams } from '@/lib/auth/guard';
-import { payloadResponse, revealQuery } from '@/lib/deadletters/http';
+import { payloadResponse, revealQuery } from '@/lib/deadletters/route-shapes';
 import { requireRevealForDownload } from '@/lib/deadletters/reveal-payload';
 import { getVersionPayload } from '@/lib/redrive/edit/version-payload';
 import { DeadLetterGoneView } from '@/lib/deadletters/get-tombstone';

@@ -1,6 +1,6 @@
 // The one runner of every process in workers/ (formbricks packages/jobs "runtime"): the environment
 // is checked at boot (check-env.ts, imported first), the Postgres sessions get the worker timeouts
-// before any query, the process starts, beats (lib/workers/heartbeat.ts), says "ready", and on the
+// before any query, the process starts, beats (lib/worker-runner/heartbeat.ts), says "ready", and on the
 // first SIGTERM or SIGINT stops once: the work in hand finishes, then the heartbeat row, the queues
 // and the pools are closed. A stop that hangs past graceMs is cut short. The exit code says which:
 // EXIT below, and 78 for an invalid environment.
@@ -30,7 +30,7 @@ export interface WorkerContext {
 export interface WorkerProcessSpec<T> {
   /** In the log lines: "<name> stopping", "<name> failed to start". */
   name: string;
-  /** Statement timeouts of this process's Postgres sessions (lib/db.ts setWorkerTimeouts). */
+  /** Statement timeouts of this process's Postgres sessions (lib/db/pools.ts setWorkerTimeouts). */
   timeouts: 'worker' | 'bulk';
   /** The heartbeat kind this process writes; none for the demo's producers. */
   heartbeat?: WorkerKind;
@@ -50,7 +50,7 @@ export interface WorkerProcessSpec<T> {
 export const DEFAULT_GRACE_MS = 60_000;
 
 export function runWorkerProcess<T>(spec: WorkerProcessSpec<T>): void {
-  // Before any query: every session of this process carries the worker timeouts (a query gets an error, not a hang: lib/db.ts).
+  // Before any query: every session of this process carries the worker timeouts (a query gets an error, not a hang: lib/db/pools.ts).
   setWorkerTimeouts(spec.timeouts);
   let heartbeat: Heartbeat | undefined;
   let stopping = false;

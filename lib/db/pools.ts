@@ -4,7 +4,7 @@ import net from 'node:net';
 import { PrismaPg } from '@prisma/adapter-pg';
 import postgres from 'postgres';
 import { PrismaClient } from '@/generated/prisma/client';
-import { env } from './env';
+import { env } from '@/lib/env';
 
 export type Db = PrismaClient;
 export type Tx = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;
