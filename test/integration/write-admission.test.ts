@@ -222,6 +222,32 @@ describe('write admission', () => {
     await lease!.release();
   });
 
+  it('while Redis stalls each acquire waits for one reply at most, and leaves no lease once it answers', async () => {
+    const client = redisConnection('producer', ADMISSION_REDIS_OPTIONS);
+    const pusher = redisConnection('producer');
+    redises.push(client, pusher);
+    const slow = new WriteBudget({ size: 3, redis: client });
+    const key = `${process.env.QUEUE_PREFIX}:admission-test:stall`;
+    const blocking = client.blpop(key, 30).catch(() => null);
+    const leases: WriteLease[] = [];
+    const took: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const started = performance.now();
+      const lease = await slow.tryAcquire('ingest');
+      took.push(performance.now() - started);
+      expect(lease).not.toBeNull();
+      leases.push(lease!);
+    }
+    // One command timeout (1 s) each: the ids left by the acquires before it cost no round trip of
+    // their own ahead of the next acquire.
+    for (const ms of took.slice(1)) expect(ms).toBeLessThan(1_900);
+    await pusher.lpush(key, 'go');
+    await blocking;
+    await client.ping();
+    expect((await other.stats()).inUse).toBe(0);
+    await Promise.all(leases.map((l) => l.release()));
+  });
+
   it('a holder whose lease expired takes it again before its next write, counted as lost', async () => {
     const leaseMs = 300;
     const budget = new WriteBudget({ size: 1, leaseMs });
