@@ -3,6 +3,7 @@
 // budget is one share and another holder (a second WriteBudget: another process's view, its own
 // Redis connection and count) takes it. Real Postgres, Redis and BullMQ; nothing is mocked.
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 vi.hoisted(() => {
@@ -158,6 +159,70 @@ describe('write admission', () => {
       await waitFor('an empty failed set', async () => (await queue.getFailedCount()) === 0);
     } finally {
       await sweeper.stop();
+    }
+  });
+
+  it('a sweep written row by row stops between rows when its lease is lost, until it holds the share again', async () => {
+    const name = `admission-sweep-lost-${Date.now().toString(36)}`;
+    const source = await testSource(name);
+    const body = new TextEncoder().encode('{"order":1}');
+    // A message id Postgres refuses (longer than a btree index row may be) fails the batch as a
+    // whole: the sweep then writes it row by row, the refused one first.
+    const huge = `huge-${randomBytes(12 * 1024).toString('base64')}`;
+    await failedJobs(
+      name,
+      [huge, 'ok-0', 'ok-1', 'ok-2'].map((messageId) => ({ messageId, body })),
+    );
+    const queue = producerQueue(QUEUES.source(name));
+    const redis = redisConnection('worker');
+    redises.push(redis);
+    const prefix = `${process.env.QUEUE_PREFIX}:lost-${Date.now().toString(36)}`;
+    const budget = new WriteBudget({ size: 1, leaseMs: 600, prefix });
+    const rival = new WriteBudget({ size: 1, leaseMs: 600, prefix });
+    const sweeper = new DeadLetterSweeper(queue, redis, () => ({ id: source.id, retentionSeconds: 86_400 }), { budget });
+    // The first row written blocks on a lock this test holds (its search backlog entry).
+    let unlock: () => void = () => undefined;
+    const unlocked = new Promise<void>((r) => (unlock = r));
+    let locked: () => void = () => undefined;
+    const isLocked = new Promise<void>((r) => (locked = r));
+    const lock = pg().begin(async (tx) => {
+      await tx`LOCK TABLE search_backlog IN EXCLUSIVE MODE`;
+      locked();
+      await unlocked;
+    });
+    try {
+      await isLocked;
+      const jobs = await queue.getJobs(['failed']);
+      jobs.sort((a, b) => (a.data.messageId < b.data.messageId ? -1 : 1));
+      for (const job of jobs) sweeper.add(job);
+      await waitFor(
+        'the first row waiting on the lock',
+        async () => {
+          const [r] = await pg()<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'search_backlog'::regclass`;
+          return r!.n > 0;
+        },
+        30_000,
+      );
+      // Its lease goes (as under a stall longer than a lease) and another process takes the share.
+      const [id] = await redis.zrange(`${prefix}:admission:leases`, 0, -1);
+      await redis.zrem(`${prefix}:admission:leases`, id!);
+      const theirs = await rival.tryAcquire('ingest');
+      expect(theirs).not.toBeNull();
+      await waitFor('the loss seen by the renewal', async () => (await rival.stats()).writers.sweeper.lostLeases === 1, 10_000);
+      unlock();
+      await lock;
+      // The row under way is written; the next ones wait for the share.
+      await waitFor('the first row written', async () => (await countOf(source.id)) >= 1, 30_000);
+      await sleep(1_500);
+      expect(await countOf(source.id)).toBe(1);
+      await theirs!.release();
+      await waitFor('all 3 written', async () => (await countOf(source.id)) === 3, 30_000);
+    } finally {
+      unlock();
+      await lock.catch(() => undefined);
+      await sweeper.stop();
+      await budget.close();
+      await rival.close();
     }
   });
 
