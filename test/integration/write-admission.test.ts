@@ -313,6 +313,35 @@ describe('write admission', () => {
     await Promise.all(leases.map((l) => l.release()));
   });
 
+  it('a holder released while it waits for its lost share gives the share back once taken', async () => {
+    const prefix = `${process.env.QUEUE_PREFIX}:released-${Date.now().toString(36)}`;
+    const budget = new WriteBudget({ size: 1, leaseMs: 600, prefix });
+    const rival = new WriteBudget({ size: 1, leaseMs: 600, prefix });
+    const redis = redisConnection('producer');
+    redises.push(redis);
+    try {
+      const lease = await budget.tryAcquire('sweeper');
+      expect(lease).not.toBeNull();
+      // Its lease goes (as under a stall longer than a lease) and another process takes the share.
+      await redis.del(`${prefix}:admission:leases`);
+      const theirs = await rival.tryAcquire('ingest');
+      expect(theirs).not.toBeNull();
+      await waitFor('the loss seen by the renewal', async () => lease!.lost, 10_000);
+      const ensuring = lease!.ensure();
+      await lease!.release();
+      await theirs!.release();
+      expect(await ensuring).toBe(false);
+      // Whatever it took after its release went back: the share is free.
+      expect((await rival.stats()).inUse).toBe(0);
+      const next = await rival.tryAcquire('ingest');
+      expect(next).not.toBeNull();
+      await next!.release();
+    } finally {
+      await budget.close();
+      await rival.close();
+    }
+  });
+
   it('a holder whose lease expired takes it again before its next write, counted as lost', async () => {
     const leaseMs = 300;
     const budget = new WriteBudget({ size: 1, leaseMs });
