@@ -251,15 +251,27 @@ export class WriteBudget {
     let released = false;
     let lost = false;
     let renewing = false;
-    // Taken again, unless the holder gave the lease back meanwhile (then what was taken goes back too).
-    const retake = async () => {
-      if (released) return;
-      const taken = await this.takeInRedis(id);
-      if (taken === 'taken' && released) {
-        this.addOrphan(id);
-        await this.reclaimOrphans();
-      }
-      lost = taken !== 'taken';
+    // Taken again, unless the holder gave the lease back meanwhile (then what was taken goes back
+    // too). One retake at a time, shared by the renewal timer and ensure(): two ACQUIREs of one id
+    // at once could find the share taken by the other and mark a held lease lost.
+    let retaking: Promise<'taken' | 'full' | 'no answer'> | undefined;
+    const retake = (): Promise<'taken' | 'full' | 'no answer'> => {
+      if (released) return Promise.resolve('full');
+      retaking ??= (async () => {
+        try {
+          const taken = await this.takeInRedis(id);
+          if (taken === 'taken' && released) {
+            this.addOrphan(id);
+            await this.reclaimOrphans();
+          }
+          // Redis not answering: the write goes through unbounded, as an acquire's would.
+          lost = taken !== 'taken';
+          return taken;
+        } finally {
+          retaking = undefined;
+        }
+      })();
+      return retaking;
     };
     // Renewed a third of the way through its life: a write longer than a lease keeps its share. A
     // renewal that finds the lease gone counts the loss and tries to take the share again (through
@@ -290,14 +302,8 @@ export class WriteBudget {
       ensure: async (opts = {}) => {
         if (!lost) return !released;
         const taken = await this.waitFor(async () => {
-          if (!lost) return true;
-          // The renewal timer may be taking it right now: one taker at a time.
-          if (renewing) return null;
-          const got = await this.takeInRedis(id);
-          if (got === 'full') return null;
-          // Redis not answering: the write goes through unbounded, as an acquire's would.
-          lost = got !== 'taken';
-          return true;
+          if (!lost || released) return true;
+          return (await retake()) === 'full' ? null : true;
         }, opts);
         return taken === true && !released;
       },
