@@ -49,6 +49,26 @@ describe('write admission', () => {
     return lease!;
   };
 
+  /**
+   * A budget on its own kind of connection, held on the server by a blocking pop: an acquire queued
+   * behind it runs in Redis (and grants the share) only after its 1 s timeout has given up.
+   * `answer` lets the connection go: Redis runs the given-up commands, then whatever followed them;
+   * a ping sent then is answered after all of it.
+   */
+  const stalled = (size: number) => {
+    const client = redisConnection('producer', ADMISSION_REDIS_OPTIONS);
+    const pusher = redisConnection('producer');
+    redises.push(client, pusher);
+    const key = `${process.env.QUEUE_PREFIX}:admission-test:block-${randomBytes(4).toString('hex')}`;
+    const blocking = client.blpop(key, 30).catch(() => null);
+    const answer = async () => {
+      await pusher.lpush(key, 'go');
+      await blocking;
+      await client.ping();
+    };
+    return { slow: new WriteBudget({ size, redis: client }), answer };
+  };
+
   beforeEach(async () => {
     await resetDatabase();
     other = new WriteBudget({ size: 1 });
@@ -262,24 +282,13 @@ describe('write admission', () => {
   });
 
   it('an acquire whose reply misses its timeout leaves no lease behind once Redis has run it', async () => {
-    // The budget's own kind of connection, held on the server by a blocking pop: the acquire queued
-    // behind it runs in Redis (and grants the share) only after its 1 s timeout has given up.
-    const client = redisConnection('producer', ADMISSION_REDIS_OPTIONS);
-    const pusher = redisConnection('producer');
-    redises.push(client, pusher);
-    const slow = new WriteBudget({ size: 1, redis: client });
-    const key = `${process.env.QUEUE_PREFIX}:admission-test:block`;
-    const blocking = client.blpop(key, 30).catch(() => null);
+    const { slow, answer } = stalled(1);
     const started = performance.now();
     const lease = await slow.tryAcquire('ingest');
     expect(performance.now() - started).toBeGreaterThanOrEqual(900);
     // Redis did not answer in time: the write goes through unbounded, as documented.
     expect(lease).not.toBeNull();
-    // Let the connection go: Redis now runs the given-up acquire, then whatever followed it; a ping
-    // sent now is answered after all of it.
-    await pusher.lpush(key, 'go');
-    await blocking;
-    await client.ping();
+    await answer();
     // The lease Redis granted late is given back at once, not left for WRITE_BUDGET_LEASE_MS (30 s).
     expect((await other.stats()).inUse).toBe(0);
     await hold();
@@ -287,12 +296,7 @@ describe('write admission', () => {
   });
 
   it('while Redis stalls each acquire waits for one reply at most, and leaves no lease once it answers', async () => {
-    const client = redisConnection('producer', ADMISSION_REDIS_OPTIONS);
-    const pusher = redisConnection('producer');
-    redises.push(client, pusher);
-    const slow = new WriteBudget({ size: 3, redis: client });
-    const key = `${process.env.QUEUE_PREFIX}:admission-test:stall`;
-    const blocking = client.blpop(key, 30).catch(() => null);
+    const { slow, answer } = stalled(3);
     const leases: WriteLease[] = [];
     const took: number[] = [];
     for (let i = 0; i < 3; i++) {
@@ -305,9 +309,7 @@ describe('write admission', () => {
     // One command timeout (1 s) each: the ids left by the acquires before it cost no round trip of
     // their own ahead of the next acquire.
     for (const ms of took.slice(1)) expect(ms).toBeLessThan(1_900);
-    await pusher.lpush(key, 'go');
-    await blocking;
-    await client.ping();
+    await answer();
     expect((await other.stats()).inUse).toBe(0);
     await Promise.all(leases.map((l) => l.release()));
   });
