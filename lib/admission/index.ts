@@ -40,12 +40,14 @@ export interface AdmissionStats {
   writers: Record<Writer, { waits: number; refusals: number; throttledSeconds: number; lostLeases: number }>;
 }
 
-// Drop expired leases, then take one if fewer than ARGV[2] are live. Redis's clock, not each
-// process's: leases of processes on different hosts compare on one clock.
+// Drop expired leases and this process's orphans (ARGV[4..]), then take one if fewer than ARGV[2]
+// are live. Redis's clock, not each process's: leases of processes on different hosts compare on one
+// clock. The orphans ride along so that reclaiming them costs an acquire no round trip of its own.
 const ACQUIRE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if #ARGV > 3 then redis.call('ZREM', KEYS[1], unpack(ARGV, 4)) end
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), ARGV[3])
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]) * 2)
@@ -72,6 +74,8 @@ return redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf')`;
 export const ADMISSION_REDIS_OPTIONS: RedisOptions = { maxRetriesPerRequest: 1, commandTimeout: 1_000 };
 
 const FIRST_BACKOFF_MS = 20;
+// Orphans kept at most: past that the oldest are left to expire in Redis by themselves.
+const MAX_ORPHANS = 256;
 const MAX_BACKOFF_MS = 500;
 
 /** WRITE_BUDGET; 0: no budget (every writer admitted at once, nothing asked of Redis). */
@@ -92,9 +96,10 @@ export class WriteBudget {
   private lastRedisWarning = 0;
   /**
    * Lease ids whose acquire or release got no answer in time: Redis may still have granted (or kept)
-   * them, so they are removed as soon as Redis answers again rather than left to expire.
+   * them, so they are removed as soon as Redis answers again rather than left to expire. By id, the
+   * time it was given up: one older than a lease has expired in Redis anyway and is dropped.
    */
-  private orphans = new Set<string>();
+  private orphans = new Map<string, number>();
 
   constructor(opts: { size?: number; leaseMs?: number; redis?: RedisClient; prefix?: string } = {}) {
     this.size = opts.size ?? defaultWriteBudget();
@@ -193,26 +198,46 @@ export class WriteBudget {
   }
 
   /**
-   * ACQUIRE for `id`. No answer in time (a timeout, a dropped connection): Redis may have run it
-   * anyway, so the id is reclaimed at once (a ZREM on the same connection runs after it) and again on
-   * later calls until Redis confirms, never left taking a share for a whole lease.
+   * ACQUIRE for `id`, removing the orphans in the same call. No answer in time (a timeout, a dropped
+   * connection): Redis may have run it anyway, so the id is reclaimed at once (a ZREM on the same
+   * connection runs after it) and again by later acquires until Redis confirms, never left taking a
+   * share for a whole lease. One round trip either way: a stalled Redis costs one command timeout.
    */
   private async takeInRedis(id: string): Promise<'taken' | 'full' | 'no answer'> {
-    await this.reclaimOrphans();
+    const ids = this.liveOrphans();
+    // Taken again under its own id (a lost lease): no acquire sent after this one may remove it.
+    this.orphans.delete(id);
     try {
-      const ok = await this.redis().eval(ACQUIRE, 1, this.leasesKey, this.leaseMs, this.size, id);
+      const ok = await this.redis().eval(ACQUIRE, 1, this.leasesKey, this.leaseMs, this.size, id, ...ids);
+      for (const o of ids) this.orphans.delete(o);
       return Number(ok) === 1 ? 'taken' : 'full';
     } catch (err) {
       this.redisWarning(err);
-      this.orphans.add(id);
+      this.addOrphan(id);
       void this.reclaimOrphans();
       return 'no answer';
     }
   }
 
+  private addOrphan(id: string): void {
+    this.orphans.set(id, Date.now());
+    // Oldest first (insertion order): past the cap they are left to expire by themselves.
+    for (const old of this.orphans.keys()) {
+      if (this.orphans.size <= MAX_ORPHANS) break;
+      this.orphans.delete(old);
+    }
+  }
+
+  /** The orphans that may still hold a share (younger than a lease), the others forgotten. */
+  private liveOrphans(): string[] {
+    const since = Date.now() - this.leaseMs;
+    for (const [id, at] of this.orphans) if (at <= since) this.orphans.delete(id);
+    return [...this.orphans.keys()];
+  }
+
   private async reclaimOrphans(): Promise<void> {
-    if (this.orphans.size === 0) return;
-    const ids = [...this.orphans];
+    const ids = this.liveOrphans();
+    if (ids.length === 0) return;
     try {
       await this.redis().zrem(this.leasesKey, ...ids);
       for (const id of ids) this.orphans.delete(id);
@@ -226,15 +251,27 @@ export class WriteBudget {
     let released = false;
     let lost = false;
     let renewing = false;
-    // Taken again, unless the holder gave the lease back meanwhile (then what was taken goes back too).
-    const retake = async () => {
-      if (released) return;
-      const taken = await this.takeInRedis(id);
-      if (taken === 'taken' && released) {
-        this.orphans.add(id);
-        await this.reclaimOrphans();
-      }
-      lost = taken !== 'taken';
+    // Taken again, unless the holder gave the lease back meanwhile (then what was taken goes back
+    // too). One retake at a time, shared by the renewal timer and ensure(): two ACQUIREs of one id
+    // at once could find the share taken by the other and mark a held lease lost.
+    let retaking: Promise<'taken' | 'full' | 'no answer'> | undefined;
+    const retake = (): Promise<'taken' | 'full' | 'no answer'> => {
+      if (released) return Promise.resolve('full');
+      retaking ??= (async () => {
+        try {
+          const taken = await this.takeInRedis(id);
+          if (taken === 'taken' && released) {
+            this.addOrphan(id);
+            await this.reclaimOrphans();
+          }
+          // Redis not answering: the write goes through unbounded, as an acquire's would.
+          lost = taken !== 'taken';
+          return taken;
+        } finally {
+          retaking = undefined;
+        }
+      })();
+      return retaking;
     };
     // Renewed a third of the way through its life: a write longer than a lease keeps its share. A
     // renewal that finds the lease gone counts the loss and tries to take the share again (through
@@ -265,14 +302,8 @@ export class WriteBudget {
       ensure: async (opts = {}) => {
         if (!lost) return !released;
         const taken = await this.waitFor(async () => {
-          if (!lost) return true;
-          // The renewal timer may be taking it right now: one taker at a time.
-          if (renewing) return null;
-          const got = await this.takeInRedis(id);
-          if (got === 'full') return null;
-          // Redis not answering: the write goes through unbounded, as an acquire's would.
-          lost = got !== 'taken';
-          return true;
+          if (!lost || released) return true;
+          return (await retake()) === 'full' ? null : true;
         }, opts);
         return taken === true && !released;
       },
@@ -289,7 +320,7 @@ export class WriteBudget {
         if (waited) m.hincrby(this.statsKey, `waits:${writer}`, 1).hincrby(this.statsKey, `throttled_ms:${writer}`, waited);
         await m.exec().catch((err: unknown) => {
           // Not given back for sure: reclaimed on a later call rather than left for a whole lease.
-          if (id !== 'unbounded') this.orphans.add(id);
+          if (id !== 'unbounded') this.addOrphan(id);
           this.redisWarning(err);
         });
       },

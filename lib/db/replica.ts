@@ -145,9 +145,10 @@ async function measure(url: string): Promise<Verdict> {
 
 /**
  * The replica's lag at `now` (the primary's position at this check, added to `history`): 0 when it
- * has replayed up to the primary; else the time since the first kept check that saw the primary past
- * its replay position, when an earlier kept check shows it was not past it then; else (nothing bounds
- * it) the time since its last replayed commit.
+ * has replayed up to the primary; else at most the time since the newest kept check whose position
+ * it has replayed (what it lacks was written after that check, and no check may have run in between:
+ * nobody read, or the replica was down), and at most the time since its last replayed commit; the
+ * latter alone when no kept check bounds it. An upper bound, so a gap never reads as fresh.
  */
 export function replayLag(history: PrimarySample[], now: PrimarySample, replayed: bigint | null, sinceCommitMs: number | null): number {
   while (history.length > 0 && (history.length >= HISTORY_MAX || now.at - history[0]!.at > HISTORY_MS)) history.shift();
@@ -155,9 +156,9 @@ export function replayLag(history: PrimarySample[], now: PrimarySample, replayed
   if (replayed !== null && replayed >= now.lsn) return 0;
   if (replayed !== null) {
     // The newest check at which the replica had (since) replayed all the primary had then written:
-    // what it lacks was written after it, first seen by the next check.
+    // what it lacks was written at any time after it.
     for (let i = history.length - 2; i >= 0; i--) {
-      if (history[i]!.lsn <= replayed) return Math.max(0, now.at - history[i + 1]!.at);
+      if (history[i]!.lsn <= replayed) return Math.max(0, Math.min(now.at - history[i]!.at, sinceCommitMs ?? Infinity));
     }
   }
   return Math.max(0, sinceCommitMs ?? Infinity);

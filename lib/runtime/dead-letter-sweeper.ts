@@ -9,7 +9,7 @@ import { Job, type Queue } from 'bullmq';
 import type { RedisClient } from '@/lib/redis';
 import { z } from 'zod';
 import { DEAD_LETTER_REASONS, recordDeadLetters, type FailureEntry, type NewDeadLetter, type SourcePolicy } from '@/lib/intake/record-dead-letters';
-import { writeBudget, type WriteBudget } from '@/lib/admission';
+import { writeBudget, type WriteBudget, type WriteLease } from '@/lib/admission';
 import { stallGuard } from '@/lib/db/stall-guard';
 import { log } from '@/lib/log';
 import { recordRedriveOutcome, type RedriveOutcome } from '@/lib/intake/redrive-outcomes';
@@ -273,7 +273,7 @@ export class DeadLetterSweeper {
     if (afterMs > 0) await new Promise((r) => setTimeout(r, afterMs));
     try {
       while (this.parked.length > 0 || this.straysDue) {
-        if (this.parked.length > 0) await this.admitted(() => stallGuard(this.sweep(this.nextBatch()), SWEEP_STALLED));
+        if (this.parked.length > 0) await this.admitted((lease) => stallGuard(this.sweep(this.nextBatch(), lease), SWEEP_STALLED));
         else {
           this.straysDue = false;
           await stallGuard(this.recordDeferredOutcomes(), SWEEP_STALLED);
@@ -291,7 +291,7 @@ export class DeadLetterSweeper {
    * in Redis (slower, never lost). Stopped while waiting: the jobs held in memory are let go (they are
    * still in the failed set, where the next stray sweep finds them).
    */
-  private async admitted(sweep: () => Promise<number>): Promise<number> {
+  private async admitted(sweep: (lease: WriteLease) => Promise<number>): Promise<number> {
     const done = await this.budget.run('sweeper', sweep, { signal: this.stopping.signal });
     if (done) return done.value;
     this.stats.heldBytes = 0;
@@ -341,16 +341,19 @@ export class DeadLetterSweeper {
       }
       if (jobs.length === 0) return;
       this.noteBatch(bytes);
-      const written = await this.admitted(() => stallGuard(this.sweep(jobs), SWEEP_STALLED));
+      const written = await this.admitted((lease) => stallGuard(this.sweep(jobs, lease), SWEEP_STALLED));
       if (written < jobs.length || (!cut && ids.length < STRAY_BATCH)) return;
       await this.removing;
     }
   }
 
   /** Write these parked jobs' dead letters, then remove the jobs. Returns how many it committed. */
-  private async sweep(jobs: Job[]): Promise<number> {
+  private async sweep(jobs: Job[], lease: WriteLease): Promise<number> {
     const parked = jobs.map(deadLetterOf);
-    const written = await this.write(parked.map((p) => p.deadLetter));
+    const written = await this.write(
+      parked.map((p) => p.deadLetter),
+      lease,
+    );
     const done: Job[] = [];
     const unwritable: Job[] = [];
     for (let i = 0; i < jobs.length; i++) {
@@ -407,8 +410,13 @@ export class DeadLetterSweeper {
       .exec();
   }
 
-  /** All in one transaction; if Postgres refuses the batch, row by row, so one bad row holds back only itself. */
-  private async write(deadLetters: NewDeadLetter[]): Promise<(boolean | 'unwritable')[]> {
+  /**
+   * All in one transaction; if Postgres refuses the batch, row by row, so one bad row holds back only
+   * itself. Each row waits for the share while the lease is lost (a stall longer than a lease let
+   * another process take it); stopped meanwhile, the batch stays in Redis, the rows written already
+   * absorbed when it is swept again.
+   */
+  private async write(deadLetters: NewDeadLetter[], lease: WriteLease): Promise<(boolean | 'unwritable')[]> {
     try {
       await recordDeadLetters(this.source(), deadLetters);
       return deadLetters.map(() => true);
@@ -418,6 +426,7 @@ export class DeadLetterSweeper {
       if (deadLetters.length === 1 || code === '40P01' || code === '40001') throw err;
       const ok: (boolean | 'unwritable')[] = [];
       for (const d of deadLetters) {
+        if (!(await lease.ensure({ signal: this.stopping.signal }))) throw new Error('stopping while waiting for write budget; the jobs stay in Redis');
         try {
           await recordDeadLetters(this.source(), [d]);
           ok.push(true);

@@ -3,6 +3,7 @@
 // budget is one share and another holder (a second WriteBudget: another process's view, its own
 // Redis connection and count) takes it. Real Postgres, Redis and BullMQ; nothing is mocked.
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 vi.hoisted(() => {
@@ -46,6 +47,26 @@ describe('write admission', () => {
     expect(lease).not.toBeNull();
     held.push(lease!);
     return lease!;
+  };
+
+  /**
+   * A budget on its own kind of connection, held on the server by a blocking pop: an acquire queued
+   * behind it runs in Redis (and grants the share) only after its 1 s timeout has given up.
+   * `answer` lets the connection go: Redis runs the given-up commands, then whatever followed them;
+   * a ping sent then is answered after all of it.
+   */
+  const stalled = (size: number) => {
+    const client = redisConnection('producer', ADMISSION_REDIS_OPTIONS);
+    const pusher = redisConnection('producer');
+    redises.push(client, pusher);
+    const key = `${process.env.QUEUE_PREFIX}:admission-test:block-${randomBytes(4).toString('hex')}`;
+    const blocking = client.blpop(key, 30).catch(() => null);
+    const answer = async () => {
+      await pusher.lpush(key, 'go');
+      await blocking;
+      await client.ping();
+    };
+    return { slow: new WriteBudget({ size, redis: client }), answer };
   };
 
   beforeEach(async () => {
@@ -161,6 +182,69 @@ describe('write admission', () => {
     }
   });
 
+  it('a sweep written row by row stops between rows when its lease is lost, until it holds the share again', async () => {
+    const name = `admission-sweep-lost-${Date.now().toString(36)}`;
+    const source = await testSource(name);
+    const body = new TextEncoder().encode('{"order":1}');
+    // A message id Postgres refuses (longer than a btree index row may be) fails the batch as a
+    // whole: the sweep then writes it row by row, the refused one first.
+    const huge = `huge-${randomBytes(12 * 1024).toString('base64')}`;
+    await failedJobs(
+      name,
+      [huge, 'ok-0', 'ok-1', 'ok-2'].map((messageId) => ({ messageId, body })),
+    );
+    const queue = producerQueue(QUEUES.source(name));
+    const redis = redisConnection('worker');
+    redises.push(redis);
+    const prefix = `${process.env.QUEUE_PREFIX}:lost-${Date.now().toString(36)}`;
+    const budget = new WriteBudget({ size: 1, leaseMs: 600, prefix });
+    const rival = new WriteBudget({ size: 1, leaseMs: 600, prefix });
+    const sweeper = new DeadLetterSweeper(queue, redis, () => ({ id: source.id, retentionSeconds: 86_400 }), { budget });
+    // The first row written blocks on a lock this test holds (its search backlog entry).
+    let unlock: () => void = () => undefined;
+    const unlocked = new Promise<void>((r) => (unlock = r));
+    let locked: () => void = () => undefined;
+    const isLocked = new Promise<void>((r) => (locked = r));
+    const lock = pg().begin(async (tx) => {
+      await tx`LOCK TABLE search_backlog IN EXCLUSIVE MODE`;
+      locked();
+      await unlocked;
+    });
+    try {
+      await isLocked;
+      const jobs = await queue.getJobs(['failed']);
+      jobs.sort((a, b) => (a.data.messageId < b.data.messageId ? -1 : 1));
+      for (const job of jobs) sweeper.add(job);
+      await waitFor(
+        'the first row waiting on the lock',
+        async () => {
+          const [r] = await pg()<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'search_backlog'::regclass`;
+          return r!.n > 0;
+        },
+        30_000,
+      );
+      // Its lease goes (as under a stall longer than a lease) and another process takes the share.
+      await redis.del(`${prefix}:admission:leases`);
+      const theirs = await rival.tryAcquire('ingest');
+      expect(theirs).not.toBeNull();
+      await waitFor('the loss seen by the renewal', async () => (await rival.stats()).writers.sweeper.lostLeases === 1, 10_000);
+      unlock();
+      await lock;
+      // The row under way is written; the next ones wait for the share.
+      await waitFor('the first row written', async () => (await countOf(source.id)) >= 1, 30_000);
+      await sleep(1_500);
+      expect(await countOf(source.id)).toBe(1);
+      await theirs!.release();
+      await waitFor('all 3 written', async () => (await countOf(source.id)) === 3, 30_000);
+    } finally {
+      unlock();
+      await lock.catch(() => undefined);
+      await sweeper.stop();
+      await budget.close();
+      await rival.close();
+    }
+  });
+
   it('the search indexer waits for the budget, then indexes the backlog', async () => {
     const w = await world();
     expect((await post(w, ['i-1', 'i-2'])).status).toBe(200);
@@ -198,28 +282,65 @@ describe('write admission', () => {
   });
 
   it('an acquire whose reply misses its timeout leaves no lease behind once Redis has run it', async () => {
-    // The budget's own kind of connection, held on the server by a blocking pop: the acquire queued
-    // behind it runs in Redis (and grants the share) only after its 1 s timeout has given up.
-    const client = redisConnection('producer', ADMISSION_REDIS_OPTIONS);
-    const pusher = redisConnection('producer');
-    redises.push(client, pusher);
-    const slow = new WriteBudget({ size: 1, redis: client });
-    const key = `${process.env.QUEUE_PREFIX}:admission-test:block`;
-    const blocking = client.blpop(key, 30).catch(() => null);
+    const { slow, answer } = stalled(1);
     const started = performance.now();
     const lease = await slow.tryAcquire('ingest');
     expect(performance.now() - started).toBeGreaterThanOrEqual(900);
     // Redis did not answer in time: the write goes through unbounded, as documented.
     expect(lease).not.toBeNull();
-    // Let the connection go: Redis now runs the given-up acquire, then whatever followed it; a ping
-    // sent now is answered after all of it.
-    await pusher.lpush(key, 'go');
-    await blocking;
-    await client.ping();
+    await answer();
     // The lease Redis granted late is given back at once, not left for WRITE_BUDGET_LEASE_MS (30 s).
     expect((await other.stats()).inUse).toBe(0);
     await hold();
     await lease!.release();
+  });
+
+  it('while Redis stalls each acquire waits for one reply at most, and leaves no lease once it answers', async () => {
+    const { slow, answer } = stalled(3);
+    const leases: WriteLease[] = [];
+    const took: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const started = performance.now();
+      const lease = await slow.tryAcquire('ingest');
+      took.push(performance.now() - started);
+      expect(lease).not.toBeNull();
+      leases.push(lease!);
+    }
+    // One command timeout (1 s) each: the ids left by the acquires before it cost no round trip of
+    // their own ahead of the next acquire.
+    for (const ms of took.slice(1)) expect(ms).toBeLessThan(1_900);
+    await answer();
+    expect((await other.stats()).inUse).toBe(0);
+    await Promise.all(leases.map((l) => l.release()));
+  });
+
+  it('a holder released while it waits for its lost share gives the share back once taken', async () => {
+    const prefix = `${process.env.QUEUE_PREFIX}:released-${Date.now().toString(36)}`;
+    const budget = new WriteBudget({ size: 1, leaseMs: 600, prefix });
+    const rival = new WriteBudget({ size: 1, leaseMs: 600, prefix });
+    const redis = redisConnection('producer');
+    redises.push(redis);
+    try {
+      const lease = await budget.tryAcquire('sweeper');
+      expect(lease).not.toBeNull();
+      // Its lease goes (as under a stall longer than a lease) and another process takes the share.
+      await redis.del(`${prefix}:admission:leases`);
+      const theirs = await rival.tryAcquire('ingest');
+      expect(theirs).not.toBeNull();
+      await waitFor('the loss seen by the renewal', async () => lease!.lost, 10_000);
+      const ensuring = lease!.ensure();
+      await lease!.release();
+      await theirs!.release();
+      expect(await ensuring).toBe(false);
+      // Whatever it took after its release went back: the share is free.
+      expect((await rival.stats()).inUse).toBe(0);
+      const next = await rival.tryAcquire('ingest');
+      expect(next).not.toBeNull();
+      await next!.release();
+    } finally {
+      await budget.close();
+      await rival.close();
+    }
   });
 
   it('a holder whose lease expired takes it again before its next write, counted as lost', async () => {

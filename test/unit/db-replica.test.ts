@@ -25,17 +25,28 @@ describe('WAL positions', () => {
 });
 
 describe('replay lag', () => {
-  it('is 0 when caught up, and how long the primary has been past the replay position when not', () => {
+  it('is 0 when caught up, and the time since the last check that saw it caught up when not', () => {
     const history: { lsn: bigint; at: number }[] = [];
     // Caught up at 0 s; the last commit replayed an hour ago counts for nothing.
     expect(replayLag(history, { lsn: 100n, at: 0 }, 100n, 3_600_000)).toBe(0);
     expect(replayLag(history, { lsn: 100n, at: 2_000 }, 100n, 3_602_000)).toBe(0);
-    // WAL without a commit (a checkpoint): first seen past the replica at 4 s.
-    expect(replayLag(history, { lsn: 140n, at: 4_000 }, 100n, 3_604_000)).toBe(0);
-    expect(replayLag(history, { lsn: 140n, at: 6_500 }, 100n, 3_606_500)).toBe(2_500);
-    // It replays part of it: still short of the position first seen at 4 s.
-    expect(replayLag(history, { lsn: 160n, at: 7_000 }, 120n, 3_607_000)).toBe(3_000);
-    expect(replayLag(history, { lsn: 160n, at: 8_000 }, 160n, 3_608_000)).toBe(0);
+    // WAL without a commit (a checkpoint), first seen past the replica at 4 s: it may have been
+    // written just after the check at 2 s, so it counts from there.
+    expect(replayLag(history, { lsn: 140n, at: 4_000 }, 100n, 3_604_000)).toBe(2_000);
+    expect(replayLag(history, { lsn: 140n, at: 6_500 }, 100n, 3_606_500)).toBe(4_500);
+    // It replays part of it: still short of the position seen at 4 s, so still from 2 s.
+    expect(replayLag(history, { lsn: 160n, at: 7_000 }, 120n, 3_607_000)).toBe(5_000);
+    // Past the position the check at 6.5 s saw: from then.
+    expect(replayLag(history, { lsn: 180n, at: 7_500 }, 150n, 3_607_500)).toBe(1_000);
+    expect(replayLag(history, { lsn: 180n, at: 8_000 }, 180n, 3_608_000)).toBe(0);
+  });
+
+  it('counts a gap between checks as lag: the first check after one, or after the replica was down', () => {
+    // Caught up at t0, then no check for 9 minutes (nobody read, or every check failed).
+    const t0 = 1_000_000;
+    expect(replayLag([{ lsn: 100n, at: t0 }], { lsn: 5_000n, at: t0 + 540_000 }, 100n, 540_000)).toBe(540_000);
+    // The time since its last replayed commit bounds it when that is shorter.
+    expect(replayLag([{ lsn: 100n, at: t0 }], { lsn: 5_000n, at: t0 + 540_000 }, 100n, 60_000)).toBe(60_000);
   });
 
   it('falls back on the time since the last replayed commit when no earlier check bounds it', () => {
