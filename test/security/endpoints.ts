@@ -11,9 +11,10 @@
 // CALLS, keyed by 'METHOD /path', e.g.
 //   calls('POST /api/v1/clusters/:id/split', clusterIn(own), { crossTeam: clusterIn(other) }),
 // `call` builds a valid request against fresh data of the caller's own team (fixtures.ts has the
-// builders; without an entry the call is bare: no body, and each :param a value that names nothing,
-// which a route that takes input answers with a 4xx, so its allowed roles fail until it has one);
-// `crossTeam` the same against the other team's data (expect 404); `audits` when an allowed call
+// builders; a route without an entry fails for every role allowed to call it, and the refused roles
+// get the bare call: no body, each :param a value that names nothing);
+// `crossTeam` the same against the other team's data (expect 404, state unchanged), required for
+// every route whose permission has a 'team' scope for some role, or `{ none: why }`; `audits` when an allowed call
 // writes other than one event (reads: 0); `scope: 'all'` when only roles with the 'all' scope of
 // the permission may call it; `permission` when the handler checks more than api() was given.
 // Routes outside the permission map go into EXEMPT_ROUTES with the reason.
@@ -68,13 +69,21 @@ export interface RouteEntry extends Operation {
   scope?: 'all';
   /** A valid call by `as` on data `as` may touch (its own team's). */
   call: (fx: Fixtures, as: FixtureUser) => Promise<CallSpec>;
-  /** A call by `as` on another team's object: a team-scoped role must get 404, never 403 or the object. */
-  crossTeam?: (fx: Fixtures, as: FixtureUser) => Promise<CallSpec>;
+  /**
+   * A call by `as` on another team's object: a team-scoped role must get 404, never 403 or the object
+   * (`expect: 'empty'`: a list that answers 200 with none of it). Required when the permission has a
+   * 'team' scope for some role; `{ none: why }` where no other team's object can be named.
+   */
+  crossTeam?: CrossTeam;
   /** Audit events an allowed call writes: 1 for a mutation (default), 0 for a read (default). */
   audits?: number;
   /** False when CALLS has no entry for it: the call is the bare one. */
   described: boolean;
 }
+
+/** How a team-scoped role is kept off another team's object (see RouteEntry.crossTeam). */
+export type CrossTeamCall = (fx: Fixtures, as: FixtureUser) => Promise<CallSpec & { expect?: 'empty' }>;
+export type CrossTeam = CrossTeamCall | { none: string };
 
 /** What the registry cannot say about a route: how to call it validly (and across teams), what it audits. */
 export type CallBuilder = Pick<RouteEntry, 'call'> &

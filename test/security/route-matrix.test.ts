@@ -14,6 +14,7 @@ import { QUEUES, closeQueues, producerQueue } from '@/lib/queue';
 import { resetDatabase } from '../support/db';
 import { registryEntries } from '@/lib/openapi/routes';
 import { ACTIONS, CALLS, EXEMPT_ACTIONS, EXEMPT_ROUTES, actionKey, expectedAudits, isMutating, routeKey, urlPath, type CallSpec } from './endpoints';
+import { EXPECTED_PERMISSIONS } from './expected-permissions';
 import { ROUTES, type Route } from './registry';
 import { ACTING, seedFixtures, unique, type Fixtures, type FixtureUser } from './fixtures';
 import { inlineServerActions, routeHandlers, serverActions } from './inventory';
@@ -27,7 +28,7 @@ async function invoke(e: Route, spec: CallSpec, headers: Record<string, string>)
     body,
   });
   const res = await handler(req, { params: Promise.resolve(spec.params ?? {}) });
-  await res.arrayBuffer(); // a streamed body (an export) runs to its end
+  await res.clone().arrayBuffer(); // a streamed body (an export) runs to its end; the caller may still read it
   return res;
 }
 
@@ -41,6 +42,13 @@ function allowed(role: Role, e: { permission: Permission | 'authenticated'; scop
   const scope = scopeFor(role, e.permission);
   return scope !== undefined && (e.scope !== 'all' || scope === 'all');
 }
+
+/** What a refused cross-team call must leave as it was: dead letters by status, redrives, webhook deliveries. */
+const state = async () => ({
+  deadLetters: await db().deadLetter.groupBy({ by: ['status'], _count: true, orderBy: { status: 'asc' } }),
+  redrives: await db().redriveTask.count(),
+  deliveries: await db().webhookDelivery.count(),
+});
 
 let fx: Fixtures;
 
@@ -79,6 +87,20 @@ describe('the registry covers every route handler and server action', () => {
     ).toEqual([]);
   });
 
+  it('has a crossTeam check, or says why none, for every route a team-scoped role may call', () => {
+    const teamScoped = (e: Route) =>
+      e.permission !== 'authenticated' && e.scope !== 'all' && ROLES.some((r) => scopeFor(r, e.permission as Permission) === 'team');
+    expect(
+      ROUTES.filter((e) => teamScoped(e) && e.crossTeam === undefined).map(routeKey),
+      "add crossTeam (another team's object → 404, state unchanged), or crossTeam: { none: '<why>' }, to CALLS in test/security/endpoints.ts",
+    ).toEqual([]);
+  });
+
+  it('needs the permission the expected-permission table says for every route', () => {
+    const registry = Object.fromEntries(registryEntries().map((e) => [routeKey(e), e.permission]));
+    expect(registry, 'a route changed its permission, or is new: edit test/security/expected-permissions.ts').toEqual(EXPECTED_PERMISSIONS);
+  });
+
   it('has an entry or an exemption for every server action, and no inline ones', () => {
     const known = new Set([...ACTIONS.map(actionKey), ...Object.keys(EXEMPT_ACTIONS)]);
     const missing = serverActions().filter((a) => !known.has(actionKey(a)));
@@ -102,11 +124,11 @@ describe.each(ROUTES.map((e) => [routeKey(e), e] as const))('%s', (_key, e) => {
     const res = await invoke(e, spec, bearer(as));
     const written = (await auditCount()) - before;
     if (allowed(role, e)) {
-      // A route CALLS does not describe gets the bare call, which one that takes input refuses.
-      const how = e.described ? '' : ' (the bare call: say how to call it validly in CALLS, test/security/endpoints.ts)';
-      expect(res.status, `${role} ${routeKey(e)}${how}`).toBeGreaterThanOrEqual(200);
-      expect(res.status, `${role} ${routeKey(e)}${how}`).toBeLessThan(300);
-      expect(written, `audit events written${how}`).toBe(expectedAudits(e));
+      // The bare call may answer 2xx by luck (a list of nothing): an allowed role needs a described call.
+      expect(e.described, `${role} ${routeKey(e)}: say how to call it validly in CALLS, test/security/endpoints.ts`).toBe(true);
+      expect(res.status, `${role} ${routeKey(e)}`).toBeGreaterThanOrEqual(200);
+      expect(res.status, `${role} ${routeKey(e)}`).toBeLessThan(300);
+      expect(written, 'audit events written').toBe(expectedAudits(e));
     } else {
       expect(res.status, `${role} ${routeKey(e)}`).toBe(403);
       expect(written, 'a refused call writes nothing').toBe(0);
@@ -114,15 +136,21 @@ describe.each(ROUTES.map((e) => [routeKey(e), e] as const))('%s', (_key, e) => {
     }
   });
 
-  if (e.crossTeam) {
+  const cross = e.crossTeam;
+  if (typeof cross === 'function') {
     const teamScoped = ROLES.filter((r) => e.permission !== 'authenticated' && scopeFor(r, e.permission) === 'team');
-    it.each(teamScoped)("%s: another team's object answers 404", async (role) => {
+    it.each(teamScoped)("%s: another team's object answers 404 (or an empty list), nothing changed", async (role) => {
       const as = fx.users[ACTING[role]]!;
-      const spec = await e.crossTeam!(fx, as);
+      const spec = await cross(fx, as);
       const before = await auditCount();
+      const rows = await state();
       const res = await invoke(e, spec, bearer(as));
-      expect(res.status).toBe(404);
+      if (spec.expect === 'empty') {
+        expect(res.status).toBe(200);
+        expect(((await res.clone().json()) as { items: unknown[] }).items).toEqual([]);
+      } else expect(res.status).toBe(404);
       expect(await auditCount()).toBe(before);
+      expect(await state(), 'no dead letter, redrive or delivery changed').toEqual(rows);
     });
   }
 });
