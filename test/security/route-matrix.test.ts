@@ -4,6 +4,9 @@
 // Calls go straight to the route handlers with personal API tokens (no cookie, so no Origin check);
 // the cookie and cross-site cases run in the browser suite (test/e2e/security.spec.ts). The routes
 // are the API's registry (lib/openapi/routes.ts), so a new route is walked here without an edit.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PERMISSIONS, ROLES, SYSTEM, scopeFor, type Permission, type Role } from '@/lib/auth';
 import { createIngestToken, createPersonalToken } from '@/lib/admin/tokens';
@@ -69,15 +72,33 @@ afterAll(async () => {
 });
 
 describe('the registry covers every route handler and server action', () => {
-  it('the registry holds every exported route handler made by api(); the rest are exempt', () => {
+  it('the registry holds every exported route handler made by api(); the rest are exempt', async () => {
+    const handlers = await routeHandlers();
     const registry = new Set(registryEntries().map(routeKey));
-    const missing = routeHandlers().filter((h) => !registry.has(routeKey(h)) && !(routeKey(h) in EXEMPT_ROUTES));
+    const missing = handlers.filter((h) => !registry.has(routeKey(h)) && !(routeKey(h) in EXEMPT_ROUTES));
     expect(missing, 'add their route files to ROUTE_FILES in lib/openapi/routes.ts (or, not made by api(), to EXEMPT_ROUTES)').toEqual([]);
-    const existing = new Set(routeHandlers().map(routeKey));
+    const existing = new Set(handlers.map(routeKey));
     expect(
       [...registry].filter((k) => !existing.has(k)),
       'in the registry but not under app/',
     ).toEqual([]);
+  });
+
+  it('finds route files of every extension, and method exports of every form', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'triage-inventory-'));
+    const put = (rel: string, src: string) => {
+      mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+      writeFileSync(path.join(dir, rel), src);
+    };
+    try {
+      put('api/typed/route.ts', 'type H = () => Response;\nexport const GET: H = () => new Response();\n');
+      put('api/plain/route.js', 'export async function POST() { return new Response(); }\n');
+      put('api/star/impl.mjs', 'export const DELETE = () => new Response();\nexport const PATCH = DELETE;\n');
+      put('api/star/route.mjs', "export * from './impl.mjs';\n");
+      expect((await routeHandlers(dir)).map(routeKey).sort()).toEqual(['DELETE /api/star', 'GET /api/typed', 'PATCH /api/star', 'POST /api/plain']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('has CALLS entries only for routes of the registry a user calls', () => {
