@@ -24,6 +24,7 @@ import {
   type Operation,
   type RouteEntry,
 } from '../security/endpoints';
+import { EXPECTED_PERMISSIONS } from '../security/expected-permissions';
 import { ACTING, loadFixtures, unique, type Fixtures } from '../security/fixtures';
 import { builtActions, callAction } from '../security/server-actions';
 import { signInThroughForm, stateFile } from './helpers';
@@ -48,7 +49,8 @@ async function servedOperations(): Promise<Operation[]> {
   );
 }
 
-const ROUTES = routeEntries(await servedOperations());
+const SERVED = await servedOperations();
+const ROUTES = routeEntries(SERVED);
 const MUTATING = ROUTES.filter(isMutating);
 const BYPASS = { 'x-middleware-subrequest': 'middleware:middleware:middleware:middleware:middleware' };
 let fx: Fixtures;
@@ -68,6 +70,39 @@ function allowed(role: Role, permission: string): boolean {
 async function send(request: APIRequestContext, e: RouteEntry, headers: Record<string, string>, body: string | undefined, spec: Parameters<typeof urlPath>[1]) {
   return request.fetch(urlPath(e, spec), { method: e.method, headers, ...(body === undefined ? {} : { data: body }), maxRedirects: 0 });
 }
+
+test.describe('the served document', () => {
+  // An empty or partial document would walk nothing here and pass: the walked operations must be
+  // exactly the suite's own table of route permissions (test/security/expected-permissions.ts).
+  test('names the permission of exactly the operations of the expected-permission table', () => {
+    expect(Object.fromEntries(SERVED.map((o) => [routeKey(o), o.permission]))).toEqual(EXPECTED_PERMISSIONS);
+  });
+});
+
+test.describe('ingest routes', () => {
+  const ingest = SERVED.filter((o) => o.permission === 'ingest-token');
+  test.use({ storageState: stateFile(ACTING.admin) });
+
+  test("take an ingest token only: an admin's session or personal token is refused, nothing stored", async ({ request, playwright, baseURL }) => {
+    expect(ingest.length, 'ingest operations in the served document').toBeGreaterThan(0);
+    const admin = fx.users[ACTING.admin]!;
+    const source = fx.sources.orders;
+    const stored = () => db().deadLetter.count({ where: { sourceId: source.id } });
+    const bare = await playwright.request.newContext({ baseURL, storageState: { cookies: [], origins: [] } });
+    for (const o of ingest) {
+      const url = o.path.replace(':source', source.name);
+      const data = JSON.stringify({ deadLetters: [{ messageId: unique('msg'), payload: '{"order":1}', reason: 'Rejected' }] });
+      const before = await stored();
+      const json = { 'content-type': 'application/json' };
+      const byCookie = await request.fetch(url, { method: o.method, headers: { ...json, origin: baseURL! }, data, maxRedirects: 0 });
+      expect([401, 403], `${routeKey(o)} with a session cookie`).toContain(byCookie.status());
+      const byToken = await bare.fetch(url, { method: o.method, headers: { ...json, authorization: `Bearer ${admin.token}` }, data, maxRedirects: 0 });
+      expect([401, 403], `${routeKey(o)} with a personal API token`).toContain(byToken.status());
+      expect(await stored()).toBe(before);
+    }
+    await bare.dispose();
+  });
+});
 
 test.describe('cross-site requests carrying the session cookie', () => {
   test.use({ storageState: stateFile(ACTING.admin) });

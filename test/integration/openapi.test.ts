@@ -3,6 +3,7 @@
 // answer is what it says: every JSON body of a valid call (the security suite's registry) is checked
 // against the document's schema for that path, method and status.
 import { readdirSync } from 'node:fs';
+import { ROUTE_FILE } from '../security/inventory';
 import { join, relative, sep } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,7 +29,7 @@ function routeFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const full = join(dir, e.name);
     if (e.isDirectory()) return routeFiles(full);
-    return e.name === 'route.ts' ? [full] : [];
+    return ROUTE_FILE.test(full) ? [full] : [];
   });
 }
 

@@ -11,9 +11,10 @@
 // CALLS, keyed by 'METHOD /path', e.g.
 //   calls('POST /api/v1/clusters/:id/split', clusterIn(own), { crossTeam: clusterIn(other) }),
 // `call` builds a valid request against fresh data of the caller's own team (fixtures.ts has the
-// builders; without an entry the call is bare: no body, and each :param a value that names nothing,
-// which a route that takes input answers with a 4xx, so its allowed roles fail until it has one);
-// `crossTeam` the same against the other team's data (expect 404); `audits` when an allowed call
+// builders; a route without an entry fails for every role allowed to call it, and the refused roles
+// get the bare call: no body, each :param a value that names nothing);
+// `crossTeam` the same against the other team's data (expect 404, state unchanged), required for
+// every route whose permission has a 'team' scope for some role, or `{ none: why }`; `audits` when an allowed call
 // writes other than one event (reads: 0); `scope: 'all'` when only roles with the 'all' scope of
 // the permission may call it; `permission` when the handler checks more than api() was given.
 // Routes outside the permission map go into EXEMPT_ROUTES with the reason.
@@ -68,13 +69,27 @@ export interface RouteEntry extends Operation {
   scope?: 'all';
   /** A valid call by `as` on data `as` may touch (its own team's). */
   call: (fx: Fixtures, as: FixtureUser) => Promise<CallSpec>;
-  /** A call by `as` on another team's object: a team-scoped role must get 404, never 403 or the object. */
-  crossTeam?: (fx: Fixtures, as: FixtureUser) => Promise<CallSpec>;
+  /**
+   * A call by `as` on another team's object: a team-scoped role must get 404, never 403 or the object
+   * (or CrossTeamSpec.expect). Required when the permission has a
+   * 'team' scope for some role; `{ none: why }` where no other team's object can be named.
+   */
+  crossTeam?: CrossTeam;
   /** Audit events an allowed call writes: 1 for a mutation (default), 0 for a read (default). */
   audits?: number;
   /** False when CALLS has no entry for it: the call is the bare one. */
   described: boolean;
 }
+
+/** How a team-scoped role is kept off another team's object (see RouteEntry.crossTeam). */
+export type CrossTeamCall = (fx: Fixtures, as: FixtureUser) => Promise<CrossTeamSpec>;
+export interface CrossTeamSpec extends CallSpec {
+  /** 'empty': 200 with every list empty and any count 0; 422: the body names the other team. Else 404. */
+  expect?: 'empty' | 422;
+  /** Audit events the refused call writes: 0, but a bulk decision records its empty selection. */
+  audits?: number;
+}
+export type CrossTeam = CrossTeamCall | { none: string };
 
 /** What the registry cannot say about a route: how to call it validly (and across teams), what it audits. */
 export type CallBuilder = Pick<RouteEntry, 'call'> &
@@ -150,6 +165,19 @@ const viewOf = (whose: typeof self, body?: () => unknown) => async (fx: Fixtures
   params: { id: await newView(whose(fx, as)) },
   body: body?.(),
 });
+// A bulk decision or preview of another team's dead letter: 200, nothing selected (a decision
+// records its empty selection in the audit trail).
+const bulkIn = (pick: typeof own, more: () => Record<string, unknown>, audits: number) => async (fx: Fixtures, as: FixtureUser) => ({
+  ...(await selectionIn(pick, more)(fx, as)),
+  expect: 'empty' as const,
+  audits,
+});
+// A selection of one dead letter of `pick`'s team (a fresh source: one active redrive task a source).
+const selectionIn = (pick: typeof own, more: () => Record<string, unknown>) => async (fx: Fixtures, as: FixtureUser) => ({
+  body: { selection: { ids: [await newDeadLetter(await newSource(pick(fx, as)))] }, ...more() },
+});
+// Lists and creations that name no object: the caller's team is the only one they reach.
+const LIST = { none: "a list: no other team's object is named, lib scopes it to the caller's teams" };
 // Each call changes the deadline, so each one is a change (and an audit event).
 const newDeadline = () => ({ ageDeadlineSeconds: 5 * 86400 + Math.floor(Math.random() * 86400) });
 
@@ -158,7 +186,7 @@ export const CALLS = new Map<string, CallBuilder>([
   // Admin
   calls('GET /api/v1/users'),
   calls('POST /api/v1/users', async () => ({ body: newUserBody() })),
-  calls('GET /api/v1/sources'),
+  calls('GET /api/v1/sources', undefined, { crossTeam: LIST }),
   calls('POST /api/v1/sources', async () => ({
     body: { name: unique('src'), team: 'commerce', kind: 'builtin' },
   })),
@@ -171,23 +199,30 @@ export const CALLS = new Map<string, CallBuilder>([
   })),
   calls('GET /api/v1/audit/export', async () => ({ query: { format: 'ndjson', action: 'source.' } }), {
     audits: 1,
+    crossTeam: { none: "a lead's export holds the lead's team's events only; the filter narrows, it never widens" },
   }),
 
   // Dead letters
-  calls('GET /api/metrics'),
-  calls('GET /api/v1/dead-letters'),
+  calls('GET /api/metrics', undefined, { crossTeam: { none: "counts of the caller's sources only; no object is named" } }),
+  calls('GET /api/v1/dead-letters', undefined, {
+    crossTeam: async (fx, as) => ({ query: { source: other(fx, as).name }, expect: 'empty' }),
+  }),
   calls(
     'GET /api/v1/dead-letters/export',
     async (fx, as) => ({
       query: { format: 'ndjson', source: own(fx, as).name },
     }),
-    { audits: 1 },
+    { audits: 1, crossTeam: { none: "an export of the caller's sources: the filter narrows, it never widens" } },
   ),
   // A revealing export of an empty selection: nothing revealed, so the export's own event only.
-  calls('POST /api/v1/dead-letters/export', async (fx, as) => ({
-    query: { format: 'ndjson', source: own(fx, as).name, messageId: 'no-such-message' },
-    body: { revealReason: reason },
-  })),
+  calls(
+    'POST /api/v1/dead-letters/export',
+    async (fx, as) => ({
+      query: { format: 'ndjson', source: own(fx, as).name, messageId: 'no-such-message' },
+      body: { revealReason: reason },
+    }),
+    { crossTeam: { none: "an export of the caller's sources: the filter narrows, it never widens" } },
+  ),
   calls('GET /api/v1/dead-letters/:id', deadLetterIn(own), {
     crossTeam: deadLetterIn(other),
   }),
@@ -203,9 +238,13 @@ export const CALLS = new Map<string, CallBuilder>([
   calls('POST /api/v1/dead-letters/:id/reveal', deadLetterIn(own), {
     crossTeam: deadLetterIn(other),
   }),
-  calls('POST /api/v1/dead-letters/search-reveal', async () => ({
-    body: { reason },
-  })),
+  calls(
+    'POST /api/v1/dead-letters/search-reveal',
+    async () => ({
+      body: { reason },
+    }),
+    { crossTeam: { none: "reveals the search's matches among the caller's sources; no object is named" } },
+  ),
   calls('POST /api/v1/dead-letters/:id/edit', editIn(own), {
     crossTeam: editIn(other),
   }),
@@ -221,23 +260,31 @@ export const CALLS = new Map<string, CallBuilder>([
       crossTeam: async (fx, as) => ({ params: { id: await newEditedDeadLetter(other(fx, as)), version: '1' } }),
     },
   ),
-  calls('POST /api/v1/dead-letters/bulk/archive', async (fx, as) => ({
-    body: { selection: { ids: [await newDeadLetter(own(fx, as))] }, reason },
-  })),
-  calls('POST /api/v1/dead-letters/bulk/discard', async (fx, as) => ({
-    body: { selection: { ids: [await newDeadLetter(own(fx, as))] }, reason },
-  })),
+  calls(
+    'POST /api/v1/dead-letters/bulk/archive',
+    async (fx, as) => ({
+      body: { selection: { ids: [await newDeadLetter(own(fx, as))] }, reason },
+    }),
+    { crossTeam: bulkIn(other, () => ({ reason }), 1) },
+  ),
+  calls(
+    'POST /api/v1/dead-letters/bulk/discard',
+    async (fx, as) => ({
+      body: { selection: { ids: [await newDeadLetter(own(fx, as))] }, reason },
+    }),
+    { crossTeam: bulkIn(other, () => ({ reason }), 1) },
+  ),
   // A read (a count), but of what the caller would be allowed to decide: the decision's permission.
   calls(
     'POST /api/v1/dead-letters/bulk/preview',
     async (fx, as) => ({
       body: { decision: 'archive', selection: { ids: [await newDeadLetter(own(fx, as))] } },
     }),
-    { audits: 0, permission: 'deadletters.archive' },
+    { audits: 0, permission: 'deadletters.archive', crossTeam: bulkIn(other, () => ({ decision: 'archive' }), 0) },
   ),
 
   // Clusters
-  calls('GET /api/v1/clusters'),
+  calls('GET /api/v1/clusters', undefined, { crossTeam: LIST }),
   calls('GET /api/v1/clusters/:id', clusterIn(own), { crossTeam: clusterIn(other) }),
   calls('POST /api/v1/clusters/:id/archive', clusterIn(own), {
     crossTeam: clusterIn(other),
@@ -311,23 +358,37 @@ export const CALLS = new Map<string, CallBuilder>([
   ),
 
   // Redrives
-  calls('GET /api/v1/redrives'),
-  calls('POST /api/v1/redrives', async (fx, as) => ({
-    body: { selection: { ids: [await newDeadLetter(await newSource(own(fx, as)))] }, ratePerSecond: 1, reason },
-  })),
-  calls('GET /api/v1/redrives/preview', async (fx, as) => ({
-    query: { ids: await newDeadLetter(own(fx, as)) },
-  })),
-  calls('POST /api/v1/redrives/transform', async (fx, as) => ({
-    body: { selection: { ids: [await newDeadLetter(await newSource(own(fx, as)))] }, transform: GIFT_REMOVED, reason },
-  })),
+  calls('GET /api/v1/redrives', undefined, {
+    crossTeam: async (fx, as) => ({ query: { source: other(fx, as).name }, expect: 'empty' }),
+  }),
+  calls(
+    'POST /api/v1/redrives',
+    selectionIn(own, () => ({ ratePerSecond: 1, reason })),
+    {
+      crossTeam: selectionIn(other, () => ({ ratePerSecond: 1, reason })),
+    },
+  ),
+  calls(
+    'GET /api/v1/redrives/preview',
+    async (fx, as) => ({
+      query: { ids: await newDeadLetter(own(fx, as)) },
+    }),
+    { crossTeam: async (fx, as) => ({ query: { ids: await newDeadLetter(other(fx, as)) } }) },
+  ),
+  calls(
+    'POST /api/v1/redrives/transform',
+    selectionIn(own, () => ({ transform: GIFT_REMOVED, reason })),
+    {
+      crossTeam: selectionIn(other, () => ({ transform: GIFT_REMOVED, reason })),
+    },
+  ),
   // A read of what would change, by those who may make the change.
   calls(
     'POST /api/v1/redrives/transform/preview',
     async (fx, as) => ({
       body: { selection: { ids: [await newDeadLetter(own(fx, as))] }, transform: GIFT_REMOVED },
     }),
-    { audits: 0 },
+    { audits: 0, crossTeam: selectionIn(other, () => ({ transform: GIFT_REMOVED })) },
   ),
   calls('GET /api/v1/redrives/:id', taskIn(own), { crossTeam: taskIn(other) }),
   calls('GET /api/v1/redrives/:id/series', taskIn(own), {
@@ -347,7 +408,9 @@ export const CALLS = new Map<string, CallBuilder>([
   }),
 
   // Sources
-  calls('GET /api/v1/sources/:source/dead-letters', sourceIn(own)),
+  calls('GET /api/v1/sources/:source/dead-letters', sourceIn(own), {
+    crossTeam: async (fx, as) => ({ params: { source: other(fx, as).name }, expect: 'empty' }),
+  }),
   calls('GET /api/v1/sources/:source/alarms', sourceIn(own), {
     crossTeam: sourceIn(other),
   }),
@@ -433,10 +496,14 @@ export const CALLS = new Map<string, CallBuilder>([
   ),
 
   // Saved views: a view of the caller's own, or (crossTeam) another team's shared one, which is a 404.
-  calls('GET /api/v1/views'),
-  calls('POST /api/v1/views', async () => ({
-    body: { page: 'dead_letters', name: unique('view'), filters: 'status=open' },
-  })),
+  calls('GET /api/v1/views', undefined, { crossTeam: LIST }),
+  calls(
+    'POST /api/v1/views',
+    async () => ({
+      body: { page: 'dead_letters', name: unique('view'), filters: 'status=open' },
+    }),
+    { crossTeam: { none: "a new view is the caller's own; no other team's object is named" } },
+  ),
   calls('GET /api/v1/views/:id', viewOf(self), { crossTeam: viewOf(otherTeamsUser) }),
   calls(
     'PATCH /api/v1/views/:id',
@@ -448,10 +515,19 @@ export const CALLS = new Map<string, CallBuilder>([
   calls('DELETE /api/v1/views/:id', viewOf(self), { crossTeam: viewOf(otherTeamsUser) }),
 
   // Webhooks
-  calls('GET /api/v1/webhooks'),
-  calls('POST /api/v1/webhooks', async () => ({
-    body: { url: 'http://127.0.0.1:9/hook', team: 'commerce' },
-  })),
+  calls('GET /api/v1/webhooks', undefined, { crossTeam: LIST }),
+  calls(
+    'POST /api/v1/webhooks',
+    async () => ({
+      body: { url: 'http://127.0.0.1:9/hook', team: 'commerce' },
+    }),
+    {
+      crossTeam: async (fx, as) => ({
+        body: { url: 'http://127.0.0.1:9/hook', team: as.teamId === fx.teams.finance ? 'commerce' : 'finance' },
+        expect: 422,
+      }),
+    },
+  ),
   calls('PATCH /api/v1/webhooks/:id', webhookIn(own, { enabled: false }), {
     crossTeam: webhookIn(other, { enabled: false }),
   }),
@@ -459,7 +535,7 @@ export const CALLS = new Map<string, CallBuilder>([
   calls('POST /api/v1/webhooks/:id/test', webhookIn(own), {
     crossTeam: webhookIn(other),
   }),
-  calls('GET /api/v1/webhooks/:id/deliveries', webhookIn(own)),
+  calls('GET /api/v1/webhooks/:id/deliveries', webhookIn(own), { crossTeam: webhookIn(other) }),
 ]);
 
 /** Routes outside the permission map, and why. */

@@ -15,38 +15,62 @@ function files(dir: string): string[] {
 
 /** app/api/v1/sources/[id]/route.ts → /api/v1/sources/:id; route groups vanish; catch-alls become *. */
 export function routePath(file: string): string {
+  return routePathUnder(file, APP);
+}
+
+function routePathUnder(file: string, root: string): string {
   const segments = path
-    .relative(APP, path.dirname(file))
+    .relative(root, path.dirname(file))
     .split(path.sep)
     .filter((s) => s && !/^\(.*\)$/.test(s))
     .map((s) => (/^\[\[?\.\.\./.test(s) ? '*' : s.replace(/^\[(\w+)\]$/, ':$1')));
   return `/${segments.join('/')}`;
 }
 
-export function routeHandlers(): { method: string; path: string; file: string }[] {
+/** A route file in any form Next accepts: a route.js is as live as a route.ts. */
+export const ROUTE_FILE = /\/route\.(?:ts|tsx|js|jsx|mjs)$/;
+
+/** Method exports found by reading the source: only where the module cannot be imported. */
+function exportedBySource(src: string): Set<string> {
+  const names = new Set<string>();
+  for (const m of src.matchAll(/export\s+(?:async\s+)?function\s+([A-Z]+)\b/g)) names.add(m[1]!);
+  for (const m of src.matchAll(/export\s+(?:const|let|var)\s+([A-Z]+)\s*[:=]/g)) names.add(m[1]!);
+  for (const m of src.matchAll(/export\s+(?:const|let|var)\s*\{([^}]+)\}\s*=/g))
+    for (const n of m[1]!.split(','))
+      names.add(
+        n
+          .trim()
+          .split(/\s*:\s*/)
+          .pop()!,
+      );
+  for (const m of src.matchAll(/export\s*\{([^}]+)\}/g))
+    for (const n of m[1]!.split(','))
+      names.add(
+        n
+          .trim()
+          .split(/\s+as\s+/)
+          .pop()!,
+      );
+  return names;
+}
+
+/**
+ * Every exported route handler under `dir` (app/ by default): the methods are read from the module
+ * itself (so `export const GET: Handler = …` and `export * from …` count), and from its source only
+ * when it cannot be imported here; a file that re-exports everything and cannot be imported fails.
+ */
+export async function routeHandlers(dir = APP): Promise<{ method: string; path: string; file: string }[]> {
   const out: { method: string; path: string; file: string }[] = [];
-  for (const file of files(APP).filter((f) => /\/route\.tsx?$/.test(f))) {
-    const src = readFileSync(file, 'utf8');
-    const names = new Set<string>();
-    for (const m of src.matchAll(/export\s+(?:async\s+)?function\s+([A-Z]+)\b/g)) names.add(m[1]!);
-    for (const m of src.matchAll(/export\s+const\s+([A-Z]+)\s*=/g)) names.add(m[1]!);
-    for (const m of src.matchAll(/export\s+const\s*\{([^}]+)\}\s*=/g))
-      for (const n of m[1]!.split(','))
-        names.add(
-          n
-            .trim()
-            .split(/\s*:\s*/)
-            .pop()!,
-        );
-    for (const m of src.matchAll(/export\s*\{([^}]+)\}/g))
-      for (const n of m[1]!.split(','))
-        names.add(
-          n
-            .trim()
-            .split(/\s+as\s+/)
-            .pop()!,
-        );
-    for (const n of names) if (METHODS.includes(n)) out.push({ method: n, path: routePath(file), file: path.relative('.', file) });
+  for (const file of files(dir).filter((f) => ROUTE_FILE.test(f))) {
+    let names: Set<string>;
+    try {
+      names = new Set(Object.keys((await import(/* @vite-ignore */ file)) as object));
+    } catch (err) {
+      const src = readFileSync(file, 'utf8');
+      if (/export\s*\*/.test(src)) throw new Error(`${file}: re-exports with export *, and cannot be imported to see what: ${String(err)}`);
+      names = exportedBySource(src);
+    }
+    for (const n of names) if (METHODS.includes(n)) out.push({ method: n, path: routePathUnder(file, dir), file: path.relative('.', file) });
   }
   return out;
 }

@@ -269,9 +269,9 @@ const NOT_READERS: Record<string, string> = {
 const reveals = (userId: string) => db().auditEvent.count({ where: { action: 'payload.reveal', actorId: userId } });
 
 describe('the registry of readers', () => {
-  it('covers every GET under app/api and every preview: a new reader needs an entry (or a reason it reads nothing)', () => {
+  it('covers every GET under app/api and every preview: a new reader needs an entry (or a reason it reads nothing)', async () => {
     const covered = new Set(READERS.map((r) => r.route));
-    const readers = routeHandlers()
+    const readers = (await routeHandlers())
       .filter((h) => h.method === 'GET' || (h.method === 'POST' && /\/preview$/.test(h.path)))
       .map((h) => `${h.method} ${h.path}`)
       .filter((r) => !r.startsWith('GET /api/auth/'));

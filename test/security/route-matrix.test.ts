@@ -4,6 +4,9 @@
 // Calls go straight to the route handlers with personal API tokens (no cookie, so no Origin check);
 // the cookie and cross-site cases run in the browser suite (test/e2e/security.spec.ts). The routes
 // are the API's registry (lib/openapi/routes.ts), so a new route is walked here without an edit.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PERMISSIONS, ROLES, SYSTEM, scopeFor, type Permission, type Role } from '@/lib/auth';
 import { createIngestToken, createPersonalToken } from '@/lib/admin/tokens';
@@ -14,6 +17,7 @@ import { QUEUES, closeQueues, producerQueue } from '@/lib/queue';
 import { resetDatabase } from '../support/db';
 import { registryEntries } from '@/lib/openapi/routes';
 import { ACTIONS, CALLS, EXEMPT_ACTIONS, EXEMPT_ROUTES, actionKey, expectedAudits, isMutating, routeKey, urlPath, type CallSpec } from './endpoints';
+import { EXPECTED_PERMISSIONS } from './expected-permissions';
 import { ROUTES, type Route } from './registry';
 import { ACTING, seedFixtures, unique, type Fixtures, type FixtureUser } from './fixtures';
 import { inlineServerActions, routeHandlers, serverActions } from './inventory';
@@ -27,7 +31,7 @@ async function invoke(e: Route, spec: CallSpec, headers: Record<string, string>)
     body,
   });
   const res = await handler(req, { params: Promise.resolve(spec.params ?? {}) });
-  await res.arrayBuffer(); // a streamed body (an export) runs to its end
+  await res.clone().arrayBuffer(); // a streamed body (an export) runs to its end; the caller may still read it
   return res;
 }
 
@@ -41,6 +45,14 @@ function allowed(role: Role, e: { permission: Permission | 'authenticated'; scop
   const scope = scopeFor(role, e.permission);
   return scope !== undefined && (e.scope !== 'all' || scope === 'all');
 }
+
+/** What a refused cross-team call must leave as it was: dead letters by status, redrives, webhooks and deliveries. */
+const state = async () => ({
+  deadLetters: await db().deadLetter.groupBy({ by: ['status'], _count: true, orderBy: { status: 'asc' } }),
+  redrives: await db().redriveTask.count(),
+  deliveries: await db().webhookDelivery.count(),
+  webhooks: await db().webhook.count(),
+});
 
 let fx: Fixtures;
 
@@ -60,15 +72,33 @@ afterAll(async () => {
 });
 
 describe('the registry covers every route handler and server action', () => {
-  it('the registry holds every exported route handler made by api(); the rest are exempt', () => {
+  it('the registry holds every exported route handler made by api(); the rest are exempt', async () => {
+    const handlers = await routeHandlers();
     const registry = new Set(registryEntries().map(routeKey));
-    const missing = routeHandlers().filter((h) => !registry.has(routeKey(h)) && !(routeKey(h) in EXEMPT_ROUTES));
+    const missing = handlers.filter((h) => !registry.has(routeKey(h)) && !(routeKey(h) in EXEMPT_ROUTES));
     expect(missing, 'add their route files to ROUTE_FILES in lib/openapi/routes.ts (or, not made by api(), to EXEMPT_ROUTES)').toEqual([]);
-    const existing = new Set(routeHandlers().map(routeKey));
+    const existing = new Set(handlers.map(routeKey));
     expect(
       [...registry].filter((k) => !existing.has(k)),
       'in the registry but not under app/',
     ).toEqual([]);
+  });
+
+  it('finds route files of every extension, and method exports of every form', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'triage-inventory-'));
+    const put = (rel: string, src: string) => {
+      mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+      writeFileSync(path.join(dir, rel), src);
+    };
+    try {
+      put('api/typed/route.ts', 'type H = () => Response;\nexport const GET: H = () => new Response();\n');
+      put('api/plain/route.js', 'export async function POST() { return new Response(); }\n');
+      put('api/star/impl.mjs', 'export const DELETE = () => new Response();\nexport const PATCH = DELETE;\n');
+      put('api/star/route.mjs', "export * from './impl.mjs';\n");
+      expect((await routeHandlers(dir)).map(routeKey).sort()).toEqual(['DELETE /api/star', 'GET /api/typed', 'PATCH /api/star', 'POST /api/plain']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('has CALLS entries only for routes of the registry a user calls', () => {
@@ -77,6 +107,20 @@ describe('the registry covers every route handler and server action', () => {
       [...CALLS.keys()].filter((k) => !keys.has(k)),
       'CALLS entries in test/security/endpoints.ts for no such route',
     ).toEqual([]);
+  });
+
+  it('has a crossTeam check, or says why none, for every route a team-scoped role may call', () => {
+    const teamScoped = (e: Route) =>
+      e.permission !== 'authenticated' && e.scope !== 'all' && ROLES.some((r) => scopeFor(r, e.permission as Permission) === 'team');
+    expect(
+      ROUTES.filter((e) => teamScoped(e) && e.crossTeam === undefined).map(routeKey),
+      "add crossTeam (another team's object → 404, state unchanged), or crossTeam: { none: '<why>' }, to CALLS in test/security/endpoints.ts",
+    ).toEqual([]);
+  });
+
+  it('needs the permission the expected-permission table says for every route', () => {
+    const registry = Object.fromEntries(registryEntries().map((e) => [routeKey(e), e.permission]));
+    expect(registry, 'a route changed its permission, or is new: edit test/security/expected-permissions.ts').toEqual(EXPECTED_PERMISSIONS);
   });
 
   it('has an entry or an exemption for every server action, and no inline ones', () => {
@@ -102,11 +146,11 @@ describe.each(ROUTES.map((e) => [routeKey(e), e] as const))('%s', (_key, e) => {
     const res = await invoke(e, spec, bearer(as));
     const written = (await auditCount()) - before;
     if (allowed(role, e)) {
-      // A route CALLS does not describe gets the bare call, which one that takes input refuses.
-      const how = e.described ? '' : ' (the bare call: say how to call it validly in CALLS, test/security/endpoints.ts)';
-      expect(res.status, `${role} ${routeKey(e)}${how}`).toBeGreaterThanOrEqual(200);
-      expect(res.status, `${role} ${routeKey(e)}${how}`).toBeLessThan(300);
-      expect(written, `audit events written${how}`).toBe(expectedAudits(e));
+      // The bare call may answer 2xx by luck (a list of nothing): an allowed role needs a described call.
+      expect(e.described, `${role} ${routeKey(e)}: say how to call it validly in CALLS, test/security/endpoints.ts`).toBe(true);
+      expect(res.status, `${role} ${routeKey(e)}`).toBeGreaterThanOrEqual(200);
+      expect(res.status, `${role} ${routeKey(e)}`).toBeLessThan(300);
+      expect(written, 'audit events written').toBe(expectedAudits(e));
     } else {
       expect(res.status, `${role} ${routeKey(e)}`).toBe(403);
       expect(written, 'a refused call writes nothing').toBe(0);
@@ -114,15 +158,26 @@ describe.each(ROUTES.map((e) => [routeKey(e), e] as const))('%s', (_key, e) => {
     }
   });
 
-  if (e.crossTeam) {
+  const cross = e.crossTeam;
+  if (typeof cross === 'function') {
     const teamScoped = ROLES.filter((r) => e.permission !== 'authenticated' && scopeFor(r, e.permission) === 'team');
-    it.each(teamScoped)("%s: another team's object answers 404", async (role) => {
+    it.each(teamScoped)("%s: another team's object answers 404 (or an empty list), nothing changed", async (role) => {
       const as = fx.users[ACTING[role]]!;
-      const spec = await e.crossTeam!(fx, as);
+      const spec = await cross(fx, as);
       const before = await auditCount();
+      const rows = await state();
       const res = await invoke(e, spec, bearer(as));
-      expect(res.status).toBe(404);
-      expect(await auditCount()).toBe(before);
+      if (spec.expect === 'empty') {
+        expect(res.status).toBe(200);
+        // Every list in the answer empty, and a count (a bulk decision's, a preview's) zero.
+        const body = (await res.json()) as Record<string, unknown>;
+        const lists = Object.values(body).filter(Array.isArray);
+        if (typeof body.count === 'number') expect(body.count, 'count').toBe(0);
+        else expect(lists.length, 'a list in the answer').toBeGreaterThan(0);
+        for (const l of lists) expect(l).toEqual([]);
+      } else expect(res.status).toBe(spec.expect ?? 404);
+      expect(await auditCount(), 'audit events written').toBe(before + (spec.audits ?? 0));
+      expect(await state(), 'no dead letter, redrive, webhook or delivery changed').toEqual(rows);
     });
   }
 });
