@@ -4,31 +4,18 @@
 // page). The page, the event page and both export formats use this one shape, so an export holds
 // what the page showed.
 import type { AuditEvent } from '@/generated/prisma/client';
+import type { HashedFields } from '@/lib/audit';
 import { db } from '@/lib/db';
 import { maskJson, maskStoredDiff, maskText, sensitivePathsOf, type PayloadPolicy } from '@/lib/masking';
 
-export interface AuditEventView {
+/** The hashed fields of lib/audit, with the id, the hash and the date as text. */
+export type AuditEventView = Omit<HashedFields, 'at' | 'actorVia'> & {
   id: string;
   at: string;
-  actorId: string | null;
-  actorEmail: string;
-  actorRole: string;
   /** "assistant": acted through their MCP assistant; null: in person. */
   actorVia: string | null;
-  action: string;
-  targetType: string | null;
-  targetId: string | null;
-  teamId: string | null;
-  sourceId: string | null;
-  selection: unknown;
-  count: number | null;
-  reason: string | null;
-  before: unknown;
-  after: unknown;
-  result: string | null;
-  prevHash: string;
   hash: string;
-}
+};
 
 export const AUDIT_EXPORT_COLUMNS = [
   'id',

@@ -5,7 +5,7 @@
 import type postgres from 'postgres';
 import { z } from 'zod';
 import { pg } from '@/lib/db';
-import { GENESIS_HASH, eventHash } from './canonical';
+import { GENESIS_HASH, eventHash, type HashedFields } from './canonical';
 import { currentDatabase, readCheckpoints, type Checkpoint } from './checkpoint-file';
 
 export type BreakKind = 'content' | 'link' | 'checkpoint';
@@ -110,49 +110,8 @@ async function readAcks(sql: postgres.Sql): Promise<Ack[]> {
   }));
 }
 
-interface Row {
-  id: bigint;
-  at: Date;
-  actor_id: string | null;
-  actor_email: string;
-  actor_role: string;
-  actor_via: string | null;
-  action: string;
-  target_type: string | null;
-  target_id: string | null;
-  team_id: string | null;
-  source_id: string | null;
-  selection: unknown;
-  count: number | null;
-  reason: string | null;
-  before: unknown;
-  after: unknown;
-  result: string | null;
-  prev_hash: string;
-  hash: string;
-}
-
-function rowHash(r: Row): string {
-  return eventHash({
-    at: r.at,
-    actorId: r.actor_id,
-    actorEmail: r.actor_email,
-    actorRole: r.actor_role,
-    actorVia: r.actor_via,
-    action: r.action,
-    targetType: r.target_type,
-    targetId: r.target_id,
-    teamId: r.team_id,
-    sourceId: r.source_id,
-    selection: r.selection,
-    count: r.count,
-    reason: r.reason,
-    before: r.before,
-    after: r.after,
-    result: r.result,
-    prevHash: r.prev_hash,
-  });
-}
+/** A stored event as read back: the hashed fields under their own names, so the row hashes as it is. */
+type Row = HashedFields & { id: bigint; hash: string };
 
 const when = (c: Checkpoint) => `the checkpoint of ${c.at}`;
 
@@ -248,8 +207,9 @@ export async function verifyChain(opts: VerifyOptions = {}): Promise<VerifyResul
   // while this one is hashed.
   const fetch = (afterId: bigint) =>
     sql<Row[]>`
-      SELECT id, at, actor_id, actor_email, actor_role, actor_via, action, target_type, target_id, team_id,
-             source_id, selection, count, reason, before, after, result, prev_hash, hash
+      SELECT id, at, actor_id AS "actorId", actor_email AS "actorEmail", actor_role AS "actorRole", actor_via AS "actorVia",
+             action, target_type AS "targetType", target_id AS "targetId", team_id AS "teamId", source_id AS "sourceId",
+             selection, count, reason, before, after, result, prev_hash AS "prevHash", hash
       FROM audit_events WHERE id > ${afterId.toString()} ORDER BY id LIMIT ${batch}`.execute();
   let next: Promise<Row[]> | undefined = fetch(after);
   try {
@@ -264,9 +224,9 @@ export async function verifyChain(opts: VerifyOptions = {}): Promise<VerifyResul
           broke({ id: cp.headId, kind: 'checkpoint', problem: `event #${cp.headId}, the head at ${when(cp)}, is missing` });
           k++;
         }
-        const computed = rowHash(r);
-        const fingerprint = { storedHash: r.hash, computedHash: computed, prevHash: r.prev_hash };
-        if (r.prev_hash !== prev) broke({ id, kind: 'link', problem: 'previous hash does not match the event before it', ...fingerprint });
+        const computed = eventHash(r);
+        const fingerprint = { storedHash: r.hash, computedHash: computed, prevHash: r.prevHash };
+        if (r.prevHash !== prev) broke({ id, kind: 'link', problem: 'previous hash does not match the event before it', ...fingerprint });
         if (computed !== r.hash) broke({ id, kind: 'content', problem: 'event content does not match its hash', ...fingerprint });
         checked++;
         const cp = ahead[k];

@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import type { NewDeadLetter, RecordedDeadLetter } from '@/lib/model/dead-letter';
 import type { RedriveDestination } from '@/lib/model/redrive-destination';
 import type { ConnectorSecret } from './secrets';
-import type { Trap } from './traps';
+import { type Trap, trapLine } from './traps';
 
 import type { ConnectorKind } from '@/lib/model/source-kind';
 
@@ -65,6 +65,21 @@ export interface ProbeReport {
    * warnings and info notes (what could not be read); absent when the probe failed.
    */
   traps?: Trap[];
+}
+
+/**
+ * The report of a probe that found the queue: the warning traps' lines and the probe's other
+ * cautions become `warnings`, and the summary counts them, so the one line already says to look.
+ */
+export function foundQueueReport(summary: string, facts: ProbeReport['facts'], traps: Trap[], notes: string[] = []): ProbeReport {
+  const warnings = [...traps.filter((t) => t.severity === 'warning').map(trapLine), ...notes];
+  return {
+    ok: true,
+    summary: warnings.length ? `${summary}; ${warnings.length} warning${warnings.length > 1 ? 's' : ''}` : summary,
+    facts,
+    traps,
+    ...(warnings.length ? { warnings } : {}),
+  };
 }
 
 /**

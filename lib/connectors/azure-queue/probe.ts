@@ -1,7 +1,6 @@
 // "Test connection" for an Azure Storage queue source: the queue exists, its depth (the lag) and its
 // oldest message's expiry, the target queue a redrive sends to, and the known traps (./traps.ts).
-import type { ConnectorSource, ProbeReport } from '../types';
-import { trapLine } from '../traps';
+import { type ConnectorSource, foundQueueReport, type ProbeReport } from '../types';
 import { targetQueueOf, type AzureQueueConfig, type AzureQueueSecret } from './config';
 import { azureError, queueService } from './client';
 import { azureQueueTraps } from './traps';
@@ -38,15 +37,8 @@ export async function probeAzureQueue(source: ConnectorSource<AzureQueueConfig, 
       }
     }
     const traps = azureQueueTraps(source.config, target, oldest ?? null, new Date());
-    const warnings = [...traps.filter((t) => t.severity === 'warning').map(trapLine), ...notes];
     const summary = `Queue "${queue}" exists: ${facts.depth} messages`;
-    return {
-      ok: true,
-      summary: warnings.length ? `${summary}; ${warnings.length} warning${warnings.length > 1 ? 's' : ''}` : summary,
-      facts,
-      traps,
-      ...(warnings.length ? { warnings } : {}),
-    };
+    return foundQueueReport(summary, facts, traps, notes);
   } catch (err) {
     const error = azureError(err, source).message;
     return { ok: false, summary: error, facts: { queue }, error };

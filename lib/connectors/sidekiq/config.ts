@@ -1,6 +1,7 @@
 // A Sidekiq source's settings: another application's Sidekiq, on a Redis whose URL (it may carry a
 // password) is the source's secret, under the application's namespace if it has one.
 import { z } from 'zod';
+import { failedSetImportFields, type RedisUrlSecret, redisUrlSecretSchema } from '../redis-source-config';
 
 export const sidekiqConfigSchema = z
   .object({
@@ -15,11 +16,6 @@ export const sidekiqConfigSchema = z
       .max(100)
       .regex(/^[^\s:]+(:[^\s:]+)*$/, 'a redis-namespace name (no spaces, no leading or trailing ":")')
       .optional(),
-    /**
-     * After a dead job's row committed, remove it from the dead set. Off by default: the job stays,
-     * so Sidekiq's Web UI (its Dead tab, Retry, Delete) keeps working.
-     */
-    removeAfterImport: z.boolean().default(false),
     /** The queue watched beside the dead set (its depth and latency); default: the newest dead job's queue. */
     sourceQueue: z.string().trim().min(1).max(255).regex(/^\S+$/, 'no spaces').optional(),
     /**
@@ -39,28 +35,13 @@ export const sidekiqConfigSchema = z
       .min(1)
       .max(100 * 365 * 86_400)
       .default(180 * 86_400),
-    /** Dead jobs per write to Postgres. */
-    batchSize: z.number().int().min(1).max(5_000).default(1_000),
-    /** When idle, look at the dead set this often. */
-    pollMs: z.number().int().min(100).max(600_000).default(2_000),
-    /**
-     * Each look rereads the dead set from this far before the newest death seen: a Sidekiq process
-     * whose clock lags still scores its job behind the cursor.
-     */
-    lookbackMs: z.number().int().min(0).max(3_600_000).default(10_000),
+    ...failedSetImportFields({ batchSize: 1_000, pollMs: 2_000 }),
   })
   .strict();
 export type SidekiqConfig = z.infer<typeof sidekiqConfigSchema>;
 
-export const sidekiqSecretSchema = z
-  .object({
-    url: z
-      .string()
-      .trim()
-      .regex(/^rediss?:\/\/[^\s]+$/i, 'a redis:// or rediss:// URL'),
-  })
-  .strict();
-export type SidekiqSecret = z.infer<typeof sidekiqSecretSchema>;
+export const sidekiqSecretSchema = redisUrlSecretSchema;
+export type SidekiqSecret = RedisUrlSecret;
 
 /** Key names of the application's Sidekiq, as Sidekiq (through redis-namespace) spells them. */
 export function keysOf(config: Pick<SidekiqConfig, 'namespace'>) {

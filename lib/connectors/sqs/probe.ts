@@ -3,8 +3,7 @@
 // settings checked against the known traps (./traps.ts): the retention trap, maxReceiveCount 1, the
 // retry loop near the retention, a FIFO source.
 import { GetQueueAttributesCommand, ListDeadLetterSourceQueuesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { ConnectorSource, ProbeReport } from '../types';
-import { trapLine } from '../traps';
+import { type ConnectorSource, foundQueueReport, type ProbeReport } from '../types';
 import type { SqsConfig, SqsSecret } from './config';
 import { isFifoQueue, queueNameOf, sqsClient, sqsError } from './client';
 import { maxReceiveCountOf, sqsTraps, type SqsSourceQueueSettings } from './traps';
@@ -88,15 +87,8 @@ export async function probeSqs(source: ConnectorSource<SqsConfig, SqsSecret>, si
       }
     }
     const traps = sqsTraps(dlqSettings, read);
-    const warnings = [...traps.filter((t) => t.severity === 'warning').map(trapLine), ...notes];
     const summary = `Queue "${dlqName}" exists: ${facts.depth} messages, ${facts.inFlight} in flight`;
-    return {
-      ok: true,
-      summary: warnings.length ? `${summary}; ${warnings.length} warning${warnings.length > 1 ? 's' : ''}` : summary,
-      facts,
-      traps,
-      ...(warnings.length ? { warnings } : {}),
-    };
+    return foundQueueReport(summary, facts, traps, notes);
   } catch (err) {
     const error = sqsError(err, source).message;
     return { ok: false, summary: error, facts: { queue: dlqName }, error };
