@@ -43,13 +43,18 @@ try {
   }
   const { duplicates } = JSON.parse(readFileSync(reportPath, 'utf8'));
   // One pair per two files (or one file with itself): its longest shared run, and how many more.
-  // A list of literals matches itself one line down: a run that overlaps its own copy is data, not a copy.
+  // A list of literals matches itself one line down: a run that overlaps its own copy is data, not a
+  // copy. So is a run of nothing but table entries (`'key': 'value',`, `'item',`, with the table's
+  // declaration and comments): two tables of literals share their shape whatever they hold.
+  const LITERAL = /'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|`(?:[^`\\$]|\\.)*`|-?\b\d[\d_.]*\b/g;
+  const ENTRY = /^\s*(?:(?:L|[\w$]+)\s*:\s*)?L\s*,?\s*$|^\s*[[\]{}(),;]*\s*$|^\s*\/\/|^\s*(?:export\s+)?(?:const|let)\s+[\w$]+(?:\s*:\s*[^=]+)?=\s*[[{]\s*$/;
+  const isTable = (fragment = '') => fragment.split('\n').every((line) => ENTRY.test(line.replace(LITERAL, 'L')));
   const pairs = new Map();
   let runs = 0;
   for (const d of duplicates) {
     for (const f of [d.firstFile, d.secondFile]) f.name = path.relative(root, f.name);
     const [a, b] = [d.firstFile, d.secondFile].sort((x, y) => x.name.localeCompare(y.name) || x.start - y.start);
-    if (a.name === b.name && b.start <= a.end) continue;
+    if ((a.name === b.name && b.start <= a.end) || isTable(d.fragment)) continue;
     runs++;
     const key = `${a.name}\n${b.name}`;
     const seen = pairs.get(key);
