@@ -194,7 +194,8 @@ function load(): Env {
 
 function generatedCheckpointKey(e: z.infer<typeof schema>): string {
   const keyFile = checkpointKeyFile(process.env);
-  const checkpoints = path.resolve(e.AUDIT_CHECKPOINT_FILE ?? path.join(e.TRIAGE_STATE_DIR, 'audit-checkpoints.ndjson'));
+  // A path from the environment, not a file of the app: the build need not trace anything for it.
+  const checkpoints = path.resolve(/*turbopackIgnore: true*/ e.AUDIT_CHECKPOINT_FILE ?? path.join(e.TRIAGE_STATE_DIR, 'audit-checkpoints.ndjson'));
   if (path.dirname(keyFile) === path.dirname(checkpoints)) {
     throw new Error(`Invalid environment:\n  AUDIT_CHECKPOINT_KEY_FILE: ${keyFile} is beside the checkpoint file ${checkpoints}; keep the key elsewhere`);
   }
