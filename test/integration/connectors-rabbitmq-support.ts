@@ -361,20 +361,22 @@ export async function killConnectorsWhileImporting(opts: {
   return midImport;
 }
 
-/** A stored dead letter as the redrive hands it to a destination. */
+/** A stored dead letter as the redrive hands it to a destination: its own headers are its origin too. */
 export function outgoingOf(r: DeadLetter): OutgoingRedrive {
+  const { id: deadLetterId, messageId, payload, contentType, redriveCount, enqueuedAt, orderingKey, idempotencyKey, correlationId } = r;
+  const headers = r.headers as Record<string, unknown>;
   return {
-    deadLetterId: r.id,
-    messageId: r.messageId,
-    payload: r.payload!,
-    contentType: r.contentType,
-    headers: r.headers as Record<string, unknown>,
-    origin: r.headers as Record<string, unknown>,
-    redriveCount: r.redriveCount,
-    enqueuedAt: r.enqueuedAt,
-    orderingKey: r.orderingKey,
-    idempotencyKey: r.idempotencyKey,
-    correlationId: r.correlationId,
+    deadLetterId,
+    messageId,
+    payload: payload!,
+    contentType,
+    headers,
+    origin: headers,
+    redriveCount,
+    enqueuedAt,
+    orderingKey,
+    idempotencyKey,
+    correlationId,
   };
 }
 
