@@ -10,8 +10,9 @@ import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connec
 import { closeDb, db } from '@/lib/db';
 import { closeQueues } from '@/lib/queue';
 import { resetDatabase } from '../support/db';
-import { expectImportedOnce, imported, killChildren, killConnectorsWhileImporting, spawnConnectors, waitFor } from './connectors-rabbitmq-support';
+import { expectImportedOnce, imported, killConnectorsWhileImporting, spawnConnectors, waitFor } from './connectors-rabbitmq-support';
 import { azureSource, depth, queues, sendAll, startAzurite, type Azurite } from './connectors-azure-support';
+import { killWorkerChildren } from '../support/worker-child';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
@@ -54,7 +55,7 @@ describe('Azure Storage queue connector under faults', () => {
   afterEach(async () => {
     await connectors?.stop();
     connectors = undefined;
-    await killChildren();
+    await killWorkerChildren();
     await azurite?.stop();
     azurite = undefined;
   });

@@ -2,9 +2,7 @@
 // a prefix of this run, removed afterwards; never FLUSHALL) and the real Postgres. A real BullMQ
 // application (Queue + Worker in this process) fails jobs; Triage imports them, redrives them, and
 // the application's next failures come back as the next generation.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { Queue, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -16,17 +14,15 @@ import { createUser } from '@/lib/admin/users';
 import { connectorSourceOf, ConnectorError } from '@/lib/connectors';
 import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { closeDb, db, pg } from '@/lib/db';
-import { env } from '@/lib/env';
 import { closeQueues } from '@/lib/queue';
 import { startRedrive } from '@/lib/redrive';
 import { destinationFor } from '@/lib/redrive/destinations';
 import { startRedriveSupervisor, type RedriveSupervisor } from '@/lib/redrive/supervisor';
 import { createSource } from '@/lib/sources/create-source';
 import { resetDatabase } from '../support/db';
-import { waitForFailing, waitForHealthyAgain, waitForTask } from './connectors-rabbitmq-support';
+import { killConnectorsWhileImporting, spawnConnectors, waitForFailing, waitForHealthyAgain, waitForTask } from './connectors-rabbitmq-support';
 import { waitFor } from './runtime-support';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const REDIS_URL = 'redis://127.0.0.1:6379';
 const PREFIX = `tbq${process.pid}x${Date.now().toString(36)}`;
 const RUNNER = { reconcileMs: 200, settleMs: 3_000, statusPollMs: 100 };
@@ -315,24 +311,13 @@ describe('BullMQ connector', () => {
     const count = () => db().deadLetter.count({ where: { sourceId: source.id } });
     // Eight children, each killed mid-import (a moment after its first batch committed), then one
     // left to finish: the kills do not depend on how fast a child boots on a loaded machine.
-    let kills = 0;
-    while (kills < 8 && (await count()) < 10_000) {
-      const child = spawnConnectors();
-      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      const before = await count();
-      await waitFor('import under way', async () => (await count()) > before || undefined, 30_000, 20).catch(() => undefined);
-      await new Promise((r) => setTimeout(r, Math.random() * 300));
-      child.kill('SIGKILL');
-      await exited;
-      if ((await count()) < 10_000) kills++;
-    }
+    const kills = await killConnectorsWhileImporting({ kills: 8, maxPauseMs: 300, total: 10_000, imported: count });
     const last = spawnConnectors();
-    const lastExited = new Promise<void>((resolve) => last.once('exit', () => resolve()));
     try {
       await waitFor('10,000 imported', async () => (await count()) === 10_000, 120_000, 250);
     } finally {
-      last.kill('SIGKILL');
-      await lastExited;
+      last.kill();
+      await last.exited;
     }
     expect(kills).toBeGreaterThanOrEqual(3);
     const all = await pg()<{ n: number; distinct: number; maxGen: number }[]>`
@@ -486,21 +471,3 @@ describe('BullMQ connector', () => {
     await d2.close?.();
   });
 });
-
-/** workers/connectors.ts as its own process, on this run's database. */
-function spawnConnectors(): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'workers/connectors.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      DATABASE_URL: env().DATABASE_URL,
-      QUEUE_PREFIX: env().QUEUE_PREFIX,
-      TRIAGE_STATE_DIR: env().TRIAGE_STATE_DIR,
-      CONNECTOR_SECRET_KEY: env().CONNECTOR_SECRET_KEY,
-      CONNECTOR_DISCOVERY_MS: '200',
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  return child;
-}

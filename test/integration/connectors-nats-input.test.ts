@@ -13,7 +13,7 @@ import { readerName } from '@/lib/connectors/nats/capture';
 import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { db, pg } from '@/lib/db';
 import type { OutgoingRedrive } from '@/lib/redrive/destinations';
-import { connectorTestLifecycle, killChildren, outgoingOf, spawnConnectors, waitFor } from './connectors-rabbitmq-support';
+import { connectorTestLifecycle, outgoingOf, spawnConnectors, waitFor } from './connectors-rabbitmq-support';
 import {
   admin,
   connectorSource,
@@ -26,6 +26,7 @@ import {
   workStream,
   type WorkConsumer,
 } from './connectors-nats-support';
+import { killWorkerChildren } from '../support/worker-child';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -42,7 +43,7 @@ async function outgoing(sourceId: string, messageId: string): Promise<OutgoingRe
 
 describe('NATS JetStream connector: bad input and odd cases', () => {
   const running = connectorTestLifecycle<WorkConsumer>(async () => {
-    await killChildren();
+    await killWorkerChildren();
     await pg()`DROP TRIGGER IF EXISTS nats_test_refuse ON dead_letters`;
     await pg()`DROP FUNCTION IF EXISTS nats_test_refuse()`;
     await deleteWorkStreams();
@@ -78,7 +79,7 @@ describe('NATS JetStream connector: bad input and odd cases', () => {
       expect(health.get(id)!.consecutiveFailures).toBeGreaterThanOrEqual(1);
       expect(health.get(id)!.consecutiveFailures).toBeLessThanOrEqual(5);
     }
-    expect(child.child.exitCode).toBeNull();
+    expect(child.process.exitCode).toBeNull();
     // Nothing was created for a pair that does not exist.
     expect(await streamExists(w.capture)).toBe(false);
 

@@ -9,7 +9,8 @@ import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { startRedrive } from '@/lib/redrive';
 import { db } from '@/lib/db';
-import { spawnRedriveWorker, type WorkerProcess } from './redrive-support';
+import { spawnRedriveWorker } from './redrive-support';
+import type { WorkerChild } from '../support/worker-child';
 import {
   admin,
   closeConnections,
@@ -113,7 +114,7 @@ describe('RabbitMQ connector under faults', () => {
       received.set(id, (received.get(id) ?? 0) + 1);
       ch.ack(m);
     });
-    const workers: WorkerProcess[] = [];
+    const workers: WorkerChild[] = [];
     const start = async () => {
       const w = spawnRedriveWorker();
       workers.push(w);

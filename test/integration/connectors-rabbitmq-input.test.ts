@@ -25,7 +25,6 @@ import {
   connectorTestLifecycle,
   deleteTopologies,
   depth,
-  killChildren,
   outgoingOf,
   publish,
   spawnConnectors,
@@ -34,6 +33,7 @@ import {
   workConsumer,
   type WorkConsumer,
 } from './connectors-rabbitmq-support';
+import { killWorkerChildren } from '../support/worker-child';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -44,7 +44,7 @@ const oneByte = (deadLetterId: bigint, messageId: string, headers: Record<string
 
 describe('RabbitMQ connector: bad input and exact bytes', () => {
   const running = connectorTestLifecycle<WorkConsumer>(async () => {
-    await killChildren();
+    await killWorkerChildren();
     await deleteTopologies();
   });
 
@@ -97,7 +97,7 @@ describe('RabbitMQ connector: bad input and exact bytes', () => {
       expect(health.get(id)!.consecutiveFailures).toBeGreaterThanOrEqual(1);
       expect(health.get(id)!.consecutiveFailures).toBeLessThanOrEqual(5);
     }
-    expect(child.child.exitCode).toBeNull();
+    expect(child.process.exitCode).toBeNull();
 
     // No secret in the logs, the rows, the health, the audit trail or the API.
     await createUser(SYSTEM, { email: 'admin@test.local', role: 'admin', password: 'an-admin-password-1' });

@@ -2,10 +2,8 @@
 // work queue whose dead-letter exchange routes into a DLQ (classic, or quorum with a delivery limit),
 // names unique per run and deleted afterwards; a real amqplib consumer of the work queue; a source
 // for the DLQ; the connectors worker as a child process.
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import amqp, { type Channel, type ChannelModel, type ConsumeMessage } from 'amqplib';
 import { afterEach, beforeAll, expect } from 'vitest';
 import type { ConnectorHealth, DeadLetter, RedriveTask } from '@/generated/prisma/client';
@@ -14,12 +12,11 @@ import { createTeam } from '@/lib/admin/teams';
 import { createSource } from '@/lib/sources/create-source';
 import type { ConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { db, pg } from '@/lib/db';
-import { env } from '@/lib/env';
 import type { OutgoingRedrive } from '@/lib/redrive/destinations';
 import type { RedriveSupervisor } from '@/lib/redrive/supervisor';
 import { freshDatabase } from '../support/lifecycle';
+import { killWorkerChildren, spawnWorkerChild, type WorkerChild } from '../support/worker-child';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 export const AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672/%2F';
 
 export interface Topology {
@@ -160,55 +157,9 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | false | 
   }
 }
 
-export interface ChildWorker {
-  child: ChildProcess;
-  /** Everything it wrote to stdout and stderr so far. */
-  output(): string;
-  ready: Promise<void>;
-  exited: Promise<number | null>;
-  kill(signal?: NodeJS.Signals): void;
-}
-
-const children = new Set<ChildProcess>();
-
 /** workers/connectors.ts as a child process, on the test database (or `extraEnv`'s); resolves `ready` when it logs it. */
-export function spawnConnectors(extraEnv: Record<string, string> = {}): ChildWorker {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'workers/connectors.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      DATABASE_URL: env().DATABASE_URL,
-      TRIAGE_STATE_DIR: env().TRIAGE_STATE_DIR,
-      CONNECTOR_DISCOVERY_MS: '500',
-      LOG_LEVEL: 'info',
-      ...extraEnv,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => {
-      children.delete(child);
-      resolve(code);
-    }),
-  );
-  let output = '';
-  const ready = new Promise<void>((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! });
-    lines.on('line', (line) => {
-      output += `${line}\n`;
-      if (line.includes('"msg":"ready"')) resolve();
-    });
-    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-    void exited.then(() => reject(new Error(`connectors child exited before ready: ${output.slice(-4000)}`)));
-  });
-  ready.catch(() => undefined);
-  return { child, ready, exited, output: () => output, kill: (signal = 'SIGKILL') => child.kill(signal) };
-}
-
-export async function killChildren(): Promise<void> {
-  for (const c of children) c.kill('SIGKILL');
-  await Promise.all([...children].map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r)))));
+export function spawnConnectors(extraEnv: Record<string, string> = {}): WorkerChild {
+  return spawnWorkerChild('workers/connectors.ts', { CONNECTOR_DISCOVERY_MS: '500', ...extraEnv });
 }
 
 /** Close every broker connection whose name starts with `prefix` (the connector names its own). */
@@ -264,7 +215,7 @@ export function emulatorTestLifecycle<S extends { stop(): Promise<void> }, C ext
 /** connectorTestLifecycle of the fault suites: after each test, the connectors children killed, then `cleanUp` (the broker's names). */
 export function faultTestLifecycle(cleanUp: () => Promise<void>): Running<{ close(): Promise<void> }> {
   return connectorTestLifecycle(async () => {
-    await killChildren();
+    await killWorkerChildren();
     await cleanUp();
   });
 }

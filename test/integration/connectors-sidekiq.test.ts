@@ -18,7 +18,6 @@ import { destinationFor } from '@/lib/redrive/destinations';
 import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
 import {
   connectorTestLifecycle,
-  killChildren,
   killConnectorsWhileImporting,
   outgoingOf,
   waitFor,
@@ -37,6 +36,7 @@ import {
   type PrivateRedis,
   type SidekiqProcess,
 } from './connectors-sidekiq-support';
+import { killWorkerChildren } from '../support/worker-child';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const RUNNER = { reconcileMs: 200, settleMs: 3_000, statusPollMs: 100 };
@@ -72,7 +72,7 @@ describe('Sidekiq connector', () => {
   const running = connectorTestLifecycle(async () => {
     await sidekiq?.stop();
     sidekiq = undefined;
-    await killChildren();
+    await killWorkerChildren();
     await redis.start().catch(() => undefined); // a test that stopped it and failed
     await redis.client.flushdb();
   });

@@ -7,8 +7,9 @@ import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { closeDb, pg } from '@/lib/db';
 import { closeQueues } from '@/lib/queue';
 import { resetDatabase } from '../support/db';
-import { killChildren, killConnectorsWhileImporting, spawnConnectors, waitFor } from './connectors-rabbitmq-support';
+import { killConnectorsWhileImporting, spawnConnectors, waitFor } from './connectors-rabbitmq-support';
 import { queueCounts, queues, sqsSource, startEmulator, type Emulator } from './connectors-sqs-support';
+import { killWorkerChildren } from '../support/worker-child';
 
 const N = 6_000;
 
@@ -23,7 +24,7 @@ describe('SQS connector under faults', () => {
     emu = await startEmulator();
   });
   beforeEach(resetDatabase);
-  afterEach(killChildren);
+  afterEach(killWorkerChildren);
   afterAll(async () => {
     await emu?.stop();
     await closeQueues();

@@ -14,7 +14,8 @@ import { sendMany, type OutgoingMessage } from '@/lib/runtime';
 import { resetDatabase } from '../support/db';
 import { startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres';
 import { completedTask, deliveredMessages, deliveriesPerMessage, park, spawnRedriveWorker, withReceiverAndWorkers, world } from './redrive-support';
-import { createTestTables, dropTestQueues, jobCounts, killConsumers, spawnConsumer, testSource, waitFor } from './runtime-support';
+import { createTestTables, dropTestQueues, jobCounts, spawnConsumer, testSource, waitFor } from './runtime-support';
+import { killWorkerChildren } from '../support/worker-child';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 /** What an operator allows a worker to take to come back once Postgres is up again. */
@@ -48,7 +49,7 @@ describe('workers through Postgres restarts', () => {
   }, 180_000);
   // Each test builds its own world (teams, sources) on the private cluster.
   beforeEach(resetDatabase);
-  afterEach(killConsumers);
+  afterEach(killWorkerChildren);
   afterAll(async () => {
     await dropTestQueues();
     await closeQueues();

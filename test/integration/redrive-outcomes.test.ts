@@ -13,13 +13,14 @@ import { destinationFor, type DeliveryResult, type DestinationSource, type Outgo
 import { startRedriveSupervisor, type RedriveSupervisor, type RedriveSupervisorOptions } from '@/lib/redrive/supervisor';
 import { resetDatabase } from '../support/db';
 import { waitFor } from './runtime-support';
-import { park, receiver, shiftedClock, spawnRedriveWorker, world, type Receiver, type WorkerProcess } from './redrive-support';
+import { park, receiver, shiftedClock, spawnRedriveWorker, world, type Receiver } from './redrive-support';
+import type { WorkerChild } from '../support/worker-child';
 
 const MINUTE = 60_000;
 
 let supervisor: RedriveSupervisor | undefined;
 let http: Receiver | undefined;
-let worker: WorkerProcess | undefined;
+let worker: WorkerChild | undefined;
 
 async function task(id: string) {
   return db().redriveTask.findUniqueOrThrow({ where: { id } });

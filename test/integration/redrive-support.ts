@@ -1,11 +1,8 @@
 // Helpers for the redrive tests: teams, people and sources; parked dead letters of one cause; an
 // HTTP receiver on 127.0.0.1 that checks the signature and records every delivery; a consumer on a
 // built-in source (the broker runtime's own) that acknowledges or rejects; per-second send counts.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { PermanentError } from '@/lib/broker';
 import { SYSTEM, type Actor } from '@/lib/auth';
@@ -14,13 +11,11 @@ import { createUser } from '@/lib/admin/users';
 import { createSource } from '@/lib/sources/create-source';
 import { recordDeadLetters, type NewDeadLetter } from '@/lib/intake/record-dead-letters';
 import { db } from '@/lib/db';
-import { env } from '@/lib/env';
 import { QUEUES, producerQueue } from '@/lib/queue';
 import { consume, type Consumer, type ReceivedMessage } from '@/lib/runtime';
 import { REDRIVE_HEADERS, verifyRedriveSignature } from '@/lib/redrive';
 import { waitFor } from './runtime-support';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
+import { spawnWorkerChild, type WorkerChild } from '../support/worker-child';
 
 export const RECEIVER_SECRET = 'a-redrive-secret-for-tests-only';
 
@@ -182,32 +177,9 @@ export async function sendsPerSecond(taskId: string): Promise<number[]> {
   return windows;
 }
 
-export interface WorkerProcess {
-  process: ChildProcess;
-  ready: Promise<void>;
-  exited: Promise<void>;
-}
-
-/** workers/redrive.ts as its own process (node with tsx as a loader, so a signal reaches it directly). */
-export function spawnRedriveWorker(): WorkerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'workers/redrive.ts'], {
-    cwd: root,
-    env: { ...process.env, DATABASE_URL: env().DATABASE_URL, QUEUE_PREFIX: env().QUEUE_PREFIX, LOG_LEVEL: 'info', TRIAGE_STATE_DIR: env().TRIAGE_STATE_DIR },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => {
-    stderr = (stderr + d.toString()).slice(-4000);
-  });
-  const ready = new Promise<void>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      if (line.includes('"msg":"ready"')) resolve();
-    });
-    void exited.then(() => reject(new Error(`redrive worker exited before ready: ${stderr}`)));
-  });
-  ready.catch(() => {});
-  return { process: child, ready, exited };
+/** workers/redrive.ts as its own process. */
+export function spawnRedriveWorker(): WorkerChild {
+  return spawnWorkerChild('workers/redrive.ts');
 }
 
 /** A wall clock the test moves on: real time plus an offset (the runner's pacing needs time to pass). */
@@ -226,9 +198,9 @@ export function shiftedClock(): { now: () => number; advance(ms: number): void }
  * pushes onto `workers`; every worker is SIGKILLed and the receiver closed afterwards, whatever
  * the test threw.
  */
-export async function withReceiverAndWorkers(test: (http: Receiver, workers: WorkerProcess[]) => Promise<void>): Promise<void> {
+export async function withReceiverAndWorkers(test: (http: Receiver, workers: WorkerChild[]) => Promise<void>): Promise<void> {
   const http = await receiver();
-  const workers: WorkerProcess[] = [];
+  const workers: WorkerChild[] = [];
   try {
     await test(http, workers);
   } finally {

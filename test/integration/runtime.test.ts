@@ -5,7 +5,8 @@ import { freshDatabase } from '../support/lifecycle';
 import { PermanentError } from '@/lib/broker';
 import { db, pg } from '@/lib/db';
 import { consume, redriveToSource, send, sendMany, TRIAGE_HEADERS, type Consumer, type ReceivedMessage } from '@/lib/runtime';
-import { createTestTables, dropTestQueues, inFlight, killConsumers, spawnConsumer, testSource, waitFor } from './runtime-support';
+import { createTestTables, dropTestQueues, inFlight, spawnConsumer, testSource, waitFor } from './runtime-support';
+import { killWorkerChildren } from '../support/worker-child';
 
 const text = (s: string) => new TextEncoder().encode(s);
 const notUtf8 = new Uint8Array([0xff, 0xfe, 0x00, 0x41, 0xc3, 0x28, 0x80]);
@@ -28,7 +29,7 @@ const deadLetters = (sourceId: string) => db().deadLetter.findMany({ where: { so
 describe('broker runtime', () => {
   freshDatabase({ close: dropTestQueues });
   afterEach(async () => {
-    await killConsumers();
+    await killWorkerChildren();
     await Promise.all(consumers.splice(0).map((c) => c.close()));
   });
 
