@@ -18,9 +18,15 @@ import { closeQueues } from '@/lib/queue';
 import { startRedrive } from '@/lib/redrive';
 import { destinationFor } from '@/lib/redrive/destinations';
 import { startRedriveSupervisor, type RedriveSupervisor } from '@/lib/redrive/supervisor';
-import { createSource } from '@/lib/sources/create-source';
 import { resetDatabase } from '../support/db';
-import { killConnectorsWhileImporting, spawnConnectors, waitForFailing, waitForHealthyAgain, waitForTask } from './connectors-rabbitmq-support';
+import {
+  commerceConnectorSource,
+  killConnectorsWhileImporting,
+  spawnConnectors,
+  waitForFailing,
+  waitForHealthyAgain,
+  waitForTask,
+} from './connectors-rabbitmq-support';
 import { waitFor } from './runtime-support';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
@@ -89,17 +95,13 @@ let actor: Actor;
 let sources = 0;
 
 async function bullmqSource(queue: string, connection: Record<string, unknown> = {}, url = REDIS_URL) {
-  const s = await createSource(SYSTEM, {
+  return commerceConnectorSource({
     name: `shop-${++sources}`,
-    team: 'commerce',
     kind: 'bullmq',
     maxRedrives: 3,
     connection: { queue, prefix: PREFIX, pollMs: 500, ...connection },
     secret: { url },
   });
-  // Approvals are not what these tests are about.
-  await db().source.update({ where: { id: s.id }, data: { approvalThreshold: 100_000 } });
-  return s;
 }
 
 async function connectorOf(sourceId: string) {

@@ -4,12 +4,13 @@
 // for the DLQ; the connectors worker as a child process.
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
+import type { z } from 'zod';
 import amqp, { type Channel, type ChannelModel, type ConsumeMessage } from 'amqplib';
 import { afterEach, beforeAll, expect } from 'vitest';
 import type { ConnectorHealth, DeadLetter, RedriveTask } from '@/generated/prisma/client';
 import { SYSTEM } from '@/lib/auth';
 import { createTeam } from '@/lib/admin/teams';
-import { createSource } from '@/lib/sources/create-source';
+import { createSource, type sourceInput } from '@/lib/sources/create-source';
 import type { ConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { db, pg } from '@/lib/db';
 import type { OutgoingRedrive } from '@/lib/redrive/destinations';
@@ -134,17 +135,7 @@ export async function workConsumer(
 }
 
 export async function connectorSource(t: Topology, name: string, extra: { connection?: Record<string, unknown>; url?: string } = {}) {
-  await createTeam(SYSTEM, { name: 'commerce' }).catch(() => undefined);
-  const s = await createSource(SYSTEM, {
-    name,
-    team: 'commerce',
-    kind: 'rabbitmq',
-    connection: { queue: t.dlq, ...extra.connection },
-    secret: { url: extra.url ?? AMQP_URL },
-  });
-  // Large test redrives need no approval.
-  await db().source.update({ where: { id: s.id }, data: { approvalThreshold: 1_000_000 } });
-  return s;
+  return commerceConnectorSource({ name, kind: 'rabbitmq', connection: { queue: t.dlq, ...extra.connection }, secret: { url: extra.url ?? AMQP_URL } });
 }
 
 export async function waitFor<T>(what: string, probe: () => Promise<T | false | null | undefined>, timeoutMs = 60_000, everyMs = 100): Promise<T> {
@@ -176,6 +167,17 @@ export function closeConnections(prefix: string): number {
 }
 
 // ---- shared by every connector suite (RabbitMQ, NATS, SQS, Azure, BullMQ, Sidekiq) --------------
+
+/**
+ * A connector source of the commerce team (made on first use) whose redrives need no approval: the
+ * tests' redrives are large, and approvals are not what they are about.
+ */
+export async function commerceConnectorSource(input: Omit<z.input<typeof sourceInput>, 'team'>) {
+  await createTeam(SYSTEM, { name: 'commerce' }).catch(() => undefined);
+  const s = await createSource(SYSTEM, { ...input, team: 'commerce' });
+  await db().source.update({ where: { id: s.id }, data: { approvalThreshold: 1_000_000 } });
+  return s;
+}
 
 /** What a connector test starts and the suite stops after each test: the connectors, the redrive supervisor, a broker consumer. */
 export interface Running<C extends { close(): Promise<void> }> {

@@ -16,10 +16,7 @@ import {
   SQSClient,
   type Message,
 } from '@aws-sdk/client-sqs';
-import { SYSTEM } from '@/lib/auth';
-import { createTeam } from '@/lib/admin/teams';
-import { createSource } from '@/lib/sources/create-source';
-import { db } from '@/lib/db';
+import { commerceConnectorSource } from './connectors-rabbitmq-support';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const peer = `${root}test/peers/sqs`;
@@ -191,15 +188,10 @@ export function consumer(client: SQSClient, url: string, decide: (m: Message) =>
 }
 
 export async function sqsSource(q: Queues, name: string, endpoint: string, connection: Record<string, unknown> = {}) {
-  await createTeam(SYSTEM, { name: 'commerce' }).catch(() => undefined);
-  const s = await createSource(SYSTEM, {
+  return commerceConnectorSource({
     name,
-    team: 'commerce',
     kind: 'sqs',
     connection: { queueUrl: q.dlq, sourceQueueUrl: q.source, endpoint, region: REGION, waitTimeSeconds: 1, visibilityTimeoutSeconds: 5, ...connection },
     secret: credentials(),
   });
-  // Test redrives need no approval.
-  await db().source.update({ where: { id: s.id }, data: { approvalThreshold: 1_000_000 } });
-  return s;
 }
