@@ -3,17 +3,17 @@
 // of any selection of a source whose alarms say outage: the preview warns, the API refuses it
 // without a lead's confirmation (422 naming the field), and a confirmed start is audited with its
 // reason. Poison, or an outage whose errors stopped, asks nothing.
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
 import { createPersonalToken } from '@/lib/admin/tokens';
 import { MINUTE, manualClock } from '@/lib/clock';
-import { closeDb, db } from '@/lib/db';
-import { closeQueues, producerQueue, QUEUES } from '@/lib/queue';
+import { db } from '@/lib/db';
+import { QUEUES } from '@/lib/queue';
 import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
 import { cancelRedrive, previewRedrive, redriveSelection, startRedrive, type RedriveSelectionInput } from '@/lib/redrive';
 import { POST as start } from '@/app/api/v1/redrives/route';
 import { GET as preview } from '@/app/api/v1/redrives/preview/route';
-import { resetDatabase } from '../support/db';
+import { freshDatabase } from '../support/lifecycle';
 import { ctx, getRequest, jsonRequest } from './deadletters-world';
 import { park, world } from './redrive-support';
 
@@ -37,12 +37,7 @@ const SELECTION_KINDS: Record<string, (p: Picked) => RedriveSelectionInput> = {
 };
 
 describe('redrive of an outage whose errors still arrive', () => {
-  beforeEach(resetDatabase);
-  afterAll(async () => {
-    await producerQueue(QUEUES.redrive).obliterate({ force: true });
-    await closeQueues();
-    await closeDb();
-  });
+  freshDatabase({ queues: [QUEUES.redrive] });
 
   it('warns, refuses without a lead’s confirmation and a reason, and audits the confirmed start', async () => {
     const w = await world();
