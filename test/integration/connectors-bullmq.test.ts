@@ -10,7 +10,6 @@ import { outgoingRedrive } from '../support/outgoing';
 import { cliCreateSource } from '../support/cli';
 import { SYSTEM, type Actor } from '@/lib/auth';
 import { createTeam } from '@/lib/admin/teams';
-import { createUser } from '@/lib/admin/users';
 import { connectorSourceOf, ConnectorError } from '@/lib/connectors';
 import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { closeDb, db, pg } from '@/lib/db';
@@ -27,6 +26,7 @@ import {
   waitForHealthyAgain,
   waitForTask,
 } from './connectors-rabbitmq-support';
+import { person } from './redrive-support';
 import { waitFor } from './runtime-support';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
@@ -124,8 +124,7 @@ describe('BullMQ connector', () => {
   beforeEach(async () => {
     await resetDatabase();
     await createTeam(SYSTEM, { name: 'commerce' });
-    const u = await createUser(SYSTEM, { email: 'support@test.local', role: 'support', team: 'commerce' });
-    actor = { userId: u.id, email: u.email, role: 'support', teamId: u.teamId, via: 'session' };
+    actor = await person('support@test.local', 'support', 'commerce');
   });
   afterEach(async () => {
     await supervisor?.stop();

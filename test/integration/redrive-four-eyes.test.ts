@@ -3,10 +3,9 @@
 // neither the starter, nor the last person who enabled the rule that started the task, nor someone
 // acting through a token the starter minted.
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { SYSTEM, type Actor } from '@/lib/auth';
+import { SYSTEM } from '@/lib/auth';
 import { actorFromPersonalToken } from '@/lib/auth/actor';
 import { createPersonalToken } from '@/lib/admin/tokens';
-import { createUser } from '@/lib/admin/users';
 import { closeDb, db } from '@/lib/db';
 import { closeQueues } from '@/lib/queue';
 import { AppError } from '@/lib/errors';
@@ -14,14 +13,9 @@ import { approveRedrive, startRedrive } from '@/lib/redrive';
 import { startTransform } from '@/lib/redrive/edit';
 import { createRedriveRule, updateRedriveRule } from '@/lib/redrive-rules';
 import { resetDatabase } from '../support/db';
-import { park, world, type World } from './redrive-support';
+import { park, person, world, type World } from './redrive-support';
 
 let w: World;
-
-async function person(email: string, role: 'lead' | 'admin', team?: string): Promise<Actor> {
-  const u = await createUser(SYSTEM, { email, role, ...(team ? { team } : {}) });
-  return { userId: u.id, email: u.email, role, teamId: u.teamId, via: 'session' };
-}
 
 async function status(p: Promise<unknown>): Promise<number> {
   return p.then(

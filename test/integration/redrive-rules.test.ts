@@ -18,7 +18,7 @@ import { GET as listRules, POST as createRule } from '@/app/api/v1/sources/[sour
 import { DELETE as deleteRule, PATCH as patchRule } from '@/app/api/v1/sources/[source]/redrive-rules/[rule]/route';
 import { freshDatabase } from '../support/lifecycle';
 import { ctx, getRequest, jsonRequest } from './deadletters-world';
-import { park, receiver, world, type Receiver, type World } from './redrive-support';
+import { park, person, receiver, world, type Receiver, type World } from './redrive-support';
 
 const AFTER_WAVE = { name: 'after the wave', kind: 'after_wave', okForSeconds: 120, ratePerSecond: 50, canary: true } as const;
 
@@ -34,8 +34,7 @@ describe('redrive rules', () => {
     queues: [QUEUES.redrive],
     seed: async () => {
       w = await world();
-      const u = await createUser(SYSTEM, { email: 'finance-lead@test.local', role: 'lead', team: 'finance' });
-      financeLead = { userId: u.id, email: u.email, role: 'lead', teamId: u.teamId, via: 'session' };
+      financeLead = await person('finance-lead@test.local', 'lead', 'finance');
     },
   });
   afterEach(async () => {

@@ -28,8 +28,9 @@ export interface World {
   partner: { id: string; name: string; retentionSeconds: number };
 }
 
-async function actor(email: string, role: 'support' | 'lead' | 'admin', team: string): Promise<Actor> {
-  const u = await createUser(SYSTEM, { email, role, team });
+/** A new user of `role` (in `team`, for a team's role) as the actor of a signed-in session. */
+export async function person(email: string, role: Actor['role'], team?: string): Promise<Actor> {
+  const u = await createUser(SYSTEM, { email, role, ...(team ? { team } : {}) });
   return { userId: u.id, email: u.email, role, teamId: u.teamId, via: 'session' };
 }
 
@@ -52,10 +53,10 @@ export async function world(opts: { partnerUrl?: string; maxRedrives?: number; a
   }
   await db().source.update({ where: { id: partner.id }, data: { redriveUrl: opts.partnerUrl ?? 'http://127.0.0.1:9/none', redriveSecret: RECEIVER_SECRET } });
   return {
-    support: await actor('support@test.local', 'support', 'commerce'),
-    support2: await actor('support2@test.local', 'support', 'commerce'),
-    lead: await actor('lead@test.local', 'lead', 'commerce'),
-    financeSupport: await actor('finance-support@test.local', 'support', 'finance'),
+    support: await person('support@test.local', 'support', 'commerce'),
+    support2: await person('support2@test.local', 'support', 'commerce'),
+    lead: await person('lead@test.local', 'lead', 'commerce'),
+    financeSupport: await person('finance-support@test.local', 'support', 'finance'),
     orders,
     partner,
   };
