@@ -18,7 +18,7 @@ import { connectorSourceOf } from '@/lib/connectors';
 import type { OutgoingRedrive } from '@/lib/redrive/destinations';
 import { setImportPaused } from '@/lib/connectors/pause-import';
 import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
-import { db, pg } from '@/lib/db';
+import { db } from '@/lib/db';
 import {
   admin,
   connectorSource,
@@ -27,7 +27,9 @@ import {
   depth,
   outgoingOf,
   publish,
-  spawnConnectors,
+  connectorsAfterSixSeconds,
+  expectBackedOff,
+  storedAndLogged,
   topology,
   waitFor,
   workConsumer,
@@ -85,18 +87,11 @@ describe('RabbitMQ connector: bad input and exact bytes', () => {
     expect(await probe(missing.id)).toMatchObject({ ok: false, error: `Queue "${t.run}.nope" does not exist on virtual host "/" of 127.0.0.1:5672` });
     expect(await probe((await connectorSource(t, 'fine')).id)).toMatchObject({ ok: true, facts: { exists: true, depth: 0, consumers: 0 } });
 
-    const child = spawnConnectors();
-    await child.ready;
-    await pause(6_000);
-    const health = new Map((await db().connectorHealth.findMany()).map((h) => [h.sourceId, h]));
+    const { child, health } = await connectorsAfterSixSeconds();
     expect(health.get(down.id)?.lastError).toMatch(/is not reachable/);
     expect(health.get(badAuth.id)?.lastError).toBe('RabbitMQ at 127.0.0.1:5672 refused the credentials of user "guest"');
     expect(health.get(missing.id)?.lastError).toMatch(/does not exist/);
-    // Exponential backoff from 1 s: a handful of attempts in 6 s, not a busy loop.
-    for (const id of [down.id, badAuth.id, missing.id]) {
-      expect(health.get(id)!.consecutiveFailures).toBeGreaterThanOrEqual(1);
-      expect(health.get(id)!.consecutiveFailures).toBeLessThanOrEqual(5);
-    }
+    expectBackedOff(health, [down.id, badAuth.id, missing.id]);
     expect(child.process.exitCode).toBeNull();
 
     // No secret in the logs, the rows, the health, the audit trail or the API.
@@ -108,13 +103,7 @@ describe('RabbitMQ connector: bad input and exact bytes', () => {
     const listed = (await api.json()) as { sources: Record<string, unknown>[] };
     expect(listed.sources.map((s) => s.name)).toContain('bad-auth');
     expect(listed.sources.every((s) => !('connectionSecret' in s))).toBe(true);
-    const everything = JSON.stringify({
-      api: listed,
-      log: child.output(),
-      sources: await pg()`SELECT connection, encode(connection_secret, 'escape') AS s FROM sources`,
-      health: await pg()`SELECT last_error FROM connector_health`,
-      audit: await pg()`SELECT after FROM audit_events`,
-    });
+    const everything = await storedAndLogged(child.output(), { api: listed });
     expect(everything).toContain('refused the credentials');
     expect(everything).not.toMatch(/hunter2/);
   });

@@ -270,6 +270,33 @@ export async function waitForFailing<const T extends readonly string[]>(sourceId
   );
 }
 
+/** The connectors worker started, then left running for six seconds: it, and each source's connector health by source id. */
+export async function connectorsAfterSixSeconds(): Promise<{ child: WorkerChild; health: Map<string, ConnectorHealth> }> {
+  const child = spawnConnectors();
+  await child.ready;
+  await new Promise((r) => setTimeout(r, 6_000));
+  return { child, health: new Map((await db().connectorHealth.findMany()).map((h) => [h.sourceId, h])) };
+}
+
+/** Exponential backoff from 1 s: a handful of attempts in 6 s for each source, not a busy loop. */
+export function expectBackedOff(health: Map<string, ConnectorHealth>, sourceIds: string[]): void {
+  for (const id of sourceIds) {
+    expect(health.get(id)!.consecutiveFailures).toBeGreaterThanOrEqual(1);
+    expect(health.get(id)!.consecutiveFailures).toBeLessThanOrEqual(5);
+  }
+}
+
+/** Everything a connector's secret could leak into, as one text: the worker's log, the sources' rows, the healths, the audit trail, and `more`. */
+export async function storedAndLogged(log: string, more: Record<string, unknown> = {}): Promise<string> {
+  return JSON.stringify({
+    ...more,
+    log,
+    sources: await pg()`SELECT connection, encode(connection_secret, 'escape') AS s FROM sources`,
+    health: await pg()`SELECT last_error FROM connector_health`,
+    audit: await pg()`SELECT after FROM audit_events`,
+  });
+}
+
 /** Waits until the source holds exactly `n` dead letters (polled every 250 ms). */
 export async function waitForDeadLetters(sourceId: string, n: number, timeoutMs = 60_000): Promise<void> {
   await waitFor(`${n.toLocaleString('en')} dead letter${n === 1 ? '' : 's'}`, async () => (await imported(sourceId)) === n, timeoutMs, 250);
