@@ -16,7 +16,7 @@ import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { startRedrive } from '@/lib/redrive';
 import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
 import { destinationFor } from '@/lib/redrive/destinations';
-import { outgoingOf, waitFor, waitForTask, waitForDeadLetters, emulatorTestLifecycle } from './connectors-rabbitmq-support';
+import { outgoingOf, waitFor, waitForTask, waitForDeadLetters, emulatorTestLifecycle, startRedriveNoBreaker } from './connectors-rabbitmq-support';
 import { azureSource, connectionString, depth, functionHost, queues, sendAll, startAzurite, type Azurite, type FunctionHost } from './connectors-azure-support';
 
 const N = 2_000;
@@ -103,9 +103,8 @@ describe('Azure Storage queue connector', () => {
       const n = orderOf(fromB64(m.messageText));
       return n !== null && n % 2 === 0;
     });
-    const task = await startRedrive(SYSTEM, { selection: { source: source.name }, ratePerSecond: 2_000 });
-    // Half come back dead on purpose: this test is about the connector, not the circuit breaker.
-    await db().redriveTask.update({ where: { id: task.id }, data: { breakerThreshold: 1 } });
+    // Half come back dead on purpose.
+    const task = await startRedriveNoBreaker(SYSTEM, { selection: { source: source.name }, ratePerSecond: 2_000 });
     running.redrives = await startRedriveSupervisor({ reconcileMs: 500 });
     const fixed = bytes.filter((b) => orderOf(b) !== null && orderOf(b)! % 2 === 0).length;
     const failing = N - fixed;

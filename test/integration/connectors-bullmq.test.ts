@@ -20,13 +20,14 @@ import { startRedriveSupervisor, type RedriveSupervisor } from '@/lib/redrive/su
 import { resetDatabase } from '../support/db';
 import {
   commerceConnectorSource,
-  killConnectorsWhileImporting,
-  spawnConnectors,
   waitForFailing,
   waitForHealthyAgain,
   waitForTask,
+  importThroughKills,
+  startRedriveNoBreaker,
 } from './connectors-rabbitmq-support';
 import { person } from './redrive-support';
+import { killWorkerChildren } from '../support/worker-child';
 import { waitFor } from './runtime-support';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
@@ -127,6 +128,7 @@ describe('BullMQ connector', () => {
     actor = await person('support@test.local', 'support', 'commerce');
   });
   afterEach(async () => {
+    await killWorkerChildren();
     await supervisor?.stop();
     await redrives?.stop();
     supervisor = redrives = undefined;
@@ -202,9 +204,8 @@ describe('BullMQ connector', () => {
     a.version = 'v2';
     redrives = await startRedriveSupervisor(RUNNER);
     // A short outcome window: a job not seen failed again by then counts as "no death seen".
-    const t = await startRedrive(actor, { selection: { source: source.name }, ratePerSecond: 2_000, outcomeWindowSeconds: 15 });
-    // One in four fails again on purpose: this test is about the connector, not the circuit breaker.
-    await db().redriveTask.update({ where: { id: t.id }, data: { breakerThreshold: 1 } });
+    // One in four fails again on purpose.
+    const t = await startRedriveNoBreaker(actor, { selection: { source: source.name }, ratePerSecond: 2_000, outcomeWindowSeconds: 15 });
     await waitForTask(t.id, 'all sent', (x) => x.sent === 2_000);
     await waitFor('1,500 completed by the app', async () => a.completed.size === 1_500, 60_000);
     await waitFor(
@@ -312,14 +313,8 @@ describe('BullMQ connector', () => {
     const count = () => db().deadLetter.count({ where: { sourceId: source.id } });
     // Eight children, each killed mid-import (a moment after its first batch committed), then one
     // left to finish: the kills do not depend on how fast a child boots on a loaded machine.
-    const kills = await killConnectorsWhileImporting({ kills: 8, maxPauseMs: 300, total: 10_000, imported: count });
-    const last = spawnConnectors();
-    try {
-      await waitFor('10,000 imported', async () => (await count()) === 10_000, 120_000, 250);
-    } finally {
-      last.kill();
-      await last.exited;
-    }
+    const kills = await importThroughKills({ kills: 8, maxPauseMs: 300, total: 10_000, imported: count });
+    await waitFor('10,000 imported', async () => (await count()) === 10_000, 120_000, 250);
     expect(kills).toBeGreaterThanOrEqual(3);
     const all = await pg()<{ n: number; distinct: number; maxGen: number }[]>`
       SELECT count(*)::int AS n, count(DISTINCT message_id)::int AS distinct, max(generation)::int AS "maxGen" FROM dead_letters WHERE source_id = ${source.id}::uuid`;

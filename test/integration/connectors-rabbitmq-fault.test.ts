@@ -7,7 +7,6 @@ import { describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
 import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
-import { startRedrive } from '@/lib/redrive';
 import { db } from '@/lib/db';
 import { spawnRedriveWorker } from './redrive-support';
 import type { WorkerChild } from '../support/worker-child';
@@ -22,10 +21,11 @@ import {
   expectImportedOnce,
   FAULT_N as N,
   imported,
-  killConnectorsWhileImporting,
   spawnConnectors,
   topology,
   waitFor,
+  startRedriveNoBreaker,
+  importThroughKills,
 } from './connectors-rabbitmq-support';
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -40,10 +40,8 @@ describe('RabbitMQ connector under faults', () => {
     const source = await connectorSource(t, `kill-${randomBytes(3).toString('hex')}`, { connection: { batchSize: 50 } });
 
     // Each child is killed while it imports: after its first commit, between batches or inside one.
-    const midImport = await killConnectorsWhileImporting({ kills: 8, maxPauseMs: 150, total: N, imported: () => imported(source.id) });
+    const midImport = await importThroughKills({ kills: 8, maxPauseMs: 150, total: N, imported: () => imported(source.id) });
     expect(midImport).toBeGreaterThanOrEqual(3);
-    const last = spawnConnectors();
-    await last.ready;
     await waitFor('10,000 imported', async () => (await imported(source.id)) === N, 120_000, 250);
     await waitFor('the DLQ drained', async () => (await depth(t.dlq)) === 0, 30_000, 250);
     await expectImportedOnce(source.id, sent, N);
@@ -123,8 +121,7 @@ describe('RabbitMQ connector under faults', () => {
     };
     try {
       let worker = await start();
-      const task = await startRedrive(SYSTEM, { selection: { source: source.name }, ratePerSecond: 300 });
-      await db().redriveTask.update({ where: { id: task.id }, data: { breakerThreshold: 1 } });
+      const task = await startRedriveNoBreaker(SYSTEM, { selection: { source: source.name }, ratePerSecond: 300 });
       const messageOf = new Map(
         (await db().deadLetter.findMany({ where: { sourceId: source.id }, select: { id: true, messageId: true } })).map((d) => [d.id.toString(), d.messageId]),
       );

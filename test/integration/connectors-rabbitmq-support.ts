@@ -8,7 +8,8 @@ import type { z } from 'zod';
 import amqp, { type Channel, type ChannelModel, type ConsumeMessage } from 'amqplib';
 import { afterEach, beforeAll, expect } from 'vitest';
 import type { ConnectorHealth, DeadLetter, RedriveTask } from '@/generated/prisma/client';
-import { SYSTEM } from '@/lib/auth';
+import { SYSTEM, type Principal } from '@/lib/auth';
+import { startRedrive, type StartRedriveInput } from '@/lib/redrive';
 import { createTeam } from '@/lib/admin/teams';
 import { createSource, type sourceInput } from '@/lib/sources/create-source';
 import type { ConnectorSupervisor } from '@/lib/connectors/supervisor';
@@ -231,6 +232,26 @@ function connectorHooks<C extends { close(): Promise<void> }>(running: Running<C
     running.consumer = running.connectors = running.redrives = undefined;
     await afterEachTest();
   });
+}
+
+/**
+ * startRedrive with the task's circuit breaker out of the way: the connector tests make messages
+ * come back dead on purpose, and are about the connector, not the breaker.
+ */
+export async function startRedriveNoBreaker(actor: Principal, input: StartRedriveInput) {
+  const task = await startRedrive(actor, input);
+  await db().redriveTask.update({ where: { id: task.id }, data: { breakerThreshold: 1 } });
+  return task;
+}
+
+/**
+ * The import of `total` through repeated SIGKILLs (killConnectorsWhileImporting), then one more
+ * connectors child left running to finish it: how many children were killed mid-import.
+ */
+export async function importThroughKills(opts: Parameters<typeof killConnectorsWhileImporting>[0]): Promise<number> {
+  const midImport = await killConnectorsWhileImporting(opts);
+  await spawnConnectors().ready;
+  return midImport;
 }
 
 /** Waits until the redrive task `id` is `done`: resolves with the task as it was then. */

@@ -8,7 +8,6 @@ import { describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
 import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { db, pg } from '@/lib/db';
-import { startRedrive } from '@/lib/redrive';
 import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
 import {
   connectorSource,
@@ -22,6 +21,7 @@ import {
   waitForDeadLetters,
   workConsumer,
   type WorkConsumer,
+  startRedriveNoBreaker,
 } from './connectors-rabbitmq-support';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -122,9 +122,8 @@ describe('RabbitMQ connector', () => {
       return 'reject';
     });
     // A short outcome window: what is not seen dead by then counts as "no death seen" (no ack is observable on a broker).
-    const task = await startRedrive(SYSTEM, { selection: { source: source.name }, ratePerSecond: 1_000, outcomeWindowSeconds: 15 });
-    // Three in four come back dead on purpose: this test is about the connector, not the circuit breaker.
-    await db().redriveTask.update({ where: { id: task.id }, data: { breakerThreshold: 1 } });
+    // Three in four come back dead on purpose.
+    const task = await startRedriveNoBreaker(SYSTEM, { selection: { source: source.name }, ratePerSecond: 1_000, outcomeWindowSeconds: 15 });
     running.redrives = await startRedriveSupervisor({ reconcileMs: 500 });
     await waitForTask(task.id, 'all sent', (x) => x.sent === 2_000).catch(async (e: unknown) => {
       const t2 = await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } });

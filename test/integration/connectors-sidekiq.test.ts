@@ -24,6 +24,7 @@ import {
   waitForFailing,
   waitForHealthyAgain,
   waitForTask,
+  startRedriveNoBreaker,
 } from './connectors-rabbitmq-support';
 import {
   deadSet,
@@ -161,8 +162,7 @@ describe('Sidekiq connector', () => {
     const fixed = jobs.filter((j) => (j.args[0] as { n: number }).n % 4 !== 0).map((j) => j.jid);
     await redis.client.sadd('triage_test:fixed', ...fixed);
     running.redrives = await startRedriveSupervisor(RUNNER);
-    const t = await startRedrive(actor, { selection: { source: source.name }, ratePerSecond: 2_000, outcomeWindowSeconds: 15 });
-    await db().redriveTask.update({ where: { id: t.id }, data: { breakerThreshold: 1 } });
+    const t = await startRedriveNoBreaker(actor, { selection: { source: source.name }, ratePerSecond: 2_000, outcomeWindowSeconds: 15 });
     await waitForTask(t.id, 'all sent', (x) => x.sent === 2_000);
     await waitFor('1,500 run by Sidekiq', async () => (await redis.client.scard('triage_test:done')) === 1_500, 60_000, 200);
     await waitFor('500 dead again, as generation 1', async () => (await count(source.id, 1)) === 500, 60_000, 200);

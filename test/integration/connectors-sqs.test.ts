@@ -15,7 +15,7 @@ import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { startRedrive } from '@/lib/redrive';
 import { destinationFor } from '@/lib/redrive/destinations';
 import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
-import { outgoingOf, waitFor, waitForTask, waitForDeadLetters, emulatorTestLifecycle } from './connectors-rabbitmq-support';
+import { outgoingOf, waitFor, waitForTask, waitForDeadLetters, emulatorTestLifecycle, startRedriveNoBreaker } from './connectors-rabbitmq-support';
 import { consumer, queueCounts, queues, sqsSource, startEmulator, type Consumer, type Emulator } from './connectors-sqs-support';
 
 const orderNo = (body: string | undefined) => (JSON.parse(body ?? '{}') as { order: number }).order;
@@ -118,9 +118,8 @@ describe('SQS connector', () => {
       }
       return 'fail';
     });
-    const task = await startRedrive(SYSTEM, { selection: { source: source.name }, ratePerSecond: 1_000 });
-    // Half come back dead on purpose: this test is about the connector, not the circuit breaker.
-    await db().redriveTask.update({ where: { id: task.id }, data: { breakerThreshold: 1 } });
+    // Half come back dead on purpose.
+    const task = await startRedriveNoBreaker(SYSTEM, { selection: { source: source.name }, ratePerSecond: 1_000 });
     running.redrives = await startRedriveSupervisor({ reconcileMs: 500 });
     await waitForTask(task.id, 'all sent', (x) => x.sent === 40);
     await waitFor('20 deleted by the fixed consumer', async () => deleted.size === 20, 60_000, 250);
