@@ -34,6 +34,7 @@ import {
   waitFor,
   workConsumer,
   type WorkConsumer,
+  importSwitches,
 } from './connectors-rabbitmq-support';
 import { killWorkerChildren } from '../support/worker-child';
 
@@ -126,8 +127,7 @@ describe('RabbitMQ connector: bad input and exact bytes', () => {
 
     await setImportPaused(SYSTEM, source.name, false);
     await waitFor('imported after resume', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 2, 10_000);
-    const events = await db().auditEvent.findMany({ where: { sourceId: source.id, action: { startsWith: 'source.import' } }, orderBy: { id: 'asc' } });
-    expect(events.map((e) => [e.action, e.reason])).toEqual([
+    expect(await importSwitches(source.id)).toEqual([
       ['source.import.pause', 'broker maintenance'],
       ['source.import.resume', null],
     ]);

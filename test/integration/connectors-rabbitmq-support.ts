@@ -14,7 +14,7 @@ import { createTeam } from '@/lib/admin/teams';
 import { createSource, type sourceInput } from '@/lib/sources/create-source';
 import type { ConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { db, pg } from '@/lib/db';
-import type { OutgoingRedrive } from '@/lib/redrive/destinations';
+import type { OutgoingRedrive, RedriveDestination } from '@/lib/redrive/destinations';
 import type { RedriveSupervisor } from '@/lib/redrive/supervisor';
 import { freshDatabase } from '../support/lifecycle';
 import { killWorkerChildren, spawnWorkerChild, type WorkerChild } from '../support/worker-child';
@@ -215,6 +215,12 @@ export function emulatorTestLifecycle<S extends { stop(): Promise<void> }, C ext
   return running;
 }
 
+/**
+ * Whether a test may restart a server the machine's other test runs share: only in CI, or when
+ * asked for by `variable` set to 1.
+ */
+export const restartAllowed = (variable: string): boolean => Boolean(process.env.CI) || process.env[variable] === '1';
+
 /** connectorTestLifecycle of the fault suites: after each test, the connectors children killed, then `cleanUp` (the broker's names). */
 export function faultTestLifecycle(cleanUp: () => Promise<void>): Running<{ close(): Promise<void> }> {
   return connectorTestLifecycle(async () => {
@@ -321,6 +327,32 @@ export async function storedAndLogged(log: string, more: Record<string, unknown>
 /** Waits until the source holds exactly `n` dead letters (polled every 250 ms). */
 export async function waitForDeadLetters(sourceId: string, n: number, timeoutMs = 60_000): Promise<void> {
   await waitFor(`${n.toLocaleString('en')} dead letter${n === 1 ? '' : 's'}`, async () => (await imported(sourceId)) === n, timeoutMs, 250);
+}
+
+/** Waits until the source holds exactly `n` dead letters of `generation` (polled every 250 ms). */
+export async function waitForGeneration(sourceId: string, generation: number, n: number, timeoutMs = 60_000): Promise<void> {
+  await waitFor(
+    `${n.toLocaleString('en')} of generation ${generation}`,
+    async () => (await db().deadLetter.count({ where: { sourceId, generation } })) === n,
+    timeoutMs,
+    250,
+  );
+}
+
+/** The source's import pauses and resumes in its audit trail, oldest first, as [action, reason]. */
+export async function importSwitches(sourceId: string): Promise<[string, string | null][]> {
+  const events = await db().auditEvent.findMany({ where: { sourceId, action: { startsWith: 'source.import' } }, orderBy: { id: 'asc' } });
+  return events.map((e): [string, string | null] => [e.action, e.reason]);
+}
+
+/** A redrive destination whose broker is down: a delivery fails as infrastructure, "unreachable"; then it closes. */
+export async function expectUnreachable(destination: RedriveDestination, outgoing: OutgoingRedrive): Promise<void> {
+  expect((await destination.deliver([outgoing], new AbortController().signal))[0]).toMatchObject({
+    ok: false,
+    failure: 'infrastructure',
+    error: expect.stringMatching(/unreachable/),
+  });
+  await destination.close?.();
 }
 
 /** Exactly `total` dead letters of the source, one per message id, each with the bytes sent, each counted into a cluster once. */

@@ -22,6 +22,7 @@ import {
   workConsumer,
   type WorkConsumer,
   startRedriveNoBreaker,
+  waitForGeneration,
 } from './connectors-rabbitmq-support';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -132,12 +133,7 @@ describe('RabbitMQ connector', () => {
       throw new Error(`${String(e)}: ${JSON.stringify({ status: t2.status, sent: t2.sent, paused: t2.pausedReason, states, errors })}`);
     });
     await waitFor('500 acknowledged by the fixed consumer', async () => acked.size === 500, 60_000, 250);
-    await waitFor(
-      '1,500 next-generation dead letters',
-      async () => (await db().deadLetter.count({ where: { sourceId: source.id, generation: 1 } })) === 1_500,
-      60_000,
-      250,
-    );
+    await waitForGeneration(source.id, 1, 1_500);
 
     const again = await pg()<
       { message_id: string; payload_sha256: string; redrive_count: number; headers: Record<string, unknown>; failure_history: Record<string, unknown>[] }[]

@@ -25,6 +25,7 @@ import {
   waitForHealthyAgain,
   waitForTask,
   startRedriveNoBreaker,
+  expectUnreachable,
 } from './connectors-rabbitmq-support';
 import {
   deadSet,
@@ -288,12 +289,7 @@ describe('Sidekiq connector', () => {
     await destination.close?.();
     const downRow = await db().source.findUniqueOrThrow({ where: { id: (await sidekiqSource('redis://127.0.0.1:1')).id } });
     const d2 = destinationFor(downRow);
-    expect((await d2.deliver([outgoingOf(b)], new AbortController().signal))[0]).toMatchObject({
-      ok: false,
-      failure: 'infrastructure',
-      error: expect.stringMatching(/unreachable/),
-    });
-    await d2.close?.();
+    await expectUnreachable(d2, outgoingOf(b));
   });
 
   it('does not push a job Sidekiq no longer holds in its dead set when the source leaves jobs in place; pushes those Triage removed itself', async () => {

@@ -15,7 +15,15 @@ import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { startRedrive } from '@/lib/redrive';
 import { destinationFor } from '@/lib/redrive/destinations';
 import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
-import { outgoingOf, waitFor, waitForTask, waitForDeadLetters, emulatorTestLifecycle, startRedriveNoBreaker } from './connectors-rabbitmq-support';
+import {
+  outgoingOf,
+  waitFor,
+  waitForTask,
+  waitForDeadLetters,
+  emulatorTestLifecycle,
+  startRedriveNoBreaker,
+  waitForGeneration,
+} from './connectors-rabbitmq-support';
 import { consumer, queueCounts, queues, sqsSource, startEmulator, type Consumer, type Emulator } from './connectors-sqs-support';
 
 const orderNo = (body: string | undefined) => (JSON.parse(body ?? '{}') as { order: number }).order;
@@ -131,12 +139,7 @@ describe('SQS connector', () => {
     expect(attrs.tenant).toMatchObject({ DataType: 'String', StringValue: 'acme' });
     expect(Buffer.from(attrs.signature!.BinaryValue!).length).toBe(3);
 
-    await waitFor(
-      '20 next-generation dead letters',
-      async () => (await db().deadLetter.count({ where: { sourceId: source.id, generation: 1 } })) === 20,
-      90_000,
-      250,
-    );
+    await waitForGeneration(source.id, 1, 20, 90_000);
     const again = await pg()<{ message_id: string; redrive_count: number; payload: Buffer }[]>`
       SELECT message_id, redrive_count, payload FROM dead_letters WHERE source_id = ${source.id}::uuid AND generation = 1`;
     const odds = new Set(rows.filter((r) => orderNo(r.payload.toString()) % 2 === 1).map((r) => r.message_id));
