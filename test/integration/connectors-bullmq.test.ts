@@ -93,6 +93,14 @@ async function addJobs(a: App, n: number, from = 0) {
   }
 }
 
+/** An application whose `n` jobs have all failed (after `attempts` each): waits until BullMQ counts them failed. */
+async function appWithFailedJobs(n: number, attempts = 1, timeoutMs = 30_000): Promise<App> {
+  const a = await app(undefined, attempts);
+  await addJobs(a, n);
+  await waitFor(`${n.toLocaleString('en')} failed jobs`, async () => (await failedCount(a)) === n, timeoutMs);
+  return a;
+}
+
 let actor: Actor;
 let sources = 0;
 
@@ -148,9 +156,7 @@ describe('BullMQ connector', () => {
   });
 
   it('imports 2,000 failed jobs exactly; a redrive after a fix completes the fixed ones, the others come back as the next generation', async () => {
-    const a = await app();
-    await addJobs(a, 2_000);
-    await waitFor('2,000 failed jobs', async () => (await failedCount(a)) === 2_000, 60_000);
+    const a = await appWithFailedJobs(2_000, 2, 60_000);
     const source = await bullmqSource(a.queue.name);
     supervisor = await startConnectorSupervisor({ only: [source.id], discoveryMs: 200, backoffBaseMs: 100 });
 
@@ -225,9 +231,7 @@ describe('BullMQ connector', () => {
   }, 300_000);
 
   it('removes imported jobs when the source says so; a redrive adds copies, whose failures come back as the next generation', async () => {
-    const a = await app(undefined, 1);
-    await addJobs(a, 200);
-    await waitFor('200 failed jobs', async () => (await failedCount(a)) === 200, 30_000);
+    const a = await appWithFailedJobs(200);
     const source = await bullmqSource(a.queue.name, { removeAfterImport: true });
     supervisor = await startConnectorSupervisor({ only: [source.id], discoveryMs: 200, backoffBaseMs: 100 });
     await waitFor(
@@ -259,9 +263,7 @@ describe('BullMQ connector', () => {
   });
 
   it('a source switched to remove-after-import removes the jobs it already recorded, recording nothing twice', async () => {
-    const a = await app(undefined, 1);
-    await addJobs(a, 100);
-    await waitFor('100 failed jobs', async () => (await failedCount(a)) === 100, 30_000);
+    const a = await appWithFailedJobs(100);
     const source = await bullmqSource(a.queue.name);
     supervisor = await startConnectorSupervisor({ only: [source.id], discoveryMs: 200, backoffBaseMs: 100 });
     await waitFor('all imported', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 100, 30_000);
@@ -306,9 +308,7 @@ describe('BullMQ connector', () => {
   });
 
   it('loses and duplicates nothing when the connectors process is SIGKILLed again and again while importing 10,000 failed jobs', async () => {
-    const a = await app(undefined, 1);
-    await addJobs(a, 10_000);
-    await waitFor('10,000 failed jobs', async () => (await failedCount(a)) === 10_000, 120_000);
+    const a = await appWithFailedJobs(10_000, 1, 120_000);
     await a.close();
     const source = await bullmqSource(a.queue.name, { batchSize: 200 });
     const count = () => db().deadLetter.count({ where: { sourceId: source.id } });
@@ -327,9 +327,7 @@ describe('BullMQ connector', () => {
   }, 300_000);
 
   it("wakes on the application's failed events, not on its poll", async () => {
-    const a = await app(undefined, 1);
-    await addJobs(a, 1);
-    await waitFor('1 failed', async () => (await failedCount(a)) === 1);
+    const a = await appWithFailedJobs(1);
     const source = await bullmqSource(a.queue.name, { pollMs: 600_000 });
     supervisor = await startConnectorSupervisor({ only: [source.id], discoveryMs: 200, backoffBaseMs: 100 });
     await waitFor('the first imported', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 1);
@@ -340,9 +338,7 @@ describe('BullMQ connector', () => {
   });
 
   it('takes a source from the CLI contract (--kind bullmq --redis-url --queue --prefix) and imports from it', async () => {
-    const a = await app(undefined, 1);
-    await addJobs(a, 20);
-    await waitFor('20 failed', async () => (await failedCount(a)) === 20);
+    const a = await appWithFailedJobs(20);
     const cli = cliCreateSource('bullmq', ['--name', 'cli-shop', '--redis-url', REDIS_URL, '--queue', a.queue.name, '--prefix', PREFIX, '--json']);
     expect(cli.status, cli.stderr).toBe(0);
     const created = JSON.parse(cli.stdout) as { id: string };
@@ -354,9 +350,7 @@ describe('BullMQ connector', () => {
   });
 
   it("reconnects by itself when Redis closes the import's connections mid-import, and finishes", async () => {
-    const a = await app(undefined, 1);
-    await addJobs(a, 3_000);
-    await waitFor('3,000 failed', async () => (await failedCount(a)) === 3_000, 60_000);
+    const a = await appWithFailedJobs(3_000, 1, 60_000);
     // Small batches and a close look: on a quiet machine batches of 100 imported the 3,000 between
     // two looks 300 ms apart, before a second kill.
     const source = await bullmqSource(a.queue.name, { batchSize: 20 });
