@@ -15,7 +15,6 @@ import {
   closeConnections,
   connectorSource,
   faultTestLifecycle,
-  deadLettered,
   deleteTopologies,
   depth,
   expectImportedOnce,
@@ -26,6 +25,7 @@ import {
   waitFor,
   startRedriveNoBreaker,
   importThroughKills,
+  deadLetteredSource,
 } from './connectors-rabbitmq-support';
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -34,10 +34,8 @@ describe('RabbitMQ connector under faults', () => {
   const running = faultTestLifecycle(deleteTopologies);
 
   it('loses nothing and writes nothing twice while the connectors process is SIGKILLed repeatedly', { timeout: 240_000 }, async () => {
-    const t = await topology();
-    const sent = await deadLettered(t);
     // Small batches: an idle machine imports the 10,000 in about a second with batches of 250.
-    const source = await connectorSource(t, `kill-${randomBytes(3).toString('hex')}`, { connection: { batchSize: 50 } });
+    const { t, sent, source } = await deadLetteredSource('kill', { batchSize: 50 });
 
     // Each child is killed while it imports: after its first commit, between batches or inside one.
     const midImport = await importThroughKills({ kills: 8, maxPauseMs: 150, total: N, imported: () => imported(source.id) });
@@ -48,9 +46,7 @@ describe('RabbitMQ connector under faults', () => {
   });
 
   it('shuts down cleanly on SIGTERM mid-import: what committed left the broker, the rest is back on the queue', { timeout: 180_000 }, async () => {
-    const t = await topology();
-    const sent = await deadLettered(t);
-    const source = await connectorSource(t, `term-${randomBytes(3).toString('hex')}`, { connection: { batchSize: 50 } });
+    const { t, sent, source } = await deadLetteredSource('term', { batchSize: 50 });
     const child = spawnConnectors();
     await child.ready;
     await waitFor('the import under way', async () => (await imported(source.id)) > 0, 30_000, 20);
@@ -67,10 +63,7 @@ describe('RabbitMQ connector under faults', () => {
   });
 
   it('reconnects by itself when RabbitMQ closes its connections by force mid-import', { timeout: 180_000 }, async () => {
-    const t = await topology();
-    const sent = await deadLettered(t);
-    const name = `close-${randomBytes(3).toString('hex')}`;
-    const source = await connectorSource(t, name, { connection: { batchSize: 200, prefetch: 400 } });
+    const { t, sent, name, source } = await deadLetteredSource('close', { batchSize: 200, prefetch: 400 });
     running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500, backoffBaseMs: 200, backoffCapMs: 2_000 });
 
     let closed = 0;

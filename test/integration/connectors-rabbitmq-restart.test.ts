@@ -3,21 +3,18 @@
 // test shares: this file runs in the last group, alone (vitest.config.ts), and only in CI or when
 // asked for.
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { describe, it } from 'vitest';
 import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
 import {
-  connectorSource,
   faultTestLifecycle,
-  deadLettered,
   deleteTopologies,
   depth,
   expectImportedOnce,
   FAULT_N as N,
   imported,
-  topology,
   waitFor,
   restartAllowed,
+  deadLetteredSource,
 } from './connectors-rabbitmq-support';
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -30,9 +27,7 @@ describe('RabbitMQ connector through a server restart', () => {
     'reconnects by itself after the RabbitMQ server restarts mid-import',
     { timeout: 240_000 },
     async () => {
-      const t = await topology();
-      const sent = await deadLettered(t);
-      const source = await connectorSource(t, `restart-${randomBytes(3).toString('hex')}`, { connection: { batchSize: 200, prefetch: 400 } });
+      const { t, sent, source } = await deadLetteredSource('restart', { batchSize: 200, prefetch: 400 });
       running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500, backoffBaseMs: 500, backoffCapMs: 5_000 });
       await waitFor('import under way', async () => (await imported(source.id)) > 0, 30_000, 50);
       try {

@@ -433,3 +433,11 @@ export async function deadLettered(t: Topology): Promise<Map<string, string>> {
 }
 
 export const imported = async (sourceId: string) => db().deadLetter.count({ where: { sourceId } });
+
+/** The fault tests' start: a topology with FAULT_N messages dead-lettered, and a source of its DLQ named `<what>-<random>`. */
+export async function deadLetteredSource(what: string, connection: Record<string, unknown>) {
+  const t = await topology();
+  const sent = await deadLettered(t);
+  const name = `${what}-${randomBytes(3).toString('hex')}`;
+  return { t, sent, name, source: await connectorSource(t, name, { connection }) };
+}
