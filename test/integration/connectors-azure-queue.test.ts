@@ -16,7 +16,8 @@ import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { startRedrive } from '@/lib/redrive';
 import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
 import { destinationFor } from '@/lib/redrive/destinations';
-import { outgoingOf, waitFor, waitForTask, waitForDeadLetters, emulatorTestLifecycle, startRedriveNoBreaker } from './connectors-rabbitmq-support';
+import { outgoingOf, waitFor, waitForDeadLetters, emulatorTestLifecycle, startRedriveNoBreaker } from './connectors-rabbitmq-support';
+import { waitForTask } from './redrive-support';
 import { azureSource, connectionString, depth, functionHost, queues, sendAll, startAzurite, type Azurite, type FunctionHost } from './connectors-azure-support';
 
 const N = 2_000;

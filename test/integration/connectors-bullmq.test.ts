@@ -22,12 +22,11 @@ import {
   commerceConnectorSource,
   waitForFailing,
   waitForHealthyAgain,
-  waitForTask,
   importThroughKills,
   startRedriveNoBreaker,
   expectUnreachable,
 } from './connectors-rabbitmq-support';
-import { person } from './redrive-support';
+import { person, waitForTask } from './redrive-support';
 import { killWorkerChildren } from '../support/worker-child';
 import { waitFor } from './runtime-support';
 

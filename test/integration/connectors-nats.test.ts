@@ -12,7 +12,8 @@ import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { db, pg } from '@/lib/db';
 import { startRedrive } from '@/lib/redrive';
 import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
-import { connectorTestLifecycle, waitFor, waitForTask } from './connectors-rabbitmq-support';
+import { connectorTestLifecycle, waitFor } from './connectors-rabbitmq-support';
+import { waitForTask } from './redrive-support';
 import {
   connectorSource,
   deleteWorkStreams,

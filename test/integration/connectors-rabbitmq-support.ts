@@ -7,7 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import amqp, { type Channel, type ChannelModel, type ConsumeMessage } from 'amqplib';
 import { afterEach, beforeAll, expect } from 'vitest';
-import type { ConnectorHealth, DeadLetter, RedriveTask } from '@/generated/prisma/client';
+import type { ConnectorHealth, DeadLetter } from '@/generated/prisma/client';
 import { SYSTEM, type Principal } from '@/lib/auth';
 import { startRedrive, type StartRedriveInput } from '@/lib/redrive';
 import { createTeam } from '@/lib/admin/teams';
@@ -258,19 +258,6 @@ export async function importThroughKills(opts: Parameters<typeof killConnectorsW
   const midImport = await killConnectorsWhileImporting(opts);
   await spawnConnectors().ready;
   return midImport;
-}
-
-/** Waits until the redrive task `id` is `done`: resolves with the task as it was then. */
-export async function waitForTask(id: string, what: string, done: (task: RedriveTask) => boolean, timeoutMs = 60_000): Promise<RedriveTask> {
-  return waitFor(
-    what,
-    async () => {
-      const task = await db().redriveTask.findUniqueOrThrow({ where: { id } });
-      return done(task) && task;
-    },
-    timeoutMs,
-    250,
-  );
 }
 
 /** Waits until the source's connector health shows a success after its last error: resolves with that health. */

@@ -17,13 +17,13 @@ import {
   publish,
   topology,
   waitFor,
-  waitForTask,
   waitForDeadLetters,
   workConsumer,
   type WorkConsumer,
   startRedriveNoBreaker,
   waitForGeneration,
 } from './connectors-rabbitmq-support';
+import { waitForTask } from './redrive-support';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 

@@ -23,10 +23,10 @@ import {
   waitFor,
   waitForFailing,
   waitForHealthyAgain,
-  waitForTask,
   startRedriveNoBreaker,
   expectUnreachable,
 } from './connectors-rabbitmq-support';
+import { waitForTask } from './redrive-support';
 import {
   deadSet,
   enqueue,

@@ -15,15 +15,8 @@ import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { startRedrive } from '@/lib/redrive';
 import { destinationFor } from '@/lib/redrive/destinations';
 import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
-import {
-  outgoingOf,
-  waitFor,
-  waitForTask,
-  waitForDeadLetters,
-  emulatorTestLifecycle,
-  startRedriveNoBreaker,
-  waitForGeneration,
-} from './connectors-rabbitmq-support';
+import { outgoingOf, waitFor, waitForDeadLetters, emulatorTestLifecycle, startRedriveNoBreaker, waitForGeneration } from './connectors-rabbitmq-support';
+import { waitForTask } from './redrive-support';
 import { consumer, queueCounts, queues, sqsSource, startEmulator, type Consumer, type Emulator } from './connectors-sqs-support';
 
 const orderNo = (body: string | undefined) => (JSON.parse(body ?? '{}') as { order: number }).order;

@@ -13,7 +13,7 @@ import { destinationFor, type DeliveryResult, type DestinationSource, type Outgo
 import { startRedriveSupervisor, type RedriveSupervisor, type RedriveSupervisorOptions } from '@/lib/redrive/supervisor';
 import { resetDatabase } from '../support/db';
 import { waitFor } from './runtime-support';
-import { park, receiver, shiftedClock, spawnRedriveWorker, world, type Receiver } from './redrive-support';
+import { park, receiver, shiftedClock, spawnRedriveWorker, world, type Receiver, worldWithParked, waitForTask } from './redrive-support';
 import type { WorkerChild } from '../support/worker-child';
 
 const MINUTE = 60_000;
@@ -90,8 +90,7 @@ describe('redrive outcomes', () => {
   it('a destination that reports nothing: running, awaiting outcomes, until the window ends; then every item is no death seen and the task completes', async () => {
     const clock = shiftedClock();
     await supervise({ clock: clock.now });
-    const w = await world();
-    const ids = await park(w.orders, 20);
+    const { w, ids } = await worldWithParked(20);
     // Nothing consumes the queue: no acknowledgement, no death.
     const t = await startRedrive(w.support, { selection: { source: w.orders.name }, ratePerSecond: 100 });
     expect(t).toMatchObject({ outcomeWindowMs: 600_000, canaryWindowMs: 60_000 });
@@ -125,8 +124,7 @@ describe('redrive outcomes', () => {
   it('a message that dies again within the window (back through import as the next generation) is dead again; the rest no death seen', async () => {
     const clock = shiftedClock();
     await supervise({ clock: clock.now });
-    const w = await world();
-    const ids = await park(w.orders, 5);
+    const { w, ids } = await worldWithParked(5);
     const t = await startRedrive(w.support, { selection: { ids }, ratePerSecond: 100, outcomeWindowSeconds: 120 });
     await waitFor('all sent', async () => (await task(t.id)).sent === 5);
     // m-2 died again downstream and came back the way a connector imports it: generation 1.
@@ -198,13 +196,9 @@ describe('redrive outcomes', () => {
       // The built-in destination's failures are the infrastructure's by default; these items say otherwise.
       destinationFor: scripted(() => ({ ok: false, error: 'refused by the broker: PRECONDITION_FAILED', failure: 'message' })),
     });
-    const w = await world();
-    const ids = await park(w.orders, 30);
+    const { w, ids } = await worldWithParked(30);
     const t = await startRedrive(w.support, { selection: { source: w.orders.name }, ratePerSecond: 10 });
-    const paused = await waitFor('paused', async () => {
-      const x = await task(t.id);
-      return x.status === 'paused' ? x : undefined;
-    });
+    const paused = await waitForTask(t.id, 'paused', (x) => x.status === 'paused');
     expect(paused.pausedReason).toMatch(/^Circuit breaker: \d+ of the last \d+ redriven messages came back dead or undelivered/);
     expect(paused).toMatchObject({ sent: 0, acknowledged: 0 });
     expect(paused.failed).toBeGreaterThanOrEqual(1);
@@ -215,8 +209,7 @@ describe('redrive outcomes', () => {
   });
 
   it('a worker killed mid-window: the restarted one finalizes from Postgres', { timeout: 90_000 }, async () => {
-    const w = await world();
-    const ids = await park(w.orders, 10);
+    const { ids } = await worldWithParked(10);
     worker = spawnRedriveWorker();
     await worker.ready;
     const t = await startRedrive({ ...SYSTEM, label: 'outcome-test' }, { selection: { ids }, ratePerSecond: 100 });
@@ -237,8 +230,7 @@ describe('redrive outcomes', () => {
   it('a paused task: its sent items still become final at their window end; the unsent stay held', async () => {
     const clock = shiftedClock();
     await supervise({ clock: clock.now });
-    const w = await world();
-    await park(w.orders, 200);
+    const { w } = await worldWithParked(200);
     const t = await startRedrive(w.support, { selection: { source: w.orders.name }, ratePerSecond: 50, outcomeWindowSeconds: 60 });
     await waitFor('some sent', async () => (await task(t.id)).sent >= 10);
     await pauseRedrive(w.support, t.id);
@@ -261,8 +253,7 @@ describe('redrive outcomes', () => {
     };
     const clock = shiftedClock();
     await supervise({ clock: clock.now });
-    const w = await world();
-    const ids = await park(w.orders, 3);
+    const { w, ids } = await worldWithParked(3);
     const started = JSON.parse(cli('redrive', 'start', '--ids', ids.join(','), '--rate', '50', '--outcome-window', '2m', '--reason', 'v2 out', '--json')) as {
       id: string;
       outcomeWindowSeconds: number;
@@ -296,8 +287,7 @@ describe('redrive outcomes', () => {
   it('a canary with no death seen in its canary window lets the rest go', async () => {
     const clock = shiftedClock();
     await supervise({ clock: clock.now });
-    const w = await world();
-    const ids = await park(w.orders, 10);
+    const { w, ids } = await worldWithParked(10);
     const t = await startRedrive(w.support, { selection: { source: w.orders.name }, ratePerSecond: 100, canary: true, canaryWindowSeconds: 30 });
     expect(t).toMatchObject({ canaryWindowMs: 30_000, outcomeWindowMs: 600_000 });
     await waitFor('the canary sent', async () => (await task(t.id)).sent === 1);

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { freshDatabase } from '../support/lifecycle';
 import { db } from '@/lib/db';
 import { redriveSeries, startRedrive } from '@/lib/redrive';
-import { park, world } from './redrive-support';
+import { worldWithParked } from './redrive-support';
 
 /** Marks the task's items sent (and acknowledged) at the given instants, as the runner would. */
 async function sentAt(taskId: string, instants: Date[]) {
@@ -19,8 +19,7 @@ describe('redrive rate series', () => {
   freshDatabase();
 
   it('draws a redrive that finished inside one second as a rise from zero and back', async () => {
-    const w = await world();
-    await park(w.orders, 5);
+    const { w } = await worldWithParked(5);
     const t = await startRedrive(w.support, { selection: { source: w.orders.name }, ratePerSecond: 200 });
     const second = new Date(Math.floor((Date.now() - 10_000) / 1000) * 1000);
     await sentAt(
@@ -35,8 +34,7 @@ describe('redrive rate series', () => {
   });
 
   it('counts a quiet second inside the window as zero', async () => {
-    const w = await world();
-    await park(w.orders, 2);
+    const { w } = await worldWithParked(2);
     const t = await startRedrive(w.support, { selection: { source: w.orders.name }, ratePerSecond: 200 });
     const second = new Date(Math.floor((Date.now() - 10_000) / 1000) * 1000);
     await sentAt(t.id, [second, new Date(second.getTime() + 3_000)]);

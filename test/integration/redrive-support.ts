@@ -4,6 +4,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
+import type { RedriveTask } from '@/generated/prisma/client';
 import { PermanentError } from '@/lib/broker';
 import { SYSTEM, type Actor } from '@/lib/auth';
 import { createTeam } from '@/lib/admin/teams';
@@ -90,6 +91,25 @@ export async function park(
     ids.push(...(await recordDeadLetters(source, batch)).map((r) => r.id));
   }
   return ids;
+}
+
+/** Waits until the redrive task `id` is `done`: resolves with the task as it was then. */
+export async function waitForTask(id: string, what: string, done: (task: RedriveTask) => boolean, timeoutMs = 60_000): Promise<RedriveTask> {
+  return waitFor(
+    what,
+    async () => {
+      const task = await db().redriveTask.findUniqueOrThrow({ where: { id } });
+      return done(task) && task;
+    },
+    timeoutMs,
+    250,
+  );
+}
+
+/** A world (its options as world()'s) with `n` dead letters of one cause parked on its orders source: the world and their ids. */
+export async function worldWithParked(n: number, opts: Parameters<typeof world>[0] = {}): Promise<{ w: World; ids: string[] }> {
+  const w = await world(opts);
+  return { w, ids: await park(w.orders, n) };
 }
 
 export interface Delivery {
