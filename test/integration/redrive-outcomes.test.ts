@@ -4,14 +4,13 @@
 // failure is the message's (a failed item, counted by the breaker) or the infrastructure's (retried
 // later, not counted). Time is the runner's injected clock, moved on by the test, never waited for.
 import { spawnSync } from 'node:child_process';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
-import { closeDb, db } from '@/lib/db';
-import { closeQueues } from '@/lib/queue';
+import { db } from '@/lib/db';
 import { getRedriveTask, pauseRedrive, startRedrive } from '@/lib/redrive';
 import { destinationFor, type DeliveryResult, type DestinationSource, type OutgoingRedrive, type RedriveDestination } from '@/lib/redrive/destinations';
 import { startRedriveSupervisor, type RedriveSupervisor, type RedriveSupervisorOptions } from '@/lib/redrive/supervisor';
-import { resetDatabase } from '../support/db';
+import { freshDatabase } from '../support/lifecycle';
 import { waitFor } from './runtime-support';
 import { park, receiver, shiftedClock, spawnRedriveWorker, world, type Receiver, worldWithParked, waitForTask } from './redrive-support';
 import type { WorkerChild } from '../support/worker-child';
@@ -33,6 +32,13 @@ async function items(taskId: string) {
 async function supervise(options: RedriveSupervisorOptions): Promise<RedriveSupervisor> {
   supervisor = await startRedriveSupervisor({ reconcileMs: 200, statusPollMs: 100, ...options });
   return supervisor;
+}
+
+/** A supervisor on a wall clock the test moves on (shiftedClock): the clock. */
+async function superviseOnShiftedClock(options: Omit<RedriveSupervisorOptions, 'clock'> = {}) {
+  const clock = shiftedClock();
+  await supervise({ ...options, clock: clock.now });
+  return clock;
 }
 
 /** Until the task completes; `tick` runs at each look (a test clock that moves while it waits). */
@@ -72,7 +78,7 @@ function scripted(script: (m: OutgoingRedrive, call: number) => DeliveryResult |
 }
 
 describe('redrive outcomes', () => {
-  beforeEach(resetDatabase);
+  freshDatabase();
   afterEach(async () => {
     await supervisor?.stop();
     await http?.close();
@@ -82,14 +88,9 @@ describe('redrive outcomes', () => {
     }
     supervisor = http = worker = undefined;
   });
-  afterAll(async () => {
-    await closeQueues();
-    await closeDb();
-  });
 
   it('a destination that reports nothing: running, awaiting outcomes, until the window ends; then every item is no death seen and the task completes', async () => {
-    const clock = shiftedClock();
-    await supervise({ clock: clock.now });
+    const clock = await superviseOnShiftedClock();
     const { w, ids } = await worldWithParked(20);
     // Nothing consumes the queue: no acknowledgement, no death.
     const t = await startRedrive(w.support, { selection: { source: w.orders.name }, ratePerSecond: 100 });
@@ -122,8 +123,7 @@ describe('redrive outcomes', () => {
   });
 
   it('a message that dies again within the window (back through import as the next generation) is dead again; the rest no death seen', async () => {
-    const clock = shiftedClock();
-    await supervise({ clock: clock.now });
+    const clock = await superviseOnShiftedClock();
     const { w, ids } = await worldWithParked(5);
     const t = await startRedrive(w.support, { selection: { ids }, ratePerSecond: 100, outcomeWindowSeconds: 120 });
     await waitFor('all sent', async () => (await task(t.id)).sent === 5);
@@ -189,9 +189,7 @@ describe('redrive outcomes', () => {
   });
 
   it('message failures count for the breaker even where the destination defaults to infrastructure: failed items, then the task pauses', async () => {
-    const clock = shiftedClock();
-    await supervise({
-      clock: clock.now,
+    await superviseOnShiftedClock({
       maxHttpAttempts: 2,
       // The built-in destination's failures are the infrastructure's by default; these items say otherwise.
       destinationFor: scripted(() => ({ ok: false, error: 'refused by the broker: PRECONDITION_FAILED', failure: 'message' })),
@@ -228,8 +226,7 @@ describe('redrive outcomes', () => {
   });
 
   it('a paused task: its sent items still become final at their window end; the unsent stay held', async () => {
-    const clock = shiftedClock();
-    await supervise({ clock: clock.now });
+    const clock = await superviseOnShiftedClock();
     const { w } = await worldWithParked(200);
     const t = await startRedrive(w.support, { selection: { source: w.orders.name }, ratePerSecond: 50, outcomeWindowSeconds: 60 });
     await waitFor('some sent', async () => (await task(t.id)).sent >= 10);
@@ -251,8 +248,7 @@ describe('redrive outcomes', () => {
       expect(r.status, r.stderr).toBe(0);
       return r.stdout.trim();
     };
-    const clock = shiftedClock();
-    await supervise({ clock: clock.now });
+    const clock = await superviseOnShiftedClock();
     const { w, ids } = await worldWithParked(3);
     const started = JSON.parse(cli('redrive', 'start', '--ids', ids.join(','), '--rate', '50', '--outcome-window', '2m', '--reason', 'v2 out', '--json')) as {
       id: string;
@@ -285,8 +281,7 @@ describe('redrive outcomes', () => {
   });
 
   it('a canary with no death seen in its canary window lets the rest go', async () => {
-    const clock = shiftedClock();
-    await supervise({ clock: clock.now });
+    const clock = await superviseOnShiftedClock();
     const { w, ids } = await worldWithParked(10);
     const t = await startRedrive(w.support, { selection: { source: w.orders.name }, ratePerSecond: 100, canary: true, canaryWindowSeconds: 30 });
     expect(t).toMatchObject({ canaryWindowMs: 30_000, outcomeWindowMs: 600_000 });
