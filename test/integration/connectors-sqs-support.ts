@@ -141,6 +141,10 @@ export interface Consumer {
   close(): Promise<void>;
 }
 
+/** A batch request's entries for received messages, each with its receipt handle (ids by position). */
+const batchEntries = (messages: Message[], extra: { VisibilityTimeout?: number } = {}) =>
+  messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle!, ...extra }));
+
 /**
  * A real SQS consumer of the source queue: `decide` says delete (processed) or fail (it gives the
  * message back at once, visibility 0, as a consumer that catches an exception and releases it does).
@@ -166,16 +170,8 @@ export function consumer(client: SQSClient, url: string, decide: (m: Message) =>
       received.push(...messages);
       const del = messages.filter((m) => decide(m) === 'delete');
       const fail = messages.filter((m) => !del.includes(m));
-      if (del.length)
-        await client.send(new DeleteMessageBatchCommand({ QueueUrl: url, Entries: del.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
-      if (fail.length) {
-        await client.send(
-          new ChangeMessageVisibilityBatchCommand({
-            QueueUrl: url,
-            Entries: fail.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle!, VisibilityTimeout: 0 })),
-          }),
-        );
-      }
+      if (del.length) await client.send(new DeleteMessageBatchCommand({ QueueUrl: url, Entries: batchEntries(del) }));
+      if (fail.length) await client.send(new ChangeMessageVisibilityBatchCommand({ QueueUrl: url, Entries: batchEntries(fail, { VisibilityTimeout: 0 }) }));
     }
   })();
   return {
