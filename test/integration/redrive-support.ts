@@ -234,6 +234,11 @@ export async function withReceiverAndWorkers(test: (http: Receiver, workers: Wor
 /** How many distinct messages the receiver got. */
 export const deliveredMessages = (http: Receiver) => new Set(http.deliveries.map((d) => d.messageId)).size;
 
+/** Waits until the receiver has had `n` distinct messages (polled every 20 ms: a fault test acts at that count). */
+export async function waitForDelivered(http: Receiver, n: number): Promise<void> {
+  await waitFor(`${n} delivered`, async () => deliveredMessages(http) >= n, 120_000, 20);
+}
+
 /** The task once completed (polled every `everyMs`, at most `timeoutMs`). */
 export function completedTask(taskId: string, timeoutMs: number, everyMs: number) {
   return waitFor(
