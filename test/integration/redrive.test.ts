@@ -32,6 +32,12 @@ async function task(id: string) {
   return db().redriveTask.findUniqueOrThrow({ where: { id } });
 }
 
+/** Waits until the supervisor's runner lets go of the task: resolves with the task as it is then. */
+async function runnerLetGo(id: string) {
+  await waitFor('runner stopped', async () => !supervisor!.running().includes(id), 2_000, 20);
+  return task(id);
+}
+
 async function clusterOf(deadLetterId: string) {
   const d = await db().deadLetter.findUniqueOrThrow({ where: { id: BigInt(deadLetterId) } });
   return d.clusterId!;
@@ -154,8 +160,7 @@ describe('redrive tasks', () => {
     await waitFor('some sent', async () => (await task(t.id)).sent >= 20);
 
     await pauseRedrive(w.support, t.id, { reason: 'downstream latency up' });
-    await waitFor('runner stopped', async () => !supervisor!.running().includes(t.id), 2_000, 20);
-    const paused = await task(t.id);
+    const paused = await runnerLetGo(t.id);
     expect(paused.status).toBe('paused');
     expect(paused.pausedReason).toBe('Paused by support@test.local: downstream latency up');
 
@@ -163,8 +168,7 @@ describe('redrive tasks', () => {
     await waitFor('sending again', async () => (await task(t.id)).sent > paused.sent);
 
     await cancelRedrive(w.support, t.id, { reason: 'enough for today' });
-    await waitFor('runner stopped', async () => !supervisor!.running().includes(t.id), 2_000, 20);
-    const cancelled = await task(t.id);
+    const cancelled = await runnerLetGo(t.id);
     expect(cancelled.status).toBe('cancelled');
     expect(cancelled.sent).toBeLessThan(400);
     const sentItems = await db().redriveItem.count({ where: { taskId: t.id, state: { in: ['sent', 'acknowledged'] } } });
@@ -183,7 +187,7 @@ describe('redrive tasks', () => {
     expect(e.details).toEqual({ activeTaskId: first.id });
     expect((await previewRedrive(w.support, { source: w.orders.name })).activeTaskId).toBe(first.id);
     await cancelRedrive(w.support, first.id);
-    await waitFor('runner stopped', async () => !supervisor!.running().includes(first.id), 2_000, 20);
+    await runnerLetGo(first.id);
     // What the first task sent stays sent (its outcome may still come); the rest is open again.
     const second = await startRedrive(w.support, { selection: { source: w.orders.name }, ratePerSecond: 10 });
     expect(second.total).toBe(20 - (await task(first.id)).sent);
