@@ -16,7 +16,7 @@ import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { startRedrive } from '@/lib/redrive';
 import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
 import { destinationFor } from '@/lib/redrive/destinations';
-import { outgoingOf, waitFor, waitForDeadLetters, emulatorTestLifecycle, startRedriveNoBreaker } from './connectors-rabbitmq-support';
+import { outgoingOf, waitFor, waitForDeadLetters, emulatorTestLifecycle, startRedriveNoBreaker, expectCleanImport } from './connectors-rabbitmq-support';
 import { waitForTask } from './redrive-support';
 import { azureSource, connectionString, depth, functionHost, queues, sendAll, startAzurite, type Azurite, type FunctionHost } from './connectors-azure-support';
 
@@ -95,8 +95,7 @@ describe('Azure Storage queue connector', () => {
     });
     expect(row(7)).toMatchObject({ error_type: 'PoisonMessage', error_message: expect.stringContaining(': not JSON (') });
     expect(row(7).payload.equals(bytes[7]!)).toBe(true);
-    const health = await db().connectorHealth.findUniqueOrThrow({ where: { sourceId: source.id } });
-    expect(health).toMatchObject({ importedTotal: BigInt(N), consecutiveFailures: 0, lastError: null });
+    await expectCleanImport(source.id, N);
 
     // Version 2 of the function handles the even orders; the odd ones and the binary ones still fail,
     // and after 2 dequeues the host moves them to the poison queue as new messages.

@@ -260,6 +260,12 @@ export async function importThroughKills(opts: Parameters<typeof killConnectorsW
   return midImport;
 }
 
+/** The source's connector health after a clean import: `total` imported, no failure, no error. */
+export async function expectCleanImport(sourceId: string, total: number): Promise<void> {
+  const health = await db().connectorHealth.findUniqueOrThrow({ where: { sourceId } });
+  expect(health).toMatchObject({ importedTotal: BigInt(total), consecutiveFailures: 0, lastError: null });
+}
+
 /** Waits until the source's connector health shows a success after its last error: resolves with that health. */
 export async function waitForHealthyAgain(sourceId: string, timeoutMs = 15_000): Promise<ConnectorHealth> {
   return waitFor(

@@ -22,6 +22,7 @@ import {
   type WorkConsumer,
   startRedriveNoBreaker,
   waitForGeneration,
+  expectCleanImport,
 } from './connectors-rabbitmq-support';
 import { waitForTask } from './redrive-support';
 
@@ -108,8 +109,7 @@ describe('RabbitMQ connector', () => {
     const clusters = await pg()<{ n: number }[]>`
       SELECT count(DISTINCT cluster_id)::int AS n FROM dead_letters WHERE source_id = ${source.id}::uuid AND error_type IS NOT NULL`;
     expect(clusters[0]!.n).toBe(1);
-    const health = await db().connectorHealth.findUniqueOrThrow({ where: { sourceId: source.id } });
-    expect(health).toMatchObject({ importedTotal: 2_000n, consecutiveFailures: 0, lastError: null });
+    await expectCleanImport(source.id, 2_000);
 
     // Handler v2 fixes orders divisible by 4; the others are rejected again.
     await running.consumer.close();

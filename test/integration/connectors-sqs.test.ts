@@ -15,7 +15,15 @@ import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { startRedrive } from '@/lib/redrive';
 import { destinationFor } from '@/lib/redrive/destinations';
 import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
-import { outgoingOf, waitFor, waitForDeadLetters, emulatorTestLifecycle, startRedriveNoBreaker, waitForGeneration } from './connectors-rabbitmq-support';
+import {
+  outgoingOf,
+  waitFor,
+  waitForDeadLetters,
+  emulatorTestLifecycle,
+  startRedriveNoBreaker,
+  waitForGeneration,
+  expectCleanImport,
+} from './connectors-rabbitmq-support';
 import { waitForTask } from './redrive-support';
 import { consumer, queueCounts, queues, sqsSource, startEmulator, type Consumer, type Emulator } from './connectors-sqs-support';
 
@@ -106,8 +114,7 @@ describe('SQS connector', () => {
       signature: { $type: 'Binary', $bytes: Buffer.from([0, 255, 3]).toString('base64') },
     });
     expect(third.headers.$sqs).toMatchObject({ ApproximateReceiveCount: String(third.receive_count), SentTimestamp: sentAt.get(third.message_id) });
-    const health = await db().connectorHealth.findUniqueOrThrow({ where: { sourceId: source.id } });
-    expect(health).toMatchObject({ importedTotal: 40n, consecutiveFailures: 0, lastError: null });
+    await expectCleanImport(source.id, 40);
 
     // Handler v2 fixes the orders without gift wrap; the others fail again.
     await running.consumer.close();
