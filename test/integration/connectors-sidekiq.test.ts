@@ -113,8 +113,9 @@ describe('Sidekiq connector', () => {
     // Each payload is the job's JSON exactly as Sidekiq stored it; the message id is the jid.
     expect(rows.filter((d) => d.payloadSha256 !== sha(dead.get(d.messageId)!)).length).toBe(0);
     const byJid = new Map(rows.map((d) => [d.messageId, d]));
-    const poison = byJid.get(jobs[7]!.jid)!;
-    const p = json(dead.get(jobs[7]!.jid)!);
+    // The i-th job's dead letter, and the job as Sidekiq stored it in the dead set.
+    const deadLetterAndJob = (i: number) => [byJid.get(jobs[i]!.jid)!, json(dead.get(jobs[i]!.jid)!)] as const;
+    const [poison, p] = deadLetterAndJob(7);
     expect(poison).toMatchObject({
       generation: 0,
       contentType: 'application/json',
@@ -139,8 +140,7 @@ describe('Sidekiq connector', () => {
       'sidekiq.set': 'dead',
     });
     // A job retried once before it died: two runs failed, the last one at retried_at.
-    const retried = byJid.get(jobs[100]!.jid)!;
-    const r = json(dead.get(jobs[100]!.jid)!);
+    const [retried, r] = deadLetterAndJob(100);
     expect(retried).toMatchObject({ receiveCount: 2, errorType: 'ArgumentError', consumerName: 'RetriedJob' });
     expect(retried.deadAt.getTime()).toBe(Math.round((r.retried_at as number) * 1000));
     expect(retried.firstFailedAt!.getTime()).toBe(Math.round((r.failed_at as number) * 1000));
