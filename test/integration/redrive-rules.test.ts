@@ -197,8 +197,7 @@ describe('redrive rules', () => {
   });
 
   it('a rule whose task trips the circuit breaker disables itself and says why, audited', async () => {
-    http = await receiver();
-    http.answer = () => 500;
+    http = await receiver(() => 500);
     await db().source.update({ where: { id: w.partner.id }, data: { redriveUrl: http.url } });
     const clock = manualClock(new Date());
     const rule = await createRedriveRule(financeLead, w.partner.name, { name: 'when fixed', kind: 'on_resolved', ratePerSecond: 100, canary: false }, clock);

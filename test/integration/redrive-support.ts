@@ -130,8 +130,8 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function receiver(): Promise<Receiver> {
-  const r: Receiver = { url: '', deliveries: [], answer: () => 200, close: async () => {} };
+export async function receiver(answer: Receiver['answer'] = () => 200): Promise<Receiver> {
+  const r: Receiver = { url: '', deliveries: [], answer, close: async () => {} };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));

@@ -296,8 +296,7 @@ describe('redrive tasks', () => {
   });
 
   it('counts HTTP failures against the breaker: a receiver that refuses everything pauses the task', async () => {
-    http = await receiver();
-    http.answer = () => 500;
+    http = await receiver(() => 500);
     const w = await world({ partnerUrl: http.url });
     await park(w.partner, 100, { prefix: 'p' });
     const t = await startRedrive(w.financeSupport, { selection: { source: w.partner.name }, ratePerSecond: 100 });
