@@ -13,6 +13,14 @@ const cli = (args: string[], input?: string) =>
   spawnSync(process.execPath, [...CLI, ...args], { encoding: 'utf8', input: input ?? '', env: process.env, timeout: 60_000 });
 const admins = () => db().user.findMany({ where: { role: 'admin' } });
 
+/** `triage admin bootstrap …args`, refused: exit code 2 and `why` on stderr. The run. */
+function refusedBootstrap(args: string[], why: string | RegExp) {
+  const r = cli(['admin', 'bootstrap', ...args]);
+  expect(r.status).toBe(2);
+  expect(r.stderr).toMatch(why);
+  return r;
+}
+
 describe('triage admin bootstrap', () => {
   beforeEach(resetDatabase);
 
@@ -51,18 +59,14 @@ describe('triage admin bootstrap', () => {
   }, 60_000);
 
   it('refuses a password on the command line', async () => {
-    const r = cli(['admin', 'bootstrap', '--email', 'root@example.com', '--password', 'correct horse battery']);
-    expect(r.status).toBe(2);
-    expect(r.stderr).toContain('--password-stdin');
+    refusedBootstrap(['--email', 'root@example.com', '--password', 'correct horse battery'], '--password-stdin');
     expect(await db().user.count()).toBe(0);
   }, 60_000);
 
   it('refuses when an admin exists already, and changes nothing', async () => {
     expect(cli(['admin', 'bootstrap', '--email', 'root@example.com']).status).toBe(0);
     const events = await db().auditEvent.count();
-    const r = cli(['admin', 'bootstrap', '--email', 'second@example.com']);
-    expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/admin already exists/i);
+    const r = refusedBootstrap(['--email', 'second@example.com'], /admin already exists/i);
     expect(r.stdout).not.toMatch(/password/);
     expect((await admins()).map((u) => u.email)).toEqual(['root@example.com']);
     expect(await db().auditEvent.count()).toBe(events);
@@ -71,9 +75,7 @@ describe('triage admin bootstrap', () => {
   it('refuses while a disabled admin exists (re-enable it with user update instead)', async () => {
     expect(cli(['admin', 'bootstrap', '--email', 'root@example.com']).status).toBe(0);
     await db().user.updateMany({ data: { disabled: true } });
-    const r = cli(['admin', 'bootstrap', '--email', 'second@example.com']);
-    expect(r.status).toBe(2);
-    expect(r.stderr).toContain('user update');
+    refusedBootstrap(['--email', 'second@example.com'], 'user update');
     expect(await db().user.count()).toBe(1);
   }, 120_000);
 

@@ -2,7 +2,6 @@
 // field, undo a merge, grouping rules per source (new arrivals and a re-application in bulk), merge
 // suggestions, each audited and refused to the auditor and outside the lead's team.
 import { describe, expect, it } from 'vitest';
-import { freshDatabase } from '../support/lifecycle';
 import { MINUTE } from '@/lib/clock';
 import { db } from '@/lib/db';
 import type { NewDeadLetter } from '@/lib/intake/record-dead-letters';
@@ -13,15 +12,12 @@ import { advanceRegroupRuns, latestRegroup, startRegroup } from '@/lib/clusterin
 import { setGroupingRules } from '@/lib/clustering/set-grouping-rules';
 import { previewSplit, splitCluster } from '@/lib/clustering/split-cluster';
 import { undoMerge } from '@/lib/clustering/undo-merge';
-import { AppError } from '@/lib/errors';
-import { principal, seedFixtures, type Fixtures } from '../security/fixtures';
-import { clusterOf, record } from './cluster-support';
+import { clusterFixtures, clusterOf, clustersOf, groupBySensitive, record, refusal } from './cluster-support';
 
 const NOW = new Date('2026-11-20T10:30:00Z');
-const fx = {} as Fixtures;
+const { fx, as } = clusterFixtures();
 let seq = 0;
 
-const as = (email: string) => principal(fx.users[email]!);
 const lead = () => as('lead@triage.local');
 const auditor = () => as('auditor@triage.local');
 const financeLead = () => as('finance-lead@triage.local');
@@ -40,23 +36,15 @@ function poison(message: string, opts: Partial<NewDeadLetter> & { payloadJson?: 
   };
 }
 
+/** What counts() answers for a cluster of `n` dead letters, all open. */
+const allOpen = (n: number) => ({ count: n, open: n, perSource: n });
+
 async function counts(id: string) {
   const c = await db().cluster.findUniqueOrThrow({ where: { id }, include: { sources: true } });
   return { count: c.count, open: c.openCount, perSource: c.sources.map((s) => s.count).reduce((a, b) => a + b, 0) };
 }
 
-async function refusal(p: Promise<unknown>): Promise<string> {
-  const e = await p.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  if (!(e instanceof AppError)) throw new Error(`expected a refusal, got ${String(e)}`);
-  return e.code;
-}
-
 describe('correcting the clustering', () => {
-  freshDatabase({ seed: async () => Object.assign(fx, await seedFixtures()) });
-
   it('splits a cluster by a payload field: the largest part keeps the id, the others link back, counts follow, audited', async () => {
     const { orders } = fx.sources;
     const recorded = await record(orders, [
@@ -71,14 +59,14 @@ describe('correcting the clustering', () => {
       ['order.created', 3, 3, true],
       ['order.updated', 2, 2, false],
     ]);
-    expect(await counts(id)).toEqual({ count: 5, open: 5, perSource: 5 });
+    expect(await counts(id)).toEqual(allOpen(5));
 
     const split = await splitCluster(lead(), id, { by: { field: 'payload', path: '$.type' }, reason: 'two message types, two causes' });
     const [kept, other] = split.parts;
     expect(kept!.clusterId).toBe(id);
     expect(other!.clusterId).not.toBe(id);
-    expect(await counts(id)).toEqual({ count: 3, open: 3, perSource: 3 });
-    expect(await counts(other!.clusterId!)).toEqual({ count: 2, open: 2, perSource: 2 });
+    expect(await counts(id)).toEqual(allOpen(3));
+    expect(await counts(other!.clusterId!)).toEqual(allOpen(2));
     const part = await db().cluster.findUniqueOrThrow({ where: { id: other!.clusterId! } });
     expect([part.splitFromId, part.groupedBy, part.template]).toEqual([id, '$.type=order.updated', 'unknown field "<*>" in order <*>']);
     // The part says what its members' errors say (poison), not unknown for want of a new arrival.
@@ -107,11 +95,9 @@ describe('correcting the clustering', () => {
       poison('unknown field "gift" in order 10', { payloadJson: { type: 'order.created' } }),
       poison('unknown field "gift" in order 11', { payloadJson: { type: 'order.deleted' } }),
     ]);
-    expect(await clusterOf(later[0]!.id)).toBe(other!.clusterId);
-    expect(await clusterOf(later[1]!.id)).toBe(id);
-    expect(await clusterOf(later[2]!.id)).toBe(id);
-    expect(await counts(other!.clusterId!)).toEqual({ count: 3, open: 3, perSource: 3 });
-    expect(await counts(id)).toEqual({ count: 5, open: 5, perSource: 5 });
+    expect(await clustersOf(later)).toEqual([other!.clusterId, id, id]);
+    expect(await counts(other!.clusterId!)).toEqual(allOpen(3));
+    expect(await counts(id)).toEqual(allOpen(5));
   });
 
   it('a split by a header stays split for new arrivals, and so does a split of a part', async () => {
@@ -134,7 +120,7 @@ describe('correcting the clustering', () => {
     const byTenant = await splitCluster(lead(), updated, { by: { field: 'header', name: 'x-tenant' }, reason: 'one tenant sends another shape' });
     const globex = byTenant.parts.find((p) => p.value === 'globex')!.clusterId!;
     expect(byTenant.parts.find((p) => p.value === 'acme')!.clusterId).toBe(updated);
-    expect(await counts(globex)).toEqual({ count: 1, open: 1, perSource: 1 });
+    expect(await counts(globex)).toEqual(allOpen(1));
 
     const later = await record(orders, [
       arrival(7, 'order.updated', 'globex'),
@@ -142,13 +128,10 @@ describe('correcting the clustering', () => {
       arrival(9, 'order.created', 'globex'),
       arrival(10, 'order.updated', 'initech'),
     ]);
-    expect(await clusterOf(later[0]!.id)).toBe(globex);
-    expect(await clusterOf(later[1]!.id)).toBe(updated);
-    expect(await clusterOf(later[2]!.id)).toBe(id);
-    expect(await clusterOf(later[3]!.id)).toBe(updated);
-    expect(await counts(globex)).toEqual({ count: 2, open: 2, perSource: 2 });
-    expect(await counts(updated)).toEqual({ count: 4, open: 4, perSource: 4 });
-    expect(await counts(id)).toEqual({ count: 4, open: 4, perSource: 4 });
+    expect(await clustersOf(later)).toEqual([globex, updated, id, updated]);
+    expect(await counts(globex)).toEqual(allOpen(2));
+    expect(await counts(updated)).toEqual(allOpen(4));
+    expect(await counts(id)).toEqual(allOpen(4));
   });
 
   it('a split by error type of a merged cluster stays split for new arrivals of either type', async () => {
@@ -171,10 +154,9 @@ describe('correcting the clustering', () => {
       poison('limit reached for tenant', { errorType: 'RateError' }),
       poison('limit reached for tenant', { errorType: 'QuotaError' }),
     ]);
-    expect(await clusterOf(later[0]!.id)).toBe(part);
-    expect(await clusterOf(later[1]!.id)).toBe(into);
-    expect(await counts(part)).toEqual({ count: 3, open: 3, perSource: 3 });
-    expect(await counts(into)).toEqual({ count: 4, open: 4, perSource: 4 });
+    expect(await clustersOf(later)).toEqual([part, into]);
+    expect(await counts(part)).toEqual(allOpen(3));
+    expect(await counts(into)).toEqual(allOpen(4));
   });
 
   it('refuses a split with one part, to the auditor, and outside the lead team (404)', async () => {
@@ -202,10 +184,10 @@ describe('correcting the clustering', () => {
     const into = await clusterOf(a!.id);
     const from = await clusterOf(b!.id);
     await mergeClusters(lead(), from, { into, reason: 'same outage' });
-    expect(await counts(into)).toEqual({ count: 5, open: 5, perSource: 5 });
+    expect(await counts(into)).toEqual(allOpen(5));
     const [later] = await record(orders, [poison('rate limit reached', { errorType: 'RateError' })]);
     expect(await clusterOf(later!.id)).toBe(into);
-    expect(await counts(into)).toEqual({ count: 6, open: 6, perSource: 6 });
+    expect(await counts(into)).toEqual(allOpen(6));
 
     expect(await refusal(undoMerge(auditor(), from, { reason: 'x' }))).toBe('forbidden');
     expect(await refusal(undoMerge(financeLead(), from, { reason: 'x' }))).toBe('not_found');
@@ -213,8 +195,8 @@ describe('correcting the clustering', () => {
 
     const undone = await undoMerge(lead(), from, { reason: 'not the same cause after all' });
     expect(undone).toEqual({ clusterId: from, from: into, count: 4 });
-    expect(await counts(into)).toEqual({ count: 2, open: 2, perSource: 2 });
-    expect(await counts(from)).toEqual({ count: 4, open: 4, perSource: 4 });
+    expect(await counts(into)).toEqual(allOpen(2));
+    expect(await counts(from)).toEqual(allOpen(4));
     expect((await db().cluster.findUniqueOrThrow({ where: { id: from } })).mergedIntoId).toBeNull();
     expect(await clusterOf(later!.id)).toBe(from);
     // New arrivals follow their own cluster again.
@@ -241,7 +223,7 @@ describe('correcting the clustering', () => {
     await mergeClusters(lead(), from, { into, reason: 'one bank outage' });
     const [wave] = await record(orders, [payout('charlie'), payout('charlie')]);
     expect(await clusterOf(wave!.id)).toBe(into);
-    expect(await counts(into)).toEqual({ count: 5, open: 5, perSource: 5 });
+    expect(await counts(into)).toEqual(allOpen(5));
 
     const region = (name: string) => poison(`export rejected in region ${name} for the batch`, { errorType: 'ExportError', errorStack: null });
     const [n] = await record(orders, [region('north')]);
@@ -283,7 +265,7 @@ describe('correcting the clustering', () => {
 
     // One click: the suggestion is a merge.
     await mergeClusters(lead(), b, { into: a, reason: 'merge suggestion' });
-    expect(await counts(a)).toEqual({ count: 2, open: 2, perSource: 2 });
+    expect(await counts(a)).toEqual(allOpen(2));
     expect(await mergeSuggestions(lead(), a)).toEqual([]);
   });
 
@@ -302,8 +284,7 @@ describe('correcting the clustering', () => {
 
   it('a grouping rule on a sensitive path groups by its value but shows it masked in "grouped by"', async () => {
     const { orders } = fx.sources;
-    await db().source.update({ where: { id: orders.id }, data: { sensitivePaths: ['$.account.code'] } });
-    await setGroupingRules(lead(), 'orders', { rules: { groupBy: [{ field: 'payload', path: '$.account.code' }] }, reason: 'by account' });
+    await groupBySensitive(lead(), orders, '$.account.code', '$.account.code', 'by account');
     const rows = await record(orders, [
       poison('account rejected for order 1', { errorType: 'AccountError', payloadJson: { account: { code: 'ACCT-SECRET-1' } } }),
       poison('account rejected for order 2', { errorType: 'AccountError', payloadJson: { account: { code: 'ACCT-SECRET-2' } } }),
@@ -322,7 +303,7 @@ describe('correcting the clustering', () => {
       ),
     );
     const old = await clusterOf(before[0]!.id);
-    expect(await counts(old)).toEqual({ count: 7, open: 7, perSource: 7 });
+    expect(await counts(old)).toEqual(allOpen(7));
 
     expect(await refusal(setGroupingRules(auditor(), 'orders', { rules: { groupBy: [{ field: 'payload', path: '$.type' }] }, reason: 'x' }))).toBe('forbidden');
     expect(await refusal(setGroupingRules(financeLead(), 'orders', { rules: { groupBy: [{ field: 'payload', path: '$.type' }] }, reason: 'x' }))).toBe(
@@ -354,9 +335,9 @@ describe('correcting the clustering', () => {
     while ((await advanceRegroupRuns({ batches: 1 })) > 0);
     const done = await latestRegroup(lead(), 'orders');
     expect([done!.status, done!.done, done!.moved]).toEqual(['done', 10, 7]);
-    expect(await counts(refund)).toEqual({ count: 5, open: 5, perSource: 5 });
-    expect(await counts(charge)).toEqual({ count: 5, open: 5, perSource: 5 });
-    expect(await counts(old)).toEqual({ count: 0, open: 0, perSource: 0 });
+    expect(await counts(refund)).toEqual(allOpen(5));
+    expect(await counts(charge)).toEqual(allOpen(5));
+    expect(await counts(old)).toEqual(allOpen(0));
     expect(await clusterOf(before[1]!.id)).toBe(refund);
     expect(await db().auditEvent.count({ where: { action: 'source.regroup', count: 10 } })).toBe(1);
   });

@@ -2,7 +2,6 @@
 // that holds a sensitive value below it, a value Postgres cannot store as text, and a payload built
 // to make a path walk deep. None may show a masked value, refuse a batch or stall the ingest path.
 import { describe, expect, it } from 'vitest';
-import { freshDatabase } from '../support/lifecycle';
 import { MINUTE } from '@/lib/clock';
 import { db } from '@/lib/db';
 import type { NewDeadLetter } from '@/lib/intake/record-dead-letters';
@@ -10,16 +9,15 @@ import { getCluster } from '@/lib/clustering/get-cluster';
 import { listClusters } from '@/lib/clustering/list-clusters';
 import { setGroupingRules } from '@/lib/clustering/set-grouping-rules';
 import { previewSplit, splitCluster } from '@/lib/clustering/split-cluster';
-import { principal, seedFixtures, type Fixtures } from '../security/fixtures';
-import { clusterOf, record } from './cluster-support';
+import { clusterFixtures, clusterOf, groupBySensitive, record } from './cluster-support';
 
 const NOW = new Date('2026-11-20T10:30:00Z');
 const SSN = '123-45-6789';
-const fx = {} as Fixtures;
+const { fx, as } = clusterFixtures();
 let seq = 0;
 
-const lead = () => principal(fx.users['lead@triage.local']!);
-const auditor = () => principal(fx.users['auditor@triage.local']!);
+const lead = () => as('lead@triage.local');
+const auditor = () => as('auditor@triage.local');
 
 function poison(payload: string | unknown, message = 'unknown field "gift" in order'): NewDeadLetter {
   return {
@@ -34,8 +32,6 @@ function poison(payload: string | unknown, message = 'unknown field "gift" in or
 }
 
 describe('cluster corrections under hostile input', () => {
-  freshDatabase({ seed: async () => Object.assign(fx, await seedFixtures()) });
-
   it('a split by a field above a sensitive path shows no sensitive value: preview, clusters, audit', async () => {
     const { orders } = fx.sources;
     await db().source.update({ where: { id: orders.id }, data: { sensitivePaths: ['$.customer.ssn'] } });
@@ -56,8 +52,7 @@ describe('cluster corrections under hostile input', () => {
 
   it('a grouping rule by a field above a sensitive path shows no sensitive value in "grouped by"', async () => {
     const { orders } = fx.sources;
-    await db().source.update({ where: { id: orders.id }, data: { sensitivePaths: ['$.customer.ssn'] } });
-    await setGroupingRules(lead(), 'orders', { rules: { groupBy: [{ field: 'payload', path: '$.customer' }] }, reason: 'by customer' });
+    await groupBySensitive(lead(), orders, '$.customer.ssn', '$.customer', 'by customer');
     const [rec] = await record(orders, [poison({ customer: { name: 'Jane', ssn: SSN } })]);
     const cluster = await getCluster(auditor(), await clusterOf(rec!.id));
     expect(JSON.stringify(cluster)).not.toContain(SSN);

@@ -1,8 +1,6 @@
 // Clusters in the product: the inbox list under team scope, the cluster page, the second stage at
 // ingest, archiving a whole cluster and a lead's merge, on the real database.
 import { describe, expect, it } from 'vitest';
-import { freshDatabase } from '../support/lifecycle';
-import { ZodError } from 'zod';
 import { manualClock, HOUR, MINUTE } from '@/lib/clock';
 import { db, pg } from '@/lib/db';
 import type { NewDeadLetter } from '@/lib/intake/record-dead-letters';
@@ -12,16 +10,13 @@ import { lockClustersFollowingMerges } from '@/lib/clustering/follow-merges';
 import { getCluster } from '@/lib/clustering/get-cluster';
 import { listClusters } from '@/lib/clustering/list-clusters';
 import { mergeClusters } from '@/lib/clustering/merge-clusters';
-import { AppError } from '@/lib/errors';
-import { principal, seedFixtures, type Fixtures } from '../security/fixtures';
-import { clusterOf, record } from './cluster-support';
+import { clusterFixtures, clusterOf, record, refusal } from './cluster-support';
 
 const NOW = new Date('2026-11-20T10:30:00Z');
 const clock = manualClock(NOW);
-const fx = {} as Fixtures;
+const { fx, as } = clusterFixtures();
 let seq = 0;
 
-const as = (email: string) => principal(fx.users[email]!);
 const support = () => as('support@triage.local');
 const lead = () => as('lead@triage.local');
 
@@ -38,20 +33,7 @@ function poison(message: string, opts: Partial<NewDeadLetter> = {}): NewDeadLett
   };
 }
 
-async function refusal(p: Promise<unknown>): Promise<string> {
-  const e = await p.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  // The route guard answers a ZodError with 422, as an AppError 'unprocessable'.
-  if (e instanceof ZodError) return 'unprocessable';
-  if (!(e instanceof AppError)) throw new Error(`expected a refusal, got ${String(e)}`);
-  return e.code;
-}
-
 describe('clusters', () => {
-  freshDatabase({ seed: async () => Object.assign(fx, await seedFixtures()) });
-
   describe('the inbox list', () => {
     it('shows open clusters of my team, newest wave first, with counts, rate and a 24-hour sparkline', async () => {
       const { orders, notifications, payments } = fx.sources;

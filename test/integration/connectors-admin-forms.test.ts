@@ -20,18 +20,16 @@ import { demoWorld } from './sla-fixtures';
 
 let adminToken: string;
 
-/** The create form as an admin fills it in: name, team, kind and the kind's fields by their form names. */
-function form(kind: string, name: string, fields: Record<string, string>): FormData {
-  const f = new FormData();
-  f.set('name', name);
-  f.set('team', 'commerce');
-  f.set('kind', kind);
-  for (const [k, v] of Object.entries(fields)) f.set(k, v);
-  return f;
-}
+const parsed = async (name: string) => connectorSourceOf(await db().source.findUniqueOrThrow({ where: { name } })).source;
 
-async function createFromForm(kind: ConnectorKind, f: FormData) {
-  const body = { name: f.get('name'), team: f.get('team'), kind, ...connectionFromForm(kind, f, 'create') };
+/**
+ * The create form as an admin fills it in (name, team, kind and the kind's fields by their form
+ * names), posted as the page does: the API's answer.
+ */
+async function createFromForm(kind: ConnectorKind, name: string, fields: Record<string, string>) {
+  const f = new FormData();
+  for (const [k, v] of Object.entries({ name, team: 'commerce', kind, ...fields })) f.set(k, v);
+  const body = { name, team: 'commerce', kind, ...connectionFromForm(kind, f, 'create') };
   const res = await sourcesRoute.POST(
     new Request('http://127.0.0.1:3000/api/v1/sources', {
       method: 'POST',
@@ -43,7 +41,12 @@ async function createFromForm(kind: ConnectorKind, f: FormData) {
   return { status: res.status, json: (await res.json()) as Record<string, any> };
 }
 
-const parsed = async (name: string) => connectorSourceOf(await db().source.findUniqueOrThrow({ where: { name } })).source;
+/** createFromForm for a form the API takes (201): the stored source as its connector parses it, and the API's answer. */
+async function createdFromForm(kind: ConnectorKind, name: string, fields: Record<string, string>) {
+  const created = await createFromForm(kind, name, fields);
+  expect(created.status, JSON.stringify(created.json)).toBe(201);
+  return { ...(await parsed(name)), answer: created.json };
+}
 
 describe('the admin connection forms', () => {
   beforeAll(async () => {
@@ -62,21 +65,16 @@ describe('the admin connection forms', () => {
 
   it('creates an SQS source from the form, with or without access keys', async () => {
     const queueUrl = 'http://127.0.0.1:4566/000000000000/orders-dlq';
-    const withKeys = await createFromForm(
-      'sqs',
-      form('sqs', 'orders-sqs', {
-        'connection.queueUrl': queueUrl,
-        'connection.sourceQueueUrl': 'http://127.0.0.1:4566/000000000000/orders',
-        'connection.endpoint': 'http://127.0.0.1:4566',
-        'connection.region': 'eu-west-1',
-        'connection.envelope': 'lambda-destination',
-        'secret.accessKeyId': 'AKIAFORMTEST',
-        'secret.secretAccessKey': 'form-secret-key-1',
-        'errorText.messagePath': '$.error.message',
-      }),
-    );
-    expect(withKeys.status).toBe(201);
-    const s = await parsed('orders-sqs');
+    const s = await createdFromForm('sqs', 'orders-sqs', {
+      'connection.queueUrl': queueUrl,
+      'connection.sourceQueueUrl': 'http://127.0.0.1:4566/000000000000/orders',
+      'connection.endpoint': 'http://127.0.0.1:4566',
+      'connection.region': 'eu-west-1',
+      'connection.envelope': 'lambda-destination',
+      'secret.accessKeyId': 'AKIAFORMTEST',
+      'secret.secretAccessKey': 'form-secret-key-1',
+      'errorText.messagePath': '$.error.message',
+    });
     expect(s.config).toMatchObject({
       queueUrl,
       sourceQueueUrl: 'http://127.0.0.1:4566/000000000000/orders',
@@ -88,74 +86,56 @@ describe('the admin connection forms', () => {
     expect(s.secret).toEqual({ accessKeyId: 'AKIAFORMTEST', secretAccessKey: 'form-secret-key-1' });
 
     // Blank optional fields are left out: the SDK's environment gives the keys.
-    const bare = await createFromForm(
-      'sqs',
-      form('sqs', 'orders-sqs-env', { 'connection.queueUrl': queueUrl, 'connection.region': '', 'secret.accessKeyId': '' }),
-    );
-    expect(bare.status).toBe(201);
-    expect((await parsed('orders-sqs-env')).secret).toEqual({});
-    expect((await parsed('orders-sqs-env')).config).toMatchObject({ envelope: 'auto' });
-    const wrongEnvelope = await createFromForm('sqs', form('sqs', 'orders-sqs-wrapped', { 'connection.queueUrl': queueUrl, 'connection.envelope': 'kinesis' }));
+    const bare = await createdFromForm('sqs', 'orders-sqs-env', { 'connection.queueUrl': queueUrl, 'connection.region': '', 'secret.accessKeyId': '' });
+    expect(bare.secret).toEqual({});
+    expect(bare.config).toMatchObject({ envelope: 'auto' });
+    const wrongEnvelope = await createFromForm('sqs', 'orders-sqs-wrapped', { 'connection.queueUrl': queueUrl, 'connection.envelope': 'kinesis' });
     expect(wrongEnvelope.status).toBe(422);
 
-    const half = await createFromForm('sqs', form('sqs', 'orders-sqs-half', { 'connection.queueUrl': queueUrl, 'secret.accessKeyId': 'AKIAFORMTEST' }));
+    const half = await createFromForm('sqs', 'orders-sqs-half', { 'connection.queueUrl': queueUrl, 'secret.accessKeyId': 'AKIAFORMTEST' });
     expect(half.status).toBe(422);
     expect(half.json.error.message).toContain('an access key id and a secret access key go together');
   });
 
   it('creates an Azure queue source from the form, by connection string or by account name and key', async () => {
     const cs = 'DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=Zm9ybS1rZXk=;QueueEndpoint=http://127.0.0.1:10001/devstoreaccount1;';
-    const byString = await createFromForm(
-      'azure_queue',
-      form('azure_queue', 'orders-azure', {
-        'secret.connectionString': cs,
-        'connection.queue': 'orders-poison',
-        'connection.targetQueue': '',
-        'connection.encoding': 'base64',
-        'connection.endpoint': '',
-        'secret.accountName': '',
-        'secret.accountKey': '',
-        'errorText.messagePath': '$.error',
-      }),
-    );
-    expect(byString.status).toBe(201);
-    const s = await parsed('orders-azure');
+    const s = await createdFromForm('azure_queue', 'orders-azure', {
+      'secret.connectionString': cs,
+      'connection.queue': 'orders-poison',
+      'connection.targetQueue': '',
+      'connection.encoding': 'base64',
+      'connection.endpoint': '',
+      'secret.accountName': '',
+      'secret.accountKey': '',
+      'errorText.messagePath': '$.error',
+    });
     expect(s.config).toMatchObject({ queue: 'orders-poison', encoding: 'base64', errorText: { messagePath: '$.error' } });
     expect(s.config).not.toHaveProperty('targetQueue');
     expect(s.secret).toEqual({ connectionString: cs });
-    expect(JSON.stringify(byString.json)).not.toContain('Zm9ybS1rZXk=');
+    expect(JSON.stringify(s.answer)).not.toContain('Zm9ybS1rZXk=');
 
-    const byKey = await createFromForm(
-      'azure_queue',
-      form('azure_queue', 'orders-azure-key', {
-        'connection.queue': 'orders-poison',
-        'connection.endpoint': 'https://ordersapp.queue.core.windows.net',
-        'secret.accountName': 'ordersapp',
-        'secret.accountKey': 'Zm9ybS1rZXk=',
-      }),
-    );
-    expect(byKey.status).toBe(201);
-    expect((await parsed('orders-azure-key')).secret).toEqual({ accountName: 'ordersapp', accountKey: 'Zm9ybS1rZXk=' });
+    const byKey = await createdFromForm('azure_queue', 'orders-azure-key', {
+      'connection.queue': 'orders-poison',
+      'connection.endpoint': 'https://ordersapp.queue.core.windows.net',
+      'secret.accountName': 'ordersapp',
+      'secret.accountKey': 'Zm9ybS1rZXk=',
+    });
+    expect(byKey.secret).toEqual({ accountName: 'ordersapp', accountKey: 'Zm9ybS1rZXk=' });
 
-    const neither = await createFromForm('azure_queue', form('azure_queue', 'orders-azure-none', { 'connection.queue': 'orders-poison' }));
+    const neither = await createFromForm('azure_queue', 'orders-azure-none', { 'connection.queue': 'orders-poison' });
     expect(neither.status).toBe(422);
     expect(neither.json.error.message).toContain('a connection string, or an account name and key');
   });
 
   it('creates a NATS source from the form, and the edit form switches delete-after-import', async () => {
-    const created = await createFromForm(
-      'nats',
-      form('nats', 'orders-nats', {
-        'secret.url': 'nats://127.0.0.1:4222',
-        'secret.user': 'app',
-        'secret.pass': 'nats-form-pass-7',
-        'connection.stream': 'ORDERS',
-        'connection.consumer': 'orders-worker',
-        'connection.deleteAfterImport': 'false',
-      }),
-    );
-    expect(created.status).toBe(201);
-    const s = await parsed('orders-nats');
+    const s = await createdFromForm('nats', 'orders-nats', {
+      'secret.url': 'nats://127.0.0.1:4222',
+      'secret.user': 'app',
+      'secret.pass': 'nats-form-pass-7',
+      'connection.stream': 'ORDERS',
+      'connection.consumer': 'orders-worker',
+      'connection.deleteAfterImport': 'false',
+    });
     expect(s.config).toMatchObject({ stream: 'ORDERS', consumer: 'orders-worker', deleteAfterImport: false });
     expect(s.secret).toEqual({ url: 'nats://127.0.0.1:4222', user: 'app', pass: 'nats-form-pass-7' });
 
@@ -170,43 +150,38 @@ describe('the admin connection forms', () => {
     expect(after.secret).toEqual({ url: 'nats://127.0.0.1:4222', user: 'app', pass: 'nats-form-pass-7' });
   });
 
-  it("creates a BullMQ source whose after-import choice is the connector's removeAfterImport", async () => {
-    const created = await createFromForm(
-      'bullmq',
-      form('bullmq', 'emails-bull', { 'secret.url': 'redis://127.0.0.1:6379/0', 'connection.queue': 'emails', 'connection.removeAfterImport': 'true' }),
-    );
-    expect(created.status).toBe(201);
-    expect((await parsed('emails-bull')).config).toMatchObject({ queue: 'emails', prefix: 'bull', removeAfterImport: true });
-  });
-
-  it("creates a Sidekiq source from the form: the namespace and the app's dead-set settings", async () => {
-    const created = await createFromForm(
-      'sidekiq',
-      form('sidekiq', 'rails-sidekiq', {
+  // Each kind's form fields, by their form names, and the connector's settings they become.
+  it.each<{ title: string; kind: ConnectorKind; name: string; fields: Record<string, string>; config: Record<string, unknown> }>([
+    {
+      title: "creates a BullMQ source whose after-import choice is the connector's removeAfterImport",
+      kind: 'bullmq',
+      name: 'emails-bull',
+      fields: { 'secret.url': 'redis://127.0.0.1:6379/0', 'connection.queue': 'emails', 'connection.removeAfterImport': 'true' },
+      config: { queue: 'emails', prefix: 'bull', removeAfterImport: true },
+    },
+    {
+      title: "creates a Sidekiq source from the form: the namespace and the app's dead-set settings",
+      kind: 'sidekiq',
+      name: 'rails-sidekiq',
+      fields: {
         'secret.url': 'redis://127.0.0.1:6379/4',
         'connection.namespace': 'shop',
         'connection.deadMaxJobs': '50000',
         'connection.retryCountAtLeast': '5',
         'connection.removeAfterImport': 'false',
-      }),
-    );
-    expect(created.status).toBe(201);
-    expect((await parsed('rails-sidekiq')).config).toMatchObject({
-      namespace: 'shop',
-      deadMaxJobs: 50_000,
-      deadTimeoutSeconds: 15_552_000,
-      retryCountAtLeast: 5,
-      removeAfterImport: false,
-    });
-  });
-
-  it('creates a RabbitMQ source from the form', async () => {
-    const created = await createFromForm(
-      'rabbitmq',
-      form('rabbitmq', 'orders-rabbit', { 'secret.url': 'amqp://guest:guest@127.0.0.1:5672/', 'connection.queue': 'orders.dlq', 'connection.prefetch': '50' }),
-    );
-    expect(created.status).toBe(201);
-    expect((await parsed('orders-rabbit')).config).toMatchObject({ queue: 'orders.dlq', prefetch: 50 });
+      },
+      config: { namespace: 'shop', deadMaxJobs: 50_000, deadTimeoutSeconds: 15_552_000, retryCountAtLeast: 5, removeAfterImport: false },
+    },
+    {
+      title: 'creates a RabbitMQ source from the form',
+      kind: 'rabbitmq',
+      name: 'orders-rabbit',
+      fields: { 'secret.url': 'amqp://guest:guest@127.0.0.1:5672/', 'connection.queue': 'orders.dlq', 'connection.prefetch': '50' },
+      config: { queue: 'orders.dlq', prefetch: 50 },
+    },
+  ])('$title', async ({ kind, name, fields, config }) => {
+    const s = await createdFromForm(kind, name, fields);
+    expect(s.config).toMatchObject(config);
   });
 
   describe("an SQS source page's trap check", () => {
@@ -226,18 +201,14 @@ describe('the admin connection forms', () => {
 
     it('says it could not check, within its bound, when SQS does not answer', async () => {
       const endpoint = `http://127.0.0.1:${port}`;
-      const created = await createFromForm(
-        'sqs',
-        form('sqs', 'silent-sqs', {
-          'connection.queueUrl': `${endpoint}/000000000000/orders-dlq`,
-          'connection.sourceQueueUrl': `${endpoint}/000000000000/orders`,
-          'connection.endpoint': endpoint,
-          'connection.region': 'us-east-1',
-          'secret.accessKeyId': 'AKIAFORMTEST',
-          'secret.secretAccessKey': 'form-secret-key-1',
-        }),
-      );
-      expect(created.status).toBe(201);
+      await createdFromForm('sqs', 'silent-sqs', {
+        'connection.queueUrl': `${endpoint}/000000000000/orders-dlq`,
+        'connection.sourceQueueUrl': `${endpoint}/000000000000/orders`,
+        'connection.endpoint': endpoint,
+        'connection.region': 'us-east-1',
+        'secret.accessKeyId': 'AKIAFORMTEST',
+        'secret.secretAccessKey': 'form-secret-key-1',
+      });
       const check = await sourceTrapCheck(SYSTEM, 'silent-sqs', 500);
       expect(check).toEqual({ error: 'no answer from SQS within 1 s' });
     });

@@ -10,8 +10,9 @@ import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connec
 import { closeDb, db } from '@/lib/db';
 import { closeQueues } from '@/lib/queue';
 import { resetDatabase } from '../support/db';
-import { expectImportedOnce, imported, killChildren, killConnectorsWhileImporting, spawnConnectors, waitFor } from './connectors-rabbitmq-support';
+import { expectImportedOnce, imported, waitFor, importThroughKills } from './connectors-rabbitmq-support';
 import { azureSource, depth, queues, sendAll, startAzurite, type Azurite } from './connectors-azure-support';
+import { killWorkerChildren } from '../support/worker-child';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
@@ -54,7 +55,7 @@ describe('Azure Storage queue connector under faults', () => {
   afterEach(async () => {
     await connectors?.stop();
     connectors = undefined;
-    await killChildren();
+    await killWorkerChildren();
     await azurite?.stop();
     azurite = undefined;
   });
@@ -83,10 +84,8 @@ describe('Azure Storage queue connector under faults', () => {
     feeding.catch(() => undefined);
     await waitFor('the first messages sent', async () => sent.size >= Math.min(N, FEED_LEAD), 120_000, 50);
 
-    const midImport = await killConnectorsWhileImporting({ kills: 5, maxPauseMs: 1_000, total: N, imported: () => imported(source.id) });
+    const midImport = await importThroughKills({ kills: 5, maxPauseMs: 1_000, total: N, imported: () => imported(source.id) });
     expect(midImport).toBeGreaterThanOrEqual(3);
-    const last = spawnConnectors();
-    await last.ready;
     await feeding;
     expect(sent.size).toBe(N);
     await waitFor(`${N} imported`, async () => (await imported(source.id)) === N, 1_500_000, 500);

@@ -16,7 +16,8 @@ import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { startRedrive } from '@/lib/redrive';
 import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
 import { destinationFor } from '@/lib/redrive/destinations';
-import { outgoingOf, waitFor, waitForTask, waitForDeadLetters, emulatorTestLifecycle } from './connectors-rabbitmq-support';
+import { outgoingOf, waitFor, waitForDeadLetters, emulatorTestLifecycle, startRedriveNoBreaker, expectCleanImport } from './connectors-rabbitmq-support';
+import { waitForTask } from './redrive-support';
 import { azureSource, connectionString, depth, functionHost, queues, sendAll, startAzurite, type Azurite, type FunctionHost } from './connectors-azure-support';
 
 const N = 2_000;
@@ -94,8 +95,7 @@ describe('Azure Storage queue connector', () => {
     });
     expect(row(7)).toMatchObject({ error_type: 'PoisonMessage', error_message: expect.stringContaining(': not JSON (') });
     expect(row(7).payload.equals(bytes[7]!)).toBe(true);
-    const health = await db().connectorHealth.findUniqueOrThrow({ where: { sourceId: source.id } });
-    expect(health).toMatchObject({ importedTotal: BigInt(N), consecutiveFailures: 0, lastError: null });
+    await expectCleanImport(source.id, N);
 
     // Version 2 of the function handles the even orders; the odd ones and the binary ones still fail,
     // and after 2 dequeues the host moves them to the poison queue as new messages.
@@ -103,9 +103,8 @@ describe('Azure Storage queue connector', () => {
       const n = orderOf(fromB64(m.messageText));
       return n !== null && n % 2 === 0;
     });
-    const task = await startRedrive(SYSTEM, { selection: { source: source.name }, ratePerSecond: 2_000 });
-    // Half come back dead on purpose: this test is about the connector, not the circuit breaker.
-    await db().redriveTask.update({ where: { id: task.id }, data: { breakerThreshold: 1 } });
+    // Half come back dead on purpose.
+    const task = await startRedriveNoBreaker(SYSTEM, { selection: { source: source.name }, ratePerSecond: 2_000 });
     running.redrives = await startRedriveSupervisor({ reconcileMs: 500 });
     const fixed = bytes.filter((b) => orderOf(b) !== null && orderOf(b)! % 2 === 0).length;
     const failing = N - fixed;

@@ -10,11 +10,8 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { QueueServiceClient, type DequeuedMessageItem, type QueueClient } from '@azure/storage-queue';
-import { SYSTEM } from '@/lib/auth';
-import { createTeam } from '@/lib/admin/teams';
-import { createSource } from '@/lib/sources/create-source';
-import { db } from '@/lib/db';
 import { freePort } from '../../scripts/lib/free-port.mjs';
+import { commerceConnectorSource } from './connectors-rabbitmq-support';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const peer = `${root}test/peers/azurite`;
@@ -198,15 +195,10 @@ export function functionHost(q: Queues, handler: (m: DequeuedMessageItem) => boo
 }
 
 export async function azureSource(q: Queues, name: string, azurite: Azurite, connection: Record<string, unknown> = {}, secret?: Record<string, string>) {
-  await createTeam(SYSTEM, { name: 'commerce' }).catch(() => undefined);
-  const s = await createSource(SYSTEM, {
+  return commerceConnectorSource({
     name,
-    team: 'commerce',
     kind: 'azure_queue',
     connection: { queue: q.poison.name, visibilityTimeoutSeconds: 5, idlePollMs: 200, ...connection },
     secret: secret ?? { connectionString: connectionString(azurite.endpoint) },
   });
-  // Test redrives need no approval.
-  await db().source.update({ where: { id: s.id }, data: { approvalThreshold: 1_000_000 } });
-  return s;
 }

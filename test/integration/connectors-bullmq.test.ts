@@ -2,9 +2,7 @@
 // a prefix of this run, removed afterwards; never FLUSHALL) and the real Postgres. A real BullMQ
 // application (Queue + Worker in this process) fails jobs; Triage imports them, redrives them, and
 // the application's next failures come back as the next generation.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { Queue, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -12,21 +10,26 @@ import { outgoingRedrive } from '../support/outgoing';
 import { cliCreateSource } from '../support/cli';
 import { SYSTEM, type Actor } from '@/lib/auth';
 import { createTeam } from '@/lib/admin/teams';
-import { createUser } from '@/lib/admin/users';
 import { connectorSourceOf, ConnectorError } from '@/lib/connectors';
 import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { closeDb, db, pg } from '@/lib/db';
-import { env } from '@/lib/env';
 import { closeQueues } from '@/lib/queue';
 import { startRedrive } from '@/lib/redrive';
 import { destinationFor } from '@/lib/redrive/destinations';
 import { startRedriveSupervisor, type RedriveSupervisor } from '@/lib/redrive/supervisor';
-import { createSource } from '@/lib/sources/create-source';
 import { resetDatabase } from '../support/db';
-import { waitForFailing, waitForHealthyAgain, waitForTask } from './connectors-rabbitmq-support';
+import {
+  commerceConnectorSource,
+  waitForFailing,
+  waitForHealthyAgain,
+  importThroughKills,
+  startRedriveNoBreaker,
+  expectUnreachable,
+} from './connectors-rabbitmq-support';
+import { person, waitForTask } from './redrive-support';
+import { killWorkerChildren } from '../support/worker-child';
 import { waitFor } from './runtime-support';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const REDIS_URL = 'redis://127.0.0.1:6379';
 const PREFIX = `tbq${process.pid}x${Date.now().toString(36)}`;
 const RUNNER = { reconcileMs: 200, settleMs: 3_000, statusPollMs: 100 };
@@ -89,21 +92,25 @@ async function addJobs(a: App, n: number, from = 0) {
   }
 }
 
+/** An application whose `n` jobs have all failed (after `attempts` each): waits until BullMQ counts them failed. */
+async function appWithFailedJobs(n: number, attempts = 1, timeoutMs = 30_000): Promise<App> {
+  const a = await app(undefined, attempts);
+  await addJobs(a, n);
+  await waitFor(`${n.toLocaleString('en')} failed jobs`, async () => (await failedCount(a)) === n, timeoutMs);
+  return a;
+}
+
 let actor: Actor;
 let sources = 0;
 
 async function bullmqSource(queue: string, connection: Record<string, unknown> = {}, url = REDIS_URL) {
-  const s = await createSource(SYSTEM, {
+  return commerceConnectorSource({
     name: `shop-${++sources}`,
-    team: 'commerce',
     kind: 'bullmq',
     maxRedrives: 3,
     connection: { queue, prefix: PREFIX, pollMs: 500, ...connection },
     secret: { url },
   });
-  // Approvals are not what these tests are about.
-  await db().source.update({ where: { id: s.id }, data: { approvalThreshold: 100_000 } });
-  return s;
 }
 
 async function connectorOf(sourceId: string) {
@@ -126,10 +133,10 @@ describe('BullMQ connector', () => {
   beforeEach(async () => {
     await resetDatabase();
     await createTeam(SYSTEM, { name: 'commerce' });
-    const u = await createUser(SYSTEM, { email: 'support@test.local', role: 'support', team: 'commerce' });
-    actor = { userId: u.id, email: u.email, role: 'support', teamId: u.teamId, via: 'session' };
+    actor = await person('support@test.local', 'support', 'commerce');
   });
   afterEach(async () => {
+    await killWorkerChildren();
     await supervisor?.stop();
     await redrives?.stop();
     supervisor = redrives = undefined;
@@ -148,9 +155,7 @@ describe('BullMQ connector', () => {
   });
 
   it('imports 2,000 failed jobs exactly; a redrive after a fix completes the fixed ones, the others come back as the next generation', async () => {
-    const a = await app();
-    await addJobs(a, 2_000);
-    await waitFor('2,000 failed jobs', async () => (await failedCount(a)) === 2_000, 60_000);
+    const a = await appWithFailedJobs(2_000, 2, 60_000);
     const source = await bullmqSource(a.queue.name);
     supervisor = await startConnectorSupervisor({ only: [source.id], discoveryMs: 200, backoffBaseMs: 100 });
 
@@ -205,9 +210,8 @@ describe('BullMQ connector', () => {
     a.version = 'v2';
     redrives = await startRedriveSupervisor(RUNNER);
     // A short outcome window: a job not seen failed again by then counts as "no death seen".
-    const t = await startRedrive(actor, { selection: { source: source.name }, ratePerSecond: 2_000, outcomeWindowSeconds: 15 });
-    // One in four fails again on purpose: this test is about the connector, not the circuit breaker.
-    await db().redriveTask.update({ where: { id: t.id }, data: { breakerThreshold: 1 } });
+    // One in four fails again on purpose.
+    const t = await startRedriveNoBreaker(actor, { selection: { source: source.name }, ratePerSecond: 2_000, outcomeWindowSeconds: 15 });
     await waitForTask(t.id, 'all sent', (x) => x.sent === 2_000);
     await waitFor('1,500 completed by the app', async () => a.completed.size === 1_500, 60_000);
     await waitFor(
@@ -226,9 +230,7 @@ describe('BullMQ connector', () => {
   }, 300_000);
 
   it('removes imported jobs when the source says so; a redrive adds copies, whose failures come back as the next generation', async () => {
-    const a = await app(undefined, 1);
-    await addJobs(a, 200);
-    await waitFor('200 failed jobs', async () => (await failedCount(a)) === 200, 30_000);
+    const a = await appWithFailedJobs(200);
     const source = await bullmqSource(a.queue.name, { removeAfterImport: true });
     supervisor = await startConnectorSupervisor({ only: [source.id], discoveryMs: 200, backoffBaseMs: 100 });
     await waitFor(
@@ -260,9 +262,7 @@ describe('BullMQ connector', () => {
   });
 
   it('a source switched to remove-after-import removes the jobs it already recorded, recording nothing twice', async () => {
-    const a = await app(undefined, 1);
-    await addJobs(a, 100);
-    await waitFor('100 failed jobs', async () => (await failedCount(a)) === 100, 30_000);
+    const a = await appWithFailedJobs(100);
     const source = await bullmqSource(a.queue.name);
     supervisor = await startConnectorSupervisor({ only: [source.id], discoveryMs: 200, backoffBaseMs: 100 });
     await waitFor('all imported', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 100, 30_000);
@@ -307,33 +307,14 @@ describe('BullMQ connector', () => {
   });
 
   it('loses and duplicates nothing when the connectors process is SIGKILLed again and again while importing 10,000 failed jobs', async () => {
-    const a = await app(undefined, 1);
-    await addJobs(a, 10_000);
-    await waitFor('10,000 failed jobs', async () => (await failedCount(a)) === 10_000, 120_000);
+    const a = await appWithFailedJobs(10_000, 1, 120_000);
     await a.close();
     const source = await bullmqSource(a.queue.name, { batchSize: 200 });
     const count = () => db().deadLetter.count({ where: { sourceId: source.id } });
     // Eight children, each killed mid-import (a moment after its first batch committed), then one
     // left to finish: the kills do not depend on how fast a child boots on a loaded machine.
-    let kills = 0;
-    while (kills < 8 && (await count()) < 10_000) {
-      const child = spawnConnectors();
-      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      const before = await count();
-      await waitFor('import under way', async () => (await count()) > before || undefined, 30_000, 20).catch(() => undefined);
-      await new Promise((r) => setTimeout(r, Math.random() * 300));
-      child.kill('SIGKILL');
-      await exited;
-      if ((await count()) < 10_000) kills++;
-    }
-    const last = spawnConnectors();
-    const lastExited = new Promise<void>((resolve) => last.once('exit', () => resolve()));
-    try {
-      await waitFor('10,000 imported', async () => (await count()) === 10_000, 120_000, 250);
-    } finally {
-      last.kill('SIGKILL');
-      await lastExited;
-    }
+    const kills = await importThroughKills({ kills: 8, maxPauseMs: 300, total: 10_000, imported: count });
+    await waitFor('10,000 imported', async () => (await count()) === 10_000, 120_000, 250);
     expect(kills).toBeGreaterThanOrEqual(3);
     const all = await pg()<{ n: number; distinct: number; maxGen: number }[]>`
       SELECT count(*)::int AS n, count(DISTINCT message_id)::int AS distinct, max(generation)::int AS "maxGen" FROM dead_letters WHERE source_id = ${source.id}::uuid`;
@@ -345,9 +326,7 @@ describe('BullMQ connector', () => {
   }, 300_000);
 
   it("wakes on the application's failed events, not on its poll", async () => {
-    const a = await app(undefined, 1);
-    await addJobs(a, 1);
-    await waitFor('1 failed', async () => (await failedCount(a)) === 1);
+    const a = await appWithFailedJobs(1);
     const source = await bullmqSource(a.queue.name, { pollMs: 600_000 });
     supervisor = await startConnectorSupervisor({ only: [source.id], discoveryMs: 200, backoffBaseMs: 100 });
     await waitFor('the first imported', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 1);
@@ -358,9 +337,7 @@ describe('BullMQ connector', () => {
   });
 
   it('takes a source from the CLI contract (--kind bullmq --redis-url --queue --prefix) and imports from it', async () => {
-    const a = await app(undefined, 1);
-    await addJobs(a, 20);
-    await waitFor('20 failed', async () => (await failedCount(a)) === 20);
+    const a = await appWithFailedJobs(20);
     const cli = cliCreateSource('bullmq', ['--name', 'cli-shop', '--redis-url', REDIS_URL, '--queue', a.queue.name, '--prefix', PREFIX, '--json']);
     expect(cli.status, cli.stderr).toBe(0);
     const created = JSON.parse(cli.stdout) as { id: string };
@@ -372,9 +349,7 @@ describe('BullMQ connector', () => {
   });
 
   it("reconnects by itself when Redis closes the import's connections mid-import, and finishes", async () => {
-    const a = await app(undefined, 1);
-    await addJobs(a, 3_000);
-    await waitFor('3,000 failed', async () => (await failedCount(a)) === 3_000, 60_000);
+    const a = await appWithFailedJobs(3_000, 1, 60_000);
     // Small batches and a close look: on a quiet machine batches of 100 imported the 3,000 between
     // two looks 300 ms apart, before a second kill.
     const source = await bullmqSource(a.queue.name, { batchSize: 20 });
@@ -478,29 +453,6 @@ describe('BullMQ connector', () => {
     const down = await bullmqSource(a.queue.name, {}, 'redis://127.0.0.1:1');
     const downRow = await db().source.findUniqueOrThrow({ where: { id: down.id } });
     const d2 = destinationFor({ ...downRow, kind: 'bullmq' });
-    expect((await d2.deliver([item('1')], new AbortController().signal))[0]).toMatchObject({
-      ok: false,
-      failure: 'infrastructure',
-      error: expect.stringMatching(/unreachable/),
-    });
-    await d2.close?.();
+    await expectUnreachable(d2, item('1'));
   });
 });
-
-/** workers/connectors.ts as its own process, on this run's database. */
-function spawnConnectors(): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'workers/connectors.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      DATABASE_URL: env().DATABASE_URL,
-      QUEUE_PREFIX: env().QUEUE_PREFIX,
-      TRIAGE_STATE_DIR: env().TRIAGE_STATE_DIR,
-      CONNECTOR_SECRET_KEY: env().CONNECTOR_SECRET_KEY,
-      CONNECTOR_DISCOVERY_MS: '200',
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  return child;
-}

@@ -19,6 +19,7 @@ import * as testRoute from '@/app/api/v1/sources/[source]/connection-test/route'
 import * as pauseRoute from '@/app/api/v1/sources/[source]/import/pause/route';
 import * as resumeRoute from '@/app/api/v1/sources/[source]/import/resume/route';
 import { resetDatabase } from '../support/db';
+import { importSwitches } from './connectors-rabbitmq-support';
 import { demoWorld } from './sla-fixtures';
 
 // Distinctive, so a leak anywhere is found by a plain substring search.
@@ -178,8 +179,7 @@ describe('connector sources over the API', () => {
     const resumed = await call(resumeRoute.POST, 'POST', '/x', leadToken, undefined, params);
     expect(resumed.json).toMatchObject({ importPaused: false, changed: true });
     const source = await db().source.findUniqueOrThrow({ where: { name: 'orders-rmq' } });
-    const events = await db().auditEvent.findMany({ where: { sourceId: source.id, action: { startsWith: 'source.import.' } }, orderBy: { id: 'asc' } });
-    expect(events.map((e) => [e.action, e.reason])).toEqual([
+    expect(await importSwitches(source.id)).toEqual([
       ['source.import.pause', 'broker maintenance'],
       ['source.import.resume', null],
     ]);

@@ -2,10 +2,11 @@
 // dead-lettered by a real consumer into a source's capture stream, and what to watch of the import.
 import { createHash, randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
+import { expect } from 'vitest';
 import { readerName } from '@/lib/connectors/nats/capture';
 import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { db } from '@/lib/db';
-import { waitFor } from './connectors-rabbitmq-support';
+import { waitFor, expectImportedOnce } from './connectors-rabbitmq-support';
 import { admin, connectorSource, publish, streamExists, streamMessages, workConsumer, type WorkStream } from './connectors-nats-support';
 
 export const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -47,6 +48,19 @@ export const listening = () =>
   });
 
 export const imported = async (sourceId: string) => db().deadLetter.count({ where: { sourceId } });
+/**
+ * After an outage of NATS mid-import: all N imported, every advisory acknowledged, each message
+ * once with its bytes; the health says NATS was the trouble, and comes back healthy.
+ */
+export async function expectImportedThroughOutage(w: WorkStream, sourceId: string, sent: Map<string, string>, everyMs: number): Promise<void> {
+  await waitFor('5,000 imported', async () => (await imported(sourceId)) === N, 180_000, everyMs);
+  await waitFor('every advisory acknowledged', async () => (await unread(w, sourceId)) === 0, 60_000, everyMs);
+  await expectImportedOnce(sourceId, sent, N);
+  const health = await db().connectorHealth.findUniqueOrThrow({ where: { sourceId } });
+  expect(health.lastError).toMatch(/NATS/);
+  await waitFor('healthy again', async () => (await db().connectorHealth.findUniqueOrThrow({ where: { sourceId } })).consecutiveFailures === 0);
+}
+
 /** Advisories the source's reader has not acknowledged yet. */
 export const unread = async (w: WorkStream, sourceId: string) => {
   const info = await (await admin()).jsm.consumers.info(w.capture, readerName(sourceId));

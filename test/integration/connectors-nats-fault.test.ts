@@ -6,10 +6,9 @@ import { randomBytes } from 'node:crypto';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
-import { db } from '@/lib/db';
 import { faultTestLifecycle, expectImportedOnce, spawnConnectors, waitFor } from './connectors-rabbitmq-support';
 import { deleteWorkStreams, workStream } from './connectors-nats-support';
-import { deadLettered, imported, N, pause, unread } from './connectors-nats-fault-support';
+import { deadLettered, imported, N, pause, unread, expectImportedThroughOutage } from './connectors-nats-fault-support';
 
 /** A TCP proxy to nats-server whose connections the test can cut, as a network fault would. */
 async function cuttableProxy(): Promise<{ url: string; cut(): number; close(): Promise<void> }> {
@@ -85,12 +84,7 @@ describe('NATS JetStream connector under faults', () => {
         await pause(500);
       }
       expect(cuts).toBeGreaterThanOrEqual(2);
-      await waitFor('5,000 imported', async () => (await imported(sourceId)) === N, 150_000, 250);
-      await waitFor('every advisory acknowledged', async () => (await unread(w, sourceId)) === 0, 60_000, 250);
-      await expectImportedOnce(sourceId, sent, N);
-      const health = await db().connectorHealth.findUniqueOrThrow({ where: { sourceId } });
-      expect(health.lastError).toMatch(/NATS/);
-      await waitFor('healthy again', async () => (await db().connectorHealth.findUniqueOrThrow({ where: { sourceId } })).consecutiveFailures === 0);
+      await expectImportedThroughOutage(w, sourceId, sent, 250);
     } finally {
       await proxy.close();
     }

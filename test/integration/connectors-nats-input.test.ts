@@ -13,7 +13,7 @@ import { readerName } from '@/lib/connectors/nats/capture';
 import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { db, pg } from '@/lib/db';
 import type { OutgoingRedrive } from '@/lib/redrive/destinations';
-import { connectorTestLifecycle, killChildren, outgoingOf, spawnConnectors, waitFor } from './connectors-rabbitmq-support';
+import { connectorsAfterSixSeconds, connectorTestLifecycle, expectBackedOff, outgoingOf, storedAndLogged, waitFor } from './connectors-rabbitmq-support';
 import {
   admin,
   connectorSource,
@@ -26,9 +26,9 @@ import {
   workStream,
   type WorkConsumer,
 } from './connectors-nats-support';
+import { killWorkerChildren } from '../support/worker-child';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const text = (s: string) => new TextEncoder().encode(s);
 
 async function destinationOf(sourceId: string) {
@@ -42,7 +42,7 @@ async function outgoing(sourceId: string, messageId: string): Promise<OutgoingRe
 
 describe('NATS JetStream connector: bad input and odd cases', () => {
   const running = connectorTestLifecycle<WorkConsumer>(async () => {
-    await killChildren();
+    await killWorkerChildren();
     await pg()`DROP TRIGGER IF EXISTS nats_test_refuse ON dead_letters`;
     await pg()`DROP FUNCTION IF EXISTS nats_test_refuse()`;
     await deleteWorkStreams();
@@ -66,19 +66,12 @@ describe('NATS JetStream connector: bad input and odd cases', () => {
       error: `Consumer "nope" does not exist on stream "${w.stream}" at NATS 127.0.0.1:4222`,
     });
 
-    const child = spawnConnectors();
-    await child.ready;
-    await pause(6_000);
-    const health = new Map((await db().connectorHealth.findMany()).map((h) => [h.sourceId, h]));
+    const { child, health } = await connectorsAfterSixSeconds();
     expect(health.get(down.id)?.lastError).toMatch(/^NATS at 127\.0\.0\.1:1 is not reachable/);
     expect(health.get(noStream.id)?.lastError).toBe(`Stream "${w.stream}_NOPE" does not exist on NATS at 127.0.0.1:4222`);
     expect(health.get(noConsumer.id)?.lastError).toBe(`Consumer "nope" does not exist on stream "${w.stream}" at NATS 127.0.0.1:4222`);
-    // Exponential backoff from 1 s: a handful of attempts in 6 s, not a busy loop.
-    for (const id of [down.id, noStream.id, noConsumer.id]) {
-      expect(health.get(id)!.consecutiveFailures).toBeGreaterThanOrEqual(1);
-      expect(health.get(id)!.consecutiveFailures).toBeLessThanOrEqual(5);
-    }
-    expect(child.child.exitCode).toBeNull();
+    expectBackedOff(health, [down.id, noStream.id, noConsumer.id]);
+    expect(child.process.exitCode).toBeNull();
     // Nothing was created for a pair that does not exist.
     expect(await streamExists(w.capture)).toBe(false);
 
@@ -101,12 +94,7 @@ describe('NATS JetStream connector: bad input and odd cases', () => {
     await waitFor('imported', async () => (await db().deadLetter.count({ where: { messageId: 'cli-1' } })) === 1, 20_000);
 
     // No secret in the logs, the rows, the health or the audit trail.
-    const everything = JSON.stringify({
-      log: child.output(),
-      sources: await pg()`SELECT connection, encode(connection_secret, 'escape') AS s FROM sources`,
-      health: await pg()`SELECT last_error FROM connector_health`,
-      audit: await pg()`SELECT after FROM audit_events`,
-    });
+    const everything = await storedAndLogged(child.output());
     expect(everything).toContain('is not reachable');
     expect(everything).not.toMatch(/hunter2/);
   });

@@ -5,11 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import { AckPolicy, jetstream, jetstreamManager, RetentionPolicy, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import { connect, headers as natsHeaders, nanos, type NatsConnection } from '@nats-io/transport-node';
-import { SYSTEM } from '@/lib/auth';
-import { createTeam } from '@/lib/admin/teams';
 import { captureStreamName } from '@/lib/connectors/nats/capture';
-import { createSource } from '@/lib/sources/create-source';
-import { db } from '@/lib/db';
+import { commerceConnectorSource } from './connectors-rabbitmq-support';
 
 export const NATS_URL = 'nats://127.0.0.1:4222';
 
@@ -109,17 +106,12 @@ export async function workConsumer(w: WorkStream, decide: (m: JsMsg) => Decision
 }
 
 export async function connectorSource(w: WorkStream, name: string, extra: { connection?: Record<string, unknown>; secret?: Record<string, string> } = {}) {
-  await createTeam(SYSTEM, { name: 'commerce' }).catch(() => undefined);
-  const s = await createSource(SYSTEM, {
+  return commerceConnectorSource({
     name,
-    team: 'commerce',
     kind: 'nats',
     connection: { stream: w.stream, consumer: w.consumer, ...extra.connection },
     secret: extra.secret ?? { url: NATS_URL },
   });
-  // Large test redrives need no approval.
-  await db().source.update({ where: { id: s.id }, data: { approvalThreshold: 1_000_000 } });
-  return s;
 }
 
 /** Messages in a stream (0 when it does not exist). */

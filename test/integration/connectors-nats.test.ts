@@ -12,7 +12,8 @@ import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { db, pg } from '@/lib/db';
 import { startRedrive } from '@/lib/redrive';
 import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
-import { connectorTestLifecycle, waitFor, waitForTask } from './connectors-rabbitmq-support';
+import { connectorTestLifecycle, waitFor, expectCleanImport } from './connectors-rabbitmq-support';
+import { waitForTask } from './redrive-support';
 import {
   connectorSource,
   deleteWorkStreams,
@@ -108,8 +109,7 @@ describe('NATS JetStream connector', () => {
     // Died while the connector was down, recorded the same way.
     expect(bySubject.get(333)).toMatchObject({ message_id: 'order-333', reason: 'MaxReceives', receive_count: 3 });
 
-    const health = await db().connectorHealth.findUniqueOrThrow({ where: { sourceId: source.id } });
-    expect(health).toMatchObject({ importedTotal: 400n, consecutiveFailures: 0, lastError: null });
+    await expectCleanImport(source.id, 400);
     // The message stays in the application's stream by default.
     expect(await streamMessages(w.stream)).toBe(400);
 

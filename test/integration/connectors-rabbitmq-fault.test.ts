@@ -7,24 +7,25 @@ import { describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
 import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
-import { startRedrive } from '@/lib/redrive';
 import { db } from '@/lib/db';
-import { spawnRedriveWorker, type WorkerProcess } from './redrive-support';
+import { spawnRedriveWorker } from './redrive-support';
+import type { WorkerChild } from '../support/worker-child';
 import {
   admin,
   closeConnections,
   connectorSource,
   faultTestLifecycle,
-  deadLettered,
   deleteTopologies,
   depth,
   expectImportedOnce,
   FAULT_N as N,
   imported,
-  killConnectorsWhileImporting,
   spawnConnectors,
   topology,
   waitFor,
+  startRedriveNoBreaker,
+  importThroughKills,
+  deadLetteredSource,
 } from './connectors-rabbitmq-support';
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -33,25 +34,19 @@ describe('RabbitMQ connector under faults', () => {
   const running = faultTestLifecycle(deleteTopologies);
 
   it('loses nothing and writes nothing twice while the connectors process is SIGKILLed repeatedly', { timeout: 240_000 }, async () => {
-    const t = await topology();
-    const sent = await deadLettered(t);
     // Small batches: an idle machine imports the 10,000 in about a second with batches of 250.
-    const source = await connectorSource(t, `kill-${randomBytes(3).toString('hex')}`, { connection: { batchSize: 50 } });
+    const { t, sent, source } = await deadLetteredSource('kill', { batchSize: 50 });
 
     // Each child is killed while it imports: after its first commit, between batches or inside one.
-    const midImport = await killConnectorsWhileImporting({ kills: 8, maxPauseMs: 150, total: N, imported: () => imported(source.id) });
+    const midImport = await importThroughKills({ kills: 8, maxPauseMs: 150, total: N, imported: () => imported(source.id) });
     expect(midImport).toBeGreaterThanOrEqual(3);
-    const last = spawnConnectors();
-    await last.ready;
     await waitFor('10,000 imported', async () => (await imported(source.id)) === N, 120_000, 250);
     await waitFor('the DLQ drained', async () => (await depth(t.dlq)) === 0, 30_000, 250);
     await expectImportedOnce(source.id, sent, N);
   });
 
   it('shuts down cleanly on SIGTERM mid-import: what committed left the broker, the rest is back on the queue', { timeout: 180_000 }, async () => {
-    const t = await topology();
-    const sent = await deadLettered(t);
-    const source = await connectorSource(t, `term-${randomBytes(3).toString('hex')}`, { connection: { batchSize: 50 } });
+    const { t, sent, source } = await deadLetteredSource('term', { batchSize: 50 });
     const child = spawnConnectors();
     await child.ready;
     await waitFor('the import under way', async () => (await imported(source.id)) > 0, 30_000, 20);
@@ -68,10 +63,7 @@ describe('RabbitMQ connector under faults', () => {
   });
 
   it('reconnects by itself when RabbitMQ closes its connections by force mid-import', { timeout: 180_000 }, async () => {
-    const t = await topology();
-    const sent = await deadLettered(t);
-    const name = `close-${randomBytes(3).toString('hex')}`;
-    const source = await connectorSource(t, name, { connection: { batchSize: 200, prefetch: 400 } });
+    const { t, sent, name, source } = await deadLetteredSource('close', { batchSize: 200, prefetch: 400 });
     running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500, backoffBaseMs: 200, backoffCapMs: 2_000 });
 
     let closed = 0;
@@ -113,7 +105,7 @@ describe('RabbitMQ connector under faults', () => {
       received.set(id, (received.get(id) ?? 0) + 1);
       ch.ack(m);
     });
-    const workers: WorkerProcess[] = [];
+    const workers: WorkerChild[] = [];
     const start = async () => {
       const w = spawnRedriveWorker();
       workers.push(w);
@@ -122,8 +114,7 @@ describe('RabbitMQ connector under faults', () => {
     };
     try {
       let worker = await start();
-      const task = await startRedrive(SYSTEM, { selection: { source: source.name }, ratePerSecond: 300 });
-      await db().redriveTask.update({ where: { id: task.id }, data: { breakerThreshold: 1 } });
+      const task = await startRedriveNoBreaker(SYSTEM, { selection: { source: source.name }, ratePerSecond: 300 });
       const messageOf = new Map(
         (await db().deadLetter.findMany({ where: { sourceId: source.id }, select: { id: true, messageId: true } })).map((d) => [d.id.toString(), d.messageId]),
       );

@@ -18,22 +18,25 @@ import { connectorSourceOf } from '@/lib/connectors';
 import type { OutgoingRedrive } from '@/lib/redrive/destinations';
 import { setImportPaused } from '@/lib/connectors/pause-import';
 import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
-import { db, pg } from '@/lib/db';
+import { db } from '@/lib/db';
 import {
   admin,
   connectorSource,
   connectorTestLifecycle,
   deleteTopologies,
   depth,
-  killChildren,
   outgoingOf,
   publish,
-  spawnConnectors,
+  connectorsAfterSixSeconds,
+  expectBackedOff,
+  storedAndLogged,
   topology,
   waitFor,
   workConsumer,
   type WorkConsumer,
+  importSwitches,
 } from './connectors-rabbitmq-support';
+import { killWorkerChildren } from '../support/worker-child';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -44,7 +47,7 @@ const oneByte = (deadLetterId: bigint, messageId: string, headers: Record<string
 
 describe('RabbitMQ connector: bad input and exact bytes', () => {
   const running = connectorTestLifecycle<WorkConsumer>(async () => {
-    await killChildren();
+    await killWorkerChildren();
     await deleteTopologies();
   });
 
@@ -85,19 +88,12 @@ describe('RabbitMQ connector: bad input and exact bytes', () => {
     expect(await probe(missing.id)).toMatchObject({ ok: false, error: `Queue "${t.run}.nope" does not exist on virtual host "/" of 127.0.0.1:5672` });
     expect(await probe((await connectorSource(t, 'fine')).id)).toMatchObject({ ok: true, facts: { exists: true, depth: 0, consumers: 0 } });
 
-    const child = spawnConnectors();
-    await child.ready;
-    await pause(6_000);
-    const health = new Map((await db().connectorHealth.findMany()).map((h) => [h.sourceId, h]));
+    const { child, health } = await connectorsAfterSixSeconds();
     expect(health.get(down.id)?.lastError).toMatch(/is not reachable/);
     expect(health.get(badAuth.id)?.lastError).toBe('RabbitMQ at 127.0.0.1:5672 refused the credentials of user "guest"');
     expect(health.get(missing.id)?.lastError).toMatch(/does not exist/);
-    // Exponential backoff from 1 s: a handful of attempts in 6 s, not a busy loop.
-    for (const id of [down.id, badAuth.id, missing.id]) {
-      expect(health.get(id)!.consecutiveFailures).toBeGreaterThanOrEqual(1);
-      expect(health.get(id)!.consecutiveFailures).toBeLessThanOrEqual(5);
-    }
-    expect(child.child.exitCode).toBeNull();
+    expectBackedOff(health, [down.id, badAuth.id, missing.id]);
+    expect(child.process.exitCode).toBeNull();
 
     // No secret in the logs, the rows, the health, the audit trail or the API.
     await createUser(SYSTEM, { email: 'admin@test.local', role: 'admin', password: 'an-admin-password-1' });
@@ -108,13 +104,7 @@ describe('RabbitMQ connector: bad input and exact bytes', () => {
     const listed = (await api.json()) as { sources: Record<string, unknown>[] };
     expect(listed.sources.map((s) => s.name)).toContain('bad-auth');
     expect(listed.sources.every((s) => !('connectionSecret' in s))).toBe(true);
-    const everything = JSON.stringify({
-      api: listed,
-      log: child.output(),
-      sources: await pg()`SELECT connection, encode(connection_secret, 'escape') AS s FROM sources`,
-      health: await pg()`SELECT last_error FROM connector_health`,
-      audit: await pg()`SELECT after FROM audit_events`,
-    });
+    const everything = await storedAndLogged(child.output(), { api: listed });
     expect(everything).toContain('refused the credentials');
     expect(everything).not.toMatch(/hunter2/);
   });
@@ -137,8 +127,7 @@ describe('RabbitMQ connector: bad input and exact bytes', () => {
 
     await setImportPaused(SYSTEM, source.name, false);
     await waitFor('imported after resume', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 2, 10_000);
-    const events = await db().auditEvent.findMany({ where: { sourceId: source.id, action: { startsWith: 'source.import' } }, orderBy: { id: 'asc' } });
-    expect(events.map((e) => [e.action, e.reason])).toEqual([
+    expect(await importSwitches(source.id)).toEqual([
       ['source.import.pause', 'broker maintenance'],
       ['source.import.resume', null],
     ]);

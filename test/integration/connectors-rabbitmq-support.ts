@@ -2,24 +2,23 @@
 // work queue whose dead-letter exchange routes into a DLQ (classic, or quorum with a delivery limit),
 // names unique per run and deleted afterwards; a real amqplib consumer of the work queue; a source
 // for the DLQ; the connectors worker as a child process.
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import type { z } from 'zod';
 import amqp, { type Channel, type ChannelModel, type ConsumeMessage } from 'amqplib';
 import { afterEach, beforeAll, expect } from 'vitest';
-import type { ConnectorHealth, DeadLetter, RedriveTask } from '@/generated/prisma/client';
-import { SYSTEM } from '@/lib/auth';
+import type { ConnectorHealth, DeadLetter } from '@/generated/prisma/client';
+import { SYSTEM, type Principal } from '@/lib/auth';
+import { startRedrive, type StartRedriveInput } from '@/lib/redrive';
 import { createTeam } from '@/lib/admin/teams';
-import { createSource } from '@/lib/sources/create-source';
+import { createSource, type sourceInput } from '@/lib/sources/create-source';
 import type { ConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { db, pg } from '@/lib/db';
-import { env } from '@/lib/env';
-import type { OutgoingRedrive } from '@/lib/redrive/destinations';
+import type { OutgoingRedrive, RedriveDestination } from '@/lib/redrive/destinations';
 import type { RedriveSupervisor } from '@/lib/redrive/supervisor';
 import { freshDatabase } from '../support/lifecycle';
+import { killWorkerChildren, spawnWorkerChild, type WorkerChild } from '../support/worker-child';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 export const AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672/%2F';
 
 export interface Topology {
@@ -137,17 +136,7 @@ export async function workConsumer(
 }
 
 export async function connectorSource(t: Topology, name: string, extra: { connection?: Record<string, unknown>; url?: string } = {}) {
-  await createTeam(SYSTEM, { name: 'commerce' }).catch(() => undefined);
-  const s = await createSource(SYSTEM, {
-    name,
-    team: 'commerce',
-    kind: 'rabbitmq',
-    connection: { queue: t.dlq, ...extra.connection },
-    secret: { url: extra.url ?? AMQP_URL },
-  });
-  // Large test redrives need no approval.
-  await db().source.update({ where: { id: s.id }, data: { approvalThreshold: 1_000_000 } });
-  return s;
+  return commerceConnectorSource({ name, kind: 'rabbitmq', connection: { queue: t.dlq, ...extra.connection }, secret: { url: extra.url ?? AMQP_URL } });
 }
 
 export async function waitFor<T>(what: string, probe: () => Promise<T | false | null | undefined>, timeoutMs = 60_000, everyMs = 100): Promise<T> {
@@ -160,55 +149,9 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | false | 
   }
 }
 
-export interface ChildWorker {
-  child: ChildProcess;
-  /** Everything it wrote to stdout and stderr so far. */
-  output(): string;
-  ready: Promise<void>;
-  exited: Promise<number | null>;
-  kill(signal?: NodeJS.Signals): void;
-}
-
-const children = new Set<ChildProcess>();
-
 /** workers/connectors.ts as a child process, on the test database (or `extraEnv`'s); resolves `ready` when it logs it. */
-export function spawnConnectors(extraEnv: Record<string, string> = {}): ChildWorker {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'workers/connectors.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      DATABASE_URL: env().DATABASE_URL,
-      TRIAGE_STATE_DIR: env().TRIAGE_STATE_DIR,
-      CONNECTOR_DISCOVERY_MS: '500',
-      LOG_LEVEL: 'info',
-      ...extraEnv,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => {
-      children.delete(child);
-      resolve(code);
-    }),
-  );
-  let output = '';
-  const ready = new Promise<void>((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! });
-    lines.on('line', (line) => {
-      output += `${line}\n`;
-      if (line.includes('"msg":"ready"')) resolve();
-    });
-    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-    void exited.then(() => reject(new Error(`connectors child exited before ready: ${output.slice(-4000)}`)));
-  });
-  ready.catch(() => undefined);
-  return { child, ready, exited, output: () => output, kill: (signal = 'SIGKILL') => child.kill(signal) };
-}
-
-export async function killChildren(): Promise<void> {
-  for (const c of children) c.kill('SIGKILL');
-  await Promise.all([...children].map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r)))));
+export function spawnConnectors(extraEnv: Record<string, string> = {}): WorkerChild {
+  return spawnWorkerChild('workers/connectors.ts', { CONNECTOR_DISCOVERY_MS: '500', ...extraEnv });
 }
 
 /** Close every broker connection whose name starts with `prefix` (the connector names its own). */
@@ -225,6 +168,17 @@ export function closeConnections(prefix: string): number {
 }
 
 // ---- shared by every connector suite (RabbitMQ, NATS, SQS, Azure, BullMQ, Sidekiq) --------------
+
+/**
+ * A connector source of the commerce team (made on first use) whose redrives need no approval: the
+ * tests' redrives are large, and approvals are not what they are about.
+ */
+export async function commerceConnectorSource(input: Omit<z.input<typeof sourceInput>, 'team'>) {
+  await createTeam(SYSTEM, { name: 'commerce' }).catch(() => undefined);
+  const s = await createSource(SYSTEM, { ...input, team: 'commerce' });
+  await db().source.update({ where: { id: s.id }, data: { approvalThreshold: 1_000_000 } });
+  return s;
+}
 
 /** What a connector test starts and the suite stops after each test: the connectors, the redrive supervisor, a broker consumer. */
 export interface Running<C extends { close(): Promise<void> }> {
@@ -261,10 +215,16 @@ export function emulatorTestLifecycle<S extends { stop(): Promise<void> }, C ext
   return running;
 }
 
+/**
+ * Whether a test may restart a server the machine's other test runs share: only in CI, or when
+ * asked for by `variable` set to 1.
+ */
+export const restartAllowed = (variable: string): boolean => Boolean(process.env.CI) || process.env[variable] === '1';
+
 /** connectorTestLifecycle of the fault suites: after each test, the connectors children killed, then `cleanUp` (the broker's names). */
 export function faultTestLifecycle(cleanUp: () => Promise<void>): Running<{ close(): Promise<void> }> {
   return connectorTestLifecycle(async () => {
-    await killChildren();
+    await killWorkerChildren();
     await cleanUp();
   });
 }
@@ -280,17 +240,30 @@ function connectorHooks<C extends { close(): Promise<void> }>(running: Running<C
   });
 }
 
-/** Waits until the redrive task `id` is `done`: resolves with the task as it was then. */
-export async function waitForTask(id: string, what: string, done: (task: RedriveTask) => boolean, timeoutMs = 60_000): Promise<RedriveTask> {
-  return waitFor(
-    what,
-    async () => {
-      const task = await db().redriveTask.findUniqueOrThrow({ where: { id } });
-      return done(task) && task;
-    },
-    timeoutMs,
-    250,
-  );
+/**
+ * startRedrive with the task's circuit breaker out of the way: the connector tests make messages
+ * come back dead on purpose, and are about the connector, not the breaker.
+ */
+export async function startRedriveNoBreaker(actor: Principal, input: StartRedriveInput) {
+  const task = await startRedrive(actor, input);
+  await db().redriveTask.update({ where: { id: task.id }, data: { breakerThreshold: 1 } });
+  return task;
+}
+
+/**
+ * The import of `total` through repeated SIGKILLs (killConnectorsWhileImporting), then one more
+ * connectors child left running to finish it: how many children were killed mid-import.
+ */
+export async function importThroughKills(opts: Parameters<typeof killConnectorsWhileImporting>[0]): Promise<number> {
+  const midImport = await killConnectorsWhileImporting(opts);
+  await spawnConnectors().ready;
+  return midImport;
+}
+
+/** The source's connector health after a clean import: `total` imported, no failure, no error. */
+export async function expectCleanImport(sourceId: string, total: number): Promise<void> {
+  const health = await db().connectorHealth.findUniqueOrThrow({ where: { sourceId } });
+  expect(health).toMatchObject({ importedTotal: BigInt(total), consecutiveFailures: 0, lastError: null });
 }
 
 /** Waits until the source's connector health shows a success after its last error: resolves with that health. */
@@ -317,9 +290,62 @@ export async function waitForFailing<const T extends readonly string[]>(sourceId
   );
 }
 
+/** The connectors worker started, then left running for six seconds: it, and each source's connector health by source id. */
+export async function connectorsAfterSixSeconds(): Promise<{ child: WorkerChild; health: Map<string, ConnectorHealth> }> {
+  const child = spawnConnectors();
+  await child.ready;
+  await new Promise((r) => setTimeout(r, 6_000));
+  return { child, health: new Map((await db().connectorHealth.findMany()).map((h) => [h.sourceId, h])) };
+}
+
+/** Exponential backoff from 1 s: a handful of attempts in 6 s for each source, not a busy loop. */
+export function expectBackedOff(health: Map<string, ConnectorHealth>, sourceIds: string[]): void {
+  for (const id of sourceIds) {
+    expect(health.get(id)!.consecutiveFailures).toBeGreaterThanOrEqual(1);
+    expect(health.get(id)!.consecutiveFailures).toBeLessThanOrEqual(5);
+  }
+}
+
+/** Everything a connector's secret could leak into, as one text: the worker's log, the sources' rows, the healths, the audit trail, and `more`. */
+export async function storedAndLogged(log: string, more: Record<string, unknown> = {}): Promise<string> {
+  return JSON.stringify({
+    ...more,
+    log,
+    sources: await pg()`SELECT connection, encode(connection_secret, 'escape') AS s FROM sources`,
+    health: await pg()`SELECT last_error FROM connector_health`,
+    audit: await pg()`SELECT after FROM audit_events`,
+  });
+}
+
 /** Waits until the source holds exactly `n` dead letters (polled every 250 ms). */
 export async function waitForDeadLetters(sourceId: string, n: number, timeoutMs = 60_000): Promise<void> {
   await waitFor(`${n.toLocaleString('en')} dead letter${n === 1 ? '' : 's'}`, async () => (await imported(sourceId)) === n, timeoutMs, 250);
+}
+
+/** Waits until the source holds exactly `n` dead letters of `generation` (polled every 250 ms). */
+export async function waitForGeneration(sourceId: string, generation: number, n: number, timeoutMs = 60_000): Promise<void> {
+  await waitFor(
+    `${n.toLocaleString('en')} of generation ${generation}`,
+    async () => (await db().deadLetter.count({ where: { sourceId, generation } })) === n,
+    timeoutMs,
+    250,
+  );
+}
+
+/** The source's import pauses and resumes in its audit trail, oldest first, as [action, reason]. */
+export async function importSwitches(sourceId: string): Promise<[string, string | null][]> {
+  const events = await db().auditEvent.findMany({ where: { sourceId, action: { startsWith: 'source.import' } }, orderBy: { id: 'asc' } });
+  return events.map((e): [string, string | null] => [e.action, e.reason]);
+}
+
+/** A redrive destination whose broker is down: a delivery fails as infrastructure, "unreachable"; then it closes. */
+export async function expectUnreachable(destination: RedriveDestination, outgoing: OutgoingRedrive): Promise<void> {
+  expect((await destination.deliver([outgoing], new AbortController().signal))[0]).toMatchObject({
+    ok: false,
+    failure: 'infrastructure',
+    error: expect.stringMatching(/unreachable/),
+  });
+  await destination.close?.();
 }
 
 /** Exactly `total` dead letters of the source, one per message id, each with the bytes sent, each counted into a cluster once. */
@@ -361,20 +387,22 @@ export async function killConnectorsWhileImporting(opts: {
   return midImport;
 }
 
-/** A stored dead letter as the redrive hands it to a destination. */
+/** A stored dead letter as the redrive hands it to a destination: its own headers are its origin too. */
 export function outgoingOf(r: DeadLetter): OutgoingRedrive {
+  const { id: deadLetterId, messageId, payload, contentType, redriveCount, enqueuedAt, orderingKey, idempotencyKey, correlationId } = r;
+  const headers = r.headers as Record<string, unknown>;
   return {
-    deadLetterId: r.id,
-    messageId: r.messageId,
-    payload: r.payload!,
-    contentType: r.contentType,
-    headers: r.headers as Record<string, unknown>,
-    origin: r.headers as Record<string, unknown>,
-    redriveCount: r.redriveCount,
-    enqueuedAt: r.enqueuedAt,
-    orderingKey: r.orderingKey,
-    idempotencyKey: r.idempotencyKey,
-    correlationId: r.correlationId,
+    deadLetterId,
+    messageId,
+    payload: payload!,
+    contentType,
+    headers,
+    origin: headers,
+    redriveCount,
+    enqueuedAt,
+    orderingKey,
+    idempotencyKey,
+    correlationId,
   };
 }
 
@@ -398,3 +426,11 @@ export async function deadLettered(t: Topology): Promise<Map<string, string>> {
 }
 
 export const imported = async (sourceId: string) => db().deadLetter.count({ where: { sourceId } });
+
+/** The fault tests' start: a topology with FAULT_N messages dead-lettered, and a source of its DLQ named `<what>-<random>`. */
+export async function deadLetteredSource(what: string, connection: Record<string, unknown>) {
+  const t = await topology();
+  const sent = await deadLettered(t);
+  const name = `${what}-${randomBytes(3).toString('hex')}`;
+  return { t, sent, name, source: await connectorSource(t, name, { connection }) };
+}

@@ -8,7 +8,6 @@ import { describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
 import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { db, pg } from '@/lib/db';
-import { startRedrive } from '@/lib/redrive';
 import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
 import {
   connectorSource,
@@ -18,11 +17,14 @@ import {
   publish,
   topology,
   waitFor,
-  waitForTask,
   waitForDeadLetters,
   workConsumer,
   type WorkConsumer,
+  startRedriveNoBreaker,
+  waitForGeneration,
+  expectCleanImport,
 } from './connectors-rabbitmq-support';
+import { waitForTask } from './redrive-support';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
@@ -107,8 +109,7 @@ describe('RabbitMQ connector', () => {
     const clusters = await pg()<{ n: number }[]>`
       SELECT count(DISTINCT cluster_id)::int AS n FROM dead_letters WHERE source_id = ${source.id}::uuid AND error_type IS NOT NULL`;
     expect(clusters[0]!.n).toBe(1);
-    const health = await db().connectorHealth.findUniqueOrThrow({ where: { sourceId: source.id } });
-    expect(health).toMatchObject({ importedTotal: 2_000n, consecutiveFailures: 0, lastError: null });
+    await expectCleanImport(source.id, 2_000);
 
     // Handler v2 fixes orders divisible by 4; the others are rejected again.
     await running.consumer.close();
@@ -122,9 +123,8 @@ describe('RabbitMQ connector', () => {
       return 'reject';
     });
     // A short outcome window: what is not seen dead by then counts as "no death seen" (no ack is observable on a broker).
-    const task = await startRedrive(SYSTEM, { selection: { source: source.name }, ratePerSecond: 1_000, outcomeWindowSeconds: 15 });
-    // Three in four come back dead on purpose: this test is about the connector, not the circuit breaker.
-    await db().redriveTask.update({ where: { id: task.id }, data: { breakerThreshold: 1 } });
+    // Three in four come back dead on purpose.
+    const task = await startRedriveNoBreaker(SYSTEM, { selection: { source: source.name }, ratePerSecond: 1_000, outcomeWindowSeconds: 15 });
     running.redrives = await startRedriveSupervisor({ reconcileMs: 500 });
     await waitForTask(task.id, 'all sent', (x) => x.sent === 2_000).catch(async (e: unknown) => {
       const t2 = await db().redriveTask.findUniqueOrThrow({ where: { id: task.id } });
@@ -133,12 +133,7 @@ describe('RabbitMQ connector', () => {
       throw new Error(`${String(e)}: ${JSON.stringify({ status: t2.status, sent: t2.sent, paused: t2.pausedReason, states, errors })}`);
     });
     await waitFor('500 acknowledged by the fixed consumer', async () => acked.size === 500, 60_000, 250);
-    await waitFor(
-      '1,500 next-generation dead letters',
-      async () => (await db().deadLetter.count({ where: { sourceId: source.id, generation: 1 } })) === 1_500,
-      60_000,
-      250,
-    );
+    await waitForGeneration(source.id, 1, 1_500);
 
     const again = await pg()<
       { message_id: string; payload_sha256: string; redrive_count: number; headers: Record<string, unknown>; failure_history: Record<string, unknown>[] }[]

@@ -9,12 +9,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { SYSTEM } from '@/lib/auth';
-import { createTeam } from '@/lib/admin/teams';
-import { db } from '@/lib/db';
-import { createSource } from '@/lib/sources/create-source';
 import { freePort } from '../support/private-postgres';
-import { waitFor } from './connectors-rabbitmq-support';
+import { commerceConnectorSource, waitFor } from './connectors-rabbitmq-support';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -163,16 +159,5 @@ export async function deadSet(redis: Redis, namespace = ''): Promise<Map<string,
 let sources = 0;
 
 export async function sidekiqSource(url: string, connection: Record<string, unknown> = {}) {
-  await createTeam(SYSTEM, { name: 'commerce' }).catch(() => undefined);
-  const s = await createSource(SYSTEM, {
-    name: `rails-${++sources}`,
-    team: 'commerce',
-    kind: 'sidekiq',
-    maxRedrives: 3,
-    connection: { pollMs: 300, ...connection },
-    secret: { url },
-  });
-  // Approvals are not what these tests are about.
-  await db().source.update({ where: { id: s.id }, data: { approvalThreshold: 1_000_000 } });
-  return s;
+  return commerceConnectorSource({ name: `rails-${++sources}`, kind: 'sidekiq', maxRedrives: 3, connection: { pollMs: 300, ...connection }, secret: { url } });
 }

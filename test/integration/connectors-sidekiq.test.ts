@@ -18,14 +18,15 @@ import { destinationFor } from '@/lib/redrive/destinations';
 import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
 import {
   connectorTestLifecycle,
-  killChildren,
   killConnectorsWhileImporting,
   outgoingOf,
   waitFor,
   waitForFailing,
   waitForHealthyAgain,
-  waitForTask,
+  startRedriveNoBreaker,
+  expectUnreachable,
 } from './connectors-rabbitmq-support';
+import { waitForTask } from './redrive-support';
 import {
   deadSet,
   enqueue,
@@ -37,6 +38,7 @@ import {
   type PrivateRedis,
   type SidekiqProcess,
 } from './connectors-sidekiq-support';
+import { killWorkerChildren } from '../support/worker-child';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const RUNNER = { reconcileMs: 200, settleMs: 3_000, statusPollMs: 100 };
@@ -72,7 +74,7 @@ describe('Sidekiq connector', () => {
   const running = connectorTestLifecycle(async () => {
     await sidekiq?.stop();
     sidekiq = undefined;
-    await killChildren();
+    await killWorkerChildren();
     await redis.start().catch(() => undefined); // a test that stopped it and failed
     await redis.client.flushdb();
   });
@@ -111,8 +113,9 @@ describe('Sidekiq connector', () => {
     // Each payload is the job's JSON exactly as Sidekiq stored it; the message id is the jid.
     expect(rows.filter((d) => d.payloadSha256 !== sha(dead.get(d.messageId)!)).length).toBe(0);
     const byJid = new Map(rows.map((d) => [d.messageId, d]));
-    const poison = byJid.get(jobs[7]!.jid)!;
-    const p = json(dead.get(jobs[7]!.jid)!);
+    // The i-th job's dead letter, and the job as Sidekiq stored it in the dead set.
+    const deadLetterAndJob = (i: number) => [byJid.get(jobs[i]!.jid)!, json(dead.get(jobs[i]!.jid)!)] as const;
+    const [poison, p] = deadLetterAndJob(7);
     expect(poison).toMatchObject({
       generation: 0,
       contentType: 'application/json',
@@ -137,8 +140,7 @@ describe('Sidekiq connector', () => {
       'sidekiq.set': 'dead',
     });
     // A job retried once before it died: two runs failed, the last one at retried_at.
-    const retried = byJid.get(jobs[100]!.jid)!;
-    const r = json(dead.get(jobs[100]!.jid)!);
+    const [retried, r] = deadLetterAndJob(100);
     expect(retried).toMatchObject({ receiveCount: 2, errorType: 'ArgumentError', consumerName: 'RetriedJob' });
     expect(retried.deadAt.getTime()).toBe(Math.round((r.retried_at as number) * 1000));
     expect(retried.firstFailedAt!.getTime()).toBe(Math.round((r.failed_at as number) * 1000));
@@ -161,8 +163,7 @@ describe('Sidekiq connector', () => {
     const fixed = jobs.filter((j) => (j.args[0] as { n: number }).n % 4 !== 0).map((j) => j.jid);
     await redis.client.sadd('triage_test:fixed', ...fixed);
     running.redrives = await startRedriveSupervisor(RUNNER);
-    const t = await startRedrive(actor, { selection: { source: source.name }, ratePerSecond: 2_000, outcomeWindowSeconds: 15 });
-    await db().redriveTask.update({ where: { id: t.id }, data: { breakerThreshold: 1 } });
+    const t = await startRedriveNoBreaker(actor, { selection: { source: source.name }, ratePerSecond: 2_000, outcomeWindowSeconds: 15 });
     await waitForTask(t.id, 'all sent', (x) => x.sent === 2_000);
     await waitFor('1,500 run by Sidekiq', async () => (await redis.client.scard('triage_test:done')) === 1_500, 60_000, 200);
     await waitFor('500 dead again, as generation 1', async () => (await count(source.id, 1)) === 500, 60_000, 200);
@@ -288,12 +289,7 @@ describe('Sidekiq connector', () => {
     await destination.close?.();
     const downRow = await db().source.findUniqueOrThrow({ where: { id: (await sidekiqSource('redis://127.0.0.1:1')).id } });
     const d2 = destinationFor(downRow);
-    expect((await d2.deliver([outgoingOf(b)], new AbortController().signal))[0]).toMatchObject({
-      ok: false,
-      failure: 'infrastructure',
-      error: expect.stringMatching(/unreachable/),
-    });
-    await d2.close?.();
+    await expectUnreachable(d2, outgoingOf(b));
   });
 
   it('does not push a job Sidekiq no longer holds in its dead set when the source leaves jobs in place; pushes those Triage removed itself', async () => {

@@ -23,8 +23,8 @@ import {
   snsDlqNotification,
   type AwsShape,
 } from '../support/aws-envelopes';
-import { waitFor, waitForTask, waitForDeadLetters, emulatorTestLifecycle } from './connectors-rabbitmq-support';
-import { RECEIVER_SECRET, receiver, type Receiver } from './redrive-support';
+import { waitFor, waitForDeadLetters, emulatorTestLifecycle } from './connectors-rabbitmq-support';
+import { RECEIVER_SECRET, receiver, type Receiver, waitForTask } from './redrive-support';
 import { queues, sqsSource, startEmulator, type Emulator } from './connectors-sqs-support';
 
 async function put(emu: Emulator, url: string, shape: AwsShape) {

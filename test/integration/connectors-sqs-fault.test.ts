@@ -7,8 +7,9 @@ import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { closeDb, pg } from '@/lib/db';
 import { closeQueues } from '@/lib/queue';
 import { resetDatabase } from '../support/db';
-import { killChildren, killConnectorsWhileImporting, spawnConnectors, waitFor } from './connectors-rabbitmq-support';
+import { waitFor, importThroughKills } from './connectors-rabbitmq-support';
 import { queueCounts, queues, sqsSource, startEmulator, type Emulator } from './connectors-sqs-support';
+import { killWorkerChildren } from '../support/worker-child';
 
 const N = 6_000;
 
@@ -23,7 +24,7 @@ describe('SQS connector under faults', () => {
     emu = await startEmulator();
   });
   beforeEach(resetDatabase);
-  afterEach(killChildren);
+  afterEach(killWorkerChildren);
   afterAll(async () => {
     await emu?.stop();
     await closeQueues();
@@ -45,10 +46,8 @@ describe('SQS connector under faults', () => {
     expect(sent.size).toBe(N);
     const source = await sqsSource(q, `kill-${randomBytes(3).toString('hex')}`, emu.endpoint, { visibilityTimeoutSeconds: 2 });
 
-    const midImport = await killConnectorsWhileImporting({ kills: 5, maxPauseMs: 300, total: N, imported: () => imported(source.id) });
+    const midImport = await importThroughKills({ kills: 5, maxPauseMs: 300, total: N, imported: () => imported(source.id) });
     expect(midImport).toBeGreaterThanOrEqual(3);
-    const last = spawnConnectors();
-    await last.ready;
     await waitFor(`${N} imported`, async () => (await imported(source.id)) === N, 120_000, 250);
     await waitFor(
       'the DLQ empty',

@@ -16,10 +16,7 @@ import {
   SQSClient,
   type Message,
 } from '@aws-sdk/client-sqs';
-import { SYSTEM } from '@/lib/auth';
-import { createTeam } from '@/lib/admin/teams';
-import { createSource } from '@/lib/sources/create-source';
-import { db } from '@/lib/db';
+import { commerceConnectorSource } from './connectors-rabbitmq-support';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const peer = `${root}test/peers/sqs`;
@@ -144,6 +141,10 @@ export interface Consumer {
   close(): Promise<void>;
 }
 
+/** A batch request's entries for received messages, each with its receipt handle (ids by position). */
+const batchEntries = (messages: Message[], extra: { VisibilityTimeout?: number } = {}) =>
+  messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle!, ...extra }));
+
 /**
  * A real SQS consumer of the source queue: `decide` says delete (processed) or fail (it gives the
  * message back at once, visibility 0, as a consumer that catches an exception and releases it does).
@@ -169,16 +170,8 @@ export function consumer(client: SQSClient, url: string, decide: (m: Message) =>
       received.push(...messages);
       const del = messages.filter((m) => decide(m) === 'delete');
       const fail = messages.filter((m) => !del.includes(m));
-      if (del.length)
-        await client.send(new DeleteMessageBatchCommand({ QueueUrl: url, Entries: del.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
-      if (fail.length) {
-        await client.send(
-          new ChangeMessageVisibilityBatchCommand({
-            QueueUrl: url,
-            Entries: fail.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle!, VisibilityTimeout: 0 })),
-          }),
-        );
-      }
+      if (del.length) await client.send(new DeleteMessageBatchCommand({ QueueUrl: url, Entries: batchEntries(del) }));
+      if (fail.length) await client.send(new ChangeMessageVisibilityBatchCommand({ QueueUrl: url, Entries: batchEntries(fail, { VisibilityTimeout: 0 }) }));
     }
   })();
   return {
@@ -191,15 +184,10 @@ export function consumer(client: SQSClient, url: string, decide: (m: Message) =>
 }
 
 export async function sqsSource(q: Queues, name: string, endpoint: string, connection: Record<string, unknown> = {}) {
-  await createTeam(SYSTEM, { name: 'commerce' }).catch(() => undefined);
-  const s = await createSource(SYSTEM, {
+  return commerceConnectorSource({
     name,
-    team: 'commerce',
     kind: 'sqs',
     connection: { queueUrl: q.dlq, sourceQueueUrl: q.source, endpoint, region: REGION, waitTimeSeconds: 1, visibilityTimeoutSeconds: 5, ...connection },
     secret: credentials(),
   });
-  // Test redrives need no approval.
-  await db().source.update({ where: { id: s.id }, data: { approvalThreshold: 1_000_000 } });
-  return s;
 }

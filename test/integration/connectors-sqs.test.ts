@@ -15,7 +15,16 @@ import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { startRedrive } from '@/lib/redrive';
 import { destinationFor } from '@/lib/redrive/destinations';
 import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
-import { outgoingOf, waitFor, waitForTask, waitForDeadLetters, emulatorTestLifecycle } from './connectors-rabbitmq-support';
+import {
+  outgoingOf,
+  waitFor,
+  waitForDeadLetters,
+  emulatorTestLifecycle,
+  startRedriveNoBreaker,
+  waitForGeneration,
+  expectCleanImport,
+} from './connectors-rabbitmq-support';
+import { waitForTask } from './redrive-support';
 import { consumer, queueCounts, queues, sqsSource, startEmulator, type Consumer, type Emulator } from './connectors-sqs-support';
 
 const orderNo = (body: string | undefined) => (JSON.parse(body ?? '{}') as { order: number }).order;
@@ -105,8 +114,7 @@ describe('SQS connector', () => {
       signature: { $type: 'Binary', $bytes: Buffer.from([0, 255, 3]).toString('base64') },
     });
     expect(third.headers.$sqs).toMatchObject({ ApproximateReceiveCount: String(third.receive_count), SentTimestamp: sentAt.get(third.message_id) });
-    const health = await db().connectorHealth.findUniqueOrThrow({ where: { sourceId: source.id } });
-    expect(health).toMatchObject({ importedTotal: 40n, consecutiveFailures: 0, lastError: null });
+    await expectCleanImport(source.id, 40);
 
     // Handler v2 fixes the orders without gift wrap; the others fail again.
     await running.consumer.close();
@@ -118,9 +126,8 @@ describe('SQS connector', () => {
       }
       return 'fail';
     });
-    const task = await startRedrive(SYSTEM, { selection: { source: source.name }, ratePerSecond: 1_000 });
-    // Half come back dead on purpose: this test is about the connector, not the circuit breaker.
-    await db().redriveTask.update({ where: { id: task.id }, data: { breakerThreshold: 1 } });
+    // Half come back dead on purpose.
+    const task = await startRedriveNoBreaker(SYSTEM, { selection: { source: source.name }, ratePerSecond: 1_000 });
     running.redrives = await startRedriveSupervisor({ reconcileMs: 500 });
     await waitForTask(task.id, 'all sent', (x) => x.sent === 40);
     await waitFor('20 deleted by the fixed consumer', async () => deleted.size === 20, 60_000, 250);
@@ -132,12 +139,7 @@ describe('SQS connector', () => {
     expect(attrs.tenant).toMatchObject({ DataType: 'String', StringValue: 'acme' });
     expect(Buffer.from(attrs.signature!.BinaryValue!).length).toBe(3);
 
-    await waitFor(
-      '20 next-generation dead letters',
-      async () => (await db().deadLetter.count({ where: { sourceId: source.id, generation: 1 } })) === 20,
-      90_000,
-      250,
-    );
+    await waitForGeneration(source.id, 1, 20, 90_000);
     const again = await pg()<{ message_id: string; redrive_count: number; payload: Buffer }[]>`
       SELECT message_id, redrive_count, payload FROM dead_letters WHERE source_id = ${source.id}::uuid AND generation = 1`;
     const odds = new Set(rows.filter((r) => orderNo(r.payload.toString()) % 2 === 1).map((r) => r.message_id));

@@ -6,6 +6,7 @@ import { createTeam } from '@/lib/admin/teams';
 import { createUser } from '@/lib/admin/users';
 import { createIngestToken, createPersonalToken } from '@/lib/admin/tokens';
 import { createSource } from '@/lib/sources/create-source';
+import { GET as listRoute } from '@/app/api/v1/dead-letters/route';
 
 export const BASE = 'http://triage.test';
 
@@ -58,3 +59,9 @@ export function getRequest(path: string, token: string | undefined) {
 }
 
 export const ctx = <P>(params: P) => ({ params: Promise.resolve(params) });
+
+/** GET /api/v1/dead-letters?`query` with `who`'s personal token: the status and the body. */
+export async function listAs<Body>(w: World, who: Who, query: string): Promise<{ status: number; body: Body }> {
+  const r = await listRoute(getRequest(`/api/v1/dead-letters?${query}`, w.tokens.personal[who]), ctx({}));
+  return { status: r.status, body: (await r.json()) as Body };
+}

@@ -1,12 +1,10 @@
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
-import { closeDb, db } from '@/lib/db';
+import { db } from '@/lib/db';
 import { verifyChain } from '@/lib/audit';
-import { closeIngestSql } from '@/lib/ingest/ingest-sql';
 import { recordDeadLetters, type NewDeadLetter, type RecordedDeadLetter } from '@/lib/intake/record-dead-letters';
 import { countDeadLetters, listDeadLetters } from '@/lib/deadletters/list-dead-letters';
 import { closeDeadLetters } from '@/lib/deadletters/close-dead-letters';
-import { GET as getList } from '@/app/api/v1/dead-letters/route';
 import { GET as getSourceList } from '@/app/api/v1/sources/[source]/dead-letters/route';
 import { GET as getDetail } from '@/app/api/v1/dead-letters/[id]/route';
 import { GET as getPayload } from '@/app/api/v1/dead-letters/[id]/payload/route';
@@ -18,8 +16,8 @@ import { POST as postBulkArchive } from '@/app/api/v1/dead-letters/bulk/archive/
 import { GET as getExport } from '@/app/api/v1/dead-letters/export/route';
 import { GET as getOpenApi } from '@/app/api/v1/openapi/route';
 import { drainBacklog } from '@/lib/search';
-import { resetDatabase } from '../support/db';
-import { ctx, getRequest, jsonRequest, world, type World } from './deadletters-world';
+import { freshDatabase } from '../support/lifecycle';
+import { ctx, getRequest, jsonRequest, listAs, world, type World } from './deadletters-world';
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -51,24 +49,18 @@ describe('reading and deciding dead letters', () => {
   let orders: RecordedDeadLetter[];
   let payments: RecordedDeadLetter[];
 
-  beforeEach(async () => {
-    await resetDatabase();
-    w = await world();
-    orders = await recordDeadLetters(
-      w.sources.orders,
-      Array.from({ length: 25 }, (_, i) => dl(i)),
-    );
-    payments = await recordDeadLetters(w.sources.payments, [dl(100, { errorMessage: 'card declined', errorType: 'Declined' })]);
-  });
-  afterAll(async () => {
-    await closeIngestSql();
-    await closeDb();
+  freshDatabase({
+    seed: async () => {
+      w = await world();
+      orders = await recordDeadLetters(
+        w.sources.orders,
+        Array.from({ length: 25 }, (_, i) => dl(i)),
+      );
+      payments = await recordDeadLetters(w.sources.payments, [dl(100, { errorMessage: 'card declined', errorType: 'Declined' })]);
+    },
   });
 
-  const list = async (who: keyof World['tokens']['personal'], query: string) => {
-    const r = await getList(getRequest(`/api/v1/dead-letters?${query}`, w.tokens.personal[who]), ctx({}));
-    return { status: r.status, body: (await r.json()) as Page };
-  };
+  const list = (who: keyof World['tokens']['personal'], query: string) => listAs<Page>(w, who, query);
 
   it('pages through every match once, newest or oldest first, with a keyset cursor', async () => {
     for (const sort of ['newest', 'oldest'] as const) {

@@ -5,26 +5,36 @@ import { freshDatabase } from '../support/lifecycle';
 import { SYSTEM } from '@/lib/auth';
 import { db } from '@/lib/db';
 import { exportDeadLetters, exportOptions } from '@/lib/deadletters/export-dead-letters';
-import { park, world } from './redrive-support';
+import { park, world, type World } from './redrive-support';
 
 const MiB = 1 << 20;
 // The export's documented bound on the payload bytes of one batch (lib/deadletters/export-dead-letters.ts).
 const BOUND = 8 * MiB;
 
+/** A world with `n` dead letters parked on its partner source, each payload `size` bytes of `hex`. */
+async function parkedOfSize(n: number, prefix: string, size: number, hex: string): Promise<World> {
+  const w = await world();
+  await park(w.partner, n, { prefix });
+  await db().$executeRaw`UPDATE dead_letters SET payload = decode(repeat(${hex}, ${size}::int), 'hex'), payload_size = ${size}
+    WHERE source_id = ${w.partner.id}::uuid`;
+  return w;
+}
+
+/** The partner source's export with payloads, in `format`: its text, and the batches it read. */
+async function exportWithPayloads(w: World, format: 'ndjson' | 'csv') {
+  const batches: { rows: number; payloadBytes: number }[] = [];
+  const x = await exportDeadLetters({ ...SYSTEM, label: 'test' }, { source: w.partner.name }, exportOptions.parse({ format, payload: 'true' }), {
+    onBatch: (b) => batches.push(b),
+  });
+  return { text: await new Response(x.stream).text(), batches };
+}
+
 describe('export byte bounds', () => {
   freshDatabase();
 
   it('reads an export of 12 dead letters of 3 MiB in batches of at most 8 MiB of payload, and streams every one', { timeout: 120_000 }, async () => {
-    const w = await world();
-    await park(w.partner, 12, { prefix: 'exp-big' });
-    await db().$executeRaw`UPDATE dead_letters SET payload = decode(repeat('cd', ${3 * MiB}::int), 'hex'), payload_size = ${3 * MiB}
-      WHERE source_id = ${w.partner.id}::uuid`;
-
-    const batches: { rows: number; payloadBytes: number }[] = [];
-    const x = await exportDeadLetters({ ...SYSTEM, label: 'test' }, { source: w.partner.name }, exportOptions.parse({ format: 'ndjson', payload: 'true' }), {
-      onBatch: (b) => batches.push(b),
-    });
-    const text = await new Response(x.stream).text();
+    const w = await parkedOfSize(12, 'exp-big', 3 * MiB, 'cd');
+    const { text, batches } = await exportWithPayloads(w, 'ndjson');
     const records = text
       .trim()
       .split('\n')
@@ -39,15 +49,9 @@ describe('export byte bounds', () => {
   });
 
   it('still exports a single dead letter larger than the bound, alone in its batch', { timeout: 120_000 }, async () => {
-    const w = await world();
-    await park(w.partner, 3, { prefix: 'exp-huge' });
-    await db().$executeRaw`UPDATE dead_letters SET payload = decode(repeat('ef', ${9 * MiB}::int), 'hex'), payload_size = ${9 * MiB}
-      WHERE source_id = ${w.partner.id}::uuid`;
-    const batches: { rows: number; payloadBytes: number }[] = [];
-    const x = await exportDeadLetters({ ...SYSTEM, label: 'test' }, { source: w.partner.name }, exportOptions.parse({ format: 'csv', payload: 'true' }), {
-      onBatch: (b) => batches.push(b),
-    });
-    const lines = (await new Response(x.stream).text()).trim().split('\r\n');
+    const w = await parkedOfSize(3, 'exp-huge', 9 * MiB, 'ef');
+    const { text, batches } = await exportWithPayloads(w, 'csv');
+    const lines = text.trim().split('\r\n');
     expect(lines).toHaveLength(4);
     expect(batches.map((b) => b.rows)).toEqual([1, 1, 1]);
   });

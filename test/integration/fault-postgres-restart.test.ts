@@ -13,8 +13,9 @@ import { startRedrive } from '@/lib/redrive';
 import { sendMany, type OutgoingMessage } from '@/lib/runtime';
 import { resetDatabase } from '../support/db';
 import { startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres';
-import { completedTask, deliveredMessages, deliveriesPerMessage, park, spawnRedriveWorker, withReceiverAndWorkers, world } from './redrive-support';
-import { createTestTables, dropTestQueues, jobCounts, killConsumers, spawnConsumer, testSource, waitFor } from './runtime-support';
+import { completedTask, deliveriesPerMessage, park, spawnRedriveWorker, waitForDelivered, withReceiverAndWorkers, world } from './redrive-support';
+import { createTestTables, dropTestQueues, jobCounts, spawnConsumer, testSource, waitFor } from './runtime-support';
+import { killWorkerChildren } from '../support/worker-child';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 /** What an operator allows a worker to take to come back once Postgres is up again. */
@@ -48,7 +49,7 @@ describe('workers through Postgres restarts', () => {
   }, 180_000);
   // Each test builds its own world (teams, sources) on the private cluster.
   beforeEach(resetDatabase);
-  afterEach(killConsumers);
+  afterEach(killWorkerChildren);
   afterAll(async () => {
     await dropTestQueues();
     await closeQueues();
@@ -145,9 +146,8 @@ describe('workers through Postgres restarts', () => {
       workers.push(worker);
       await worker.ready;
       const task = await startRedrive({ ...SYSTEM, label: 'pg-restart' }, { selection: { source: w.partner.name }, ratePerSecond: 200 });
-      const delivered = () => deliveredMessages(http);
       for (const at of [600, 1_800]) {
-        await waitFor(`${at} delivered`, async () => delivered() >= at, 120_000, 20);
+        await waitForDelivered(http, at);
         await server.restart(3_000);
         await postgresBack();
       }
@@ -175,11 +175,10 @@ describe('workers through Postgres restarts', () => {
       for (let i = 0; i < 2; i++) workers.push(spawnRedriveWorker());
       await Promise.all(workers.map((wp) => wp.ready));
       const task = await startRedrive({ ...SYSTEM, label: 'pg-restart-two' }, { selection: { source: w.partner.name }, ratePerSecond: 200 });
-      const delivered = () => deliveredMessages(http);
       // When each restart began and when Postgres was down (the stop takes up to a second on a busy machine).
       const restarts: { at: number; downAt: number }[] = [];
       for (const at of [500, 1_200]) {
-        await waitFor(`${at} delivered`, async () => delivered() >= at, 120_000, 20);
+        await waitForDelivered(http, at);
         const began = Date.now();
         const { downAt } = await server.restart(3_000);
         restarts.push({ at: began, downAt });

@@ -8,7 +8,8 @@ import { pg } from '@/lib/db';
 import { env } from '@/lib/env';
 import { producerQueue, QUEUES } from '@/lib/queue';
 import { sendMany, type OutgoingMessage } from '@/lib/runtime';
-import { inFlight, runtimeTestLifecycle, spawnConsumer, testSource, waitFor, type ChildConsumer } from './runtime-support';
+import { inFlight, runtimeTestLifecycle, spawnConsumer, testSource, waitFor } from './runtime-support';
+import type { WorkerChild } from '../support/worker-child';
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -76,7 +77,7 @@ describe('runtime under faults', () => {
 
     let kills = 0;
     const caught = { active: 0, parked: 0 }; // what each kill interrupted, as seen just before it
-    let consumer: ChildConsumer = spawnConsumer({ CONSUMER_CONCURRENCY: '20' });
+    let consumer: WorkerChild = spawnConsumer({ CONSUMER_CONCURRENCY: '20' });
     await consumer.ready;
     const deadline = Date.now() + 150_000;
     for (;;) {

@@ -21,6 +21,12 @@ const item = (messageId: string, payload: string | Uint8Array, extra: Record<str
 type Items = { items: { messageId: string; id: string; sha256: string; created: boolean }[] };
 type ErrorBody = { error: { code: string; message: string; details?: Record<string, unknown> } };
 
+/** `n` dead letters stored, and each counted open in its cluster once. */
+async function expectStoredOnce(n: number): Promise<void> {
+  expect(await db().deadLetter.count()).toBe(n);
+  expect((await db().cluster.findMany()).reduce((sum, c) => sum + c.openCount, 0)).toBe(n);
+}
+
 describe('ingest API', () => {
   const w = {} as World;
   freshDatabase({ seed: async () => Object.assign(w, await world()) });
@@ -100,9 +106,7 @@ describe('ingest API', () => {
     const retry = [...lines.slice(200), JSON.stringify(item('n-new', 'x'))].join('\n');
     const again = (await (await batch(w, retry, { contentType: 'application/x-ndjson' })).json()) as Items;
     expect(again.items.filter((i) => i.created).map((i) => i.messageId)).toEqual(['n-new']);
-    expect(await db().deadLetter.count()).toBe(301);
-    const clusters = await db().cluster.findMany();
-    expect(clusters.reduce((n, c) => n + c.openCount, 0)).toBe(301);
+    await expectStoredOnce(301);
   });
 
   it('treats a repeated message id within one batch as one dead letter, small batch or large', async () => {
@@ -114,9 +118,7 @@ describe('ingest API', () => {
     const big = (await (await batch(w, { deadLetters: large })).json()) as Items;
     expect(big.items.filter((i) => i.created)).toHaveLength(99);
     expect(big.items[99]).toMatchObject({ messageId: 'big-7', created: false, id: big.items[7]!.id, sha256: sha('7') });
-    expect(await db().deadLetter.count()).toBe(100);
-    const clusters = await db().cluster.findMany();
-    expect(clusters.reduce((n, c) => n + c.openCount, 0)).toBe(100);
+    await expectStoredOnce(100);
   });
 
   it('accepts URL-safe and unpadded base64', async () => {

@@ -3,19 +3,15 @@
 // job schedulers, and with them every alarm evaluation, rollup and retention sweep, while the
 // worker's heartbeat (in Postgres) stays fresh. The restart is played on this run's own keys only
 // (the Redis is shared): every key of the maintenance queue is deleted under the worker.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
 import { createTeam } from '@/lib/admin/teams';
-import { closeDb, pg } from '@/lib/db';
+import { pg } from '@/lib/db';
 import { createSource } from '@/lib/sources/create-source';
-import { env } from '@/lib/env';
-import { closeQueues, JOBS, producerQueue, producerRedis, queuePrefix, QUEUES } from '@/lib/queue';
-import { resetDatabase } from '../support/db';
+import { JOBS, producerQueue, producerRedis, queuePrefix, QUEUES } from '@/lib/queue';
+import { freshDatabase } from '../support/lifecycle';
+import { killWorkerChildren, spawnWorkerChild } from '../support/worker-child';
 import { waitFor } from './runtime-support';
-
-let child: ChildProcess | undefined;
 
 const schedulers = async () => (await producerQueue(QUEUES.maintenance).getJobSchedulers()).map((s) => s.key ?? s.name).sort();
 
@@ -33,30 +29,16 @@ async function forgetMaintenanceQueue(): Promise<number> {
 }
 
 describe('maintenance worker', () => {
-  afterEach(() => {
-    child?.kill('SIGKILL');
-    child = undefined;
-  });
-  afterAll(async () => {
-    await producerQueue(QUEUES.maintenance).obliterate({ force: true });
-    await closeQueues();
-    await closeDb();
-  });
+  freshDatabase({ queues: [QUEUES.maintenance] });
+  afterEach(killWorkerChildren);
 
   it('puts its job schedulers back by itself when Redis forgot them, and the alarms are evaluated again', { timeout: 90_000 }, async () => {
-    await resetDatabase();
     await producerQueue(QUEUES.maintenance).obliterate({ force: true });
     await createTeam(SYSTEM, { name: 'ops' });
     await createSource(SYSTEM, { name: `watched-${Date.now().toString(36)}`, team: 'ops', kind: 'ingest' });
     const lastEvaluation = async () => (await pg()<{ at: Date | null }[]>`SELECT max(evaluated_at) AS at FROM alarm_states`)[0]!.at;
-    child = spawn(process.execPath, ['--import', 'tsx', 'workers/maintenance.ts'], {
-      env: { ...process.env, DATABASE_URL: env().DATABASE_URL, QUEUE_PREFIX: env().QUEUE_PREFIX, LOG_LEVEL: 'info', TRIAGE_STATE_DIR: env().TRIAGE_STATE_DIR },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    await new Promise<void>((resolve, reject) => {
-      createInterface({ input: child!.stdout! }).on('line', (line) => line.includes('"msg":"ready"') && resolve());
-      child!.once('exit', (code) => reject(new Error(`the maintenance worker exited (${code}) before ready`)));
-    });
+    const child = spawnWorkerChild('workers/maintenance.ts');
+    await child.ready;
     const expected = [JOBS.alarmsEvaluate, JOBS.rollupsCompute, JOBS.retentionSweep, JOBS.auditCheckpoint].sort();
     expect(await schedulers()).toEqual(expect.arrayContaining(expected));
     await waitFor('a first alarm evaluation', async () => (await lastEvaluation()) !== null, 30_000, 250);
@@ -70,6 +52,6 @@ describe('maintenance worker', () => {
     await waitFor('the schedulers back', async () => (await schedulers()).length >= expected.length, 30_000, 250);
     expect(await schedulers()).toEqual(expect.arrayContaining(expected));
     await waitFor('an alarm evaluation after the restart', async () => ((await lastEvaluation())?.getTime() ?? 0) > forgotten.getTime(), 30_000, 250);
-    expect(child.exitCode).toBeNull();
+    expect(child.process.exitCode).toBeNull();
   });
 });

@@ -6,13 +6,12 @@ import { readdirSync } from 'node:fs';
 import { ROUTE_FILE } from '../security/inventory';
 import { join, relative, sep } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ROLES, SYSTEM, scopeFor } from '@/lib/auth';
 import { createIngestToken } from '@/lib/admin/tokens';
-import { closeDb } from '@/lib/db';
-import { QUEUES, closeQueues, producerQueue } from '@/lib/queue';
+import { QUEUES } from '@/lib/queue';
 import { GET as getOpenApi } from '@/app/api/v1/openapi/route';
-import { resetDatabase } from '../support/db';
+import { freshDatabase } from '../support/lifecycle';
 import { isMutating, routeKey, urlPath, type RouteEntry } from '../security/endpoints';
 import { ROUTES } from '../security/registry';
 import { ACTING, seedFixtures, type Fixtures } from '../security/fixtures';
@@ -51,14 +50,19 @@ async function routes(): Promise<Map<string, string[]>> {
   return out;
 }
 
-describe('OpenAPI document', () => {
-  afterAll(async () => {
-    // The calls below queued webhook deliveries and redrive nudges for rows the next file's reset removes.
-    for (const name of [QUEUES.webhooks, QUEUES.redrive]) await producerQueue(name).obliterate({ force: true });
-    await closeQueues();
-    await closeDb();
-  });
+// One reset and the security suite's fixtures for the whole file. The calls below queue webhook
+// deliveries and redrive nudges for rows the next file's reset removes: their queues are emptied
+// at the end of the file, after the last call.
+let fx: Fixtures;
+freshDatabase({
+  per: 'file',
+  seed: async () => {
+    fx = await seedFixtures();
+  },
+  queues: [QUEUES.webhooks, QUEUES.redrive],
+});
 
+describe('OpenAPI document', () => {
   it('describes every route and every method it exports, and nothing else', async () => {
     const doc = (await getOpenApi().json()) as Doc;
     const actual = await routes();
@@ -104,15 +108,12 @@ function caller(e: RouteEntry) {
 }
 
 describe('every JSON body a route answers matches the document', () => {
-  let fx: Fixtures;
   let doc: Record<string, unknown> & { paths: Record<string, Record<string, Described>> };
   // One validator over the whole document: responses' $refs point into its components.
   // Formats are left to the patterns zod writes beside them (uuid, date-time).
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
 
   beforeAll(async () => {
-    await resetDatabase();
-    fx = await seedFixtures();
     doc = (await getOpenApi().json()) as typeof doc;
     ajv.addSchema(doc, 'openapi');
   });

@@ -37,6 +37,14 @@ const partitionOf = async (id: bigint | string) =>
 const monthStart = (t: Date, n = 0) => new Date(Date.UTC(t.getUTCFullYear(), t.getUTCMonth() + n, 1));
 const yyyymm = (t: Date) => `${t.getUTCFullYear()}${String(t.getUTCMonth() + 1).padStart(2, '0')}`;
 
+/** A dead letter of March 2026 decided on March 6 (`status`, by `decidedById`), then its month dropped whole past retention on June 10. */
+async function decidedThenDropped(id: string, status: 'redriven' | 'discarded', decidedById: string, reason: string): Promise<void> {
+  const at = new Date('2026-03-06T00:00:00Z');
+  await db().$transaction((tx) => closeDeadLetters(tx, [BigInt(id)], status, { from: ['open'], decidedById, reason, at }));
+  const clock = manualClock(new Date('2026-06-10T00:00:00Z'));
+  expect((await dropExpiredPartitions(clock)).filter((d) => d.rows > 0)).toEqual([{ name: 'dead_letters_p202603', rows: 1 }]);
+}
+
 describe('tombstones of dropped months', () => {
   freshDatabase({ partitions: true });
 
@@ -50,16 +58,7 @@ describe('tombstones of dropped months', () => {
     ]);
     const task = await db().redriveTask.create({ data: { sourceId: source.id, status: 'completed', selection: { ids: [old!.id] }, total: 1 } });
     await db().redriveItem.create({ data: { taskId: task.id, seq: 0, deadLetterId: BigInt(old!.id), state: 'acknowledged', attempts: 1 } });
-    await db().$transaction((tx) =>
-      closeDeadLetters(tx, [BigInt(old!.id)], 'redriven', {
-        from: ['open'],
-        decidedById: w.actors.support.userId,
-        reason: 'fixed',
-        at: new Date('2026-03-06T00:00:00Z'),
-      }),
-    );
-    const clock = manualClock(new Date('2026-06-10T00:00:00Z'));
-    expect((await dropExpiredPartitions(clock)).filter((d) => d.rows > 0)).toEqual([{ name: 'dead_letters_p202603', rows: 1 }]);
+    await decidedThenDropped(old!.id, 'redriven', w.actors.support.userId, 'fixed');
     expect(await db().deadLetterTombstone.findUniqueOrThrow({ where: { id: BigInt(old!.id) } })).toMatchObject({ generation: 2, redriveCount: 2 });
 
     // The job fails again: the connector's next generation counts on from the tombstone, not from 0.
@@ -135,16 +134,7 @@ describe('tombstones of dropped months', () => {
     const w = await world();
     await ensurePartitions(manualClock(new Date('2026-03-01T00:00:00Z')), 0);
     const [gone] = await recordDeadLetters(w.sources.orders, [deadLetter({ messageId: 'gone-1', deadAt: new Date('2026-03-05T00:00:00Z'), errorType: 'Bad' })]);
-    await db().$transaction((tx) =>
-      closeDeadLetters(tx, [BigInt(gone!.id)], 'discarded', {
-        from: ['open'],
-        decidedById: w.actors.lead.userId,
-        reason: 'invalid order',
-        at: new Date('2026-03-06T00:00:00Z'),
-      }),
-    );
-    const clock = manualClock(new Date('2026-06-10T00:00:00Z'));
-    expect((await dropExpiredPartitions(clock)).filter((d) => d.rows > 0)).toEqual([{ name: 'dead_letters_p202603', rows: 1 }]);
+    await decidedThenDropped(gone!.id, 'discarded', w.actors.lead.userId, 'invalid order');
 
     const detail = async (who: keyof typeof w.tokens.personal, id = gone!.id) => {
       const res = await getDetail(getRequest(`/api/v1/dead-letters/${id}`, w.tokens.personal[who]), ctx({ id }));

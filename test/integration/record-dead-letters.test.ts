@@ -25,6 +25,9 @@ const dl = (messageId: string, payload: Uint8Array, message = `member not found 
   headers: { 'x-tenant': 'acme' },
 });
 
+/** How many dead letters the clusters count, all of them. */
+const clustered = async () => (await db().cluster.findMany()).reduce((n, c) => n + c.count, 0);
+
 describe('recording dead letters', () => {
   beforeEach(resetDatabase);
   afterAll(closeDb);
@@ -90,7 +93,7 @@ describe('recording dead letters', () => {
     const again = await recordDeadLetters(s, batch);
     expect(again.filter((r) => r.created)).toHaveLength(0);
     expect(again.map((r) => r.id)).toEqual(first.map((r) => r.id));
-    expect((await db().cluster.findMany()).reduce((n, c) => n + c.count, 0)).toBe(300);
+    expect(await clustered()).toBe(300);
   });
 
   it('a batch that repeats some stored keys (a forwarder resending a window) creates only the new ones', async () => {
@@ -107,7 +110,7 @@ describe('recording dead letters', () => {
     // Stored keys keep their first bytes, and answer with them.
     expect(second[0]!.sha256).toBe(createHash('sha256').update(bytes('first 50')).digest('hex'));
     expect(await db().deadLetter.count()).toBe(150);
-    expect((await db().cluster.findMany()).reduce((n, c) => n + c.count, 0)).toBe(150);
+    expect(await clustered()).toBe(150);
     expect((await db().clusterSource.findMany()).reduce((n, c) => n + c.count, 0)).toBe(150);
     // The next batch of that source looks its keys up first; all of them new, all created.
     const third = await recordDeadLetters(
@@ -137,7 +140,7 @@ describe('recording dead letters', () => {
     // Both answers name the stored row for a shared key.
     const shared = new Map(ra.map((r) => [r.messageId, r.id]));
     for (const r of rb) if (shared.has(r.messageId)) expect(r.id).toBe(shared.get(r.messageId));
-    expect((await db().cluster.findMany()).reduce((n, c) => n + c.count, 0)).toBe(401);
+    expect(await clustered()).toBe(401);
   });
 
   it('queues every new dead letter for the search indexer, which stores its searchable text', async () => {

@@ -1,9 +1,8 @@
 // The redrive JSON API with personal API tokens: the same checks as the pages, errors as JSON.
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
 import { createPersonalToken } from '@/lib/admin/tokens';
-import { closeDb } from '@/lib/db';
-import { closeQueues, producerQueue, QUEUES } from '@/lib/queue';
+import { QUEUES } from '@/lib/queue';
 import { GET as list, POST as start } from '@/app/api/v1/redrives/route';
 import { GET as preview } from '@/app/api/v1/redrives/preview/route';
 import { GET as detail } from '@/app/api/v1/redrives/[id]/route';
@@ -11,7 +10,7 @@ import { POST as pause } from '@/app/api/v1/redrives/[id]/pause/route';
 import { POST as resume } from '@/app/api/v1/redrives/[id]/resume/route';
 import { POST as cancel } from '@/app/api/v1/redrives/[id]/cancel/route';
 import { POST as approve } from '@/app/api/v1/redrives/[id]/approve/route';
-import { resetDatabase } from '../support/db';
+import { freshDatabase } from '../support/lifecycle';
 import { ctx, getRequest, jsonRequest } from './deadletters-world';
 import { park, world } from './redrive-support';
 
@@ -20,21 +19,18 @@ describe('redrive JSON API', () => {
   let ids: string[];
   let orders: string;
 
-  beforeEach(async () => {
-    await resetDatabase();
-    const w = await world({ approvalThreshold: 20 });
-    ids = await park(w.orders, 30);
-    orders = w.orders.name;
-    tokens = {
-      support: (await createPersonalToken(SYSTEM, 'support@test.local')).token,
-      lead: (await createPersonalToken(SYSTEM, 'lead@test.local')).token,
-      finance: (await createPersonalToken(SYSTEM, 'finance-support@test.local')).token,
-    };
-  });
-  afterAll(async () => {
-    await producerQueue(QUEUES.redrive).obliterate({ force: true });
-    await closeQueues();
-    await closeDb();
+  freshDatabase({
+    queues: [QUEUES.redrive],
+    seed: async () => {
+      const w = await world({ approvalThreshold: 20 });
+      ids = await park(w.orders, 30);
+      orders = w.orders.name;
+      tokens = {
+        support: (await createPersonalToken(SYSTEM, 'support@test.local')).token,
+        lead: (await createPersonalToken(SYSTEM, 'lead@test.local')).token,
+        finance: (await createPersonalToken(SYSTEM, 'finance-support@test.local')).token,
+      };
+    },
   });
 
   it('previews, starts (201), reads, pauses, resumes and cancels a task', async () => {

@@ -9,15 +9,20 @@ import { startRedrive } from '@/lib/redrive';
 import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
 import { destinationFor } from '@/lib/redrive/destinations';
 import { runRedriveTask } from '@/lib/redrive/run-task';
-import { park, receiver, world } from './redrive-support';
+import { park, receiver, world, type World } from './redrive-support';
+
+/** `n` dead letters parked on `source` (message ids `<prefix>-<i>`) and a task the system starts to redrive them all. */
+async function parkedAndRedriven(source: World['orders'], n: number, prefix: string, ratePerSecond: number) {
+  const ids = await park(source, n, { prefix });
+  return { ids, task: await startRedrive({ ...SYSTEM, label: 'test' }, { selection: { source: source.name }, ratePerSecond }) };
+}
 
 describe('redrive claims', () => {
   freshDatabase();
 
   it('fails a task whose redrive URL was cleared, with the reason, its dead letters open again, and takes it up no more', { timeout: 60_000 }, async () => {
     const w = await world();
-    await park(w.partner, 5, { prefix: 'nourl' });
-    const task = await startRedrive({ ...SYSTEM, label: 'test' }, { selection: { source: w.partner.name }, ratePerSecond: 100 });
+    const { task } = await parkedAndRedriven(w.partner, 5, 'nourl', 100);
     await db().source.update({ where: { id: w.partner.id }, data: { redriveUrl: null } });
 
     expect(await runRedriveTask(task.id)).toBe('failed');
@@ -78,8 +83,7 @@ describe('redrive claims', () => {
     const http = await receiver();
     try {
       const w = await world({ partnerUrl: http.url });
-      const ids = await park(w.partner, 600, { prefix: 'two' });
-      const task = await startRedrive({ ...SYSTEM, label: 'test' }, { selection: { source: w.partner.name }, ratePerSecond: 300 });
+      const { task, ids } = await parkedAndRedriven(w.partner, 600, 'two', 300);
       // The supervisor's advisory lock is what normally keeps a second runner out; here it is gone.
       const ends = await Promise.all([runRedriveTask(task.id), runRedriveTask(task.id)]);
       expect(ends).toContain('completed');
@@ -95,8 +99,7 @@ describe('redrive claims', () => {
 
   it('keeps the pace with a destination slower than a batch: the next batches go while one is still being delivered', { timeout: 120_000 }, async () => {
     const w = await world();
-    await park(w.orders, 600, { prefix: 'slow' });
-    const task = await startRedrive({ ...SYSTEM, label: 'test' }, { selection: { source: w.orders.name }, ratePerSecond: 300 });
+    const { task } = await parkedAndRedriven(w.orders, 600, 'slow', 300);
     // Each delivery takes 250 ms (an HTTP call per message, a far broker): a runner that waits for one
     // batch before it claims the next sends 15 every 250 ms at most, 60/s of the 300/s asked.
     let inFlight = 0;
@@ -127,8 +130,7 @@ describe('redrive claims', () => {
   });
   it('keeps a one-at-a-time destination in order after an outage: what failed goes before what was claimed after it', { timeout: 120_000 }, async () => {
     const w = await world();
-    await park(w.orders, 40, { prefix: 'fifo' });
-    const task = await startRedrive({ ...SYSTEM, label: 'test' }, { selection: { source: w.orders.name }, ratePerSecond: 20 });
+    const { task } = await parkedAndRedriven(w.orders, 40, 'fifo', 20);
     // An SQS FIFO queue takes one batch at a time so that its groups keep their order; its first
     // delivery meets the queue away (the batch stays pending and goes again after the backoff).
     const delivered: bigint[] = [];

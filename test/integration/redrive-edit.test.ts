@@ -5,7 +5,6 @@ import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ZodError } from 'zod';
 import { SYSTEM, type Actor } from '@/lib/auth';
-import { createUser } from '@/lib/admin/users';
 import { createSource } from '@/lib/sources/create-source';
 import { updateSourcePolicy } from '@/lib/sources/update-policy';
 import { closeDb, db } from '@/lib/db';
@@ -18,7 +17,7 @@ import { editDeadLetter, listDeadLetterVersions, previewTransform, startTransfor
 import { startRedriveSupervisor, type RedriveSupervisor } from '@/lib/redrive/supervisor';
 import { resetDatabase } from '../support/db';
 import { waitFor } from './runtime-support';
-import { park, testConsumer, world, type TestConsumer, type World } from './redrive-support';
+import { park, person, testConsumer, world, type TestConsumer, type World } from './redrive-support';
 
 const RUNNER = { reconcileMs: 200, statusPollMs: 100 };
 const sha = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
@@ -30,11 +29,6 @@ let w: World;
 let auditor: Actor;
 let admin: Actor;
 let financeLead: Actor;
-
-async function person(email: string, role: 'lead' | 'auditor' | 'admin', team?: string): Promise<Actor> {
-  const u = await createUser(SYSTEM, { email, role, ...(team ? { team } : {}) });
-  return { userId: u.id, email: u.email, role, teamId: u.teamId, via: 'session' };
-}
 
 /** The refusal and its HTTP status (a ZodError is the route's 400). */
 async function failure(p: Promise<unknown>): Promise<{ status: number; message: string }> {

@@ -6,8 +6,7 @@ import { freshDatabase } from '../support/lifecycle';
 import { SYSTEM } from '@/lib/auth';
 import { db } from '@/lib/db';
 import { startRedrive } from '@/lib/redrive';
-import { waitFor } from './runtime-support';
-import { completedTask, deliveredMessages, deliveriesPerMessage, park, spawnRedriveWorker, withReceiverAndWorkers, world } from './redrive-support';
+import { completedTask, deliveriesPerMessage, park, spawnRedriveWorker, waitForDelivered, withReceiverAndWorkers, world } from './redrive-support';
 
 const TOTAL = 10_000;
 
@@ -28,11 +27,10 @@ describe('redrive under worker crashes', () => {
       };
       let worker = await start();
       const task = await startRedrive({ ...SYSTEM, label: 'fault-test' }, { selection: { source: w.partner.name }, ratePerSecond: 200 });
-      const delivered = () => deliveredMessages(http);
 
       const inFlight: Set<string>[] = [];
       for (const killAt of [2_000, 6_000]) {
-        await waitFor(`${killAt} delivered`, async () => delivered() >= killAt, 120_000, 20);
+        await waitForDelivered(http, killAt);
         worker.process.kill('SIGKILL');
         await worker.exited;
         // Claimed (attempt made) but not marked: what may have gone out without being recorded.

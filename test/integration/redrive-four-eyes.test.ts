@@ -2,26 +2,19 @@
 // started on the source in the last hour to the threshold, whatever their role; the approver is
 // neither the starter, nor the last person who enabled the rule that started the task, nor someone
 // acting through a token the starter minted.
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SYSTEM, type Actor } from '@/lib/auth';
 import { actorFromPersonalToken } from '@/lib/auth/actor';
 import { createPersonalToken } from '@/lib/admin/tokens';
-import { createUser } from '@/lib/admin/users';
-import { closeDb, db } from '@/lib/db';
-import { closeQueues } from '@/lib/queue';
+import { db } from '@/lib/db';
 import { AppError } from '@/lib/errors';
 import { approveRedrive, startRedrive } from '@/lib/redrive';
 import { startTransform } from '@/lib/redrive/edit';
 import { createRedriveRule, updateRedriveRule } from '@/lib/redrive-rules';
-import { resetDatabase } from '../support/db';
-import { park, world, type World } from './redrive-support';
+import { freshDatabase } from '../support/lifecycle';
+import { park, person, world, type World } from './redrive-support';
 
 let w: World;
-
-async function person(email: string, role: 'lead' | 'admin', team?: string): Promise<Actor> {
-  const u = await createUser(SYSTEM, { email, role, ...(team ? { team } : {}) });
-  return { userId: u.id, email: u.email, role, teamId: u.teamId, via: 'session' };
-}
 
 async function status(p: Promise<unknown>): Promise<number> {
   return p.then(
@@ -38,22 +31,24 @@ const finished = (id: string) => db().$executeRaw`UPDATE redrive_tasks SET statu
 
 const GIFT_REMOVED = [{ op: 'remove' as const, path: '$.gift' }];
 
+/** A transform by `who` that needed no approval (queued) and went out whole: it counts for the hour. */
+async function transformedWhole(who: Actor, ids: string[]): Promise<void> {
+  const t = await startTransform(who, { selection: { ids }, transform: GIFT_REMOVED, reason: 'v2 schema', ratePerSecond: 50 });
+  expect(t.task.status).toBe('queued');
+  await finished(t.task.id);
+}
+
 describe('one approval rule for every task', () => {
-  beforeEach(async () => {
-    await resetDatabase();
-    w = await world({ approvalThreshold: 3 });
-    await db().source.updateMany({ data: { editApprovalThreshold: 100 } });
-  });
-  afterAll(async () => {
-    await closeQueues();
-    await closeDb();
+  freshDatabase({
+    seed: async () => {
+      w = await world({ approvalThreshold: 3 });
+      await db().source.updateMany({ data: { editApprovalThreshold: 100 } });
+    },
   });
 
   it("a lead's transforms add up over the hour: a large change cut into small tasks waits", async () => {
     const ids = await park(w.orders, 6);
-    const first = await startTransform(w.lead, { selection: { ids: ids.slice(0, 3) }, transform: GIFT_REMOVED, reason: 'v2 schema', ratePerSecond: 50 });
-    expect(first.task.status).toBe('queued');
-    await finished(first.task.id);
+    await transformedWhole(w.lead, ids.slice(0, 3));
     const second = await startTransform(w.lead, {
       selection: { ids: ids.slice(3, 5) },
       transform: GIFT_REMOVED,
@@ -66,9 +61,7 @@ describe('one approval rule for every task', () => {
 
   it('edits and plain redrives count toward one hour for the same person', async () => {
     const ids = await park(w.orders, 6);
-    const t = await startTransform(w.support, { selection: { ids: ids.slice(0, 3) }, transform: GIFT_REMOVED, reason: 'v2 schema', ratePerSecond: 50 });
-    expect(t.task.status).toBe('queued');
-    await finished(t.task.id);
+    await transformedWhole(w.support, ids.slice(0, 3));
     const plain = await startRedrive(w.support, { selection: { ids: ids.slice(3, 4) }, reason: 'one more' });
     expect(plain.status).toBe('pending_approval');
   });

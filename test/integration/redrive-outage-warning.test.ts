@@ -3,19 +3,19 @@
 // of any selection of a source whose alarms say outage: the preview warns, the API refuses it
 // without a lead's confirmation (422 naming the field), and a confirmed start is audited with its
 // reason. Poison, or an outage whose errors stopped, asks nothing.
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
 import { createPersonalToken } from '@/lib/admin/tokens';
 import { MINUTE, manualClock } from '@/lib/clock';
-import { closeDb, db } from '@/lib/db';
-import { closeQueues, producerQueue, QUEUES } from '@/lib/queue';
+import { db } from '@/lib/db';
+import { QUEUES } from '@/lib/queue';
 import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
 import { cancelRedrive, previewRedrive, redriveSelection, startRedrive, type RedriveSelectionInput } from '@/lib/redrive';
 import { POST as start } from '@/app/api/v1/redrives/route';
 import { GET as preview } from '@/app/api/v1/redrives/preview/route';
-import { resetDatabase } from '../support/db';
+import { freshDatabase } from '../support/lifecycle';
 import { ctx, getRequest, jsonRequest } from './deadletters-world';
-import { park, world } from './redrive-support';
+import { park, world, type World } from './redrive-support';
 
 const clusterOf = async (id: string) => (await db().deadLetter.findUniqueOrThrow({ where: { id: BigInt(id) }, select: { clusterId: true } })).clusterId!;
 const DOWN = 'member service answered 503 Service Unavailable';
@@ -36,13 +36,21 @@ const SELECTION_KINDS: Record<string, (p: Picked) => RedriveSelectionInput> = {
   source: (p) => ({ source: p.source }),
 };
 
+/** Support may redrive, but a lead confirms an outage's: support's confirmed start is refused, and no task is written. */
+async function expectSupportRefused(w: World, selection: RedriveSelectionInput, reason: string): Promise<void> {
+  await expect(startRedrive(w.support, { selection, outageConfirmed: true, reason })).rejects.toMatchObject({ code: 'forbidden' });
+  expect(await db().redriveTask.count()).toBe(0);
+}
+
+/** The audit event of a lead's confirmed start: the lead's reason, and the outage it confirmed. */
+async function expectConfirmedStartAudited(taskId: string, reason: string, clusterId: string): Promise<void> {
+  const event = await db().auditEvent.findFirstOrThrow({ where: { action: 'redrive.start', targetId: taskId } });
+  expect(event).toMatchObject({ actorEmail: 'lead@test.local', reason });
+  expect(event.after).toMatchObject({ outageConfirmed: { clusterId, verdict: 'outage', errorClass: 'transient' } });
+}
+
 describe('redrive of an outage whose errors still arrive', () => {
-  beforeEach(resetDatabase);
-  afterAll(async () => {
-    await producerQueue(QUEUES.redrive).obliterate({ force: true });
-    await closeQueues();
-    await closeDb();
-  });
+  freshDatabase({ queues: [QUEUES.redrive] });
 
   it('warns, refuses without a lead’s confirmation and a reason, and audits the confirmed start', async () => {
     const w = await world();
@@ -65,17 +73,13 @@ describe('redrive of an outage whose errors still arrive', () => {
     const noReason = await start(jsonRequest('/api/v1/redrives', lead, { selection, outageConfirmed: true }), ctx({}));
     expect(noReason.status).toBe(422);
     expect(((await noReason.json()) as { error: { details: { field: string } } }).error.details.field).toBe('reason');
-    // Support may redrive, but a lead confirms an outage's.
-    await expect(startRedrive(w.support, { selection, outageConfirmed: true, reason: 'looks fine to me' })).rejects.toMatchObject({ code: 'forbidden' });
-    expect(await db().redriveTask.count()).toBe(0);
+    await expectSupportRefused(w, selection, 'looks fine to me');
 
     const reason = 'member service status page: resolved at 03:44, live traffic healthy for 20 minutes';
     const ok = await start(jsonRequest('/api/v1/redrives', lead, { selection, outageConfirmed: true, reason, ratePerSecond: 5 }), ctx({}));
     expect(ok.status).toBe(201);
     const task = (await ok.json()) as { id: string };
-    const event = await db().auditEvent.findFirstOrThrow({ where: { action: 'redrive.start', targetId: task.id } });
-    expect(event).toMatchObject({ actorEmail: 'lead@test.local', reason });
-    expect(event.after).toMatchObject({ outageConfirmed: { clusterId: cluster, verdict: 'outage', errorClass: 'transient' } });
+    await expectConfirmedStartAudited(task.id, reason, cluster);
   });
 
   it('asks nothing of a poison cluster, or of an outage whose errors stopped', async () => {
@@ -116,15 +120,12 @@ describe('redrive of an outage whose errors still arrive', () => {
         details: { field: 'outageConfirmed' },
       });
       await expect(startRedrive(w.lead, { selection, outageConfirmed: true })).rejects.toMatchObject({ code: 'unprocessable', details: { field: 'reason' } });
-      await expect(startRedrive(w.support, { selection, outageConfirmed: true, reason: 'looks fine' })).rejects.toMatchObject({ code: 'forbidden' });
-      expect(await db().redriveTask.count()).toBe(0);
+      await expectSupportRefused(w, selection, 'looks fine');
 
       const reason = 'member service healthy on live traffic for 20 minutes';
       const task = await startRedrive(w.lead, { selection, outageConfirmed: true, reason });
       expect(task.total).toBe(4);
-      const event = await db().auditEvent.findFirstOrThrow({ where: { action: 'redrive.start', targetId: task.id } });
-      expect(event).toMatchObject({ actorEmail: 'lead@test.local', reason });
-      expect(event.after).toMatchObject({ outageConfirmed: { clusterId: cluster, verdict: 'outage', errorClass: 'transient' } });
+      await expectConfirmedStartAudited(task.id, reason, cluster);
     });
   }
 

@@ -4,22 +4,22 @@
 // failure is the message's (a failed item, counted by the breaker) or the infrastructure's (retried
 // later, not counted). Time is the runner's injected clock, moved on by the test, never waited for.
 import { spawnSync } from 'node:child_process';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
-import { closeDb, db } from '@/lib/db';
-import { closeQueues } from '@/lib/queue';
+import { db } from '@/lib/db';
 import { getRedriveTask, pauseRedrive, startRedrive } from '@/lib/redrive';
 import { destinationFor, type DeliveryResult, type DestinationSource, type OutgoingRedrive, type RedriveDestination } from '@/lib/redrive/destinations';
 import { startRedriveSupervisor, type RedriveSupervisor, type RedriveSupervisorOptions } from '@/lib/redrive/supervisor';
-import { resetDatabase } from '../support/db';
+import { freshDatabase } from '../support/lifecycle';
 import { waitFor } from './runtime-support';
-import { park, receiver, shiftedClock, spawnRedriveWorker, world, type Receiver, type WorkerProcess } from './redrive-support';
+import { park, receiver, shiftedClock, spawnRedriveWorker, world, type Receiver, worldWithParked, waitForTask } from './redrive-support';
+import type { WorkerChild } from '../support/worker-child';
 
 const MINUTE = 60_000;
 
 let supervisor: RedriveSupervisor | undefined;
 let http: Receiver | undefined;
-let worker: WorkerProcess | undefined;
+let worker: WorkerChild | undefined;
 
 async function task(id: string) {
   return db().redriveTask.findUniqueOrThrow({ where: { id } });
@@ -32,6 +32,13 @@ async function items(taskId: string) {
 async function supervise(options: RedriveSupervisorOptions): Promise<RedriveSupervisor> {
   supervisor = await startRedriveSupervisor({ reconcileMs: 200, statusPollMs: 100, ...options });
   return supervisor;
+}
+
+/** A supervisor on a wall clock the test moves on (shiftedClock): the clock. */
+async function superviseOnShiftedClock(options: Omit<RedriveSupervisorOptions, 'clock'> = {}) {
+  const clock = shiftedClock();
+  await supervise({ ...options, clock: clock.now });
+  return clock;
 }
 
 /** Until the task completes; `tick` runs at each look (a test clock that moves while it waits). */
@@ -71,7 +78,7 @@ function scripted(script: (m: OutgoingRedrive, call: number) => DeliveryResult |
 }
 
 describe('redrive outcomes', () => {
-  beforeEach(resetDatabase);
+  freshDatabase();
   afterEach(async () => {
     await supervisor?.stop();
     await http?.close();
@@ -81,16 +88,10 @@ describe('redrive outcomes', () => {
     }
     supervisor = http = worker = undefined;
   });
-  afterAll(async () => {
-    await closeQueues();
-    await closeDb();
-  });
 
   it('a destination that reports nothing: running, awaiting outcomes, until the window ends; then every item is no death seen and the task completes', async () => {
-    const clock = shiftedClock();
-    await supervise({ clock: clock.now });
-    const w = await world();
-    const ids = await park(w.orders, 20);
+    const clock = await superviseOnShiftedClock();
+    const { w, ids } = await worldWithParked(20);
     // Nothing consumes the queue: no acknowledgement, no death.
     const t = await startRedrive(w.support, { selection: { source: w.orders.name }, ratePerSecond: 100 });
     expect(t).toMatchObject({ outcomeWindowMs: 600_000, canaryWindowMs: 60_000 });
@@ -122,10 +123,8 @@ describe('redrive outcomes', () => {
   });
 
   it('a message that dies again within the window (back through import as the next generation) is dead again; the rest no death seen', async () => {
-    const clock = shiftedClock();
-    await supervise({ clock: clock.now });
-    const w = await world();
-    const ids = await park(w.orders, 5);
+    const clock = await superviseOnShiftedClock();
+    const { w, ids } = await worldWithParked(5);
     const t = await startRedrive(w.support, { selection: { ids }, ratePerSecond: 100, outcomeWindowSeconds: 120 });
     await waitFor('all sent', async () => (await task(t.id)).sent === 5);
     // m-2 died again downstream and came back the way a connector imports it: generation 1.
@@ -190,20 +189,14 @@ describe('redrive outcomes', () => {
   });
 
   it('message failures count for the breaker even where the destination defaults to infrastructure: failed items, then the task pauses', async () => {
-    const clock = shiftedClock();
-    await supervise({
-      clock: clock.now,
+    await superviseOnShiftedClock({
       maxHttpAttempts: 2,
       // The built-in destination's failures are the infrastructure's by default; these items say otherwise.
       destinationFor: scripted(() => ({ ok: false, error: 'refused by the broker: PRECONDITION_FAILED', failure: 'message' })),
     });
-    const w = await world();
-    const ids = await park(w.orders, 30);
+    const { w, ids } = await worldWithParked(30);
     const t = await startRedrive(w.support, { selection: { source: w.orders.name }, ratePerSecond: 10 });
-    const paused = await waitFor('paused', async () => {
-      const x = await task(t.id);
-      return x.status === 'paused' ? x : undefined;
-    });
+    const paused = await waitForTask(t.id, 'paused', (x) => x.status === 'paused');
     expect(paused.pausedReason).toMatch(/^Circuit breaker: \d+ of the last \d+ redriven messages came back dead or undelivered/);
     expect(paused).toMatchObject({ sent: 0, acknowledged: 0 });
     expect(paused.failed).toBeGreaterThanOrEqual(1);
@@ -214,8 +207,7 @@ describe('redrive outcomes', () => {
   });
 
   it('a worker killed mid-window: the restarted one finalizes from Postgres', { timeout: 90_000 }, async () => {
-    const w = await world();
-    const ids = await park(w.orders, 10);
+    const { ids } = await worldWithParked(10);
     worker = spawnRedriveWorker();
     await worker.ready;
     const t = await startRedrive({ ...SYSTEM, label: 'outcome-test' }, { selection: { ids }, ratePerSecond: 100 });
@@ -234,10 +226,8 @@ describe('redrive outcomes', () => {
   });
 
   it('a paused task: its sent items still become final at their window end; the unsent stay held', async () => {
-    const clock = shiftedClock();
-    await supervise({ clock: clock.now });
-    const w = await world();
-    await park(w.orders, 200);
+    const clock = await superviseOnShiftedClock();
+    const { w } = await worldWithParked(200);
     const t = await startRedrive(w.support, { selection: { source: w.orders.name }, ratePerSecond: 50, outcomeWindowSeconds: 60 });
     await waitFor('some sent', async () => (await task(t.id)).sent >= 10);
     await pauseRedrive(w.support, t.id);
@@ -258,10 +248,8 @@ describe('redrive outcomes', () => {
       expect(r.status, r.stderr).toBe(0);
       return r.stdout.trim();
     };
-    const clock = shiftedClock();
-    await supervise({ clock: clock.now });
-    const w = await world();
-    const ids = await park(w.orders, 3);
+    const clock = await superviseOnShiftedClock();
+    const { w, ids } = await worldWithParked(3);
     const started = JSON.parse(cli('redrive', 'start', '--ids', ids.join(','), '--rate', '50', '--outcome-window', '2m', '--reason', 'v2 out', '--json')) as {
       id: string;
       outcomeWindowSeconds: number;
@@ -293,10 +281,8 @@ describe('redrive outcomes', () => {
   });
 
   it('a canary with no death seen in its canary window lets the rest go', async () => {
-    const clock = shiftedClock();
-    await supervise({ clock: clock.now });
-    const w = await world();
-    const ids = await park(w.orders, 10);
+    const clock = await superviseOnShiftedClock();
+    const { w, ids } = await worldWithParked(10);
     const t = await startRedrive(w.support, { selection: { source: w.orders.name }, ratePerSecond: 100, canary: true, canaryWindowSeconds: 30 });
     expect(t).toMatchObject({ canaryWindowMs: 30_000, outcomeWindowMs: 600_000 });
     await waitFor('the canary sent', async () => (await task(t.id)).sent === 1);

@@ -2,23 +2,23 @@
 // (the rate alarm OK for N after it) or a cluster is resolved with a fix version; once per trigger,
 // one active task per source, four eyes as for anyone, and a rule whose task trips the breaker
 // disables itself. Time moves on the injected clock: nothing here waits minutes.
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { SYSTEM, type Actor } from '@/lib/auth';
 import { createPersonalToken } from '@/lib/admin/tokens';
 import { createUser } from '@/lib/admin/users';
 import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
 import { manualClock, MINUTE, SECOND } from '@/lib/clock';
-import { closeDb, db } from '@/lib/db';
-import { closeQueues, producerQueue, QUEUES } from '@/lib/queue';
+import { db } from '@/lib/db';
+import { QUEUES } from '@/lib/queue';
 import { cancelRedrive, startRedrive } from '@/lib/redrive';
 import { runRedriveTask } from '@/lib/redrive/run-task';
 import { updateOwnership } from '@/lib/ownership/ownership';
 import { createRedriveRule, evaluateRedriveRules } from '@/lib/redrive-rules';
 import { GET as listRules, POST as createRule } from '@/app/api/v1/sources/[source]/redrive-rules/route';
 import { DELETE as deleteRule, PATCH as patchRule } from '@/app/api/v1/sources/[source]/redrive-rules/[rule]/route';
-import { resetDatabase } from '../support/db';
+import { freshDatabase } from '../support/lifecycle';
 import { ctx, getRequest, jsonRequest } from './deadletters-world';
-import { park, receiver, world, type Receiver, type World } from './redrive-support';
+import { park, person, receiver, world, type Receiver, type World } from './redrive-support';
 
 const AFTER_WAVE = { name: 'after the wave', kind: 'after_wave', okForSeconds: 120, ratePerSecond: 50, canary: true } as const;
 
@@ -30,20 +30,16 @@ describe('redrive rules', () => {
   const clusterOf = async (deadLetterId: string) => (await db().deadLetter.findUniqueOrThrow({ where: { id: BigInt(deadLetterId) } })).clusterId!;
   const tasksOf = (sourceId: string) => db().redriveTask.findMany({ where: { sourceId }, orderBy: { createdAt: 'asc' } });
 
-  beforeEach(async () => {
-    await resetDatabase();
-    w = await world();
-    const u = await createUser(SYSTEM, { email: 'finance-lead@test.local', role: 'lead', team: 'finance' });
-    financeLead = { userId: u.id, email: u.email, role: 'lead', teamId: u.teamId, via: 'session' };
+  freshDatabase({
+    queues: [QUEUES.redrive],
+    seed: async () => {
+      w = await world();
+      financeLead = await person('finance-lead@test.local', 'lead', 'finance');
+    },
   });
   afterEach(async () => {
     await http?.close();
     http = undefined;
-  });
-  afterAll(async () => {
-    await producerQueue(QUEUES.redrive).obliterate({ force: true });
-    await closeQueues();
-    await closeDb();
   });
 
   it("is a lead's: the auditor and support are refused, another team's lead gets 404, every change is audited", async () => {
@@ -201,8 +197,7 @@ describe('redrive rules', () => {
   });
 
   it('a rule whose task trips the circuit breaker disables itself and says why, audited', async () => {
-    http = await receiver();
-    http.answer = () => 500;
+    http = await receiver(() => 500);
     await db().source.update({ where: { id: w.partner.id }, data: { redriveUrl: http.url } });
     const clock = manualClock(new Date());
     const rule = await createRedriveRule(financeLead, w.partner.name, { name: 'when fixed', kind: 'on_resolved', ratePerSecond: 100, canary: false }, clock);

@@ -1,12 +1,10 @@
 // Helpers for the redrive tests: teams, people and sources; parked dead letters of one cause; an
 // HTTP receiver on 127.0.0.1 that checks the signature and records every delivery; a consumer on a
 // built-in source (the broker runtime's own) that acknowledges or rejects; per-second send counts.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
+import type { RedriveTask } from '@/generated/prisma/client';
 import { PermanentError } from '@/lib/broker';
 import { SYSTEM, type Actor } from '@/lib/auth';
 import { createTeam } from '@/lib/admin/teams';
@@ -14,13 +12,11 @@ import { createUser } from '@/lib/admin/users';
 import { createSource } from '@/lib/sources/create-source';
 import { recordDeadLetters, type NewDeadLetter } from '@/lib/intake/record-dead-letters';
 import { db } from '@/lib/db';
-import { env } from '@/lib/env';
 import { QUEUES, producerQueue } from '@/lib/queue';
 import { consume, type Consumer, type ReceivedMessage } from '@/lib/runtime';
 import { REDRIVE_HEADERS, verifyRedriveSignature } from '@/lib/redrive';
 import { waitFor } from './runtime-support';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
+import { spawnWorkerChild, type WorkerChild } from '../support/worker-child';
 
 export const RECEIVER_SECRET = 'a-redrive-secret-for-tests-only';
 
@@ -33,8 +29,9 @@ export interface World {
   partner: { id: string; name: string; retentionSeconds: number };
 }
 
-async function actor(email: string, role: 'support' | 'lead' | 'admin', team: string): Promise<Actor> {
-  const u = await createUser(SYSTEM, { email, role, team });
+/** A new user of `role` (in `team`, for a team's role) as the actor of a signed-in session. */
+export async function person(email: string, role: Actor['role'], team?: string): Promise<Actor> {
+  const u = await createUser(SYSTEM, { email, role, ...(team ? { team } : {}) });
   return { userId: u.id, email: u.email, role, teamId: u.teamId, via: 'session' };
 }
 
@@ -57,10 +54,10 @@ export async function world(opts: { partnerUrl?: string; maxRedrives?: number; a
   }
   await db().source.update({ where: { id: partner.id }, data: { redriveUrl: opts.partnerUrl ?? 'http://127.0.0.1:9/none', redriveSecret: RECEIVER_SECRET } });
   return {
-    support: await actor('support@test.local', 'support', 'commerce'),
-    support2: await actor('support2@test.local', 'support', 'commerce'),
-    lead: await actor('lead@test.local', 'lead', 'commerce'),
-    financeSupport: await actor('finance-support@test.local', 'support', 'finance'),
+    support: await person('support@test.local', 'support', 'commerce'),
+    support2: await person('support2@test.local', 'support', 'commerce'),
+    lead: await person('lead@test.local', 'lead', 'commerce'),
+    financeSupport: await person('finance-support@test.local', 'support', 'finance'),
     orders,
     partner,
   };
@@ -96,6 +93,25 @@ export async function park(
   return ids;
 }
 
+/** Waits until the redrive task `id` is `done`: resolves with the task as it was then. */
+export async function waitForTask(id: string, what: string, done: (task: RedriveTask) => boolean, timeoutMs = 60_000): Promise<RedriveTask> {
+  return waitFor(
+    what,
+    async () => {
+      const task = await db().redriveTask.findUniqueOrThrow({ where: { id } });
+      return done(task) && task;
+    },
+    timeoutMs,
+    250,
+  );
+}
+
+/** A world (its options as world()'s) with `n` dead letters of one cause parked on its orders source: the world and their ids. */
+export async function worldWithParked(n: number, opts: Parameters<typeof world>[0] = {}): Promise<{ w: World; ids: string[] }> {
+  const w = await world(opts);
+  return { w, ids: await park(w.orders, n) };
+}
+
 export interface Delivery {
   messageId: string;
   deadLetterId: string;
@@ -114,8 +130,8 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function receiver(): Promise<Receiver> {
-  const r: Receiver = { url: '', deliveries: [], answer: () => 200, close: async () => {} };
+export async function receiver(answer: Receiver['answer'] = () => 200): Promise<Receiver> {
+  const r: Receiver = { url: '', deliveries: [], answer, close: async () => {} };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -182,32 +198,9 @@ export async function sendsPerSecond(taskId: string): Promise<number[]> {
   return windows;
 }
 
-export interface WorkerProcess {
-  process: ChildProcess;
-  ready: Promise<void>;
-  exited: Promise<void>;
-}
-
-/** workers/redrive.ts as its own process (node with tsx as a loader, so a signal reaches it directly). */
-export function spawnRedriveWorker(): WorkerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'workers/redrive.ts'], {
-    cwd: root,
-    env: { ...process.env, DATABASE_URL: env().DATABASE_URL, QUEUE_PREFIX: env().QUEUE_PREFIX, LOG_LEVEL: 'info', TRIAGE_STATE_DIR: env().TRIAGE_STATE_DIR },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => {
-    stderr = (stderr + d.toString()).slice(-4000);
-  });
-  const ready = new Promise<void>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      if (line.includes('"msg":"ready"')) resolve();
-    });
-    void exited.then(() => reject(new Error(`redrive worker exited before ready: ${stderr}`)));
-  });
-  ready.catch(() => {});
-  return { process: child, ready, exited };
+/** workers/redrive.ts as its own process. */
+export function spawnRedriveWorker(): WorkerChild {
+  return spawnWorkerChild('workers/redrive.ts');
 }
 
 /** A wall clock the test moves on: real time plus an offset (the runner's pacing needs time to pass). */
@@ -226,9 +219,9 @@ export function shiftedClock(): { now: () => number; advance(ms: number): void }
  * pushes onto `workers`; every worker is SIGKILLed and the receiver closed afterwards, whatever
  * the test threw.
  */
-export async function withReceiverAndWorkers(test: (http: Receiver, workers: WorkerProcess[]) => Promise<void>): Promise<void> {
+export async function withReceiverAndWorkers(test: (http: Receiver, workers: WorkerChild[]) => Promise<void>): Promise<void> {
   const http = await receiver();
-  const workers: WorkerProcess[] = [];
+  const workers: WorkerChild[] = [];
   try {
     await test(http, workers);
   } finally {
@@ -240,6 +233,11 @@ export async function withReceiverAndWorkers(test: (http: Receiver, workers: Wor
 
 /** How many distinct messages the receiver got. */
 export const deliveredMessages = (http: Receiver) => new Set(http.deliveries.map((d) => d.messageId)).size;
+
+/** Waits until the receiver has had `n` distinct messages (polled every 20 ms: a fault test acts at that count). */
+export async function waitForDelivered(http: Receiver, n: number): Promise<void> {
+  await waitFor(`${n} delivered`, async () => deliveredMessages(http) >= n, 120_000, 20);
+}
 
 /** The task once completed (polled every `everyMs`, at most `timeoutMs`). */
 export function completedTask(taskId: string, timeoutMs: number, everyMs: number) {

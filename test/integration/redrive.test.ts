@@ -20,7 +20,7 @@ import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { drainBacklog } from '@/lib/search';
 import { resetDatabase } from '../support/db';
 import { waitFor } from './runtime-support';
-import { park, receiver, sendsPerSecond, testConsumer, world, type Receiver, type TestConsumer } from './redrive-support';
+import { park, receiver, sendsPerSecond, testConsumer, world, type Receiver, type TestConsumer, worldWithParked, waitForTask } from './redrive-support';
 
 const RUNNER = { reconcileMs: 200, statusPollMs: 100 };
 
@@ -30,6 +30,12 @@ let http: Receiver | undefined;
 
 async function task(id: string) {
   return db().redriveTask.findUniqueOrThrow({ where: { id } });
+}
+
+/** Waits until the supervisor's runner lets go of the task: resolves with the task as it is then. */
+async function runnerLetGo(id: string) {
+  await waitFor('runner stopped', async () => !supervisor!.running().includes(id), 2_000, 20);
+  return task(id);
 }
 
 async function clusterOf(deadLetterId: string) {
@@ -68,8 +74,7 @@ describe('redrive tasks', () => {
   });
 
   it('holds the requested rate: no 1-second window above it by more than 10%', async () => {
-    const w = await world();
-    await park(w.orders, 600);
+    const { w } = await worldWithParked(600);
     // Nothing consumes: this measures the sends alone.
     const t = await startRedrive(w.support, { selection: { source: w.orders.name }, ratePerSecond: 200 });
     await waitFor('all sent', async () => (await task(t.id)).sent === 600);
@@ -82,8 +87,7 @@ describe('redrive tasks', () => {
   });
 
   it('redrives a cluster back to its own queue; every message is acknowledged and the cluster is closed', async () => {
-    const w = await world();
-    const ids = await park(w.orders, 300);
+    const { w, ids } = await worldWithParked(300);
     consumer = await testConsumer(w.orders.name);
     const cluster = await clusterOf(ids[0]!);
 
@@ -94,10 +98,7 @@ describe('redrive tasks', () => {
     expect(t).toMatchObject({ status: 'queued', total: 300, ratePerSecond: 200 });
     expect(await db().deadLetter.count({ where: { status: 'redriving' } })).toBe(300);
 
-    const done = await waitFor('all acknowledged', async () => {
-      const x = await task(t.id);
-      return x.status === 'completed' && x.acknowledged === 300 ? x : undefined;
-    });
+    const done = await waitForTask(t.id, 'all acknowledged', (x) => x.status === 'completed' && x.acknowledged === 300);
     expect(done).toMatchObject({ sent: 300, acknowledged: 300, deadAgain: 0, skipped: 0, failed: 0 });
 
     // Each message went back with its original id, bytes and headers, plus the redrive headers.
@@ -126,8 +127,7 @@ describe('redrive tasks', () => {
   });
 
   it('sends the canary alone, and the rest only after the canary was acknowledged', async () => {
-    const w = await world();
-    const ids = await park(w.orders, 30);
+    const { w, ids } = await worldWithParked(30);
     const t = await startRedrive(w.support, { selection: { source: w.orders.name }, ratePerSecond: 100, canary: true });
     await waitFor('the canary sent', async () => (await task(t.id)).sent === 1);
     // Nothing consumes yet: the task waits on its canary.
@@ -142,14 +142,10 @@ describe('redrive tasks', () => {
   });
 
   it('a canary that comes back dead pauses the task with the reason', async () => {
-    const w = await world();
-    await park(w.orders, 30);
+    const { w } = await worldWithParked(30);
     consumer = await testConsumer(w.orders.name, 'reject');
     const t = await startRedrive(w.support, { selection: { source: w.orders.name }, ratePerSecond: 100, canary: true });
-    const paused = await waitFor('paused', async () => {
-      const x = await task(t.id);
-      return x.status === 'paused' ? x : undefined;
-    });
+    const paused = await waitForTask(t.id, 'paused', (x) => x.status === 'paused');
     expect(paused.pausedReason).toMatch(/^Canary: message m-0 came back dead again/);
     expect(paused).toMatchObject({ sent: 1, deadAgain: 1 });
     expect(await auditActions(t.id)).toEqual(['redrive.start', 'redrive.auto_pause']);
@@ -158,15 +154,13 @@ describe('redrive tasks', () => {
   });
 
   it('pauses, resumes and cancels; what was sent stays sent and the rest is open again', async () => {
-    const w = await world();
-    await park(w.orders, 400);
+    const { w } = await worldWithParked(400);
     consumer = await testConsumer(w.orders.name);
     const t = await startRedrive(w.support, { selection: { source: w.orders.name }, ratePerSecond: 50 });
     await waitFor('some sent', async () => (await task(t.id)).sent >= 20);
 
     await pauseRedrive(w.support, t.id, { reason: 'downstream latency up' });
-    await waitFor('runner stopped', async () => !supervisor!.running().includes(t.id), 2_000, 20);
-    const paused = await task(t.id);
+    const paused = await runnerLetGo(t.id);
     expect(paused.status).toBe('paused');
     expect(paused.pausedReason).toBe('Paused by support@test.local: downstream latency up');
 
@@ -174,8 +168,7 @@ describe('redrive tasks', () => {
     await waitFor('sending again', async () => (await task(t.id)).sent > paused.sent);
 
     await cancelRedrive(w.support, t.id, { reason: 'enough for today' });
-    await waitFor('runner stopped', async () => !supervisor!.running().includes(t.id), 2_000, 20);
-    const cancelled = await task(t.id);
+    const cancelled = await runnerLetGo(t.id);
     expect(cancelled.status).toBe('cancelled');
     expect(cancelled.sent).toBeLessThan(400);
     const sentItems = await db().redriveItem.count({ where: { taskId: t.id, state: { in: ['sent', 'acknowledged'] } } });
@@ -187,23 +180,21 @@ describe('redrive tasks', () => {
   });
 
   it('allows one active task per source: a second gets 409 with the active task id', async () => {
-    const w = await world();
-    const ids = await park(w.orders, 20);
+    const { w, ids } = await worldWithParked(20);
     const first = await startRedrive(w.support, { selection: { ids: ids.slice(0, 10) }, ratePerSecond: 1 });
     const e = await conflictOf(startRedrive(w.support, { selection: { ids: ids.slice(10) }, ratePerSecond: 10 }));
     expect(e.status).toBe(409);
     expect(e.details).toEqual({ activeTaskId: first.id });
     expect((await previewRedrive(w.support, { source: w.orders.name })).activeTaskId).toBe(first.id);
     await cancelRedrive(w.support, first.id);
-    await waitFor('runner stopped', async () => !supervisor!.running().includes(first.id), 2_000, 20);
+    await runnerLetGo(first.id);
     // What the first task sent stays sent (its outcome may still come); the rest is open again.
     const second = await startRedrive(w.support, { selection: { source: w.orders.name }, ratePerSecond: 10 });
     expect(second.total).toBe(20 - (await task(first.id)).sent);
   });
 
   it('a large redrive by support waits for a lead; four eyes: never approved by its starter', async () => {
-    const w = await world({ approvalThreshold: 10 });
-    await park(w.orders, 25);
+    const { w } = await worldWithParked(25, { approvalThreshold: 10 });
     consumer = await testConsumer(w.orders.name);
     const t = await startRedrive(w.support, { selection: { source: w.orders.name }, ratePerSecond: 100 });
     expect(t.status).toBe('pending_approval');
@@ -231,10 +222,7 @@ describe('redrive tasks', () => {
     consumer = await testConsumer(w.orders.name);
     expect(await previewRedrive(w.support, { source: w.orders.name })).toMatchObject({ count: 8, loops: 3 });
     const t = await startRedrive(w.support, { selection: { source: w.orders.name }, ratePerSecond: 100 });
-    const done = await waitFor('completed', async () => {
-      const x = await task(t.id);
-      return x.status === 'completed' && x.acknowledged === 5 ? x : undefined;
-    });
+    const done = await waitForTask(t.id, 'completed', (x) => x.status === 'completed' && x.acknowledged === 5);
     expect(done).toMatchObject({ total: 8, sent: 5, skipped: 3 });
     expect(consumer.received.map((m) => m.id).sort()).toEqual(['fresh-0', 'fresh-1', 'fresh-2', 'fresh-3', 'fresh-4']);
     expect(await db().deadLetter.count({ where: { messageId: { startsWith: 'looping' }, status: 'open' } })).toBe(3);
@@ -242,14 +230,10 @@ describe('redrive tasks', () => {
   });
 
   it('trips the circuit breaker when redriven messages come back dead, pausing with the reason', async () => {
-    const w = await world();
-    await park(w.orders, 300);
+    const { w } = await worldWithParked(300);
     consumer = await testConsumer(w.orders.name, 'reject');
     const t = await startRedrive(w.support, { selection: { source: w.orders.name }, ratePerSecond: 100 });
-    const paused = await waitFor('paused', async () => {
-      const x = await task(t.id);
-      return x.status === 'paused' ? x : undefined;
-    });
+    const paused = await waitForTask(t.id, 'paused', (x) => x.status === 'paused');
     expect(paused.pausedReason).toMatch(/^Circuit breaker: \d+ of the last \d+ redriven messages came back dead/);
     expect(paused.sent).toBeLessThan(300);
     expect(paused.deadAgain).toBeGreaterThanOrEqual(3);
@@ -272,10 +256,7 @@ describe('redrive tasks', () => {
       return 204;
     };
     const t = await startRedrive(w.financeSupport, { selection: { source: w.partner.name }, ratePerSecond: 100 });
-    const done = await waitFor('completed', async () => {
-      const x = await task(t.id);
-      return x.status === 'completed' ? x : undefined;
-    });
+    const done = await waitForTask(t.id, 'completed', (x) => x.status === 'completed');
     expect(done).toMatchObject({ total: 50, sent: 50, acknowledged: 50, failed: 0 });
     expect(http.deliveries.every((d) => d.signed)).toBe(true);
     const p3 = http.deliveries.filter((d) => d.messageId === 'p-3');
@@ -299,8 +280,7 @@ describe('redrive tasks', () => {
   });
 
   it('finds a death again that no consumer reported (a newer generation of the same message)', async () => {
-    const w = await world();
-    const ids = await park(w.orders, 3);
+    const { w, ids } = await worldWithParked(3);
     const t = await startRedrive(w.support, { selection: { ids }, ratePerSecond: 100 });
     await waitFor('all sent', async () => (await task(t.id)).sent === 3);
     await supervisor!.stop();
@@ -316,22 +296,17 @@ describe('redrive tasks', () => {
   });
 
   it('counts HTTP failures against the breaker: a receiver that refuses everything pauses the task', async () => {
-    http = await receiver();
-    http.answer = () => 500;
+    http = await receiver(() => 500);
     const w = await world({ partnerUrl: http.url });
     await park(w.partner, 100, { prefix: 'p' });
     const t = await startRedrive(w.financeSupport, { selection: { source: w.partner.name }, ratePerSecond: 100 });
-    const paused = await waitFor('paused', async () => {
-      const x = await task(t.id);
-      return x.status === 'paused' ? x : undefined;
-    });
+    const paused = await waitForTask(t.id, 'paused', (x) => x.status === 'paused');
     expect(paused.pausedReason).toMatch(/^Circuit breaker/);
     expect(paused.acknowledged).toBe(0);
   });
 
   it('keeps tasks to their team: another team gets 404', async () => {
-    const w = await world();
-    const ids = await park(w.orders, 5);
+    const { w, ids } = await worldWithParked(5);
     const t = await startRedrive(w.support, { selection: { ids }, ratePerSecond: 1 });
     await expect(getRedriveTask(w.financeSupport, t.id)).rejects.toMatchObject({ code: 'not_found' });
     await expect(pauseRedrive(w.financeSupport, t.id)).rejects.toMatchObject({ code: 'not_found' });
@@ -357,8 +332,7 @@ describe('redrive tasks', () => {
   });
 
   it('freezes the selection: later arrivals are drift, shown and not included', async () => {
-    const w = await world();
-    const ids = await park(w.orders, 10);
+    const { w, ids } = await worldWithParked(10);
     const cluster = await clusterOf(ids[0]!);
     const t = await startRedrive(w.support, { selection: { cluster }, ratePerSecond: 1, reason: 'freeze' });
     await park(w.orders, 4, { prefix: 'late' });

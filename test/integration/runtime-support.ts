@@ -1,22 +1,17 @@
 // Helpers for the runtime's integration and fault tests: sources with a test policy, a consumer
 // child process, queue counts, and waiting for asynchronous outcomes (polling, never a fixed sleep).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeEach } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
 import { createTeam } from '@/lib/admin/teams';
 import { createSource } from '@/lib/sources/create-source';
 import { closeDb, db, pg } from '@/lib/db';
-import { env } from '@/lib/env';
 import { UnrecoverableError, Worker } from 'bullmq';
 import { closeQueues, QUEUES, producerQueue, queuePrefix } from '@/lib/queue';
 import { redisConnection } from '@/lib/redis';
 import { encodeBody, jobIdFor, type Envelope } from '@/lib/queue/envelope';
 import { resetDatabase } from '../support/db';
 import { waitFor } from '../support/wait-for';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
+import { killWorkerChildren, spawnWorkerChild, type WorkerChild } from '../support/worker-child';
 
 const sourceQueues = new Set<string>();
 
@@ -57,61 +52,9 @@ export async function inFlight(sourceName: string): Promise<number> {
 
 export { waitFor } from '../support/wait-for';
 
-const children = new Set<ChildProcess>();
-
-/** SIGKILL every consumer child still running (a failed test must not leave one behind). */
-export async function killConsumers(): Promise<void> {
-  const exits = [...children].map((c) => new Promise((r) => c.once('exit', r)));
-  for (const c of children) c.kill('SIGKILL');
-  await Promise.all(exits);
-}
-
-export interface ChildConsumer {
-  process: ChildProcess;
-  /** Resolves when the child logged "ready". */
-  ready: Promise<void>;
-  /** Resolves with the exit code (null when killed by a signal). */
-  exited: Promise<number | null>;
-}
-
-/**
- * Start a consumer process (by default the test consumer, runtime-consumer-child.ts): node
- * itself with tsx as a loader, not tsx's CLI, which would put a second process between the signal
- * and the consumer.
- */
-export function spawnConsumer(extraEnv: Record<string, string> = {}, script = 'test/integration/runtime-consumer-child.ts'): ChildConsumer {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
-    cwd: root,
-    env: {
-      ...process.env,
-      DATABASE_URL: env().DATABASE_URL,
-      QUEUE_PREFIX: env().QUEUE_PREFIX,
-      LOG_LEVEL: 'info',
-      TRIAGE_STATE_DIR: env().TRIAGE_STATE_DIR,
-      ...extraEnv,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => {
-      children.delete(child);
-      resolve(code);
-    }),
-  );
-  const ready = new Promise<void>((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! });
-    lines.on('line', (line) => {
-      if (line.includes('"msg":"ready"')) resolve();
-    });
-    let stderr = '';
-    child.stderr!.on('data', (d: Buffer) => {
-      stderr = (stderr + d.toString()).slice(-4000);
-    });
-    void exited.then(() => reject(new Error(`consumer child exited before ready: ${stderr}`)));
-  });
-  ready.catch(() => {});
-  return { process: child, ready, exited };
+/** The test consumer (runtime-consumer-child.ts), or another `script`, as a child process. */
+export function spawnConsumer(extraEnv: Record<string, string> = {}, script = 'test/integration/runtime-consumer-child.ts'): WorkerChild {
+  return spawnWorkerChild(script, extraEnv);
 }
 
 /**
@@ -124,7 +67,7 @@ export function runtimeTestLifecycle(): void {
     await resetDatabase();
     await createTestTables();
   });
-  afterEach(killConsumers);
+  afterEach(killWorkerChildren);
   afterAll(async () => {
     await dropTestQueues();
     await closeQueues();

@@ -25,6 +25,22 @@ const redises: RedisClient[] = [];
 const consumers: Consumer[] = [];
 const sweepers: DeadLetterSweeper[] = [];
 
+/**
+ * A source of its own whose queue holds failed jobs nobody swept (these message ids, one small body),
+ * and a consumer of it started: its sweeper finds them.
+ */
+async function strayFailedJobs(what: string, messageIds: string[]) {
+  const name = uniqueName(what);
+  const source = await testSource(name);
+  const body = new TextEncoder().encode('{"order":1}');
+  await failedJobs(
+    name,
+    messageIds.map((messageId) => ({ messageId, body })),
+  );
+  consumers.push(await consume(name, async () => undefined));
+  return { name, source };
+}
+
 describe('dead-letter sweeper', () => {
   freshDatabase({ close: dropTestQueues });
   afterEach(async () => {
@@ -58,15 +74,10 @@ describe('dead-letter sweeper', () => {
   });
 
   it('110 old failed jobs with a NUL in their message id neither starve the 5 behind them nor stay stuck: all are written, the ids cleaned', async () => {
-    const name = uniqueName('sweep-nul');
-    const source = await testSource(name);
-    const body = new TextEncoder().encode('{"order":1}');
-    await failedJobs(name, [
-      ...Array.from({ length: 110 }, (_, i) => ({ messageId: `nul\u0000${i}`, body })),
-      ...Array.from({ length: 5 }, (_, i) => ({ messageId: `fine-${i}`, body })),
+    const { name, source } = await strayFailedJobs('sweep-nul', [
+      ...Array.from({ length: 110 }, (_, i) => `nul\u0000${i}`),
+      ...Array.from({ length: 5 }, (_, i) => `fine-${i}`),
     ]);
-    // A consumer of the source starts: its sweeper finds what nobody swept.
-    consumers.push(await consume(name, async () => undefined));
     await waitFor(
       'the 5 written behind them',
       async () => (await db().deadLetter.count({ where: { sourceId: source.id, messageId: { startsWith: 'fine-' } } })) === 5,
@@ -81,16 +92,12 @@ describe('dead-letter sweeper', () => {
   });
 
   it('raises a quarantine alarm on the source for jobs Postgres refuses, saying how many, why and where, and clears it once the quarantine is emptied', async () => {
-    const name = uniqueName('sweep-quarantine');
-    const source = await testSource(name);
-    const body = new TextEncoder().encode('{"order":1}');
     // A message id longer than a btree index row may be (random, so it does not compress): Postgres
     // refuses the row (54000) however it is cleaned.
-    await failedJobs(name, [
-      ...Array.from({ length: 3 }, (_, i) => ({ messageId: `huge-${i}-${randomBytes(12 * KiB).toString('base64')}`, body })),
-      ...Array.from({ length: 2 }, (_, i) => ({ messageId: `ok-${i}`, body })),
+    const { name, source } = await strayFailedJobs('sweep-quarantine', [
+      ...Array.from({ length: 3 }, (_, i) => `huge-${i}-${randomBytes(12 * KiB).toString('base64')}`),
+      ...Array.from({ length: 2 }, (_, i) => `ok-${i}`),
     ]);
-    consumers.push(await consume(name, async () => undefined));
     await waitFor('the 2 written', async () => (await db().deadLetter.count({ where: { sourceId: source.id } })) === 2, 30_000);
     const queue = producerQueue(QUEUES.source(name));
     await waitFor('an empty failed set', async () => (await queue.getFailedCount()) === 0);

@@ -8,11 +8,12 @@ import { closeDb, db } from '@/lib/db';
 import { produceDemoBatch } from '@/lib/demo';
 import { closeQueues } from '@/lib/queue';
 import { resetDatabase } from '../support/db';
-import { dropTestQueues, inFlight, killConsumers, spawnConsumer, waitFor } from './runtime-support';
+import { dropTestQueues, inFlight, spawnConsumer, waitFor } from './runtime-support';
+import { killWorkerChildren } from '../support/worker-child';
 
 describe('consumer worker process', () => {
   beforeEach(resetDatabase);
-  afterEach(killConsumers);
+  afterEach(killWorkerChildren);
   afterAll(async () => {
     await dropTestQueues('orders', 'payments', 'notifications');
     await closeQueues();

@@ -2,11 +2,9 @@
 // whether a dead letter holds a value. So no role's search matches masked text by default, and
 // one that does is a reveal: the permission, a reason, an event on the audit trail, and a
 // limited time, as the payload's own reveal.
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { closeDb, db } from '@/lib/db';
-import { closeIngestSql } from '@/lib/ingest/ingest-sql';
+import { describe, expect, it } from 'vitest';
+import { db } from '@/lib/db';
 import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
-import { GET as getList } from '@/app/api/v1/dead-letters/route';
 import { POST as postSearchReveal } from '@/app/api/v1/dead-letters/search-reveal/route';
 import { GET as getExport, POST as postExport } from '@/app/api/v1/dead-letters/export/route';
 import { drainBacklog } from '@/lib/search';
@@ -14,8 +12,8 @@ import { POST as postReveal } from '@/app/api/v1/dead-letters/[id]/reveal/route'
 import { createPersonalToken } from '@/lib/admin/tokens';
 import { setAssistantRoles } from '@/lib/auth/assistant-access';
 import { SYSTEM } from '@/lib/auth';
-import { resetDatabase } from '../support/db';
-import { ctx, getRequest, jsonRequest, world, type Who, type World } from './deadletters-world';
+import { freshDatabase } from '../support/lifecycle';
+import { ctx, getRequest, jsonRequest, listAs, world, type Who, type World } from './deadletters-world';
 
 const CARD = '4111111111111111';
 type Page = { deadLetters: { messageId: string; masked: boolean; preview: string | null }[]; count?: { count: number } };
@@ -23,34 +21,28 @@ type Page = { deadLetters: { messageId: string; masked: boolean; preview: string
 describe('search inside masked values', () => {
   let w: World;
 
-  beforeEach(async () => {
-    await resetDatabase();
-    w = await world();
-    for (const s of [w.sources.orders, w.sources.payments]) {
-      await db().source.update({ where: { id: s.id }, data: { sensitivePaths: ['$.card.number'] } });
-      await recordDeadLetters(s, [
-        {
-          messageId: `${s.name}-card`,
-          payload: new TextEncoder().encode(`{"amount":12,"card":{"number":"${CARD}","holder":"Ann"}}`),
-          contentType: 'application/json',
-          reason: 'Rejected',
-          errorType: 'Declined',
-          errorMessage: 'card declined',
-          deadAt: new Date(),
-        },
-      ]);
-    }
-    await drainBacklog();
-  });
-  afterAll(async () => {
-    await closeIngestSql();
-    await closeDb();
+  freshDatabase({
+    seed: async () => {
+      w = await world();
+      for (const s of [w.sources.orders, w.sources.payments]) {
+        await db().source.update({ where: { id: s.id }, data: { sensitivePaths: ['$.card.number'] } });
+        await recordDeadLetters(s, [
+          {
+            messageId: `${s.name}-card`,
+            payload: new TextEncoder().encode(`{"amount":12,"card":{"number":"${CARD}","holder":"Ann"}}`),
+            contentType: 'application/json',
+            reason: 'Rejected',
+            errorType: 'Declined',
+            errorMessage: 'card declined',
+            deadAt: new Date(),
+          },
+        ]);
+      }
+      await drainBacklog();
+    },
   });
 
-  const list = async (who: Who, query: string) => {
-    const r = await getList(getRequest(`/api/v1/dead-letters?${query}`, w.tokens.personal[who]), ctx({}));
-    return { status: r.status, body: (await r.json()) as Page & { error?: { message: string; field?: string } } };
-  };
+  const list = (who: Who, query: string) => listAs<Page & { error?: { message: string; field?: string } }>(w, who, query);
   const reveal = async (who: Who, body: unknown) => {
     const r = await postSearchReveal(jsonRequest('/api/v1/dead-letters/search-reveal', w.tokens.personal[who], body), ctx({}));
     return { status: r.status, body: (await r.json()) as { revealId: string; expiresAt: string; error?: { message: string } } };

@@ -1,15 +1,17 @@
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
 import { createTeam } from '@/lib/admin/teams';
 import { createUser } from '@/lib/admin/users';
 import { createSource } from '@/lib/sources/create-source';
-import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
+import { recordDeadLetters, type NewDeadLetter } from '@/lib/intake/record-dead-letters';
 import { listDeadLetters } from '@/lib/deadletters/list-dead-letters';
-import { closeDb, pg } from '@/lib/db';
+import { pg } from '@/lib/db';
 import { drainBacklog, payloadText } from '@/lib/search';
-import { resetDatabase } from '../support/db';
+import { freshDatabase } from '../support/lifecycle';
 
 const utf8 = (s: string) => Buffer.from(s, 'utf8');
+/** A dead letter received once, with no headers. */
+const receivedOnce = (d: Omit<NewDeadLetter, 'receiveCount' | 'headers'>): NewDeadLetter => ({ ...d, receiveCount: 1, headers: {} });
 // Payloads on both sides of search_payload_text's line: what Postgres decides itself must be what
 // payloadText decides, and the rest must still reach payloadText.
 const PAYLOADS: Record<string, Buffer> = {
@@ -33,24 +35,22 @@ const PAYLOADS: Record<string, Buffer> = {
 };
 
 describe('searchable payload text', () => {
-  beforeEach(resetDatabase);
-  afterAll(closeDb);
+  // Each test's dead letters go to the commerce team's orders source.
+  let orders: Awaited<ReturnType<typeof createSource>>;
+  freshDatabase({
+    seed: async () => {
+      await createTeam(SYSTEM, { name: 'commerce' });
+      orders = await createSource(SYSTEM, { name: 'orders', team: 'commerce' });
+    },
+  });
 
   it('is payloadText of the payload, whether Postgres or the indexer decides it', async () => {
-    await createTeam(SYSTEM, { name: 'commerce' });
-    const s = await createSource(SYSTEM, { name: 'orders', team: 'commerce' });
     const names = Object.keys(PAYLOADS);
     await recordDeadLetters(
-      s,
-      names.map((messageId) => ({
-        messageId,
-        payload: PAYLOADS[messageId]!,
-        reason: 'MaxReceives',
-        errorType: 'E',
-        errorMessage: `failed ${messageId}`,
-        receiveCount: 1,
-        headers: {},
-      })),
+      orders,
+      names.map((messageId) =>
+        receivedOnce({ messageId, payload: PAYLOADS[messageId]!, reason: 'MaxReceives', errorType: 'E', errorMessage: `failed ${messageId}` }),
+      ),
     );
     expect(await drainBacklog({ limit: 5 })).toBe(names.length);
     const rows = await pg()<{ message_id: string; payload_text: string | null; error_text: string | null; in_sql: string | null }[]>`
@@ -73,19 +73,15 @@ describe('searchable payload text', () => {
   });
 
   it('finds a search in the error or the payload, never one spanning the two (one index holds both)', async () => {
-    await createTeam(SYSTEM, { name: 'commerce' });
-    const s = await createSource(SYSTEM, { name: 'orders', team: 'commerce' });
-    await recordDeadLetters(s, [
-      {
+    await recordDeadLetters(orders, [
+      receivedOnce({
         messageId: 'm-1',
         payload: utf8('beta parcel to Riga'),
         reason: 'MaxReceives',
         errorType: 'E',
         errorMessage: 'upstream alpha refused',
-        receiveCount: 1,
-        headers: {},
-      },
-      { messageId: 'm-2', payload: utf8('{"city":"Oslo"}'), reason: 'MaxReceives', errorType: 'E', errorMessage: 'timeout', receiveCount: 1, headers: {} },
+      }),
+      receivedOnce({ messageId: 'm-2', payload: utf8('{"city":"Oslo"}'), reason: 'MaxReceives', errorType: 'E', errorMessage: 'timeout' }),
     ]);
     await drainBacklog();
     const found = async (q: string) => (await listDeadLetters(SYSTEM, { q }, null, { limit: 10 })).deadLetters.map((d) => d.messageId).sort();
@@ -100,30 +96,24 @@ describe('searchable payload text', () => {
   });
 
   it('finds what the page shows: the error type, a stack frame, and a part of the type in the filter, for every role', async () => {
-    await createTeam(SYSTEM, { name: 'commerce' });
-    const s = await createSource(SYSTEM, { name: 'orders', team: 'commerce' });
     const support = await createUser(SYSTEM, { email: 'support@triage.local', role: 'support', team: 'commerce' });
     const asSupport = { userId: support.id, email: support.email, role: 'support' as const, teamId: support.teamId, via: 'session' as const };
-    await recordDeadLetters(s, [
-      {
+    await recordDeadLetters(orders, [
+      receivedOnce({
         messageId: 'node',
         payload: utf8('{"order":1}'),
         reason: 'Rejected',
         errorType: 'OrderSchemaError',
         errorMessage: 'field "gift" is unknown',
         errorStack: 'OrderSchemaError: field "gift" is unknown\n    at handleOrder (src/orders/handler.ts:41:11)\n    at consume (src/consumer.ts:12:5)',
-        receiveCount: 1,
-        headers: {},
-      },
-      {
+      }),
+      receivedOnce({
         messageId: 'java',
         payload: utf8('{"shipment":2}'),
         reason: 'Rejected',
         errorType: 'com.acme.shipping.ShipmentSchemaException',
         errorMessage: 'carrier missing',
-        receiveCount: 1,
-        headers: {},
-      },
+      }),
     ]);
     await drainBacklog();
     for (const [who, actor] of [

@@ -8,6 +8,17 @@ import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, sendTestWeb
 import { demoWorld, webhookReceiver } from './sla-fixtures';
 import { lastAttemptFailed, webhookTestLifecycle } from './webhook-support';
 
+/** The demo world, a receiver answering `respond`, and the commerce lead's webhook to it. */
+async function leadsWebhookTo(respond?: (n: number) => number) {
+  const { users } = await demoWorld();
+  const receiver = await webhookReceiver(respond);
+  return { users, receiver, ...(await createWebhook(users.lead, { url: receiver.url })) };
+}
+
+/** A delivery row of an alarm transition, as the notifier writes it before it queues the job. */
+const deliveryRow = (webhookId: string, text: string, createdAt?: Date) =>
+  db().webhookDelivery.create({ data: { webhookId, event: 'alarm.transition', body: { text }, createdAt } });
+
 describe('team webhooks', () => {
   const webhooks = webhookTestLifecycle();
 
@@ -46,9 +57,7 @@ describe('team webhooks', () => {
   });
 
   it('a test send reaches the receiver signed and shows in the delivery log', async () => {
-    const { users } = await demoWorld();
-    const receiver = await webhookReceiver();
-    const { webhook, secret } = await createWebhook(users.lead, { url: receiver.url });
+    const { users, receiver, webhook, secret } = await leadsWebhookTo();
     const worker = webhooks.startWorker({ backoffBaseMs: 20 });
     const delivered = new Promise<void>((resolve) => worker.on('completed', () => resolve()));
     await sendTestWebhook(users.lead, webhook.id);
@@ -69,13 +78,9 @@ describe('team webhooks', () => {
   });
 
   it('re-queues a delivery whose job was lost, and records a failure after the last attempt', async () => {
-    const { users } = await demoWorld();
-    const receiver = await webhookReceiver(() => 500);
-    const { webhook } = await createWebhook(users.lead, { url: receiver.url });
+    const { receiver, webhook } = await leadsWebhookTo(() => 500);
     // A delivery row written, its job never queued (Redis was away at the time).
-    const lost = await db().webhookDelivery.create({
-      data: { webhookId: webhook.id, event: 'alarm.transition', body: { text: 'lost' }, createdAt: new Date(Date.now() - 5 * 60_000) },
-    });
+    const lost = await deliveryRow(webhook.id, 'lost', new Date(Date.now() - 5 * 60_000));
     const worker = webhooks.startWorker({ backoffBaseMs: 1 });
     const failedForGood = lastAttemptFailed(worker);
     expect(await redeliverPending(new Date())).toEqual({ requeued: 1, abandoned: 0 });
@@ -88,10 +93,8 @@ describe('team webhooks', () => {
   });
 
   it('a job queued before the database was restored never sends the row that reuses its id', async () => {
-    const { users } = await demoWorld();
-    const receiver = await webhookReceiver(() => 200);
-    const { webhook } = await createWebhook(users.lead, { url: receiver.url });
-    const row = await db().webhookDelivery.create({ data: { webhookId: webhook.id, event: 'alarm.transition', body: { text: 'new row' } } });
+    const { receiver, webhook } = await leadsWebhookTo(() => 200);
+    const row = await deliveryRow(webhook.id, 'new row');
     // The job a restored database's older row of the same id left in Redis: its creation time differs.
     expect(await deliverWebhook(row.id, { final: false, createdAt: row.createdAt.getTime() - 60_000 })).toBe('skipped');
     expect(receiver.attempts()).toBe(0);

@@ -9,7 +9,8 @@ import { checkHealth } from '@/lib/health';
 import { renderMetrics } from '@/lib/metrics/render-metrics';
 import { closeQueues } from '@/lib/queue';
 import { resetDatabase } from '../support/db';
-import { killConsumers, spawnConsumer, waitFor } from './runtime-support';
+import { spawnConsumer, waitFor } from './runtime-support';
+import { killWorkerChildren } from '../support/worker-child';
 
 const spawnWorker = (script: string) => spawnConsumer({ WORKER_HEARTBEAT_MS: '500' }, script);
 
@@ -17,7 +18,7 @@ const kindOf = async (kind: string, now?: Date) => (await checkHealth({ now })).
 
 describe('worker heartbeats', () => {
   beforeEach(resetDatabase);
-  afterEach(killConsumers);
+  afterEach(killWorkerChildren);
   afterAll(async () => {
     await closeQueues();
     await closeDb();
