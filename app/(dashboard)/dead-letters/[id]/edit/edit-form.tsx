@@ -52,6 +52,39 @@ function DiffView({ diff }: { diff: EditDiff }) {
   );
 }
 
+/** A text area for code (the payload, the headers), marked invalid with what is wrong said below it. */
+function CodeField(props: {
+  label: string;
+  name: string;
+  rows: number;
+  value: string;
+  onChange: (value: string) => void;
+  problem: string | null;
+  problemTestId?: string;
+}) {
+  return (
+    <>
+      <label>
+        {props.label}
+        <textarea
+          name={props.name}
+          rows={props.rows}
+          cols={80}
+          value={props.value}
+          onChange={(e) => props.onChange(e.target.value)}
+          spellCheck={false}
+          aria-invalid={props.problem !== null}
+        />
+      </label>
+      {props.problem !== null ? (
+        <p className="error" role="alert" data-testid={props.problemTestId}>
+          {props.problem}
+        </p>
+      ) : null}
+    </>
+  );
+}
+
 export function EditForm(props: {
   id: string;
   source: string;
@@ -150,40 +183,23 @@ export function EditForm(props: {
           </label>
         ))}
       </fieldset>
-      <label>
-        Payload
-        <textarea
-          name="payload"
-          rows={14}
-          cols={80}
-          value={payload}
-          onChange={(e) => setPayload(e.target.value)}
-          spellCheck={false}
-          aria-invalid={typeof bytes === 'string'}
-        />
-      </label>
-      {typeof bytes === 'string' ? (
-        <p className="error" role="alert" data-testid="payload-invalid">
-          {bytes}
-        </p>
-      ) : null}
-      <label>
-        Headers (JSON object)
-        <textarea
-          name="headers"
-          rows={6}
-          cols={80}
-          value={headersText}
-          onChange={(e) => setHeadersText(e.target.value)}
-          spellCheck={false}
-          aria-invalid={typeof headers === 'string'}
-        />
-      </label>
-      {typeof headers === 'string' ? (
-        <p className="error" role="alert">
-          {headers}
-        </p>
-      ) : null}
+      <CodeField
+        label="Payload"
+        name="payload"
+        rows={14}
+        value={payload}
+        onChange={setPayload}
+        problem={typeof bytes === 'string' ? bytes : null}
+        problemTestId="payload-invalid"
+      />
+      <CodeField
+        label="Headers (JSON object)"
+        name="headers"
+        rows={6}
+        value={headersText}
+        onChange={setHeadersText}
+        problem={typeof headers === 'string' ? headers : null}
+      />
       <h2>Diff against the original</h2>
       {diff ? <DiffView diff={diff} /> : null}
       {props.destinations.length ? (
