@@ -5,7 +5,8 @@
 import { useRouter } from 'next/navigation';
 import { useMemo, useState, type FormEvent } from 'react';
 import { editDiff, type EditDiff } from '@/lib/redrive/edit/diff';
-import { apiCall, apiFailureText } from '@/components/api-client';
+import { apiCall } from '@/components/api-client';
+import { useApiCall } from '@/components/use-api-call';
 import { ReasonField } from '@/components/limited-input';
 
 type Mode = 'json' | 'text' | 'hex';
@@ -101,8 +102,7 @@ export function EditForm(props: {
   const [headersText, setHeadersText] = useState(JSON.stringify(props.headers, null, 2));
   const [reason, setReason] = useState('');
   const [destination, setDestination] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [pending, setPending] = useState(false);
+  const { pending, error, setError, run } = useApiCall();
 
   const bytes: Uint8Array | string = useMemo(() => {
     if (mode === 'hex') return parseHex(payload);
@@ -133,9 +133,7 @@ export function EditForm(props: {
     e.preventDefault();
     const form = e.currentTarget;
     if (problem || !diff) return;
-    setPending(true);
-    setError(null);
-    try {
+    await run(form, async () => {
       const { task } = await apiCall<{ task: { id: string } }>(`/api/v1/dead-letters/${props.id}/edit`, {
         body: {
           payloadBase64: toBase64(bytes as Uint8Array),
@@ -146,11 +144,7 @@ export function EditForm(props: {
         },
       });
       router.push(`/redrives/${task.id}`);
-    } catch (err) {
-      setError(apiFailureText(err, form));
-    } finally {
-      setPending(false);
-    }
+    });
   }
 
   return (
