@@ -4,7 +4,7 @@ import { api, pathParams } from '@/lib/auth/guard';
 import { AppError } from '@/lib/errors';
 import { getDeadLetter, DeadLetterDetail } from '@/lib/deadletters/get-dead-letter';
 import { activeReveal } from '@/lib/deadletters/reveal-payload';
-import { DeadLetterGoneView } from '@/lib/deadletters/get-tombstone';
+import { droppedByRetentionAnswer } from '@/lib/deadletters/route-shapes';
 
 const query = z.object({ reveal: z.string().optional().describe('A revealId from POST …/reveal: headers and error text clear') });
 
@@ -17,10 +17,7 @@ export const GET = api(
     tags: ['dead letters'],
     responses: {
       200: { description: 'The dead letter', view: DeadLetterDetail },
-      410: {
-        description: 'Dropped by retention (its month was decided and past retention): error.details.tombstone is what is kept of it',
-        view: DeadLetterGoneView,
-      },
+      410: droppedByRetentionAnswer,
     },
     params: pathParams('id'),
     query,
