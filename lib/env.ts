@@ -7,6 +7,14 @@ import { withDefaultUser } from './db-url.mjs';
 import { issueList } from './zod-issues';
 import { checkpointKeyFile, fileSecret, productionSecretProblems, secretProblem } from './env-secrets.mjs';
 
+/** A whole number above zero, `fallback` when unset. */
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+/** A switch: on only when set to 'true'. */
+const offUnlessTrue = z
+  .enum(['true', 'false'])
+  .default('false')
+  .transform((v) => v === 'true');
+
 const schema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   DATABASE_URL: z.string().url().default('postgresql://localhost:5432/triage'),
@@ -59,30 +67,27 @@ const schema = z.object({
   // The demo's "deploy handler v2" switch; the admin toggle in settings overrides it.
   DEMO_HANDLER_VERSION: z.enum(['v1', 'v2']).default('v1'),
   // The consumer worker: messages handled at once per source, and how often it looks for new sources.
-  CONSUMER_CONCURRENCY: z.coerce.number().int().positive().default(10),
-  CONSUMER_DISCOVERY_MS: z.coerce.number().int().positive().default(5_000),
+  CONSUMER_CONCURRENCY: positiveInt(10),
+  CONSUMER_DISCOVERY_MS: positiveInt(5_000),
   // Worker processes' Postgres sessions (lib/db/pools.ts, setWorkerTimeouts): a statement that waits longer
   // (on a lock, on a server that stopped answering) fails with an error instead of hanging its handler;
   // the maintenance worker and the search indexer run bulk statements under the longer bulk timeout.
   // A session left idle inside a transaction this long is ended by Postgres, its locks released.
   // The web app's requests are not under these (an export streams for as long as it takes).
-  WORKER_STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
-  BULK_STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(600_000),
-  WORKER_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  WORKER_STATEMENT_TIMEOUT_MS: positiveInt(30_000),
+  BULK_STATEMENT_TIMEOUT_MS: positiveInt(600_000),
+  WORKER_IDLE_IN_TRANSACTION_TIMEOUT_MS: positiveInt(60_000),
   // A Postgres write with no answer this long is given up (lib/db/stall-guard.ts: the dead-letter
   // sweeper, the connectors' imports), its work left to be done again. Twice the idle-in-transaction
   // timeout: a live write is cut by the server's own timeouts long before. Tests shorten it.
-  POSTGRES_STALL_MS: z.coerce.number().int().positive().default(120_000),
+  POSTGRES_STALL_MS: positiveInt(120_000),
   // How often each worker process writes its heartbeat; health calls a kind stale after 3 missed beats (and at least 15 s).
-  WORKER_HEARTBEAT_MS: z.coerce.number().int().positive().default(5_000),
+  WORKER_HEARTBEAT_MS: positiveInt(5_000),
   // Only behind a reverse proxy that sets X-Forwarded-For may that header name the client: anyone
   // can send it, and the sign-in limiter keys on it.
-  TRUST_PROXY: z
-    .enum(['true', 'false'])
-    .default('false')
-    .transform((v) => v === 'true'),
-  SIGN_IN_MAX_ATTEMPTS: z.coerce.number().int().positive().default(10),
-  SIGN_IN_WINDOW_SECONDS: z.coerce.number().int().positive().default(300),
+  TRUST_PROXY: offUnlessTrue,
+  SIGN_IN_MAX_ATTEMPTS: positiveInt(10),
+  SIGN_IN_WINDOW_SECONDS: positiveInt(300),
   // Webhooks and redrive URLs may not reach internal addresses (lib/outbound) except these hosts
   // (comma-separated names or addresses), or any at all with OUTBOUND_ALLOW_PRIVATE=true.
   OUTBOUND_ALLOWED_HOSTS: z
@@ -99,22 +104,19 @@ const schema = z.object({
         )
         .filter(Boolean),
     ),
-  OUTBOUND_ALLOW_PRIVATE: z
-    .enum(['true', 'false'])
-    .default('false')
-    .transform((v) => v === 'true'),
+  OUTBOUND_ALLOW_PRIVATE: offUnlessTrue,
   // Encrypts connector credentials at rest (lib/connectors/secrets.ts); generated under TRIAGE_STATE_DIR
   // when unset. Losing it means re-entering every connector's credentials.
   CONNECTOR_SECRET_KEY: z.string().min(32).optional(),
   // The connectors worker: how often it rereads the connector sources (new, changed, paused, removed).
-  CONNECTOR_DISCOVERY_MS: z.coerce.number().int().positive().default(5_000),
+  CONNECTOR_DISCOVERY_MS: positiveInt(5_000),
   // A connector source whose import keeps failing this long raises its connector alarm (lib/alarms).
-  CONNECTOR_ALARM_AFTER_SECONDS: z.coerce.number().int().positive().default(120),
+  CONNECTOR_ALARM_AFTER_SECONDS: positiveInt(120),
   // A redrive task paused this long (it holds its dead letters) turns its source's redrive alarm to ALARM.
-  REDRIVE_PAUSED_ALARM_SECONDS: z.coerce.number().int().positive().default(1800),
+  REDRIVE_PAUSED_ALARM_SECONDS: positiveInt(1800),
   // A connector source's source queue (the queue its consumer reads) whose oldest waiting message is
   // older than this raises its consumer alarm, as does one with messages and no consumer (lib/alarms).
-  SOURCE_QUEUE_MAX_AGE_SECONDS: z.coerce.number().int().positive().default(900),
+  SOURCE_QUEUE_MAX_AGE_SECONDS: positiveInt(900),
   // How long the maintenance cycle waits for one broker's answer about a source queue; past it the
   // source's reading is kept and marked stale (lib/connectors/source-queue.ts).
   SOURCE_QUEUE_READ_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),

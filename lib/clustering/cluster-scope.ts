@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { sourceScope, type Permission, type Principal } from '@/lib/auth';
 import { pg } from '@/lib/db';
 import { visibleSources, type VisibleSource } from '@/lib/deadletters/query';
-import { notFound } from '@/lib/errors';
+import { forbidden, notFound } from '@/lib/errors';
 import type { ErrorClass } from '@/lib/model/error-classes';
 
 export interface ClusterScope {
@@ -62,4 +62,19 @@ export async function findCluster(id: string, scope: ClusterScope): Promise<Clus
   }
   const { requested, ...cluster } = row;
   return { ...cluster, aliasOf: requested === cluster.id ? null : requested };
+}
+
+/**
+ * The sources holding members of these clusters. A change that moves every member (a merge, a
+ * split) is refused to a team-scoped lead when another team's source holds some: an admin makes it.
+ */
+export async function sourcesOfAll(scope: ClusterScope, clusters: ClusterRow[], change: 'merge' | 'split'): Promise<string[]> {
+  const rows = await pg()<{ source_id: string }[]>`
+    SELECT DISTINCT source_id::text FROM cluster_sources WHERE cluster_id = ANY(${clusters.map((c) => c.id)}::uuid[])`;
+  const ids = rows.map((r) => r.source_id);
+  if (scope.restrict && ids.some((s) => !scope.restrict!.includes(s))) {
+    const which = clusters.length > 1 ? 'One of these clusters' : 'This cluster';
+    throw forbidden(`${which} also holds dead letters of another team: an admin can ${change} it`);
+  }
+  return ids;
 }

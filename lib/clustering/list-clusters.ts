@@ -10,7 +10,7 @@ import { readDb, retriedOnPrimary } from '@/lib/db/replica';
 import { AppError } from '@/lib/errors';
 import { isoTime } from '@/lib/wire';
 import { maskErrorText } from '@/lib/masking';
-import { errorTypeFilter } from '@/lib/deadletters/filters';
+import { errorTypeFilter, filterQueryString, oneOrMany } from '@/lib/deadletters/filters';
 import { likePattern } from '@/lib/deadletters/query';
 import { OWNER_FILTERS, OWNERSHIP_STATUSES, type OwnershipStatus } from '@/lib/model/ownership-statuses';
 import { ClusterVerdict, clusterVerdict } from './cluster-verdict';
@@ -18,21 +18,9 @@ import { clusterScope } from './cluster-scope';
 import { ERROR_CLASSES, type ErrorClass } from '@/lib/model/error-classes';
 import { hourlySeries, ratePerHour } from './cluster-hours';
 
-// A query string says "a,b" or repeats the key; JSON says ["a", "b"] or "a".
-const sourceNames = z.preprocess(
-  (v) =>
-    typeof v === 'string'
-      ? v
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean)
-      : v,
-  z.array(z.string().min(1).max(63)).max(100),
-);
-
 export const clusterFilters = z
   .object({
-    source: sourceNames.optional().describe('Source names'),
+    source: oneOrMany(z.string().min(1).max(63)).optional().describe('Source names'),
     errorType: errorTypeFilter,
     q: z.string().trim().min(1).max(200).optional().describe('Text in the template'),
     state: z.enum(['open', 'all']).default('open').describe('open: clusters with open dead letters (default); all: every cluster'),
@@ -218,26 +206,11 @@ async function listClustersOnce(
   };
 }
 
-/** Filters from a query string (cursor and limit are left to the caller). */
-export function clusterFiltersFromSearchParams(params: URLSearchParams): ClusterFilters {
-  const raw: Record<string, string> = {};
-  for (const key of CLUSTER_FILTER_KEYS) {
-    const all = params.getAll(key).filter((v) => v !== '');
-    if (all.length) raw[key] = all.join(',');
-  }
-  return clusterFilters.parse(raw);
-}
-
-/** The filters as a query string (links: next page, the same view again). */
-export function clusterFiltersToSearchParams(filters: Partial<ClusterFilters>): URLSearchParams {
-  const p = new URLSearchParams();
-  for (const key of CLUSTER_FILTER_KEYS) {
-    const v = filters[key];
-    if (v === undefined || (key === 'state' && v === 'open')) continue;
-    p.set(key, Array.isArray(v) ? v.join(',') : String(v));
-  }
-  return p;
-}
+export const { fromSearchParams: clusterFiltersFromSearchParams, toSearchParams: clusterFiltersToSearchParams } = filterQueryString(
+  clusterFilters,
+  CLUSTER_FILTER_KEYS,
+  { state: 'open' },
+);
 
 /** listClusters, once more on the primary if the replica goes away under it (lib/db/replica.ts). */
 export const listClusters = retriedOnPrimary(listClustersOnce);

@@ -5,11 +5,11 @@
 import { z } from 'zod';
 import { append } from '@/lib/audit';
 import { auditActor, authorize, type Principal } from '@/lib/auth';
-import { db, pg } from '@/lib/db';
+import { db } from '@/lib/db';
 import { reasonSchema } from '@/lib/deadletters/decide';
-import { AppError, forbidden } from '@/lib/errors';
+import { AppError } from '@/lib/errors';
 import { absorbClusters, prismaQuery } from './absorb-clusters';
-import { clusterScope, findCluster, type ClusterRow, type ClusterScope } from './cluster-scope';
+import { clusterScope, findCluster, sourcesOfAll } from './cluster-scope';
 import { ClusterDecision, auditPlace } from './archive-cluster';
 import { lockShapes } from './merge-new-clusters';
 
@@ -26,17 +26,6 @@ export type ClusterMerge = z.infer<typeof ClusterMerge>;
 
 const TRANSACTION_TIMEOUT_MS = 5 * 60_000;
 
-/** Source ids holding members of these clusters; a team-scoped lead may merge only within their sources. */
-async function sourcesOf(scope: ClusterScope, clusters: ClusterRow[]): Promise<string[]> {
-  const rows = await pg()<{ source_id: string }[]>`
-    SELECT DISTINCT source_id::text FROM cluster_sources WHERE cluster_id = ANY(${clusters.map((c) => c.id)}::uuid[])`;
-  const ids = rows.map((r) => r.source_id);
-  if (scope.restrict && ids.some((s) => !scope.restrict!.includes(s))) {
-    throw forbidden('One of these clusters also holds dead letters of another team: an admin can merge it');
-  }
-  return ids;
-}
-
 /** Merge cluster `id` into `input.into`; returns the survivor and how many dead letters moved. */
 export async function mergeClusters(actor: Principal, id: string, input: MergeClusterInput): Promise<ClusterMerge> {
   authorize(actor, 'clusters.merge');
@@ -45,7 +34,7 @@ export async function mergeClusters(actor: Principal, id: string, input: MergeCl
   const from = await findCluster(id, scope);
   const target = await findCluster(into, scope);
   if (from.id === target.id) throw new AppError('conflict', 'These clusters are already one');
-  const sources = await sourcesOf(scope, [from, target]);
+  const sources = await sourcesOfAll(scope, [from, target], 'merge');
   return db().$transaction(
     async (tx) => {
       const q = prismaQuery(tx);

@@ -22,6 +22,22 @@ interface Delta {
   cls: string;
 }
 
+/** The deltas summed per key: counts added up, the earliest first and the latest last. */
+function sumBy(deltas: readonly Delta[], keyOf: (d: Delta) => string): Delta[] {
+  const sums = new Map<string, Delta>();
+  for (const d of deltas) {
+    const s = sums.get(keyOf(d));
+    if (!s) sums.set(keyOf(d), { ...d });
+    else {
+      s.n += d.n;
+      s.open += d.open;
+      if (d.first < s.first) s.first = d.first;
+      if (d.last > s.last) s.last = d.last;
+    }
+  }
+  return [...sums.values()];
+}
+
 /**
  * Point dead letters `ids` at cluster `to` (a cluster that is not an alias). Rows are updated
  * first, then the clusters locked in id order (the order of the ingest write path and of
@@ -44,19 +60,7 @@ export async function moveMembers(q: Query, ids: readonly bigint[] | readonly st
   const olds = [...new Set(deltas.map((d) => d.cluster).filter((c) => c !== null))];
   await q`SELECT id FROM clusters WHERE id = ANY(${[...olds, to]}::uuid[]) ORDER BY id FOR NO KEY UPDATE`;
 
-  const perSource = new Map<string, Delta>();
-  for (const d of deltas) {
-    const k = `${d.cluster}|${d.source}`;
-    const s = perSource.get(k);
-    if (!s) perSource.set(k, { ...d });
-    else {
-      s.n += d.n;
-      s.open += d.open;
-      if (d.first < s.first) s.first = d.first;
-      if (d.last > s.last) s.last = d.last;
-    }
-  }
-  const sources = [...perSource.values()];
+  const sources = sumBy(deltas, (d) => `${d.cluster}|${d.source}`);
   const members = sources.reduce((a, s) => a + s.n, 0);
   const open = sources.reduce((a, s) => a + s.open, 0);
   const first = new Date(Math.min(...sources.map((s) => s.first.getTime())));
@@ -93,18 +97,7 @@ export async function moveMembers(q: Query, ids: readonly bigint[] | readonly st
       first_seen = LEAST(first_seen, ${first.toISOString()}::timestamptz), last_seen = GREATEST(last_seen, ${last.toISOString()}::timestamptz),
       error_class = CASE WHEN ${last.toISOString()}::timestamptz >= last_seen THEN ${latest.cls}::"ErrorClass" ELSE error_class END
     WHERE id = ${to}::uuid RETURNING id`;
-  const into = new Map<string, Delta>();
-  for (const s of sources) {
-    const t = into.get(s.source);
-    if (!t) into.set(s.source, { ...s });
-    else {
-      t.n += s.n;
-      t.open += s.open;
-      if (s.first < t.first) t.first = s.first;
-      if (s.last > t.last) t.last = s.last;
-    }
-  }
-  const ins = [...into.values()].sort((a, b) => (a.source < b.source ? -1 : 1));
+  const ins = sumBy(sources, (s) => s.source).sort((a, b) => (a.source < b.source ? -1 : 1));
   await q`
     INSERT INTO cluster_sources (cluster_id, source_id, count, open_count, first_seen, last_seen)
     SELECT ${to}::uuid, v.source_id, v.n, v.open, v.first, v.last

@@ -11,11 +11,11 @@ import { append } from '@/lib/audit';
 import { auditActor, authorize, type Principal } from '@/lib/auth';
 import { db, pg } from '@/lib/db';
 import { reasonSchema } from '@/lib/deadletters/decide';
-import { forbidden, unprocessable } from '@/lib/errors';
+import { unprocessable } from '@/lib/errors';
 import { hidesValueAt, MASKED, maskErrorText, sensitivePathsOf } from '@/lib/masking';
 import { prismaQuery } from './absorb-clusters';
 import { auditPlace } from './archive-cluster';
-import { clusterScope, findCluster, type ClusterRow, type ClusterScope } from './cluster-scope';
+import { clusterScope, findCluster, sourcesOfAll, type ClusterRow } from './cluster-scope';
 import { clusterShape } from './cluster-shape';
 import { fieldLabel, parsePayload } from './grouping-rules';
 import { lockShapes } from './merge-new-clusters';
@@ -112,16 +112,6 @@ async function shownValues(cluster: ClusterRow, by: SplitField): Promise<(value:
   return (v) => maskErrorText(v) ?? v;
 }
 
-/** A team-scoped lead may split only a cluster all of whose members are in their sources (a split moves them all). */
-async function assertOwnsAll(scope: ClusterScope, cluster: ClusterRow): Promise<string[]> {
-  const rows = await pg()<{ source_id: string }[]>`SELECT source_id::text FROM cluster_sources WHERE cluster_id = ${cluster.id}::uuid`;
-  const ids = rows.map((r) => r.source_id);
-  if (scope.restrict && ids.some((s) => !scope.restrict!.includes(s))) {
-    throw forbidden('This cluster also holds dead letters of another team: an admin can split it');
-  }
-  return ids;
-}
-
 /** What a split would make: the parts and their counts, without changing anything. */
 export async function previewSplit(actor: Principal, id: string, input: z.input<typeof splitPreviewInput>): Promise<SplitPreview> {
   authorize(actor, 'clusters.split');
@@ -138,7 +128,7 @@ export async function splitCluster(actor: Principal, id: string, input: SplitClu
   const { by, reason } = splitClusterInput.parse(input);
   const scope = await clusterScope(actor, 'clusters.split');
   const cluster = await findCluster(id, scope);
-  const sources = await assertOwnsAll(scope, cluster);
+  const sources = await sourcesOfAll(scope, [cluster], 'split');
   return db().$transaction(
     async (tx) => {
       const q = prismaQuery(tx);

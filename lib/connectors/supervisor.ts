@@ -7,8 +7,8 @@
 // A write with no answer (lib/db/stall-guard.ts) is given up: its batch stays on the broker, the
 // loop reconnects with backoff and the pool the write ran on is replaced.
 import { setTimeout as sleep } from 'node:timers/promises';
-import postgres from 'postgres';
-import { sessionTimeouts, pg } from '@/lib/db';
+import { pg } from '@/lib/db';
+import { openLockedRuns } from '@/lib/db/advisory-locks';
 import { ReplaceablePool, stallGuard } from '@/lib/db/stall-guard';
 import { writeBudget, type WriteBudget } from '@/lib/admission';
 import { recordDeadLetters, type NewDeadLetter, type RecordedDeadLetter, type SourcePolicy } from '@/lib/intake/record-dead-letters';
@@ -44,12 +44,6 @@ export const CONNECTOR_LOCK_CLASS = 7_201_013;
 const HEALTH_WRITE_MS = 1_000;
 
 type SourceRow = ConnectorSourceRow & { importPaused: boolean; version: string };
-
-interface Loop {
-  version: string;
-  stop: AbortController;
-  done: Promise<void>;
-}
 
 /** Reconnect delay after `failures` consecutive failures: half fixed, half random, so retries spread. */
 export function reconnectDelay(failures: number, baseMs: number, capMs: number, random: () => number = Math.random): number {
@@ -201,41 +195,31 @@ export async function startConnectorSupervisor(options: ConnectorSupervisorOptio
     budget: options.budget ?? writeBudget(),
   };
   const kinds = registeredConnectorKinds();
-  // One dedicated session for the advisory locks; if it ever reconnects its locks are gone, so every
-  // loop stops and the next discovery takes the sources up again under new locks.
-  const locks = postgres(env().DATABASE_URL, { max: 1, idle_timeout: 0, max_lifetime: null, onnotice: () => {}, connection: sessionTimeouts() });
-  const pidOf = async () => (await locks<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`)[0]!.pid;
-  let lockPid = await pidOf();
-  const loops = new Map<string, Loop>();
+  // One loop per source across processes; the version is the source's as the loop started.
+  const loops = await openLockedRuns<{ version: string }>(CONNECTOR_LOCK_CLASS);
   // The imports' writes, on a pool of their own: replaced when a write stalls.
   const writes = new ReplaceablePool();
   let stopping = false;
 
-  async function start(row: SourceRow): Promise<void> {
-    const [got] = await locks<{ ok: boolean }[]>`SELECT pg_try_advisory_lock(${CONNECTOR_LOCK_CLASS}, hashtext(${row.id})) AS ok`;
-    if (!got?.ok) return; // another connectors process runs it
-    if (stopping || loops.has(row.id)) {
-      await locks`SELECT pg_advisory_unlock(${CONNECTOR_LOCK_CLASS}, hashtext(${row.id}))`;
-      return;
-    }
-    const stop = new AbortController();
-    const done = runImportLoop(row, stop.signal, o, writes)
-      .catch((err: unknown) => log.error({ err, source: row.name }, 'connector loop ended unexpectedly; the next discovery starts it again'))
-      .finally(async () => {
-        loops.delete(row.id);
-        await locks`SELECT pg_advisory_unlock(${CONNECTOR_LOCK_CLASS}, hashtext(${row.id}))`.catch(() => undefined);
-      });
-    loops.set(row.id, { version: row.version, stop, done });
-  }
+  const start = (row: SourceRow) =>
+    loops.start(
+      row.id,
+      { version: row.version },
+      (signal) =>
+        runImportLoop(row, signal, o, writes).catch((err: unknown) =>
+          log.error({ err, source: row.name }, 'connector loop ended unexpectedly; the next discovery starts it again'),
+        ),
+      () => stopping,
+    );
 
   async function discover(): Promise<void> {
     if (stopping) return;
-    const pid = await pidOf();
-    if (pid !== lockPid) {
-      log.warn({ was: lockPid, now: pid }, 'connector lock session was replaced; restarting imports');
-      lockPid = pid;
-      for (const l of loops.values()) l.stop.abort();
-      await Promise.all([...loops.values()].map((l) => l.done));
+    // The locks' session was replaced, so its locks are gone: every loop stops, and this discovery
+    // takes the sources up again under new locks.
+    const replaced = await loops.replaced();
+    if (replaced) {
+      log.warn(replaced, 'connector lock session was replaced; restarting imports');
+      await loops.stopAll();
     }
     const sql = pg();
     const rows = await sql<SourceRow[]>`
@@ -245,11 +229,11 @@ export async function startConnectorSupervisor(options: ConnectorSupervisorOptio
         ${options.only ? sql`AND id = ANY(${options.only}::uuid[])` : sql``}`;
     const wanted = new Map(rows.filter((r) => !r.importPaused).map((r) => [r.id, r]));
     // A paused, changed or removed source stops; a changed one starts again on a later discovery, once stopped.
-    for (const [id, loop] of loops) {
+    for (const [id, loop] of loops.running) {
       const row = wanted.get(id);
       if (!row || row.version !== loop.version) loop.stop.abort();
     }
-    for (const row of wanted.values()) if (!loops.has(row.id) && !stopping) await start(row);
+    for (const row of wanted.values()) if (!loops.running.has(row.id) && !stopping) await start(row);
   }
 
   let discovering: Promise<void> = Promise.resolve();
@@ -263,14 +247,13 @@ export async function startConnectorSupervisor(options: ConnectorSupervisorOptio
   const timer = setInterval(tick, o.discoveryMs);
 
   return {
-    running: () => [...loops.keys()],
+    running: () => [...loops.running.keys()],
     async stop() {
       stopping = true;
       clearInterval(timer);
       await discovering;
-      for (const l of loops.values()) l.stop.abort();
-      await Promise.all([...loops.values()].map((l) => l.done));
-      await Promise.all([locks.end({ timeout: 5 }), writes.end()]);
+      await loops.stopAll();
+      await Promise.all([loops.end(), writes.end()]);
     },
   };
 }

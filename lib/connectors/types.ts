@@ -4,7 +4,7 @@
 // broker under lib/connectors/, registered in lib/connectors/index.ts.
 import type { z } from 'zod';
 import type { NewDeadLetter, RecordedDeadLetter } from '@/lib/model/dead-letter';
-import type { RedriveDestination } from '@/lib/model/redrive-destination';
+import type { DeliveryResult, OutgoingRedrive, RedriveDestination } from '@/lib/model/redrive-destination';
 import type { ConnectorSecret } from './secrets';
 import { type Trap, trapLine } from './traps';
 
@@ -48,6 +48,28 @@ export class ConnectorError extends Error {
  */
 export function deliveryFailureOf(err: ConnectorError): 'refused' | 'infrastructure' {
   return err.kind === 'auth' || err.kind === 'not_found' || err.kind === 'config' ? 'refused' : 'infrastructure';
+}
+
+/**
+ * A batch delivered over one connection: when it cannot be had, every item fails alike (`asError`
+ * words why, deliveryFailureOf says whose failure it is); else each item is sent at once and
+ * answers for itself.
+ */
+export async function deliverOver<C>(
+  batch: OutgoingRedrive[],
+  connect: () => Promise<C>,
+  asError: (err: unknown) => ConnectorError,
+  send: (connection: C, item: OutgoingRedrive) => Promise<DeliveryResult>,
+): Promise<DeliveryResult[]> {
+  let connection: C;
+  try {
+    connection = await connect();
+  } catch (err) {
+    const e = asError(err);
+    const failure = deliveryFailureOf(e);
+    return batch.map(() => ({ ok: false, error: e.message, failure }));
+  }
+  return Promise.all(batch.map((item) => send(connection, item)));
 }
 
 /** What a "test connection" learnt. Never throws: a failure is `ok: false` with a clear `error`. */

@@ -8,7 +8,7 @@ import { DEAD_LETTER_REASONS, DEAD_LETTER_STATUSES } from '@/lib/enums';
 export { DEAD_LETTER_STATUSES, type DeadLetterStatus } from '@/lib/enums';
 
 // A query string says "a,b" or repeats the key; JSON says ["a", "b"] or "a".
-const oneOrMany = <T extends z.ZodType>(item: T) =>
+export const oneOrMany = <T extends z.ZodType>(item: T) =>
   z.preprocess(
     (v) =>
       typeof v === 'string'
@@ -52,26 +52,41 @@ export type DeadLetterFiltersInput = z.input<typeof deadLetterFilters>;
 
 export const FILTER_KEYS = Object.keys(deadLetterFilters.shape) as (keyof DeadLetterFilters)[];
 
-/** Filters from a query string (unknown keys such as cursor or format are left to the caller). */
-export function filtersFromSearchParams(params: URLSearchParams): DeadLetterFilters {
-  const raw: Record<string, unknown> = {};
-  for (const key of FILTER_KEYS) {
-    const all = params.getAll(key).filter((v) => v !== '');
-    if (all.length) raw[key] = all.length === 1 ? all[0] : all.join(',');
-  }
-  return deadLetterFilters.parse(raw);
+/**
+ * A filter schema's query string (list pages, their links, the list routes): each key once, its
+ * non-empty values joined by commas; a link leaves out a value the schema defaults to.
+ */
+export function filterQueryString<F extends Record<string, unknown>>(
+  schema: { parse(raw: unknown): F },
+  keys: readonly (keyof F & string)[],
+  defaults: Partial<F>,
+) {
+  return {
+    /** Filters from a query string (other keys, such as cursor or format, are left to the caller). */
+    fromSearchParams(params: URLSearchParams): F {
+      const raw: Record<string, string> = {};
+      for (const key of keys) {
+        const all = params.getAll(key).filter((v) => v !== '');
+        if (all.length) raw[key] = all.join(',');
+      }
+      return schema.parse(raw);
+    },
+    /** The filters as a query string (for links: next page, export, the same view again). */
+    toSearchParams(filters: Partial<F>): URLSearchParams {
+      const p = new URLSearchParams();
+      for (const key of keys) {
+        const v = filters[key];
+        if (v === undefined || v === defaults[key]) continue;
+        p.set(key, Array.isArray(v) ? v.join(',') : v instanceof Date ? v.toISOString() : String(v));
+      }
+      return p;
+    },
+  };
 }
 
-/** The filters as a query string (for links: next page, export, the same view again). */
-export function filtersToSearchParams(filters: Partial<DeadLetterFilters>): URLSearchParams {
-  const p = new URLSearchParams();
-  for (const key of FILTER_KEYS) {
-    const v = filters[key];
-    if (v === undefined || (key === 'sort' && v === 'newest')) continue;
-    p.set(key, Array.isArray(v) ? v.join(',') : v instanceof Date ? v.toISOString() : String(v));
-  }
-  return p;
-}
+export const { fromSearchParams: filtersFromSearchParams, toSearchParams: filtersToSearchParams } = filterQueryString(deadLetterFilters, FILTER_KEYS, {
+  sort: 'newest',
+});
 
 /** Keyset position: the last row's dead-letter time and id. Opaque to clients. */
 export interface Cursor {

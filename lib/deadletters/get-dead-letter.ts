@@ -8,7 +8,16 @@ import { z } from 'zod';
 import { ACTIVE_REDRIVE_STATUSES, DEAD_LETTER_REASONS, DEAD_LETTER_STATUSES, type DeadLetterStatus } from '@/lib/enums';
 import { isoTime } from '@/lib/wire';
 import { FailureEntry } from '@/lib/model/dead-letter';
-import { DeadLetterHistory, deadLetterHistory, droppedByRetention, getDeadLetterTombstone } from './get-tombstone';
+import {
+  DeadLetterDecision,
+  DeadLetterHistory,
+  DeadLetterSourceRef,
+  deadLetterHistory,
+  droppedByRetention,
+  getDeadLetterTombstone,
+  sourceAndDecision,
+  type SourceAndDecisionRow,
+} from './get-tombstone';
 import { maskDeadLetterText, maskErrorText, maskStoredPayload, sensitivePathsOf, verdictMasked, type MaskedPayload, type PayloadPolicy } from '@/lib/masking';
 
 export function parseDeadLetterId(id: string): bigint {
@@ -20,7 +29,7 @@ export function parseDeadLetterId(id: string): bigint {
 
 export const DeadLetterDetail = z.object({
   id: z.string(),
-  source: z.object({ id: z.uuid(), name: z.string(), teamId: z.uuid(), team: z.string() }),
+  source: DeadLetterSourceRef,
   messageId: z.string(),
   generation: z.int(),
   idempotencyKey: z.string().nullable(),
@@ -53,7 +62,7 @@ export const DeadLetterDetail = z.object({
   cluster: z.object({ id: z.uuid(), template: z.string(), errorType: z.string().nullable(), count: z.int(), openCount: z.int() }).nullable(),
   sensitive: z.boolean(),
   masked: z.boolean().describe('The stored verdict: the payload holds masked values, shown masked until revealed (audited)'),
-  decision: z.object({ decidedBy: z.object({ id: z.uuid(), email: z.string() }).nullable(), decidedAt: isoTime.nullable(), reason: z.string().nullable() }),
+  decision: DeadLetterDecision,
   history: DeadLetterHistory,
   heldBy: z
     .object({ taskId: z.uuid(), status: z.enum(ACTIVE_REDRIVE_STATUSES), pausedReason: z.string().nullable() })
@@ -107,9 +116,10 @@ export async function getDeadLetter(actor: Principal, idParam: string, opts: { c
       WHERE i.dead_letter_id = ${id.toString()}::bigint AND t.status IN ${sql([...ACTIVE_REDRIVE_STATUSES])}
       ORDER BY t.created_at DESC LIMIT 1`,
   ]);
+  const { source, decision } = sourceAndDecision(r as SourceAndDecisionRow);
   const detail: DeadLetterDetail = {
     id: String(r.id),
-    source: { id: r.source_id, name: r.source_name, teamId: r.team_id, team: r.team_name },
+    source,
     messageId: r.message_id,
     generation: r.generation,
     idempotencyKey: r.idempotency_key,
@@ -144,11 +154,7 @@ export async function getDeadLetter(actor: Principal, idParam: string, opts: { c
       : null,
     sensitive: r.sensitive,
     masked: verdictMasked(r.payload_masked, r.recomputing),
-    decision: {
-      decidedBy: r.decided_by_id ? { id: r.decided_by_id, email: r.decided_by_email ?? 'unknown' } : null,
-      decidedAt: iso(r.decided_at),
-      reason: r.decision_reason,
-    },
+    decision,
     history,
     heldBy: held ? { taskId: held.id, status: held.status, pausedReason: held.paused_reason } : null,
   };

@@ -23,9 +23,43 @@ export async function deadLetterHistory(id: bigint): Promise<DeadLetterHistory> 
   return rows.map((h) => ({ at: h.at.toISOString(), action: h.action, actor: h.actor_email, role: h.actor_role, reason: h.reason }));
 }
 
+/** The source a dead letter belongs to, with its team. */
+export const DeadLetterSourceRef = z.object({ id: z.uuid(), name: z.string(), teamId: z.uuid(), team: z.string() });
+
+/** Who decided the dead letter's status (discarded, archived…), when and why. */
+export const DeadLetterDecision = z.object({
+  decidedBy: z.object({ id: z.uuid(), email: z.string() }).nullable(),
+  decidedAt: isoTime.nullable(),
+  reason: z.string().nullable(),
+});
+
+/** The columns of a dead letter's (or its tombstone's) row that hold its source and its decision. */
+export interface SourceAndDecisionRow {
+  source_id: string;
+  source_name: string;
+  team_id: string;
+  team_name: string;
+  decided_by_id: string | null;
+  decided_by_email: string | null;
+  decided_at: Date | null;
+  decision_reason: string | null;
+}
+
+/** The source and the decision of a row (its decision reason as stored: the caller masks). */
+export function sourceAndDecision(r: SourceAndDecisionRow): { source: DeadLetterSourceRef; decision: DeadLetterDecision } {
+  return {
+    source: { id: r.source_id, name: r.source_name, teamId: r.team_id, team: r.team_name },
+    decision: {
+      decidedBy: r.decided_by_id ? { id: r.decided_by_id, email: r.decided_by_email ?? 'unknown' } : null,
+      decidedAt: r.decided_at?.toISOString() ?? null,
+      reason: r.decision_reason,
+    },
+  };
+}
+
 export const DeadLetterTombstoneView = z.object({
   id: z.string(),
-  source: z.object({ id: z.uuid(), name: z.string(), teamId: z.uuid(), team: z.string() }),
+  source: DeadLetterSourceRef,
   messageId: z.string(),
   generation: z.int(),
   redriveCount: z.int(),
@@ -37,11 +71,13 @@ export const DeadLetterTombstoneView = z.object({
   expiresAt: isoTime,
   payloadSize: z.int(),
   sha256: z.string(),
-  decision: z.object({ decidedBy: z.object({ id: z.uuid(), email: z.string() }).nullable(), decidedAt: isoTime.nullable(), reason: z.string().nullable() }),
+  decision: DeadLetterDecision,
   droppedAt: isoTime.describe('When retention dropped its month (payload, headers, error text and failure history went with it)'),
   history: DeadLetterHistory,
 });
 export type DeadLetterTombstoneView = z.infer<typeof DeadLetterTombstoneView>;
+export type DeadLetterSourceRef = z.infer<typeof DeadLetterSourceRef>;
+export type DeadLetterDecision = z.infer<typeof DeadLetterDecision>;
 
 /** The 410 body: the error envelope, its details the tombstone. */
 export const DeadLetterGoneView = z.object({
@@ -65,9 +101,10 @@ export async function getDeadLetterTombstone(actor: Principal, id: bigint): Prom
   // Free text: masked as the dead letter's decision reasons were (lib/masking).
   const mask = (text: string | null) => maskErrorText(text) ?? null;
   const history = await deadLetterHistory(id);
+  const { source, decision } = sourceAndDecision(r as SourceAndDecisionRow);
   return {
     id: String(r.id),
-    source: { id: r.source_id, name: r.source_name, teamId: r.team_id, team: r.team_name },
+    source,
     messageId: r.message_id,
     generation: r.generation,
     redriveCount: r.redrive_count,
@@ -79,11 +116,7 @@ export async function getDeadLetterTombstone(actor: Principal, id: bigint): Prom
     expiresAt: r.expires_at.toISOString(),
     payloadSize: r.payload_size,
     sha256: r.payload_sha256,
-    decision: {
-      decidedBy: r.decided_by_id ? { id: r.decided_by_id, email: r.decided_by_email ?? 'unknown' } : null,
-      decidedAt: r.decided_at?.toISOString() ?? null,
-      reason: mask(r.decision_reason),
-    },
+    decision: { ...decision, reason: mask(decision.reason) },
     droppedAt: r.dropped_at.toISOString(),
     history: history.map((h) => ({ ...h, reason: mask(h.reason) })),
   };

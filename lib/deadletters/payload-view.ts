@@ -1,6 +1,7 @@
 // The payload viewer's model: text, pretty JSON and hex of any bytes, never failing (invalid UTF-8,
 // empty, binary, megabytes, 10,000-deep JSON). Pure functions; the page renders the strings as React
 // text, so nothing in a payload is ever markup.
+import { jsonDepthWithin } from '@/lib/masking';
 
 /** Deeper JSON is shown as text: parsing and printing it would risk the server's or browser's stack. */
 export const MAX_JSON_DEPTH = 64;
@@ -30,23 +31,6 @@ export interface PayloadView {
 
 const fatal = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const lenient = new TextDecoder('utf-8', { ignoreBOM: true });
-
-/** Whether JSON text nests at most `limit` deep; scans without recursion and stops early. */
-export function jsonDepthWithin(text: string, limit: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) {
-      if (++depth > limit) return false;
-    } else if (c === 0x7d || c === 0x5d) depth--;
-  }
-  return true;
-}
 
 /**
  * Re-indent valid JSON without parsing its values, so big numbers, escapes and key order show exactly

@@ -4,6 +4,7 @@ import type { Principal } from '@/lib/auth';
 import { BulkDecisionResult, DecisionResult, MAX_BULK, bulkDecisionInput, decideSelection, decisionInput, type Decision } from './decide';
 import { deadLetterFilters, type DeadLetterFiltersInput } from './filters';
 import { countDeadLetters, listDeadLetters, DeadLetterPageWithCount, MAX_PAGE_SIZE } from './list-dead-letters';
+import { DeadLetterGoneView } from './get-tombstone';
 
 /** A list's query string: the filters, the keyset cursor, the page size; `count=true` adds a capped count. */
 export const deadLetterListQuery = deadLetterFilters.extend({
@@ -19,6 +20,12 @@ export const deadLetterListQuery = deadLetterFilters.extend({
     .optional()
     .describe('The id of your search reveal (POST /api/v1/dead-letters/search-reveal): text search then matches inside masked values too'),
 });
+
+/** The 410 answer of a route that reads one dead letter, when retention dropped it (its tombstone). */
+export const droppedByRetentionAnswer = {
+  description: 'Dropped by retention (its month was decided and past retention): error.details.tombstone is what is kept of it',
+  view: DeadLetterGoneView,
+};
 
 /** What the dead-letter list routes' specs share (all sources, one source): each adds its summary and query. */
 export const deadLetterListRoute = {

@@ -6,11 +6,8 @@
 // the original exchange, where the consumer meets the message again. Like the orders handler, v1
 // refuses fields it does not know ("gift"), v2 (`triage demo deploy v2`) accepts them.
 import amqp, { type Channel, type ChannelModel, type ConsumeMessage } from 'amqplib';
-import { SYSTEM } from '@/lib/auth';
-import { redactUrl } from '@/lib/connectors/secrets';
-import { db } from '@/lib/db';
 import { log } from '@/lib/log';
-import { createSource } from '@/lib/sources/create-source';
+import { ensureDemoSource } from './demo-source';
 import { demoHandlerVersion } from './settings';
 
 export const DEMO_RABBITMQ = {
@@ -38,10 +35,8 @@ export async function declareDemoTopology(ch: Channel): Promise<void> {
 }
 
 /** The Triage source reading the dead-letter queue; created once, by the system (audited). */
-export async function ensureDemoRabbitmqSource(url: string): Promise<void> {
-  if (await db().source.findUnique({ where: { name: DEMO_RABBITMQ.source } })) return;
-  await createSource(
-    { ...SYSTEM, label: 'demo' },
+export function ensureDemoRabbitmqSource(url: string): Promise<void> {
+  return ensureDemoSource(
     {
       name: DEMO_RABBITMQ.source,
       team: DEMO_RABBITMQ.team,
@@ -49,10 +44,10 @@ export async function ensureDemoRabbitmqSource(url: string): Promise<void> {
       description: 'Shipments on the local RabbitMQ (Spring-style dead-letter exchange)',
       // The consumer's queue, watched beside the DLQ (depth, consumers) on the source page and the SLA board.
       connection: { queue: DEMO_RABBITMQ.deadLetterQueue, sourceQueue: DEMO_RABBITMQ.queue },
-      secret: { url },
     },
+    url,
+    'RabbitMQ',
   );
-  log.info({ source: DEMO_RABBITMQ.source, url: redactUrl(url) }, 'demo RabbitMQ source created');
 }
 
 /** Why the consumer refuses a shipment, or null when it handles it. */

@@ -7,11 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
-import { SYSTEM } from '@/lib/auth';
-import { redactUrl } from '@/lib/connectors/secrets';
-import { db } from '@/lib/db';
-import { log } from '@/lib/log';
-import { createSource } from '@/lib/sources/create-source';
+import { ensureDemoSource } from './demo-source';
 import { demoHandlerVersion } from './settings';
 
 export const DEMO_SIDEKIQ = { source: 'mailers-sidekiq', team: 'commerce', queue: 'mailers', bin: '/usr/bin/sidekiq' } as const;
@@ -22,20 +18,18 @@ const APP = fileURLToPath(new URL('./sidekiq-app.rb', import.meta.url));
 export const sidekiqInstalled = () => existsSync(DEMO_SIDEKIQ.bin);
 
 /** The Triage source reading the dead set; created once, by the system (audited). */
-export async function ensureDemoSidekiqSource(url: string): Promise<void> {
-  if (await db().source.findUnique({ where: { name: DEMO_SIDEKIQ.source } })) return;
-  await createSource(
-    { ...SYSTEM, label: 'demo' },
+export function ensureDemoSidekiqSource(url: string): Promise<void> {
+  return ensureDemoSource(
     {
       name: DEMO_SIDEKIQ.source,
       team: DEMO_SIDEKIQ.team,
       kind: 'sidekiq',
       description: 'Welcome mails on a local Sidekiq (its dead set)',
       connection: { sourceQueue: DEMO_SIDEKIQ.queue },
-      secret: { url },
     },
+    url,
+    'Sidekiq',
   );
-  log.info({ source: DEMO_SIDEKIQ.source, url: redactUrl(url) }, 'demo Sidekiq source created');
 }
 
 /** `sidekiq -r lib/demo/sidekiq-app.rb -q mailers` on `url`. */

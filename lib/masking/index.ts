@@ -4,6 +4,7 @@ export {
   MASKED,
   MAX_MASK_BYTES,
   MAX_MASK_DEPTH,
+  jsonDepthWithin,
   maskJson,
   maskJsonCounted,
   maskJsonPayload,

@@ -171,6 +171,17 @@ export function maskJsonCounted(value: unknown, paths: readonly (string | PathSe
   return { value: maskLeaves(hidden, count), masked: count.n };
 }
 
+/** The index of the quote that closes the JSON string opened at `open` (the end of the text if none). */
+function closingQuote(json: string, open: number): number {
+  for (let i = open + 1; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    if (c === 0x5c)
+      i++; // backslash: skip the escaped character
+    else if (c === 0x22) return i;
+  }
+  return json.length;
+}
+
 /**
  * Quotes bare integer literals of 13+ digits in JSON text (with a marker), so that card numbers
  * sent as numbers survive JSON.parse exactly (they may exceed 2^53) and the detectors see their
@@ -179,17 +190,10 @@ export function maskJsonCounted(value: unknown, paths: readonly (string | PathSe
 function quoteLongIntegers(json: string): string {
   let out = '';
   let copied = 0;
-  let inString = false;
   for (let i = 0; i < json.length; i++) {
     const c = json.charCodeAt(i);
-    if (inString) {
-      if (c === 92)
-        i++; // backslash: skip the escaped character
-      else if (c === 34) inString = false;
-      continue;
-    }
-    if (c === 34) {
-      inString = true;
+    if (c === 0x22) {
+      i = closingQuote(json, i);
       continue;
     }
     if (c >= 48 && c <= 57) {
@@ -214,19 +218,18 @@ function unquoteIntegers(json: string): string {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Whether JSON text nests at most `limit` deep; a scan without recursion. */
-function depthWithin(text: string, limit: number): boolean {
+/**
+ * Whether JSON text nests at most `limit` deep; scans without recursion and stops early (masking, and
+ * the payload viewer, check it before parsing).
+ */
+export function jsonDepthWithin(text: string, limit: number): boolean {
   let depth = 0;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92) i++;
-      else if (c === 34) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 || c === 91) {
+    if (c === 0x22) i = closingQuote(text, i);
+    else if (c === 0x7b || c === 0x5b) {
       if (++depth > limit) return false;
-    } else if (c === 125 || c === 93) depth--;
+    } else if (c === 0x7d || c === 0x5d) depth--;
   }
   return true;
 }
@@ -266,7 +269,7 @@ export function maskPayload(payload: Uint8Array, policy: PayloadPolicy): MaskedP
   }
   let parsed: unknown;
   let isJson = false;
-  if (depthWithin(text, MAX_MASK_DEPTH)) {
+  if (jsonDepthWithin(text, MAX_MASK_DEPTH)) {
     try {
       parsed = JSON.parse(quoteLongIntegers(text));
       isJson = true;

@@ -10,38 +10,39 @@ import { lookup } from 'node:dns/promises';
 import { env } from '@/lib/env';
 import { unprocessable } from '@/lib/errors';
 
-const internal = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const)
-  internal.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of [
+/** The refused ranges, in CIDR notation. */
+const INTERNAL_RANGES = [
+  '0.0.0.0/8',
+  '10.0.0.0/8',
+  '100.64.0.0/10',
+  '127.0.0.0/8',
+  '169.254.0.0/16',
+  '172.16.0.0/12',
+  '192.0.0.0/24',
+  '192.168.0.0/16',
+  '198.18.0.0/15',
+  '224.0.0.0/4',
+  '240.0.0.0/4',
   // ::/96 holds the unspecified address, loopback and the deprecated IPv4-compatible addresses
   // (::7f00:1 is 127.0.0.1); fec0::/10 is the deprecated site-local range, still routed inside.
-  ['::', 96],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['fec0::', 10],
-  ['ff00::', 8],
+  '::/96',
+  'fc00::/7',
+  'fe80::/10',
+  'fec0::/10',
+  'ff00::/8',
   // NAT64 (RFC 6052, and local-use RFC 8215), 6to4 (RFC 3056) and Teredo (RFC 4380) reach whatever
   // IPv4 they embed, 127.0.0.1 and the metadata address included: refused whole, as an operator can
   // allow a host.
-  ['64:ff9b::', 96],
-  ['64:ff9b:1::', 48],
-  ['2002::', 16],
-  ['2001::', 32],
-] as const)
-  internal.addSubnet(net, prefix, 'ipv6');
+  '64:ff9b::/96',
+  '64:ff9b:1::/48',
+  '2002::/16',
+  '2001::/32',
+];
+const internal = new BlockList();
+for (const range of INTERNAL_RANGES) {
+  const [net, prefix] = range.split('/') as [string, string];
+  internal.addSubnet(net, Number(prefix), isIP(net) === 4 ? 'ipv4' : 'ipv6');
+}
 
 /** Loopback, private, link-local, CGNAT, multicast, reserved or unspecified (IPv4-mapped, NAT64 and 6to4 IPv6 included). */
 export function isInternalAddress(ip: string): boolean {

@@ -117,6 +117,23 @@ function settings(r: Pick<RedriveRule, 'name' | 'kind' | 'enabled' | 'okForSecon
   return { name: r.name, kind: r.kind, enabled: r.enabled, okForSeconds: r.okForSeconds, ratePerSecond: r.ratePerSecond, canary: r.canary };
 }
 
+/** The audit event of a change to rule `ruleId`, on its source: what it was and what it is now. */
+function auditRule(
+  tx: Tx,
+  actor: Principal,
+  action: string,
+  ruleId: string,
+  source: { id: string; teamId: string },
+  change: { before?: unknown; after?: unknown },
+  clock: Clock,
+) {
+  return append(
+    tx,
+    { actor: auditActor(actor), action, targetType: 'redrive_rule', targetId: ruleId, teamId: source.teamId, sourceId: source.id, ...change },
+    clock,
+  );
+}
+
 /** A source's rules, for whoever may read its dead letters. */
 export async function listRedriveRules(actor: Principal, sourceRef: string): Promise<RedriveRuleView[]> {
   authorize(actor, 'deadletters.read');
@@ -185,19 +202,7 @@ export async function createRedriveRule(actor: Principal, sourceRef: string, inp
         },
         include: WITH,
       });
-      await append(
-        tx,
-        {
-          actor: auditActor(actor),
-          action: 'redrive_rule.create',
-          targetType: 'redrive_rule',
-          targetId: rule.id,
-          teamId: source.teamId,
-          sourceId: source.id,
-          after: { ...settings(rule), author: author.email },
-        },
-        clock,
-      );
+      await auditRule(tx, actor, 'redrive_rule.create', rule.id, source, { after: { ...settings(rule), author: author.email } }, clock);
       return ruleView(rule);
     })
     .catch((e: unknown) => duplicateName(e, i.name));
@@ -248,20 +253,8 @@ export async function updateRedriveRule(
         include: WITH,
       });
       const others = Object.keys(i).filter((k) => k !== 'enabled' && i[k as keyof typeof i] !== undefined);
-      await append(
-        tx,
-        {
-          actor: auditActor(actor),
-          action: toggled && others.length === 0 ? (i.enabled ? 'redrive_rule.enable' : 'redrive_rule.disable') : 'redrive_rule.update',
-          targetType: 'redrive_rule',
-          targetId: rule.id,
-          teamId: source.teamId,
-          sourceId: source.id,
-          before: settings(rule),
-          after: settings(updated),
-        },
-        clock,
-      );
+      const action = toggled && others.length === 0 ? (i.enabled ? 'redrive_rule.enable' : 'redrive_rule.disable') : 'redrive_rule.update';
+      await auditRule(tx, actor, action, rule.id, source, { before: settings(rule), after: settings(updated) }, clock);
       return ruleView(updated);
     })
     .catch((e: unknown) => duplicateName(e, i.name ?? ''));
@@ -273,18 +266,6 @@ export async function deleteRedriveRule(actor: Principal, sourceRef: string, rul
   await db().$transaction(async (tx) => {
     const { source, rule } = await lockRule(tx, actor, sourceRef, ruleId);
     await tx.redriveRule.delete({ where: { id: rule.id } });
-    await append(
-      tx,
-      {
-        actor: auditActor(actor),
-        action: 'redrive_rule.delete',
-        targetType: 'redrive_rule',
-        targetId: rule.id,
-        teamId: source.teamId,
-        sourceId: source.id,
-        before: { ...settings(rule), author: rule.author.email },
-      },
-      clock,
-    );
+    await auditRule(tx, actor, 'redrive_rule.delete', rule.id, source, { before: { ...settings(rule), author: rule.author.email } }, clock);
   });
 }

@@ -68,12 +68,40 @@ async function audit(
 
 const who = (actor: Principal) => (isSystem(actor) ? (actor.label ?? 'system') : actor.email);
 
-export async function pauseRedrive(actor: Principal, id: string, input: RedriveCommandInput = {}): Promise<RedriveTask> {
-  authorize(actor, 'deadletters.redrive');
+interface TaskCommand {
+  /** What the command is called in a refusal ("Cannot resume a task that is running"). */
+  verb: string;
+  /** The statuses it may be given in (else 409). */
+  from: readonly RedriveTaskStatus[];
+  permission?: Permission;
+  /** The task is the worker's to run now: nudge it rather than wait for the next reconcile. */
+  nudge?: boolean;
+}
+
+/**
+ * A person's command on a task: authorized, its input parsed, the task locked and in a status the
+ * command may be given in, then `change` and its audit event in the same transaction.
+ */
+async function taskCommand(
+  actor: Principal,
+  id: string,
+  input: RedriveCommandInput,
+  { verb, from, permission = 'deadletters.redrive', nudge = false }: TaskCommand,
+  change: (tx: Tx, task: LockedTask, reason: string | undefined) => Promise<RedriveTask>,
+): Promise<RedriveTask> {
+  authorize(actor, permission);
   const { reason } = redriveCommandInput.parse(input);
-  return db().$transaction(async (tx) => {
-    const task = await lockTask(tx, actor, 'deadletters.redrive', id);
-    expectStatus(task, ['queued', 'running'], 'pause');
+  const task = await db().$transaction(async (tx) => {
+    const locked = await lockTask(tx, actor, permission, id);
+    expectStatus(locked, from, verb);
+    return change(tx, locked, reason);
+  });
+  if (nudge) await nudgeRedrive(task.id);
+  return task;
+}
+
+export async function pauseRedrive(actor: Principal, id: string, input: RedriveCommandInput = {}): Promise<RedriveTask> {
+  return taskCommand(actor, id, input, { verb: 'pause', from: ['queued', 'running'] }, async (tx, task, reason) => {
     await tx.redriveTask.update({
       where: { id },
       data: { status: 'paused', pausedAt: new Date(), pausedReason: `Paused by ${who(actor)}${reason ? `: ${reason}` : ''}` },
@@ -83,26 +111,16 @@ export async function pauseRedrive(actor: Principal, id: string, input: RedriveC
 }
 
 export async function resumeRedrive(actor: Principal, id: string, input: RedriveCommandInput = {}): Promise<RedriveTask> {
-  authorize(actor, 'deadletters.redrive');
-  const { reason } = redriveCommandInput.parse(input);
-  const task = await db().$transaction(async (tx) => {
-    const task = await lockTask(tx, actor, 'deadletters.redrive', id);
-    expectStatus(task, ['paused'], 'resume');
+  return taskCommand(actor, id, input, { verb: 'resume', from: ['paused'], nudge: true }, async (tx, task, reason) => {
     // A resume starts a new segment: the canary and the breaker judge only what is sent from now on.
     await tx.redriveTask.update({ where: { id }, data: { status: 'running', pausedReason: null, pausedAt: null } });
     return audit(tx, actor, task, 'redrive.resume', reason, { result: task.pausedReason ? `was: ${task.pausedReason}` : undefined });
   });
-  await nudgeRedrive(task.id);
-  return task;
 }
 
 /** Cancel: takes effect at the worker's next step (well within 2 s); what was sent stays sent, the rest is open again. */
 export async function cancelRedrive(actor: Principal, id: string, input: RedriveCommandInput = {}, clock: Clock = systemClock): Promise<RedriveTask> {
-  authorize(actor, 'deadletters.redrive');
-  const { reason } = redriveCommandInput.parse(input);
-  return db().$transaction(async (tx) => {
-    const task = await lockTask(tx, actor, 'deadletters.redrive', id);
-    expectStatus(task, ACTIVE_REDRIVE_STATUSES, 'cancel');
+  return taskCommand(actor, id, input, { verb: 'cancel', from: ACTIVE_REDRIVE_STATUSES }, async (tx, task, reason) => {
     await tx.redriveTask.update({ where: { id }, data: { status: 'cancelled', finishedAt: clock.now() } });
     // No runner holds the task (the lock is free): nothing is in flight, so let go of every unsent item.
     // Otherwise the runner lets go of its claimed batch when it sees the cancel.
@@ -114,21 +132,21 @@ export async function cancelRedrive(actor: Principal, id: string, input: Redrive
 
 /** A lead's or admin's approval of a large redrive; four eyes: never the one who started it. */
 export async function approveRedrive(actor: Principal, id: string, input: RedriveCommandInput = {}): Promise<RedriveTask> {
-  authorize(actor, 'redrive.approve');
-  const { reason } = redriveCommandInput.parse(input);
-  const task = await db().$transaction(async (tx) => {
-    const task = await lockTask(tx, actor, 'redrive.approve', id);
-    expectStatus(task, ['pending_approval'], 'approve');
-    await assertMayApprove(tx, actor, task);
-    await tx.redriveTask.update({
-      where: { id },
-      data: { status: 'queued', approvedById: isSystem(actor) ? null : actor.userId, approvedAt: new Date() },
-    });
-    const { skipped } = await holdDeadLetters(tx, id);
-    return audit(tx, actor, task, 'redrive.approve', reason, { result: skipped ? `${skipped} no longer open, skipped` : undefined });
-  });
-  await nudgeRedrive(task.id);
-  return task;
+  return taskCommand(
+    actor,
+    id,
+    input,
+    { verb: 'approve', from: ['pending_approval'], permission: 'redrive.approve', nudge: true },
+    async (tx, task, reason) => {
+      await assertMayApprove(tx, actor, task);
+      await tx.redriveTask.update({
+        where: { id },
+        data: { status: 'queued', approvedById: isSystem(actor) ? null : actor.userId, approvedAt: new Date() },
+      });
+      const { skipped } = await holdDeadLetters(tx, id);
+      return audit(tx, actor, task, 'redrive.approve', reason, { result: skipped ? `${skipped} no longer open, skipped` : undefined });
+    },
+  );
 }
 
 const WORKER = { ...SYSTEM, label: 'redrive-worker' };

@@ -5,7 +5,9 @@
 //   person who enabled the rule that started it, and not acting through a token that one of those
 //   minted (an admin could mint a token for a lead and approve as that lead).
 // The system (the CLI, the workers) is exempt at the start, and says so in the trail.
+import type { RedriveTask } from '@/generated/prisma/client';
 import type { Tx } from '@/lib/db';
+import { holdDeadLetters } from '@/lib/intake/dead-letter-status';
 import { isAssistant, isSystem, type Principal } from '@/lib/auth';
 import { forbidden } from '@/lib/errors';
 
@@ -82,4 +84,15 @@ export async function assertMayApprove(tx: Tx, actor: Principal, task: { created
       );
     }
   }
+}
+
+/**
+ * A new task whose items are written: it waits for a second person's approval (`pending`), or is
+ * queued with its dead letters held for it.
+ */
+export async function settleNewTask(tx: Tx, taskId: string, total: number, pending: boolean): Promise<RedriveTask> {
+  const task = await tx.redriveTask.update({ where: { id: taskId }, data: { total, status: pending ? 'pending_approval' : 'queued' } });
+  if (pending) return task;
+  await holdDeadLetters(tx, taskId);
+  return tx.redriveTask.findUniqueOrThrow({ where: { id: taskId } });
 }

@@ -63,3 +63,12 @@ export function answerTask(command: (actor: Principal, id: string, input: Redriv
     return Response.json(await getRedriveTask(actor, params.id));
   };
 }
+
+/**
+ * 201 for a task just started (a redrive, a transform, an edit), with its Location: the task as it is
+ * now, or `answer` with the task as its last field.
+ */
+export async function startedTask(actor: Principal, taskId: string, answer?: Record<string, unknown>): Promise<Response> {
+  const task = await getRedriveTask(actor, taskId);
+  return Response.json(answer ? { ...answer, task } : task, { status: 201, headers: { Location: `/api/v1/redrives/${taskId}` } });
+}

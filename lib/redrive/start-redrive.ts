@@ -12,9 +12,8 @@ import { systemClock, type Clock } from '@/lib/clock';
 import { redriveTraps } from '@/lib/connectors/trap-check';
 import { TrapView } from '@/lib/connectors/traps';
 import { ACTIVE_STATUSES } from './get-redrive';
-import { holdDeadLetters } from '@/lib/intake/dead-letter-status';
 import { nudgeRedrive } from './nudge';
-import { startedRecently, waitsFor } from './four-eyes';
+import { settleNewTask, startedRecently, waitsFor } from './four-eyes';
 import { RAMP_STEP_SECONDS } from './rate-plan';
 import { describeDestination, resolveDestination } from './destination-source';
 import { assertSelectable, countSelection, redriveSelection, resolveSelection, type RedriveSelectionInput, type SelectedSource } from './selection';
@@ -207,11 +206,7 @@ export async function startRedrive(
       if (total === 0) throw unprocessable('Nothing to redrive: the selection has no open dead letters');
       const waits = waitsFor(actor, total, recent, r.source);
       const pending = waits !== null;
-      let task = await tx.redriveTask.update({ where: { id: created.id }, data: { total, status: pending ? 'pending_approval' : 'queued' } });
-      if (!pending) {
-        await holdDeadLetters(tx, task.id);
-        task = await tx.redriveTask.findUniqueOrThrow({ where: { id: task.id } });
-      }
+      const task = await settleNewTask(tx, created.id, total, pending);
       await append(
         tx,
         {

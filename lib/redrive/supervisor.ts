@@ -4,9 +4,8 @@
 // the only copy. One runner per task across processes: a session advisory lock in Postgres, freed
 // by the server the moment a killed worker's connection drops.
 import { randomUUID } from 'node:crypto';
-import postgres from 'postgres';
-import { db, sessionTimeouts } from '@/lib/db';
-import { env } from '@/lib/env';
+import { db } from '@/lib/db';
+import { openLockedRuns } from '@/lib/db/advisory-locks';
 import { log } from '@/lib/log';
 import { QUEUES } from '@/lib/queue';
 import { processJob } from '@/lib/queue/process-job';
@@ -33,46 +32,32 @@ export interface RedriveSupervisor {
 export async function startRedriveSupervisor(options: RedriveSupervisorOptions = {}): Promise<RedriveSupervisor> {
   const { concurrency = 8, reconcileMs = 2_000, ...runner } = options;
   const clock = runner.clock ?? Date.now;
-  // One dedicated session for the advisory locks; if it ever reconnects its locks are gone, so
-  // every runner stops and the next reconcile takes the tasks up again under new locks.
-  const locks = postgres(env().DATABASE_URL, { max: 1, idle_timeout: 0, max_lifetime: null, onnotice: () => {}, connection: sessionTimeouts() });
-  const pidOf = async () => (await locks<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`)[0]!.pid;
-  let lockPid = await pidOf();
-  const runners = new Map<string, { stop: AbortController; done: Promise<void> }>();
+  const runners = await openLockedRuns(TASK_LOCK_CLASS);
   // This process's runner lease id: one runner per task within the process is the runners map.
   const runnerId = randomUUID();
-  const stopAll = new AbortController();
   let stopping = false;
 
   async function ensureRunning(taskId: string): Promise<void> {
-    if (stopping || runners.has(taskId) || runners.size >= concurrency) return;
-    const [got] = await locks<{ ok: boolean }[]>`SELECT pg_try_advisory_lock(${TASK_LOCK_CLASS}, hashtext(${taskId})) AS ok`;
-    if (!got?.ok || stopping || runners.has(taskId)) {
-      if (got?.ok) await locks`SELECT pg_advisory_unlock(${TASK_LOCK_CLASS}, hashtext(${taskId}))`;
-      return;
-    }
-    const stop = new AbortController();
-    const onStopAll = () => stop.abort();
-    stopAll.signal.addEventListener('abort', onStopAll, { once: true });
-    const done = runRedriveTask(taskId, { ...runner, runnerId, stop: stop.signal })
-      .then((end) => log.info({ taskId, end }, 'redrive runner ended'))
-      .catch((err: unknown) => log.error({ err, taskId }, 'redrive runner failed; the next reconcile takes the task up again'))
-      .finally(async () => {
-        stopAll.signal.removeEventListener('abort', onStopAll);
-        runners.delete(taskId);
-        await locks`SELECT pg_advisory_unlock(${TASK_LOCK_CLASS}, hashtext(${taskId}))`.catch(() => undefined);
-      });
-    runners.set(taskId, { stop, done });
+    if (stopping || runners.running.has(taskId) || runners.running.size >= concurrency) return;
+    await runners.start(
+      taskId,
+      {},
+      (signal) =>
+        runRedriveTask(taskId, { ...runner, runnerId, stop: signal })
+          .then((end) => log.info({ taskId, end }, 'redrive runner ended'))
+          .catch((err: unknown) => log.error({ err, taskId }, 'redrive runner failed; the next reconcile takes the task up again')),
+      () => stopping,
+    );
   }
 
   async function reconcile(): Promise<void> {
     if (stopping) return;
-    const pid = await pidOf();
-    if (pid !== lockPid) {
-      log.warn({ was: lockPid, now: pid }, 'redrive lock session was replaced; restarting runners');
-      lockPid = pid;
-      for (const r of runners.values()) r.stop.abort();
-      await Promise.all([...runners.values()].map((r) => r.done));
+    // The locks' session was replaced, so its locks are gone: every runner stops, and this reconcile
+    // takes the tasks up again under new locks.
+    const replaced = await runners.replaced();
+    if (replaced) {
+      log.warn(replaced, 'redrive lock session was replaced; restarting runners');
+      await runners.stopAll();
     }
     const runnable = await db().redriveTask.findMany({ where: { status: { in: ['queued', 'running'] } }, orderBy: { createdAt: 'asc' }, select: { id: true } });
     for (const t of runnable) await ensureRunning(t.id);
@@ -119,16 +104,17 @@ export async function startRedriveSupervisor(options: RedriveSupervisorOptions =
   await tick();
 
   return {
-    running: () => [...runners.keys()],
+    running: () => [...runners.running.keys()],
     async stop() {
       stopping = true;
       clearInterval(timer);
       await worker.close();
       await connection.quit().catch(() => undefined);
-      stopAll.abort();
+      // The runners stop at once; the reconcile in flight ends before the session closes.
+      const runnersStopped = runners.stopAll();
       await reconciling;
-      await Promise.all([...runners.values()].map((r) => r.done));
-      await locks.end({ timeout: 5 });
+      await runnersStopped;
+      await runners.end();
     },
   };
 }

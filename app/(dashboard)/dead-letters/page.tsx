@@ -10,9 +10,8 @@ import { DeadLetterRows } from '@/components/dead-letter-rows';
 import { FilterForm, PayloadSearchInput, ReasonSelect, SortSelect, SourceSelect, StatusSelect } from '@/components/filter-fields';
 import { KeysetPager } from '@/components/keyset-pager';
 import { OpenedView } from '@/components/opened-view';
-import { Problem } from '@/components/problem';
+import { ProblemOrSaveView } from '@/components/problem';
 import { first, problemMessage, toParams, type SearchParams } from '@/components/search-params';
-import { SaveViewForm } from '@/components/save-view-form';
 import { BulkActions, SearchRevealForm } from './forms';
 import styles from './dead-letters.module.css';
 
@@ -40,11 +39,7 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
       <h1>Dead letters</h1>
       <OpenedView actor={actor} id={params.get('view') ?? undefined} />
       <Filters filters={filters} sources={sources} typed={params} />
-      {problem ? (
-        <Problem message={problem} />
-      ) : can(actor.role, 'views.manage') ? (
-        <SaveViewForm page="dead_letters" filters={query.toString()} canShare={!!actor.teamId} />
-      ) : null}
+      <ProblemOrSaveView problem={problem} actor={actor} page="dead_letters" query={query} />
 
       <MatchCount matching={matching} count={count} query={query} />
       <SearchNotes searched={!!filters.q && !problem} unindexed={unindexed} />

@@ -1,5 +1,4 @@
 // /inbox — the support engineer's home: open clusters of my team's sources, newest wave first
-import { can } from '@/lib/auth';
 import { pageActor } from '@/lib/auth/guard';
 import { clusterFiltersToSearchParams, type ClusterPage } from '@/lib/clustering/list-clusters';
 import { listSources } from '@/lib/sources/list-sources';
@@ -8,9 +7,8 @@ import { ClusterTable } from '@/components/cluster-table';
 import { FilterForm, SourceSelect, TemplateSearchInput } from '@/components/filter-fields';
 import { KeysetPager } from '@/components/keyset-pager';
 import { OpenedView } from '@/components/opened-view';
-import { Problem } from '@/components/problem';
+import { ProblemOrSaveView } from '@/components/problem';
 import { first, toParams, type SearchParams } from '@/components/search-params';
-import { SaveViewForm } from '@/components/save-view-form';
 
 export default async function InboxPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const actor = await pageActor('deadletters.read');
@@ -42,11 +40,7 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
         <TemplateSearchInput value={filters.q ?? ''} />
         <button type="submit">Apply</button>
       </FilterForm>
-      {problem ? (
-        <Problem message={problem} />
-      ) : can(actor.role, 'views.manage') ? (
-        <SaveViewForm page="inbox" filters={query.toString()} canShare={!!actor.teamId} />
-      ) : null}
+      <ProblemOrSaveView problem={problem} actor={actor} page="inbox" query={query} />
       <ClusterTable clusters={page.clusters} empty="No open clusters." />
       <KeysetPager path="/inbox" query={query} cursor={params.get('cursor')} nextCursor={page.nextCursor} />
     </>

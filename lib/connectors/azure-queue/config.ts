@@ -5,6 +5,7 @@
 // the source names another target queue.
 import { z } from 'zod';
 import { errorTextMappingSchema } from '../error-text';
+import { visibilityReceiveFields } from '../receive-queue-config';
 
 /** Azure's rule for queue names: 3–63 lowercase letters, digits and single hyphens, no hyphen at either end. */
 export const azureQueueName = z
@@ -27,20 +28,7 @@ export const azureQueueConfigSchema = z
     encoding: z.enum(AZURE_ENCODINGS).default('text'),
     /** The queue service's URL (https://<account>.queue.core.windows.net) when the secret is an account name and key. */
     endpoint: z.string().trim().url().max(1000).optional(),
-    /**
-     * How long a received message stays hidden while Triage writes it. After a crash it reappears
-     * after this; a failed write releases it at once.
-     */
-    visibilityTimeoutSeconds: z
-      .number()
-      .int()
-      .min(1)
-      .max(7 * 24 * 3600)
-      .default(120),
-    /** Receives running at once (each returns at most 32 messages). */
-    pollers: z.number().int().min(1).max(32).default(4),
-    /** Dead letters per write to Postgres. */
-    batchSize: z.number().int().min(10).max(1_000).default(200),
+    ...visibilityReceiveFields(7 * 24 * 3600),
     /** Azure queues have no long poll: how long an empty receive waits before the next. */
     idlePollMs: z.number().int().min(100).max(60_000).default(1_000),
     errorText: errorTextMappingSchema.optional(),

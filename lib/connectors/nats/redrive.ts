@@ -10,7 +10,7 @@ import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import { log } from '@/lib/log';
 import type { DeliveryResult, OutgoingRedrive, RedriveDestination } from '@/lib/model/redrive-destination';
-import { deliveryFailureOf, type ConnectorSource } from '../types';
+import { deliverOver, deliveryFailureOf, type ConnectorSource } from '../types';
 import type { NatsConfig, NatsSecret } from './config';
 import { connectNats, endpointOf, natsError } from './connection';
 import { redrivePublish } from './message';
@@ -71,18 +71,14 @@ export function natsDestination(source: ConnectorSource<NatsConfig, NatsSecret>)
   return {
     description: `NATS ${endpoint}, each message's original subject in stream "${source.config.stream}"`,
     failures: 'infrastructure',
-    async deliver(batch: OutgoingRedrive[]): Promise<DeliveryResult[]> {
-      let js: JetStreamClient;
-      try {
-        js = jetstream(await connection());
-      } catch (err) {
-        const ce = natsError(err, secret);
-        const failure = deliveryFailureOf(ce);
-        return batch.map(() => ({ ok: false, error: ce.message, failure }));
-      }
-      // Published together, acknowledged one by one by JetStream: one round trip's wait for the batch.
-      return Promise.all(batch.map((m) => publishOne(js, m)));
-    },
+    // Published together, acknowledged one by one by JetStream: one round trip's wait for the batch.
+    deliver: (batch) =>
+      deliverOver(
+        batch,
+        async () => jetstream(await connection()),
+        (err) => natsError(err, secret),
+        publishOne,
+      ),
     async close(): Promise<void> {
       const c = nc;
       nc = null;

@@ -8,7 +8,7 @@
 import type { ChannelModel, ConfirmChannel, Message } from 'amqplib';
 import { log } from '@/lib/log';
 import type { DeliveryResult, OutgoingRedrive, RedriveDestination } from '@/lib/model/redrive-destination';
-import { deliveryFailureOf, type ConnectorSource } from '../types';
+import { deliverOver, type ConnectorSource } from '../types';
 import type { RabbitmqConfig, RabbitmqSecret } from './config';
 import { amqpError, connectAmqp, describeEndpoint, where } from './connection';
 import { TRIAGE_HEADERS, redrivePublish, redriveRoute } from './message';
@@ -112,18 +112,8 @@ export function rabbitmqDestination(source: ConnectorSource<RabbitmqConfig, Rabb
       ? `RabbitMQ ${describeEndpoint(url)}, queue "${source.config.targetQueue}"`
       : `RabbitMQ ${describeEndpoint(url)}, each message's original exchange`,
     failures: 'infrastructure',
-    async deliver(batch: OutgoingRedrive[]): Promise<DeliveryResult[]> {
-      let confirm: ConfirmChannel;
-      try {
-        confirm = await channel();
-      } catch (err) {
-        const e = amqpError(err, url);
-        const failure = deliveryFailureOf(e);
-        return batch.map(() => ({ ok: false, error: e.message, failure }));
-      }
-      // Published in order, confirmed together: one round trip's wait for the batch.
-      return Promise.all(batch.map((m) => publishOne(confirm, m)));
-    },
+    // Published in order, confirmed together: one round trip's wait for the batch.
+    deliver: (batch) => deliverOver(batch, channel, (err) => amqpError(err, url), publishOne),
     async close(): Promise<void> {
       const c = conn;
       conn = null;

@@ -4,6 +4,7 @@
 // instance roles) when left out: the SDK reads those itself.
 import { z } from 'zod';
 import { errorTextMappingSchema } from '../error-text';
+import { visibilityReceiveFields } from '../receive-queue-config';
 import { SQS_ENVELOPES } from './envelope';
 
 const queueUrl = z.string().trim().url().max(1000);
@@ -24,20 +25,7 @@ export const sqsConfigSchema = z
       .optional(),
     /** Long-poll wait of each receive (SQS allows 0–20 s; 20 keeps an idle queue to 3 requests a minute). */
     waitTimeSeconds: z.number().int().min(0).max(20).default(20),
-    /**
-     * How long a received message stays hidden while Triage writes it. After a crash it reappears
-     * after this; a failed write releases it at once.
-     */
-    visibilityTimeoutSeconds: z
-      .number()
-      .int()
-      .min(1)
-      .max(12 * 3600)
-      .default(120),
-    /** Receives running at once (each returns at most 10 messages). */
-    pollers: z.number().int().min(1).max(32).default(4),
-    /** Dead letters per write to Postgres. */
-    batchSize: z.number().int().min(10).max(1_000).default(200),
+    ...visibilityReceiveFields(12 * 3600),
     /** How long a partial batch waits for more receives before it is written. */
     batchWaitMs: z.number().int().min(1).max(10_000).default(50),
     /**

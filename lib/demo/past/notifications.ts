@@ -7,16 +7,13 @@
 // and the lead cancelled it (the member service team had not given the all-clear). That wave is
 // still open, long past its deadline, in the inbox beside today's poison.
 import { DAY, HOUR, MINUTE, SECOND } from '@/lib/clock';
-import { db } from '@/lib/db';
 import { decideDeadLetter, decideSelection } from '@/lib/deadletters/decide';
-import { cancelRedrive, startRedrive } from '@/lib/redrive';
+import { cancelRedrive } from '@/lib/redrive';
+import { busyThrough, outageWave, outageWindow, redriveWave } from './outage-wave';
 import { pastConsumer, type PastMessage } from './past-consumer';
 import type { PastContext, PastEvent, SourceHistory, Span } from './timeline';
 
-const outageOf = (span: Span) => {
-  const from = new Date(span.end.getTime() - 17 * DAY + 2 * HOUR);
-  return { from, until: new Date(from.getTime() + 10 * MINUTE) };
-};
+const outageOf = (span: Span) => outageWindow(span, 17 * DAY - 2 * HOUR, 10 * MINUTE);
 const WAVE = 120;
 /** A missing member's notice every 20 hours, the latest 3 hours ago. */
 const TRICKLE_EVERY = 20 * HOUR;
@@ -28,10 +25,7 @@ function notice(loan: number, member: number, enqueuedAt: Date, template = 'paym
 export const notificationsHistory: SourceHistory = {
   source: 'notifications',
   policy: { retentionSeconds: 40 * 86_400 },
-  busy: (span) => {
-    const o = outageOf(span);
-    return [{ start: o.from, end: new Date(o.until.getTime() + 10 * MINUTE) }];
-  },
+  busy: (span) => [busyThrough(outageOf(span))],
   events(span) {
     const outage = outageOf(span);
     const deliver = pastConsumer({ handlerVersion: 'v1', outages: [{ downstream: 'member-service', ...outage }] });
@@ -88,30 +82,25 @@ export const notificationsHistory: SourceHistory = {
     });
 
     // Notices every 5 s through the outage, parked minute by minute.
-    const every = (10 * MINUTE) / WAVE;
-    for (let minute = 0; minute < 10; minute++) {
-      const deliveries = Array.from({ length: WAVE / 10 }, (_, i) => {
-        const n = minute * (WAVE / 10) + i;
-        const when = new Date(outage.from.getTime() + n * every);
-        return { message: notice(50_000 + n, 1_000 + ((n * 7) % 1000), new Date(when.getTime() - SECOND)), at: when };
-      });
-      events.push({
-        at: new Date(outage.from.getTime() + (minute + 1) * MINUTE),
-        what: 'notifications: notices parked during the member service outage',
-        run: async (ctx) => wave.push(...(await ctx.park('notifications', deliver, deliveries))),
-      });
-    }
+    events.push(
+      ...outageWave(
+        {
+          source: 'notifications',
+          outage,
+          count: WAVE,
+          deliver,
+          messageOf: (n, when) => notice(50_000 + n, 1_000 + ((n * 7) % 1000), new Date(when.getTime() - SECOND)),
+          what: 'notifications: notices parked during the member service outage',
+        },
+        wave,
+      ),
+    );
     let taskId = '';
     events.push({
       at: new Date(outage.from.getTime() + 20 * HOUR),
       what: 'notifications: support starts a redrive of the wave',
       run: async (ctx) => {
-        const first = await db().deadLetter.findUniqueOrThrow({ where: { id: wave[0]! }, select: { clusterId: true } });
-        const task = await startRedrive(
-          ctx.actor,
-          { selection: { cluster: first.clusterId!, source: 'notifications' }, ratePerSecond: 10, canary: true, reason: 'member service looks healthy again' },
-          ctx.clock,
-        );
+        const task = await redriveWave(ctx, 'notifications', wave, { ratePerSecond: 10, reason: 'member service looks healthy again' });
         taskId = task.id;
       },
     });

@@ -3,16 +3,12 @@
 // hours later, the gateway back, the wave was redriven, canary first, and every capture went
 // through: a finished redrive task, and nothing of payments left open.
 import { DAY, HOUR, MINUTE, SECOND } from '@/lib/clock';
-import { db } from '@/lib/db';
-import { startRedrive } from '@/lib/redrive';
 import { runRedriveTask } from '@/lib/redrive/run-task';
+import { busyThrough, outageWave, outageWindow, redriveWave } from './outage-wave';
 import { pastConsumer, pastDestination, type PastMessage } from './past-consumer';
 import type { PastEvent, SourceHistory, Span } from './timeline';
 
-const outageOf = (span: Span) => {
-  const from = new Date(span.end.getTime() - 10 * DAY + 5 * HOUR);
-  return { from, until: new Date(from.getTime() + 15 * MINUTE) };
-};
+const outageOf = (span: Span) => outageWindow(span, 10 * DAY - 5 * HOUR, 15 * MINUTE);
 const WAVE = 180;
 const REDRIVE_AFTER = 2 * HOUR;
 
@@ -32,10 +28,7 @@ export const paymentsHistory: SourceHistory = {
   busy: (span) => {
     const o = outageOf(span);
     const redriven = new Date(o.from.getTime() + REDRIVE_AFTER + MINUTE);
-    return [
-      { start: o.from, end: new Date(o.until.getTime() + 10 * MINUTE) },
-      { start: redriven, end: redriven },
-    ];
+    return [busyThrough(o), { start: redriven, end: redriven }];
   },
   events(span) {
     const outage = outageOf(span);
@@ -43,33 +36,27 @@ export const paymentsHistory: SourceHistory = {
     const events: PastEvent[] = [];
     const wave: bigint[] = [];
     // Captures every 5 s through the outage, parked minute by minute as the consumer gave up on them.
-    const every = (15 * MINUTE) / WAVE;
-    for (let minute = 0; minute < 15; minute++) {
-      const deliveries = Array.from({ length: WAVE / 15 }, (_, i) => {
-        const when = new Date(outage.from.getTime() + (minute * (WAVE / 15) + i) * every);
-        return { message: payment(71_000 + minute * (WAVE / 15) + i, when), at: when };
-      });
-      events.push({
-        at: new Date(outage.from.getTime() + (minute + 1) * MINUTE),
-        what: 'payments: captures parked during the gateway outage',
-        run: async (ctx) => wave.push(...(await ctx.park('payments', deliver, deliveries))),
-      });
-    }
+    events.push(
+      ...outageWave(
+        {
+          source: 'payments',
+          outage,
+          count: WAVE,
+          deliver,
+          messageOf: (n, when) => payment(71_000 + n, when),
+          what: 'payments: captures parked during the gateway outage',
+        },
+        wave,
+      ),
+    );
     events.push({
       at: new Date(outage.from.getTime() + REDRIVE_AFTER),
       what: 'payments: the wave redriven once the gateway is back',
       run: async (ctx) => {
-        const first = await db().deadLetter.findUniqueOrThrow({ where: { id: wave[0]! }, select: { clusterId: true } });
-        const task = await startRedrive(
-          ctx.actor,
-          {
-            selection: { cluster: first.clusterId!, source: 'payments' },
-            ratePerSecond: 500,
-            canary: true,
-            reason: 'the payment gateway is back (their status page: resolved); redriving the captures parked during the outage',
-          },
-          ctx.clock,
-        );
+        const task = await redriveWave(ctx, 'payments', wave, {
+          ratePerSecond: 500,
+          reason: 'the payment gateway is back (their status page: resolved); redriving the captures parked during the outage',
+        });
         const policy = await ctx.source('payments');
         const end = await runRedriveTask(task.id, {
           clock: () => ctx.clock.now().getTime(),

@@ -11,8 +11,7 @@ import { isSystem, type Principal } from '@/lib/auth';
 import { AppError } from '@/lib/errors';
 import type { Clock } from '@/lib/clock';
 import { ACTIVE_STATUSES } from '../get-redrive';
-import { holdDeadLetters } from '@/lib/intake/dead-letter-status';
-import { startedRecently, waitsFor as fourEyes } from '../four-eyes';
+import { settleNewTask, startedRecently, waitsFor as fourEyes } from '../four-eyes';
 import type { SelectedSource } from '../selection';
 
 export interface EditedCopy {
@@ -112,11 +111,7 @@ export async function createCopiesTask(
     }
   });
   if (total === 0) throw new AppError('unprocessable', 'Nothing to redrive: no dead letter has an edited copy');
-  let task = await tx.redriveTask.update({ where: { id: created.id }, data: { total, status: waitsFor ? 'pending_approval' : 'queued' } });
-  if (!waitsFor) {
-    await holdDeadLetters(tx, task.id);
-    task = await tx.redriveTask.findUniqueOrThrow({ where: { id: task.id } });
-  }
+  const task = await settleNewTask(tx, created.id, total, Boolean(waitsFor));
   return { task, versions, waitsFor };
 }
 

@@ -14,8 +14,8 @@ import { listDeadLetterVersions, type DeadLetterVersionView } from '@/lib/redriv
 import { redriveHref } from '@/components/redrive/redrive-href';
 import { DataTable } from '@/components/data-table';
 import { DecisionForm, RevealForm } from '../forms';
-import { age, bytes, STATUS_BADGE, utc } from '@/components/format';
-import { AuditHistory, Meta } from './meta';
+import { age, bytes, utc } from '@/components/format';
+import { AuditHistory, DeadLetterTitle, identityRows, Meta } from './meta';
 import { PayloadViewer } from './payload-viewer';
 import { TombstoneView } from './tombstone-view';
 import styles from '../dead-letters.module.css';
@@ -62,15 +62,7 @@ export default async function DeadLetterPage({ params, searchParams }: { params:
 
   return (
     <>
-      <p>
-        <Link href="/dead-letters">← Dead letters</Link>
-      </p>
-      <h1>
-        Dead letter <code>{d.messageId}</code>{' '}
-        <span className={`badge ${STATUS_BADGE[d.status] ?? ''}`} data-testid="status">
-          {d.status}
-        </span>
-      </h1>
+      <DeadLetterTitle messageId={d.messageId} status={d.status} />
       <p className="muted">
         {d.source.name} ({d.source.team}) · {d.reason} · dead {when(d.deadAt)}
         {d.cluster ? (
@@ -268,10 +260,7 @@ function ErrorAndMetadata({ d }: { d: DeadLetterDetail }) {
         <h2 style={{ marginTop: 0 }}>Metadata</h2>
         <Meta
           rows={[
-            ['Id', d.id],
-            ['Source', `${d.source.name} (team ${d.source.team})`],
-            ['Message id', d.messageId],
-            ['Generation', d.generation],
+            ...identityRows(d),
             ['Idempotency key', d.idempotencyKey],
             ['Ordering key', d.orderingKey],
             ['Reason', d.reason],

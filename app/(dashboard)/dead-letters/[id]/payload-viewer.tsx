@@ -39,28 +39,32 @@ export function PayloadViewer({ view, mode, hrefFor }: { view: PayloadView; mode
       {shown === 'text' ? (
         <>
           {!view.utf8 ? <p className={styles.note}>Not valid UTF-8: invalid sequences are shown as �. The hex view and the download are exact.</p> : null}
-          {view.textTruncated ? (
-            <p className={styles.note}>
-              Showing the first {kib(TEXT_VIEW_BYTES)} of {kib(view.size)}; download for the rest.
-            </p>
-          ) : null}
-          <pre className={styles.payload} data-testid="payload-text">
-            {view.size === 0 ? '(empty payload)' : view.text}
-          </pre>
+          <Shown size={view.size} cutAt={view.textTruncated ? TEXT_VIEW_BYTES : null} testId="payload-text">
+            {view.text}
+          </Shown>
         </>
       ) : null}
       {shown === 'hex' ? (
-        <>
-          {view.hexTruncated ? (
-            <p className={styles.note}>
-              Showing the first {kib(HEX_VIEW_BYTES)} of {kib(view.size)}; download for the rest.
-            </p>
-          ) : null}
-          <pre className={styles.payload} data-testid="payload-hex">
-            {view.size === 0 ? '(empty payload)' : view.hex}
-          </pre>
-        </>
+        <Shown size={view.size} cutAt={view.hexTruncated ? HEX_VIEW_BYTES : null} testId="payload-hex">
+          {view.hex}
+        </Shown>
       ) : null}
     </div>
+  );
+}
+
+/** The text or hex view of the payload, with a note when it shows only the first `cutAt` bytes. */
+function Shown({ size, cutAt, testId, children }: { size: number; cutAt: number | null; testId: string; children: string }) {
+  return (
+    <>
+      {cutAt !== null ? (
+        <p className={styles.note}>
+          Showing the first {kib(cutAt)} of {kib(size)}; download for the rest.
+        </p>
+      ) : null}
+      <pre className={styles.payload} data-testid={testId}>
+        {size === 0 ? '(empty payload)' : children}
+      </pre>
+    </>
   );
 }

@@ -2,24 +2,24 @@
 // (lib/deadletters/get-tombstone.ts), so a link from the audit trail says what became of it.
 import Link from 'next/link';
 import type { DeadLetterTombstoneView } from '@/lib/deadletters/get-tombstone';
-import { bytes, STATUS_BADGE } from '@/components/format';
-import { AuditHistory, Meta } from './meta';
+import { bytes } from '@/components/format';
+import { AuditHistory, DeadLetterTitle, identityRows, Meta } from './meta';
 
 export function TombstoneView({ t }: { t: DeadLetterTombstoneView }) {
   return (
     <>
-      <p>
-        <Link href="/dead-letters">← Dead letters</Link>
-      </p>
-      <h1>
-        Dead letter <code>{t.messageId}</code>{' '}
-        <span className={`badge ${STATUS_BADGE[t.status] ?? ''}`} data-testid="status">
-          {t.status}
-        </span>{' '}
-        <span className="badge" data-testid="dropped">
-          dropped
-        </span>
-      </h1>
+      <DeadLetterTitle
+        messageId={t.messageId}
+        status={t.status}
+        badges={
+          <>
+            {' '}
+            <span className="badge" data-testid="dropped">
+              dropped
+            </span>
+          </>
+        }
+      />
       <div className="card" data-testid="tombstone">
         <p>
           Dropped by retention on <strong>{t.droppedAt}</strong>: every dead letter of its partition (its month, or a migrated table&apos;s older months) was
@@ -27,10 +27,7 @@ export function TombstoneView({ t }: { t: DeadLetterTombstoneView }) {
         </p>
         <Meta
           rows={[
-            ['Id', t.id],
-            ['Source', `${t.source.name} (team ${t.source.team})`],
-            ['Message id', t.messageId],
-            ['Generation', t.generation],
+            ...identityRows(t),
             ['Redrive count', t.redriveCount],
             ['Reason', t.reason],
             ['Error type', t.errorType],

@@ -5,7 +5,8 @@ import { useRouter } from 'next/navigation';
 import { useRef, useState, type FormEvent } from 'react';
 import type { RedriveSelectionInput } from '@/lib/redrive';
 import type { TransformPreview } from '@/lib/redrive/edit';
-import { apiCall, apiFailureText } from '@/components/api-client';
+import { apiCall } from '@/components/api-client';
+import { useApiCall } from '@/components/use-api-call';
 import { ReasonField } from '@/components/limited-input';
 
 const EXAMPLE = JSON.stringify([{ op: 'remove', path: '$.gift' }], null, 2);
@@ -16,8 +17,7 @@ export function TransformForm({ selection }: { selection: RedriveSelectionInput 
   const [preview, setPreview] = useState<TransformPreview | null>(null);
   const [rate, setRate] = useState('10');
   const [reason, setReason] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [pending, setPending] = useState(false);
+  const { pending, error, run } = useApiCall();
   const formRef = useRef<HTMLFormElement>(null);
 
   const steps = (): unknown => {
@@ -28,23 +28,13 @@ export function TransformForm({ selection }: { selection: RedriveSelectionInput 
     }
   };
 
-  async function run(what: () => Promise<void>) {
-    setPending(true);
-    setError(null);
-    try {
-      await what();
-    } catch (e) {
-      setError(apiFailureText(e, formRef.current));
-    } finally {
-      setPending(false);
-    }
-  }
-
   const onPreview = () =>
-    run(async () => setPreview(await apiCall<TransformPreview>('/api/v1/redrives/transform/preview', { body: { selection, transform: steps() } })));
+    run(formRef.current, async () =>
+      setPreview(await apiCall<TransformPreview>('/api/v1/redrives/transform/preview', { body: { selection, transform: steps() } })),
+    );
   const onStart = (e: FormEvent) => {
     e.preventDefault();
-    return run(async () => {
+    return run(formRef.current, async () => {
       const r = await apiCall<{ task: { id: string } }>('/api/v1/redrives/transform', {
         body: { selection, transform: steps(), reason, ratePerSecond: Number(rate) },
       });

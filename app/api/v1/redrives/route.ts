@@ -4,7 +4,8 @@
 import { z } from 'zod';
 import { api, jsonRoute } from '@/lib/auth/guard';
 import { REDRIVE_TASK_STATUSES } from '@/lib/enums';
-import { getRedriveTask, listRedriveTasks, startRedrive, startRedriveInput, RedriveTaskPageView, RedriveTaskDetail } from '@/lib/redrive';
+import { listRedriveTasks, startRedrive, startRedriveInput, RedriveTaskPageView, RedriveTaskDetail } from '@/lib/redrive';
+import { startedTask } from '@/lib/redrive/route-shapes';
 
 const listQuery = z.object({
   status: z
@@ -35,8 +36,5 @@ export const POST = api(
     body: startRedriveInput,
     maxBytes: 1 << 20,
   },
-  async ({ actor, body }) => {
-    const task = await startRedrive(actor, body);
-    return Response.json(await getRedriveTask(actor, task.id), { status: 201, headers: { Location: `/api/v1/redrives/${task.id}` } });
-  },
+  async ({ actor, body }) => startedTask(actor, (await startRedrive(actor, body)).id),
 );

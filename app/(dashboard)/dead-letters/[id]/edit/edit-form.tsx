@@ -5,7 +5,8 @@
 import { useRouter } from 'next/navigation';
 import { useMemo, useState, type FormEvent } from 'react';
 import { editDiff, type EditDiff } from '@/lib/redrive/edit/diff';
-import { apiCall, apiFailureText } from '@/components/api-client';
+import { apiCall } from '@/components/api-client';
+import { useApiCall } from '@/components/use-api-call';
 import { ReasonField } from '@/components/limited-input';
 
 type Mode = 'json' | 'text' | 'hex';
@@ -52,6 +53,39 @@ function DiffView({ diff }: { diff: EditDiff }) {
   );
 }
 
+/** A text area for code (the payload, the headers), marked invalid with what is wrong said below it. */
+function CodeField(props: {
+  label: string;
+  name: string;
+  rows: number;
+  value: string;
+  onChange: (value: string) => void;
+  problem: string | null;
+  problemTestId?: string;
+}) {
+  return (
+    <>
+      <label>
+        {props.label}
+        <textarea
+          name={props.name}
+          rows={props.rows}
+          cols={80}
+          value={props.value}
+          onChange={(e) => props.onChange(e.target.value)}
+          spellCheck={false}
+          aria-invalid={props.problem !== null}
+        />
+      </label>
+      {props.problem !== null ? (
+        <p className="error" role="alert" data-testid={props.problemTestId}>
+          {props.problem}
+        </p>
+      ) : null}
+    </>
+  );
+}
+
 export function EditForm(props: {
   id: string;
   source: string;
@@ -68,8 +102,7 @@ export function EditForm(props: {
   const [headersText, setHeadersText] = useState(JSON.stringify(props.headers, null, 2));
   const [reason, setReason] = useState('');
   const [destination, setDestination] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [pending, setPending] = useState(false);
+  const { pending, error, setError, run } = useApiCall();
 
   const bytes: Uint8Array | string = useMemo(() => {
     if (mode === 'hex') return parseHex(payload);
@@ -100,9 +133,7 @@ export function EditForm(props: {
     e.preventDefault();
     const form = e.currentTarget;
     if (problem || !diff) return;
-    setPending(true);
-    setError(null);
-    try {
+    await run(form, async () => {
       const { task } = await apiCall<{ task: { id: string } }>(`/api/v1/dead-letters/${props.id}/edit`, {
         body: {
           payloadBase64: toBase64(bytes as Uint8Array),
@@ -113,11 +144,7 @@ export function EditForm(props: {
         },
       });
       router.push(`/redrives/${task.id}`);
-    } catch (err) {
-      setError(apiFailureText(err, form));
-    } finally {
-      setPending(false);
-    }
+    });
   }
 
   return (
@@ -150,40 +177,23 @@ export function EditForm(props: {
           </label>
         ))}
       </fieldset>
-      <label>
-        Payload
-        <textarea
-          name="payload"
-          rows={14}
-          cols={80}
-          value={payload}
-          onChange={(e) => setPayload(e.target.value)}
-          spellCheck={false}
-          aria-invalid={typeof bytes === 'string'}
-        />
-      </label>
-      {typeof bytes === 'string' ? (
-        <p className="error" role="alert" data-testid="payload-invalid">
-          {bytes}
-        </p>
-      ) : null}
-      <label>
-        Headers (JSON object)
-        <textarea
-          name="headers"
-          rows={6}
-          cols={80}
-          value={headersText}
-          onChange={(e) => setHeadersText(e.target.value)}
-          spellCheck={false}
-          aria-invalid={typeof headers === 'string'}
-        />
-      </label>
-      {typeof headers === 'string' ? (
-        <p className="error" role="alert">
-          {headers}
-        </p>
-      ) : null}
+      <CodeField
+        label="Payload"
+        name="payload"
+        rows={14}
+        value={payload}
+        onChange={setPayload}
+        problem={typeof bytes === 'string' ? bytes : null}
+        problemTestId="payload-invalid"
+      />
+      <CodeField
+        label="Headers (JSON object)"
+        name="headers"
+        rows={6}
+        value={headersText}
+        onChange={setHeadersText}
+        problem={typeof headers === 'string' ? headers : null}
+      />
       <h2>Diff against the original</h2>
       {diff ? <DiffView diff={diff} /> : null}
       {props.destinations.length ? (

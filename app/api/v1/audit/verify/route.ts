@@ -1,20 +1,13 @@
 // GET /api/v1/audit/verify — recompute the hash chain and hold it to the signed checkpoints, list every break
-import { api } from '@/lib/auth/guard';
+import { jsonRoute } from '@/lib/auth/guard';
 import { authorize } from '@/lib/auth';
 import { forbidden } from '@/lib/errors';
 import { log } from '@/lib/log';
 import { verifyChain } from '@/lib/audit';
 import { ChainVerdictView } from '@/lib/audit/verify';
 
-export const GET = api(
+export const GET = jsonRoute(
   'audit.read',
-  {
-    summary: 'Verify the whole hash chain against the signed checkpoints (auditor, admin)',
-    description:
-      'Recomputes every link in id order and lists every break (it goes on past one, so a change after a first break still shows); a cut tail or a recomputed chain shows against the checkpoints. ok is true when no break is left unacknowledged. A lead (team-scoped) gets 403.',
-    tags: ['audit'],
-    responses: { 200: { description: 'The verdict', view: ChainVerdictView } },
-  },
   async ({ actor }) => {
     // The chain spans every team; only roles that read the whole trail may verify it.
     if (authorize(actor, 'audit.read') !== 'all') {
@@ -22,7 +15,7 @@ export const GET = api(
       throw forbidden('Verifying the whole trail needs the auditor or admin role');
     }
     const r = await verifyChain();
-    return Response.json({
+    return {
       ok: r.ok,
       checked: r.checked,
       ...(r.firstBrokenId ? { firstBrokenId: r.firstBrokenId, problem: r.problem } : {}),
@@ -31,6 +24,13 @@ export const GET = api(
       unacknowledged: r.unacknowledged,
       ...(r.checkpoint ? { checkpoint: r.checkpoint } : {}),
       ...(r.invalidCheckpoints ? { invalidCheckpoints: r.invalidCheckpoints } : {}),
-    });
+    };
+  },
+  {
+    summary: 'Verify the whole hash chain against the signed checkpoints (auditor, admin)',
+    description:
+      'Recomputes every link in id order and lists every break (it goes on past one, so a change after a first break still shows); a cut tail or a recomputed chain shows against the checkpoints. ok is true when no break is left unacknowledged. A lead (team-scoped) gets 403.',
+    tags: ['audit'],
+    responses: { 200: { description: 'The verdict', view: ChainVerdictView } },
   },
 );

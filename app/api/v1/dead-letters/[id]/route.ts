@@ -1,30 +1,15 @@
 // GET /api/v1/dead-letters/{id}?reveal= — one dead letter: all metadata, sha256, payloadSize, status, failure history, decision; its text clear only with a reveal
 import { z } from 'zod';
-import { api, pathParams } from '@/lib/auth/guard';
+import { jsonRoute, pathParams } from '@/lib/auth/guard';
 import { AppError } from '@/lib/errors';
 import { getDeadLetter, DeadLetterDetail } from '@/lib/deadletters/get-dead-letter';
 import { activeReveal } from '@/lib/deadletters/reveal-payload';
-import { DeadLetterGoneView } from '@/lib/deadletters/get-tombstone';
+import { droppedByRetentionAnswer } from '@/lib/deadletters/route-shapes';
 
 const query = z.object({ reveal: z.string().optional().describe('A revealId from POST …/reveal: headers and error text clear') });
 
-export const GET = api(
+export const GET = jsonRoute(
   'deadletters.read',
-  {
-    summary: 'One dead letter: all metadata, sha256, payloadSize, status, failure history, decision',
-    description:
-      "Headers, error text and decision reasons are masked (e-mails, IBANs, card numbers) for every role, as on the page, unless `reveal` names a recent reveal of yours (422 when it does not). A dead letter whose month retention dropped answers 410 with its tombstone (status, source, when it died, when it was dropped); another team's id answers 404 either way.",
-    tags: ['dead letters'],
-    responses: {
-      200: { description: 'The dead letter', view: DeadLetterDetail },
-      410: {
-        description: 'Dropped by retention (its month was decided and past retention): error.details.tombstone is what is kept of it',
-        view: DeadLetterGoneView,
-      },
-    },
-    params: pathParams('id'),
-    query,
-  },
   async ({ actor, params, query: { reveal } }) => {
     const clear = reveal !== undefined && (await activeReveal(actor, params.id, reveal));
     if (reveal !== undefined && !clear) {
@@ -34,6 +19,18 @@ export const GET = api(
         { field: 'reveal' },
       );
     }
-    return Response.json(await getDeadLetter(actor, params.id, { clear }));
+    return getDeadLetter(actor, params.id, { clear });
+  },
+  {
+    summary: 'One dead letter: all metadata, sha256, payloadSize, status, failure history, decision',
+    description:
+      "Headers, error text and decision reasons are masked (e-mails, IBANs, card numbers) for every role, as on the page, unless `reveal` names a recent reveal of yours (422 when it does not). A dead letter whose month retention dropped answers 410 with its tombstone (status, source, when it died, when it was dropped); another team's id answers 404 either way.",
+    tags: ['dead letters'],
+    responses: {
+      200: { description: 'The dead letter', view: DeadLetterDetail },
+      410: droppedByRetentionAnswer,
+    },
+    params: pathParams('id'),
+    query,
   },
 );

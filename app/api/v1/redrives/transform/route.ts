@@ -1,6 +1,6 @@
 // POST /api/v1/redrives/transform — a redrive task of transformed copies: { selection, transform: [{ op: set|rename|remove|header, … }], reason, destination?, ratePerSecond?, canary? }
 import { api } from '@/lib/auth/guard';
-import { getRedriveTask } from '@/lib/redrive';
+import { startedTask } from '@/lib/redrive/route-shapes';
 import { startTransform, transformInput, TransformStartedView } from '@/lib/redrive/edit';
 
 export const POST = api(
@@ -17,15 +17,6 @@ export const POST = api(
   },
   async ({ actor, body }) => {
     const r = await startTransform(actor, body);
-    return Response.json(
-      {
-        applies: r.applies,
-        cannotApplyCount: r.cannotApplyCount,
-        cannotApply: r.cannotApply,
-        waitsFor: r.waitsFor,
-        task: await getRedriveTask(actor, r.task.id),
-      },
-      { status: 201, headers: { Location: `/api/v1/redrives/${r.task.id}` } },
-    );
+    return startedTask(actor, r.task.id, { applies: r.applies, cannotApplyCount: r.cannotApplyCount, cannotApply: r.cannotApply, waitsFor: r.waitsFor });
   },
 );

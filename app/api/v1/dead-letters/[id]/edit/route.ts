@@ -1,6 +1,6 @@
 // POST /api/v1/dead-letters/{id}/edit — redrive an edited copy: { payload | payloadBase64, headers?, reason, revealId?, destination?, ratePerSecond? }
 import { api, pathParams } from '@/lib/auth/guard';
-import { getRedriveTask } from '@/lib/redrive';
+import { startedTask } from '@/lib/redrive/route-shapes';
 import { editDeadLetter, editInput, EditedView } from '@/lib/redrive/edit';
 
 // Room for a payload at the default 10 MiB limit, base64-encoded.
@@ -20,15 +20,11 @@ export const POST = api(
   async ({ actor, params, body }) => {
     const r = await editDeadLetter(actor, params.id, body);
     const v = r.versions[0]!;
-    return Response.json(
-      {
-        version: { id: v.id.toString(), version: v.version, sha256: v.sha256, size: v.size },
-        originalSha256: r.originalSha256,
-        diff: r.diff,
-        waitsFor: r.waitsFor,
-        task: await getRedriveTask(actor, r.task.id),
-      },
-      { status: 201, headers: { Location: `/api/v1/redrives/${r.task.id}` } },
-    );
+    return startedTask(actor, r.task.id, {
+      version: { id: v.id.toString(), version: v.version, sha256: v.sha256, size: v.size },
+      originalSha256: r.originalSha256,
+      diff: r.diff,
+      waitsFor: r.waitsFor,
+    });
   },
 );

@@ -1,9 +1,8 @@
 // GET /api/v1/dead-letters/{id}/versions/{version}/payload — an edited copy's exact bytes with its SHA-256; masked like the original (?reveal=)
 import { api, pathParams } from '@/lib/auth/guard';
-import { payloadResponse, revealQuery } from '@/lib/deadletters/route-shapes';
+import { droppedByRetentionAnswer, payloadResponse, revealQuery } from '@/lib/deadletters/route-shapes';
 import { requireRevealForDownload } from '@/lib/deadletters/reveal-payload';
 import { getVersionPayload } from '@/lib/redrive/edit/version-payload';
-import { DeadLetterGoneView } from '@/lib/deadletters/get-tombstone';
 import { BYTES } from '@/lib/openapi/media';
 
 export const GET = api(
@@ -15,10 +14,7 @@ export const GET = api(
     tags: ['dead letters'],
     responses: {
       200: { description: 'The bytes', content: BYTES },
-      410: {
-        description: 'Dropped by retention (its month was decided and past retention): error.details.tombstone is what is kept of it',
-        view: DeadLetterGoneView,
-      },
+      410: droppedByRetentionAnswer,
     },
     params: pathParams('id', 'version'),
     query: revealQuery,
