@@ -4,10 +4,10 @@
 import { randomBytes } from 'node:crypto';
 import amqp from 'amqplib';
 import { expect, test, type Page } from '@playwright/test';
-import { stateFile } from './helpers';
+import { as, createSourceOnAdminPage } from './helpers';
 
 test.describe.configure({ mode: 'serial' });
-test.use({ storageState: stateFile('admin@triage.local') });
+test.use(as('admin@triage.local'));
 
 const AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672/';
 const suffix = randomBytes(3).toString('hex');
@@ -43,15 +43,12 @@ test.afterAll(async () => {
 test('an admin creates a RabbitMQ source, tests its connection and sees the health of its import', async ({ page }) => {
   await withChannel((ch) => ch.assertQueue(queue, { durable: true }));
 
-  await page.goto('/admin');
-  const form = page.getByTestId('create-source');
-  await form.getByLabel('Name').fill(name);
-  await form.getByLabel('Team').selectOption('commerce');
-  await form.getByLabel('Kind').selectOption('rabbitmq');
-  await form.getByLabel('AMQP URL (with credentials)', { exact: true }).fill(AMQP_URL);
-  await form.getByLabel('Dead-letter queue', { exact: true }).fill(queue);
-  await form.getByRole('button', { name: 'Create source' }).click();
-  await expect(form.getByRole('status')).toHaveText(`Source ${name} created`);
+  const form = await createSourceOnAdminPage(page, {
+    name,
+    team: 'commerce',
+    kind: 'rabbitmq',
+    fields: { 'AMQP URL (with credentials)': AMQP_URL, 'Dead-letter queue': queue },
+  });
   await form.getByRole('link', { name: 'open it →' }).click();
   await expect(page).toHaveURL(new RegExp(`/sources/${name}$`));
 
