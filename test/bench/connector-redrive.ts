@@ -1,5 +1,9 @@
 // What the connector benches share: redrive pacing measured where the broker's consumer receives
 // the messages (the caller's `arrivals`, reset per rate), and the figures it reports.
+import { SYSTEM } from '@/lib/auth';
+import { db } from '@/lib/db';
+import { cancelRedrive, startRedrive } from '@/lib/redrive';
+import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
 import type { BenchResult } from './run';
 
 export interface RedriveFigure {
@@ -15,10 +19,6 @@ export async function measureRedrivePacing(
   seconds: number,
   receiver: { arrivals(): number[]; reset(): void },
 ): Promise<RedriveFigure[]> {
-  const { SYSTEM } = await import('@/lib/auth');
-  const { db } = await import('@/lib/db');
-  const { cancelRedrive, startRedrive } = await import('@/lib/redrive');
-  const { startRedriveSupervisor } = await import('@/lib/redrive/supervisor');
   const actor = { ...SYSTEM, label: 'bench' };
   const supervisor = await startRedriveSupervisor({ reconcileMs: 500 });
   const figures: RedriveFigure[] = [];
