@@ -9,7 +9,7 @@
 //   npx tsx test/bench/run.ts azure
 import { randomBytes } from 'node:crypto';
 import type { BenchResult } from './run';
-import { measureRedrivePacing, redrivePacingResults, type RedriveFigure } from './connector-redrive';
+import { measureRedrivePacingWhileReading, redrivePacingResults, type RedriveFigure } from './connector-redrive';
 import { importAgainst, measureWhenFlagged, runBenchChild } from './support';
 import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { db } from '@/lib/db';
@@ -77,19 +77,11 @@ async function child(): Promise<Measured> {
 
   // Redrive pacing, measured where the function would read: one reader of the target queue that
   // keeps what it read hidden rather than deleting it, so Azurite's few requests a second go to the sends.
-  let arrivals: number[] = [];
-  let reading = true;
-  const reader = (async () => {
-    while (reading) {
-      const r = await q.target.receiveMessages({ numberOfMessages: 32, visibilityTimeout: 3_600 });
-      const now = performance.now();
-      for (let i = 0; i < r.receivedMessageItems.length; i++) arrivals.push(now);
-      if (!r.receivedMessageItems.length) await new Promise((res) => setTimeout(res, 20));
-    }
-  })();
-  const redrive = await measureRedrivePacing(source.id, REDRIVE_RATES, REDRIVE_SECONDS, { arrivals: () => arrivals, reset: () => (arrivals = []) });
-  reading = false;
-  await reader;
+  const redrive = await measureRedrivePacingWhileReading(source.id, REDRIVE_RATES, REDRIVE_SECONDS, async (arrived) => {
+    const r = await q.target.receiveMessages({ numberOfMessages: 32, visibilityTimeout: 3_600 });
+    arrived(r.receivedMessageItems.length);
+    if (!r.receivedMessageItems.length) await new Promise((res) => setTimeout(res, 20));
+  });
 
   // The emulator's ceiling for the redrive: a plain SDK sendMessage loop, as many at once as the
   // runner's batches in flight, into a queue of its own.

@@ -45,6 +45,33 @@ export async function measureRedrivePacing(
   return figures;
 }
 
+/**
+ * measureRedrivePacing at a reader that polls the target meanwhile: `readOnce` is called again and
+ * again, and says through `arrived` how many messages it has just taken.
+ */
+export async function measureRedrivePacingWhileReading(
+  sourceId: string,
+  rates: number[],
+  seconds: number,
+  readOnce: (arrived: (count: number) => void) => Promise<void>,
+): Promise<RedriveFigure[]> {
+  let arrivals: number[] = [];
+  const arrived = (count: number) => {
+    const now = performance.now();
+    for (let i = 0; i < count; i++) arrivals.push(now);
+  };
+  let reading = true;
+  const reader = (async () => {
+    while (reading) await readOnce(arrived);
+  })();
+  try {
+    return await measureRedrivePacing(sourceId, rates, seconds, { arrivals: () => arrivals, reset: () => (arrivals = []) });
+  } finally {
+    reading = false;
+    await reader;
+  }
+}
+
 /** The pacing figures as bench results (target ±5% of the requested rate). */
 export function redrivePacingResults(connector: string, unit: string, figures: RedriveFigure[]): BenchResult[] {
   return figures.map((r) => ({

@@ -22,7 +22,7 @@ import { Redis } from 'ioredis';
 import { spawn } from 'node:child_process';
 import type { BenchResult } from './run';
 import { WORKER_NODE_FLAGS } from '../../scripts/lib/worker-flags.mjs';
-import { measureRedrivePacing, redrivePacingResults, type RedriveFigure } from './connector-redrive';
+import { measureRedrivePacingWhileReading, redrivePacingResults, type RedriveFigure } from './connector-redrive';
 import { importAgainst, measureWhenFlagged, runBenchChild } from './support';
 import { createTeam } from '@/lib/admin/teams';
 import { SYSTEM } from '@/lib/auth';
@@ -200,23 +200,15 @@ async function child(): Promise<Measured> {
 
   // Redrive pacing, measured at a fetch of the job's queue (BRPOP, as Sidekiq's fetch reads it).
   const fetcher = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
-  let arrivals: number[] = [];
-  let fetching = true;
-  const fetchLoop = (async () => {
-    // BRPOP waits for the first job, RPOP with a count takes what else arrived meanwhile: one round
-    // trip per job would measure the round trip (milliseconds on a loaded machine), not the pacing.
-    const queue = `${ns}:queue:orders`;
-    while (fetching) {
-      if (!(await fetcher.brpop(queue, 0.2))) continue;
-      arrivals.push(performance.now());
-      const rest = await fetcher.rpop(queue, 1_000);
-      const at = performance.now();
-      for (let i = 0; i < (rest?.length ?? 0); i++) arrivals.push(at);
-    }
-  })();
-  const redrive = await measureRedrivePacing(source.id, REDRIVE_RATES, REDRIVE_SECONDS, { arrivals: () => arrivals, reset: () => (arrivals = []) });
-  fetching = false;
-  await fetchLoop;
+  // BRPOP waits for the first job, RPOP with a count takes what else arrived meanwhile: one round
+  // trip per job would measure the round trip (milliseconds on a loaded machine), not the pacing.
+  const queue = `${ns}:queue:orders`;
+  const redrive = await measureRedrivePacingWhileReading(source.id, REDRIVE_RATES, REDRIVE_SECONDS, async (arrived) => {
+    if (!(await fetcher.brpop(queue, 0.2))) return;
+    arrived(1);
+    const rest = await fetcher.rpop(queue, 1_000);
+    arrived(rest?.length ?? 0);
+  });
   fetcher.disconnect();
 
   // Only this run's keys: the machine's Redis is shared.
