@@ -136,19 +136,20 @@ test('the create form offers SQS and NATS with their own fields; an SQS source p
     await expect(nats.getByLabel(label, { exact: true })).toBeVisible();
   }
 
+  await kind.selectOption('sqs');
+  const sqsFields = {
+    'Dead-letter queue URL': 'http://127.0.0.1:9/000000000000/orders-dlq',
+    'Endpoint (SQS-compatible server, optional)': 'http://127.0.0.1:9',
+    'Region (default: from the queue URL)': 'us-east-1',
+    'Access key id (optional)': 'AKIAE2ETEST',
+    'Secret access key (optional)': 'e2e-secret-key-never-shown',
+  };
+  const sqs = form.getByTestId('connection-fields-sqs');
+  for (const label of Object.keys(sqsFields)) await expect(sqs.getByLabel(label, { exact: true })).toBeVisible();
+
   // An endpoint nothing listens on: the page must still render, saying the check failed.
   const sqsName = `e2e-sqs-${suffix}`;
-  await form.getByLabel('Name').fill(sqsName);
-  await form.getByLabel('Team').selectOption('commerce');
-  await kind.selectOption('sqs');
-  const sqs = form.getByTestId('connection-fields-sqs');
-  await sqs.getByLabel('Dead-letter queue URL', { exact: true }).fill('http://127.0.0.1:9/000000000000/orders-dlq');
-  await sqs.getByLabel('Endpoint (SQS-compatible server, optional)', { exact: true }).fill('http://127.0.0.1:9');
-  await sqs.getByLabel('Region (default: from the queue URL)', { exact: true }).fill('us-east-1');
-  await sqs.getByLabel('Access key id (optional)', { exact: true }).fill('AKIAE2ETEST');
-  await sqs.getByLabel('Secret access key (optional)', { exact: true }).fill('e2e-secret-key-never-shown');
-  await form.getByRole('button', { name: 'Create source' }).click();
-  await expect(form.getByRole('status')).toHaveText(`Source ${sqsName} created`);
+  await createSourceOnAdminPage(page, { name: sqsName, team: 'commerce', kind: 'sqs', fields: sqsFields });
   await form.getByRole('link', { name: 'open it →' }).click();
   await expect(page).toHaveURL(new RegExp(`/sources/${sqsName}$`));
   const health = page.getByTestId('connector-health');

@@ -4,7 +4,7 @@
 // transform over the orders cluster previews samples and the count, then redrives; a redrive into
 // another source is refused until that source's allow-list names the origin.
 import { expect, test, type APIRequestContext, type Browser } from '@playwright/test';
-import { as, pageAs, triage } from './helpers';
+import { as, pageAs, redriveTaskOpened, triage } from './helpers';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -65,8 +65,7 @@ test.describe('support engineer', () => {
     await expect(page.getByTestId('edit-diff')).toContainText('remove $.gift');
     await page.getByLabel('Reason').fill('v1 rejects "gift": removed it');
     await page.getByRole('button', { name: 'Redrive the edited copy' }).click();
-    await expect(page).toHaveURL(/\/redrives\/[0-9a-f-]{36}$/);
-    const taskUrl = new URL(page.url()).pathname;
+    const taskUrl = `/redrives/${await redriveTaskOpened(page)}`;
     await expect(page.getByTestId('redrive-status')).toHaveText('pending approval');
     await expect(page.getByTestId('redrive-edit')).toContainText('edited copy');
     // Four eyes: the support engineer is offered no approval of their own edit.
@@ -110,8 +109,7 @@ test.describe('support engineer', () => {
     await page.getByLabel('Rate (messages/second)').fill('200');
     await page.getByLabel('Reason').fill('schema change: gift removed');
     await page.getByRole('button', { name: 'Ask for approval' }).click();
-    await expect(page).toHaveURL(/\/redrives\/[0-9a-f-]{36}$/);
-    const taskUrl = new URL(page.url()).pathname;
+    const taskUrl = `/redrives/${await redriveTaskOpened(page)}`;
     await expect(page.getByTestId('redrive-edit')).toContainText('transformed copies');
     await approve(browser, taskUrl);
     await page.reload();
@@ -148,7 +146,7 @@ test.describe('support engineer', () => {
     await lead.close();
 
     await startInto();
-    await expect(page).toHaveURL(/\/redrives\/[0-9a-f-]{36}$/);
+    await redriveTaskOpened(page);
     await expect(page.getByTestId('redrive-route')).toContainText(`→ ${name}`);
     await expect(page.getByTestId('redrive-destination')).toContainText(`orders → ${name}`);
     await expect(page.getByTestId('count-sent')).toHaveText('1', { timeout: 30_000 });

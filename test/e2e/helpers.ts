@@ -64,6 +64,12 @@ export async function signInNewUser(browser: Browser, name: string, role: Role) 
   return { user, email, password, context, page };
 }
 
+/** Waits for the redrive task page a form leads to; resolves with the task's id. */
+export async function redriveTaskOpened(page: Page): Promise<string> {
+  await expect(page).toHaveURL(/\/redrives\/[0-9a-f-]{36}$/);
+  return page.url().split('/').pop()!;
+}
+
 /** Fills a form's fields by their labels and sends it with the button named `button`; resolves with the form. */
 export async function submitForm(form: Locator, fields: Record<string, string>, button: string): Promise<Locator> {
   for (const [label, value] of Object.entries(fields)) await form.getByLabel(label).fill(value);

@@ -4,7 +4,7 @@
 // left, and the audit trail tells it. The consumer and redrive workers run beside the app.
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { SERIES_COLORS } from '@/components/charts/chart-format';
-import { as, expectAuditTrail, openDeadLetters, triage } from './helpers';
+import { as, expectAuditTrail, openDeadLetters, redriveTaskOpened, triage } from './helpers';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -19,8 +19,7 @@ async function startFromUi(page: Page, path: string, opts: { canary: boolean; ra
   await form.getByLabel(/^Canary/).setChecked(opts.canary);
   await form.getByLabel('Reason').fill(opts.reason);
   await form.getByRole('button', { name: 'Start redrive' }).click();
-  await expect(page).toHaveURL(/\/redrives\/[0-9a-f-]{36}$/);
-  return page.url().split('/').pop()!;
+  return redriveTaskOpened(page);
 }
 
 test.describe('support engineer', () => {
