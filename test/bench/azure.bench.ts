@@ -7,9 +7,14 @@
 // a pacing figure limited by the emulator from one limited by the runner. Runs Azurite from
 // test/peers/azurite (installed on first use), in memory.
 //   npx tsx test/bench/run.ts azure
+import { randomBytes } from 'node:crypto';
 import type { BenchResult } from './run';
-import { measureRedrivePacing, redrivePacingResults, type RedriveFigure } from './connector-redrive';
-import { importAgainst, runBenchChild, runWhenFlagged } from './support';
+import { measureRedrivePacingWhileReading, redrivePacingResults, type RedriveFigure } from './connector-redrive';
+import { importAgainst, measureWhenFlagged, runBenchChild } from './support';
+import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
+import { db } from '@/lib/db';
+import { azureSource, queues, sendAll, startAzurite } from '../integration/connectors-azure-support';
+import { waitFor } from '../support/wait-for';
 
 const CHILD_FLAG = '--azure-bench-child';
 const POLLERS = 4;
@@ -32,14 +37,7 @@ interface Measured {
   redrive: RedriveFigure[];
 }
 
-async function child(): Promise<void> {
-  const { randomBytes } = await import('node:crypto');
-  const { startConnectorSupervisor } = await import('@/lib/connectors/supervisor');
-  const { waitFor } = await import('../support/wait-for');
-  const { closeDb, db } = await import('@/lib/db');
-  const { closeQueues } = await import('@/lib/queue');
-  const { azureSource, queues, sendAll, startAzurite } = await import('../integration/connectors-azure-support');
-
+async function child(): Promise<Measured> {
   const azurite = await startAzurite({ inMemory: true });
   const t0 = performance.now();
   const texts = () =>
@@ -79,19 +77,11 @@ async function child(): Promise<void> {
 
   // Redrive pacing, measured where the function would read: one reader of the target queue that
   // keeps what it read hidden rather than deleting it, so Azurite's few requests a second go to the sends.
-  let arrivals: number[] = [];
-  let reading = true;
-  const reader = (async () => {
-    while (reading) {
-      const r = await q.target.receiveMessages({ numberOfMessages: 32, visibilityTimeout: 3_600 });
-      const now = performance.now();
-      for (let i = 0; i < r.receivedMessageItems.length; i++) arrivals.push(now);
-      if (!r.receivedMessageItems.length) await new Promise((res) => setTimeout(res, 20));
-    }
-  })();
-  const redrive = await measureRedrivePacing(source.id, REDRIVE_RATES, REDRIVE_SECONDS, { arrivals: () => arrivals, reset: () => (arrivals = []) });
-  reading = false;
-  await reader;
+  const redrive = await measureRedrivePacingWhileReading(source.id, REDRIVE_RATES, REDRIVE_SECONDS, async (arrived) => {
+    const r = await q.target.receiveMessages({ numberOfMessages: 32, visibilityTimeout: 3_600 });
+    arrived(r.receivedMessageItems.length);
+    if (!r.receivedMessageItems.length) await new Promise((res) => setTimeout(res, 20));
+  });
 
   // The emulator's ceiling for the redrive: a plain SDK sendMessage loop, as many at once as the
   // runner's batches in flight, into a queue of its own.
@@ -108,9 +98,7 @@ async function child(): Promise<void> {
   process.stderr.write(`plain sendMessage, ${SENDS_AT_ONCE} at once: ${plainSendPerSecond.toFixed(0)} msg/s\n`);
 
   await azurite.stop();
-  await closeQueues();
-  await closeDb();
-  process.stdout.write(`${JSON.stringify({ plainPerSecond, plainSendPerSecond, importPerSecond, redrive } satisfies Measured)}\n`);
+  return { plainPerSecond, plainSendPerSecond, importPerSecond, redrive };
 }
 
 export async function run(): Promise<BenchResult[]> {
@@ -131,4 +119,4 @@ export async function run(): Promise<BenchResult[]> {
   ];
 }
 
-runWhenFlagged(CHILD_FLAG, child);
+measureWhenFlagged(CHILD_FLAG, child);

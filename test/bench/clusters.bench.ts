@@ -7,8 +7,14 @@
 // Also the ingest side of the second stage: one dead letter with a new fingerprint whose shape holds
 // 300 kin templates, against one with a known fingerprint.
 //   npx tsx test/bench/run.ts clusters
+import { randomUUID } from 'node:crypto';
 import type { BenchResult } from './run';
-import { runBenchChild, runWhenFlagged, timed, type Timing } from './support';
+import { measureWhenFlagged, runBenchChild, timed, type Timing } from './support';
+import { hourlySeries } from '@/lib/clustering/cluster-hours';
+import { getCluster } from '@/lib/clustering/get-cluster';
+import { listClusters } from '@/lib/clustering/list-clusters';
+import { pg } from '@/lib/db';
+import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 
 const CHILD_FLAG = '--clusters-bench-child';
 const DEAD_LETTERS = 1_000_000;
@@ -50,13 +56,7 @@ const GENERATE = [
   `VACUUM ANALYZE`,
 ];
 
-async function child(): Promise<void> {
-  const { pg, closeDb } = await import('@/lib/db');
-  const { listClusters } = await import('@/lib/clustering/list-clusters');
-  const { getCluster } = await import('@/lib/clustering/get-cluster');
-  const { recordDeadLetters } = await import('@/lib/intake/record-dead-letters');
-  const { hourlySeries } = await import('@/lib/clustering/cluster-hours');
-  const { randomUUID } = await import('node:crypto');
+async function child(): Promise<{ generatedSeconds: number; out: Timing[] }> {
   const db = pg();
   const started = performance.now();
   for (const statement of GENERATE) await db.unsafe(statement);
@@ -118,8 +118,7 @@ async function child(): Promise<void> {
   let next = 300;
   out.push(await timed('ingest one dead letter, new fingerprint (second stage over 300 kin)', 30, () => recordDeadLetters(policy, [kin(next++)])));
   out.push(await timed('ingest one dead letter, known fingerprint', 30, () => recordDeadLetters(policy, [kin(0)])));
-  await closeDb();
-  process.stdout.write(`${JSON.stringify({ generatedSeconds, out })}\n`);
+  return { generatedSeconds, out };
 }
 
 export async function run(): Promise<BenchResult[]> {
@@ -147,4 +146,4 @@ export async function run(): Promise<BenchResult[]> {
   ];
 }
 
-runWhenFlagged(CHILD_FLAG, child);
+measureWhenFlagged(CHILD_FLAG, child);

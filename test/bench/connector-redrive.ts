@@ -1,5 +1,9 @@
 // What the connector benches share: redrive pacing measured where the broker's consumer receives
 // the messages (the caller's `arrivals`, reset per rate), and the figures it reports.
+import { SYSTEM } from '@/lib/auth';
+import { db } from '@/lib/db';
+import { cancelRedrive, startRedrive } from '@/lib/redrive';
+import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
 import type { BenchResult } from './run';
 
 export interface RedriveFigure {
@@ -15,10 +19,6 @@ export async function measureRedrivePacing(
   seconds: number,
   receiver: { arrivals(): number[]; reset(): void },
 ): Promise<RedriveFigure[]> {
-  const { SYSTEM } = await import('@/lib/auth');
-  const { db } = await import('@/lib/db');
-  const { cancelRedrive, startRedrive } = await import('@/lib/redrive');
-  const { startRedriveSupervisor } = await import('@/lib/redrive/supervisor');
   const actor = { ...SYSTEM, label: 'bench' };
   const supervisor = await startRedriveSupervisor({ reconcileMs: 500 });
   const figures: RedriveFigure[] = [];
@@ -43,6 +43,33 @@ export async function measureRedrivePacing(
   }
   await supervisor.stop();
   return figures;
+}
+
+/**
+ * measureRedrivePacing at a reader that polls the target meanwhile: `readOnce` is called again and
+ * again, and says through `arrived` how many messages it has just taken.
+ */
+export async function measureRedrivePacingWhileReading(
+  sourceId: string,
+  rates: number[],
+  seconds: number,
+  readOnce: (arrived: (count: number) => void) => Promise<void>,
+): Promise<RedriveFigure[]> {
+  let arrivals: number[] = [];
+  const arrived = (count: number) => {
+    const now = performance.now();
+    for (let i = 0; i < count; i++) arrivals.push(now);
+  };
+  let reading = true;
+  const reader = (async () => {
+    while (reading) await readOnce(arrived);
+  })();
+  try {
+    return await measureRedrivePacing(sourceId, rates, seconds, { arrivals: () => arrivals, reset: () => (arrivals = []) });
+  } finally {
+    reading = false;
+    await reader;
+  }
 }
 
 /** The pacing figures as bench results (target ±5% of the requested rate). */

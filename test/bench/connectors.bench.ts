@@ -7,10 +7,21 @@
 // machine's load hits both; the round with the median ratio is reported, each round on stderr with
 // the load average (the machine is shared: the ratio is the figure to read, not either rate).
 //   npx tsx test/bench/run.ts connectors     (BENCH_PROF=1: a CPU profile of each import phase in /tmp/prof-connectors, or BENCH_PROF_DIR)
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { loadavg } from 'node:os';
+import amqp from 'amqplib';
 import type { BenchResult } from './run';
 import { WORKER_NODE_FLAGS } from '../../scripts/lib/worker-flags.mjs';
 import { measureRedrivePacing, redrivePacingResults, type RedriveFigure } from './connector-redrive';
-import { importAgainst, runBenchChild, runWhenFlagged } from './support';
+import { importAgainst, measureWhenFlagged, runBenchChild } from './support';
+import { createTeam } from '@/lib/admin/teams';
+import { SYSTEM } from '@/lib/auth';
+import { rabbitmqConfigSchema } from '@/lib/connectors/rabbitmq/config';
+import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
+import { db, pg } from '@/lib/db';
+import { createSource } from '@/lib/sources/create-source';
 
 const CHILD_FLAG = '--connectors-bench-child';
 const AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672/%2F';
@@ -37,18 +48,7 @@ interface Measured {
   redrive: RedriveFigure[];
 }
 
-async function child(): Promise<void> {
-  const { randomBytes } = await import('node:crypto');
-  const amqp = (await import('amqplib')).default;
-  const { SYSTEM } = await import('@/lib/auth');
-  const { createTeam } = await import('@/lib/admin/teams');
-  const { createSource } = await import('@/lib/sources/create-source');
-  const { startConnectorSupervisor } = await import('@/lib/connectors/supervisor');
-  const { rabbitmqConfigSchema } = await import('@/lib/connectors/rabbitmq/config');
-  const { loadavg } = await import('node:os');
-  const { closeDb, db, pg } = await import('@/lib/db');
-  const { closeQueues } = await import('@/lib/queue');
-
+async function child(): Promise<Measured> {
   const profiler = process.env.BENCH_PROF ? await importProfiler(process.env.BENCH_PROF_DIR ?? '/tmp/prof-connectors') : null;
   const run = `triage-bench.${Date.now().toString(36)}`;
   const names = { exchange: `${run}.orders`, work: `${run}.work`, dlx: `${run}.dlx`, dlq: `${run}.dlq` };
@@ -164,15 +164,11 @@ async function child(): Promise<void> {
   for (const q of [names.work, names.dlq]) await ch.deleteQueue(q);
   for (const x of [names.exchange, names.dlx]) await ch.deleteExchange(x);
   await conn.close();
-  await closeQueues();
-  await closeDb();
-  process.stdout.write(`${JSON.stringify({ rounds, redrive } satisfies Measured)}\n`);
+  return { rounds, redrive };
 }
 
 /** A CPU profile of the import phases alone (the fills and the plain consumer would drown them). */
 async function importProfiler(dir: string) {
-  const { Session } = await import('node:inspector/promises');
-  const { mkdirSync, writeFileSync } = await import('node:fs');
   mkdirSync(dir, { recursive: true });
   const session = new Session();
   session.connect();
@@ -204,4 +200,4 @@ export async function run(): Promise<BenchResult[]> {
   ];
 }
 
-runWhenFlagged(CHILD_FLAG, child);
+measureWhenFlagged(CHILD_FLAG, child);

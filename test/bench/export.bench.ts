@@ -5,7 +5,13 @@
 // (test/bench/million-dead-letters.ts). Runs in a child process with its own database.
 //   npx tsx test/bench/run.ts export
 import type { BenchResult } from './run';
-import { runBenchChild, runWhenFlagged } from './support';
+import { measureWhenFlagged, runBenchChild } from './support';
+import { GET } from '@/app/api/v1/dead-letters/export/route';
+import { createPersonalToken } from '@/lib/admin/tokens';
+import { createUser } from '@/lib/admin/users';
+import { SYSTEM } from '@/lib/auth';
+import { pg } from '@/lib/db';
+import { MILLION, seedMillion } from './million-dead-letters';
 
 const CHILD_FLAG = '--export-bench-child';
 
@@ -17,13 +23,7 @@ interface Measured {
   peakRssDeltaMb: number;
 }
 
-async function child(): Promise<void> {
-  const { pg, closeDb } = await import('@/lib/db');
-  const { SYSTEM } = await import('@/lib/auth');
-  const { createUser } = await import('@/lib/admin/users');
-  const { createPersonalToken } = await import('@/lib/admin/tokens');
-  const { GET } = await import('@/app/api/v1/dead-letters/export/route');
-  const { seedMillion, MILLION } = await import('./million-dead-letters');
+async function child(): Promise<[Measured, Measured, Measured]> {
   const log = (m: string) => process.stderr.write(`[export bench] ${m}\n`);
   const gc = (globalThis as { gc?: () => void }).gc;
 
@@ -64,13 +64,11 @@ async function child(): Promise<void> {
   // export first warms the code paths, so the baseline measures the stream, not the first call.
   const since = new Date(Date.now() - 100_000 * 1200).toISOString();
   await exportOnce('warm-up', `format=csv&from=${new Date(Date.now() - 5_000 * 1200).toISOString()}`);
-  const out = [
+  return [
     await exportOnce('ndjson, 100,000 rows', `format=ndjson&from=${since}`),
     await exportOnce('ndjson, 1,000,000 rows', 'format=ndjson'),
     await exportOnce('csv, 1,000,000 rows', 'format=csv'),
   ];
-  await closeDb();
-  process.stdout.write(`${JSON.stringify(out)}\n`);
 }
 
 export async function run(): Promise<BenchResult[]> {
@@ -94,4 +92,4 @@ export async function run(): Promise<BenchResult[]> {
   return results;
 }
 
-runWhenFlagged(CHILD_FLAG, child);
+measureWhenFlagged(CHILD_FLAG, child);

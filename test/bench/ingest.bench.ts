@@ -22,7 +22,19 @@ import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import type { CopyColumn } from '@/lib/db/copy-binary';
 import type { BenchResult } from './run';
-import { postIngestBatch, runBenchChild, runWhenFlagged, serveApp } from './support';
+import { measureWhenFlagged, postIngestBatch, runBenchChild, runWhenFlagged, serveApp } from './support';
+import { POST } from '@/app/api/v1/sources/[source]/dead-letters/route';
+import { createTeam } from '@/lib/admin/teams';
+import { createIngestToken } from '@/lib/admin/tokens';
+import { SYSTEM } from '@/lib/auth';
+import { fingerprint } from '@/lib/clustering';
+import { closeDb, pg as pgPool } from '@/lib/db';
+import { binaryCopyChunks } from '@/lib/db/copy-binary';
+import { env } from '@/lib/env';
+import { closeIngestSql } from '@/lib/ingest/ingest-sql';
+import { sha256Hex } from '@/lib/intake/record-dead-letters';
+import { drainBacklog } from '@/lib/search';
+import { createSource } from '@/lib/sources/create-source';
 
 const _ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -182,8 +194,6 @@ type FromApi = 'warm' | { cpuUs: number };
  * route handler, IN_FLIGHT at a time; answers with the CPU it spent meanwhile.
  */
 async function apiProcess(): Promise<void> {
-  const { POST } = await import('@/app/api/v1/sources/[source]/dead-letters/route');
-  const { closeIngestSql } = await import('@/lib/ingest/ingest-sql');
   const message = () => new Promise<ToApi>((resolve) => process.once('message', resolve));
   const job = (await message()) as Exclude<ToApi, string>;
   const bodies = job.batches.map((b) => batchBody(b, job.now));
@@ -213,7 +223,6 @@ async function apiProcess(): Promise<void> {
   process.send!({ cpuUs: cpu.user + cpu.system } satisfies FromApi);
   await bye;
   await closeIngestSql();
-  const { closeDb } = await import('@/lib/db');
   await closeDb();
   process.disconnect();
   // The route's lib may hold other pools (Redis, a timer of its own); the figures are sent, so the
@@ -221,18 +230,8 @@ async function apiProcess(): Promise<void> {
   process.exit(0);
 }
 
-async function child(): Promise<void> {
-  const { closeDb } = await import('@/lib/db');
-  const pg = (await import('@/lib/db')).pg();
-  const { SYSTEM } = await import('@/lib/auth');
-  const { createTeam } = await import('@/lib/admin/teams');
-  const { createIngestToken } = await import('@/lib/admin/tokens');
-  const { createSource } = await import('@/lib/sources/create-source');
-  const { sha256Hex } = await import('@/lib/intake/record-dead-letters');
-  const { binaryCopyChunks } = await import('@/lib/db/copy-binary');
-  const { drainBacklog } = await import('@/lib/search');
-  const { env } = await import('@/lib/env');
-  const { fingerprint } = await import('@/lib/clustering');
+async function child(): Promise<Result> {
+  const pg = pgPool();
 
   await createTeam(SYSTEM, { name: 'commerce' });
   const source = await createSource(SYSTEM, { name: 'orders', team: 'commerce', kind: 'ingest' });
@@ -375,10 +374,7 @@ async function child(): Promise<void> {
     `[ingest bench] API over HTTP ${all.rate.toFixed(0)}/s with ${PROCESSES} app processes (CPU per dead letter: app ${all.nodeCpuUs.toFixed(0)} µs, ` +
       `postgres ${all.postgresCpuUs?.toFixed(0) ?? 'n/a'} µs), route handler in 1 process ${one.rate.toFixed(0)}/s (node ${one.nodeCpuUs.toFixed(0)} µs, postgres ${one.postgresCpuUs?.toFixed(0) ?? 'n/a'} µs), COPY ${copy.toFixed(0)}/s, search indexer ${indexer.toFixed(0)}/s (CPU per dead letter: ${indexerCpu})\n`,
   );
-  await closeDb();
-  process.stdout.write(
-    `${JSON.stringify({ api: all.rate, apiOne: one.rate, copy, indexer, nodeCpuUs: all.nodeCpuUs, postgresCpuUs: all.postgresCpuUs } satisfies Result)}\n`,
-  );
+  return { api: all.rate, apiOne: one.rate, copy, indexer, nodeCpuUs: all.nodeCpuUs, postgresCpuUs: all.postgresCpuUs };
 }
 
 export async function run(): Promise<BenchResult[]> {
@@ -417,5 +413,5 @@ export async function run(): Promise<BenchResult[]> {
   ];
 }
 
-runWhenFlagged(CHILD_FLAG, child);
+measureWhenFlagged(CHILD_FLAG, child);
 runWhenFlagged(API_FLAG, apiProcess);

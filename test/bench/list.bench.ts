@@ -8,17 +8,17 @@
 //   npx tsx test/bench/run.ts list
 import type postgres from 'postgres';
 import type { BenchResult } from './run';
-import { runBenchChild, runWhenFlagged, p95Results, timed, type Timing } from './support';
+import { measureWhenFlagged, p95Results, runBenchChild, timed, type Timing } from './support';
+import { pg as pgPool } from '@/lib/db';
+import { encodeCursor } from '@/lib/deadletters/filters';
+import { countDeadLetters, listDeadLetters } from '@/lib/deadletters/list-dead-letters';
+import { clusterId, MILLION, seedMillion, sourceId, TEAMS } from './million-dead-letters';
 
 const CHILD_FLAG = '--list-bench-child';
 const TARGET_MS = 50;
 
-async function child(): Promise<void> {
-  const { closeDb } = await import('@/lib/db');
-  const pg = (await import('@/lib/db')).pg();
-  const { listDeadLetters, countDeadLetters } = await import('@/lib/deadletters/list-dead-letters');
-  const { encodeCursor } = await import('@/lib/deadletters/filters');
-  const { seedMillion, TEAMS, sourceId, clusterId, MILLION } = await import('./million-dead-letters');
+async function child(): Promise<Timing[]> {
+  const pg = pgPool();
   const log = (m: string) => process.stderr.write(`[list bench] ${m}\n`);
 
   const t = performance.now();
@@ -71,12 +71,11 @@ async function child(): Promise<void> {
       false,
     ),
   );
-  await closeDb();
-  process.stdout.write(`${JSON.stringify(out)}\n`);
+  return out;
 }
 
 export async function run(): Promise<BenchResult[]> {
   return p95Results(await runBenchChild<Timing[]>('list', import.meta.url, CHILD_FLAG, { timeoutMs: 300_000 }), TARGET_MS, 2);
 }
 
-runWhenFlagged(CHILD_FLAG, child);
+measureWhenFlagged(CHILD_FLAG, child);

@@ -7,7 +7,17 @@
 //   npx tsx test/bench/run.ts memory
 import { spawn } from 'node:child_process';
 import type { BenchResult } from './run';
-import { runBenchChild } from './support';
+import { finishChild, runBenchChild } from './support';
+import { createTeam } from '@/lib/admin/teams';
+import { SYSTEM } from '@/lib/auth';
+import { db } from '@/lib/db';
+import { exportDeadLetters, exportOptions } from '@/lib/deadletters/export-dead-letters';
+import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
+import { startRedrive } from '@/lib/redrive';
+import { destinationFor } from '@/lib/redrive/destinations';
+import { startTransform } from '@/lib/redrive/edit';
+import { runRedriveTask } from '@/lib/redrive/run-task';
+import { createSource } from '@/lib/sources/create-source';
 
 const FLAG = '--memory-bench-child';
 const MiB = 1 << 20;
@@ -42,14 +52,6 @@ async function startReceiver(): Promise<{ url: string; stop: () => void }> {
 }
 
 async function child(work: Work): Promise<void> {
-  // Read by lib/env when lib/ is first imported below: the receiver is on loopback.
-  process.env.OUTBOUND_ALLOWED_HOSTS = '127.0.0.1';
-  const { SYSTEM } = await import('@/lib/auth');
-  const { createTeam } = await import('@/lib/admin/teams');
-  const { createSource } = await import('@/lib/sources/create-source');
-  const { recordDeadLetters } = await import('@/lib/intake/record-dead-letters');
-  const { closeDb, db } = await import('@/lib/db');
-  const { closeQueues } = await import('@/lib/queue');
   const log = (m: string) => process.stderr.write(`[memory bench ${work}] ${m}\n`);
   const gc = (globalThis as { gc?: () => void }).gc;
   const actor = { ...SYSTEM, label: 'bench' };
@@ -91,9 +93,6 @@ async function child(work: Work): Promise<void> {
   let items = 0;
   const t = performance.now();
   if (work === 'redrive') {
-    const { startRedrive } = await import('@/lib/redrive');
-    const { runRedriveTask } = await import('@/lib/redrive/run-task');
-    const { destinationFor } = await import('@/lib/redrive/destinations');
     const task = await startRedrive(actor, { selection: { source: source.name }, ratePerSecond: 1_000, outcomeWindowSeconds: 1 });
     const end = await runRedriveTask(task.id, {
       destinationFor: (s, opts) => {
@@ -113,7 +112,6 @@ async function child(work: Work): Promise<void> {
     items = await db().redriveItem.count({ where: { taskId: task.id, state: { not: 'pending' } } });
     if (end !== 'completed') throw new Error(`redrive ended ${end}`);
   } else if (work === 'transform') {
-    const { startTransform } = await import('@/lib/redrive/edit');
     const r = await startTransform(
       actor,
       { selection: { source: source.name }, transform: [{ op: 'remove', path: '$.gift' }], reason: 'bench', ratePerSecond: 1_000 },
@@ -124,7 +122,6 @@ async function child(work: Work): Promise<void> {
     );
     items = r.task.total;
   } else {
-    const { exportDeadLetters, exportOptions } = await import('@/lib/deadletters/export-dead-letters');
     const x = await exportDeadLetters(actor, { source: source.name }, exportOptions.parse({ format: 'ndjson', payload: 'true' }), {
       onBatch: (b) => (maxBatch = Math.max(maxBatch, b.payloadBytes)),
     });
@@ -140,10 +137,7 @@ async function child(work: Work): Promise<void> {
   const seconds = (performance.now() - t) / 1000;
   log(`${items} items in ${seconds.toFixed(1)} s, peak RSS ${(peak / MiB).toFixed(0)} MiB over ${(base / MiB).toFixed(0)} MiB`);
   receiver?.stop();
-  await closeQueues();
-  await closeDb();
-  const out: Measured = { work, items, seconds, baseRssMib: base / MiB, peakRssMib: peak / MiB, maxBatchMib: maxBatch / MiB };
-  process.stdout.write(`${JSON.stringify(out)}\n`);
+  await finishChild({ work, items, seconds, baseRssMib: base / MiB, peakRssMib: peak / MiB, maxBatchMib: maxBatch / MiB } satisfies Measured);
 }
 
 export async function run(): Promise<BenchResult[]> {
@@ -151,7 +145,14 @@ export async function run(): Promise<BenchResult[]> {
   // minutes; their durations (information) are longer for sharing the machine.
   const works = ['redrive', 'export', 'transform'] as const;
   const measured = await Promise.all(
-    works.map((work) => runBenchChild<Measured>(`memory_${work}`, import.meta.url, `${FLAG}=${work}`, { nodeArgs: ['--expose-gc'], timeoutMs: 400_000 })),
+    works.map((work) =>
+      runBenchChild<Measured>(`memory_${work}`, import.meta.url, `${FLAG}=${work}`, {
+        nodeArgs: ['--expose-gc'],
+        timeoutMs: 400_000,
+        // The redrive's receiver is on loopback.
+        env: { OUTBOUND_ALLOWED_HOSTS: '127.0.0.1' },
+      }),
+    ),
   );
   const results: BenchResult[] = [];
   for (const [i, work] of works.entries()) {

@@ -6,9 +6,15 @@
 // BUFFERS); the bench fails if any of them scans a partition of dead_letters sequentially, and
 // reports each plan's shape (its nodes and relations) and time. Its own database, dropped at the end.
 //   PLANS_ROWS=200000 npm run bench page-plans
+import postgresJs from 'postgres';
 import type postgres from 'postgres';
 import type { BenchResult } from './run';
-import { runBenchChild, runWhenFlagged } from './support';
+import { measureWhenFlagged, runBenchChild } from './support';
+import { getCluster } from '@/lib/clustering/get-cluster';
+import { listClusters } from '@/lib/clustering/list-clusters';
+import { listDeadLetters } from '@/lib/deadletters/list-dead-letters';
+import { env } from '@/lib/env';
+import { clusterId, seedMillion, TEAMS } from './million-dead-letters';
 
 const CHILD_FLAG = '--page-plans-bench-child';
 const ROWS = Number((process.env.PLANS_ROWS ?? '5000000').replaceAll('_', ''));
@@ -53,9 +59,7 @@ function seqScansOf(node: PlanNode): string[] {
   return [...own, ...(node.Plans ?? []).flatMap(seqScansOf)];
 }
 
-async function child(): Promise<void> {
-  const postgresJs = (await import('postgres')).default;
-  const { env } = await import('@/lib/env');
+async function child(): Promise<Statement[]> {
   const captured: { q: string; p: unknown[] }[] = [];
   // The pool lib/db's pg() hands out, with a debug hook: every statement the pages send is seen.
   const sql = postgresJs(env().DATABASE_URL, {
@@ -65,11 +69,6 @@ async function child(): Promise<void> {
     debug: (_c, q, p) => captured.push({ q, p: p as unknown[] }),
   });
   (globalThis as unknown as { __triageSql?: postgres.Sql }).__triageSql = sql;
-  const { closeDb } = await import('@/lib/db');
-  const { listDeadLetters } = await import('@/lib/deadletters/list-dead-letters');
-  const { listClusters } = await import('@/lib/clustering/list-clusters');
-  const { getCluster } = await import('@/lib/clustering/get-cluster');
-  const { seedMillion, TEAMS, clusterId } = await import('./million-dead-letters');
   const log = (m: string) => process.stderr.write(`[page-plans bench] ${m}\n`);
 
   let t = performance.now();
@@ -133,8 +132,7 @@ async function child(): Promise<void> {
       });
     }
   }
-  await closeDb();
-  process.stdout.write(`${JSON.stringify(out)}\n`);
+  return out;
 }
 
 export async function run(): Promise<BenchResult[]> {
@@ -159,4 +157,4 @@ export async function run(): Promise<BenchResult[]> {
   });
 }
 
-runWhenFlagged(CHILD_FLAG, child);
+measureWhenFlagged(CHILD_FLAG, child);

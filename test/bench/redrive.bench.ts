@@ -4,7 +4,15 @@
 // queue prefix, since lib/env is read once per process.
 //   npx tsx test/bench/run.ts redrive
 import type { BenchResult } from './run';
-import { runBenchChild, runWhenFlagged } from './support';
+import { measureWhenFlagged, runBenchChild } from './support';
+import { createTeam } from '@/lib/admin/teams';
+import { SYSTEM } from '@/lib/auth';
+import { db } from '@/lib/db';
+import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
+import { producerQueue, QUEUES } from '@/lib/queue';
+import { startRedrive } from '@/lib/redrive';
+import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
+import { createSource } from '@/lib/sources/create-source';
 
 const CHILD_FLAG = '--redrive-bench-child';
 const RATES = [10, 100, 1_000];
@@ -30,16 +38,7 @@ function measure(rate: number, times: number[]): Measured {
   return { rate, sends: t.length, achieved: span > 0 ? (t.length - 1) / span : 0, maxWindow };
 }
 
-async function child(): Promise<void> {
-  const { SYSTEM } = await import('@/lib/auth');
-  const { createTeam } = await import('@/lib/admin/teams');
-  const { createSource } = await import('@/lib/sources/create-source');
-  const { recordDeadLetters } = await import('@/lib/intake/record-dead-letters');
-  const { closeDb, db } = await import('@/lib/db');
-  const { closeQueues, producerQueue, QUEUES } = await import('@/lib/queue');
-  const { startRedrive } = await import('@/lib/redrive');
-  const { startRedriveSupervisor } = await import('@/lib/redrive/supervisor');
-
+async function child(): Promise<Measured[]> {
   await createTeam(SYSTEM, { name: 'bench' });
   const supervisor = await startRedriveSupervisor({ reconcileMs: 500 });
   const out: Measured[] = [];
@@ -75,9 +74,7 @@ async function child(): Promise<void> {
     await producerQueue(QUEUES.source(source.name)).obliterate({ force: true });
   }
   await supervisor.stop();
-  await closeQueues();
-  await closeDb();
-  process.stdout.write(`${JSON.stringify(out)}\n`);
+  return out;
 }
 
 export async function run(): Promise<BenchResult[]> {
@@ -102,4 +99,4 @@ export async function run(): Promise<BenchResult[]> {
   ]);
 }
 
-runWhenFlagged(CHILD_FLAG, child);
+measureWhenFlagged(CHILD_FLAG, child);

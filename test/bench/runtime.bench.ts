@@ -7,9 +7,18 @@
 // 5,000 messages each at concurrency 50, after a warm-up, best of two rounds. The measurement runs
 // in a child process with its own database and queue prefix, since lib/env is read once per process.
 //   npx tsx test/bench/run.ts runtime
+import { Queue, Worker } from 'bullmq';
 import { randomBytes } from 'node:crypto';
 import type { BenchResult } from './run';
-import { runBenchChild } from './support';
+import { measureWhenFlagged, runBenchChild } from './support';
+import { createTeam } from '@/lib/admin/teams';
+import { SYSTEM } from '@/lib/auth';
+import { PermanentError } from '@/lib/broker';
+import { db } from '@/lib/db';
+import { producerQueue, queuePrefix, QUEUES } from '@/lib/queue';
+import { redisConnection } from '@/lib/redis';
+import { consume, sendMany } from '@/lib/runtime';
+import { createSource } from '@/lib/sources/create-source';
 
 const CHILD_FLAG = '--runtime-bench-child';
 const MESSAGES = 5_000;
@@ -24,16 +33,6 @@ interface Measured {
 }
 
 async function child(): Promise<Measured> {
-  const { Queue, Worker } = await import('bullmq');
-  const { SYSTEM } = await import('@/lib/auth');
-  const { PermanentError } = await import('@/lib/broker');
-  const { createTeam } = await import('@/lib/admin/teams');
-  const { createSource } = await import('@/lib/sources/create-source');
-  const { closeDb, db } = await import('@/lib/db');
-  const { closeQueues, producerQueue, queuePrefix, QUEUES } = await import('@/lib/queue');
-  const { redisConnection } = await import('@/lib/redis');
-  const { consume, sendMany } = await import('@/lib/runtime');
-
   await createTeam(SYSTEM, { name: 'bench' });
   const body = new Uint8Array(randomBytes(200));
   const headers = { 'content-type': 'application/octet-stream', 'x-tenant': 'acme' };
@@ -113,8 +112,6 @@ async function child(): Promise<Measured> {
     measured.runtimeDeadLetter = Math.max(measured.runtimeDeadLetter, await runtime(`bench-dlq-${round}`, MESSAGES, true));
   }
   await connection.quit();
-  await closeQueues();
-  await closeDb();
   return measured;
 }
 
@@ -141,14 +138,4 @@ export async function run(): Promise<BenchResult[]> {
   ];
 }
 
-if (process.argv.includes(CHILD_FLAG)) {
-  child()
-    .then((m) => {
-      process.stdout.write(`${JSON.stringify(m)}\n`);
-      process.exit(0);
-    })
-    .catch((err: unknown) => {
-      console.error(err);
-      process.exit(1);
-    });
-}
+measureWhenFlagged(CHILD_FLAG, child);

@@ -15,11 +15,25 @@
 // namespace setting), removed afterwards. The sides run interleaved, ROUNDS times; the round with the
 // median ratio is reported.
 //   npx tsx test/bench/run.ts sidekiq
+import { randomBytes } from 'node:crypto';
+import { loadavg } from 'node:os';
+import { deflateSync } from 'node:zlib';
+import { Redis } from 'ioredis';
 import { spawn } from 'node:child_process';
 import type { BenchResult } from './run';
 import { WORKER_NODE_FLAGS } from '../../scripts/lib/worker-flags.mjs';
-import { measureRedrivePacing, redrivePacingResults, type RedriveFigure } from './connector-redrive';
-import { importAgainst, runBenchChild, runWhenFlagged } from './support';
+import { measureRedrivePacingWhileReading, redrivePacingResults, type RedriveFigure } from './connector-redrive';
+import { importAgainst, measureWhenFlagged, runBenchChild } from './support';
+import { createTeam } from '@/lib/admin/teams';
+import { SYSTEM } from '@/lib/auth';
+import { sidekiqConfigSchema } from '@/lib/connectors/sidekiq/config';
+import { MAX_WRITES } from '@/lib/connectors/sidekiq/import';
+import { deadLetterOfEntry } from '@/lib/connectors/sidekiq/job';
+import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
+import { db, pg } from '@/lib/db';
+import { ReplaceablePool } from '@/lib/db/stall-guard';
+import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
+import { createSource } from '@/lib/sources/create-source';
 
 const CHILD_FLAG = '--sidekiq-bench-child';
 const REDIS_URL = 'redis://127.0.0.1:6379';
@@ -51,23 +65,7 @@ puts JSON.generate(deleted: n, seconds: Process.clock_gettime(Process::CLOCK_MON
 type Round = Record<'plainPerSecond' | 'sidekiqPerSecond' | 'importPerSecond' | 'ceilingPerSecond' | 'load', number>;
 type Measured = { rounds: Round[]; redrive: RedriveFigure[] };
 
-async function child(): Promise<void> {
-  const { randomBytes } = await import('node:crypto');
-  const { deflateSync } = await import('node:zlib');
-  const { loadavg } = await import('node:os');
-  const { Redis } = await import('ioredis');
-  const { SYSTEM } = await import('@/lib/auth');
-  const { createTeam } = await import('@/lib/admin/teams');
-  const { createSource } = await import('@/lib/sources/create-source');
-  const { startConnectorSupervisor } = await import('@/lib/connectors/supervisor');
-  const { closeDb, db, pg } = await import('@/lib/db');
-  const { ReplaceablePool } = await import('@/lib/db/stall-guard');
-  const { closeQueues } = await import('@/lib/queue');
-  const { recordDeadLetters } = await import('@/lib/intake/record-dead-letters');
-  const { sidekiqConfigSchema } = await import('@/lib/connectors/sidekiq/config');
-  const { MAX_WRITES } = await import('@/lib/connectors/sidekiq/import');
-  const { deadLetterOfEntry } = await import('@/lib/connectors/sidekiq/job');
-
+async function child(): Promise<Measured> {
   const ns = `triage-bench-sk-${process.pid}`;
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
   const dead = `${ns}:dead`;
@@ -202,31 +200,21 @@ async function child(): Promise<void> {
 
   // Redrive pacing, measured at a fetch of the job's queue (BRPOP, as Sidekiq's fetch reads it).
   const fetcher = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
-  let arrivals: number[] = [];
-  let fetching = true;
-  const fetchLoop = (async () => {
-    // BRPOP waits for the first job, RPOP with a count takes what else arrived meanwhile: one round
-    // trip per job would measure the round trip (milliseconds on a loaded machine), not the pacing.
-    const queue = `${ns}:queue:orders`;
-    while (fetching) {
-      if (!(await fetcher.brpop(queue, 0.2))) continue;
-      arrivals.push(performance.now());
-      const rest = await fetcher.rpop(queue, 1_000);
-      const at = performance.now();
-      for (let i = 0; i < (rest?.length ?? 0); i++) arrivals.push(at);
-    }
-  })();
-  const redrive = await measureRedrivePacing(source.id, REDRIVE_RATES, REDRIVE_SECONDS, { arrivals: () => arrivals, reset: () => (arrivals = []) });
-  fetching = false;
-  await fetchLoop;
+  // BRPOP waits for the first job, RPOP with a count takes what else arrived meanwhile: one round
+  // trip per job would measure the round trip (milliseconds on a loaded machine), not the pacing.
+  const queue = `${ns}:queue:orders`;
+  const redrive = await measureRedrivePacingWhileReading(source.id, REDRIVE_RATES, REDRIVE_SECONDS, async (arrived) => {
+    if (!(await fetcher.brpop(queue, 0.2))) return;
+    arrived(1);
+    const rest = await fetcher.rpop(queue, 1_000);
+    arrived(rest?.length ?? 0);
+  });
   fetcher.disconnect();
 
   // Only this run's keys: the machine's Redis is shared.
   for await (const keys of redis.scanStream({ match: `${ns}:*`, count: 1_000 }) as AsyncIterable<string[]>) if (keys.length) await redis.unlink(...keys);
   redis.disconnect();
-  await closeQueues();
-  await closeDb();
-  process.stdout.write(`${JSON.stringify({ rounds, redrive } satisfies Measured)}\n`);
+  return { rounds, redrive };
 }
 
 export async function run(): Promise<BenchResult[]> {
@@ -247,4 +235,4 @@ export async function run(): Promise<BenchResult[]> {
   ];
 }
 
-runWhenFlagged(CHILD_FLAG, child);
+measureWhenFlagged(CHILD_FLAG, child);

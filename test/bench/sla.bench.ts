@@ -6,7 +6,17 @@
 // Runs in a child process with its own database and queue prefix (lib/env is read once per process).
 //   npx tsx test/bench/run.ts sla
 import type { BenchResult } from './run';
-import { dropDeadLetterIndexes, runBenchChild, runWhenFlagged, p95Results, timed, type Timing } from './support';
+import { dropDeadLetterIndexes, measureWhenFlagged, p95Results, runBenchChild, timed, type Timing } from './support';
+import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
+import { SYSTEM } from '@/lib/auth';
+import { systemClock } from '@/lib/clock';
+import { db, pg as pgPool } from '@/lib/db';
+import { renderMetrics } from '@/lib/metrics/render-metrics';
+import { sweepExpired } from '@/lib/retention/sweep-expired';
+import { computeRollups } from '@/lib/rollups/compute-rollups';
+import { sourceCharts } from '@/lib/rollups/source-charts';
+import { computeAgeStats, refreshAgeStats } from '@/lib/sla/age-stats';
+import { getSlaBoard } from '@/lib/sla/sla-board';
 
 const CHILD_FLAG = '--sla-bench-child';
 const DEAD_LETTERS = 1_000_000;
@@ -17,19 +27,8 @@ const TARGET_MS = 100;
 /** Warm-up runs: at most three, the maintenance steps are slow. */
 const time = (name: string, runs: number, fn: () => Promise<unknown>, target = true) => timed(name, runs, fn, target, Math.min(3, runs));
 
-async function child(): Promise<void> {
-  const { db, closeDb } = await import('@/lib/db');
-  const pg = (await import('@/lib/db')).pg();
-  const { SYSTEM } = await import('@/lib/auth');
-  const { systemClock } = await import('@/lib/clock');
-  const { getSlaBoard } = await import('@/lib/sla/sla-board');
-  const { computeAgeStats, refreshAgeStats } = await import('@/lib/sla/age-stats');
-  const { computeRollups } = await import('@/lib/rollups/compute-rollups');
-  const { sourceCharts } = await import('@/lib/rollups/source-charts');
-  const { renderMetrics } = await import('@/lib/metrics/render-metrics');
-  const { evaluateAlarms } = await import('@/lib/alarms/evaluate-alarms');
-  const { sweepExpired } = await import('@/lib/retention/sweep-expired');
-  const { closeQueues } = await import('@/lib/queue');
+async function child(): Promise<Timing[]> {
+  const pg = pgPool();
   const out: Timing[] = [];
   const log = (m: string) => process.stderr.write(`[sla bench] ${m}\n`);
 
@@ -126,9 +125,7 @@ async function child(): Promise<void> {
     target: false,
   });
 
-  await closeQueues();
-  await closeDb();
-  process.stdout.write(`${JSON.stringify(out)}\n`);
+  return out;
 }
 
 export async function run(): Promise<BenchResult[]> {
@@ -136,4 +133,4 @@ export async function run(): Promise<BenchResult[]> {
   return p95Results(timings, TARGET_MS, 1);
 }
 
-runWhenFlagged(CHILD_FLAG, child);
+measureWhenFlagged(CHILD_FLAG, child);

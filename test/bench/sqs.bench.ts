@@ -7,8 +7,17 @@
 // records read into their events against the plain receive+delete loop (reading must stay far below
 // what receiving costs).
 //   npx tsx test/bench/run.ts sqs
+import { randomBytes } from 'node:crypto';
+import { DeleteMessageBatchCommand, ReceiveMessageCommand, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import type { BenchResult } from './run';
-import { importAgainst, runBenchChild, runWhenFlagged } from './support';
+import { importAgainst, measureWhenFlagged, runBenchChild } from './support';
+import { createTeam } from '@/lib/admin/teams';
+import { SYSTEM } from '@/lib/auth';
+import { toDeadLetter } from '@/lib/connectors/sqs/message';
+import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
+import { db } from '@/lib/db';
+import { queues, sqsSource, startEmulator } from '../integration/connectors-sqs-support';
+import { lambdaDestinationRecord } from '../support/aws-envelopes';
 
 const CHILD_FLAG = '--sqs-bench-child';
 const IMPORT_N = 5_000;
@@ -19,16 +28,7 @@ interface Measured {
   importPerSecond: number;
 }
 
-async function child(): Promise<void> {
-  const { randomBytes } = await import('node:crypto');
-  const { DeleteMessageBatchCommand, ReceiveMessageCommand, SendMessageBatchCommand } = await import('@aws-sdk/client-sqs');
-  const { SYSTEM } = await import('@/lib/auth');
-  const { createTeam } = await import('@/lib/admin/teams');
-  const { startConnectorSupervisor } = await import('@/lib/connectors/supervisor');
-  const { closeDb, db } = await import('@/lib/db');
-  const { closeQueues } = await import('@/lib/queue');
-  const { queues, sqsSource, startEmulator } = await import('../integration/connectors-sqs-support');
-
+async function child(): Promise<Measured> {
   const emu = await startEmulator();
   const { client } = emu;
   const fill = async (url: string) => {
@@ -89,9 +89,7 @@ async function child(): Promise<void> {
   await connectors.stop();
 
   await emu.stop();
-  await closeQueues();
-  await closeDb();
-  process.stdout.write(`${JSON.stringify({ plainPerSecond, importPerSecond } satisfies Measured)}\n`);
+  return { plainPerSecond, importPerSecond };
 }
 
 const MAP_N = 20_000;
@@ -114,8 +112,6 @@ function bestRates(cases: { bodies: string[]; map: (body: string, i: number) => 
 }
 
 async function envelopeCost(plainLoopPerSecond: number): Promise<BenchResult[]> {
-  const { toDeadLetter } = await import('@/lib/connectors/sqs/message');
-  const { lambdaDestinationRecord } = await import('../support/aws-envelopes');
   const plain = Array.from({ length: MAP_N }, (_, i) => JSON.stringify({ order: i, sku: 'A-1', qty: 2, note: 'x'.repeat(200) }));
   const records = plain.map((event, i) => lambdaDestinationRecord(event, `e4b46cbf-b738-4f1a-8880-${String(i).padStart(12, '0')}`).body);
   const map = (envelope: 'auto' | 'none' | 'lambda-destination') => (body: string, i: number) =>
@@ -160,4 +156,4 @@ export async function run(): Promise<BenchResult[]> {
   ];
 }
 
-runWhenFlagged(CHILD_FLAG, child);
+measureWhenFlagged(CHILD_FLAG, child);

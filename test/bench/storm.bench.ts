@@ -25,7 +25,29 @@ import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import type { BenchResult } from './run';
 import { baselineColumns, inFlight, payload, type BaselineRow } from './ingest.bench';
-import { dropDeadLetterIndexes, postIngestBatch, runBenchChild, runWhenFlagged, serveApp, throttledForwarder } from './support';
+import { dropDeadLetterIndexes, measureWhenFlagged, postIngestBatch, runBenchChild, runWhenFlagged, serveApp, throttledForwarder } from './support';
+import { createTeam } from '@/lib/admin/teams';
+import { createIngestToken } from '@/lib/admin/tokens';
+import { WriteBudget } from '@/lib/admission';
+import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
+import { SYSTEM } from '@/lib/auth';
+import { PermanentError } from '@/lib/broker';
+import { manualClock, systemClock } from '@/lib/clock';
+import { fingerprint } from '@/lib/clustering';
+import { getCluster } from '@/lib/clustering/get-cluster';
+import { listClusters } from '@/lib/clustering/list-clusters';
+import { closeDb, db, pg as pgPool } from '@/lib/db';
+import { binaryCopyChunks } from '@/lib/db/copy-binary';
+import { listDeadLetters } from '@/lib/deadletters/list-dead-letters';
+import { sha256Hex } from '@/lib/intake/record-dead-letters';
+import { closeQueues, producerQueue, QUEUES } from '@/lib/queue';
+import { analyzeStalePartitions, dropExpiredPartitions, ensurePartitions } from '@/lib/retention/partitions';
+import { sweepExpired } from '@/lib/retention/sweep-expired';
+import { computeRollups } from '@/lib/rollups/compute-rollups';
+import { consume, sendMany } from '@/lib/runtime';
+import { getSlaBoard } from '@/lib/sla/sla-board';
+import { createSource } from '@/lib/sources/create-source';
+import { startPrivatePostgres, startPrivateReplica } from '../support/private-postgres';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CHILD_FLAG = '--storm-bench-child';
@@ -177,10 +199,6 @@ async function ingestLoad(): Promise<void> {
  */
 async function runtimeLoad(): Promise<void> {
   const job = await new Promise<{ source: string; count: number; prefix: string }>((r) => process.once('message', r as never));
-  const { PermanentError } = await import('@/lib/broker');
-  const { closeDb } = await import('@/lib/db');
-  const { closeQueues, producerQueue, QUEUES } = await import('@/lib/queue');
-  const { consume, sendMany } = await import('@/lib/runtime');
   const queue = producerQueue(QUEUES.source(job.source));
   const t = performance.now();
   const consumer = await consume(
@@ -219,29 +237,9 @@ async function runtimeLoad(): Promise<void> {
   process.disconnect();
 }
 
-async function child(): Promise<void> {
+async function child(): Promise<Result> {
   // The storm's sources are made as an admin makes them; then lib's own reads are timed under load.
-  const { createTeam } = await import('@/lib/admin/teams');
-  const { createIngestToken } = await import('@/lib/admin/tokens');
-  const { createSource } = await import('@/lib/sources/create-source');
-  const { db, closeDb } = await import('@/lib/db');
-  const pg = (await import('@/lib/db')).pg();
-  const { SYSTEM } = await import('@/lib/auth');
-  const { systemClock } = await import('@/lib/clock');
-  const { binaryCopyChunks } = await import('@/lib/db/copy-binary');
-  const { sha256Hex } = await import('@/lib/intake/record-dead-letters');
-  const { fingerprint } = await import('@/lib/clustering');
-  const { listClusters } = await import('@/lib/clustering/list-clusters');
-  const { getCluster } = await import('@/lib/clustering/get-cluster');
-  const { listDeadLetters } = await import('@/lib/deadletters/list-dead-letters');
-  const { getSlaBoard } = await import('@/lib/sla/sla-board');
-  const { evaluateAlarms } = await import('@/lib/alarms/evaluate-alarms');
-  const { computeRollups } = await import('@/lib/rollups/compute-rollups');
-  const { sweepExpired } = await import('@/lib/retention/sweep-expired');
-  const { analyzeStalePartitions, dropExpiredPartitions, ensurePartitions } = await import('@/lib/retention/partitions');
-  const { manualClock } = await import('@/lib/clock');
-  const { closeQueues } = await import('@/lib/queue');
-  const { WriteBudget } = await import('@/lib/admission');
+  const pg = pgPool();
   const budget = new WriteBudget();
 
   const [{ dir }] = (await pg`SELECT current_setting('data_directory', true) AS dir`) as unknown as [{ dir: string | null }];
@@ -539,29 +537,23 @@ async function child(): Promise<void> {
   );
 
   await budget.close();
-  await closeQueues();
-  await closeDb();
-  // Opened by the replica's read-your-writes lookups (STORM_REPLICA): it would keep the child alive.
-  await (await import('@/lib/redis')).closeRedis();
-  process.stdout.write(
-    `${JSON.stringify({
-      sizes,
-      copy,
-      copyBusy,
-      ingest: sizes.ingest / ingested.seconds,
-      runtime: sizes.runtime / parked.seconds,
-      stormSeconds,
-      drainSeconds,
-      backlogAtEnd,
-      backlogAtStormEnd,
-      storm: pages.map((p) => timing(p.name, samples.get(p.name)!)),
-      cycle: timing('maintenance cycle (alarms + age stats + rollups)', cycles),
-      rest,
-      restRows: stored + restRows,
-      retention,
-      throttled,
-    } satisfies Result)}\n`,
-  );
+  return {
+    sizes,
+    copy,
+    copyBusy,
+    ingest: sizes.ingest / ingested.seconds,
+    runtime: sizes.runtime / parked.seconds,
+    stormSeconds,
+    drainSeconds,
+    backlogAtEnd,
+    backlogAtStormEnd,
+    storm: pages.map((p) => timing(p.name, samples.get(p.name)!)),
+    cycle: timing('maintenance cycle (alarms + age stats + rollups)', cycles),
+    rest,
+    restRows: stored + restRows,
+    retention,
+    throttled,
+  };
 }
 
 /**
@@ -571,7 +563,6 @@ async function child(): Promise<void> {
  */
 export async function run(): Promise<BenchResult[]> {
   if (process.env.STORM_REPLICA !== '1') return storm();
-  const { startPrivatePostgres, startPrivateReplica } = await import('../support/private-postgres');
   const primary = await startPrivatePostgres('storm_primary');
   try {
     const standby = await startPrivateReplica(primary);
@@ -666,6 +657,6 @@ async function storm(replicaPort?: number): Promise<BenchResult[]> {
   ];
 }
 
-runWhenFlagged(CHILD_FLAG, child);
+measureWhenFlagged(CHILD_FLAG, child);
 runWhenFlagged(INGEST_FLAG, ingestLoad);
 runWhenFlagged(RUNTIME_FLAG, runtimeLoad);

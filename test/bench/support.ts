@@ -7,12 +7,21 @@ import { type Agent, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import type postgres from 'postgres';
 import type { BenchResult } from './run';
+import { closeDb } from '@/lib/db';
+import { closeQueues } from '@/lib/queue';
+import { closeRedis } from '@/lib/redis';
 
+/**
+ * Runs the bench file at `moduleUrl` again as a child with `childFlag`, on a fresh database, and
+ * resolves with its result. The bench files import lib at their top, so the runner loads it too but
+ * never calls it: lib reads its environment once per process, and the child's is set here (`env` adds
+ * to it).
+ */
 export async function runBenchChild<T>(
   name: string,
   moduleUrl: string,
   childFlag: string,
-  opts: { nodeArgs?: string[]; timeoutMs?: number; replicaPort?: number } = {},
+  opts: { nodeArgs?: string[]; timeoutMs?: number; replicaPort?: number; env?: Record<string, string> } = {},
 ): Promise<T> {
   const { dropDatabase, freshTestDatabase } = await import('../../scripts/lib/database.mjs');
   const url = await freshTestDatabase(process.env.DATABASE_URL ?? 'postgresql://localhost:5432/triage', `bench_${name}`);
@@ -27,6 +36,7 @@ export async function runBenchChild<T>(
         QUEUE_PREFIX: `triage-bench-${name}-${process.pid}`,
         LOG_LEVEL: 'warn',
         TRIAGE_STATE_DIR: '.triage/bench',
+        ...opts.env,
       },
       // The child's progress lines go straight to the terminal; only its result comes back.
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -235,6 +245,25 @@ export function runWhenFlagged(flag: string, main: () => Promise<void>): void {
     console.error(err);
     process.exit(1);
   });
+}
+
+/** The bench child of runBenchChild, run with `flag`: what `measure` returns is the child's result (finishChild). */
+export function measureWhenFlagged(flag: string, measure: () => Promise<unknown>): void {
+  runWhenFlagged(flag, async () => finishChild(await measure()));
+}
+
+/**
+ * The end of a bench child: the queues, pools and Redis connection lib opened are closed (any one
+ * left open keeps the process alive), then `result` is written as the last stdout line, which
+ * runBenchChild reads. The child exits there: its figure is out, and a handle some library left open
+ * must not hold it until runBenchChild's timeout.
+ */
+export async function finishChild(result: unknown): Promise<never> {
+  await closeQueues();
+  await closeDb();
+  await closeRedis();
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+  process.exit(0);
 }
 
 /**

@@ -14,7 +14,7 @@ import { DEMO_PASSWORD } from '../../prisma/seed';
 import { routePath } from '../security/inventory';
 import { ACTING } from '../security/fixtures';
 import { seedAccessibility, type Seeded } from './accessibility-data';
-import { expectFitsWidth, PHONE, stateFile } from './helpers';
+import { as, expectFitsWidth, PHONE, submitForm } from './helpers';
 
 const WCAG_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
 
@@ -104,7 +104,7 @@ test('every page under app/ has an accessibility check', () => {
 for (const [route, entry] of Object.entries(PAGES)) {
   for (const role of [...ROLES, 'signed-out' as const].filter((r) => mayOpen(r, entry))) {
     test(`${route} as ${role}`, async ({ browser }) => {
-      const context = await browser.newContext(role === 'signed-out' ? {} : { storageState: stateFile(ACTING[role]) });
+      const context = await browser.newContext(role === 'signed-out' ? {} : as(ACTING[role]));
       const page = await context.newPage();
       const url = entry.url(seeded, role);
       await page.goto(url);
@@ -133,7 +133,7 @@ test.describe('pages in the states users meet', () => {
   });
 
   test.describe('support', () => {
-    test.use({ storageState: stateFile(ACTING.support) });
+    test.use(as(ACTING.support));
 
     test('the dead-letter list with rows ticked: a preview, then an archive without a reason', async ({ page }) => {
       await page.goto(`/dead-letters?source=${seeded.source}`);
@@ -159,9 +159,7 @@ test.describe('pages in the states users meet', () => {
       await page.goto(`/dead-letters/${seeded.masked}`);
       await expect(page.getByTestId('payload-masked')).toBeVisible();
       await expectAccessible(page);
-      const reveal = page.getByTestId('reveal-form');
-      await reveal.getByLabel('Reason to reveal').fill('customer dispute #1234');
-      await reveal.getByRole('button', { name: 'Reveal' }).click();
+      await submitForm(page.getByTestId('reveal-form'), { 'Reason to reveal': 'customer dispute #1234' }, 'Reveal');
       await expect(page).toHaveURL(/reveal=/);
       await expectAccessible(page);
     });
@@ -175,13 +173,11 @@ test.describe('pages in the states users meet', () => {
   });
 
   test.describe('lead', () => {
-    test.use({ storageState: stateFile(ACTING.lead) });
+    test.use(as(ACTING.lead));
 
     test('a source policy refused with its reason', async ({ page }) => {
       await page.goto(`/sources/${seeded.source}`);
-      const form = page.getByTestId('policy-form');
-      await form.getByLabel('Age deadline (hours)').fill(String(14 * 24));
-      await form.getByRole('button', { name: 'Save policy' }).click();
+      const form = await submitForm(page.getByTestId('policy-form'), { 'Age deadline (hours)': String(14 * 24) }, 'Save policy');
       await expect(form.getByRole('alert')).toContainText('must be shorter than the retention');
       await expectAccessible(page);
     });
@@ -191,19 +187,18 @@ test.describe('pages in the states users meet', () => {
       await expect(page.getByTestId('preview-count')).toHaveText('1');
       await expectAccessible(page);
       await page.goto(`/clusters/${seeded.cluster}`);
-      const merge = page.getByTestId('merge-cluster-form');
-      await merge.getByLabel('Merge into (cluster id)').fill('00000000-0000-4000-8000-000000000000');
-      await merge.getByLabel('Reason').fill('the same outage, worded two ways');
-      await merge.getByRole('button', { name: 'Merge' }).click();
+      const merge = await submitForm(
+        page.getByTestId('merge-cluster-form'),
+        { 'Merge into (cluster id)': '00000000-0000-4000-8000-000000000000', Reason: 'the same outage, worded two ways' },
+        'Merge',
+      );
       await expect(merge.getByRole('alert')).toBeVisible();
       await expectAccessible(page);
     });
 
     test('a webhook refused for its URL, and one webhook’s delivery log', async ({ page }) => {
       await page.goto('/settings/webhooks');
-      const create = page.getByTestId('create-webhook');
-      await create.getByLabel('URL').fill('http://169.254.169.254/latest');
-      await create.getByRole('button', { name: 'Add webhook' }).click();
+      const create = await submitForm(page.getByTestId('create-webhook'), { URL: 'http://169.254.169.254/latest' }, 'Add webhook');
       await expect(create.getByRole('alert')).toBeVisible();
       await expectAccessible(page);
       // One webhook's delivery log.
@@ -214,14 +209,11 @@ test.describe('pages in the states users meet', () => {
   });
 
   test.describe('admin', () => {
-    test.use({ storageState: stateFile(ACTING.admin) });
+    test.use(as(ACTING.admin));
 
     test('a user that exists already, refused', async ({ page }) => {
       await page.goto('/admin');
-      const form = page.getByTestId('create-user');
-      await form.getByLabel('E-mail').fill(ACTING.support);
-      await form.getByLabel('Password').fill(DEMO_PASSWORD);
-      await form.getByRole('button', { name: 'Create user' }).click();
+      const form = await submitForm(page.getByTestId('create-user'), { 'E-mail': ACTING.support, Password: DEMO_PASSWORD }, 'Create user');
       await expect(form.getByRole('alert')).toBeVisible();
       await expectAccessible(page);
     });

@@ -1,13 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
-import { createUser } from '@/lib/admin/users';
 import { append, SYSTEM_ACTOR, type AuditInput } from '@/lib/audit';
-import { SYSTEM } from '@/lib/auth';
 import { closeDb, db } from '@/lib/db';
-import { unique } from '../security/fixtures';
 import { parseCsvRows } from '../support/csv';
-import { signInThroughForm, stateFile } from './helpers';
+import { as, signInNewUser } from './helpers';
 
 // The redrive engine's events, as it writes them (targetType redrive_task, the task id as target),
 // appended through lib/audit so that this spec does not depend on a redrive having run.
@@ -60,14 +57,12 @@ function parseCsv(text: string): Record<string, string>[] {
 }
 
 test.describe('the auditor', () => {
-  test.use({ storageState: stateFile('auditor@triage.local') });
+  test.use(as('auditor@triage.local'));
 
   test('filters the trail to one redrive task, reads its history and exports it: the export matches the page', async ({ browser }) => {
     // An auditor of its own: the exports are found on the trail by their actor, and other specs
     // running beside this one export as the demo's auditor.
-    const email = `${unique('auditor')}@triage.local`;
-    await createUser(SYSTEM, { email, role: 'auditor', password: 'audit-export-password' });
-    const { context, page } = await signInThroughForm(browser, email, 'audit-export-password');
+    const { email, context, page } = await signInNewUser(browser, 'audit-export', 'auditor');
     await expect(page.getByTestId('whoami')).toHaveText(email);
     await page.goto('/audit');
     const filters = page.getByTestId('audit-filters');
@@ -143,7 +138,7 @@ test.describe('the auditor', () => {
 });
 
 test.describe('a team lead', () => {
-  test.use({ storageState: stateFile('lead@triage.local') });
+  test.use(as('lead@triage.local'));
 
   test("sees the own team's trail only; another team's event does not exist", async ({ page }) => {
     await page.goto(`/audit?targetType=redrive_task&targetId=${TASK}`);
@@ -166,7 +161,7 @@ test.describe('a team lead', () => {
 });
 
 test('an admin, who may reveal a dead letter, reads the trail masked too: no reveal covers it', async ({ browser }) => {
-  const context = await browser.newContext({ storageState: stateFile('admin@triage.local') });
+  const context = await browser.newContext(as('admin@triage.local'));
   const page = await context.newPage();
   await page.goto(`/audit/${financeEventId}`);
   await expect(page.getByTestId('audit-before')).toContainText('"email": "c****@bank.example"');

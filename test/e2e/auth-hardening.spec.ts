@@ -9,7 +9,7 @@ import { createUser, updateUser } from '@/lib/admin/users';
 import { closeDb, db } from '@/lib/db';
 import { env } from '@/lib/env';
 import { ACTING, loadFixtures, unique, type Fixtures } from '../security/fixtures';
-import { signInThroughForm } from './helpers';
+import { signInNewUser, signInThroughForm } from './helpers';
 
 let fx: Fixtures;
 test.beforeAll(async () => {
@@ -31,9 +31,7 @@ const failedSignIns = () => db().auditEvent.count({ where: { action: { startsWit
 
 test.describe('sessions cannot be built from the audit trail', () => {
   test('an auditor reading the trail finds no session id of a sign-in or a sign-out', async ({ browser, request }) => {
-    const email = `${unique('sid')}@triage.local`;
-    await createUser(SYSTEM, { email, role: 'admin', password: 'session-id-password' });
-    const { context, page } = await signInThroughForm(browser, email, 'session-id-password');
+    const { email, context, page } = await signInNewUser(browser, 'session-id', 'admin');
     await expect(page).toHaveURL(/\/admin$/);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await expect(page).toHaveURL(/\/sign-in/);
@@ -54,9 +52,7 @@ test.describe('sessions cannot be built from the audit trail', () => {
 
 test.describe('a password change or a re-enable ends what came before', () => {
   test('a password change revokes the sessions and the personal tokens', async ({ browser }) => {
-    const email = `${unique('pwchange')}@triage.local`;
-    const user = await createUser(SYSTEM, { email, role: 'admin', password: 'old-password-1' });
-    const { context, page } = await signInThroughForm(browser, email, 'old-password-1');
+    const { user, email, context, page } = await signInNewUser(browser, 'pwchange', 'admin');
     await expect(page).toHaveURL(/\/admin$/);
     const { token } = await createPersonalToken(SYSTEM, email);
     const bearer = { authorization: `Bearer ${token}` };
@@ -76,9 +72,7 @@ test.describe('a password change or a re-enable ends what came before', () => {
   });
 
   test('a re-enabled user comes back with no session and no token from before', async ({ browser }) => {
-    const email = `${unique('reenable')}@triage.local`;
-    const user = await createUser(SYSTEM, { email, role: 'admin', password: 'reenable-password' });
-    const { context, page } = await signInThroughForm(browser, email, 'reenable-password');
+    const { user, email, password, context, page } = await signInNewUser(browser, 'reenable', 'admin');
     await expect(page).toHaveURL(/\/admin$/);
     const { token } = await createPersonalToken(SYSTEM, email);
     const bearer = { authorization: `Bearer ${token}` };
@@ -92,7 +86,7 @@ test.describe('a password change or a re-enable ends what came before', () => {
     await anonymous.close();
     await context.close();
 
-    const again = await signInThroughForm(browser, email, 'reenable-password');
+    const again = await signInThroughForm(browser, email, password);
     await expect(again.page).toHaveURL(/\/admin$/);
     await again.context.close();
   });

@@ -8,7 +8,7 @@ import { SYSTEM } from '@/lib/auth';
 import { closeDb, db } from '@/lib/db';
 import { recordDeadLetters, type NewDeadLetter } from '@/lib/intake/record-dead-letters';
 import { createSource } from '@/lib/sources/create-source';
-import { stateFile } from './helpers';
+import { as } from './helpers';
 
 test.afterAll(closeDb);
 
@@ -25,7 +25,7 @@ function deadLetter(errorType: string, type: string, i: number): NewDeadLetter {
 }
 
 test.describe('correcting clusters', () => {
-  test.use({ storageState: stateFile('lead@triage.local') });
+  test.use(as('lead@triage.local'));
 
   test('a lead splits a cluster by a payload field, sees both clusters with their counts in the inbox, and the audit trail records it', async ({ page }) => {
     const errorType = `SplitMe${tag()}Error`;

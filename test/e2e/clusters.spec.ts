@@ -4,7 +4,7 @@
 // runs beside the app and dead-letters the poison as it would in production.
 import { expect, test } from '@playwright/test';
 import { closeDb, db } from '@/lib/db';
-import { stateFile, triage } from './helpers';
+import { as, triage } from './helpers';
 
 const TEMPLATE = 'unknown field "<*>" in order <*>';
 
@@ -17,7 +17,7 @@ async function openInGiftCluster(): Promise<number> {
 test.afterAll(closeDb);
 
 test.describe('clusters', () => {
-  test.use({ storageState: stateFile('support@triage.local') });
+  test.use(as('support@triage.local'));
 
   test('the demo poison is one cluster with the right count, and archiving it archives every member with one audit event', async ({ page, browser }) => {
     triage('demo', 'deploy', 'v1');
@@ -68,7 +68,7 @@ test.describe('clusters', () => {
     const events = await db().auditEvent.findMany({ where: { action: 'cluster.archive', targetId: clusterId } });
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ actorEmail: 'support@triage.local', selection: { cluster: clusterId }, count: open });
-    const auditor = await browser.newContext({ storageState: stateFile('auditor@triage.local') });
+    const auditor = await browser.newContext(as('auditor@triage.local'));
     const trail = await auditor.newPage();
     await trail.goto(`/audit?${new URLSearchParams({ action: 'cluster.archive', targetType: 'cluster', targetId: clusterId })}`);
     const rows = trail.getByTestId('audit-row');

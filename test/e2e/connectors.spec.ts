@@ -4,10 +4,10 @@
 import { randomBytes } from 'node:crypto';
 import amqp from 'amqplib';
 import { expect, test, type Page } from '@playwright/test';
-import { stateFile } from './helpers';
+import { as, createSourceOnAdminPage } from './helpers';
 
 test.describe.configure({ mode: 'serial' });
-test.use({ storageState: stateFile('admin@triage.local') });
+test.use(as('admin@triage.local'));
 
 const AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672/';
 const suffix = randomBytes(3).toString('hex');
@@ -43,15 +43,12 @@ test.afterAll(async () => {
 test('an admin creates a RabbitMQ source, tests its connection and sees the health of its import', async ({ page }) => {
   await withChannel((ch) => ch.assertQueue(queue, { durable: true }));
 
-  await page.goto('/admin');
-  const form = page.getByTestId('create-source');
-  await form.getByLabel('Name').fill(name);
-  await form.getByLabel('Team').selectOption('commerce');
-  await form.getByLabel('Kind').selectOption('rabbitmq');
-  await form.getByLabel('AMQP URL (with credentials)', { exact: true }).fill(AMQP_URL);
-  await form.getByLabel('Dead-letter queue', { exact: true }).fill(queue);
-  await form.getByRole('button', { name: 'Create source' }).click();
-  await expect(form.getByRole('status')).toHaveText(`Source ${name} created`);
+  const form = await createSourceOnAdminPage(page, {
+    name,
+    team: 'commerce',
+    kind: 'rabbitmq',
+    fields: { 'AMQP URL (with credentials)': AMQP_URL, 'Dead-letter queue': queue },
+  });
   await form.getByRole('link', { name: 'open it →' }).click();
   await expect(page).toHaveURL(new RegExp(`/sources/${name}$`));
 
@@ -139,19 +136,20 @@ test('the create form offers SQS and NATS with their own fields; an SQS source p
     await expect(nats.getByLabel(label, { exact: true })).toBeVisible();
   }
 
+  await kind.selectOption('sqs');
+  const sqsFields = {
+    'Dead-letter queue URL': 'http://127.0.0.1:9/000000000000/orders-dlq',
+    'Endpoint (SQS-compatible server, optional)': 'http://127.0.0.1:9',
+    'Region (default: from the queue URL)': 'us-east-1',
+    'Access key id (optional)': 'AKIAE2ETEST',
+    'Secret access key (optional)': 'e2e-secret-key-never-shown',
+  };
+  const sqs = form.getByTestId('connection-fields-sqs');
+  for (const label of Object.keys(sqsFields)) await expect(sqs.getByLabel(label, { exact: true })).toBeVisible();
+
   // An endpoint nothing listens on: the page must still render, saying the check failed.
   const sqsName = `e2e-sqs-${suffix}`;
-  await form.getByLabel('Name').fill(sqsName);
-  await form.getByLabel('Team').selectOption('commerce');
-  await kind.selectOption('sqs');
-  const sqs = form.getByTestId('connection-fields-sqs');
-  await sqs.getByLabel('Dead-letter queue URL', { exact: true }).fill('http://127.0.0.1:9/000000000000/orders-dlq');
-  await sqs.getByLabel('Endpoint (SQS-compatible server, optional)', { exact: true }).fill('http://127.0.0.1:9');
-  await sqs.getByLabel('Region (default: from the queue URL)', { exact: true }).fill('us-east-1');
-  await sqs.getByLabel('Access key id (optional)', { exact: true }).fill('AKIAE2ETEST');
-  await sqs.getByLabel('Secret access key (optional)', { exact: true }).fill('e2e-secret-key-never-shown');
-  await form.getByRole('button', { name: 'Create source' }).click();
-  await expect(form.getByRole('status')).toHaveText(`Source ${sqsName} created`);
+  await createSourceOnAdminPage(page, { name: sqsName, team: 'commerce', kind: 'sqs', fields: sqsFields });
   await form.getByRole('link', { name: 'open it →' }).click();
   await expect(page).toHaveURL(new RegExp(`/sources/${sqsName}$`));
   const health = page.getByTestId('connector-health');

@@ -4,12 +4,12 @@
 // holds decisions weeks old, and its chain verifies.
 import { expect, test } from '@playwright/test';
 import { DAY } from '@/lib/clock';
-import { stateFile } from './helpers';
+import { as } from './helpers';
 
 const count = async (cell: import('@playwright/test').Locator) => Number((await cell.textContent())?.trim());
 
 test.describe('team lead', () => {
-  test.use({ storageState: stateFile('lead@triage.local') });
+  test.use(as('lead@triage.local'));
 
   test('the SLA board shows near-deadline and breached dead letters and a 30-day trend', async ({ page }) => {
     await page.goto('/sla?trend=30');
@@ -42,7 +42,7 @@ test.describe('team lead', () => {
 });
 
 test.describe('auditor', () => {
-  test.use({ storageState: stateFile('auditor@triage.local') });
+  test.use(as('auditor@triage.local'));
 
   test('the trail shows decisions from earlier weeks, and its chain verifies', async ({ page }) => {
     // The demo seeder's own decisions: specs running beside this one add decisions of their own.

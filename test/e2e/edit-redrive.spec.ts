@@ -3,8 +3,8 @@
 // consumer acknowledges the edited copy, and the audit trail shows both hashes and the diff; a bulk
 // transform over the orders cluster previews samples and the count, then redrives; a redrive into
 // another source is refused until that source's allow-list names the origin.
-import { expect, test, type APIRequestContext, type Browser, type Page } from '@playwright/test';
-import { stateFile, triage } from './helpers';
+import { expect, test, type APIRequestContext, type Browser } from '@playwright/test';
+import { as, pageAs, redriveTaskOpened, triage } from './helpers';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -20,13 +20,8 @@ async function openOrders(request: APIRequestContext): Promise<Listed[]> {
   return ((await r.json()) as { deadLetters: Listed[] }).deadLetters;
 }
 
-async function as(browser: Browser, email: string): Promise<{ page: Page; close: () => Promise<void> }> {
-  const context = await browser.newContext({ storageState: stateFile(email) });
-  return { page: await context.newPage(), close: () => context.close() };
-}
-
 async function approve(browser: Browser, taskUrl: string) {
-  const lead = await as(browser, 'lead@triage.local');
+  const lead = await pageAs(browser, 'lead@triage.local');
   await lead.page.goto(taskUrl);
   await expect(lead.page.getByTestId('redrive-status')).toHaveText('pending approval');
   await lead.page.getByRole('button', { name: 'Approve' }).click();
@@ -37,7 +32,7 @@ async function approve(browser: Browser, taskUrl: string) {
 let poison: string[] = [];
 
 test.describe('support engineer', () => {
-  test.use({ storageState: stateFile('support@triage.local') });
+  test.use(as('support@triage.local'));
 
   test('edits a rejected order, a lead approves, the demo consumer acknowledges the copy; the trail shows both hashes and the diff', async ({
     page,
@@ -70,8 +65,7 @@ test.describe('support engineer', () => {
     await expect(page.getByTestId('edit-diff')).toContainText('remove $.gift');
     await page.getByLabel('Reason').fill('v1 rejects "gift": removed it');
     await page.getByRole('button', { name: 'Redrive the edited copy' }).click();
-    await expect(page).toHaveURL(/\/redrives\/[0-9a-f-]{36}$/);
-    const taskUrl = new URL(page.url()).pathname;
+    const taskUrl = `/redrives/${await redriveTaskOpened(page)}`;
     await expect(page.getByTestId('redrive-status')).toHaveText('pending approval');
     await expect(page.getByTestId('redrive-edit')).toContainText('edited copy');
     // Four eyes: the support engineer is offered no approval of their own edit.
@@ -86,7 +80,7 @@ test.describe('support engineer', () => {
     // The original bytes are still there, gift and all.
     expect(Buffer.from(await (await request.get(`/api/v1/dead-letters/${target.id}/payload`)).body()).toString()).toContain('gift');
 
-    const auditor = await as(browser, 'auditor@triage.local');
+    const auditor = await pageAs(browser, 'auditor@triage.local');
     await auditor.page.goto('/audit?action=deadletter.edit');
     const row = auditor.page.getByTestId('audit-row').first();
     await row.getByRole('link').first().click();
@@ -115,8 +109,7 @@ test.describe('support engineer', () => {
     await page.getByLabel('Rate (messages/second)').fill('200');
     await page.getByLabel('Reason').fill('schema change: gift removed');
     await page.getByRole('button', { name: 'Ask for approval' }).click();
-    await expect(page).toHaveURL(/\/redrives\/[0-9a-f-]{36}$/);
-    const taskUrl = new URL(page.url()).pathname;
+    const taskUrl = `/redrives/${await redriveTaskOpened(page)}`;
     await expect(page.getByTestId('redrive-edit')).toContainText('transformed copies');
     await approve(browser, taskUrl);
     await page.reload();
@@ -145,7 +138,7 @@ test.describe('support engineer', () => {
     await startInto();
     await expect(page.getByTestId('start-redrive').getByRole('alert')).toContainText('allow-list');
 
-    const lead = await as(browser, 'lead@triage.local');
+    const lead = await pageAs(browser, 'lead@triage.local');
     await lead.page.goto(`/sources/${name}`);
     await lead.page.getByLabel(/^Accepts redrives from/).fill('orders');
     await lead.page.getByTestId('policy-form').getByRole('button').click();
@@ -153,7 +146,7 @@ test.describe('support engineer', () => {
     await lead.close();
 
     await startInto();
-    await expect(page).toHaveURL(/\/redrives\/[0-9a-f-]{36}$/);
+    await redriveTaskOpened(page);
     await expect(page.getByTestId('redrive-route')).toContainText(`→ ${name}`);
     await expect(page.getByTestId('redrive-destination')).toContainText(`orders → ${name}`);
     await expect(page.getByTestId('count-sent')).toHaveText('1', { timeout: 30_000 });

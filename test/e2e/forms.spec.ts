@@ -15,7 +15,7 @@ import { createSource } from '@/lib/sources/create-source';
 import { createView } from '@/lib/saved-views';
 import { serverActions } from '../security/inventory';
 import { ACTING } from '../security/fixtures';
-import { expectFitsWidth, PHONE, stateFile } from './helpers';
+import { as, expectFitsWidth, PHONE } from './helpers';
 import { principal } from './principal';
 
 /** One unbroken word, far over every limit a form field has. */
@@ -379,7 +379,7 @@ test('every server action is in a form of the registry, or takes no typed input'
 
 for (const [name, c] of Object.entries(FORMS)) {
   test(`${name}: the values stay, the message names the field`, async ({ browser }) => {
-    const context = await browser.newContext(c.role === 'signed-out' ? {} : { storageState: stateFile(ACTING[c.role]) });
+    const context = await browser.newContext(c.role === 'signed-out' ? {} : as(ACTING[c.role]));
     const page = await context.newPage();
     await page.goto(c.url(seeded));
     const form = c.form(page);
@@ -405,7 +405,7 @@ for (const [name, c] of Object.entries(FORMS)) {
 }
 
 test.describe('long unbroken text stays inside its card', () => {
-  test.use({ storageState: stateFile(ACTING.lead) });
+  test.use(as(ACTING.lead));
 
   test('a long note, ticket link and reason, on the desktop and at 390 px', async ({ page }) => {
     const lead = await principal(ACTING.lead);

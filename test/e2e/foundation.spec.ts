@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { DEMO_PASSWORD } from '../../prisma/seed';
-import { stateFile } from './helpers';
+import { as, expectAuditTrail } from './helpers';
 
 const HOMES = [
   ['support@triage.local', '/inbox', 'Inbox'],
@@ -55,7 +55,7 @@ test.describe('sign-in and role homes', () => {
 });
 
 test.describe('refused on the server', () => {
-  test.use({ storageState: stateFile('support@triage.local') });
+  test.use(as('support@triage.local'));
 
   test('a support engineer is turned away from admin and audit pages', async ({ page }) => {
     await page.goto('/admin');
@@ -81,7 +81,7 @@ test.describe('refused on the server', () => {
 });
 
 test.describe('admin', () => {
-  test.use({ storageState: stateFile('admin@triage.local') });
+  test.use(as('admin@triage.local'));
 
   test('a cross-site POST carrying the session cookie is refused', async ({ request }) => {
     for (const origin of ['http://evil.example', 'null']) {
@@ -118,13 +118,5 @@ test.describe('admin', () => {
 });
 
 test('the auditor sees admin changes in the trail', async ({ browser }) => {
-  const context = await browser.newContext({ storageState: stateFile('auditor@triage.local') });
-  const page = await context.newPage();
-  await page.goto('/audit');
-  await expect(page.getByTestId('audit-table')).toContainText('user.create');
-  await expect(page.getByTestId('audit-table')).toContainText('auth.sign_in');
-  const verify = await context.request.get('/api/v1/audit/verify');
-  expect(verify.status()).toBe(200);
-  expect(await verify.json()).toMatchObject({ ok: true });
-  await context.close();
+  await expectAuditTrail(browser, '/audit', ['user.create', 'auth.sign_in']);
 });

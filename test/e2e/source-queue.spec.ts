@@ -5,14 +5,14 @@
 import { randomBytes } from 'node:crypto';
 import amqp from 'amqplib';
 import { expect, test, type Page } from '@playwright/test';
-import { PHONE, as, expectFitsWidth, stateFile } from './helpers';
+import { as, createSourceOnAdminPage, expectFitsWidth, PHONE } from './helpers';
 
 const AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672/';
 const run = `e2e.${randomBytes(3).toString('hex')}`;
 const [name, dlq, work] = [run.replace('.', '-srcq-'), `${run}.dlq`, `${run}.work`];
 let consumer: amqp.ChannelModel | null = null;
 
-test.use({ storageState: stateFile('admin@triage.local') });
+test.use(as('admin@triage.local'));
 
 test.afterAll(async () => {
   await consumer?.close().catch(() => undefined);
@@ -39,19 +39,16 @@ test('a source queue with messages and no consumer shows "no consumer" on the so
   await ch.waitForConfirms();
   await conn.close();
 
-  await page.goto('/admin');
-  const form = page.getByTestId('create-source');
-  await form.getByLabel('Kind').selectOption('rabbitmq');
-  await form.getByLabel('Team').selectOption('commerce');
-  const fields = {
-    Name: name,
-    'AMQP URL (with credentials)': AMQP_URL,
-    'Dead-letter queue': dlq,
-    'Source queue (what your consumer reads; default: the redrive queue)': work,
-  };
-  for (const [label, value] of Object.entries(fields)) await form.getByLabel(label, { exact: true }).fill(value);
-  await form.getByRole('button', { name: 'Create source' }).click();
-  await expect(form.getByRole('status')).toHaveText(`Source ${name} created`);
+  await createSourceOnAdminPage(page, {
+    name,
+    team: 'commerce',
+    kind: 'rabbitmq',
+    fields: {
+      'AMQP URL (with credentials)': AMQP_URL,
+      'Dead-letter queue': dlq,
+      'Source queue (what your consumer reads; default: the redrive queue)': work,
+    },
+  });
 
   const figures = page.getByTestId('health-source-queue');
   await reloadUntil(page, `/sources/${name}`, async () => {

@@ -3,34 +3,26 @@
 // exactly as PERMISSIONS says (an action leaves one audit event, as the user via assistant), refused
 // with 403 otherwise (logged, nothing written); another team's object answers 404. A tool of
 // lib/assistant/tools.ts without an entry in TOOLS (endpoints.ts) fails the suite.
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ASSISTANT_TOOLS } from '@/lib/assistant/tools';
 import { ROLES, scopeFor, type Role } from '@/lib/auth';
-import { closeDb, db } from '@/lib/db';
+import { db } from '@/lib/db';
 import { log } from '@/lib/log';
-import { closeQueues } from '@/lib/queue';
-import { resetDatabase } from '../support/db';
 import { answerText, callTool, serveAssistants, toolError, type ServedAssistants } from '../support/assistant';
 import { TOOLS, type ToolEntry } from './endpoints';
-import { ACTING, seedFixtures, type Fixtures } from './fixtures';
+import { ACTING } from './fixtures';
+import { seededFixtures } from './lifecycle';
 
-let fx: Fixtures;
 let served: ServedAssistants;
+const fx = seededFixtures(() => served.close());
 
 const allowed = (role: Role, e: ToolEntry) => scopeFor(role, e.permission) !== undefined;
 
 beforeAll(async () => {
-  await resetDatabase();
-  fx = await seedFixtures();
   served = await serveAssistants(ACTING);
 });
 afterEach(() => {
   vi.restoreAllMocks();
-});
-afterAll(async () => {
-  await served.close();
-  await closeQueues();
-  await closeDb();
 });
 
 describe('the registry covers every assistant tool', () => {

@@ -3,26 +3,16 @@
 // Postgres would not store as sent (an unpaired surrogate, a NUL) is a 422 that names a field, with
 // nothing written; control characters and a megabyte of text are stored and the trail still
 // verifies, or refused with a 4xx, and never a 500.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ROLES, scopeFor, type Role } from '@/lib/auth';
 import { verifyChain } from '@/lib/audit';
-import { closeDb, db } from '@/lib/db';
-import { QUEUES, closeQueues, producerQueue } from '@/lib/queue';
-import { resetDatabase } from '../support/db';
+import { db } from '@/lib/db';
 import { isMutating, routeKey, urlPath, type CallSpec, type RouteEntry } from './endpoints';
 import { ROUTES, type Route } from './registry';
-import { ACTING, seedFixtures, type Fixtures } from './fixtures';
+import { ACTING } from './fixtures';
+import { emptyWebhookAndRedriveQueues, seededFixtures } from './lifecycle';
 
-let fx: Fixtures;
-beforeAll(async () => {
-  await resetDatabase();
-  fx = await seedFixtures();
-});
-afterAll(async () => {
-  for (const name of [QUEUES.webhooks, QUEUES.redrive]) await producerQueue(name).obliterate({ force: true });
-  await closeQueues();
-  await closeDb();
-});
+const fx = seededFixtures(emptyWebhookAndRedriveQueues);
 
 /** Every string value of a JSON value passed through `f`, or, when it holds none, every key. */
 function hostile(v: unknown, f: (s: string) => string): unknown {

@@ -8,21 +8,22 @@
 // that exists under app/api without an entry here, or a reason in NOT_READERS, fails the suite; so
 // does an assistant tool that reads (lib/assistant/tools.ts) without an entry in TOOL_READERS: the
 // assistant never reveals, even for a user who did.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ASSISTANT_TOOLS } from '@/lib/assistant/tools';
 import { ROLES, type Role } from '@/lib/auth';
-import { closeDb, db } from '@/lib/db';
+import { db } from '@/lib/db';
 import { decideDeadLetter } from '@/lib/deadletters/decide';
 import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { revealPayload } from '@/lib/deadletters/reveal-payload';
 import { canReveal } from '@/lib/masking';
-import { closeQueues } from '@/lib/queue';
+import { registryEntries } from '@/lib/openapi/routes';
 import { editDeadLetter } from '@/lib/redrive/edit';
 import { drainBacklog } from '@/lib/search';
-import { resetDatabase } from '../support/db';
 import { answerText, callTool, serveAssistants, type ServedAssistants } from '../support/assistant';
-import { ACTING, principal, seedFixtures, type Fixtures } from './fixtures';
+import { routeKey } from './endpoints';
+import { ACTING, principal } from './fixtures';
 import { routeHandlers } from './inventory';
+import { seededFixtures } from './lifecycle';
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
@@ -41,16 +42,14 @@ const SECRETS = [CARD, EMAIL, IBAN, POLICY, POLICY_EDITED, KEY_EMAIL, LEGACY, LE
 
 const payloadOf = (code: string) => JSON.stringify({ card: CARD, contact: EMAIL, account: { code }, contacts: { [KEY_EMAIL]: true } });
 
-let fx: Fixtures;
 let archived: string;
 let open: string;
 let legacy: string;
 let clusterId: string;
 let assistants: ServedAssistants;
+const fx = seededFixtures(() => assistants.close());
 
 beforeAll(async () => {
-  await resetDatabase();
-  fx = await seedFixtures();
   // An edit of a field the policy did not name yet: its version and audit event hold both values,
   // which must read as masked once the policy names the path.
   const admin0 = principal(fx.users[ACTING.admin]!);
@@ -91,19 +90,15 @@ beforeAll(async () => {
   await editDeadLetter(admin, open, { payload: payloadOf(POLICY_EDITED), reason: 'fix the account code', revealId: eventId });
   assistants = await serveAssistants(ACTING);
 });
-afterAll(async () => {
-  await assistants.close();
-  await closeQueues();
-  await closeDb();
-});
 
 interface Reader {
   name: string;
-  /** The route it reads through, as app/ declares it (for the completeness check). */
+  /**
+   * The route it reads through, as app/ declares it (for the completeness check): its handler, from
+   * the API's registry, is called with the path values of `url` (a body makes it a POST).
+   */
   route: string;
-  module: () => Promise<Record<string, unknown>>;
   url: () => string;
-  params?: () => Record<string, string>;
   body?: () => unknown;
 }
 
@@ -111,117 +106,90 @@ const READERS: Reader[] = [
   {
     name: 'search q= card',
     route: 'GET /api/v1/dead-letters',
-    module: () => import('@/app/api/v1/dead-letters/route'),
     url: () => `/api/v1/dead-letters?q=${CARD.slice(0, 12)}&status=archived`,
   },
   {
     name: 'search q= e-mail',
     route: 'GET /api/v1/dead-letters',
-    module: () => import('@/app/api/v1/dead-letters/route'),
     url: () => '/api/v1/dead-letters?q=holder.name',
   },
   {
     name: 'list',
     route: 'GET /api/v1/dead-letters',
-    module: () => import('@/app/api/v1/dead-letters/route'),
     url: () => '/api/v1/dead-letters?errorType=MaskedMatrixError&status=open,archived',
   },
   {
     name: "a source's list",
     route: 'GET /api/v1/sources/:source/dead-letters',
-    module: () => import('@/app/api/v1/sources/[source]/dead-letters/route'),
     url: () => '/api/v1/sources/orders/dead-letters?errorType=MaskedMatrixError',
-    params: () => ({ source: 'orders' }),
   },
   {
     name: 'API detail',
     route: 'GET /api/v1/dead-letters/:id',
-    module: () => import('@/app/api/v1/dead-letters/[id]/route'),
     url: () => `/api/v1/dead-letters/${archived}`,
-    params: () => ({ id: archived }),
   },
   {
     name: 'payload download',
     route: 'GET /api/v1/dead-letters/:id/payload',
-    module: () => import('@/app/api/v1/dead-letters/[id]/payload/route'),
     url: () => `/api/v1/dead-letters/${open}/payload`,
-    params: () => ({ id: open }),
   },
   {
     name: 'versions and their diffs',
     route: 'GET /api/v1/dead-letters/:id/versions',
-    module: () => import('@/app/api/v1/dead-letters/[id]/versions/route'),
     url: () => `/api/v1/dead-letters/${open}/versions`,
-    params: () => ({ id: open }),
   },
   {
     name: 'versions stored before the policy named their path',
     route: 'GET /api/v1/dead-letters/:id/versions',
-    module: () => import('@/app/api/v1/dead-letters/[id]/versions/route'),
     url: () => `/api/v1/dead-letters/${legacy}/versions`,
-    params: () => ({ id: legacy }),
   },
   {
     name: 'version download',
     route: 'GET /api/v1/dead-letters/:id/versions/:version/payload',
-    module: () => import('@/app/api/v1/dead-letters/[id]/versions/[version]/payload/route'),
     url: () => `/api/v1/dead-letters/${open}/versions/1/payload`,
-    params: () => ({ id: open, version: '1' }),
   },
   {
     name: 'export ndjson with payloads',
     route: 'GET /api/v1/dead-letters/export',
-    module: () => import('@/app/api/v1/dead-letters/export/route'),
     url: () => '/api/v1/dead-letters/export?format=ndjson&payload=true&errorType=MaskedMatrixError',
   },
   {
     name: 'export csv',
     route: 'GET /api/v1/dead-letters/export',
-    module: () => import('@/app/api/v1/dead-letters/export/route'),
     url: () => '/api/v1/dead-letters/export?format=csv&errorType=MaskedMatrixError',
   },
   {
     name: 'bulk preview',
     route: 'POST /api/v1/dead-letters/bulk/preview',
-    module: () => import('@/app/api/v1/dead-letters/bulk/preview/route'),
     url: () => '/api/v1/dead-letters/bulk/preview',
     body: () => ({ decision: 'archive', selection: { ids: [open] } }),
   },
   {
     name: 'cluster detail',
     route: 'GET /api/v1/clusters/:id',
-    module: () => import('@/app/api/v1/clusters/[id]/route'),
     url: () => `/api/v1/clusters/${clusterId}`,
-    params: () => ({ id: clusterId }),
   },
-  { name: 'cluster list', route: 'GET /api/v1/clusters', module: () => import('@/app/api/v1/clusters/route'), url: () => '/api/v1/clusters' },
+  { name: 'cluster list', route: 'GET /api/v1/clusters', url: () => '/api/v1/clusters' },
   {
     name: 'merge suggestions',
     route: 'GET /api/v1/clusters/:id/merge-suggestions',
-    module: () => import('@/app/api/v1/clusters/[id]/merge-suggestions/route'),
     url: () => `/api/v1/clusters/${clusterId}/merge-suggestions`,
-    params: () => ({ id: clusterId }),
   },
   {
     name: 'split preview by a sensitive field',
     route: 'POST /api/v1/clusters/:id/split/preview',
-    module: () => import('@/app/api/v1/clusters/[id]/split/preview/route'),
     url: () => `/api/v1/clusters/${clusterId}/split/preview`,
-    params: () => ({ id: clusterId }),
     body: () => ({ by: { field: 'payload', path: '$.account.code' } }),
   },
   {
     name: 'split preview by a detected field',
     route: 'POST /api/v1/clusters/:id/split/preview',
-    module: () => import('@/app/api/v1/clusters/[id]/split/preview/route'),
     url: () => `/api/v1/clusters/${clusterId}/split/preview`,
-    params: () => ({ id: clusterId }),
     body: () => ({ by: { field: 'header', name: 'x-account' } }),
   },
   {
     name: 'transform preview',
     route: 'POST /api/v1/redrives/transform/preview',
-    module: () => import('@/app/api/v1/redrives/transform/preview/route'),
     url: () => '/api/v1/redrives/transform/preview',
     body: () => ({
       selection: { ids: [open] },
@@ -231,11 +199,10 @@ const READERS: Reader[] = [
       ],
     }),
   },
-  { name: 'redrive tasks', route: 'GET /api/v1/redrives', module: () => import('@/app/api/v1/redrives/route'), url: () => '/api/v1/redrives' },
+  { name: 'redrive tasks', route: 'GET /api/v1/redrives', url: () => '/api/v1/redrives' },
   {
     name: 'audit export',
     route: 'GET /api/v1/audit/export',
-    module: () => import('@/app/api/v1/audit/export/route'),
     url: () => '/api/v1/audit/export?format=ndjson',
   },
 ];
@@ -266,6 +233,17 @@ const NOT_READERS: Record<string, string> = {
   'GET /api/v1/webhooks/:id/deliveries': "deliveries: status codes and times, not the bodies' content",
 };
 
+/** The values in `url`'s path of the route's `:name` segments. */
+function pathValues(route: string, url: string): Record<string, string> {
+  const segments = new URL(url, 'http://127.0.0.1').pathname.split('/');
+  return Object.fromEntries(
+    route
+      .split(' ')[1]!
+      .split('/')
+      .flatMap((segment, i) => (segment.startsWith(':') ? [[segment.slice(1), decodeURIComponent(segments[i]!)]] : [])),
+  );
+}
+
 const reveals = (userId: string) => db().auditEvent.count({ where: { action: 'payload.reveal', actorId: userId } });
 
 describe('the registry of readers', () => {
@@ -283,13 +261,12 @@ describe('the registry of readers', () => {
 describe.each(READERS.map((r) => [r.name, r] as const))('%s', (_name, reader) => {
   it.each(ROLES.map((r) => [r] as const))('%s: no masked value without a reveal', async (role: Role) => {
     const as = fx.users[ACTING[role]]!;
-    const mod = await reader.module();
-    const handler = (reader.body ? mod.POST : mod.GET) as Handler;
+    const handler = registryEntries().find((e) => routeKey(e) === reader.route)!.handler as Handler;
     const before = await reveals(as.id);
     const init: RequestInit = reader.body
       ? { method: 'POST', headers: { authorization: `Bearer ${as.token}`, 'content-type': 'application/json' }, body: JSON.stringify(reader.body()) }
       : { headers: { authorization: `Bearer ${as.token}` } };
-    const res = await handler(new Request(`http://127.0.0.1:3000${reader.url()}`, init), { params: Promise.resolve(reader.params?.() ?? {}) });
+    const res = await handler(new Request(`http://127.0.0.1:3000${reader.url()}`, init), { params: Promise.resolve(pathValues(reader.route, reader.url())) });
     const body = await res.text();
     // No reader reveals by itself: it writes no reveal event.
     expect((await reveals(as.id)) - before, 'reveal events written by a reader').toBe(0);

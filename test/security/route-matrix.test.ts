@@ -7,20 +7,19 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PERMISSIONS, ROLES, SYSTEM, scopeFor, type Permission, type Role } from '@/lib/auth';
 import { createIngestToken, createPersonalToken } from '@/lib/admin/tokens';
 import { createUser, updateUser } from '@/lib/admin/users';
-import { closeDb, db } from '@/lib/db';
+import { db } from '@/lib/db';
 import { log } from '@/lib/log';
-import { QUEUES, closeQueues, producerQueue } from '@/lib/queue';
-import { resetDatabase } from '../support/db';
 import { registryEntries } from '@/lib/openapi/routes';
 import { ACTIONS, CALLS, EXEMPT_ACTIONS, EXEMPT_ROUTES, actionKey, expectedAudits, isMutating, routeKey, urlPath, type CallSpec } from './endpoints';
 import { EXPECTED_PERMISSIONS } from './expected-permissions';
 import { ROUTES, type Route } from './registry';
-import { ACTING, seedFixtures, unique, type Fixtures, type FixtureUser } from './fixtures';
+import { ACTING, unique, type FixtureUser } from './fixtures';
 import { inlineServerActions, routeHandlers, serverActions } from './inventory';
+import { emptyWebhookAndRedriveQueues, seededFixtures } from './lifecycle';
 
 async function invoke(e: Route, spec: CallSpec, headers: Record<string, string>): Promise<Response> {
   const { handler } = e;
@@ -54,21 +53,9 @@ const state = async () => ({
   webhooks: await db().webhook.count(),
 });
 
-let fx: Fixtures;
-
-beforeAll(async () => {
-  await resetDatabase();
-  fx = await seedFixtures();
-});
+const fx = seededFixtures(emptyWebhookAndRedriveQueues);
 afterEach(() => {
   vi.restoreAllMocks();
-});
-afterAll(async () => {
-  // The calls above queued webhook deliveries and redrive nudges for rows the next file's reset
-  // removes: leave the run's queues empty for the tests that start those workers.
-  for (const name of [QUEUES.webhooks, QUEUES.redrive]) await producerQueue(name).obliterate({ force: true });
-  await closeQueues();
-  await closeDb();
 });
 
 describe('the registry covers every route handler and server action', () => {
@@ -215,25 +202,27 @@ describe('requests that must not get through', () => {
 });
 
 describe('role changes apply on the next request', () => {
-  const listUsers = () => ROUTES.find((r) => routeKey(r) === 'GET /api/v1/users')!;
+  /** A new admin and the status GET /api/v1/users answers their personal token. */
+  const adminWithToken = async (name: string) => {
+    const user = await createUser(SYSTEM, { email: `${unique(name)}@triage.local`, role: 'admin' });
+    const { token } = await createPersonalToken(SYSTEM, user.email);
+    const listUsers = ROUTES.find((r) => routeKey(r) === 'GET /api/v1/users')!;
+    return { user, listUsersStatus: async () => (await invoke(listUsers, {}, { authorization: `Bearer ${token}` })).status };
+  };
 
   it('a demoted admin is refused at once, a promoted support allowed at once', async () => {
-    const u = await createUser(SYSTEM, { email: `${unique('demoted')}@triage.local`, role: 'admin' });
-    const { token } = await createPersonalToken(SYSTEM, u.email);
-    const auth = { authorization: `Bearer ${token}` };
-    expect((await invoke(listUsers(), {}, auth)).status).toBe(200);
-    await updateUser(SYSTEM, u.id, { role: 'support', team: 'commerce' });
-    expect((await invoke(listUsers(), {}, auth)).status).toBe(403);
-    await updateUser(SYSTEM, u.id, { role: 'admin' });
-    expect((await invoke(listUsers(), {}, auth)).status).toBe(200);
+    const { user, listUsersStatus } = await adminWithToken('demoted');
+    expect(await listUsersStatus()).toBe(200);
+    await updateUser(SYSTEM, user.id, { role: 'support', team: 'commerce' });
+    expect(await listUsersStatus()).toBe(403);
+    await updateUser(SYSTEM, user.id, { role: 'admin' });
+    expect(await listUsersStatus()).toBe(200);
   });
 
   it("a disabled user's token stops working", async () => {
-    const u = await createUser(SYSTEM, { email: `${unique('disabled')}@triage.local`, role: 'admin' });
-    const { token } = await createPersonalToken(SYSTEM, u.email);
-    const auth = { authorization: `Bearer ${token}` };
-    expect((await invoke(listUsers(), {}, auth)).status).toBe(200);
-    await updateUser(SYSTEM, u.id, { disabled: true });
-    expect((await invoke(listUsers(), {}, auth)).status).toBe(401);
+    const { user, listUsersStatus } = await adminWithToken('disabled');
+    expect(await listUsersStatus()).toBe(200);
+    await updateUser(SYSTEM, user.id, { disabled: true });
+    expect(await listUsersStatus()).toBe(401);
   });
 });

@@ -17,6 +17,13 @@ function mustReceive(queue: BrokerQueue, now: number): Delivery {
   return delivery;
 }
 
+/** A queue (queueOf) with one message sent and received at 0: the queue and that first delivery. */
+function oneInFlight(): { queue: BrokerQueue; first: Delivery } {
+  const queue = queueOf();
+  queue.send(bytes(1), 0);
+  return { queue, first: mustReceive(queue, 0) };
+}
+
 /** Fails every delivery with `retry` until the message is parked; returns the time reached. */
 function failUntilParked(queue: BrokerQueue, now: number): number {
   for (let delivery = queue.receive(now); delivery !== undefined; delivery = queue.receive(now)) {
@@ -96,9 +103,7 @@ describe('send, receive, ack', () => {
 
 describe('timers with lazy deletion', () => {
   it('an ack never touches the heap; the stale entry is skipped when it comes due', () => {
-    const queue = queueOf();
-    queue.send(bytes(1), 0);
-    const delivery = mustReceive(queue, 0);
+    const { queue, first: delivery } = oneInFlight();
     expect(queue.stats.timers).toBe(1);
     queue.settle(delivery, { kind: 'ack' }, 10);
     expect(queue.stats.timers).toBe(1); // still there: not searched for
@@ -161,9 +166,7 @@ describe('stored bodies', () => {
 
 describe('settle of a delivery that is no longer current', () => {
   it('ignores a late ack after the visibility timeout; the message comes back with the delivery counted', () => {
-    const queue = queueOf();
-    queue.send(bytes(1), 0);
-    const first = mustReceive(queue, 0);
+    const { queue, first } = oneInFlight();
     expect(queue.settle(first, { kind: 'ack' }, VISIBILITY)).toBe(false); // due at 30 s: already timed out
     const second = mustReceive(queue, VISIBILITY);
     expect(second).toMatchObject({ id: first.id, receives: 2 });
@@ -171,9 +174,7 @@ describe('settle of a delivery that is no longer current', () => {
   });
 
   it('a stale receipt cannot settle the newer delivery of the same message', () => {
-    const queue = queueOf();
-    queue.send(bytes(1), 0);
-    const first = mustReceive(queue, 0);
+    const { queue, first } = oneInFlight();
     const second = mustReceive(queue, VISIBILITY); // first timed out, redelivered
     expect(queue.settle(first, { kind: 'ack' }, VISIBILITY + 1)).toBe(false);
     expect(queue.settle(first, { kind: 'reject', reason: 'late' }, VISIBILITY + 1)).toBe(false);
@@ -183,9 +184,8 @@ describe('settle of a delivery that is no longer current', () => {
   });
 
   it('a bare id settles the current delivery; a second settle or a settle during backoff is ignored', () => {
-    const queue = queueOf();
-    const id = queue.send(bytes(1), 0);
-    mustReceive(queue, 0);
+    const { queue, first } = oneInFlight();
+    const id = first.id;
     expect(queue.settle(id, { kind: 'retry' }, 5)).toBe(true);
     expect(queue.settle(id, { kind: 'ack' }, 6)).toBe(false); // waiting out its backoff, not held
     expect(queue.stats).toMatchObject({ delayed: 1, inFlight: 0 });

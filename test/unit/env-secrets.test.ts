@@ -8,6 +8,16 @@ import { productionSecretProblems } from '@/lib/env-secrets.mjs';
 
 const run = promisify(execFile);
 
+/** test/support/print-secrets.ts run with `env`: the secrets lib/env settles on, printed as JSON. */
+const printSecrets = (env: NodeJS.ProcessEnv) => run(process.execPath, ['--import', 'tsx', 'test/support/print-secrets.ts'], { env });
+
+/** printSecrets when it may refuse: whether it failed, and what it said. */
+const printSecretsOutcome = (env: NodeJS.ProcessEnv) =>
+  printSecrets(env).then(
+    () => ({ failed: false, stderr: '' }),
+    (e: { stderr: string }) => ({ failed: true, stderr: e.stderr }),
+  );
+
 /** `npm start` (scripts/serve.mjs) with `env`, which must exit non-zero before it serves anything. */
 async function serveRefusal(env: NodeJS.ProcessEnv): Promise<{ stderr: string }> {
   const r = await run(process.execPath, ['scripts/serve.mjs', '-p', '0', '-H', '127.0.0.1'], { env, timeout: 20_000 }).then(
@@ -36,7 +46,7 @@ describe('generated secrets (no AUTH_SECRET / AUDIT_CHECKPOINT_KEY set)', () => 
     delete env.AUDIT_CHECKPOINT_KEY_FILE;
     delete env.AUDIT_CHECKPOINT_KEY;
     delete env.CONNECTOR_SECRET_KEY;
-    const outputs = await Promise.all(Array.from({ length: 6 }, () => run(process.execPath, ['--import', 'tsx', 'test/support/print-secrets.ts'], { env })));
+    const outputs = await Promise.all(Array.from({ length: 6 }, () => printSecrets(env)));
     const secrets = outputs.map((o) => JSON.parse(o.stdout) as { auth: string; checkpoint: string });
     expect(new Set(secrets.map((s) => s.auth)).size).toBe(1);
     expect(new Set(secrets.map((s) => s.checkpoint)).size).toBe(1);
@@ -62,10 +72,7 @@ describe('secrets in production', () => {
   };
   const refusal = async (vars: Record<string, string | undefined>) => {
     const env = production(vars);
-    const r = await run(process.execPath, ['--import', 'tsx', 'test/support/print-secrets.ts'], { env }).then(
-      () => ({ failed: false, stderr: '' }),
-      (e: { stderr: string }) => ({ failed: true, stderr: e.stderr }),
-    );
+    const r = await printSecretsOutcome(env);
     // Nothing generated in its place either.
     expect(readdirSync(env.TRIAGE_STATE_DIR!)).toEqual([]);
     return r;
@@ -91,9 +98,7 @@ describe('secrets in production', () => {
   );
 
   it('starts with real secrets', async () => {
-    const out = await run(process.execPath, ['--import', 'tsx', 'test/support/print-secrets.ts'], {
-      env: production({ AUTH_SECRET: GOOD, AUDIT_CHECKPOINT_KEY: GOOD.split('').reverse().join('') }),
-    });
+    const out = await printSecrets(production({ AUTH_SECRET: GOOD, AUDIT_CHECKPOINT_KEY: GOOD.split('').reverse().join('') }));
     expect(JSON.parse(out.stdout)).toEqual({ auth: GOOD, checkpoint: GOOD.split('').reverse().join('') });
   }, 30_000);
 
@@ -156,10 +161,7 @@ describe('service URLs in production', () => {
   it('the app refuses to start with a public database password', async () => {
     const env: NodeJS.ProcessEnv = { ...process.env, ...secrets, NODE_ENV: 'production', TRIAGE_STATE_DIR: mkdtempSync(path.join(dir, 'url-')) };
     env.DATABASE_URL = 'postgresql://triage:triage@127.0.0.1:5432/triage';
-    const r = await run(process.execPath, ['--import', 'tsx', 'test/support/print-secrets.ts'], { env }).then(
-      () => ({ failed: false, stderr: '' }),
-      (e: { stderr: string }) => ({ failed: true, stderr: e.stderr }),
-    );
+    const r = await printSecretsOutcome(env);
     expect(r.failed).toBe(true);
     expect(r.stderr).toContain('DATABASE_URL');
   }, 30_000);
@@ -186,7 +188,7 @@ describe('the generated checkpoint key (outside production)', () => {
     delete env.AUDIT_CHECKPOINT_KEY;
     delete env.AUDIT_CHECKPOINT_FILE;
     delete env.AUDIT_CHECKPOINT_KEY_FILE;
-    const out = JSON.parse((await run(process.execPath, ['--import', 'tsx', 'test/support/print-secrets.ts'], { env })).stdout) as { checkpoint: string };
+    const out = JSON.parse((await printSecrets(env)).stdout) as { checkpoint: string };
     // The checkpoint file's directory (TRIAGE_STATE_DIR) holds no copy of the key.
     for (const f of readdirSync(state)) expect(readFileSync(path.join(state, f), 'utf8'), f).not.toContain(out.checkpoint);
   }, 30_000);
