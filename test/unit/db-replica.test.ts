@@ -55,7 +55,8 @@ describe('replay lag', () => {
   });
 });
 
-describe('DATABASE_REPLICA_URL', () => {
+// Each case starts Node processes with tsx, which take seconds each on a loaded machine.
+describe('DATABASE_REPLICA_URL', { timeout: 30_000 }, () => {
   it('is off when unset or empty, and gets the default user like DATABASE_URL', () => {
     expect(replicaEnv({}).out).toBe('null');
     expect(replicaEnv({ DATABASE_REPLICA_URL: '' }).out).toBe('null');
