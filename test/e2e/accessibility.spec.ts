@@ -101,27 +101,8 @@ test('every page under app/ has an accessibility check', () => {
   expect(found).toEqual(Object.keys(PAGES).sort());
 });
 
-for (const [route, entry] of Object.entries(PAGES)) {
-  for (const role of [...ROLES, 'signed-out' as const].filter((r) => mayOpen(r, entry))) {
-    test(`${route} as ${role}`, async ({ browser }) => {
-      const context = await browser.newContext(role === 'signed-out' ? {} : { storageState: stateFile(ACTING[role]) });
-      const page = await context.newPage();
-      const url = entry.url(seeded, role);
-      await page.goto(url);
-      // The page itself, not the sign-in or forbidden page instead (the root redirects home).
-      const landed = route === '/' && role !== 'signed-out' ? HOME[role] : (entry.lands ?? url.split('?')[0]!);
-      expect(new URL(page.url()).pathname).toBe(landed);
-      await expectAccessible(page);
-      // The on-call phone: the same page at 390 px, accessible, and nothing to scroll sideways.
-      await page.setViewportSize(PHONE);
-      await page.reload();
-      await expectAccessible(page);
-      await expectFitsWidth(page);
-      await context.close();
-    });
-  }
-}
-
+// First: the longest tests (several pages and states each). Tests are handed to the two workers in
+// the order they are declared, so the short page tests fill in at the end, not one long one alone.
 test.describe('pages in the states users meet', () => {
   test('sign-in after a wrong password', async ({ page }) => {
     await page.goto('/sign-in');
@@ -238,3 +219,24 @@ test.describe('pages in the states users meet', () => {
     });
   });
 });
+
+for (const [route, entry] of Object.entries(PAGES)) {
+  for (const role of [...ROLES, 'signed-out' as const].filter((r) => mayOpen(r, entry))) {
+    test(`${route} as ${role}`, async ({ browser }) => {
+      const context = await browser.newContext(role === 'signed-out' ? {} : { storageState: stateFile(ACTING[role]) });
+      const page = await context.newPage();
+      const url = entry.url(seeded, role);
+      await page.goto(url);
+      // The page itself, not the sign-in or forbidden page instead (the root redirects home).
+      const landed = route === '/' && role !== 'signed-out' ? HOME[role] : (entry.lands ?? url.split('?')[0]!);
+      expect(new URL(page.url()).pathname).toBe(landed);
+      await expectAccessible(page);
+      // The on-call phone: the same page at 390 px, accessible, and nothing to scroll sideways.
+      await page.setViewportSize(PHONE);
+      await page.reload();
+      await expectAccessible(page);
+      await expectFitsWidth(page);
+      await context.close();
+    });
+  }
+}
