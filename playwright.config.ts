@@ -60,15 +60,16 @@ export default defineConfig({
       stdout: 'ignore',
       stderr: 'pipe',
     },
-    ...workers.map((file) => ({
-      name: file.replace(/\.ts$/, ''),
-      command: `node node_modules/tsx/dist/cli.mjs workers/${file}`,
+    {
+      // Every worker at once (scripts/e2e-workers.mjs): Playwright starts its entries one by one.
+      name: 'workers',
+      command: `node scripts/e2e-workers.mjs ${workers.join(' ')}`,
       wait: { stdout: /"msg":"ready"/ },
       reuseExistingServer: false,
-      timeout: 60_000,
-      stdout: 'ignore' as const,
-      stderr: 'pipe' as const,
-      gracefulShutdown: { signal: 'SIGTERM' as const, timeout: 5_000 },
-    })),
+      timeout: 120_000,
+      stdout: 'ignore',
+      stderr: 'pipe',
+      gracefulShutdown: { signal: 'SIGTERM', timeout: 5_000 },
+    },
   ],
 });

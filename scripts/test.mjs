@@ -30,7 +30,7 @@ function step(name, cmd, args, env = {}) {
 }
 
 prisma(['generate']);
-step('typecheck', process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit']);
+const typechecked = step('typecheck', process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit']);
 // Biome (biome.jsonc): the linter, and the formatter's check (a file it would change fails).
 step('lint + format (biome)', process.execPath, ['node_modules/@biomejs/biome/bin/biome', 'ci', '--error-on-warnings', '.']);
 step('lint (copy-paste)', process.execPath, ['scripts/lint-duplicates.mjs']);
@@ -47,7 +47,11 @@ step('unit + integration (vitest)', process.execPath, [
 printSlowest('vitest', `${REPORT_DIR}/vitest.json`);
 
 if (e2e) {
-  step('browser (next build + playwright)', process.execPath, ['scripts/e2e.mjs'], { TRIAGE_E2E_JSON: `${REPORT_DIR}/playwright.json` });
+  // Types checked above: the build skips its own pass over the same files (next.config.ts).
+  step('browser (next build + playwright)', process.execPath, ['scripts/e2e.mjs'], {
+    TRIAGE_E2E_JSON: `${REPORT_DIR}/playwright.json`,
+    ...(typechecked ? { TRIAGE_TYPECHECKED: '1' } : {}),
+  });
   printSlowest('playwright', `${REPORT_DIR}/playwright.json`);
 }
 

@@ -3,6 +3,9 @@ import { test as setup, expect } from '@playwright/test';
 import { DEMO_PASSWORD, DEMO_USERS } from '../../prisma/seed';
 import { stateFile } from './helpers';
 
+// Each user's sign-in is its own: they spread over the workers (with the accessibility seed).
+setup.describe.configure({ mode: 'parallel' });
+
 for (const u of DEMO_USERS) {
   setup(`sign in ${u.email}`, async ({ page }) => {
     await page.goto('/sign-in');
