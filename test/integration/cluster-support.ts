@@ -20,15 +20,18 @@ export function clusterFixtures() {
 }
 
 /** The code of the AppError `p` rejects with; a ZodError is the route guard's 422, 'unprocessable'. */
-export async function refusal(p: Promise<unknown>): Promise<string> {
+export async function refusal(p: Promise<unknown>, opts: { schema?: boolean } = { schema: true }): Promise<string> {
   const e = await p.then(
     () => undefined,
     (err: unknown) => err,
   );
-  if (e instanceof ZodError) return 'unprocessable';
+  if (e instanceof ZodError && opts.schema) return 'unprocessable';
   if (!(e instanceof AppError)) throw new Error(`expected a refusal, got ${String(e)}`);
   return e.code;
 }
+
+/** The code of a refusal by the product's own rules: input the schema refuses fails the test instead. */
+export const ruleRefusal = (p: Promise<unknown>) => refusal(p, { schema: false });
 
 /** Records dead letters in a fixtures source, with the fixtures' retention. */
 export const record = (source: FixtureSource, deadLetters: NewDeadLetter[]) => recordDeadLetters({ id: source.id, retentionSeconds: 14 * 86400 }, deadLetters);

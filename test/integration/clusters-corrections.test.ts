@@ -12,7 +12,7 @@ import { advanceRegroupRuns, latestRegroup, startRegroup } from '@/lib/clusterin
 import { setGroupingRules } from '@/lib/clustering/set-grouping-rules';
 import { previewSplit, splitCluster } from '@/lib/clustering/split-cluster';
 import { undoMerge } from '@/lib/clustering/undo-merge';
-import { clusterFixtures, clusterOf, clustersOf, groupBySensitive, record, refusal } from './cluster-support';
+import { clusterFixtures, clusterOf, clustersOf, groupBySensitive, record, ruleRefusal } from './cluster-support';
 
 const NOW = new Date('2026-11-20T10:30:00Z');
 const { fx, as } = clusterFixtures();
@@ -162,11 +162,11 @@ describe('correcting the clustering', () => {
   it('refuses a split with one part, to the auditor, and outside the lead team (404)', async () => {
     const [one] = await record(fx.sources.orders, [poison('unknown field "gift" in order 1'), poison('unknown field "gift" in order 2')]);
     const id = await clusterOf(one!.id);
-    expect(await refusal(splitCluster(lead(), id, { by: { field: 'errorType' }, reason: 'x' }))).toBe('unprocessable');
-    expect(await refusal(splitCluster(auditor(), id, { by: { field: 'errorType' }, reason: 'x' }))).toBe('forbidden');
-    expect(await refusal(previewSplit(auditor(), id, { by: { field: 'errorType' } }))).toBe('forbidden');
-    expect(await refusal(splitCluster(financeLead(), id, { by: { field: 'errorType' }, reason: 'x' }))).toBe('not_found');
-    expect(await refusal(previewSplit(financeLead(), id, { by: { field: 'errorType' } }))).toBe('not_found');
+    expect(await ruleRefusal(splitCluster(lead(), id, { by: { field: 'errorType' }, reason: 'x' }))).toBe('unprocessable');
+    expect(await ruleRefusal(splitCluster(auditor(), id, { by: { field: 'errorType' }, reason: 'x' }))).toBe('forbidden');
+    expect(await ruleRefusal(previewSplit(auditor(), id, { by: { field: 'errorType' } }))).toBe('forbidden');
+    expect(await ruleRefusal(splitCluster(financeLead(), id, { by: { field: 'errorType' }, reason: 'x' }))).toBe('not_found');
+    expect(await ruleRefusal(previewSplit(financeLead(), id, { by: { field: 'errorType' } }))).toBe('not_found');
     expect(await db().auditEvent.count({ where: { action: 'cluster.split' } })).toBe(0);
   });
 
@@ -189,9 +189,9 @@ describe('correcting the clustering', () => {
     expect(await clusterOf(later!.id)).toBe(into);
     expect(await counts(into)).toEqual(allOpen(6));
 
-    expect(await refusal(undoMerge(auditor(), from, { reason: 'x' }))).toBe('forbidden');
-    expect(await refusal(undoMerge(financeLead(), from, { reason: 'x' }))).toBe('not_found');
-    expect(await refusal(undoMerge(lead(), into, { reason: 'x' }))).toBe('not_found');
+    expect(await ruleRefusal(undoMerge(auditor(), from, { reason: 'x' }))).toBe('forbidden');
+    expect(await ruleRefusal(undoMerge(financeLead(), from, { reason: 'x' }))).toBe('not_found');
+    expect(await ruleRefusal(undoMerge(lead(), into, { reason: 'x' }))).toBe('not_found');
 
     const undone = await undoMerge(lead(), from, { reason: 'not the same cause after all' });
     expect(undone).toEqual({ clusterId: from, from: into, count: 4 });
@@ -208,7 +208,7 @@ describe('correcting the clustering', () => {
     expect(event!.before).toMatchObject({ cluster: { id: from, count: 0 }, from: { id: into, count: 6 } });
     expect(event!.after).toMatchObject({ cluster: { id: from, count: 4, openCount: 4 }, from: { id: into, count: 2, openCount: 2 } });
     // Undone once: a second undo has nothing to undo.
-    expect(await refusal(undoMerge(lead(), from, { reason: 'again' }))).toBe('not_found');
+    expect(await ruleRefusal(undoMerge(lead(), from, { reason: 'again' }))).toBe('not_found');
   });
 
   it('learns from a merge: the next wave of the merged kind lands in the merged cluster; an undone merge stays undone', async () => {
@@ -260,8 +260,8 @@ describe('correcting the clustering', () => {
     const suggestions = await mergeSuggestions(lead(), a);
     expect(suggestions.map((s) => [s.id, s.positions, s.evidence])).toEqual([[b, [1], 'user <*> not found in directory']]);
     expect(suggestions.map((s) => s.id)).not.toContain(await clusterOf(other!.id));
-    expect(await refusal(mergeSuggestions(auditor(), a))).toBe('forbidden');
-    expect(await refusal(mergeSuggestions(financeLead(), a))).toBe('not_found');
+    expect(await ruleRefusal(mergeSuggestions(auditor(), a))).toBe('forbidden');
+    expect(await ruleRefusal(mergeSuggestions(financeLead(), a))).toBe('not_found');
 
     // One click: the suggestion is a merge.
     await mergeClusters(lead(), b, { into: a, reason: 'merge suggestion' });
@@ -305,8 +305,10 @@ describe('correcting the clustering', () => {
     const old = await clusterOf(before[0]!.id);
     expect(await counts(old)).toEqual(allOpen(7));
 
-    expect(await refusal(setGroupingRules(auditor(), 'orders', { rules: { groupBy: [{ field: 'payload', path: '$.type' }] }, reason: 'x' }))).toBe('forbidden');
-    expect(await refusal(setGroupingRules(financeLead(), 'orders', { rules: { groupBy: [{ field: 'payload', path: '$.type' }] }, reason: 'x' }))).toBe(
+    expect(await ruleRefusal(setGroupingRules(auditor(), 'orders', { rules: { groupBy: [{ field: 'payload', path: '$.type' }] }, reason: 'x' }))).toBe(
+      'forbidden',
+    );
+    expect(await ruleRefusal(setGroupingRules(financeLead(), 'orders', { rules: { groupBy: [{ field: 'payload', path: '$.type' }] }, reason: 'x' }))).toBe(
       'not_found',
     );
     const rules = await setGroupingRules(lead(), 'orders', {
@@ -329,7 +331,7 @@ describe('correcting the clustering', () => {
     expect((await db().cluster.findUniqueOrThrow({ where: { id: refund } })).groupedBy).toBe('$.type=refund');
 
     // Re-applied in bulk, in batches, with progress.
-    expect(await refusal(startRegroup(auditor(), 'orders', { reason: 'x' }))).toBe('forbidden');
+    expect(await ruleRefusal(startRegroup(auditor(), 'orders', { reason: 'x' }))).toBe('forbidden');
     const run = await startRegroup(lead(), 'orders', { reason: 'regroup the backlog' });
     expect([run.status, run.total, run.done]).toEqual(['running', 10, 0]);
     while ((await advanceRegroupRuns({ batches: 1 })) > 0);
