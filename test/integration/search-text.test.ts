@@ -72,6 +72,29 @@ describe('searchable payload text', () => {
     expect(decidedInSql).toEqual(['accents', 'emoji4096Bytes', 'empty', 'exactly4096', 'json']);
   });
 
+  it('is decided in Postgres inside a parallel query too (a report over millions of rows)', async () => {
+    const names = Object.keys(PAYLOADS);
+    await recordDeadLetters(
+      orders,
+      names.map((messageId) => receivedOnce({ messageId, payload: PAYLOADS[messageId]!, reason: 'MaxReceives', errorType: 'E', errorMessage: 'x' })),
+    );
+    // The planner is made to run the query in parallel workers, as it does on a large table.
+    const rows = await pg().begin(async (tx) => {
+      const [{ v }] = (await tx`SELECT current_setting('server_version_num')::int AS v`) as unknown as [{ v: number }];
+      await tx.unsafe(`SET LOCAL ${v >= 160000 ? 'debug_parallel_query' : 'force_parallel_mode'} = on`);
+      await tx`SET LOCAL parallel_setup_cost = 0`;
+      await tx`SET LOCAL parallel_tuple_cost = 0`;
+      return tx<{ message_id: string; in_sql: string | null }[]>`
+        SELECT d.message_id, search_payload_text(d.payload, d.payload_size) AS in_sql FROM dead_letters d`;
+    });
+    expect(
+      rows
+        .filter((r) => r.in_sql !== null)
+        .map((r) => r.message_id)
+        .sort(),
+    ).toEqual(['accents', 'emoji4096Bytes', 'empty', 'exactly4096', 'json']);
+  });
+
   it('finds a search in the error or the payload, never one spanning the two (one index holds both)', async () => {
     await recordDeadLetters(orders, [
       receivedOnce({
