@@ -142,6 +142,35 @@ describe('redrive outcomes', () => {
     expect((await getRedriveTask(w.support, t.id)).verdict).toBe('mixed');
   });
 
+  it('a death within the window that the import brings back after the window ended (import behind or paused) corrects no death seen to dead again', async () => {
+    const clock = await superviseOnShiftedClock();
+    const { w, ids } = await worldWithParked(5);
+    const t = await startRedrive(w.support, { selection: { ids }, ratePerSecond: 100, outcomeWindowSeconds: 120 });
+    await waitFor('all sent', async () => (await task(t.id)).sent === 5);
+    const sentAt = new Map((await items(t.id)).map((i) => [i.deadLetterId.toString(), i.sentAt!.getTime()]));
+
+    clock.advance(2 * MINUTE + 1_000);
+    expect(await completed(t.id)).toMatchObject({ sent: 5, deadAgain: 0, noDeathSeen: 5 });
+    expect((await getRedriveTask(w.support, t.id)).verdict).toBe('worked');
+
+    // The broker dead-lettered m-2 30 s after it was sent, but the connector's import was behind:
+    // it arrives now, after the window's end. m-3 died again too, but after its window: not this
+    // redrive's outcome.
+    await park(w.orders, 1, { from: 2, redriveCount: 1, deadAt: new Date(sentAt.get(ids[2]!)! + 30_000) });
+    await park(w.orders, 1, { from: 3, redriveCount: 1, deadAt: new Date(sentAt.get(ids[3]!)! + 2 * MINUTE + 60_000) });
+
+    const corrected = await waitForTask(t.id, 'the late death counted', (x) => x.deadAgain === 1, 30_000);
+    expect(corrected).toMatchObject({ status: 'completed', sent: 5, deadAgain: 1, noDeathSeen: 4, acknowledged: 0 });
+    const byDeadLetter = new Map((await items(t.id)).map((i) => [i.deadLetterId.toString(), i.state]));
+    expect(byDeadLetter.get(ids[2]!)).toBe('dead_again');
+    expect(byDeadLetter.get(ids[3]!)).toBe('no_death_seen');
+    expect((await getRedriveTask(w.support, t.id)).verdict).toBe('mixed');
+    // Decided as redriven either way; the reason now names the newer dead letter.
+    const redriven = await db().deadLetter.findFirstOrThrow({ where: { id: BigInt(ids[2]!) } });
+    expect(redriven.status).toBe('redriven');
+    expect(redriven.decisionReason).toMatch(new RegExp(`^Redriven by task ${t.id}: dead again as \\d+$`));
+  });
+
   it('a mixed batch: infrastructure failures wait and go later without counting for the breaker; a message failure is a failed item', async () => {
     const clock = shiftedClock();
     http = await receiver();

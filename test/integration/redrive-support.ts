@@ -67,7 +67,7 @@ export async function world(opts: { partnerUrl?: string; maxRedrives?: number; a
 export async function park(
   source: { id: string; retentionSeconds: number },
   n: number,
-  opts: { prefix?: string; redriveCount?: number; errorMessage?: string; from?: number } = {},
+  opts: { prefix?: string; redriveCount?: number; errorMessage?: string; from?: number; deadAt?: Date } = {},
 ): Promise<string[]> {
   const ids: string[] = [];
   const t0 = Date.now() - 60_000;
@@ -85,7 +85,7 @@ export async function park(
         errorMessage: opts.errorMessage ?? 'unknown field "gift" in order',
         redriveCount: opts.redriveCount ?? 0,
         generation: opts.redriveCount ?? 0,
-        deadAt: new Date(t0 + k),
+        deadAt: opts.deadAt ?? new Date(t0 + k),
       });
     }
     ids.push(...(await recordDeadLetters(source, batch)).map((r) => r.id));
