@@ -84,7 +84,9 @@ async function applyOutcome(tx: Tx, deadLetterId: bigint, outcome: RedriveOutcom
 /**
  * Items of a task sent back whose message has since died again: a newer generation of the same
  * message, recorded since the task began. Looked up from the source's open dead letters, not by
- * scanning the task's items.
+ * scanning the task's items. An item already final as "no death seen" is found too when its death
+ * happened before that verdict (the broker's time of death): an import behind the broker (paused,
+ * failing, or slow under load) brought the death back late, and the verdict was wrong.
  */
 export async function detectDeadAgain(task: { id: string; sourceId: string; destinationSourceId?: string | null; since: Date }, limit = 1000): Promise<number> {
   // A task into another source finds the deaths there, by the original message id.
@@ -101,7 +103,8 @@ export async function detectDeadAgain(task: { id: string; sourceId: string; dest
       JOIN dead_letter_keys k ON k.source_id = ${task.sourceId}::uuid AND k.message_id = n.message_id AND (k.generation < n.generation OR k.source_id <> n.source_id)
       WHERE n.generation > 0 OR n.source_id <> k.source_id)
     SELECT i.dead_letter_id AS "deadLetterId", d.dead_at AS at
-    FROM d JOIN redrive_items i ON i.task_id = ${task.id}::uuid AND i.dead_letter_id = d.id AND i.state = 'sent'
+    FROM d JOIN redrive_items i ON i.task_id = ${task.id}::uuid AND i.dead_letter_id = d.id
+      AND (i.state = 'sent' OR (i.state = 'no_death_seen' AND d.dead_at <= i.outcome_at))
     LIMIT ${limit}`;
   let found = 0;
   for (let i = 0; i < rows.length; i += DEAD_AGAIN_BATCH) {
@@ -123,15 +126,18 @@ const DEAD_AGAIN_BATCH = 250;
  * one transaction each took 30-60 ms on the loaded machine, so 500 outran a 30 s wait). The same
  * steps: the items still awaiting an outcome, locked in the order finalizeOutcomes locks them
  * (sent_at); each dead letter decided 'redriven' when a newer death exists, else open again; the
- * task's counters last. Returns how many items were updated.
+ * task's counters last. A late death turns "no death seen" into dead again: its dead letter is
+ * already decided 'redriven', and its reason now names the newer one. Returns how many items were
+ * updated.
  */
 async function recordDeadAgain(tx: Tx, taskId: string, found: { deadLetterId: bigint; at: Date }[]): Promise<number> {
   const atOf = new Map(found.map((f) => [f.deadLetterId, f.at]));
-  const items = await tx.$queryRaw<{ seq: number; deadLetterId: bigint; pending: boolean; createdById: string | null }[]>`
-    SELECT i.seq, i.dead_letter_id AS "deadLetterId", i.state = 'pending' AS pending, t.created_by_id AS "createdById"
+  const items = await tx.$queryRaw<{ seq: number; deadLetterId: bigint; pending: boolean; late: boolean; createdById: string | null }[]>`
+    SELECT i.seq, i.dead_letter_id AS "deadLetterId", i.state = 'pending' AS pending, i.state = 'no_death_seen' AS late,
+      t.created_by_id AS "createdById"
     FROM redrive_items i JOIN redrive_tasks t ON t.id = i.task_id
     WHERE i.task_id = ${taskId}::uuid AND i.dead_letter_id = ANY(${[...atOf.keys()]}::bigint[])
-      AND (i.state = 'sent' OR (i.state = 'pending' AND i.attempts > 0))
+      AND (i.state = 'sent' OR (i.state = 'pending' AND i.attempts > 0) OR i.state = 'no_death_seen')
     ORDER BY i.sent_at, i.seq
     FOR UPDATE OF i`;
   if (items.length === 0) return 0;
@@ -153,21 +159,26 @@ async function recordDeadAgain(tx: Tx, taskId: string, found: { deadLetterId: bi
   const decided = ids.filter((id) => newerOf.has(id));
   const reason = `Redriven by task ${taskId}: dead again as `;
   const moved = await closeDeadLetters(tx, decided, 'redriven', { from: HELD_STATUSES, decidedById: items[0]!.createdById, reason });
-  if (moved.length) {
+  // Late ones were decided 'redriven' already, as no death seen: only their reason changes.
+  const lateIds = new Set(items.filter((i) => i.late).map((i) => i.deadLetterId));
+  const renamed = [...moved.map((m) => m.id), ...decided.filter((id) => lateIds.has(id))];
+  if (renamed.length) {
     // The reason names each one's newer dead letter (closeDeadLetters takes one reason for all).
     await tx.$executeRaw`
       UPDATE dead_letters d SET decision_reason = ${reason} || v.newer::text
-      FROM unnest(${moved.map((m) => m.id)}::bigint[], ${moved.map((m) => newerOf.get(m.id)!)}::bigint[]) AS v(id, newer)
+      FROM unnest(${renamed}::bigint[], ${renamed.map((id) => newerOf.get(id)!)}::bigint[]) AS v(id, newer)
       JOIN dead_letter_keys k ON k.id = v.id
       WHERE d.id = k.id AND d.dead_at = k.dead_at`;
   }
   await reopenDeadLetters(
     tx,
-    ids.filter((id) => !newerOf.has(id)),
+    ids.filter((id) => !newerOf.has(id) && !lateIds.has(id)),
   );
   const wasPending = items.filter((i) => i.pending).length;
+  if (lateIds.size) log.info({ taskId, corrected: lateIds.size }, 'late deaths: no death seen corrected to dead again');
   await tx.$executeRaw`
-    UPDATE redrive_tasks SET dead_again = dead_again + ${items.length}, sent = sent + ${wasPending}, updated_at = now()
+    UPDATE redrive_tasks SET dead_again = dead_again + ${items.length}, sent = sent + ${wasPending},
+      no_death_seen = no_death_seen - ${lateIds.size}, updated_at = now()
     WHERE id = ${taskId}::uuid`;
   return items.length;
 }

@@ -29,6 +29,11 @@ export interface RedriveSupervisor {
   stop(): Promise<void>;
 }
 
+/** Tasks no runner watches are scanned for late deaths every few reconciles (each scan reads the source's new deaths). */
+const LATE_DEATH_SCAN_EVERY = 5;
+/** How long after a task ended a late death still corrects its "no death seen". */
+const LATE_DEATH_HORIZON_S = 3_600;
+
 export async function startRedriveSupervisor(options: RedriveSupervisorOptions = {}): Promise<RedriveSupervisor> {
   const { concurrency = 8, reconcileMs = 2_000, ...runner } = options;
   const clock = runner.clock ?? Date.now;
@@ -36,6 +41,7 @@ export async function startRedriveSupervisor(options: RedriveSupervisorOptions =
   // This process's runner lease id: one runner per task within the process is the runners map.
   const runnerId = randomUUID();
   let stopping = false;
+  let lastLateScan = Number.NEGATIVE_INFINITY;
 
   async function ensureRunning(taskId: string): Promise<void> {
     if (stopping || runners.running.has(taskId) || runners.running.size >= concurrency) return;
@@ -73,6 +79,20 @@ export async function startRedriveSupervisor(options: RedriveSupervisorOptions =
       const scope = { id: t.id, sourceId: t.sourceId, destinationSourceId: t.destinationSourceId, since: t.createdAt, createdById: t.createdById };
       await detectDeadAgain(scope);
       await finalizeOutcomes(scope, new Date(clock()), { windowMs: t.windowMs });
+    }
+    // A death that happened before its item's "no death seen" but came back after it (an import
+    // paused, failing or behind the broker) corrects the verdict, for an hour after the task ended
+    // (while running, its runner's own scans find them).
+    if (clock() - lastLateScan >= LATE_DEATH_SCAN_EVERY * reconcileMs) {
+      lastLateScan = clock();
+      const ended = await db().$queryRaw<{ id: string; sourceId: string; destinationSourceId: string | null; createdAt: Date }[]>`
+        SELECT t.id, t.source_id AS "sourceId", t.destination_source_id AS "destinationSourceId", t.created_at AS "createdAt"
+        FROM redrive_tasks t
+        WHERE t.status IN ('paused', 'completed', 'cancelled', 'failed') AND t.no_death_seen > 0
+          AND (t.finished_at IS NULL OR t.finished_at > now() - make_interval(secs => ${LATE_DEATH_HORIZON_S}))`;
+      for (const t of ended) {
+        await detectDeadAgain({ id: t.id, sourceId: t.sourceId, destinationSourceId: t.destinationSourceId, since: t.createdAt });
+      }
     }
   }
 
