@@ -20,15 +20,16 @@ const workers = readdirSync('workers').filter((f) => f.endsWith('.ts') && !/^dem
 // The whole suite runs on two workers (TRIAGE_E2E_STAGED, set by scripts/e2e.mjs when it is given
 // no files). The specs share one database and one set of workers, so they run in stages: the
 // accessibility pages first, on data nothing else has touched yet; then the demo's story (its shared
-// orders and payments sources, the handler version, the payments outage switch), one file after
-// another, beside the specs that make and read data of their own; last, alone, the specs that count
+// orders and payments sources, the handler version, the payments outage switch, and what reads their
+// state: the SLA board's policy, a payments alarm), one file after another, beside the specs that make
+// and read data of their own; last, alone, the specs that count
 // or change what is global (sign-in limits and failures, an app process killed). The last stage is
 // the setup's teardown, so it runs whatever failed before it (a project after a failed dependency
 // would not run); a failed accessibility test leaves the second stage unrun. A run of chosen files
 // takes one worker and no stages: a stage runs whole when a later one depends on it.
 const STAGED = process.env.TRIAGE_E2E_STAGED === '1';
 const after = (...stages: string[]) => (STAGED ? ['setup', ...stages] : ['setup']);
-const DEMO_STORY = /\/(clusters|edit-redrive|incident-story|redrive|redrive-rules)\.spec\.ts$/;
+const DEMO_STORY = /\/(clusters|edit-redrive|incident-story|redrive|redrive-rules|sla)\.spec\.ts$/;
 const GLOBAL = /\/(auth-hardening|security|serve)\.spec\.ts$/;
 const A11Y = /\/accessibility\.spec\.ts$/;
 
