@@ -77,6 +77,15 @@ function scripted(script: (m: OutgoingRedrive, call: number) => DeliveryResult |
   };
 }
 
+/** Five parked dead letters redriven with a 2-minute outcome window, all sent, on a clock the test moves. */
+async function fiveSentInTwoMinuteWindows() {
+  const clock = await superviseOnShiftedClock();
+  const { w, ids } = await worldWithParked(5);
+  const t = await startRedrive(w.support, { selection: { ids }, ratePerSecond: 100, outcomeWindowSeconds: 120 });
+  await waitFor('all sent', async () => (await task(t.id)).sent === 5);
+  return { clock, w, ids, t };
+}
+
 describe('redrive outcomes', () => {
   freshDatabase();
   afterEach(async () => {
@@ -123,10 +132,7 @@ describe('redrive outcomes', () => {
   });
 
   it('a message that dies again within the window (back through import as the next generation) is dead again; the rest no death seen', async () => {
-    const clock = await superviseOnShiftedClock();
-    const { w, ids } = await worldWithParked(5);
-    const t = await startRedrive(w.support, { selection: { ids }, ratePerSecond: 100, outcomeWindowSeconds: 120 });
-    await waitFor('all sent', async () => (await task(t.id)).sent === 5);
+    const { clock, w, ids, t } = await fiveSentInTwoMinuteWindows();
     // m-2 died again downstream and came back the way a connector imports it: generation 1.
     await park(w.orders, 1, { from: 2, redriveCount: 1 });
 
@@ -143,10 +149,7 @@ describe('redrive outcomes', () => {
   });
 
   it('a death within the window that the import brings back after the window ended (import behind or paused) corrects no death seen to dead again', async () => {
-    const clock = await superviseOnShiftedClock();
-    const { w, ids } = await worldWithParked(5);
-    const t = await startRedrive(w.support, { selection: { ids }, ratePerSecond: 100, outcomeWindowSeconds: 120 });
-    await waitFor('all sent', async () => (await task(t.id)).sent === 5);
+    const { clock, w, ids, t } = await fiveSentInTwoMinuteWindows();
     const sentAt = new Map((await items(t.id)).map((i) => [i.deadLetterId.toString(), i.sentAt!.getTime()]));
 
     clock.advance(2 * MINUTE + 1_000);
