@@ -60,29 +60,23 @@ export interface Plan {
 }
 
 const MAX_BRANCHES = 48;
-// Distinct error types a filter is resolved against, per source, at most: past it (types made of
-// ids?) the ILIKE is left to the planner.
+// Distinct error types a filter resolves to, at most: past it (types made of ids?) the ILIKE is
+// left to the planner.
 const MAX_RESOLVED_TYPES = 200;
 
 /**
  * The exact error types of these sources that `pattern` matches, or null when there are too many to
- * branch on. A skip scan of the (source_id, error_type) index: one probe per distinct type, not a
- * read of every row of the source.
+ * branch on. Read from the types the writer keeps per source (source_error_types), a few rows,
+ * not from dead_letters' index over every partition.
  */
 async function resolveErrorTypes(sql: postgres.Sql, sourceIds: string[], pattern: string): Promise<string[] | null> {
   if (sourceIds.length === 0) return [];
-  // A source past the cap shows up as its probe number MAX_RESOLVED_TYPES + 1, whatever its type.
-  const rows = await sql<{ error_type: string; k: number }[]>`
-    SELECT t.error_type, t.k FROM unnest(${sourceIds}::uuid[]) AS s(id), LATERAL (
-      WITH RECURSIVE t(error_type, k) AS (
-        (SELECT d.error_type, 1 FROM dead_letters d WHERE d.source_id = s.id AND d.error_type IS NOT NULL ORDER BY d.error_type LIMIT 1)
-        UNION ALL
-        SELECT (SELECT d.error_type FROM dead_letters d WHERE d.source_id = s.id AND d.error_type > t.error_type ORDER BY d.error_type LIMIT 1), t.k + 1
-        FROM t WHERE t.error_type IS NOT NULL AND t.k <= ${MAX_RESOLVED_TYPES})
-      SELECT error_type, k FROM t WHERE error_type IS NOT NULL) t
-    WHERE t.k > ${MAX_RESOLVED_TYPES} OR t.error_type ILIKE ${pattern}`;
-  if (rows.some((r) => r.k > MAX_RESOLVED_TYPES)) return null;
-  return [...new Set(rows.map((r) => r.error_type))].sort();
+  const rows = await sql<{ error_type: string }[]>`
+    SELECT DISTINCT error_type FROM source_error_types
+    WHERE source_id = ANY(${sourceIds}::uuid[]) AND error_type ILIKE ${pattern}
+    ORDER BY error_type LIMIT ${MAX_RESOLVED_TYPES + 1}`;
+  if (rows.length > MAX_RESOLVED_TYPES) return null;
+  return rows.map((r) => r.error_type);
 }
 
 /** LIKE pattern for a plain substring: %, _ and \ in the search text match themselves. */

@@ -4,7 +4,7 @@
 // after it, as a bulk loader would. Search text (dead_letter_search) is not written: only text search,
 // not measured here, needs it.
 import type postgres from 'postgres';
-import { dropDeadLetterIndexes } from './support';
+import { dropDeadLetterIndexes, noteLoadedErrorTypes } from './support';
 
 export const MILLION = 1_000_000;
 export const TEAMS = { commerce: '11111111-1111-4111-8111-111111111111', finance: '22222222-2222-4222-8222-222222222222' };
@@ -43,5 +43,6 @@ export async function seedMillion(sql: postgres.Sql, rows = MILLION): Promise<vo
       LATERAL (SELECT '{"order":' || g || ',"customer":"c-' || (g % 5000) || '","items":[{"sku":"sku-' || (g % 977) || '","qty":' || (g % 5 + 1)
                       || '}],"note":"parcel ' || md5(g::text) || '"}' AS txt) t`);
   for (const i of indexes) await sql.unsafe(i.create);
+  await noteLoadedErrorTypes(sql);
   await sql.unsafe('VACUUM ANALYZE dead_letters');
 }

@@ -25,7 +25,16 @@ import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import type { BenchResult } from './run';
 import { baselineColumns, inFlight, payload, type BaselineRow } from './ingest.bench';
-import { dropDeadLetterIndexes, measureWhenFlagged, postIngestBatch, runBenchChild, runWhenFlagged, serveApp, throttledForwarder } from './support';
+import {
+  dropDeadLetterIndexes,
+  measureWhenFlagged,
+  noteLoadedErrorTypes,
+  postIngestBatch,
+  runBenchChild,
+  runWhenFlagged,
+  serveApp,
+  throttledForwarder,
+} from './support';
 import { createTeam } from '@/lib/admin/teams';
 import { createIngestToken } from '@/lib/admin/tokens';
 import { WriteBudget } from '@/lib/admission';
@@ -491,6 +500,7 @@ async function child(): Promise<Result> {
       CROSS JOIN LATERAL (SELECT '{"order":' || g || ',"customer":"c-' || (g % 5000) || '","note":"parcel ' || md5(g::text) || '"}' AS txt) t`;
     await pg.unsafe(`SET maintenance_work_mem = '256MB'`);
     for (const ix of indexes) await pg.unsafe(ix.create);
+    await noteLoadedErrorTypes(pg);
     await pg`UPDATE clusters c SET count = a.n, open_count = a.o, first_seen = a.f, last_seen = a.l
              FROM (SELECT cluster_id, count(*)::int n, (count(*) FILTER (WHERE status = 'open'))::int o, min(dead_at) f, max(dead_at) l
                    FROM dead_letters GROUP BY 1) a WHERE a.cluster_id = c.id`;

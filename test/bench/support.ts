@@ -279,3 +279,13 @@ export async function dropDeadLetterIndexes(sql: postgres.Sql): Promise<{ name: 
   for (const ix of indexes) await sql`DROP INDEX ${sql(ix.name)}`;
   return indexes.map((ix) => ({ name: ix.name, create: ix.def.replace(' ON ONLY ', ' ON ') }));
 }
+
+/**
+ * After a raw load into dead_letters (not through lib/intake, the writer that keeps them): the
+ * sources' error types, which the list's error-type filter reads, as the migration fills them.
+ */
+export async function noteLoadedErrorTypes(sql: postgres.Sql): Promise<void> {
+  await sql`INSERT INTO source_error_types (source_id, error_type)
+            SELECT DISTINCT source_id, error_type FROM dead_letters WHERE error_type IS NOT NULL
+            ON CONFLICT DO NOTHING`;
+}
