@@ -4,6 +4,8 @@
 // by scanning (a connector's import brings it back so), so a missed signal never leaves the answer
 // open; what is neither by the window's end is final as no death seen (finalizeOutcomes).
 import { Prisma } from '@/generated/prisma/client';
+import { append } from '@/lib/audit';
+import { auditActor, SYSTEM } from '@/lib/auth';
 import { db, type Tx } from '@/lib/db';
 import { log } from '@/lib/log';
 import { closeDeadLetters } from '@/lib/deadletters/close-dead-letters';
@@ -85,8 +87,10 @@ async function applyOutcome(tx: Tx, deadLetterId: bigint, outcome: RedriveOutcom
  * Items of a task sent back whose message has since died again: a newer generation of the same
  * message, recorded since the task began. Looked up from the source's open dead letters, not by
  * scanning the task's items. An item already final as "no death seen" is found too when its death
- * happened before that verdict (the broker's time of death): an import behind the broker (paused,
- * failing, or slow under load) brought the death back late, and the verdict was wrong.
+ * happened within its window (the broker's time of death, `dead_at`): an import behind the broker
+ * (paused, failing, or slow under load) brought the death back late, and the verdict was wrong.
+ * Connectors whose broker tells no time of death (SQS, Azure Queue Storage: `dead_at` is the
+ * import's time) cannot be corrected so.
  */
 export async function detectDeadAgain(task: { id: string; sourceId: string; destinationSourceId?: string | null; since: Date }, limit = 1000): Promise<number> {
   // A task into another source finds the deaths there, by the original message id.
@@ -104,7 +108,8 @@ export async function detectDeadAgain(task: { id: string; sourceId: string; dest
       WHERE n.generation > 0 OR n.source_id <> k.source_id)
     SELECT i.dead_letter_id AS "deadLetterId", d.dead_at AS at
     FROM d JOIN redrive_items i ON i.task_id = ${task.id}::uuid AND i.dead_letter_id = d.id
-      AND (i.state = 'sent' OR (i.state = 'no_death_seen' AND d.dead_at <= i.outcome_at))
+      JOIN redrive_tasks t ON t.id = i.task_id
+      AND (i.state = 'sent' OR (i.state = 'no_death_seen' AND d.dead_at <= i.sent_at + t.outcome_window_ms * interval '1 millisecond'))
     LIMIT ${limit}`;
   let found = 0;
   for (let i = 0; i < rows.length; i += DEAD_AGAIN_BATCH) {
@@ -158,29 +163,75 @@ async function recordDeadAgain(tx: Tx, taskId: string, found: { deadLetterId: bi
   const newerOf = new Map(newer.map((r) => [r.deadLetterId, r.newerId]));
   const decided = ids.filter((id) => newerOf.has(id));
   const reason = `Redriven by task ${taskId}: dead again as `;
-  const moved = await closeDeadLetters(tx, decided, 'redriven', { from: HELD_STATUSES, decidedById: items[0]!.createdById, reason });
-  // Late ones were decided 'redriven' already, as no death seen: only their reason changes.
+  // Late ones were decided 'redriven' already, as no death seen by this task: only their reason
+  // changes (first, so that rows are locked before clusters, as closeDeadLetters locks them).
   const lateIds = new Set(items.filter((i) => i.late).map((i) => i.deadLetterId));
-  const renamed = [...moved.map((m) => m.id), ...decided.filter((id) => lateIds.has(id))];
-  if (renamed.length) {
-    // The reason names each one's newer dead letter (closeDeadLetters takes one reason for all).
-    await tx.$executeRaw`
-      UPDATE dead_letters d SET decision_reason = ${reason} || v.newer::text
-      FROM unnest(${renamed}::bigint[], ${renamed.map((id) => newerOf.get(id)!)}::bigint[]) AS v(id, newer)
-      JOIN dead_letter_keys k ON k.id = v.id
-      WHERE d.id = k.id AND d.dead_at = k.dead_at`;
-  }
+  const late = decided.filter((id) => lateIds.has(id));
+  if (late.length)
+    await nameNewer(
+      tx,
+      late,
+      newerOf,
+      reason,
+      Prisma.sql`AND d.status = 'redriven' AND d.decision_reason LIKE ${`Redriven by task ${taskId}: no death seen%`}`,
+    );
+  const moved = await closeDeadLetters(tx, decided, 'redriven', { from: HELD_STATUSES, decidedById: items[0]!.createdById, reason });
+  // The reason names each one's newer dead letter (closeDeadLetters takes one reason for all).
+  if (moved.length)
+    await nameNewer(
+      tx,
+      moved.map((m) => m.id),
+      newerOf,
+      reason,
+      Prisma.empty,
+    );
   await reopenDeadLetters(
     tx,
     ids.filter((id) => !newerOf.has(id) && !lateIds.has(id)),
   );
   const wasPending = items.filter((i) => i.pending).length;
-  if (lateIds.size) log.info({ taskId, corrected: lateIds.size }, 'late deaths: no death seen corrected to dead again');
   await tx.$executeRaw`
     UPDATE redrive_tasks SET dead_again = dead_again + ${items.length}, sent = sent + ${wasPending},
       no_death_seen = no_death_seen - ${lateIds.size}, updated_at = now()
     WHERE id = ${taskId}::uuid`;
+  if (lateIds.size) await recordCorrection(tx, taskId, lateIds.size);
   return items.length;
+}
+
+/** Each dead letter's decision reason names its newer dead letter: `reason` + its id. */
+async function nameNewer(tx: Tx, ids: bigint[], newerOf: Map<bigint, bigint>, reason: string, only: Prisma.Sql): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE dead_letters d SET decision_reason = ${reason} || v.newer::text
+    FROM unnest(${ids}::bigint[], ${ids.map((id) => newerOf.get(id)!)}::bigint[]) AS v(id, newer)
+    JOIN dead_letter_keys k ON k.id = v.id
+    WHERE d.id = k.id AND d.dead_at = k.dead_at ${only}`;
+}
+
+/**
+ * A verdict changed after the fact goes on the trail: the task's page now says otherwise than
+ * what a person (or the canary, or a rule) may already have acted on.
+ */
+async function recordCorrection(tx: Tx, taskId: string, corrected: number): Promise<void> {
+  const [t] = await tx.$queryRaw<
+    { sourceId: string; teamId: string; status: string; total: number; acknowledged: number; deadAgain: number; noDeathSeen: number }[]
+  >`
+    SELECT t.source_id AS "sourceId", s.team_id AS "teamId", t.status::text AS status, t.total, t.acknowledged, t.dead_again AS "deadAgain",
+      t.no_death_seen AS "noDeathSeen"
+    FROM redrive_tasks t JOIN sources s ON s.id = t.source_id WHERE t.id = ${taskId}::uuid`;
+  if (!t) return;
+  log.warn({ taskId, corrected }, 'late deaths: no death seen corrected to dead again');
+  await append(tx, {
+    actor: auditActor({ ...SYSTEM, label: 'redrive-worker' }),
+    action: 'redrive.outcomes_corrected',
+    targetType: 'redrive_task',
+    targetId: taskId,
+    teamId: t.teamId,
+    sourceId: t.sourceId,
+    count: corrected,
+    reason: null,
+    result: `${corrected} no death seen corrected to dead again: their deaths, within the outcome window, were imported after it ended; now ${t.acknowledged} acknowledged, ${t.deadAgain} dead again, ${t.noDeathSeen} no death seen`,
+    after: { status: t.status, acknowledged: t.acknowledged, deadAgain: t.deadAgain, noDeathSeen: t.noDeathSeen },
+  });
 }
 
 /** Items finalized at once: a window ending over a fast task's sends is closed in bounded steps. */

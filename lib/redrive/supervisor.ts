@@ -29,8 +29,8 @@ export interface RedriveSupervisor {
   stop(): Promise<void>;
 }
 
-/** Tasks no runner watches are scanned for late deaths every few reconciles (each scan reads the source's new deaths). */
-const LATE_DEATH_SCAN_EVERY = 5;
+/** Tasks no runner watches are scanned for late deaths every 15 reconciles, 30 s by default (each scan reads the source's new deaths). */
+const LATE_DEATH_SCAN_EVERY = 15;
 /** How long after a task ended a late death still corrects its "no death seen". */
 const LATE_DEATH_HORIZON_S = 3_600;
 
@@ -80,16 +80,17 @@ export async function startRedriveSupervisor(options: RedriveSupervisorOptions =
       await detectDeadAgain(scope);
       await finalizeOutcomes(scope, new Date(clock()), { windowMs: t.windowMs });
     }
-    // A death that happened before its item's "no death seen" but came back after it (an import
-    // paused, failing or behind the broker) corrects the verdict, for an hour after the task ended
-    // (while running, its runner's own scans find them).
+    // A death within an item's window that came back after its "no death seen" (an import paused,
+    // failing or behind the broker) corrects the verdict, for an hour after the task ended or paused
+    // (while running, its runner's own scans find them). Times are the runner's clock, as it wrote them.
     if (clock() - lastLateScan >= LATE_DEATH_SCAN_EVERY * reconcileMs) {
       lastLateScan = clock();
+      const horizon = new Date(clock() - LATE_DEATH_HORIZON_S * 1000);
       const ended = await db().$queryRaw<{ id: string; sourceId: string; destinationSourceId: string | null; createdAt: Date }[]>`
         SELECT t.id, t.source_id AS "sourceId", t.destination_source_id AS "destinationSourceId", t.created_at AS "createdAt"
         FROM redrive_tasks t
         WHERE t.status IN ('paused', 'completed', 'cancelled', 'failed') AND t.no_death_seen > 0
-          AND (t.finished_at IS NULL OR t.finished_at > now() - make_interval(secs => ${LATE_DEATH_HORIZON_S}))`;
+          AND COALESCE(t.finished_at, t.paused_at) > ${horizon}`;
       for (const t of ended) {
         await detectDeadAgain({ id: t.id, sourceId: t.sourceId, destinationSourceId: t.destinationSourceId, since: t.createdAt });
       }

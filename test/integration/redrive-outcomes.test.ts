@@ -172,6 +172,11 @@ describe('redrive outcomes', () => {
     const redriven = await db().deadLetter.findFirstOrThrow({ where: { id: BigInt(ids[2]!) } });
     expect(redriven.status).toBe('redriven');
     expect(redriven.decisionReason).toMatch(new RegExp(`^Redriven by task ${t.id}: dead again as \\d+$`));
+    // The verdict changed after the task ended: the trail says so, and why.
+    const correction = await db().auditEvent.findFirstOrThrow({ where: { targetId: t.id, action: 'redrive.outcomes_corrected' } });
+    expect(correction.count).toBe(1);
+    expect(correction.result).toContain('1 no death seen corrected to dead again');
+    expect(correction.after).toMatchObject({ status: 'completed', deadAgain: 1, noDeathSeen: 4 });
   });
 
   it('a mixed batch: infrastructure failures wait and go later without counting for the breaker; a message failure is a failed item', async () => {
