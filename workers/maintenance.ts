@@ -19,6 +19,8 @@ import { jobOptions, jobsOf } from '@/lib/queue/catalog';
 import { processJob, type JobHandlers } from '@/lib/queue/process-job';
 import { createQueueWorker } from '@/lib/queue/worker';
 import { analyzeStalePartitions, maintainPartitions } from '@/lib/retention/partitions';
+import { repairErrorTypes } from '@/lib/intake/error-types';
+import { pg } from '@/lib/db';
 import { sweepExpired } from '@/lib/retention/sweep-expired';
 import { evaluateRedriveRules } from '@/lib/redrive-rules';
 import { computeRollups } from '@/lib/rollups/compute-rollups';
@@ -46,7 +48,9 @@ const HANDLERS: JobHandlers = {
   // Months ahead of dead_letters, and whole expired months dropped (lib/retention/partitions.ts).
   retentionPartitions: async () => {
     const r = await maintainPartitions(systemClock);
-    return { created: r.created, dropped: r.dropped.map((d) => d.name), analyzed: r.analyzed };
+    // The error types the list's filter reads, repaired from what is stored (lib/intake/error-types.ts).
+    const errorTypesAdded = await repairErrorTypes(pg());
+    return { created: r.created, dropped: r.dropped.map((d) => d.name), analyzed: r.analyzed, errorTypesAdded };
   },
   partitionsAnalyze: async () => ({ analyzed: await analyzeStalePartitions() }),
   webhooksRedeliver: () => redeliverPending(systemClock.now()),

@@ -60,23 +60,28 @@ export interface Plan {
 }
 
 const MAX_BRANCHES = 48;
-// Distinct error types a filter resolves to, at most: past it (types made of ids?) the ILIKE is
-// left to the planner.
-const MAX_RESOLVED_TYPES = 200;
+/**
+ * Error types of one source a filter resolves against, at most: a source with more (types made of
+ * ids?) leaves the ILIKE to the planner.
+ */
+export const ERROR_TYPES_PER_SOURCE = 200;
 
 /**
- * The exact error types of these sources that `pattern` matches, or null when there are too many to
- * branch on. Read from the types the writer keeps per source (source_error_types), a few rows,
- * not from dead_letters' index over every partition.
+ * The exact error types of these sources that `pattern` matches, or null when a source has too
+ * many to branch on. Read from the types the writer keeps per source (source_error_types,
+ * lib/intake/error-types.ts): at most ERROR_TYPES_PER_SOURCE + 1 rows of each, not a probe of
+ * dead_letters' index over every partition.
  */
 async function resolveErrorTypes(sql: postgres.Sql, sourceIds: string[], pattern: string): Promise<string[] | null> {
   if (sourceIds.length === 0) return [];
-  const rows = await sql<{ error_type: string }[]>`
-    SELECT DISTINCT error_type FROM source_error_types
-    WHERE source_id = ANY(${sourceIds}::uuid[]) AND error_type ILIKE ${pattern}
-    ORDER BY error_type LIMIT ${MAX_RESOLVED_TYPES + 1}`;
-  if (rows.length > MAX_RESOLVED_TYPES) return null;
-  return rows.map((r) => r.error_type);
+  // A source past the cap shows up as its row number ERROR_TYPES_PER_SOURCE + 1, whatever its type.
+  const rows = await sql<{ error_type: string; k: number }[]>`
+    SELECT t.error_type, t.k FROM unnest(${sourceIds}::uuid[]) AS s(id), LATERAL (
+      SELECT e.error_type, row_number() OVER (ORDER BY e.error_type)::int AS k FROM (
+        SELECT error_type FROM source_error_types WHERE source_id = s.id ORDER BY error_type LIMIT ${ERROR_TYPES_PER_SOURCE + 1}) e) t
+    WHERE t.k > ${ERROR_TYPES_PER_SOURCE} OR t.error_type ILIKE ${pattern}`;
+  if (rows.some((r) => r.k > ERROR_TYPES_PER_SOURCE)) return null;
+  return [...new Set(rows.map((r) => r.error_type))].sort();
 }
 
 /** LIKE pattern for a plain substring: %, _ and \ in the search text match themselves. */

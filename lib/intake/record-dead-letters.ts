@@ -23,6 +23,7 @@ import { lockClustersFollowingMerges } from '@/lib/clustering/follow-merges';
 import { mergeNewClusters } from '@/lib/clustering/merge-new-clusters';
 import { lazySubject, routeThroughSplits, splitRoutesOf, type SplitNode } from '@/lib/clustering/split-routes';
 import { pg } from '@/lib/db';
+import { noteErrorTypes, rememberErrorTypes } from './error-types';
 import { reopenRegressions } from '@/lib/ownership/regressions';
 import { binaryCopyChunks, type CopyColumn, type CopyType } from '@/lib/db/copy-binary';
 import { payloadVerdict, sensitivePathsOf, textVerdict } from '@/lib/masking';
@@ -541,8 +542,10 @@ export async function recordDeadLetters(
   const grouping = { ...(source.grouping ?? (policy ? groupingOf(policy.grouping_rules, policy.grouping_version) : NO_GROUPING)), sensitivePaths: paths };
   const ruledOf: RuledMemo = new Map();
   const rows = deadLetters.map((d) => toRow(source, d, now, ruledOf, fingerprintOf, grouping, paths));
-  const recorded = await sql.begin((tx) => write(tx, source, rows));
-  for (const t of newErrorTypes(source.id, rows)) knownErrorTypes.add(t);
+  const noted: string[] = [];
+  const recorded = await sql.begin((tx) => write(tx, source, rows, noted));
+  // Known once committed: a rolled-back batch's types are written again by the next one.
+  rememberErrorTypes(noted);
   // A new dead letter in a resolved cluster reopens it (a regression), once the batch is stored.
   const counted = new Set(rows.flatMap((r, i) => (recorded[i]?.created && r.cluster_id ? [r.cluster_id] : [])));
   if (counted.size) await reopenRegressions([...counted], opts.now ? { now: () => opts.now! } : undefined);
@@ -556,7 +559,7 @@ export async function sourceGrouping(sql: postgres.Sql, sourceId: string): Promi
   return s ? groupingOf(s.grouping_rules, s.grouping_version) : NO_GROUPING;
 }
 
-async function write(tx: postgres.TransactionSql, source: SourcePolicy, rows: Row[]): Promise<RecordedDeadLetter[]> {
+async function write(tx: postgres.TransactionSql, source: SourcePolicy, rows: Row[], noted: string[]): Promise<RecordedDeadLetter[]> {
   await assignClusters(tx, rows);
   // The first occurrence of each key, in key order (the lock order of concurrent claims).
   const keys = rows.map((r) => keyOf(r.message_id, r.generation));
@@ -601,35 +604,13 @@ async function write(tx: postgres.TransactionSql, source: SourcePolicy, rows: Ro
     ),
     countIntoClusters(tx, created),
   ]);
-  // Last, after the cluster locks: two batches of new types never hold one and wait for the other.
-  // A round trip only when this process has not written a type before.
-  await noteErrorTypes(tx, source.id, created);
+  // Last, after the cluster locks; a round trip only for a type this process has not written before.
+  noted.push(
+    ...(await noteErrorTypes(
+      tx,
+      source.id,
+      created.map((r) => r.error_type),
+    )),
+  );
   return result;
-}
-
-/**
- * Error types this process has written to source_error_types (committed), as "source|type": a type
- * is written once per process, not once per batch. Cleared when large; the insert is idempotent.
- */
-const knownErrorTypes = new Set<string>();
-const KNOWN_ERROR_TYPES_MAX = 50_000;
-
-function newErrorTypes(sourceId: string, rows: Row[]): string[] {
-  if (knownErrorTypes.size > KNOWN_ERROR_TYPES_MAX) knownErrorTypes.clear();
-  const fresh = new Set<string>();
-  for (const r of rows) {
-    if (r.error_type === null) continue;
-    const k = `${sourceId}|${r.error_type}`;
-    if (!knownErrorTypes.has(k)) fresh.add(k);
-  }
-  return [...fresh];
-}
-
-/** The source's error types of the rows created, in the summary the list's filter reads (lib/deadletters/query.ts). */
-async function noteErrorTypes(tx: postgres.TransactionSql, sourceId: string, created: Row[]): Promise<void> {
-  const types = newErrorTypes(sourceId, created).map((k) => k.slice(sourceId.length + 1));
-  if (types.length === 0) return;
-  await tx`INSERT INTO source_error_types (source_id, error_type)
-           SELECT ${sourceId}::uuid, t FROM unnest(${types.sort()}::text[]) AS t
-           ON CONFLICT DO NOTHING`;
 }

@@ -16,6 +16,9 @@ import { POST as postBulkArchive } from '@/app/api/v1/dead-letters/bulk/archive/
 import { GET as getExport } from '@/app/api/v1/dead-letters/export/route';
 import { GET as getOpenApi } from '@/app/api/v1/openapi/route';
 import { drainBacklog } from '@/lib/search';
+import { pg } from '@/lib/db';
+import { repairErrorTypes } from '@/lib/intake/error-types';
+import { ERROR_TYPES_PER_SOURCE } from '@/lib/deadletters/query';
 import { freshDatabase } from '../support/lifecycle';
 import { ctx, getRequest, jsonRequest, listAs, world, type World } from './deadletters-world';
 
@@ -138,6 +141,27 @@ describe('reading and deciding dead letters', () => {
     // The cluster list's filter of the same name matches the same way (ILIKE on the cluster's type).
     const clusters = doc.paths['/api/v1/clusters']!.get!.parameters!.find((p) => p.name === 'errorType');
     expect(clusters?.description).toBe(param?.description);
+  });
+
+  it('the error-type filter finds a type whatever wrote it: missing from the summary, it is back after the maintenance repair', async () => {
+    await recordDeadLetters(w.sources.orders, [dl(42, { errorType: 'LedgerLockedException' })]);
+    const ids = async (q: string) => (await list('support', q)).body.deadLetters.map((d) => d.messageId);
+    expect(await ids('errorType=ledgerlocked')).toEqual(['m-42']);
+    // As a writer of the version before the summary leaves it (or a raw load): the type not noted.
+    await db().$executeRaw`DELETE FROM source_error_types WHERE error_type = 'LedgerLockedException'`;
+    expect(await ids('errorType=ledgerlocked')).toEqual([]);
+    expect(await repairErrorTypes(pg())).toBe(1);
+    expect(await ids('errorType=ledgerlocked')).toEqual(['m-42']);
+    expect(await repairErrorTypes(pg())).toBe(0);
+  });
+
+  it('a source with more error types than the filter resolves still filters by a part of the type', async () => {
+    const many = Array.from({ length: ERROR_TYPES_PER_SOURCE + 5 }, (_, i) => dl(1_000 + i, { errorType: `Generated${String(i).padStart(4, '0')}Error` }));
+    await recordDeadLetters(w.sources.orders, [...many, dl(2_000, { errorType: 'NeedleInHaystackError' })]);
+    const page = await list('support', 'source=orders&status=open&errorType=needleinhay');
+    expect(page.status).toBe(200);
+    expect(page.body.deadLetters.map((d) => d.messageId)).toEqual(['m-2000']);
+    expect((await list('support', 'source=orders&errorType=generated0017&count=true')).body.count).toEqual({ count: 1, capped: false });
   });
 
   it("scopes reads to the team: another team's dead letter is a 404, the auditor sees all", async () => {
