@@ -65,6 +65,28 @@ export function answerTask(command: (actor: Principal, id: string, input: Redriv
 }
 
 /**
+ * What the previews of a redrive share (a redrive's, a transform's): tagged redrives, 400 for a
+ * malformed selection, 404 for a source or cluster not found. Each adds its words, answer and input.
+ */
+export const redrivePreviewRoute = { tags: ['redrives'], errors: [400, 404] };
+
+/**
+ * What the routes that start a task from a selection share (a redrive, a transform): the task's 201,
+ * 400 for a malformed selection, 404 for a source or cluster not found, 409 while the source has an
+ * active task; a body of up to 1 MiB. Each adds its summary and description.
+ */
+export function taskStartRoute<B extends z.ZodType>(body: B, view: z.ZodType) {
+  return {
+    tags: redrivePreviewRoute.tags,
+    responses: { 201: { description: 'The task', view } },
+    // The selection's errors, as its preview answers them, and 409.
+    errors: [...redrivePreviewRoute.errors, 409],
+    body,
+    maxBytes: 1 << 20,
+  };
+}
+
+/**
  * 201 for a task just started (a redrive, a transform, an edit), with its Location: the task as it is
  * now, or `answer` with the task as its last field.
  */

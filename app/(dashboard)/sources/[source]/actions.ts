@@ -8,18 +8,20 @@ import { updateSourcePolicy } from '@/lib/sources/update-policy';
 
 /** The form asks in the units people think in (days, hours, seconds); the policy keeps these. */
 const scaled = (unit: number) => form.optional.transform((v) => (v === undefined ? undefined : Math.round(Number(v) * unit)));
+/** A count (receives, redrives, dead letters): the number as typed. */
+const count = scaled(1);
 
 const policyForm = z.object({
   source: form.text,
   retentionDays: scaled(86_400),
   ageDeadlineHours: scaled(3600),
-  maxReceives: scaled(1),
+  maxReceives: count,
   visibilityTimeoutSeconds: scaled(1000),
-  maxRedrives: scaled(1),
-  approvalThreshold: scaled(1),
-  alarmRatePending: scaled(1),
-  alarmRateAlarm: scaled(1),
-  editApprovalThreshold: scaled(1),
+  maxRedrives: count,
+  approvalThreshold: count,
+  alarmRatePending: count,
+  alarmRateAlarm: count,
+  editApprovalThreshold: count,
   // Sources that may redrive into this one, comma-separated; a form without the field keeps the list.
   redriveAllowedFrom: z
     .string()
@@ -31,21 +33,18 @@ const policyForm = z.object({
 });
 
 export const updatePolicyAction = action('sources.policy', policyForm, async (f, { actor }) => {
-  const r = await updateSourcePolicy(actor, f.source, {
-    retentionSeconds: f.retentionDays,
-    ageDeadlineSeconds: f.ageDeadlineHours,
-    maxReceives: f.maxReceives,
-    visibilityTimeoutMs: f.visibilityTimeoutSeconds,
-    maxRedrives: f.maxRedrives,
-    approvalThreshold: f.approvalThreshold,
-    alarmRatePending: f.alarmRatePending,
-    alarmRateAlarm: f.alarmRateAlarm,
-    editApprovalThreshold: f.editApprovalThreshold,
-    ...(f.redriveAllowedFrom ? { redriveAllowedFrom: f.redriveAllowedFrom } : {}),
-    redriveUrl: f.redriveUrl ?? null,
-    ...(f.redriveSecret ? { redriveSecret: f.redriveSecret } : {}),
+  // The counts go as they are (the form names them as the policy does); the scaled ones are renamed.
+  const { source, retentionDays, ageDeadlineHours, visibilityTimeoutSeconds, redriveAllowedFrom, redriveUrl, redriveSecret, ...counts } = f;
+  const r = await updateSourcePolicy(actor, source, {
+    ...counts,
+    retentionSeconds: retentionDays,
+    ageDeadlineSeconds: ageDeadlineHours,
+    visibilityTimeoutMs: visibilityTimeoutSeconds,
+    ...(redriveAllowedFrom ? { redriveAllowedFrom } : {}),
+    redriveUrl: redriveUrl ?? null,
+    ...(redriveSecret ? { redriveSecret } : {}),
   });
   revalidatePath('/sla');
-  revalidatePath(`/sources/${encodeURIComponent(f.source)}`);
+  revalidatePath(`/sources/${encodeURIComponent(source)}`);
   return { message: 'Policy saved', warnings: r.warnings.map((w) => w.message) };
 });

@@ -1,5 +1,6 @@
 'use client';
 // The grouping-rules forms of the source page: the rules, and their re-application.
+import { ActionForm } from '@/components/action-form';
 import { FormStatus } from '@/components/form-status';
 import { reapplyGroupingRulesAction, saveGroupingRulesAction } from './grouping-actions';
 import { useActionForm } from '@/components/use-action-form';
@@ -39,18 +40,13 @@ export function GroupingRulesForm({ source, paths, headers, positions }: { sourc
 }
 
 export function ReapplyGroupingForm({ source }: { source: string }) {
-  const [state, formProps, pending] = useActionForm(reapplyGroupingRulesAction);
   return (
-    <form {...formProps} className="inline" data-testid="reapply-grouping-form">
+    <ActionForm action={reapplyGroupingRulesAction} submit="Re-apply to the open dead letters" buttonClassName="secondary" testId="reapply-grouping-form">
       <input type="hidden" name="source" value={source} />
       <label>
         Reason
         <LimitedInput name="reason" required limit={1000} size={30} placeholder="e.g. regroup the backlog" />
       </label>
-      <button type="submit" className="secondary" disabled={pending}>
-        Re-apply to the open dead letters
-      </button>
-      <FormStatus state={state} />
-    </form>
+    </ActionForm>
   );
 }
