@@ -90,30 +90,6 @@ describe('topInAppFrame', () => {
     expect(topInAppFrame('just some text')).toBeUndefined();
   });
 
-  it('reads JVM traces, skipping the platform and well-known libraries', () => {
-    const stack = [
-      'java.net.SocketTimeoutException: Read timed out',
-      '\tat java.base/sun.nio.ch.NioSocketImpl.timedRead(NioSocketImpl.java:288)',
-      '\tat okhttp3.internal.connection.RealCall.execute(RealCall.kt:154)',
-      '\tat com.shop.pricing.PriceClient.lambda$quote$0(PriceClient.java:41) ~[app.jar:1.0]',
-      '\tat com.shop.orders.OrderListener.onMessage(OrderListener.java:97)',
-    ].join('\n');
-    expect(topInAppFrame(stack)).toEqual({ fn: 'com.shop.pricing.PriceClient.lambda$quote$<*>', file: 'PriceClient.java' });
-  });
-
-  it('reads Python traces innermost last, skipping site-packages', () => {
-    const stack = [
-      'Traceback (most recent call last):',
-      '  File "/srv/app/handlers/catalog.py", line 88, in handle',
-      '    sku = payload[key]',
-      '  File "/srv/app/catalog/mapper.py", line 14, in to_item',
-      '    return Item(sku=row[key])',
-      '  File "/usr/local/lib/python3.12/site-packages/pydantic/main.py", line 171, in __init__',
-      "KeyError: 'SKU'",
-    ].join('\n');
-    expect(topInAppFrame(stack)).toEqual({ fn: 'to_item', file: 'app/catalog/mapper.py' });
-  });
-
   it('reads Go, Ruby, .NET and PHP traces', () => {
     const go =
       'panic: boom\n\ngoroutine 7 [running]:\nruntime/debug.Stack()\n\t/usr/local/go/src/runtime/debug/stack.go:24 +0x5e\nmain.(*Handler).Handle(...)\n\t/go/src/app/handler.go:77 +0xa82';
