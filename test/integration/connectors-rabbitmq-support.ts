@@ -135,7 +135,10 @@ export async function workConsumer(
   };
 }
 
-export async function connectorSource(t: Topology, name: string, extra: { connection?: Record<string, unknown>; url?: string } = {}) {
+/** What a suite's connectorSource takes beyond its defaults: connection settings laid over them, and the broker's own extras. */
+export type ConnectorSourceExtra<More = object> = { connection?: Record<string, unknown> } & More;
+
+export async function connectorSource(t: Topology, name: string, extra: ConnectorSourceExtra<{ url?: string }> = {}) {
   return commerceConnectorSource({ name, kind: 'rabbitmq', connection: { queue: t.dlq, ...extra.connection }, secret: { url: extra.url ?? AMQP_URL } });
 }
 
