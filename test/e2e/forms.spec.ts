@@ -302,7 +302,7 @@ const FORMS: Record<string, FormCase> = {
   },
 };
 
-/** Server actions no user types into: buttons with hidden fields, or a state the suite cannot make. */
+// Server actions no user types into: buttons with hidden fields, or a state the suite cannot make.
 const NO_TYPED_INPUT: Record<string, string> = {
   'app/(auth)/sign-in/actions.ts#signInWithOidc': 'a button to the identity provider',
   'app/(dashboard)/actions.ts#signOutAction': 'a button',

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { freshDatabase } from '../support/lifecycle';
 import { evaluateAlarms } from '@/lib/alarms/evaluate-alarms';
-import { listAlarmStates } from '@/lib/alarms/list-alarms';
+import { listAlarmStates, type AlarmView } from '@/lib/alarms/list-alarms';
 import { HINTS } from '@/lib/model/alarm-rules';
 import { DAY, HOUR, MINUTE, SECOND, manualClock } from '@/lib/clock';
 import { db } from '@/lib/db';
@@ -14,6 +14,13 @@ import { deadLetter, demoWorld } from './sla-fixtures';
 const T0 = new Date('2026-03-02T03:01:00Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
 
+/** Each alarm's kind, state and label, as the runbook reads them. */
+const verdicts = (states: AlarmView[]) => states.map((s) => [s.kind, s.state, s.label]);
+
+/** `n` dead letters of one type, one every `everyMs` from T0, the i-th saying `message(i)`. */
+const arrivals = (n: number, everyMs: number, errorType: string, message: (i: number) => string) =>
+  Array.from({ length: n }, (_, i) => deadLetter({ deadAt: at(i * everyMs), errorType, errorMessage: message(i) }));
+
 describe('alarm classification', () => {
   freshDatabase();
 
@@ -21,9 +28,7 @@ describe('alarm classification', () => {
     const { users, sources } = await demoWorld();
     const clock = manualClock(T0);
     // 300 captures failing against a gateway answering 503 over three minutes, plus a little noise.
-    const wave = Array.from({ length: 300 }, (_, i) =>
-      deadLetter({ deadAt: at(i * 600), errorType: 'GatewayError', errorMessage: `payment gateway returned 503 for capture cap_${100000 + i}` }),
-    );
+    const wave = arrivals(300, 600, 'GatewayError', (i) => `payment gateway returned 503 for capture cap_${100000 + i}`);
     const noise = [deadLetter({ deadAt: at(90 * SECOND), errorType: 'ValidationError', errorMessage: 'amount must be positive' })];
     await recordDeadLetters(sources.payments, [...wave, ...noise]);
 
@@ -49,7 +54,7 @@ describe('alarm classification', () => {
     clock.set(at(2 * HOUR));
     await evaluateAlarms(clock);
     const later = await listAlarmStates(users.financeLead);
-    expect(later.map((s) => [s.kind, s.state, s.label])).toEqual([
+    expect(verdicts(later)).toEqual([
       ['depth', 'ALARM', 'outage, errors stopped'],
       ['age', 'OK', null],
       ['rate', 'OK', null],
@@ -62,7 +67,7 @@ describe('alarm classification', () => {
     const { users, sources } = await demoWorld();
     const clock = manualClock(T0);
     // 60 in three minutes: a wave by the defaults (50), this source's normal traffic by its own.
-    const steady = Array.from({ length: 60 }, (_, i) => deadLetter({ deadAt: at(i * 3 * SECOND), errorType: 'TimeoutError', errorMessage: `slow reply ${i}` }));
+    const steady = arrivals(60, 3 * SECOND, 'TimeoutError', (i) => `slow reply ${i}`);
     await recordDeadLetters(sources.payments, steady);
     await db().source.update({ where: { id: sources.payments.id }, data: { alarmRatePending: 100, alarmRateAlarm: 400 } });
     clock.set(at(3 * MINUTE));
@@ -97,7 +102,7 @@ describe('alarm classification', () => {
     clock.set(at(41 * MINUTE + 15 * SECOND));
     await evaluateAlarms(clock);
     const orders = (await listAlarmStates(users.lead)).filter((s) => s.sourceName === 'orders');
-    expect(orders.map((s) => [s.kind, s.state, s.label])).toEqual([
+    expect(verdicts(orders)).toEqual([
       ['depth', 'ALARM', 'poison'],
       ['age', 'OK', null],
       ['rate', 'OK', null],

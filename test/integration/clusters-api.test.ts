@@ -1,18 +1,17 @@
 // The clusters JSON API as a client sees it: personal API tokens, JSON in and out, the standard error
 // shape. (Which role may call what, and cross-team 404s, are in the security suite's matrix.)
 import { describe, expect, it } from 'vitest';
-import { freshDatabase } from '../support/lifecycle';
 import { db } from '@/lib/db';
 import * as list from '@/app/api/v1/clusters/route';
 import * as one from '@/app/api/v1/clusters/[id]/route';
 import * as archive from '@/app/api/v1/clusters/[id]/archive/route';
 import * as merge from '@/app/api/v1/clusters/[id]/merge/route';
-import { seedFixtures, type Fixtures } from '../security/fixtures';
+import { seededFixtures } from '../security/lifecycle';
 import { poisonCluster } from './cluster-support';
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
-const fx = {} as Fixtures;
+const fx = seededFixtures();
 
 async function call(handler: unknown, as: string, path: string, opts: { params?: Record<string, string>; body?: unknown; type?: string } = {}) {
   const init: RequestInit = { method: opts.body === undefined ? 'GET' : 'POST', headers: { authorization: `Bearer ${fx.users[as]!.token}` } };
@@ -27,8 +26,6 @@ async function call(handler: unknown, as: string, path: string, opts: { params?:
 const poison = (source: 'orders' | 'payments', message: string, n = 1) => poisonCluster(fx, source, message, n);
 
 describe('clusters API', () => {
-  freshDatabase({ per: 'file', seed: async () => Object.assign(fx, await seedFixtures()) });
-
   it('lists, pages and reads clusters as JSON', async () => {
     const a = await poison('orders', 'quota exceeded', 3);
     const b = await poison('orders', 'inbox full', 2);

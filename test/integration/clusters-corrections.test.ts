@@ -36,12 +36,14 @@ function poison(message: string, opts: Partial<NewDeadLetter> & { payloadJson?: 
   };
 }
 
-/** What counts() answers for a cluster of `n` dead letters, all open. */
-const allOpen = (n: number) => ({ count: n, open: n, perSource: n });
-
 async function counts(id: string) {
   const c = await db().cluster.findUniqueOrThrow({ where: { id }, include: { sources: true } });
   return { count: c.count, open: c.openCount, perSource: c.sources.map((s) => s.count).reduce((a, b) => a + b, 0) };
+}
+
+/** The cluster counts `n` dead letters, all open, in its own count and in its sources'. */
+async function expectAllOpen(id: string, n: number): Promise<void> {
+  expect(await counts(id), id).toEqual({ count: n, open: n, perSource: n });
 }
 
 describe('correcting the clustering', () => {
@@ -59,14 +61,14 @@ describe('correcting the clustering', () => {
       ['order.created', 3, 3, true],
       ['order.updated', 2, 2, false],
     ]);
-    expect(await counts(id)).toEqual(allOpen(5));
+    await expectAllOpen(id, 5);
 
     const split = await splitCluster(lead(), id, { by: { field: 'payload', path: '$.type' }, reason: 'two message types, two causes' });
     const [kept, other] = split.parts;
     expect(kept!.clusterId).toBe(id);
     expect(other!.clusterId).not.toBe(id);
-    expect(await counts(id)).toEqual(allOpen(3));
-    expect(await counts(other!.clusterId!)).toEqual(allOpen(2));
+    await expectAllOpen(id, 3);
+    await expectAllOpen(other!.clusterId!, 2);
     const part = await db().cluster.findUniqueOrThrow({ where: { id: other!.clusterId! } });
     expect([part.splitFromId, part.groupedBy, part.template]).toEqual([id, '$.type=order.updated', 'unknown field "<*>" in order <*>']);
     // The part says what its members' errors say (poison), not unknown for want of a new arrival.
@@ -96,8 +98,8 @@ describe('correcting the clustering', () => {
       poison('unknown field "gift" in order 11', { payloadJson: { type: 'order.deleted' } }),
     ]);
     expect(await clustersOf(later)).toEqual([other!.clusterId, id, id]);
-    expect(await counts(other!.clusterId!)).toEqual(allOpen(3));
-    expect(await counts(id)).toEqual(allOpen(5));
+    await expectAllOpen(other!.clusterId!, 3);
+    await expectAllOpen(id, 5);
   });
 
   it('a split by a header stays split for new arrivals, and so does a split of a part', async () => {
@@ -120,7 +122,7 @@ describe('correcting the clustering', () => {
     const byTenant = await splitCluster(lead(), updated, { by: { field: 'header', name: 'x-tenant' }, reason: 'one tenant sends another shape' });
     const globex = byTenant.parts.find((p) => p.value === 'globex')!.clusterId!;
     expect(byTenant.parts.find((p) => p.value === 'acme')!.clusterId).toBe(updated);
-    expect(await counts(globex)).toEqual(allOpen(1));
+    await expectAllOpen(globex, 1);
 
     const later = await record(orders, [
       arrival(7, 'order.updated', 'globex'),
@@ -129,9 +131,9 @@ describe('correcting the clustering', () => {
       arrival(10, 'order.updated', 'initech'),
     ]);
     expect(await clustersOf(later)).toEqual([globex, updated, id, updated]);
-    expect(await counts(globex)).toEqual(allOpen(2));
-    expect(await counts(updated)).toEqual(allOpen(4));
-    expect(await counts(id)).toEqual(allOpen(4));
+    await expectAllOpen(globex, 2);
+    await expectAllOpen(updated, 4);
+    await expectAllOpen(id, 4);
   });
 
   it('a split by error type of a merged cluster stays split for new arrivals of either type', async () => {
@@ -155,8 +157,8 @@ describe('correcting the clustering', () => {
       poison('limit reached for tenant', { errorType: 'QuotaError' }),
     ]);
     expect(await clustersOf(later)).toEqual([part, into]);
-    expect(await counts(part)).toEqual(allOpen(3));
-    expect(await counts(into)).toEqual(allOpen(4));
+    await expectAllOpen(part, 3);
+    await expectAllOpen(into, 4);
   });
 
   it('refuses a split with one part, to the auditor, and outside the lead team (404)', async () => {
@@ -184,10 +186,10 @@ describe('correcting the clustering', () => {
     const into = await clusterOf(a!.id);
     const from = await clusterOf(b!.id);
     await mergeClusters(lead(), from, { into, reason: 'same outage' });
-    expect(await counts(into)).toEqual(allOpen(5));
+    await expectAllOpen(into, 5);
     const [later] = await record(orders, [poison('rate limit reached', { errorType: 'RateError' })]);
     expect(await clusterOf(later!.id)).toBe(into);
-    expect(await counts(into)).toEqual(allOpen(6));
+    await expectAllOpen(into, 6);
 
     expect(await ruleRefusal(undoMerge(auditor(), from, { reason: 'x' }))).toBe('forbidden');
     expect(await ruleRefusal(undoMerge(financeLead(), from, { reason: 'x' }))).toBe('not_found');
@@ -195,8 +197,8 @@ describe('correcting the clustering', () => {
 
     const undone = await undoMerge(lead(), from, { reason: 'not the same cause after all' });
     expect(undone).toEqual({ clusterId: from, from: into, count: 4 });
-    expect(await counts(into)).toEqual(allOpen(2));
-    expect(await counts(from)).toEqual(allOpen(4));
+    await expectAllOpen(into, 2);
+    await expectAllOpen(from, 4);
     expect((await db().cluster.findUniqueOrThrow({ where: { id: from } })).mergedIntoId).toBeNull();
     expect(await clusterOf(later!.id)).toBe(from);
     // New arrivals follow their own cluster again.
@@ -223,7 +225,7 @@ describe('correcting the clustering', () => {
     await mergeClusters(lead(), from, { into, reason: 'one bank outage' });
     const [wave] = await record(orders, [payout('charlie'), payout('charlie')]);
     expect(await clusterOf(wave!.id)).toBe(into);
-    expect(await counts(into)).toEqual(allOpen(5));
+    await expectAllOpen(into, 5);
 
     const region = (name: string) => poison(`export rejected in region ${name} for the batch`, { errorType: 'ExportError', errorStack: null });
     const [n] = await record(orders, [region('north')]);
@@ -265,7 +267,7 @@ describe('correcting the clustering', () => {
 
     // One click: the suggestion is a merge.
     await mergeClusters(lead(), b, { into: a, reason: 'merge suggestion' });
-    expect(await counts(a)).toEqual(allOpen(2));
+    await expectAllOpen(a, 2);
     expect(await mergeSuggestions(lead(), a)).toEqual([]);
   });
 
@@ -303,7 +305,7 @@ describe('correcting the clustering', () => {
       ),
     );
     const old = await clusterOf(before[0]!.id);
-    expect(await counts(old)).toEqual(allOpen(7));
+    await expectAllOpen(old, 7);
 
     expect(await ruleRefusal(setGroupingRules(auditor(), 'orders', { rules: { groupBy: [{ field: 'payload', path: '$.type' }] }, reason: 'x' }))).toBe(
       'forbidden',
@@ -337,9 +339,9 @@ describe('correcting the clustering', () => {
     while ((await advanceRegroupRuns({ batches: 1 })) > 0);
     const done = await latestRegroup(lead(), 'orders');
     expect([done!.status, done!.done, done!.moved]).toEqual(['done', 10, 7]);
-    expect(await counts(refund)).toEqual(allOpen(5));
-    expect(await counts(charge)).toEqual(allOpen(5));
-    expect(await counts(old)).toEqual(allOpen(0));
+    await expectAllOpen(refund, 5);
+    await expectAllOpen(charge, 5);
+    await expectAllOpen(old, 0);
     expect(await clusterOf(before[1]!.id)).toBe(refund);
     expect(await db().auditEvent.count({ where: { action: 'source.regroup', count: 10 } })).toBe(1);
   });

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { AckPolicy, jetstream, jetstreamManager, RetentionPolicy, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import { connect, headers as natsHeaders, nanos, type NatsConnection } from '@nats-io/transport-node';
 import { captureStreamName } from '@/lib/connectors/nats/capture';
-import { commerceConnectorSource } from './connectors-rabbitmq-support';
+import { commerceConnectorSource, type ConnectorSourceExtra } from './connectors-rabbitmq-support';
 
 export const NATS_URL = 'nats://127.0.0.1:4222';
 
@@ -105,7 +105,7 @@ export async function workConsumer(w: WorkStream, decide: (m: JsMsg) => Decision
   };
 }
 
-export async function connectorSource(w: WorkStream, name: string, extra: { connection?: Record<string, unknown>; secret?: Record<string, string> } = {}) {
+export async function connectorSource(w: WorkStream, name: string, extra: ConnectorSourceExtra<{ secret?: Record<string, string> }> = {}) {
   return commerceConnectorSource({
     name,
     kind: 'nats',

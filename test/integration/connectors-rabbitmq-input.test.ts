@@ -35,6 +35,7 @@ import {
   workConsumer,
   type WorkConsumer,
   importSwitches,
+  importingSource,
 } from './connectors-rabbitmq-support';
 import { killWorkerChildren } from '../support/worker-child';
 
@@ -135,8 +136,7 @@ describe('RabbitMQ connector: bad input and exact bytes', () => {
 
   it('records messages with no id, non-UTF-8 header bytes and a 5 MB body exactly, and publishes them back exactly', { timeout: 90_000 }, async () => {
     const t = await topology();
-    const source = await connectorSource(t, 'exact');
-    running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
+    const source = await importingSource(running, t, 'exact');
     running.consumer = await workConsumer(t, () => 'reject');
 
     const binary = Buffer.from([0xff, 0xfe, 0x00, 0x80, 0xc3]);

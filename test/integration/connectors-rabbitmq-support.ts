@@ -12,7 +12,7 @@ import { SYSTEM, type Principal } from '@/lib/auth';
 import { startRedrive, type StartRedriveInput } from '@/lib/redrive';
 import { createTeam } from '@/lib/admin/teams';
 import { createSource, type sourceInput } from '@/lib/sources/create-source';
-import type { ConnectorSupervisor } from '@/lib/connectors/supervisor';
+import { startConnectorSupervisor, type ConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { db, pg } from '@/lib/db';
 import type { OutgoingRedrive, RedriveDestination } from '@/lib/redrive/destinations';
 import type { RedriveSupervisor } from '@/lib/redrive/supervisor';
@@ -135,8 +135,18 @@ export async function workConsumer(
   };
 }
 
-export async function connectorSource(t: Topology, name: string, extra: { connection?: Record<string, unknown>; url?: string } = {}) {
+/** What a suite's connectorSource takes beyond its defaults: connection settings laid over them, and the broker's own extras. */
+export type ConnectorSourceExtra<More = object> = { connection?: Record<string, unknown> } & More;
+
+export async function connectorSource(t: Topology, name: string, extra: ConnectorSourceExtra<{ url?: string }> = {}) {
   return commerceConnectorSource({ name, kind: 'rabbitmq', connection: { queue: t.dlq, ...extra.connection }, secret: { url: extra.url ?? AMQP_URL } });
+}
+
+/** A connector source on `t`'s DLQ whose import starts now, under a supervisor of the suite's `running` (stopped after the test). */
+export async function importingSource<C extends { close(): Promise<void> }>(running: Running<C>, t: Topology, name: string) {
+  const source = await connectorSource(t, name);
+  running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
+  return source;
 }
 
 export async function waitFor<T>(what: string, probe: () => Promise<T | false | null | undefined>, timeoutMs = 60_000, everyMs = 100): Promise<T> {

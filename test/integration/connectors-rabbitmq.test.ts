@@ -6,11 +6,9 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { SYSTEM } from '@/lib/auth';
-import { startConnectorSupervisor } from '@/lib/connectors/supervisor';
 import { db, pg } from '@/lib/db';
 import { startRedriveSupervisor } from '@/lib/redrive/supervisor';
 import {
-  connectorSource,
   connectorTestLifecycle,
   deleteTopologies,
   depth,
@@ -23,6 +21,7 @@ import {
   startRedriveNoBreaker,
   waitForGeneration,
   expectCleanImport,
+  importingSource,
 } from './connectors-rabbitmq-support';
 import { waitForTask } from './redrive-support';
 
@@ -42,8 +41,7 @@ describe('RabbitMQ connector', () => {
 
   it('imports 2,000 dead letters byte-exact with x-death and Spring exception headers, and redrives them back', { timeout: 240_000 }, async () => {
     const t = await topology();
-    const source = await connectorSource(t, 'orders-rmq');
-    running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
+    const source = await importingSource(running, t, 'orders-rmq');
 
     // Handler v1: even orders rejected (x-death "rejected"), odd ones republished Spring-style.
     running.consumer = await workConsumer(t, (m) => (index(m.properties.messageId) % 2 === 0 ? 'reject' : 'spring'));
@@ -157,8 +155,7 @@ describe('RabbitMQ connector', () => {
 
   it("imports a quorum queue's delivery-limit dead letters as MaxReceives", { timeout: 180_000 }, async () => {
     const t = await topology({ quorum: { deliveryLimit: 2 } });
-    const source = await connectorSource(t, 'orders-quorum');
-    running.connectors = await startConnectorSupervisor({ only: [source.id], discoveryMs: 500 });
+    const source = await importingSource(running, t, 'orders-quorum');
     running.consumer = await workConsumer(t, () => 'requeue');
     const sent = orders(2_000, t.run);
     await publish(

@@ -5,23 +5,21 @@ import { freshDatabase } from '../support/lifecycle';
 import { SYSTEM } from '@/lib/auth';
 import { db } from '@/lib/db';
 import { exportDeadLetters, exportOptions } from '@/lib/deadletters/export-dead-letters';
-import { park, world, type World } from './redrive-support';
+import { park, world } from './redrive-support';
 
 const MiB = 1 << 20;
 // The export's documented bound on the payload bytes of one batch (lib/deadletters/export-dead-letters.ts).
 const BOUND = 8 * MiB;
 
-/** A world with `n` dead letters parked on its partner source, each payload `size` bytes of `hex`. */
-async function parkedOfSize(n: number, prefix: string, size: number, hex: string): Promise<World> {
+/**
+ * `n` dead letters parked on a new world's partner source, each payload `size` bytes of `hex`, then
+ * that source's export with payloads in `format`: its text, and the batches it read.
+ */
+async function exportOfParked(n: number, prefix: string, size: number, hex: string, format: 'ndjson' | 'csv') {
   const w = await world();
   await park(w.partner, n, { prefix });
   await db().$executeRaw`UPDATE dead_letters SET payload = decode(repeat(${hex}, ${size}::int), 'hex'), payload_size = ${size}
     WHERE source_id = ${w.partner.id}::uuid`;
-  return w;
-}
-
-/** The partner source's export with payloads, in `format`: its text, and the batches it read. */
-async function exportWithPayloads(w: World, format: 'ndjson' | 'csv') {
   const batches: { rows: number; payloadBytes: number }[] = [];
   const x = await exportDeadLetters({ ...SYSTEM, label: 'test' }, { source: w.partner.name }, exportOptions.parse({ format, payload: 'true' }), {
     onBatch: (b) => batches.push(b),
@@ -29,12 +27,12 @@ async function exportWithPayloads(w: World, format: 'ndjson' | 'csv') {
   return { text: await new Response(x.stream).text(), batches };
 }
 
-describe('export byte bounds', () => {
+// Each test parks payloads of tens of MiB.
+describe('export byte bounds', { timeout: 120_000 }, () => {
   freshDatabase();
 
-  it('reads an export of 12 dead letters of 3 MiB in batches of at most 8 MiB of payload, and streams every one', { timeout: 120_000 }, async () => {
-    const w = await parkedOfSize(12, 'exp-big', 3 * MiB, 'cd');
-    const { text, batches } = await exportWithPayloads(w, 'ndjson');
+  it('reads an export of 12 dead letters of 3 MiB in batches of at most 8 MiB of payload, and streams every one', async () => {
+    const { text, batches } = await exportOfParked(12, 'exp-big', 3 * MiB, 'cd', 'ndjson');
     const records = text
       .trim()
       .split('\n')
@@ -48,9 +46,8 @@ describe('export byte bounds', () => {
     expect(Math.max(...batches.map((b) => b.rows))).toBe(2);
   });
 
-  it('still exports a single dead letter larger than the bound, alone in its batch', { timeout: 120_000 }, async () => {
-    const w = await parkedOfSize(3, 'exp-huge', 9 * MiB, 'ef');
-    const { text, batches } = await exportWithPayloads(w, 'csv');
+  it('still exports a single dead letter larger than the bound, alone in its batch', async () => {
+    const { text, batches } = await exportOfParked(3, 'exp-huge', 9 * MiB, 'ef', 'csv');
     const lines = text.trim().split('\r\n');
     expect(lines).toHaveLength(4);
     expect(batches.map((b) => b.rows)).toEqual([1, 1, 1]);

@@ -2,7 +2,6 @@
 // team webhook on assignment. (The role matrix for each endpoint and action is in test/security.)
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { freshDatabase } from '../support/lifecycle';
 import { db } from '@/lib/db';
 import { listClusters } from '@/lib/clustering/list-clusters';
 import { addClusterNote, getOwnership, updateOwnership } from '@/lib/ownership/ownership';
@@ -10,10 +9,11 @@ import { manualClock } from '@/lib/clock';
 import { createWebhook } from '@/lib/notifications/webhooks';
 import { SYSTEM } from '@/lib/auth';
 import * as ownershipRoute from '@/app/api/v1/clusters/[id]/ownership/route';
-import { principal, seedFixtures, type Fixtures } from '../security/fixtures';
+import { principal } from '../security/fixtures';
+import { seededFixtures } from '../security/lifecycle';
 import { poisonCluster } from './cluster-support';
 
-const fx = {} as Fixtures;
+const fx = seededFixtures();
 const as = (email: string) => principal(fx.users[email]!);
 const DAY = 86_400_000;
 
@@ -32,8 +32,6 @@ async function patch(email: string, id: string, body: unknown) {
 }
 
 describe('ownership of a cause', () => {
-  freshDatabase({ per: 'file', seed: async () => Object.assign(fx, await seedFixtures()) });
-
   it('assigns, audits and notifies the assignee team webhook in the same transaction', async () => {
     const c = await poison('orders', 'quota exceeded', 2);
     await createWebhook({ ...SYSTEM, label: 'test' }, { url: 'http://127.0.0.1:9/hook', team: 'commerce' });

@@ -30,10 +30,9 @@ import { GET as getOpenApi } from '@/app/api/v1/openapi/route';
 import { POST as postBatch } from '@/app/api/v1/sources/[source]/dead-letters/route';
 import { TombstoneView } from '@/app/(dashboard)/dead-letters/[id]/tombstone-view';
 import { b64, ctx, getRequest, jsonRequest, world } from './deadletters-world';
-import { deadLetter, demoWorld } from './sla-fixtures';
+import { partitionOf, worldWithAugustDeadLetter } from './partition-support';
+import { deadLetter } from './sla-fixtures';
 
-const partitionOf = async (id: bigint | string) =>
-  (await db().$queryRawUnsafe<{ p: string }[]>(`SELECT tableoid::regclass::text AS p FROM dead_letters WHERE id = $1`, BigInt(id)))[0]?.p;
 const monthStart = (t: Date, n = 0) => new Date(Date.UTC(t.getUTCFullYear(), t.getUTCMonth() + n, 1));
 const yyyymm = (t: Date) => `${t.getUTCFullYear()}${String(t.getUTCMonth() + 1).padStart(2, '0')}`;
 
@@ -113,9 +112,7 @@ describe('tombstones of dropped months', () => {
   });
 
   it('a late dead letter of a month a crashed drop left detached gets a month of its own, and the leftover is finished', async () => {
-    const { sources } = await demoWorld();
-    await ensurePartitions(manualClock(new Date('2026-08-01T00:00:00Z')), 0);
-    const [done] = await recordDeadLetters(sources.orders, [deadLetter({ deadAt: new Date('2026-08-04T00:00:00Z') })]);
+    const { sources, august: done } = await worldWithAugustDeadLetter();
     const clock = manualClock(new Date('2026-10-10T00:00:00Z'));
     await sweepExpired(clock);
     await db().$executeRawUnsafe('ALTER TABLE dead_letters DETACH PARTITION dead_letters_p202608');

@@ -37,11 +37,10 @@ import { computeAgeStats } from '@/lib/sla/age-stats';
 import { POST as postBatch } from '@/app/api/v1/sources/[source]/dead-letters/route';
 import { b64, ctx, jsonRequest, world } from './deadletters-world';
 import { dropTestQueues, testSource, waitFor } from './runtime-support';
+import { partitionOf, worldWithAugustDeadLetter } from './partition-support';
 import { deadLetter, demoWorld } from './sla-fixtures';
 
 const rowsOf = async (sourceId: string) => db().deadLetter.findMany({ where: { sourceId }, orderBy: { id: 'asc' } });
-const partitionOf = async (id: bigint | string) =>
-  (await db().$queryRawUnsafe<{ p: string }[]>(`SELECT tableoid::regclass::text AS p FROM dead_letters WHERE id = $1`, BigInt(id)))[0]?.p;
 
 describe('partitioned dead letters', () => {
   freshDatabase({ partitions: true, close: dropTestQueues });
@@ -340,9 +339,7 @@ describe('partitioned dead letters', () => {
     expect(late).toMatchObject({ id: april[0]!.id, created: false });
   });
   it('a month with a dead letter in a task awaiting approval stays; a month a crash left detached is finished by the next run', async () => {
-    const { sources } = await demoWorld();
-    await ensurePartitions(manualClock(new Date('2026-08-01T00:00:00Z')), 0);
-    const [waiting] = await recordDeadLetters(sources.orders, [deadLetter({ deadAt: new Date('2026-08-04T00:00:00Z'), errorType: 'Waiting' })]);
+    const { sources, august: waiting } = await worldWithAugustDeadLetter({ errorType: 'Waiting' });
     const task = await db().redriveTask.create({
       data: { sourceId: sources.orders.id, status: 'pending_approval', selection: { ids: [waiting!.id] }, total: 1 },
     });

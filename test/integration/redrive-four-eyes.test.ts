@@ -29,11 +29,13 @@ async function status(p: Promise<unknown>): Promise<number> {
 /** A task that went out whole: what its starter redrove counts for the hour. */
 const finished = (id: string) => db().$executeRaw`UPDATE redrive_tasks SET status = 'completed', sent = total, finished_at = now() WHERE id = ${id}::uuid`;
 
-const GIFT_REMOVED = [{ op: 'remove' as const, path: '$.gift' }];
+/** `who` starts a transform that removes the gift field of dead letters `ids`. */
+const removeGift = (who: Actor, ids: string[], reason: string) =>
+  startTransform(who, { selection: { ids }, transform: [{ op: 'remove', path: '$.gift' }], reason, ratePerSecond: 50 });
 
 /** A transform by `who` that needed no approval (queued) and went out whole: it counts for the hour. */
 async function transformedWhole(who: Actor, ids: string[]): Promise<void> {
-  const t = await startTransform(who, { selection: { ids }, transform: GIFT_REMOVED, reason: 'v2 schema', ratePerSecond: 50 });
+  const t = await removeGift(who, ids, 'v2 schema');
   expect(t.task.status).toBe('queued');
   await finished(t.task.id);
 }
@@ -49,12 +51,7 @@ describe('one approval rule for every task', () => {
   it("a lead's transforms add up over the hour: a large change cut into small tasks waits", async () => {
     const ids = await park(w.orders, 6);
     await transformedWhole(w.lead, ids.slice(0, 3));
-    const second = await startTransform(w.lead, {
-      selection: { ids: ids.slice(3, 5) },
-      transform: GIFT_REMOVED,
-      reason: 'v2 schema, the rest',
-      ratePerSecond: 50,
-    });
+    const second = await removeGift(w.lead, ids.slice(3, 5), 'v2 schema, the rest');
     expect(second.task.status).toBe('pending_approval');
     expect(second.waitsFor).toMatch(/2 \+ 3 started by the same person in the last hour > threshold 3/);
   });

@@ -12,7 +12,7 @@ import { destinationFor, type DeliveryResult, type DestinationSource, type Outgo
 import { startRedriveSupervisor, type RedriveSupervisor, type RedriveSupervisorOptions } from '@/lib/redrive/supervisor';
 import { freshDatabase } from '../support/lifecycle';
 import { waitFor } from './runtime-support';
-import { park, receiver, shiftedClock, spawnRedriveWorker, world, type Receiver, worldWithParked, waitForTask } from './redrive-support';
+import { park, receiver, redriveOrders, shiftedClock, spawnRedriveWorker, world, type Receiver, worldWithParked, waitForTask } from './redrive-support';
 import type { WorkerChild } from '../support/worker-child';
 
 const MINUTE = 60_000;
@@ -102,7 +102,7 @@ describe('redrive outcomes', () => {
     const clock = await superviseOnShiftedClock();
     const { w, ids } = await worldWithParked(20);
     // Nothing consumes the queue: no acknowledgement, no death.
-    const t = await startRedrive(w.support, { selection: { source: w.orders.name }, ratePerSecond: 100 });
+    const t = await redriveOrders(w);
     expect(t).toMatchObject({ outcomeWindowMs: 600_000, canaryWindowMs: 60_000 });
     await waitFor('all sent', async () => (await task(t.id)).sent === 20);
 
@@ -232,7 +232,7 @@ describe('redrive outcomes', () => {
       destinationFor: scripted(() => ({ ok: false, error: 'refused by the broker: PRECONDITION_FAILED', failure: 'message' })),
     });
     const { w, ids } = await worldWithParked(30);
-    const t = await startRedrive(w.support, { selection: { source: w.orders.name }, ratePerSecond: 10 });
+    const t = await redriveOrders(w, { ratePerSecond: 10 });
     const paused = await waitForTask(t.id, 'paused', (x) => x.status === 'paused');
     expect(paused.pausedReason).toMatch(/^Circuit breaker: \d+ of the last \d+ redriven messages came back dead or undelivered/);
     expect(paused).toMatchObject({ sent: 0, acknowledged: 0 });
@@ -265,7 +265,7 @@ describe('redrive outcomes', () => {
   it('a paused task: its sent items still become final at their window end; the unsent stay held', async () => {
     const clock = await superviseOnShiftedClock();
     const { w } = await worldWithParked(200);
-    const t = await startRedrive(w.support, { selection: { source: w.orders.name }, ratePerSecond: 50, outcomeWindowSeconds: 60 });
+    const t = await redriveOrders(w, { ratePerSecond: 50, outcomeWindowSeconds: 60 });
     await waitFor('some sent', async () => (await task(t.id)).sent >= 10);
     await pauseRedrive(w.support, t.id);
     await waitFor('runner stopped', async () => !supervisor!.running().includes(t.id), 5_000, 20);
@@ -320,7 +320,7 @@ describe('redrive outcomes', () => {
   it('a canary with no death seen in its canary window lets the rest go', async () => {
     const clock = await superviseOnShiftedClock();
     const { w, ids } = await worldWithParked(10);
-    const t = await startRedrive(w.support, { selection: { source: w.orders.name }, ratePerSecond: 100, canary: true, canaryWindowSeconds: 30 });
+    const t = await redriveOrders(w, { canary: true, canaryWindowSeconds: 30 });
     expect(t).toMatchObject({ canaryWindowMs: 30_000, outcomeWindowMs: 600_000 });
     await waitFor('the canary sent', async () => (await task(t.id)).sent === 1);
     expect((await getRedriveTask(w.support, t.id)).counts).toMatchObject({ sent: 1, pending: 9, awaitingOutcome: 1 });

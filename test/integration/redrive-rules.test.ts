@@ -16,6 +16,7 @@ import { updateOwnership } from '@/lib/ownership/ownership';
 import { createRedriveRule, evaluateRedriveRules } from '@/lib/redrive-rules';
 import { GET as listRules, POST as createRule } from '@/app/api/v1/sources/[source]/redrive-rules/route';
 import { DELETE as deleteRule, PATCH as patchRule } from '@/app/api/v1/sources/[source]/redrive-rules/[rule]/route';
+import { auditTrail, whoDidWhat } from '../support/audit';
 import { freshDatabase } from '../support/lifecycle';
 import { ctx, getRequest, jsonRequest } from './deadletters-world';
 import { park, person, receiver, world, type Receiver, type World } from './redrive-support';
@@ -86,8 +87,8 @@ describe('redrive rules', () => {
     expect((await deleteRule(jsonRequest(one, lead, {}, { method: 'DELETE' }), ruleParams)).status).toBe(204);
     expect(await db().redriveRule.count()).toBe(0);
 
-    const trail = await db().auditEvent.findMany({ where: { targetType: 'redrive_rule' }, orderBy: { id: 'asc' } });
-    expect(trail.map((e) => [e.action, e.actorEmail])).toEqual([
+    const trail = await auditTrail({ targetType: 'redrive_rule' });
+    expect(whoDidWhat(trail)).toEqual([
       ['redrive_rule.create', 'lead@test.local'],
       ['redrive_rule.disable', 'lead@test.local'],
       ['redrive_rule.update', 'lead@test.local'],

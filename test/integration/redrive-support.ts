@@ -14,7 +14,7 @@ import { recordDeadLetters, type NewDeadLetter } from '@/lib/intake/record-dead-
 import { db } from '@/lib/db';
 import { QUEUES, producerQueue } from '@/lib/queue';
 import { consume, type Consumer, type ReceivedMessage } from '@/lib/runtime';
-import { REDRIVE_HEADERS, verifyRedriveSignature } from '@/lib/redrive';
+import { REDRIVE_HEADERS, startRedrive, verifyRedriveSignature, type StartRedriveInput } from '@/lib/redrive';
 import { waitFor } from './runtime-support';
 import { spawnWorkerChild, type WorkerChild } from '../support/worker-child';
 
@@ -110,6 +110,11 @@ export async function waitForTask(id: string, what: string, done: (task: Redrive
 export async function worldWithParked(n: number, opts: Parameters<typeof world>[0] = {}): Promise<{ w: World; ids: string[] }> {
   const w = await world(opts);
   return { w, ids: await park(w.orders, n) };
+}
+
+/** The world's support person redrives its orders source (all of it, at 100 a second, unless `more` says otherwise). */
+export function redriveOrders(w: World, more: Partial<StartRedriveInput> = {}) {
+  return startRedrive(w.support, { selection: { source: w.orders.name }, ratePerSecond: 100, ...more });
 }
 
 export interface Delivery {

@@ -20,7 +20,18 @@ import { recordDeadLetters } from '@/lib/intake/record-dead-letters';
 import { drainBacklog } from '@/lib/search';
 import { resetDatabase } from '../support/db';
 import { waitFor } from './runtime-support';
-import { park, receiver, sendsPerSecond, testConsumer, world, type Receiver, type TestConsumer, worldWithParked, waitForTask } from './redrive-support';
+import {
+  park,
+  receiver,
+  redriveOrders,
+  sendsPerSecond,
+  testConsumer,
+  world,
+  type Receiver,
+  type TestConsumer,
+  worldWithParked,
+  waitForTask,
+} from './redrive-support';
 
 const RUNNER = { reconcileMs: 200, statusPollMs: 100 };
 
@@ -76,7 +87,7 @@ describe('redrive tasks', () => {
   it('holds the requested rate: no 1-second window above it by more than 10%', async () => {
     const { w } = await worldWithParked(600);
     // Nothing consumes: this measures the sends alone.
-    const t = await startRedrive(w.support, { selection: { source: w.orders.name }, ratePerSecond: 200 });
+    const t = await redriveOrders(w, { ratePerSecond: 200 });
     await waitFor('all sent', async () => (await task(t.id)).sent === 600);
     const windows = await sendsPerSecond(t.id);
     expect(windows.length).toBeGreaterThanOrEqual(2);
@@ -128,7 +139,7 @@ describe('redrive tasks', () => {
 
   it('sends the canary alone, and the rest only after the canary was acknowledged', async () => {
     const { w, ids } = await worldWithParked(30);
-    const t = await startRedrive(w.support, { selection: { source: w.orders.name }, ratePerSecond: 100, canary: true });
+    const t = await redriveOrders(w, { canary: true });
     await waitFor('the canary sent', async () => (await task(t.id)).sent === 1);
     // Nothing consumes yet: the task waits on its canary.
     expect((await getRedriveTask(w.support, t.id)).counts).toMatchObject({ sent: 1, pending: 29, awaitingOutcome: 1 });
@@ -144,7 +155,7 @@ describe('redrive tasks', () => {
   it('a canary that comes back dead pauses the task with the reason', async () => {
     const { w } = await worldWithParked(30);
     consumer = await testConsumer(w.orders.name, 'reject');
-    const t = await startRedrive(w.support, { selection: { source: w.orders.name }, ratePerSecond: 100, canary: true });
+    const t = await redriveOrders(w, { canary: true });
     const paused = await waitForTask(t.id, 'paused', (x) => x.status === 'paused');
     expect(paused.pausedReason).toMatch(/^Canary: message m-0 came back dead again/);
     expect(paused).toMatchObject({ sent: 1, deadAgain: 1 });
@@ -156,7 +167,7 @@ describe('redrive tasks', () => {
   it('pauses, resumes and cancels; what was sent stays sent and the rest is open again', async () => {
     const { w } = await worldWithParked(400);
     consumer = await testConsumer(w.orders.name);
-    const t = await startRedrive(w.support, { selection: { source: w.orders.name }, ratePerSecond: 50 });
+    const t = await redriveOrders(w, { ratePerSecond: 50 });
     await waitFor('some sent', async () => (await task(t.id)).sent >= 20);
 
     await pauseRedrive(w.support, t.id, { reason: 'downstream latency up' });
@@ -189,14 +200,14 @@ describe('redrive tasks', () => {
     await cancelRedrive(w.support, first.id);
     await runnerLetGo(first.id);
     // What the first task sent stays sent (its outcome may still come); the rest is open again.
-    const second = await startRedrive(w.support, { selection: { source: w.orders.name }, ratePerSecond: 10 });
+    const second = await redriveOrders(w, { ratePerSecond: 10 });
     expect(second.total).toBe(20 - (await task(first.id)).sent);
   });
 
   it('a large redrive by support waits for a lead; four eyes: never approved by its starter', async () => {
     const { w } = await worldWithParked(25, { approvalThreshold: 10 });
     consumer = await testConsumer(w.orders.name);
-    const t = await startRedrive(w.support, { selection: { source: w.orders.name }, ratePerSecond: 100 });
+    const t = await redriveOrders(w);
     expect(t.status).toBe('pending_approval');
     expect(await db().deadLetter.count({ where: { status: 'open' } })).toBe(25);
 
@@ -221,7 +232,7 @@ describe('redrive tasks', () => {
     await park(w.orders, 3, { prefix: 'looping', redriveCount: 2, errorMessage: 'unknown field "gift" in order' });
     consumer = await testConsumer(w.orders.name);
     expect(await previewRedrive(w.support, { source: w.orders.name })).toMatchObject({ count: 8, loops: 3 });
-    const t = await startRedrive(w.support, { selection: { source: w.orders.name }, ratePerSecond: 100 });
+    const t = await redriveOrders(w);
     const done = await waitForTask(t.id, 'completed', (x) => x.status === 'completed' && x.acknowledged === 5);
     expect(done).toMatchObject({ total: 8, sent: 5, skipped: 3 });
     expect(consumer.received.map((m) => m.id).sort()).toEqual(['fresh-0', 'fresh-1', 'fresh-2', 'fresh-3', 'fresh-4']);
@@ -232,7 +243,7 @@ describe('redrive tasks', () => {
   it('trips the circuit breaker when redriven messages come back dead, pausing with the reason', async () => {
     const { w } = await worldWithParked(300);
     consumer = await testConsumer(w.orders.name, 'reject');
-    const t = await startRedrive(w.support, { selection: { source: w.orders.name }, ratePerSecond: 100 });
+    const t = await redriveOrders(w);
     const paused = await waitForTask(t.id, 'paused', (x) => x.status === 'paused');
     expect(paused.pausedReason).toMatch(/^Circuit breaker: \d+ of the last \d+ redriven messages came back dead/);
     expect(paused.sent).toBeLessThan(300);
@@ -281,7 +292,7 @@ describe('redrive tasks', () => {
 
   it('finds a death again that no consumer reported (a newer generation of the same message)', async () => {
     const { w, ids } = await worldWithParked(3);
-    const t = await startRedrive(w.support, { selection: { ids }, ratePerSecond: 100 });
+    const t = await redriveOrders(w, { selection: { ids } });
     await waitFor('all sent', async () => (await task(t.id)).sent === 3);
     await supervisor!.stop();
     supervisor = undefined;
@@ -307,7 +318,7 @@ describe('redrive tasks', () => {
 
   it('keeps tasks to their team: another team gets 404', async () => {
     const { w, ids } = await worldWithParked(5);
-    const t = await startRedrive(w.support, { selection: { ids }, ratePerSecond: 1 });
+    const t = await redriveOrders(w, { selection: { ids }, ratePerSecond: 1 });
     await expect(getRedriveTask(w.financeSupport, t.id)).rejects.toMatchObject({ code: 'not_found' });
     await expect(pauseRedrive(w.financeSupport, t.id)).rejects.toMatchObject({ code: 'not_found' });
     await expect(startRedrive(w.financeSupport, { selection: { ids }, ratePerSecond: 1 })).rejects.toMatchObject({ code: 'not_found' });

@@ -44,14 +44,20 @@ describe('searchable payload text', () => {
     },
   });
 
-  it('is payloadText of the payload, whether Postgres or the indexer decides it', async () => {
+  /** Every payload of PAYLOADS dead-lettered once, under its name, with an error of type E: the names. */
+  async function recordEveryPayload(errorMessage: (messageId: string) => string): Promise<string[]> {
     const names = Object.keys(PAYLOADS);
     await recordDeadLetters(
       orders,
       names.map((messageId) =>
-        receivedOnce({ messageId, payload: PAYLOADS[messageId]!, reason: 'MaxReceives', errorType: 'E', errorMessage: `failed ${messageId}` }),
+        receivedOnce({ messageId, payload: PAYLOADS[messageId]!, reason: 'MaxReceives', errorType: 'E', errorMessage: errorMessage(messageId) }),
       ),
     );
+    return names;
+  }
+
+  it('is payloadText of the payload, whether Postgres or the indexer decides it', async () => {
+    const names = await recordEveryPayload((messageId) => `failed ${messageId}`);
     expect(await drainBacklog({ limit: 5 })).toBe(names.length);
     const rows = await pg()<{ message_id: string; payload_text: string | null; error_text: string | null; in_sql: string | null }[]>`
       SELECT d.message_id, s.payload_text, s.error_text, search_payload_text(d.payload, d.payload_size) AS in_sql
@@ -73,11 +79,7 @@ describe('searchable payload text', () => {
   });
 
   it('is decided in Postgres inside a parallel query too (a report over millions of rows)', async () => {
-    const names = Object.keys(PAYLOADS);
-    await recordDeadLetters(
-      orders,
-      names.map((messageId) => receivedOnce({ messageId, payload: PAYLOADS[messageId]!, reason: 'MaxReceives', errorType: 'E', errorMessage: 'x' })),
-    );
+    await recordEveryPayload(() => 'x');
     // The planner is made to run the query in parallel workers, as it does on a large table.
     const rows = await pg().begin(async (tx) => {
       const [{ v }] = (await tx`SELECT current_setting('server_version_num')::int AS v`) as unknown as [{ v: number }];

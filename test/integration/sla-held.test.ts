@@ -17,20 +17,23 @@ import { getSlaBoard } from '@/lib/sla/sla-board';
 import { alarmMessage } from '@/lib/notifications/alarm-message';
 import { deadLetter, demoWorld } from './sla-fixtures';
 
-const at = (t0: Date, ms: number) => new Date(t0.getTime() + ms);
+/** A manual clock that reads now, and at(ms): the time ms after that. */
+function clockFromNow() {
+  const t0 = new Date();
+  return { clock: manualClock(t0), at: (ms: number) => new Date(t0.getTime() + ms) };
+}
 
 describe('dead letters held by a redrive task', () => {
   freshDatabase();
 
   it('stay on the clock: counted, aged and breached on time on the board, in the metrics and the alarms', async () => {
     const { users, sources } = await demoWorld();
-    const t0 = new Date();
-    const clock = manualClock(t0);
+    const { clock, at } = clockFromNow();
     // A one-hour deadline; five dead letters 50 minutes old.
     await pg()`UPDATE sources SET age_deadline_seconds = 3600 WHERE id = ${sources.orders.id}::uuid`;
     const rows = await recordDeadLetters(
       sources.orders,
-      Array.from({ length: 5 }, (_, i) => deadLetter({ deadAt: at(t0, -50 * MINUTE + i * 1000), errorType: 'OrderSchemaError' })),
+      Array.from({ length: 5 }, (_, i) => deadLetter({ deadAt: at(-50 * MINUTE + i * 1000), errorType: 'OrderSchemaError' })),
     );
     const held = rows.slice(0, 3).map((r) => r.id);
     const task = await startRedrive(users.lead, { selection: { ids: held }, ratePerSecond: 1, reason: 'gift field fixed?' }, clock);
@@ -38,12 +41,12 @@ describe('dead letters held by a redrive task', () => {
     expect((await pg()<{ n: number }[]>`SELECT count(*)::int AS n FROM dead_letters WHERE status = 'redriving'`)[0]!.n).toBe(3);
 
     // The held ones count, as the one pass over every unresolved dead letter says.
-    const later = at(t0, 15 * MINUTE);
+    const later = at(15 * MINUTE);
     clock.set(later);
     const refreshed = await refreshAgeStats(later);
     const orders = refreshed.find((s) => s.sourceId === sources.orders.id)!;
     expect(orders).toMatchObject({ openCount: 5, breached: 5 });
-    expect(orders.oldestDeadAt!.getTime()).toBe(at(t0, -50 * MINUTE).getTime());
+    expect(orders.oldestDeadAt!.getTime()).toBe(at(-50 * MINUTE).getTime());
     const byId = (a: typeof refreshed) => [...a].sort((x, y) => x.sourceId.localeCompare(y.sourceId)).map((s) => ({ ...s, evaluatedAt: null }));
     expect(byId(refreshed)).toEqual(byId(await computeAgeStats(later)));
 
@@ -70,9 +73,8 @@ describe('dead letters held by a redrive task', () => {
 
   it("raise the source's redrive alarm while their task is paused, ALARM once paused past the set time", async () => {
     const { users, sources } = await demoWorld();
-    const t0 = new Date();
-    const clock = manualClock(t0);
-    const rows = await recordDeadLetters(sources.orders, [deadLetter({ deadAt: at(t0, -5 * MINUTE) }), deadLetter({ deadAt: at(t0, -4 * MINUTE) })]);
+    const { clock, at } = clockFromNow();
+    const rows = await recordDeadLetters(sources.orders, [deadLetter({ deadAt: at(-5 * MINUTE) }), deadLetter({ deadAt: at(-4 * MINUTE) })]);
     const task = await startRedrive(users.lead, { selection: { ids: rows.map((r) => r.id) }, ratePerSecond: 1, reason: 'after the fix' }, clock);
     const redrive = async () => (await listAlarmStates(users.lead)).find((a) => a.sourceName === 'orders' && a.kind === 'redrive');
 
@@ -86,7 +88,7 @@ describe('dead letters held by a redrive task', () => {
     expect(JSON.stringify(alarmMessage(sent, 'http://localhost:3000'))).toContain('the canary died');
     expect(JSON.stringify(alarmMessage(sent, 'http://localhost:3000'))).not.toContain('carol@bank.example');
     expect(JSON.stringify(await redrive())).not.toContain('carol@bank.example');
-    clock.set(at(t0, 31 * MINUTE));
+    clock.set(at(31 * MINUTE));
     const r = await evaluateAlarms(clock);
     expect(r.transitions.find((t) => t.sourceName === 'orders' && t.kind === 'redrive')).toMatchObject({
       from: 'PENDING',

@@ -2,6 +2,7 @@
 // reconciler that re-queues a delivery whose job never reached Redis.
 import { describe, expect, it } from 'vitest';
 import { db } from '@/lib/db';
+import { auditTrail, whoDidWhat } from '../support/audit';
 import { deliverWebhook, redeliverPending } from '@/lib/notifications/deliveries';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyWebhookSignature } from '@/lib/notifications/signature';
 import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, sendTestWebhook, updateWebhook } from '@/lib/notifications/webhooks';
@@ -46,8 +47,8 @@ describe('team webhooks', () => {
 
     await updateWebhook(users.lead, webhook.id, { enabled: false });
     await deleteWebhook(users.admin, forFinance.webhook.id);
-    const trail = await db().auditEvent.findMany({ where: { action: { startsWith: 'webhook.' } }, orderBy: { id: 'asc' } });
-    expect(trail.map((e) => [e.action, e.actorEmail])).toEqual([
+    const trail = await auditTrail({ action: { startsWith: 'webhook.' } });
+    expect(whoDidWhat(trail)).toEqual([
       ['webhook.create', 'lead@triage.local'],
       ['webhook.create', 'admin@triage.local'],
       ['webhook.update', 'lead@triage.local'],

@@ -12,25 +12,28 @@ import { kinFamilies } from '@/lib/clustering/merge-new-clusters';
 
 const fixtures = fileURLToPath(new URL('../fixtures/clustering', import.meta.url));
 
+// The kin as stored: each template, with the root of the cluster that holds it.
+const stored = (rootOf: Record<string, string>) => Object.entries(rootOf).map(([template, root]) => ({ template, root }));
+
 describe('a new ingest key for a message already clustered', () => {
   it('folds into the cluster stored under the old template', () => {
     // Stored before empty values were masked; the same message's template today.
-    const kin = [
-      { template: 'connection from <*> () at <*>', root: 'old' },
-      { template: 'connection from <*> at <*>', root: 'new' },
-    ];
+    const kin = stored({
+      'connection from <*> () at <*>': 'old',
+      'connection from <*> at <*>': 'new',
+    });
     const { families } = kinFamilies(kin, false);
     expect(families).toHaveLength(1);
     expect(new Set(families[0]!.map((k) => k.root))).toEqual(new Set(['old', 'new']));
   });
 
   it('folds only the templates that mask alike today', () => {
-    const kin = [
-      { template: 'lease lost on <*> [] after <*>', root: 'old' },
-      { template: 'lease lost on <*> after <*>', root: 'new' },
-      { template: 'lease renewed on <*> after <*>', root: 'other' },
-      { template: 'GET "GET <*>" failed', root: 'request' },
-    ];
+    const kin = stored({
+      'lease lost on <*> [] after <*>': 'old',
+      'lease lost on <*> after <*>': 'new',
+      'lease renewed on <*> after <*>': 'other',
+      'GET "GET <*>" failed': 'request',
+    });
     const { families } = kinFamilies(kin, false);
     expect(families.map((f) => f.map((k) => k.root).sort())).toEqual([['new', 'old']]);
   });
@@ -38,12 +41,12 @@ describe('a new ingest key for a message already clustered', () => {
 
 describe('a merge a person undid', () => {
   it('is not redone through a third cluster that holds a template like each of theirs', () => {
-    const kin = [
-      { template: 'connection from <*> () at <*>', root: 'a' },
-      { template: 'lease lost on <*> [] after <*>', root: 'b' },
-      { template: 'connection from <*> at <*>', root: 'c' },
-      { template: 'lease lost on <*> after <*>', root: 'c' },
-    ];
+    const kin = stored({
+      'connection from <*> () at <*>': 'a',
+      'lease lost on <*> [] after <*>': 'b',
+      'connection from <*> at <*>': 'c',
+      'lease lost on <*> after <*>': 'c',
+    });
     const { families } = kinFamilies(kin, false, new Set(['a|b']));
     for (const f of families) {
       const roots = new Set(f.map((k) => k.root));

@@ -24,6 +24,13 @@ const received = (shape: AwsShape, id = 'sqs-1') => ({
   Attributes: { ApproximateReceiveCount: '1', SentTimestamp: '1764500000000' },
 });
 
+/** The dead letter of a shape whose body is itself the payload, having checked it is kept byte for byte. */
+function bodyKept(shape: AwsShape, opts: { envelope?: 'none' } = {}) {
+  const d = toDeadLetter(received(shape), { now, ...opts });
+  expect(Buffer.from(d.payload).toString()).toBe(shape.body);
+  return d;
+}
+
 describe('SQS envelopes: the documented shapes', () => {
   it('a Lambda on-failure record: the event byte for byte, the error and stack from the response, the invoke count', () => {
     const d = toDeadLetter(received(lambdaDestinationRecord()), { now });
@@ -56,9 +63,7 @@ describe('SQS envelopes: the documented shapes', () => {
   });
 
   it("Lambda's classic DLQ: the body is the event, the error comes from the attributes, which are not sent back", () => {
-    const shape = lambdaDlqMessage();
-    const d = toDeadLetter(received(shape), { now });
-    expect(Buffer.from(d.payload).toString()).toBe(shape.body);
+    const d = bodyKept(lambdaDlqMessage());
     expect(d).toMatchObject({ errorType: 'TypeError', errorMessage: "Cannot read properties of undefined (reading 'id')" });
     expect(d.errorStack).toContain('at Runtime.handler');
     expect(d.headers).not.toHaveProperty('ErrorCode');
@@ -74,9 +79,7 @@ describe('SQS envelopes: the documented shapes', () => {
   });
 
   it('an EventBridge target DLQ: ERROR_CODE and ERROR_MESSAGE, the target, retries + 1 attempts', () => {
-    const shape = eventBridgeDlqMessage();
-    const d = toDeadLetter(received(shape), { now });
-    expect(Buffer.from(d.payload).toString()).toBe(shape.body);
+    const d = bodyKept(eventBridgeDlqMessage());
     expect(d).toMatchObject({
       errorType: 'SDK_CLIENT_ERROR',
       errorMessage: 'Unable to invoke Lambda function: The function is not found',
@@ -117,9 +120,7 @@ describe('SQS envelopes: the documented shapes', () => {
   });
 
   it('`none` keeps a Lambda record as it came', () => {
-    const shape = lambdaDestinationRecord();
-    const d = toDeadLetter(received(shape), { now, envelope: 'none' });
-    expect(Buffer.from(d.payload).toString()).toBe(shape.body);
+    const d = bodyKept(lambdaDestinationRecord(), { envelope: 'none' });
     expect(d.headers).not.toHaveProperty(ENVELOPE_KEY);
   });
 });

@@ -11,6 +11,11 @@ import type { OutgoingRedrive } from '@/lib/redrive/destinations';
 const outgoing = (headers: Record<string, unknown>, extra: Partial<OutgoingRedrive> = {}): OutgoingRedrive =>
   outgoingRedrive({ deadLetterId: 42n, payload: Buffer.from('{"order":1}'), headers, ...extra });
 
+// Two message attributes as SQS carries them, a string and a binary one: read as headers, and sent
+// back the same way.
+const TENANT = { DataType: 'String', StringValue: 'acme' };
+const SIGNATURE = { DataType: 'Binary', BinaryValue: Buffer.from([1, 2]) };
+
 describe('SQS connector mapping', () => {
   it('maps a received message: attributes typed, system attributes, ids, times, FIFO keys', () => {
     const now = new Date('2026-12-01T10:00:00Z');
@@ -26,9 +31,9 @@ describe('SQS connector mapping', () => {
           MessageDeduplicationId: 'd',
         },
         MessageAttributes: {
-          tenant: { DataType: 'String', StringValue: 'acme' },
+          tenant: TENANT,
           n: { DataType: 'Number.int', StringValue: '7' },
-          sig: { DataType: 'Binary', BinaryValue: Buffer.from([1, 2]) },
+          sig: SIGNATURE,
           'triage-original-id': { DataType: 'String', StringValue: 'sqs-1' },
           'triage-redrive-count': { DataType: 'Number', StringValue: '2' },
           'x-exception-message': { DataType: 'String', StringValue: 'boom' },
@@ -74,9 +79,9 @@ describe('SQS connector mapping', () => {
     );
     if ('error' in r) throw new Error(r.error);
     expect(r.entry.MessageAttributes).toEqual({
-      tenant: { DataType: 'String', StringValue: 'acme' },
+      tenant: TENANT,
       n: { DataType: 'Number', StringValue: '7' },
-      sig: { DataType: 'Binary', BinaryValue: Buffer.from([1, 2]) },
+      sig: SIGNATURE,
       'triage-original-id': { DataType: 'String', StringValue: 'm-1' },
       'triage-redrive-count': { DataType: 'Number', StringValue: '2' },
     });

@@ -32,11 +32,13 @@ describe('SQS traps', () => {
 
   it('maxReceiveCount 1 fires; 2 does not', () => {
     const [t] = sqsTraps(dlq, [src({ maxReceiveCount: 1 })]);
-    expect(t).toMatchObject({ code: 'receive_limit_one', severity: 'warning' });
-    expect(t!.message).toBe(
-      'The redrive policy of "orders" has maxReceiveCount 1: one network blip or one redelivery after a consumer restart sends a good message to the dead-letter queue.',
-    );
-    expect(t!.fix).toContain('Set maxReceiveCount in the RedrivePolicy of "orders" to 3 or more');
+    expect(t).toMatchObject({
+      code: 'receive_limit_one',
+      severity: 'warning',
+      message:
+        'The redrive policy of "orders" has maxReceiveCount 1: one network blip or one redelivery after a consumer restart sends a good message to the dead-letter queue.',
+      fix: expect.stringContaining('Set maxReceiveCount in the RedrivePolicy of "orders" to 3 or more'),
+    });
     expect(sqsTraps(dlq, [src({ maxReceiveCount: 2 })])).toEqual([]);
   });
 
@@ -49,9 +51,12 @@ describe('SQS traps', () => {
 
   it('a DLQ retention equal to the source queue’s fires; one second longer does not; a FIFO DLQ restarts the clock', () => {
     const [t] = sqsTraps({ ...dlq, retentionSeconds: 4 * DAY }, [src()]);
-    expect(t).toMatchObject({ code: 'dlq_retention_not_longer', severity: 'warning' });
-    expect(t!.message).toContain('The dead-letter queue "orders-dlq" keeps messages 4 d, not longer than its source queue "orders" (4 d)');
-    expect(t!.fix).toBe("Set the DLQ's MessageRetentionPeriod longer than the source queue's (up to 14 d).");
+    expect(t).toMatchObject({
+      code: 'dlq_retention_not_longer',
+      severity: 'warning',
+      message: expect.stringContaining('The dead-letter queue "orders-dlq" keeps messages 4 d, not longer than its source queue "orders" (4 d)'),
+      fix: "Set the DLQ's MessageRetentionPeriod longer than the source queue's (up to 14 d).",
+    });
     expect(sqsTraps({ ...dlq, retentionSeconds: 4 * DAY + 1 }, [src()])).toEqual([]);
     expect(codes(sqsTraps({ ...dlq, name: 'o-dlq.fifo', retentionSeconds: 4 * DAY, fifo: true }, [src({ name: 'o.fifo', fifo: true })]))).toEqual([
       'fifo_order',
@@ -75,9 +80,12 @@ describe('SQS traps', () => {
   it('a FIFO source queue says a parked message breaks its group’s order; a standard one does not', () => {
     const fifoDlq = { ...dlq, name: 'orders-dlq.fifo', fifo: true };
     const [t] = sqsTraps(fifoDlq, [src({ name: 'orders.fifo', fifo: true })]);
-    expect(t).toMatchObject({ code: 'fifo_order', severity: 'warning' });
-    expect(t!.message).toContain('"orders.fifo" is a FIFO queue: a message moved to the dead-letter queue leaves a hole in its message group');
-    expect(t!.fix).toContain('reconcile');
+    expect(t).toMatchObject({
+      code: 'fifo_order',
+      severity: 'warning',
+      message: expect.stringContaining('"orders.fifo" is a FIFO queue: a message moved to the dead-letter queue leaves a hole in its message group'),
+      fix: expect.stringContaining('reconcile'),
+    });
     // The source queue unknown: the FIFO DLQ says it.
     expect(sqsTraps(fifoDlq, [])[0]!.message).toContain('The source queue of "orders-dlq.fifo" is a FIFO queue');
     expect(sqsTraps(dlq, [])).toEqual([]);
@@ -115,9 +123,12 @@ describe('RabbitMQ traps', () => {
   it('a classic queue dead-letters at most once: suggests a quorum queue with at-least-once and reject-publish', () => {
     const classic = rabbitQueueSettings({ name: 'orders', type: 'classic', arguments: { 'x-dead-letter-exchange': 'dlx' } });
     const [t] = rabbitmqTraps({ dlq, sources: [classic] });
-    expect(t).toMatchObject({ code: 'at_most_once_dead_lettering', severity: 'warning' });
-    expect(t!.message).toContain('"orders" is a classic queue: RabbitMQ dead-letters its messages at most once');
-    expect(t!.fix).toContain('quorum queue (x-queue-type quorum) with x-dead-letter-strategy at-least-once and x-overflow reject-publish');
+    expect(t).toMatchObject({
+      code: 'at_most_once_dead_lettering',
+      severity: 'warning',
+      message: expect.stringContaining('"orders" is a classic queue: RabbitMQ dead-letters its messages at most once'),
+      fix: expect.stringContaining('quorum queue (x-queue-type quorum) with x-dead-letter-strategy at-least-once and x-overflow reject-publish'),
+    });
   });
 
   it('a quorum queue without at-least-once, or at-least-once without reject-publish, is at most once too', () => {
@@ -141,11 +152,14 @@ describe('RabbitMQ traps', () => {
     const ttlDlq = (ms: number) => rabbitQueueSettings({ name: 'orders.dlq', type: 'quorum', arguments: { 'x-message-ttl': ms } });
     const src = quorum('orders', { ...safe, 'x-message-ttl': 3_600_000 });
     const [t] = rabbitmqTraps({ dlq: ttlDlq(3_600_000), sources: [src] });
-    expect(t).toMatchObject({ code: 'dlq_retention_not_longer', severity: 'warning' });
-    expect(t!.message).toContain(
-      'The dead-letter queue "orders.dlq" drops messages after x-message-ttl 1 h, not longer than its source queue "orders" (x-message-ttl 1 h)',
-    );
-    expect(t!.fix).toBe('Remove x-message-ttl from "orders.dlq", or set it longer than the source queue\'s.');
+    expect(t).toMatchObject({
+      code: 'dlq_retention_not_longer',
+      severity: 'warning',
+      message: expect.stringContaining(
+        'The dead-letter queue "orders.dlq" drops messages after x-message-ttl 1 h, not longer than its source queue "orders" (x-message-ttl 1 h)',
+      ),
+      fix: 'Remove x-message-ttl from "orders.dlq", or set it longer than the source queue\'s.',
+    });
     expect(rabbitmqTraps({ dlq: ttlDlq(3_600_001), sources: [src] })).toEqual([]);
     expect(rabbitmqTraps({ dlq: ttlDlq(30 * DAY * 1000), sources: [quorum('orders', safe)] })[0]!.message).toContain(
       'no x-message-ttl: it keeps messages until they are consumed',
@@ -170,11 +184,14 @@ describe('RabbitMQ traps', () => {
 
   it('without the management API: one info note naming what was not checked', () => {
     const [t] = rabbitmqTraps({ unreadable: 'without the management API' });
-    expect(t).toMatchObject({ code: 'settings_not_readable', severity: 'info' });
-    expect(t!.message).toContain(
-      'Settings not readable without the management API: x-delivery-limit, x-dead-letter-strategy and x-message-ttl were not checked',
-    );
-    expect(t!.fix).toContain('Set managementUrl');
+    expect(t).toMatchObject({
+      code: 'settings_not_readable',
+      severity: 'info',
+      message: expect.stringContaining(
+        'Settings not readable without the management API: x-delivery-limit, x-dead-letter-strategy and x-message-ttl were not checked',
+      ),
+      fix: expect.stringContaining('Set managementUrl'),
+    });
   });
 });
 
@@ -199,20 +216,25 @@ describe('NATS JetStream traps', () => {
 
   it("the capture stream's max_age equal to the stream's fires; longer does not; an unlimited stream keeps its messages", () => {
     const [t] = natsTraps(settings({ maxAge: 30 * DAY }));
-    expect(t).toMatchObject({ code: 'dlq_retention_not_longer', severity: 'warning' });
-    expect(t!.message).toContain(
-      '"TRIAGE_ADVISORIES_X" keeps the dead-letter advisories 30 d (max_age), not longer than stream "ORDERS" keeps messages (max_age 30 d)',
-    );
-    expect(t!.fix).toContain('Set max_age of "TRIAGE_ADVISORIES_X" longer');
+    expect(t).toMatchObject({
+      code: 'dlq_retention_not_longer',
+      severity: 'warning',
+      message: expect.stringContaining(
+        '"TRIAGE_ADVISORIES_X" keeps the dead-letter advisories 30 d (max_age), not longer than stream "ORDERS" keeps messages (max_age 30 d)',
+      ),
+      fix: expect.stringContaining('Set max_age of "TRIAGE_ADVISORIES_X" longer'),
+    });
     expect(natsTraps(settings({ maxAge: 30 * DAY - 1 }))).toEqual([]);
     expect(natsTraps(settings({ maxAge: 30 * DAY, captureAge: null }))).toEqual([]);
   });
 
   it("max_deliver × ack_wait at half the stream's max_age fires; one second under does not; a backoff list is not ack_wait", () => {
     const [t] = natsTraps(settings({ maxDeliver: 10, ackWait: 60, maxAge: 1200 }));
-    expect(t).toMatchObject({ code: 'retry_loop_near_retention' });
-    expect(t!.message).toContain("max_deliver 10 × ack_wait 1 min = 10 min comes near its stream's max_age (20 min)");
-    expect(t!.fix).toBe('Lower max_deliver or ack_wait of "worker", or raise max_age of stream "ORDERS".');
+    expect(t).toMatchObject({
+      code: 'retry_loop_near_retention',
+      message: expect.stringContaining("max_deliver 10 × ack_wait 1 min = 10 min comes near its stream's max_age (20 min)"),
+      fix: 'Lower max_deliver or ack_wait of "worker", or raise max_age of stream "ORDERS".',
+    });
     expect(natsTraps(settings({ maxDeliver: 10, ackWait: 60, maxAge: 1201 }))).toEqual([]);
     expect(natsTraps(settings({ maxDeliver: 10, ackWait: 60, maxAge: 1200, backoff: true }))).toEqual([]);
   });
@@ -227,11 +249,12 @@ describe('BullMQ traps', () => {
 
   it('attempts 1, or not set (BullMQ makes one), fires; 2 does not', () => {
     const [t] = bullmqTraps('payments', [job({ attempts: 1 }), job({ name: 'refund' })]);
-    expect(t).toMatchObject({ code: 'receive_limit_one', severity: 'warning' });
-    expect(t!.message).toBe(
-      '1 of the 2 most recent jobs of "payments" ("charge") have attempts 1: one network blip or one worker restart fails a good job for good.',
-    );
-    expect(t!.fix).toContain("attempts 3 or more, with a backoff, in the queue's defaultJobOptions");
+    expect(t).toMatchObject({
+      code: 'receive_limit_one',
+      severity: 'warning',
+      message: '1 of the 2 most recent jobs of "payments" ("charge") have attempts 1: one network blip or one worker restart fails a good job for good.',
+      fix: expect.stringContaining("attempts 3 or more, with a backoff, in the queue's defaultJobOptions"),
+    });
     expect(bullmqTraps('payments', [job({ attempts: undefined })])[0]!.message).toContain('attempts 1 (not set: BullMQ makes one attempt)');
     expect(bullmqTraps('payments', [job({ attempts: 2 })])).toEqual([]);
   });

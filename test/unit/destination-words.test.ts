@@ -4,14 +4,21 @@ import { describe, expect, it } from 'vitest';
 import { SOURCE_KINDS } from '@/lib/model/source-kind';
 import { describeDestination } from '@/lib/redrive/destination-source';
 
-const words = (kind: (typeof SOURCE_KINDS)[number], redriveUrl: string | null = null) => describeDestination({ kind, name: 'shipments', redriveUrl });
+type Kind = (typeof SOURCE_KINDS)[number];
+
+const words = (kind: Kind, redriveUrl: string | null = null) => describeDestination({ kind, name: 'shipments', redriveUrl });
+
+// Each connector kind, and where its redrive goes in words.
+const CONNECTOR_WORDS: Partial<Record<Kind, string>> = {
+  rabbitmq: 'RabbitMQ: the exchange and routing key each message died from (or the target queue set on the source)',
+  sqs: 'SQS: the source queue the messages came from',
+  nats: "NATS JetStream: each message's original subject",
+  bullmq: 'BullMQ: the queue each job failed on, as a new job',
+};
 
 describe('where a redrive goes, in words', () => {
-  it('names the broker of each connector kind, not a queue of the built-in runtime', () => {
-    expect(words('rabbitmq')).toBe('RabbitMQ: the exchange and routing key each message died from (or the target queue set on the source)');
-    expect(words('sqs')).toBe('SQS: the source queue the messages came from');
-    expect(words('nats')).toBe("NATS JetStream: each message's original subject");
-    expect(words('bullmq')).toBe('BullMQ: the queue each job failed on, as a new job');
+  it.each(Object.entries(CONNECTOR_WORDS))('names the broker of %s, not a queue of the built-in runtime', (kind, expected) => {
+    expect(words(kind as Kind)).toBe(expected);
   });
 
   it('keeps the built-in queue and the redacted redrive URL', () => {

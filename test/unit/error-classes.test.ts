@@ -367,20 +367,23 @@ describe('error classes, per runtime and entry', () => {
   });
 });
 
+// A message of an HttpError, and the class its status gives it.
+const BY_HTTP_STATUS: Record<string, string> = {
+  'member service answered 503': 'transient',
+  'payment gateway returned 503 for capture cap_100001': 'transient',
+  '503 Service Unavailable': 'transient',
+  'Response status code does not indicate success: 502 (Bad Gateway).': 'transient',
+  'Request failed with status code 500': 'transient',
+  'HTTP 429': 'transient',
+  'status=504': 'transient',
+  'Request failed with status code 404': 'permanent',
+  'HTTP/1.1 422 Unprocessable Entity': 'permanent',
+  'got 400 from catalog': 'permanent',
+  '409 Conflict': 'permanent',
+};
+
 describe('HTTP statuses in a message', () => {
-  it.each([
-    ['member service answered 503', 'transient'],
-    ['payment gateway returned 503 for capture cap_100001', 'transient'],
-    ['503 Service Unavailable', 'transient'],
-    ['Response status code does not indicate success: 502 (Bad Gateway).', 'transient'],
-    ['Request failed with status code 500', 'transient'],
-    ['HTTP 429', 'transient'],
-    ['status=504', 'transient'],
-    ['Request failed with status code 404', 'permanent'],
-    ['HTTP/1.1 422 Unprocessable Entity', 'permanent'],
-    ['got 400 from catalog', 'permanent'],
-    ['409 Conflict', 'permanent'],
-  ])('%s → %s', (message, cls) => {
+  it.each(Object.entries(BY_HTTP_STATUS))('%s → %s', (message, cls) => {
     expect(classifyError({ type: 'HttpError', message }).class).toBe(cls);
   });
 

@@ -37,11 +37,18 @@ function spawnChild(env: Record<string, string>): Child {
 
 const stopCalls = (out: string) => out.split('\n').filter((l) => l === 'STOP CALLED').length;
 
+/** A child started with `env` and sent SIGTERM once ready, with the time of the signal. */
+async function terminated(env: Record<string, string>): Promise<{ c: Child; signalled: number }> {
+  const c = spawnChild(env);
+  await c.ready;
+  const signalled = Date.now();
+  c.kill('SIGTERM');
+  return { c, signalled };
+}
+
 describe('runWorkerProcess', { timeout: 60_000 }, () => {
   it('logs ready, and on SIGTERM then SIGINT runs stop once and exits 0', async () => {
-    const c = spawnChild({});
-    await c.ready;
-    c.kill('SIGTERM');
+    const { c } = await terminated({});
     await new Promise((r) => setTimeout(r, 100));
     c.kill('SIGINT');
     expect(await c.exited).toBe(EXIT.stopped);
@@ -50,10 +57,7 @@ describe('runWorkerProcess', { timeout: 60_000 }, () => {
   });
 
   it('exits with graceExceeded when stop hangs past graceMs', async () => {
-    const c = spawnChild({ RUNNER_STOP: 'hang', RUNNER_GRACE_MS: '500' });
-    await c.ready;
-    const signalled = Date.now();
-    c.kill('SIGTERM');
+    const { c, signalled } = await terminated({ RUNNER_STOP: 'hang', RUNNER_GRACE_MS: '500' });
     expect(await c.exited).toBe(EXIT.graceExceeded);
     expect(Date.now() - signalled).toBeGreaterThanOrEqual(500);
     expect(stopCalls(c.stdout())).toBe(1);
@@ -61,9 +65,7 @@ describe('runWorkerProcess', { timeout: 60_000 }, () => {
   });
 
   it('exits with stopFailed when stop throws, and with failed when start throws', async () => {
-    const c = spawnChild({ RUNNER_STOP: 'throw' });
-    await c.ready;
-    c.kill('SIGTERM');
+    const { c } = await terminated({ RUNNER_STOP: 'throw' });
     expect(await c.exited).toBe(EXIT.stopFailed);
 
     const s = spawnChild({ RUNNER_START: 'throw' });
