@@ -55,6 +55,20 @@ export function redisError(err: unknown, secret: BullmqSecret): ConnectorError {
 }
 
 /**
+ * An import's connection (also Sidekiq's), named `<source>:import`. Once Redis closes it, `lost()`
+ * is the ConnectorError the import stops on, and `onEnd` runs (to wake an idle import); null before.
+ */
+export async function importConnection(source: { name: string; secret: BullmqSecret }, onEnd?: () => void) {
+  const client = await openRedis(source.secret, { name: `${source.name}:import` });
+  let lost: ConnectorError | null = null;
+  client.on('end', () => {
+    lost ??= new ConnectorError('unreachable', `Redis at ${redactUrl(source.secret.url)} closed the connection`);
+    onEnd?.();
+  });
+  return { client, lost: () => lost };
+}
+
+/**
  * A redrive destination's connection (also Sidekiq's): opened on the first delivery, named
  * `<source>:redrive`, and `setup` on it; shared by the next deliveries. A failed open is forgotten,
  * so the next delivery tries again; `drop` closes it (`close`), so the next delivery reopens it.
