@@ -16,3 +16,8 @@ export const dateTime = z.date();
 export function changingSomething<T extends z.ZodType<Record<string, unknown>>>(schema: T) {
   return schema.refine((v) => Object.values(v).some((x) => x !== undefined), 'nothing to change');
 }
+
+/** A list answer: the views under one plural key (`{ users: [...] }`), as the list routes answer. */
+export function listOf<K extends string, V extends z.ZodType>(key: K, view: V) {
+  return z.object({ [key]: z.array(view) } as { [P in K]: z.ZodArray<V> });
+}

@@ -8,7 +8,7 @@ import { auditActor, authorize, isSystem, scopeFor, type Actor, type Principal }
 import { isRole } from '@/lib/auth/permissions';
 import { systemClock, type Clock } from '@/lib/clock';
 import { db, type Tx } from '@/lib/db';
-import { changingSomething, isoTime } from '@/lib/wire';
+import { changingSomething, isoTime, listOf } from '@/lib/wire';
 import { notFound, unprocessable, AppError } from '@/lib/errors';
 import { MAX_RATE } from '@/lib/redrive/start-redrive';
 import { findSource } from '@/lib/model/find-source';
@@ -86,7 +86,7 @@ export const RedriveRuleView = z.object({
   updatedAt: isoTime,
 });
 export type RedriveRuleView = z.infer<typeof RedriveRuleView>;
-export const RedriveRuleListView = z.object({ rules: z.array(RedriveRuleView) });
+export const RedriveRuleListView = listOf('rules', RedriveRuleView);
 
 type RuleRow = RedriveRule & { author: { email: string }; source: { name: string } };
 

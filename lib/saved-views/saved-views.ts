@@ -7,7 +7,7 @@ import { append } from '@/lib/audit';
 import { auditActor, authorize, can, isSystem, type Actor, type Principal } from '@/lib/auth';
 import { systemClock, type Clock } from '@/lib/clock';
 import { db, type Tx } from '@/lib/db';
-import { changingSomething, isoTime } from '@/lib/wire';
+import { changingSomething, isoTime, listOf } from '@/lib/wire';
 import { AppError, forbidden, notFound, unprocessable } from '@/lib/errors';
 import { VIEW_PAGE, VIEW_PAGES, normalizeFilters, viewHref, type ViewPage } from './pages';
 
@@ -42,7 +42,7 @@ export const SavedViewView = z.object({
   updatedAt: isoTime,
 });
 export type SavedViewView = z.infer<typeof SavedViewView>;
-export const SavedViewListView = z.object({ views: z.array(SavedViewView) });
+export const SavedViewListView = listOf('views', SavedViewView);
 export const OneSavedView = z.object({ view: SavedViewView });
 
 interface Owner {
