@@ -1,6 +1,7 @@
-// Building blocks of the response views (and of the inputs that change one) (docs/style.md "Views"). A view is a zod schema next to the
-// lib function that builds it; its type is z.infer of it, and the OpenAPI document is generated from
-// it (route specs name their views; lib/openapi/document.ts), so what a route answers and what the document says are one text.
+// Building blocks of the response views (docs/style.md "Views"), and of the inputs that change one.
+// A view is a zod schema next to the lib function that builds it; its type is z.infer of it, and the
+// OpenAPI document is generated from it (route specs name their views; lib/openapi/document.ts), so
+// what a route answers and what the document says are one text.
 import { z } from 'zod';
 
 /** A time the lib function already formats (toISOString). */
