@@ -5,7 +5,7 @@ import { ROLES, auditActor, authorize, isRole, isTeamScoped, type Principal } fr
 import { hashPassword } from '@/lib/auth/password';
 import { AppError, unprocessable } from '@/lib/errors';
 import { systemClock, type Clock } from '@/lib/clock';
-import { dateTime } from '@/lib/wire';
+import { dateTime, listOf } from '@/lib/wire';
 
 export const userInput = z.object({
   email: z.string().trim().toLowerCase().email().max(320),
@@ -154,7 +154,7 @@ export const UserView = z.object({
   updatedAt: dateTime,
 });
 export type UserView = z.infer<typeof UserView>;
-export const UserListView = z.object({ users: z.array(UserView) });
+export const UserListView = listOf('users', UserView);
 /** POST /api/v1/users. */
 export const CreatedUserView = z.object({ id: z.uuid(), email: z.string(), role: z.enum(ROLES), teamId: z.uuid().nullable() });
 

@@ -5,6 +5,7 @@
 import type postgres from 'postgres';
 import { z } from 'zod';
 import { pg } from '@/lib/db';
+import { camelRow } from '@/lib/db/camel-row';
 import { GENESIS_HASH, eventHash, type HashedFields } from './canonical';
 import { currentDatabase, readCheckpoints, type Checkpoint } from './checkpoint-file';
 
@@ -95,19 +96,10 @@ const ackKey = (a: { eventId?: string; id?: string; kind: BreakKind; storedHash?
 
 async function readAcks(sql: postgres.Sql): Promise<Ack[]> {
   const rows = await sql<
-    { event_id: bigint; kind: BreakKind; stored_hash: string; computed_hash: string; prev_hash: string; by_email: string; at: Date; reason: string }[]
+    { event_id: bigint; kind: BreakKind; stored_hash: string; computed_hash: string; prev_hash: string; by: string; at: Date; reason: string }[]
   >`
-    SELECT event_id, kind, stored_hash, computed_hash, prev_hash, by_email, at, reason FROM audit_break_acks ORDER BY id`;
-  return rows.map((r) => ({
-    eventId: r.event_id.toString(),
-    kind: r.kind,
-    storedHash: r.stored_hash,
-    computedHash: r.computed_hash,
-    prevHash: r.prev_hash,
-    by: r.by_email,
-    at: r.at.toISOString(),
-    reason: r.reason,
-  }));
+    SELECT event_id, kind, stored_hash, computed_hash, prev_hash, by_email AS "by", at, reason FROM audit_break_acks ORDER BY id`;
+  return rows.map((r) => ({ ...camelRow(r), eventId: r.event_id.toString(), at: r.at.toISOString() }));
 }
 
 /** A stored event as read back: the hashed fields under their own names, so the row hashes as it is. */

@@ -3,7 +3,7 @@
 // the REST API alike), so turning a role off stops its assistants at the next request.
 import { z } from 'zod';
 import { db, type Tx } from '@/lib/db';
-import { append } from '@/lib/audit';
+import { writeSetting } from '@/lib/audit';
 import { auditActor, authorize, isAssistant, ROLES, type Actor, type Principal, type Role } from '@/lib/auth';
 import { actorFromPersonalToken, unauthorized } from '@/lib/auth/actor';
 import { forbidden } from '@/lib/errors';
@@ -28,15 +28,7 @@ export async function setAssistantRoles(actor: Principal, input: z.input<typeof 
   return db().$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${ROLES_KEY}))`;
     const before = await assistantRoles(tx);
-    await tx.setting.upsert({ where: { key: ROLES_KEY }, create: { key: ROLES_KEY, value: roles }, update: { value: roles } });
-    await append(tx, {
-      actor: auditActor(actor),
-      action: 'assistant.roles',
-      targetType: 'setting',
-      targetId: ROLES_KEY,
-      before: { roles: before },
-      after: { roles },
-    });
+    await writeSetting(tx, { actor: auditActor(actor), action: 'assistant.roles', key: ROLES_KEY, name: 'roles', before, after: roles });
     return roles;
   });
 }

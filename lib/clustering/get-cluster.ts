@@ -8,11 +8,11 @@ import { headSql, maskedHead, maskErrorText } from '@/lib/masking';
 import { z } from 'zod';
 import { DEAD_LETTER_STATUSES, type DeadLetterStatus } from '@/lib/enums';
 import { isoTime } from '@/lib/wire';
-import { ClusterVerdict, clusterVerdict } from './cluster-verdict';
+import { clusterVerdict } from './cluster-verdict';
 import { clusterScope, findCluster } from './cluster-scope';
 import { ERROR_CLASSES } from '@/lib/model/error-classes';
 import { HourlySeries, hourlySeries, ratePerHour } from './cluster-hours';
-import { ClusterSource, SPARKLINE_HOURS } from './list-clusters';
+import { ClusterSource, ClusterSummary, SPARKLINE_HOURS } from './list-clusters';
 
 export const ClusterSourceSplit = ClusterSource.extend({ count: z.int(), openCount: z.int(), firstSeen: isoTime, lastSeen: isoTime });
 export type ClusterSourceSplit = z.infer<typeof ClusterSourceSplit>;
@@ -27,20 +27,16 @@ export const ClusterSample = z.object({
 });
 export type ClusterSample = z.infer<typeof ClusterSample>;
 
-export const ClusterDetail = z.object({
-  id: z.uuid(),
-  fingerprint: z.string(),
+/** The fields it shares with the list's summary, as the summary has them; the rest are the detail's own. */
+export const ClusterDetail = ClusterSummary.pick({ id: true, fingerprint: true, errorType: true, verdict: true, openCount: true }).extend({
   template: z.string().describe('The readable template (the merged pattern once other fingerprints joined)'),
   firstTemplate: z.string().describe('Template of the fingerprint the cluster started from'),
-  errorType: z.string().nullable(),
   topFrame: z.string().nullable(),
   errorClass: z.enum(ERROR_CLASSES).describe('What the errors of its latest arrival say: transient, permanent or unknown'),
-  verdict: ClusterVerdict,
   groupedBy: z.string().nullable().describe("A grouping rule's or a split's values that tell it apart"),
   splitFromId: z.uuid().nullable().describe('The cluster this one was split off, if it was'),
   aliasOf: z.uuid().nullable().describe('The id asked for, when it was an alias merged into this cluster'),
   count: z.int(),
-  openCount: z.int(),
   firstSeen: isoTime.nullable(),
   lastSeen: isoTime.nullable(),
   ratePerHour: z.int(),

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { sourceScope, type Principal } from '@/lib/auth';
 import { pg } from '@/lib/db';
-import { DEAD_LETTER_REASONS, DEAD_LETTER_STATUSES } from '@/lib/enums';
+import { DEAD_LETTER_REASONS, DEAD_LETTER_STATUSES, type DeadLetterReason, type DeadLetterStatus } from '@/lib/enums';
 import { AppError } from '@/lib/errors';
 import { maskErrorText } from '@/lib/masking';
 import { isoTime } from '@/lib/wire';
@@ -57,6 +57,38 @@ export function sourceAndDecision(r: SourceAndDecisionRow): { source: DeadLetter
   };
 }
 
+/** The columns a tombstone keeps of its dead letter, named alike in both tables. */
+export interface KeptRow {
+  id: bigint | string;
+  message_id: string;
+  generation: number;
+  redrive_count: number;
+  status: DeadLetterStatus;
+  reason: DeadLetterReason;
+  error_type: string | null;
+  dead_at: Date;
+  expires_at: Date;
+  payload_size: number;
+  payload_sha256: string;
+}
+
+/** What a tombstone keeps of a dead letter, as the dead letter's detail and the tombstone both show it. */
+export function keptFields(r: KeptRow) {
+  return {
+    id: String(r.id),
+    messageId: r.message_id,
+    generation: r.generation,
+    redriveCount: r.redrive_count,
+    status: r.status,
+    reason: r.reason,
+    errorType: r.error_type,
+    deadAt: r.dead_at.toISOString(),
+    expiresAt: r.expires_at.toISOString(),
+    payloadSize: r.payload_size,
+    sha256: r.payload_sha256,
+  };
+}
+
 export const DeadLetterTombstoneView = z.object({
   id: z.string(),
   source: DeadLetterSourceRef,
@@ -103,19 +135,9 @@ export async function getDeadLetterTombstone(actor: Principal, id: bigint): Prom
   const history = await deadLetterHistory(id);
   const { source, decision } = sourceAndDecision(r as SourceAndDecisionRow);
   return {
-    id: String(r.id),
+    ...keptFields(r as KeptRow),
     source,
-    messageId: r.message_id,
-    generation: r.generation,
-    redriveCount: r.redrive_count,
-    status: r.status,
-    reason: r.reason,
-    errorType: r.error_type,
     clusterId: r.cluster_id,
-    deadAt: r.dead_at.toISOString(),
-    expiresAt: r.expires_at.toISOString(),
-    payloadSize: r.payload_size,
-    sha256: r.payload_sha256,
     decision: { ...decision, reason: mask(decision.reason) },
     droppedAt: r.dropped_at.toISOString(),
     history: history.map((h) => ({ ...h, reason: mask(h.reason) })),

@@ -1,5 +1,5 @@
 // "Deploy" a demo handler version: the fix that makes a later redrive of the orders poison succeed.
-import { append } from '@/lib/audit';
+import { writeSetting } from '@/lib/audit';
 import { auditActor, authorize, type Principal } from '@/lib/auth';
 import { db } from '@/lib/db';
 import { env } from '@/lib/env';
@@ -17,15 +17,7 @@ export async function deployDemoHandler(actor: Principal, version: string): Prom
     async (tx) => {
       const row = await tx.setting.findUnique({ where: { key: HANDLER_VERSION_KEY } });
       const before = (HANDLER_VERSIONS.includes(row?.value as HandlerVersion) ? row!.value : env().DEMO_HANDLER_VERSION) as HandlerVersion;
-      await tx.setting.upsert({ where: { key: HANDLER_VERSION_KEY }, create: { key: HANDLER_VERSION_KEY, value: after }, update: { value: after } });
-      await append(tx, {
-        actor: auditActor(actor),
-        action: 'demo.deploy',
-        targetType: 'setting',
-        targetId: HANDLER_VERSION_KEY,
-        before: { version: before },
-        after: { version: after },
-      });
+      await writeSetting(tx, { actor: auditActor(actor), action: 'demo.deploy', key: HANDLER_VERSION_KEY, name: 'version', before, after });
       return { before, after };
     },
     { maxWait: 10_000 },

@@ -16,27 +16,25 @@ export function parseJsonPath(path: string): PathSegment[] {
   if (!path.startsWith('$')) throw new JsonPathError(path, 'must start with $');
   const segments: PathSegment[] = [];
   let i = 1;
+  // `.name` and `..name`: the name after the dots.
+  const named = (rest: string, dots: string, kind: 'key' | 'descendant') => {
+    const m = NAME.exec(rest.slice(dots.length));
+    if (!m) throw new JsonPathError(path, `expected a name after "${dots}" at ${i}`);
+    segments.push({ kind, name: m[0] });
+    i += dots.length + m[0].length;
+  };
   while (i < path.length) {
     const rest = path.slice(i);
-    if (rest.startsWith('..')) {
-      const after = rest.slice(2);
-      if (after.startsWith('*')) {
-        segments.push({ kind: 'descendant', name: null });
-        i += 3;
-        continue;
-      }
-      const m = NAME.exec(after);
-      if (!m) throw new JsonPathError(path, `expected a name after ".." at ${i}`);
-      segments.push({ kind: 'descendant', name: m[0] });
-      i += 2 + m[0].length;
+    if (rest.startsWith('..*')) {
+      segments.push({ kind: 'descendant', name: null });
+      i += 3;
+    } else if (rest.startsWith('..')) {
+      named(rest, '..', 'descendant');
     } else if (rest.startsWith('.*')) {
       segments.push({ kind: 'wildcard' });
       i += 2;
     } else if (rest.startsWith('.')) {
-      const m = NAME.exec(rest.slice(1));
-      if (!m) throw new JsonPathError(path, `expected a name after "." at ${i}`);
-      segments.push({ kind: 'key', name: m[0] });
-      i += 1 + m[0].length;
+      named(rest, '.', 'key');
     } else if (rest.startsWith('[*]')) {
       segments.push({ kind: 'wildcard' });
       i += 3;

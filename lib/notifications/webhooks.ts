@@ -4,7 +4,7 @@ import { redactUrl } from '@/lib/outbound/redact-url';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { db, type Tx } from '@/lib/db';
-import { dateTime } from '@/lib/wire';
+import { dateTime, listOf } from '@/lib/wire';
 import { append } from '@/lib/audit';
 import { auditActor, authorize, isSystem, sourceScope, type Principal } from '@/lib/auth';
 import { env } from '@/lib/env';
@@ -35,7 +35,7 @@ const PUBLIC = { id: true, teamId: true, url: true, enabled: true, createdAt: tr
   keyof z.infer<typeof WebhookView>,
   unknown
 >;
-export const WebhookListView = z.object({ webhooks: z.array(WebhookView) });
+export const WebhookListView = listOf('webhooks', WebhookView);
 export const OneWebhookView = z.object({ webhook: WebhookView });
 /** POST /api/v1/webhooks: the signing secret, this once. */
 export const CreatedWebhookView = OneWebhookView.extend({ secret: z.string().describe('whsec_…: shown once') });

@@ -10,7 +10,7 @@ import { auditPlace } from '@/lib/clustering/archive-cluster';
 import { db, pg, type Tx } from '@/lib/db';
 import { env } from '@/lib/env';
 import { unprocessable } from '@/lib/errors';
-import { isoTime } from '@/lib/wire';
+import { changingSomething, isoTime } from '@/lib/wire';
 import { OWNERSHIP_STATUSES, type OwnershipStatus } from '@/lib/model/ownership-statuses';
 import { createDeliveries, enqueueAfterCommit, type DeliveryRef } from '@/lib/notifications/deliveries';
 
@@ -18,25 +18,26 @@ export { OWNERSHIP_STATUSES, STATUS_LABEL, type OwnershipStatus } from '@/lib/mo
 
 const note = z.string().trim().min(1, 'a note cannot be empty').max(4000);
 
-export const ownershipInput = z
-  .object({
-    assignee: z.string().trim().max(254).nullable().optional().describe('Email or user id of the assignee; "me"; null to unassign'),
-    status: z.enum(OWNERSHIP_STATUSES).optional(),
-    ticketUrl: z
-      .string()
-      .trim()
-      .max(2000)
-      .url()
-      .refine((u) => /^https?:\/\//i.test(u), 'must start with http:// or https://')
-      .nullable()
-      .optional()
-      .describe('Link to the ticket; null to clear'),
-    holdUntil: z.coerce.date().optional().describe('Required with status on_hold: when the hold ends'),
-    fixVersion: z.string().trim().min(1).max(100).nullable().optional().describe('The version that fixes it (with resolved)'),
-    note: note.optional().describe('Added to the note thread; required with status on_hold'),
-  })
-  .strict()
-  .refine((v) => Object.values(v).some((x) => x !== undefined), 'nothing to change');
+export const ownershipInput = changingSomething(
+  z
+    .object({
+      assignee: z.string().trim().max(254).nullable().optional().describe('Email or user id of the assignee; "me"; null to unassign'),
+      status: z.enum(OWNERSHIP_STATUSES).optional(),
+      ticketUrl: z
+        .string()
+        .trim()
+        .max(2000)
+        .url()
+        .refine((u) => /^https?:\/\//i.test(u), 'must start with http:// or https://')
+        .nullable()
+        .optional()
+        .describe('Link to the ticket; null to clear'),
+      holdUntil: z.coerce.date().optional().describe('Required with status on_hold: when the hold ends'),
+      fixVersion: z.string().trim().min(1).max(100).nullable().optional().describe('The version that fixes it (with resolved)'),
+      note: note.optional().describe('Added to the note thread; required with status on_hold'),
+    })
+    .strict(),
+);
 export type OwnershipInput = z.input<typeof ownershipInput>;
 
 export const noteInput = z.object({ body: note }).strict();

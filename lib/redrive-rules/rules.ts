@@ -8,7 +8,7 @@ import { auditActor, authorize, isSystem, scopeFor, type Actor, type Principal }
 import { isRole } from '@/lib/auth/permissions';
 import { systemClock, type Clock } from '@/lib/clock';
 import { db, type Tx } from '@/lib/db';
-import { isoTime } from '@/lib/wire';
+import { changingSomething, isoTime, listOf } from '@/lib/wire';
 import { notFound, unprocessable, AppError } from '@/lib/errors';
 import { MAX_RATE } from '@/lib/redrive/start-redrive';
 import { findSource } from '@/lib/model/find-source';
@@ -49,17 +49,18 @@ export const createRuleInput = z
   .refine((r) => r.kind !== 'on_resolved' || r.okForSeconds === undefined, { message: 'okForSeconds goes with after_wave', path: ['okForSeconds'] });
 export type CreateRuleInput = z.input<typeof createRuleInput>;
 
-export const updateRuleInput = z
-  .object({
-    name: fields.name,
-    okForSeconds: fields.okForSeconds,
-    ratePerSecond: fields.ratePerSecond,
-    canary: fields.canary,
-    enabled: fields.enabled,
-  })
-  .partial()
-  .strict()
-  .refine((v) => Object.values(v).some((x) => x !== undefined), 'nothing to change');
+export const updateRuleInput = changingSomething(
+  z
+    .object({
+      name: fields.name,
+      okForSeconds: fields.okForSeconds,
+      ratePerSecond: fields.ratePerSecond,
+      canary: fields.canary,
+      enabled: fields.enabled,
+    })
+    .partial()
+    .strict(),
+);
 export type UpdateRuleInput = z.input<typeof updateRuleInput>;
 
 export const RedriveRuleView = z.object({
@@ -85,7 +86,7 @@ export const RedriveRuleView = z.object({
   updatedAt: isoTime,
 });
 export type RedriveRuleView = z.infer<typeof RedriveRuleView>;
-export const RedriveRuleListView = z.object({ rules: z.array(RedriveRuleView) });
+export const RedriveRuleListView = listOf('rules', RedriveRuleView);
 
 type RuleRow = RedriveRule & { author: { email: string }; source: { name: string } };
 

@@ -9,7 +9,7 @@
 // (no death seen); the task completes when every item is final. The windows are sent_at in Postgres
 // plus the task's window, closed by a query (finalizeOutcomes), so a restart keeps them.
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '@/lib/clock';
+import { sleep, type Clock } from '@/lib/clock';
 import { db } from '@/lib/db';
 import { closeDeadLetters } from '@/lib/deadletters/close-dead-letters';
 import { log } from '@/lib/log';
@@ -82,19 +82,6 @@ interface Settled {
   state: 'sent' | 'acknowledged' | 'skipped' | 'failed';
   sentAt: Date | null;
   error: string | null;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted || ms <= 0) return Promise.resolve();
-  return new Promise((resolve) => {
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 function ratePlanOf(task: { ratePerSecond: number; ramp: unknown }): RatePlan {

@@ -7,7 +7,7 @@ import { append } from '@/lib/audit';
 import { auditActor, authorize, can, isSystem, type Actor, type Principal } from '@/lib/auth';
 import { systemClock, type Clock } from '@/lib/clock';
 import { db, type Tx } from '@/lib/db';
-import { isoTime } from '@/lib/wire';
+import { changingSomething, isoTime, listOf } from '@/lib/wire';
 import { AppError, forbidden, notFound, unprocessable } from '@/lib/errors';
 import { VIEW_PAGE, VIEW_PAGES, normalizeFilters, viewHref, type ViewPage } from './pages';
 
@@ -26,10 +26,7 @@ export const createViewInput = z
   .strict();
 export type CreateViewInput = z.input<typeof createViewInput>;
 
-export const updateViewInput = z
-  .object({ name: name.optional(), filters: filters.optional(), shared: z.boolean().optional() })
-  .strict()
-  .refine((v) => Object.values(v).some((x) => x !== undefined), 'nothing to change');
+export const updateViewInput = changingSomething(z.object({ name: name.optional(), filters: filters.optional(), shared: z.boolean().optional() }).strict());
 export type UpdateViewInput = z.input<typeof updateViewInput>;
 
 export const SavedViewView = z.object({
@@ -45,7 +42,7 @@ export const SavedViewView = z.object({
   updatedAt: isoTime,
 });
 export type SavedViewView = z.infer<typeof SavedViewView>;
-export const SavedViewListView = z.object({ views: z.array(SavedViewView) });
+export const SavedViewListView = listOf('views', SavedViewView);
 export const OneSavedView = z.object({ view: SavedViewView });
 
 interface Owner {

@@ -8,6 +8,7 @@
 // dead letter (statsQuery) remains the live fallback of the pages and the proof in the tests.
 import type postgres from 'postgres';
 import { pg } from '@/lib/db';
+import { camelRow } from '@/lib/db/camel-row';
 import { DAY, HOUR } from '@/lib/clock';
 
 /** A deadline this close counts as near (the SLA board's amber column). */
@@ -182,19 +183,8 @@ async function withoutJit<T>(sql: postgres.Sql, fn: (tx: postgres.TransactionSql
   }) as Promise<T>;
 }
 
-const toStats = (r: Row, now: Date): AgeStats => ({
-  sourceId: r.source_id,
-  openCount: r.open_count,
-  oldestDeadAt: r.oldest_dead_at,
-  oldestEnqueuedAt: r.oldest_enqueued_at,
-  nearDeadline: r.near_deadline,
-  breached: r.breached,
-  expireUndecided: r.expire_undecided,
-  expiringSoon: r.expiring_soon,
-  nextExpiryAt: r.next_expiry_at,
-  ageHistogram: r.age_histogram,
-  evaluatedAt: now,
-});
+/** A row of the stats query (or of source_stats): its columns are AgeStats' fields, snake_case. */
+const toStats = (r: Row, now: Date): AgeStats => ({ ...camelRow(r), evaluatedAt: now });
 
 /** Compute without storing: the SLA board's fallback when a source's stored stats are stale. */
 export async function computeAgeStats(now: Date, sourceIds: string[] | null = null, sql = pg()): Promise<AgeStats[]> {

@@ -12,6 +12,7 @@ import { AppError, unprocessable } from '@/lib/errors';
 import { systemClock, type Clock } from '@/lib/clock';
 import { issueText } from '@/lib/zod-issues';
 import { SOURCE_KINDS } from '@/lib/model/source-kind';
+import { policyInput } from './update-policy';
 
 export const sourceInput = z.object({
   // Source names become BullMQ queue names and URL segments: keep them plain.
@@ -22,15 +23,11 @@ export const sourceInput = z.object({
   team: z.string().trim().min(1),
   kind: z.enum(SOURCE_KINDS).default('builtin'),
   description: z.string().max(500).optional(),
-  maxReceives: z.number().int().min(1).max(1000).optional(),
-  visibilityTimeoutMs: z
-    .number()
-    .int()
-    .min(1000)
-    .max(12 * 3600_000)
-    .optional(),
+  // Within the bounds a policy change keeps them to.
+  maxReceives: policyInput.shape.maxReceives,
+  visibilityTimeoutMs: policyInput.shape.visibilityTimeoutMs,
   backoffBaseMs: z.number().int().min(1).max(3600_000).optional(),
-  maxRedrives: z.number().int().min(0).max(100).optional(),
+  maxRedrives: policyInput.shape.maxRedrives,
   orderMode: z.enum(['none', 'key']).optional(),
   /** Connector kinds: the non-secret settings, e.g. { queue: 'orders.dlq' }. */
   connection: z.record(z.string(), z.unknown()).optional(),

@@ -1,7 +1,8 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { db } from '@/lib/db';
 import { SourceView, sourceView } from './source-view';
 import { sourceScope, type Permission, type Principal } from '@/lib/auth';
+import { listOf } from '@/lib/wire';
 
 /**
  * Sources the actor may see for `permission` (team-scoped roles: their team's only). A connector
@@ -24,7 +25,7 @@ export async function listSources(actor: Principal, permission: Permission = 'de
 }
 
 /** GET /api/v1/sources: what a client may see of each (lib/sources/source-view.ts), in name order. */
-export const SourceListView = z.object({ sources: z.array(SourceView) });
+export const SourceListView = listOf('sources', SourceView);
 
 export async function listSourceViews(actor: Principal): Promise<z.infer<typeof SourceListView>> {
   return { sources: (await listSources(actor)).map(sourceView) };

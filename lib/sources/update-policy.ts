@@ -12,6 +12,7 @@ import { sensitivePathsOf, sensitivePathsSchema } from '@/lib/masking';
 import { recomputeProgress } from '@/lib/masking/recompute-verdicts';
 import { formatDuration } from '@/lib/duration';
 import { systemClock, type Clock } from '@/lib/clock';
+import { SourceView } from './source-view';
 
 const DAY_S = 86_400;
 
@@ -79,21 +80,23 @@ type PolicyRow = { [K in (typeof POLICY_FIELDS)[number]]: K extends 'redriveUrl'
   redriveAllowedFrom?: string[];
 };
 
-export const PolicyView = z.object({
-  id: z.uuid(),
-  name: z.string(),
-  retentionSeconds: z.int(),
-  ageDeadlineSeconds: z.int(),
-  maxReceives: z.int(),
-  visibilityTimeoutMs: z.int(),
-  maxRedrives: z.int(),
-  approvalThreshold: z.int(),
+/** A source's policy: its fields as SourceView has them, but those the policy page words more fully, and the sources by name. */
+export const PolicyView = SourceView.pick({
+  id: true,
+  name: true,
+  retentionSeconds: true,
+  ageDeadlineSeconds: true,
+  maxReceives: true,
+  visibilityTimeoutMs: true,
+  maxRedrives: true,
+  approvalThreshold: true,
+  editApprovalThreshold: true,
+  redriveSecretSet: true,
+  sensitivePaths: true,
+}).extend({
   redriveUrl: z.string().nullable().describe("Whole for the source's owners (who change it); scheme and host for others"),
   alarmRatePending: z.int().describe('Dead letters in 5 minutes that make the rate alarm PENDING'),
   alarmRateAlarm: z.int().describe('Dead letters in 5 minutes that make the rate alarm ALARM (a wave)'),
-  editApprovalThreshold: z.int().describe('Edits and transforms of this many dead letters or more wait for a second person'),
-  redriveSecretSet: z.boolean().describe('The redrive secret is never shown, only whether one is set'),
-  sensitivePaths: z.array(z.string()).describe('JSON paths masked for roles without payload.reveal'),
   redriveAllowedFrom: z.array(z.string()).describe('Sources (by name) that may redrive into this one'),
 });
 export type PolicyView = z.infer<typeof PolicyView>;

@@ -54,6 +54,43 @@ export function redisError(err: unknown, secret: BullmqSecret): ConnectorError {
   return new ConnectorError('refused', `${where}: ${text}`);
 }
 
+/**
+ * An import's connection (also Sidekiq's), named `<source>:import`. Once Redis closes it, `lost()`
+ * is the ConnectorError the import stops on, and `onEnd` runs (to wake an idle import); null before.
+ */
+export async function importConnection(source: { name: string; secret: BullmqSecret }, onEnd?: () => void) {
+  const client = await openRedis(source.secret, { name: `${source.name}:import` });
+  let lost: ConnectorError | null = null;
+  client.on('end', () => {
+    lost ??= new ConnectorError('unreachable', `Redis at ${redactUrl(source.secret.url)} closed the connection`);
+    onEnd?.();
+  });
+  return { client, lost: () => lost };
+}
+
+/**
+ * A redrive destination's connection (also Sidekiq's): opened on the first delivery, named
+ * `<source>:redrive`, and `setup` on it; shared by the next deliveries. A failed open is forgotten,
+ * so the next delivery tries again; `drop` closes it (`close`), so the next delivery reopens it.
+ */
+export function redriveConnection<T>(source: { name: string; secret: BullmqSecret }, setup: (client: Redis) => T, close: (opened: T) => Promise<void> | void) {
+  let open: Promise<T> | null = null;
+  const connect = () =>
+    (open ??= openRedis(source.secret, { name: `${source.name}:redrive` })
+      .then(setup)
+      .catch((err: unknown) => {
+        open = null;
+        throw err;
+      }));
+  async function drop(): Promise<void> {
+    const o = open;
+    open = null;
+    const opened = await o?.catch(() => null);
+    if (opened) await close(opened);
+  }
+  return { connect, drop };
+}
+
 /** Whether an error means Redis itself is away (as opposed to a job that cannot be handled). */
 export function isConnectionError(err: unknown): boolean {
   return err instanceof ConnectorError ? err.kind === 'unreachable' : redisError(err, { url: 'redis://x' }).kind === 'unreachable';

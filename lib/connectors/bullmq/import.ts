@@ -15,7 +15,7 @@ import type { ConnectorSource, ImportSink } from '../types';
 import { ConnectorError } from '../types';
 import { redactUrl } from '../secrets';
 import type { BullmqConfig, BullmqSecret } from './config';
-import { appQueue, keysOf, openRedis, redisError } from './connection';
+import { appQueue, importConnection, keysOf, openRedis, redisError } from './connection';
 import { deadLetterOfJob, failedAtOf, type FailedJob } from './map-job';
 
 /** Failed-set entries read per round trip while looking for new failures. */
@@ -145,17 +145,12 @@ function waker(signal: AbortSignal) {
 export async function runBullmqImport(source: ConnectorSource<BullmqConfig, BullmqSecret>, sink: ImportSink, signal: AbortSignal): Promise<void> {
   const { config, secret } = source;
   const keys = keysOf(config);
-  const client = await openRedis(secret, { name: `${source.name}:import` });
+  const wake = waker(signal);
+  const { client, lost } = await importConnection(source, () => wake.ring());
   const queue = appQueue(config, client);
   let events: QueueEvents | null = null;
-  const wake = waker(signal);
-  let lost: unknown = null;
   // Whether a failure is Postgres's (passed on as it is) rather than Redis's (said as a ConnectorError).
   let inPostgres = false;
-  client.on('end', () => {
-    lost ??= new ConnectorError('unreachable', `Redis at ${redactUrl(secret.url)} closed the connection`);
-    wake.ring();
-  });
   try {
     if (!(await client.exists(keys.meta))) {
       throw new ConnectorError(
@@ -277,7 +272,7 @@ export async function runBullmqImport(source: ConnectorSource<BullmqConfig, Bull
     }
 
     while (!signal.aborted) {
-      if (lost) throw lost;
+      if (lost()) throw lost();
       const more = await importBatch();
       const lag = await client.zcount(keys.failed, cursor === null ? '-inf' : `(${cursor}`, '+inf');
       sink.health({ lag });

@@ -5,11 +5,10 @@
 // application's data is never changed: Triage's redrive count stays in Triage's rows (the next
 // failure's generation and count are derived there), so the copy carries nothing of Triage's.
 import { Job, type JobsOptions, type Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { DeliveryResult, OutgoingRedrive, RedriveDestination } from '@/lib/model/redrive-destination';
 import type { ConnectorSource } from '../types';
 import type { BullmqConfig, BullmqSecret } from './config';
-import { appQueue, isConnectionError, openRedis, redisError } from './connection';
+import { appQueue, isConnectionError, redisError, redriveConnection } from './connection';
 import { copyJobIdOf } from './map-job';
 
 /** States in which the job is already back in the application's hands: a resend after a crash. */
@@ -59,23 +58,14 @@ async function redriveOne(queue: Queue, item: OutgoingRedrive): Promise<Delivery
 
 export function bullmqDestination(source: ConnectorSource<BullmqConfig, BullmqSecret>): RedriveDestination {
   const { config, secret } = source;
-  let open: Promise<{ client: Redis; queue: Queue }> | null = null;
-  const connect = () =>
-    (open ??= (async () => {
-      const client = await openRedis(secret, { name: `${source.name}:redrive` });
-      return { client, queue: appQueue(config, client) };
-    })().catch((err: unknown) => {
-      open = null;
-      throw err;
-    }));
-  async function drop(): Promise<void> {
-    const o = open;
-    open = null;
-    if (!o) return;
-    const { client, queue } = await o.catch(() => ({ client: null, queue: null }));
-    await queue?.close().catch(() => undefined);
-    client?.disconnect();
-  }
+  const { connect, drop } = redriveConnection(
+    source,
+    (client) => ({ client, queue: appQueue(config, client) }),
+    async ({ client, queue }) => {
+      await queue.close().catch(() => undefined);
+      client.disconnect();
+    },
+  );
   return {
     description: `BullMQ queue ${config.prefix}:${config.queue}`,
     // Redis away: wait and retry. A job that cannot be retried says so per item ('message').

@@ -7,7 +7,7 @@ import { redactUrl } from '../secrets';
 import { ConnectorError, type ProbeReport } from '../types';
 import { keysOf, type SidekiqConfig, type SidekiqSecret } from './config';
 
-export { openRedis, redisError, isConnectionError } from '../bullmq/connection';
+export { importConnection, openRedis, redisError, isConnectionError, redriveConnection } from '../bullmq/connection';
 
 /**
  * `read` over a connection of its own, named `triage:<name>`: cut when `signal` aborts, closed after;

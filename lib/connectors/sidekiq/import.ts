@@ -13,14 +13,13 @@
 // or failed_at): the same (jid, failure time) reread adds nothing, a job that dies again after a
 // redrive (which clears them) is the next generation, as the BullMQ connector counts them.
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import { sleep } from '@/lib/clock';
 import type { NewDeadLetter } from '@/lib/model/dead-letter';
 import { assignGenerations, heldOf } from '../bullmq/import';
-import { redactUrl } from '../secrets';
 import type { ConnectorSource, ImportSink } from '../types';
 import { ConnectorError } from '../types';
 import { keysOf, type SidekiqConfig, type SidekiqSecret } from './config';
-import { assertSidekiqThere, openRedis, redisError } from './connection';
+import { assertSidekiqThere, importConnection, redisError } from './connection';
 import { deadLetterOfEntry, type SetEntry } from './job';
 
 /** A batch stops growing at this many payload bytes (a job may be megabytes). */
@@ -64,27 +63,12 @@ async function recordFresh(source: ConnectorSource<SidekiqConfig, SidekiqSecret>
   if (fresh.length > 0) await sink.record(fresh);
 }
 
-/** Resolves after `ms` or on abort. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const t = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
-
 export async function runSidekiqImport(source: ConnectorSource<SidekiqConfig, SidekiqSecret>, sink: ImportSink, signal: AbortSignal): Promise<void> {
   const { config, secret } = source;
   const keys = keysOf(config);
-  const client: Redis = await openRedis(secret, { name: `${source.name}:import` });
-  let lost: unknown = null;
+  const { client, lost } = await importConnection(source);
   // The first failure of a write or of a batch's settling: the walk stops at it.
   let failed: unknown = null;
-  client.on('end', () => (lost ??= new ConnectorError('unreachable', `Redis at ${redactUrl(secret.url)} closed the connection`)));
   const abort = () => client.disconnect();
   signal.addEventListener('abort', abort, { once: true });
   // Writes under way (settled either way), and the batches' settling, one after the other in read order.
@@ -187,7 +171,7 @@ export async function runSidekiqImport(source: ConnectorSource<SidekiqConfig, Si
     async function walkDead(): Promise<void> {
       resume = null;
       for (;;) {
-        if (lost) throw lost;
+        if (lost()) throw lost();
         if (failed || signal.aborted) break;
         const { found, more } = await nextEntries();
         if (found.length === 0) break;
@@ -242,11 +226,11 @@ export async function runSidekiqImport(source: ConnectorSource<SidekiqConfig, Si
     }
 
     while (!signal.aborted) {
-      if (lost) throw lost;
+      if (lost()) throw lost();
       await walkDead();
       await importRetrySet();
       await reportLag();
-      await pause(config.pollMs, signal);
+      await sleep(config.pollMs, signal);
     }
   } catch (err) {
     if (err instanceof WriteFailed) throw err.cause;

@@ -10,7 +10,7 @@ import type { Redis } from 'ioredis';
 import type { DeliveryResult, OutgoingRedrive, RedriveDestination } from '@/lib/model/redrive-destination';
 import type { ConnectorSource } from '../types';
 import { keysOf, type SidekiqConfig, type SidekiqSecret } from './config';
-import { openRedis, redisError } from './connection';
+import { redisError, redriveConnection } from './connection';
 import { redrivenJob, REMOVED_HEADER } from './job';
 
 // KEYS: the set, queue:<name>, queues. ARGV: score ('' when unknown), jid, job JSON, queue name,
@@ -85,21 +85,14 @@ async function redriveOne(client: RetryNowClient, config: SidekiqConfig, item: O
 
 export function sidekiqDestination(source: ConnectorSource<SidekiqConfig, SidekiqSecret>): RedriveDestination {
   const { config, secret } = source;
-  let open: Promise<RetryNowClient> | null = null;
-  const connect = () =>
-    (open ??= (async () => {
-      const client = await openRedis(secret, { name: `${source.name}:redrive` });
+  const { connect, drop } = redriveConnection(
+    source,
+    (client) => {
       client.defineCommand('sidekiqRetryNow', { numberOfKeys: 3, lua: RETRY_NOW });
       return client as RetryNowClient;
-    })().catch((err: unknown) => {
-      open = null;
-      throw err;
-    }));
-  async function drop(): Promise<void> {
-    const o = open;
-    open = null;
-    (await o?.catch(() => null))?.disconnect();
-  }
+    },
+    (client) => client.disconnect(),
+  );
   return {
     description: `Sidekiq queues on ${keysOf(config).queues}`,
     // Redis away: wait and retry. A job Sidekiq could not read says so per item ('message').

@@ -9,8 +9,8 @@
 import { DAY, HOUR, MINUTE, SECOND } from '@/lib/clock';
 import { decideDeadLetter, decideSelection } from '@/lib/deadletters/decide';
 import { cancelRedrive } from '@/lib/redrive';
-import { busyThrough, outageWave, outageWindow, redriveWave } from './outage-wave';
-import { pastConsumer, type PastMessage } from './past-consumer';
+import { busyThrough, consumerDuring, outageWave, outageWindow, redriveWave } from './outage-wave';
+import type { PastMessage } from './past-consumer';
 import type { PastContext, PastEvent, SourceHistory, Span } from './timeline';
 
 const outageOf = (span: Span) => outageWindow(span, 17 * DAY - 2 * HOUR, 10 * MINUTE);
@@ -28,7 +28,7 @@ export const notificationsHistory: SourceHistory = {
   busy: (span) => [busyThrough(outageOf(span))],
   events(span) {
     const outage = outageOf(span);
-    const deliver = pastConsumer({ handlerVersion: 'v1', outages: [{ downstream: 'member-service', ...outage }] });
+    const deliver = consumerDuring(outage, 'member-service');
     const events: PastEvent[] = [];
     const missing: { id: bigint; at: Date }[] = [];
     const wave: bigint[] = [];

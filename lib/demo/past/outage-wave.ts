@@ -4,7 +4,8 @@
 import { MINUTE } from '@/lib/clock';
 import { db } from '@/lib/db';
 import { startRedrive } from '@/lib/redrive';
-import type { PastDelivery, PastMessage } from './past-consumer';
+import type { Downstream } from '../handlers';
+import { pastConsumer, type PastDelivery, type PastMessage } from './past-consumer';
 import type { PastContext, PastEvent, Span } from './timeline';
 
 export interface OutageWave {
@@ -20,6 +21,11 @@ export interface OutageWave {
 }
 
 /** An outage that began `ago` before the span's end (a whole minute) and lasted `lasting`. */
+/** The demo's handlers (v1) with `downstream` down through `outage`: what parks an outage wave. */
+export function consumerDuring(outage: { from: Date; until: Date }, downstream: Downstream): PastDelivery {
+  return pastConsumer({ handlerVersion: 'v1', outages: [{ downstream, ...outage }] });
+}
+
 export function outageWindow(span: Span, ago: number, lasting: number): { from: Date; until: Date } {
   const from = new Date(span.end.getTime() - ago);
   return { from, until: new Date(from.getTime() + lasting) };

@@ -4,8 +4,8 @@
 // through: a finished redrive task, and nothing of payments left open.
 import { DAY, HOUR, MINUTE, SECOND } from '@/lib/clock';
 import { runRedriveTask } from '@/lib/redrive/run-task';
-import { busyThrough, outageWave, outageWindow, redriveWave } from './outage-wave';
-import { pastConsumer, pastDestination, type PastMessage } from './past-consumer';
+import { busyThrough, consumerDuring, outageWave, outageWindow, redriveWave } from './outage-wave';
+import { pastDestination, type PastMessage } from './past-consumer';
 import type { PastEvent, SourceHistory, Span } from './timeline';
 
 const outageOf = (span: Span) => outageWindow(span, 10 * DAY - 5 * HOUR, 15 * MINUTE);
@@ -32,7 +32,7 @@ export const paymentsHistory: SourceHistory = {
   },
   events(span) {
     const outage = outageOf(span);
-    const deliver = pastConsumer({ handlerVersion: 'v1', outages: [{ downstream: 'payment-gateway', ...outage }] });
+    const deliver = consumerDuring(outage, 'payment-gateway');
     const events: PastEvent[] = [];
     const wave: bigint[] = [];
     // Captures every 5 s through the outage, parked minute by minute as the consumer gave up on them.
