@@ -209,7 +209,10 @@ export async function selectPage<T extends postgres.Row>(plan: Plan, columns: st
     const bySource = plan.restrict ? [sql`d.source_id = ANY(${plan.restrict}::uuid[])`] : [];
     branches = plan.statuses.map((s) => [sql`d.status = ${s}::"DeadLetterStatus"`, ...bySource]);
   }
-  if (branches.length === 1) {
+  // A (source, status, error type) branch reads the keys first, as several branches do: asked for
+  // every column at once, the planner read every match through a bitmap and sorted them (the
+  // filtered page 28 ms at 5,000,000 rows, against 11 ms for the unfiltered one).
+  if (branches.length === 1 && !types) {
     return [...(await sql<T[]>`SELECT ${cols} FROM dead_letters d WHERE ${and(sql, [...branches[0]!, ...common])} ${order} LIMIT ${limit}`)];
   }
   // Branches read only the keys (index-only where the visibility map allows); the page's rows are
