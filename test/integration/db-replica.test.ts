@@ -361,6 +361,26 @@ describe('reads on a streaming replica', () => {
     }
   });
 
+  it('an export while the standby has not replayed the rows it counted streams every one of them', async () => {
+    await standbySql`SELECT pg_wal_replay_pause()`;
+    try {
+      const late = await recordDeadLetters(
+        w.sources.payments,
+        Array.from({ length: 30 }, (_, i) => ({ ...dl(5_000 + i), messageId: `late-${i}` })),
+      );
+      expect(late).toHaveLength(30);
+      const res = await getExport(getRequest('/api/v1/dead-letters/export?format=ndjson&source=payments', w.tokens.personal.auditor), ctx({}));
+      expect(res.status).toBe(200);
+      const lines = (await res.text()).split('\n').filter(Boolean);
+      // The header counts on the primary: the file holds what it says, not the standby's older rows.
+      expect(lines).toHaveLength(Number(res.headers.get('x-total-count')));
+      expect(lines.filter((l) => l.includes('"late-')).length).toBe(30);
+    } finally {
+      await standbySql`SELECT pg_wal_replay_resume()`;
+      await standbyCaughtUp();
+    }
+  });
+
   it('sends reads to the primary when the standby stops, and the pages still answer', async () => {
     const warn = vi.spyOn(log, 'warn');
     try {
