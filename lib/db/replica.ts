@@ -262,6 +262,41 @@ export async function readDb(actor: Principal): Promise<postgres.Sql> {
   return replica();
 }
 
+/** The primary's WAL insert position now: what a read must see to include every commit so far. */
+export async function primaryLsn(): Promise<string> {
+  const [r] = await pg()<{ lsn: string }[]>`SELECT pg_current_wal_insert_lsn()::text AS lsn`;
+  return r!.lsn;
+}
+
+const SEEING_WAIT_MS = 2_000;
+const SEEING_POLL_MS = 25;
+
+/**
+ * readDb(actor), for a read that must include everything up to the primary's position `lsn` (an
+ * export whose count was taken there: a replica a moment behind would stream fewer rows than it
+ * said, with no error): the replica once it has replayed that far, waiting at most 2 s, else the
+ * primary.
+ */
+export async function readDbSeeing(actor: Principal, lsn: string): Promise<postgres.Sql> {
+  const sql = await readDb(actor);
+  if (sql === pg()) return sql;
+  const until = Date.now() + SEEING_WAIT_MS;
+  try {
+    for (;;) {
+      const [r] = await sql<{ ok: boolean }[]>`SELECT pg_last_wal_replay_lsn() >= ${lsn}::pg_lsn AS ok`;
+      if (r?.ok) return sql;
+      if (Date.now() >= until) break;
+      await new Promise((resolve) => setTimeout(resolve, SEEING_POLL_MS));
+    }
+  } catch (e) {
+    if (!replicaReadFailed(e)) throw e;
+    state().metrics.primaryReads.inc({ reason: 'down' });
+    return pg();
+  }
+  state().metrics.primaryReads.inc({ reason: 'lag' });
+  return pg();
+}
+
 /**
  * After a person's request that may have written (its transaction committed or rolled back): their
  * reads stay on the primary until the replica has replayed up to here. Never throws: the write is
@@ -270,8 +305,7 @@ export async function readDb(actor: Principal): Promise<postgres.Sql> {
 export async function markWrite(actor: Principal | undefined): Promise<void> {
   if (!actor || !('userId' in actor) || !env().DATABASE_REPLICA_URL) return;
   try {
-    const [r] = await pg()<{ lsn: string }[]>`SELECT pg_current_wal_insert_lsn()::text AS lsn`;
-    await redis().set(writeKey(actor.userId), r!.lsn, 'EX', WRITE_MARK_SECONDS);
+    await redis().set(writeKey(actor.userId), await primaryLsn(), 'EX', WRITE_MARK_SECONDS);
   } catch (e) {
     log.warn({ err: e }, 'read-your-writes marker not stored');
   }

@@ -6,7 +6,7 @@
 // masked for roles without payload.reveal (lib/masking).
 import { z } from 'zod';
 import { db } from '@/lib/db';
-import { readDb, replicaReadFailed } from '@/lib/db/replica';
+import { primaryLsn, readDb, readDbSeeing, replicaReadFailed } from '@/lib/db/replica';
 import { append } from '@/lib/audit';
 import { auditActor, authorize, sourceScope, type Principal } from '@/lib/auth';
 import { csvRow } from '@/lib/export/csv';
@@ -221,7 +221,10 @@ export async function exportDeadLetters(
     });
   });
 
-  let plan = await planQuery(actor, filters, 'deadletters.read', { sql: await readDb(actor) });
+  // The rows come from the replica only once it has replayed what the count saw: a replica a moment
+  // behind would send fewer rows than the header and the trail say, and nothing would tell.
+  const counted = await primaryLsn();
+  let plan = await planQuery(actor, filters, 'deadletters.read', { sql: await readDbSeeing(actor, counted) });
   // Unless it reveals, records pass through lib/masking in Node (headers and error text whose stored
   // verdict is not clear, and payloads); a reveal's Postgres builds whole.
   const maskInNode = !reveal;
@@ -320,31 +323,35 @@ export async function exportDeadLetters(
   let cursor: Cursor | undefined;
   let started = false;
   let done = false;
-  const stream = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      let out = '';
-      if (!started && opts.format === 'csv') out += csvRow(csvColumns.map(([h]) => h));
-      started = true;
-      if (!done) {
-        const { rows, payloadBytes, more, last } = await batchAfter(cursor);
-        hooks.onBatch?.({ rows: rows.length, payloadBytes });
-        for (const r of rows) {
-          out += line(r);
-          // Small chunks stay in V8's young generation; a batch-sized string would land in
-          // large-object space and pile up until a full GC.
-          if (out.length >= CHUNK_CHARS) {
-            controller.enqueue(encoder.encode(out));
-            out = '';
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        let out = '';
+        if (!started && opts.format === 'csv') out += csvRow(csvColumns.map(([h]) => h));
+        started = true;
+        if (!done) {
+          const { rows, payloadBytes, more, last } = await batchAfter(cursor);
+          hooks.onBatch?.({ rows: rows.length, payloadBytes });
+          for (const r of rows) {
+            out += line(r);
+            // Small chunks stay in V8's young generation; a batch-sized string would land in
+            // large-object space and pile up until a full GC.
+            if (out.length >= CHUNK_CHARS) {
+              controller.enqueue(encoder.encode(out));
+              out = '';
+            }
           }
+          sentRows += rows.length;
+          if (last) cursor = last;
+          done = !more;
         }
-        sentRows += rows.length;
-        if (last) cursor = last;
-        done = !more;
-      }
-      if (out) controller.enqueue(encoder.encode(out));
-      if (done) controller.close();
+        if (out) controller.enqueue(encoder.encode(out));
+        if (done) controller.close();
+      },
+      // Nothing is read before the client reads: no batch for a request that is dropped at once.
     },
-  });
+    { highWaterMark: 0 },
+  );
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   return {
     stream,

@@ -305,13 +305,16 @@ describe('reads on a streaming replica', () => {
   };
 
   it('an export whose standby stops before it has sent a byte is read from the primary instead', async () => {
+    // Counted, and the standby has replayed what was counted: its rows will be read there ...
+    const res = await getExport(getRequest('/api/v1/dead-letters/export?format=csv&source=orders', w.tokens.personal.auditor), ctx({}));
+    expect(res.status).toBe(200);
+    // ... where the first batch, read as the download starts, waits, and the standby then stops.
     await lockOnStandby();
     try {
-      const res = await getExport(getRequest('/api/v1/dead-letters/export?format=csv&source=orders', w.tokens.personal.auditor), ctx({}));
-      expect(res.status).toBe(200);
+      const body = res.text();
       await waitFor('its first batch waiting on the standby', waitingOnStandby, 30_000, 50);
       await stopStandby();
-      const rows = (await res.text()).split('\r\n').filter(Boolean);
+      const rows = (await body).split('\r\n').filter(Boolean);
       expect(rows[0]).toMatch(/^"id","source"/);
       expect(rows).toHaveLength(1 + Number(res.headers.get('x-total-count')));
     } finally {
