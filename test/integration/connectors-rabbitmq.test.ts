@@ -146,7 +146,16 @@ describe('RabbitMQ connector', () => {
     expect(sample.headers['x-triage-redrive-count']).toBe(1);
     expect(sample.headers['x-tenant']).toBe('acme');
 
-    await waitForTask(task.id, 'the task counts 1,500 dead again', (x) => x.deadAgain === 1_500);
+    await waitForTask(task.id, 'the task counts 1,500 dead again', (x) => x.deadAgain === 1_500).catch(async (e: unknown) => {
+      // When each death happened, as the broker says, after its send: past the window is no death seen.
+      const [late] = await pg()<{ n: number; past: number; maxS: number; importS: number }[]>`
+        SELECT count(*)::int AS n, count(*) FILTER (WHERE n.dead_at > i.sent_at + interval '15 seconds')::int AS past,
+          max(extract(epoch FROM n.dead_at - i.sent_at))::float8 AS "maxS", max(extract(epoch FROM n.created_at - n.dead_at))::float8 AS "importS"
+        FROM redrive_items i JOIN dead_letters d ON d.id = i.dead_letter_id
+        JOIN dead_letters n ON n.source_id = d.source_id AND n.message_id = d.message_id AND n.generation = 1
+        WHERE i.task_id = ${task.id}::uuid AND i.state = 'no_death_seen'`;
+      throw new Error(`${String(e)}; no death seen but dead again: ${JSON.stringify(late)}`);
+    });
     // The fixed ones were never seen dead again within the window: no death seen, never "acknowledged".
     const final = await waitForTask(task.id, 'the task completed', (x) => x.status === 'completed', 90_000);
     expect(final).toMatchObject({ sent: 2_000, deadAgain: 1_500, noDeathSeen: 500, acknowledged: 0, failed: 0 });

@@ -95,15 +95,24 @@ export async function park(
 
 /** Waits until the redrive task `id` is `done`: resolves with the task as it was then. */
 export async function waitForTask(id: string, what: string, done: (task: RedriveTask) => boolean, timeoutMs = 60_000): Promise<RedriveTask> {
-  return waitFor(
-    what,
-    async () => {
-      const task = await db().redriveTask.findUniqueOrThrow({ where: { id } });
-      return done(task) && task;
-    },
-    timeoutMs,
-    250,
-  );
+  try {
+    return await waitFor(
+      what,
+      async () => {
+        const task = await db().redriveTask.findUniqueOrThrow({ where: { id } });
+        return done(task) && task;
+      },
+      timeoutMs,
+      250,
+    );
+  } catch (e) {
+    // What the task said when the wait gave up: its counters and its items' states, so that a
+    // failure on a loaded machine says where it stood.
+    const t = await db().redriveTask.findUniqueOrThrow({ where: { id } });
+    const states = await db().redriveItem.groupBy({ by: ['state'], where: { taskId: id }, _count: true });
+    const counters = { status: t.status, sent: t.sent, acknowledged: t.acknowledged, deadAgain: t.deadAgain, noDeathSeen: t.noDeathSeen, failed: t.failed };
+    throw new Error(`${String(e)}: ${JSON.stringify({ ...counters, items: Object.fromEntries(states.map((s) => [s.state, s._count])) })}`);
+  }
 }
 
 /** A world (its options as world()'s) with `n` dead letters of one cause parked on its orders source: the world and their ids. */
