@@ -184,7 +184,7 @@ describe('redrive tasks', () => {
     expect(cancelled.sent).toBeLessThan(400);
     const sentItems = await db().redriveItem.count({ where: { taskId: t.id, state: { in: ['sent', 'acknowledged'] } } });
     expect(sentItems).toBe(cancelled.sent);
-    await waitFor('outcomes in', async () => (await task(t.id)).acknowledged === cancelled.sent);
+    await waitForTask(t.id, 'outcomes in', (x) => x.acknowledged === cancelled.sent, 30_000);
     expect(await db().deadLetter.count({ where: { status: 'open' } })).toBe(400 - cancelled.sent);
     expect(await auditActions(t.id)).toEqual(['redrive.start', 'redrive.pause', 'redrive.resume', 'redrive.cancel']);
     await expect(resumeRedrive(w.support, t.id)).rejects.toMatchObject({ code: 'conflict' });
