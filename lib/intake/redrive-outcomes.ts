@@ -95,13 +95,17 @@ async function applyOutcome(tx: Tx, deadLetterId: bigint, outcome: RedriveOutcom
 export async function detectDeadAgain(task: { id: string; sourceId: string; destinationSourceId?: string | null; since: Date }, limit = 1000): Promise<number> {
   // A task into another source finds the deaths there, by the original message id.
   const into = task.destinationSourceId ?? task.sourceId;
+  // Back in its own source, a redriven message dies as a newer generation: only those rows are read
+  // (their partial index), not every open dead letter since the task began, which a storm makes
+  // millions. Into another source its death may be a first one there (generation 0).
+  const redrivenOnly = into === task.sourceId ? Prisma.sql`AND n.generation > 0` : Prisma.empty;
   // In steps the planner cannot reorder (MATERIALIZED): the new deaths, then the earlier generations
   // through the key table's unique index, then the task's items. Left to itself, on a month's
   // partition not analyzed yet, it walked the task's items and rescanned the new deaths for each.
   const rows = await db().$queryRaw<{ deadLetterId: bigint; at: Date }[]>`
     WITH n AS MATERIALIZED (
       SELECT n.source_id, n.message_id, n.generation, n.dead_at FROM dead_letters n
-      WHERE n.source_id = ${into}::uuid AND n.status = 'open' AND n.created_at >= ${task.since}),
+      WHERE n.source_id = ${into}::uuid AND n.status = 'open' AND n.created_at >= ${task.since} ${redrivenOnly}),
     d AS MATERIALIZED (
       SELECT k.id, n.dead_at FROM n
       JOIN dead_letter_keys k ON k.source_id = ${task.sourceId}::uuid AND k.message_id = n.message_id AND (k.generation < n.generation OR k.source_id <> n.source_id)
