@@ -275,25 +275,39 @@ const SEEING_POLL_MS = 25;
  * readDb(actor), for a read that must include everything up to the primary's position `lsn` (an
  * export whose count was taken there: a replica a moment behind would stream fewer rows than it
  * said, with no error): the replica once it has replayed that far, waiting at most 2 s, else the
- * primary.
+ * primary. Whatever goes wrong asking the replica sends the read to the primary: it has every row.
  */
 export async function readDbSeeing(actor: Principal, lsn: string): Promise<postgres.Sql> {
   const sql = await readDb(actor);
   if (sql === pg()) return sql;
-  const until = Date.now() + SEEING_WAIT_MS;
-  try {
-    for (;;) {
+  let timer: NodeJS.Timeout | undefined;
+  let waiting = true;
+  const caughtUp = (async () => {
+    const until = Date.now() + SEEING_WAIT_MS;
+    while (waiting) {
       const [r] = await sql<{ ok: boolean }[]>`SELECT pg_last_wal_replay_lsn() >= ${lsn}::pg_lsn AS ok`;
-      if (r?.ok) return sql;
-      if (Date.now() >= until) break;
+      if (r?.ok) return true;
+      if (Date.now() >= until) return false;
       await new Promise((resolve) => setTimeout(resolve, SEEING_POLL_MS));
     }
+    return false;
+  })();
+  // A replica that stops answering without closing the connection must not hold the read: the
+  // whole wait is bounded, not just the time between polls.
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), SEEING_WAIT_MS + CHECK_TIMEOUT_MS);
+  });
+  try {
+    if (await Promise.race([caughtUp, timeout])) return sql;
+    state().metrics.primaryReads.inc({ reason: 'lag' });
   } catch (e) {
-    if (!replicaReadFailed(e)) throw e;
+    if (!replicaReadFailed(e)) log.warn({ err: e }, 'replica position unreadable; reading from the primary');
     state().metrics.primaryReads.inc({ reason: 'down' });
-    return pg();
+  } finally {
+    waiting = false;
+    clearTimeout(timer);
+    caughtUp.catch(() => undefined);
   }
-  state().metrics.primaryReads.inc({ reason: 'lag' });
   return pg();
 }
 

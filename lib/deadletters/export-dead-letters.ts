@@ -5,8 +5,8 @@
 // CSV cells that a spreadsheet would run as a formula are defused (lib/export/csv.ts); payloads are
 // masked for roles without payload.reveal (lib/masking).
 import { z } from 'zod';
-import { db } from '@/lib/db';
-import { primaryLsn, readDb, readDbSeeing, replicaReadFailed } from '@/lib/db/replica';
+import { db, pg } from '@/lib/db';
+import { primaryLsn, readDbSeeing, replicaReadFailed } from '@/lib/db/replica';
 import { append } from '@/lib/audit';
 import { auditActor, authorize, sourceScope, type Principal } from '@/lib/auth';
 import { csvRow } from '@/lib/export/csv';
@@ -14,7 +14,7 @@ import { canReveal, maskDeadLetterText, maskErrorText, maskStoredPayload } from 
 import { deadLetterFilters, type Cursor, type DeadLetterFiltersInput } from './filters';
 import { planQuery, selectByIds, selectPage, whereAll } from './query';
 import { takeWithinBytes } from '@/lib/db/byte-bound';
-import { AppError, forbidden } from '@/lib/errors';
+import { forbidden } from '@/lib/errors';
 import { log } from '@/lib/log';
 import { countDeadLetters } from './list-dead-letters';
 
@@ -299,24 +299,28 @@ export async function exportDeadLetters(
     };
   };
 
-  // A replica that stops under a batch: before any byte went out the export starts over on the
-  // primary (readDb answers it now) and the download is whole. After, the rows sent cannot be taken
-  // back: the stream errors (the download fails, never a short file that looks complete) and says why.
+  // Each batch reads where every counted row is: the replica while it has replayed past the count,
+  // else the primary (a replica restarted between batches can come back behind it). Keyset batches
+  // carry no state, so a replica that stops under one has that batch read again from the primary,
+  // and the download goes on whole, before or after rows went out.
   let sentRows = 0;
+  const readFrom = async () => {
+    if (plan.sql === pg()) return;
+    const sql = await readDbSeeing(actor, counted);
+    if (sql !== plan.sql) plan = await planQuery(actor, filters, 'deadletters.read', { sql });
+  };
   const batchAfter = async (after: Cursor | undefined) => {
+    await readFrom();
     try {
       return await nextBatch(after);
     } catch (e) {
-      if (!replicaReadFailed(e)) throw e;
-      if (sentRows === 0) {
-        plan = await planQuery(actor, filters, 'deadletters.read', { sql: await readDb(actor) });
-        return nextBatch(after);
-      }
-      log.warn({ sent: sentRows, count }, 'export cut off: the replica it read from stopped');
-      throw new AppError(
-        'unavailable',
-        `This export was cut off after ${sentRows} of ${count} rows: the database replica it read from stopped. Export again (it reads from the primary until the replica is back).`,
-      );
+      if (plan.sql === pg()) throw e;
+      // Stopped (then counted as down), or a query the standby cancelled for its replay: the
+      // primary reads the batch again.
+      const stopped = replicaReadFailed(e);
+      log.warn({ err: e, sent: sentRows, count, stopped }, 'export goes on from the primary: its read on the replica failed');
+      plan = await planQuery(actor, filters, 'deadletters.read', { sql: pg() });
+      return nextBatch(after);
     }
   };
 
